@@ -1,0 +1,91 @@
+"""Metric-name grammar: ``NAME``, ``NAME@K``, ``NAME(param=value, ...)@K``; parsed with ``ast``.
+
+Examples: ``"nDCG@10"``, ``"AP(rel=2)@100"``, ``"map@10"``, ``"P(rel=2)@10"``, ``"RR"``,
+``"nDCG(gain='exponential')@10"``. Names are case-insensitive; the canonical form
+(``Measure.__str__``) uses the IR community name and leaves out default parameters.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import RankframeError
+from .registry import MetricSpec, lookup
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A metric with all its parameters bound (defaults filled in)."""
+
+    spec: MetricSpec
+    params: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, name: str | MetricSpec, **params: Any) -> Measure:
+        """Bind a metric (by name or spec) to parameters, checking each against its declaration."""
+        spec = lookup(name) if isinstance(name, str) else name
+        bound = spec.bind(**params)
+        return cls(spec, tuple(bound.items()))
+
+    @property
+    def kw(self) -> dict[str, Any]:
+        """Parameters as a dict."""
+        return dict(self.params)
+
+    def __str__(self) -> str:
+        kw = self.kw
+        defaults = {p.name: p.default for p in self.spec.params}
+        inner = [f"{n}={v!r}" for n, v in self.params if n != "k" and v != defaults[n]]
+        text = self.spec.canonical + (f"({', '.join(inner)})" if inner else "")
+        if kw.get("k") is not None:
+            text += f"@{kw['k']}"
+        return text
+
+    __repr__ = __str__
+
+
+def _literal(node: ast.AST, text: str) -> Any:
+    if isinstance(node, ast.Name):  # bare words: gain=exponential
+        return {"None": None, "True": True, "False": False}.get(node.id, node.id)
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise RankframeError(f"cannot read a parameter value in metric {text!r}: {ast.unparse(node)}") from None
+
+
+def parse(text: str | Measure) -> Measure:
+    """Parse one metric string into a bound :class:`Measure`.
+
+    >>> str(parse("map@10")), str(parse("nDCG(gain='exponential')@10")), str(parse("P(rel=2)@5"))
+    ('AP@10', "nDCG(gain='exponential')@10", 'P(rel=2)@5')
+    """
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise RankframeError(f"a metric name must be a non-empty string, got {text!r}")
+    # '-' and '.' appear in a few aliases (r-precision); map them to valid identifiers first
+    src = text.strip().replace("r-precision", "r_precision").replace("R-precision", "r_precision")
+    try:
+        node = ast.parse(src, mode="eval").body
+    except SyntaxError:
+        raise RankframeError(
+            f"cannot parse metric {text!r}: expected NAME, NAME@K or NAME(param=value, ...)@K, e.g. 'nDCG@10'"
+        ) from None
+    k: Any = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        k = _literal(node.right, text)
+        node = node.left
+    params: dict[str, Any] = {}
+    if isinstance(node, ast.Call):
+        if node.args:
+            raise RankframeError(f"metric {text!r}: parameters must be named, e.g. AP(rel=2)@10")
+        params = {kw.arg: _literal(kw.value, text) for kw in node.keywords if kw.arg}
+        node = node.func
+    if not isinstance(node, ast.Name):
+        raise RankframeError(f"cannot parse metric {text!r}: expected NAME, NAME@K or NAME(param=value)@K")
+    spec = lookup(node.id)
+    if k is not None:
+        params["k"] = k
+    return Measure.of(spec, **params)
