@@ -21,7 +21,8 @@ class ValidationError(RankframeError):
         self.failures = failures
         lines = [f"the ranking table breaks {len(failures)} rule(s):"]
         for f in failures:
-            lines.append(f"- column {f['column']!r}: {f['rule']} ({f['count']} offending row(s))")
+            count = f" ({f['count']} offending row(s))" if f.get("count") else ""
+            lines.append(f"- column {f['column']!r}: {f['rule']}{count}")
             ex = f.get("examples")
             if ex is not None and len(ex):
                 body = ex.to_string(max_rows=5, max_colwidth=40)

@@ -1,0 +1,136 @@
+"""``df.rank_metrics``: a thin, stateless namespace over :func:`rankframe.evaluate`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .columns import Columns
+from .errors import unknown_name_error
+from .evaluate import evaluate
+from .names import Measure
+from .registry import METRICS, MetricSpec
+from .schema import schema, validate
+
+_CALL_OPTIONS = ("qrels", "validate", "engine", "allow_duplicates", "no_relevant", "no_retrieved", "no_judged")
+
+
+class RankMetrics:
+    """Ranking metrics of a long-format DataFrame (``df.rank_metrics``).
+
+    Call it to name the columns once for the whole chain::
+
+        df.rank_metrics(query="user_id", item="movie_id", rank="position", relevance="rating").ndcg(k=10)
+
+    Every method validates its input (unless ``validate=False``), computes, and returns a new object; the
+    DataFrame is never modified.
+    """
+
+    def __init__(self, obj: pd.DataFrame, columns: Columns | None = None) -> None:
+        self._obj = obj
+        self._columns = columns or Columns()
+
+    def __call__(self, columns: Columns | None = None, **names: str) -> RankMetrics:
+        """Return the same API with other column names (``query=``, ``item=``, ``rank=``, ...)."""
+        return RankMetrics(self._obj, (columns or self._columns).with_(**names))
+
+    def evaluate(
+        self,
+        metrics: str | Measure | Iterable[str | Measure],
+        *,
+        by: str | Sequence[str] | None = None,
+        per_query: bool = False,
+        **options: Any,
+    ) -> pd.DataFrame:
+        """Evaluate several metrics; tidy frame ``[*by, query (per_query), metric, value]``.
+
+        See :func:`rankframe.evaluate` for the options.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": [1, 2, 1, 2], "rank": [1, 2, 1, 2],
+        ...                    "relevance": [1, 0, 0, 1], "country": ["de", "de", "fr", "fr"]})
+        >>> df.rank_metrics.evaluate(["RR", "P@1"], by="country")
+          country metric  value
+        0      de     RR    1.0
+        1      de    P@1    1.0
+        2      fr     RR    0.5
+        3      fr    P@1    0.0
+        """
+        return evaluate(self._obj, metrics, by=by, per_query=per_query, columns=self._columns, **options)
+
+    def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
+        """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
+        validate(self._obj, self._columns, by=[by] if isinstance(by, str) else list(by or ()),
+                 allow_duplicates=allow_duplicates)
+        return self._obj
+
+    def schema(self, *, by: Sequence[str] = (), allow_duplicates: bool = False):
+        """The pandera schema for this table's column names."""
+        order = "rank" if self._columns.rank in self._obj.columns else "score"
+        return schema(self._columns, by=by, order=order, allow_duplicates=allow_duplicates)
+
+    def _one(self, spec: MetricSpec, args: tuple, by, per_query: bool, kwargs: dict[str, Any]):
+        params = dict(kwargs)
+        if args:
+            if len(args) > 1 or not any(p.name == "k" for p in spec.params):
+                raise TypeError(f"{spec.name}() takes only k as a positional argument")
+            params["k"] = args[0]
+        options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
+        try:
+            measure = Measure.of(spec, **params)
+        except Exception:
+            for name in params:
+                try:
+                    spec.param(name)
+                except Exception:
+                    raise unknown_name_error(f"argument of {spec.name}()", name,
+                                             [p.name for p in spec.params] + list(_CALL_OPTIONS)) from None
+            raise
+        out = self.evaluate([measure], by=by, per_query=per_query, **options)
+        label = str(measure)
+        if per_query:
+            index = [*([by] if isinstance(by, str) else list(by or ())), self._columns.query]
+            return out.set_index(index)["value"].rename(label)
+        if by is None:
+            return float(out["value"].iloc[0])
+        index = [by] if isinstance(by, str) else list(by)
+        return out.set_index(index)["value"].rename(label)
+
+
+def _method(spec: MetricSpec):
+    def method(self: RankMetrics, *args: Any, by=None, per_query: bool = False, **kwargs: Any):
+        return self._one(spec, args, by, per_query, kwargs)
+
+    params = "\n".join(
+        f"    {p.name} : default {p.default!r}\n        {p.description}; {p.expected()}." for p in spec.params)
+    method.__name__ = spec.name
+    method.__doc__ = (
+        f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
+        f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
+        f"Series indexed by the segment columns and the query.\n\n"
+        f"Parameters\n----------\n{params}\n"
+        "    by, per_query, qrels, validate, engine, allow_duplicates, no_relevant, no_retrieved, no_judged\n"
+        "        As for :func:`rankframe.evaluate`.\n")
+    return method
+
+
+def _method_names(spec: MetricSpec) -> list[str]:
+    names = [spec.name] + [a.lower() for a in spec.aliases]
+    return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1 and n not in ("hits",)]
+
+
+for _spec in METRICS:
+    for _name in _method_names(_spec):
+        setattr(RankMetrics, _name, _method(_spec))
+
+
+@pd.api.extensions.register_dataframe_accessor("rank_metrics")
+class RankMetricsAccessor(RankMetrics):
+    """The ``df.rank_metrics`` namespace; stores the frame and nothing else."""
+
+    def __init__(self, pandas_obj: pd.DataFrame) -> None:
+        super().__init__(pandas_obj)

@@ -1,0 +1,55 @@
+"""The pandas/numpy engine: one preparation, one short kernel per metric, policies applied in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..columns import Columns
+from ..metrics import KERNELS
+from ..names import Measure
+from ..prepare import Prepared, prepare
+
+
+def evaluate(
+    table: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    per_query: bool,
+    policies: dict[str, str],
+) -> pd.DataFrame:
+    """Per-query values as a tidy frame ``[*by, query, metric, value]`` (see ``docs/metrics.md``)."""
+    prep = prepare(table, columns, by)
+    frames = []
+    for m in measures:
+        values, nothing_relevant = KERNELS[m.spec.name](prep, **m.kw)
+        values, keep = apply_policies(prep, values, nothing_relevant if m.spec.needs_relevant else None, policies)
+        units = prep.units.iloc[keep]
+        frames.append(units.assign(metric=str(m), value=values[keep]))
+    if not frames:
+        return pd.DataFrame(columns=[*by, columns.query, "metric", "value"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def apply_policies(
+    prep: Prepared, values: np.ndarray, nothing_relevant: np.ndarray | None, policies: dict[str, str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Apply the query-set policies; return the values and the indices of the units that are kept."""
+    values = values.astype(np.float64, copy=True)
+    keep = np.ones(prep.n, dtype=bool)
+    no_judged = prep.n_judged == 0
+    no_retrieved = ~no_judged & (prep.n_retrieved == 0)
+    cases = [(no_judged, policies["no_judged"]), (no_retrieved, policies["no_retrieved"])]
+    if nothing_relevant is not None:
+        cases.append((~no_judged & ~no_retrieved & nothing_relevant, policies["no_relevant"]))
+    for mask, policy in cases:
+        if policy == "zero":
+            values[mask] = 0.0
+        elif policy == "nan":
+            values[mask] = np.nan
+        else:
+            keep &= ~mask
+    return values, np.flatnonzero(keep)

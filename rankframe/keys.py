@@ -1,0 +1,151 @@
+"""Evaluation-unit codes and ranked order, computed once per call and shared by validation and engines.
+
+The unit of evaluation is (segment columns..., query). Both the schema checks (duplicate items, duplicate
+ranks) and the numpy engine need integer codes for that unit and the rows' order within it; computing them
+twice would double the cost at 10M rows, so a call opens :func:`shared` and the results are memoised for the
+duration of that call only (never across calls: a DataFrame may change between them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+_memo: dict | None = None
+
+
+@contextlib.contextmanager
+def shared() -> Iterator[None]:
+    """Memoise codes and orders for the duration of one call."""
+    global _memo
+    outer = _memo
+    _memo = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _memo = outer
+
+
+def _cached(key: tuple, make):
+    if _memo is None:
+        return make()
+    if key not in _memo:
+        _memo[key] = make()
+    return _memo[key]
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Dense integer code per row for the evaluation unit, codes ordered like the sorted keys."""
+
+    codes: np.ndarray  # int64 per row, 0..n-1
+    n: int
+    keys: pd.DataFrame  # one row per code, the unit's column values
+
+
+def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    codes, uniques = pd.factorize(col, sort=True, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
+    """Codes of the unit ``cols`` (segment columns then the query column), sorted by key."""
+    cols = tuple(cols)
+    return _cached(("groups", id(df), cols), lambda: _group_codes(df, cols))
+
+
+def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
+    parts = [_factorize(df[c]) for c in cols]
+    if len(parts) == 1:
+        codes, uniques = parts[0]
+        return Groups(codes, len(uniques), pd.DataFrame({cols[0]: uniques}))
+    combined = np.zeros(len(df), dtype=np.int64)
+    for codes, uniques in parts:
+        combined = combined * len(uniques) + codes
+    codes, uniq_combined = pd.factorize(combined, sort=True)
+    uniq_combined = np.asarray(uniq_combined, dtype=np.int64)
+    columns = {}
+    rest = uniq_combined
+    for col, (_, uniques) in reversed(list(zip(cols, parts))):
+        rest, digit = np.divmod(rest, len(uniques))
+        columns[col] = uniques.take(digit)
+    keys = pd.DataFrame({c: columns[c] for c in cols})
+    return Groups(codes.astype(np.int64, copy=False), len(uniq_combined), keys)
+
+
+def as_float(col: pd.Series) -> np.ndarray:
+    """A numeric column as float64 with NaN for nulls (works for numpy, nullable and arrow dtypes)."""
+    return col.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+@dataclass(frozen=True)
+class RankedOrder:
+    """Retrieved rows grouped by unit and ordered by rank: a CSR layout of the ranked lists."""
+
+    rows: np.ndarray  # row index (into the frame) of each ranked element, CSR order
+    offsets: np.ndarray  # int64, len n + 1
+    duplicate_rank_rows: np.ndarray  # row indices sharing a (unit, rank) with another row
+
+
+def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
+    """Order retrieved rows by (unit, rank); scatter without sorting when ranks are 1..n in every unit."""
+    return _cached(("ranked", id(df), rank_col, id(groups)), lambda: _ranked_order(df, groups, rank_col))
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
+    rank = as_float(df[rank_col])
+    retrieved = np.flatnonzero(~np.isnan(rank))
+    g = groups.codes[retrieved]
+    r = rank[retrieved]
+    counts = np.bincount(g, minlength=groups.n)
+    offsets = _offsets(counts)
+    # Fast path: every unit's ranks are exactly 1..n, so (unit, rank) is the slot itself.
+    ok = (r >= 1) & (r <= counts[g]) & (r == np.floor(r))
+    if ok.all():
+        slot = offsets[g] + r.astype(np.int64) - 1
+        filled = np.bincount(slot, minlength=len(retrieved))
+        if (filled == 1).all():
+            rows = np.empty(len(retrieved), dtype=np.int64)
+            rows[slot] = retrieved
+            return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64))
+    order = np.lexsort((r, g))
+    rows = retrieved[order]
+    rs, gs = r[order], g[order]
+    same = (rs[1:] == rs[:-1]) & (gs[1:] == gs[:-1])
+    dup = np.zeros(len(rows), dtype=bool)
+    dup[1:] |= same
+    dup[:-1] |= same
+    return RankedOrder(rows, offsets, rows[dup])
+
+
+def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str) -> np.ndarray:
+    """Row indices whose (unit, item) appears more than once."""
+    return _cached(("dupitems", id(df), item_col, id(groups)), lambda: _duplicate_item_rows(df, groups, item_col))
+
+
+def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str) -> np.ndarray:
+    item = df[item_col]
+    values = None
+    if pd.api.types.is_integer_dtype(item.dtype) and not item.hasnans:
+        values = item.to_numpy(dtype=np.int64)
+        lo, hi = (int(values.min()), int(values.max())) if len(values) else (0, 0)
+        span = hi - lo + 1
+        if groups.n * span < 2**62:
+            key = groups.codes * span + (values - lo)
+        else:
+            values = None
+    if values is None:
+        item_codes, _ = pd.factorize(item, use_na_sentinel=False)
+        key = groups.codes * (int(item_codes.max(initial=0)) + 1) + item_codes
+    dup = pd.Series(key, copy=False).duplicated(keep=False).to_numpy()
+    return np.flatnonzero(dup)

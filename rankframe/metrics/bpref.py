@@ -1,0 +1,20 @@
+"""Bpref (trec_eval): relevant retrieved items, penalised by judged non-relevant items ranked above them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def compute(prep, *, rel):
+    n_rel = prep.n_relevant(rel)
+    jg = prep.judged_grade
+    n_nonrel = np.bincount(prep.judged_group, weights=(jg >= 0) & (jg < rel), minlength=prep.n)
+    nonrel = ((prep.grade >= 0) & (prep.grade < rel)).astype(np.float64)
+    above = prep.cumsum_in_list(nonrel) - nonrel
+    hit = prep.grade >= rel
+    r = n_rel[prep.group]
+    cap = np.minimum(r, n_nonrel[prep.group])
+    penalty = np.divide(np.minimum(above, r), cap, out=np.zeros_like(above), where=cap > 0)
+    term = np.where(above > 0, 1.0 - penalty, 1.0)
+    total = prep.segment_sum(term, hit)
+    return np.divide(total, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0

@@ -1,0 +1,43 @@
+"""ERR@k: cascade model, Pr(g) = (2^g - 1) / 2^max_grade."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+
+
+def stop_probability(grades: np.ndarray, max_grade: int) -> np.ndarray:
+    """Pr(g) of each grade; null and negative grades give 0; a grade above max_grade is an error."""
+    g = np.where(np.isnan(grades), 0.0, np.maximum(grades, 0.0))
+    if g.size and g.max() > max_grade:
+        raise ParameterError(
+            f"The 'max_grade' parameter of ERR must be >= every grade in the table. Got {max_grade!r} "
+            f"but the table has grade {g.max():g}.")
+    return (np.exp2(g) - 1.0) / 2.0**max_grade
+
+
+def err_of_lists(prep, group, pos, prob):
+    """ERR of lists given as (unit, 1-based position, Pr), contiguous per unit in position order."""
+    if len(prob) == 0:
+        return np.zeros(prep.n)
+    inclusive = _cumprod(group, 1.0 - prob)
+    # prod_{j<i} (1 - Pr_j): the inclusive product of the previous element of the same list
+    before = np.ones_like(prob)
+    before[1:] = inclusive[:-1]
+    before[pos == 1] = 1.0
+    return np.bincount(group, weights=prob * before / pos, minlength=prep.n)
+
+
+def _cumprod(group, values):
+    import pandas as pd
+
+    return pd.Series(values, copy=False).groupby(group, sort=False).cumprod().to_numpy()
+
+
+def compute(prep, *, k, max_grade):
+    top = prep.top(k)
+    group, pos, grade = prep.group, prep.pos, prep.grade
+    if top is not None:
+        group, pos, grade = group[top], pos[top], grade[top]
+    return err_of_lists(prep, group, pos, stop_probability(grade, max_grade)), None

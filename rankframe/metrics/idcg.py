@@ -1,0 +1,31 @@
+"""IDCG@k: DCG@k of the ideal ordering of the judged (or the retrieved) items."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..prepare import discount, gain_of, sorted_desc_in_unit
+
+
+def compute(prep, *, k, rel, gain, ideal):
+    return idcg(prep, k, rel, gain, ideal), None
+
+
+def ideal_lists(prep, gains_of, ideal):
+    """(unit, value, position) of each unit's ideal list of ``gains_of(grades)``, best first."""
+    if ideal == "judged":
+        group, grades = prep.judged_group, prep.judged_grade
+    else:
+        group, grades = prep.group, prep.grade
+    return sorted_desc_in_unit(group, gains_of(grades), prep.n)
+
+
+def idcg(prep, k, rel, gain, ideal):
+    """IDCG@k per unit (shared with nDCG)."""
+
+    def make():
+        g, v, pos = ideal_lists(prep, lambda grades: gain_of(grades, gain, rel), ideal)
+        keep = slice(None) if k is None else pos <= k
+        return np.bincount(g[keep], weights=(v * discount(pos))[keep], minlength=prep.n)
+
+    return prep.memo(("idcg", k, rel, gain, ideal), make)

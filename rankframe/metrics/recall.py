@@ -1,0 +1,12 @@
+"""R@k: hits in the top k / |R| (or / min(k, |R|))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def compute(prep, *, k, rel, denominator):
+    hits = prep.segment_sum(prep.hits(rel), prep.top(k))
+    n_rel = prep.n_relevant(rel)
+    denom = n_rel if denominator == "relevant" or k is None else np.minimum(n_rel, k)
+    return np.divide(hits, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0

@@ -1,0 +1,160 @@
+"""The numpy engine's one preparation step: ranked lists as CSR arrays, then cutoff, threshold and gain.
+
+Every kernel in ``rankframe/metrics`` reads a :class:`Prepared` and returns one value per evaluation unit
+(segment values, query). Nothing here loops over queries in Python: rows are scattered (or sorted once) into
+rank order and every per-query quantity is a segment reduction (``np.bincount``) or a segment-wise scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import keys
+from .columns import Columns
+from .schema import ranking_column
+
+
+@dataclass
+class Prepared:
+    """Ranked lists and judgments of every evaluation unit, as flat arrays."""
+
+    n: int  # number of units
+    units: pd.DataFrame  # one row per unit: segment columns then the query column
+    offsets: np.ndarray  # CSR offsets of the ranked lists, len n + 1
+    group: np.ndarray  # unit code of each ranked element
+    pos: np.ndarray  # 1-based position of each ranked element within its list
+    grade: np.ndarray  # grade of each ranked element, NaN = unjudged
+    judged_group: np.ndarray  # unit code of every judged row (retrieved or not)
+    judged_grade: np.ndarray  # grade of every judged row
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n_retrieved(self) -> np.ndarray:
+        """Length of each ranked list."""
+        return np.diff(self.offsets)
+
+    @property
+    def n_judged(self) -> np.ndarray:
+        """Number of judged rows of each unit."""
+        return self.memo(("n_judged",), lambda: np.bincount(self.judged_group, minlength=self.n))
+
+    def memo(self, key: tuple, make: Callable[[], Any]) -> Any:
+        """Compute a derived array once per preparation (shared by the metrics of one call)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    # -- shared building blocks -------------------------------------------------------------------------
+    def segment_sum(self, values: np.ndarray | None, mask: np.ndarray | None = None) -> np.ndarray:
+        """Sum per unit of ranked-element ``values`` (1 when None), optionally only where ``mask``."""
+        g = self.group if mask is None else self.group[mask]
+        if values is not None:
+            values = values if mask is None else values[mask]
+        return np.bincount(g, weights=values, minlength=self.n).astype(np.float64, copy=False)
+
+    def top(self, k: int | None) -> np.ndarray | None:
+        """Mask of ranked elements within the cutoff (None = no cutoff)."""
+        if k is None:
+            return None
+        return self.memo(("top", k), lambda: self.pos <= k)
+
+    def hits(self, rel: float) -> np.ndarray:
+        """1.0 where a ranked element is relevant (grade >= rel; unjudged never is)."""
+        return self.memo(("hits", rel), lambda: (self.grade >= rel).astype(np.float64))
+
+    def n_relevant(self, rel: float) -> np.ndarray:
+        """|R|: number of judged rows (retrieved or not) with grade >= rel, per unit."""
+        return self.memo(("n_rel", rel), lambda: np.bincount(
+            self.judged_group, weights=(self.judged_grade >= rel), minlength=self.n))
+
+    def cumsum_in_list(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive running sum of ``values`` along each ranked list.
+
+        For integer-valued inputs (hit counts) the global cumsum minus the list's starting value is exact.
+        """
+        total = np.cumsum(values)
+        start = np.concatenate(([0.0], total))[self.offsets[:-1]]
+        return total - start[self.group]
+
+    def cumprod_in_list(self, values: np.ndarray) -> np.ndarray:
+        """Inclusive running product of ``values`` along each ranked list (exact, segment-wise)."""
+        return pd.Series(values, copy=False).groupby(self.group, sort=False).cumprod().to_numpy()
+
+    def cutoff_len(self, k: int | None) -> np.ndarray:
+        """min(k, n) per unit (n when k is None)."""
+        n = self.n_retrieved
+        return n if k is None else np.minimum(n, k)
+
+
+def gain_of(grades: np.ndarray, gain: str, rel: float | None) -> np.ndarray:
+    """Gain of each grade: linear max(g, 0) or exponential 2^max(g, 0) - 1; 0 for null or below ``rel``."""
+    g = np.where(np.isnan(grades), 0.0, np.maximum(grades, 0.0))
+    if rel is not None:
+        g = np.where(grades >= rel, g, 0.0)
+    return np.exp2(g) - 1.0 if gain == "exponential" else g
+
+
+def discount(pos: np.ndarray) -> np.ndarray:
+    """1 / log2(position + 1)."""
+    return 1.0 / np.log2(pos + 1.0)
+
+
+def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sort values descending within each unit; return (group, values, 1-based position) of the ideal lists."""
+    keep = values > 0  # zero gains add nothing to an ideal list
+    g, v = group[keep], values[keep]
+    order = np.lexsort((-v, g))
+    g, v = g[order], v[order]
+    counts = np.bincount(g, minlength=n)
+    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    pos = np.arange(len(g)) - starts[g] + 1
+    return g, v, pos
+
+
+def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepared:
+    """Build the ranked lists of every (segment..., query) unit of a validated long table."""
+    c = columns
+    unit_cols = [*by, c.query]
+    groups = keys.group_codes(df, unit_cols)
+    order_col = ranking_column(list(df.columns), c)
+    if order_col == c.rank:
+        ranked = keys.ranked_order(df, groups, c.rank)
+        rows, offsets = ranked.rows, ranked.offsets
+    else:
+        rows, offsets = _order_by_score(df, groups, c)
+    group = groups.codes[rows]
+    pos = np.arange(len(rows), dtype=np.int64) - offsets[:-1][group] + 1
+    grade_all = keys.as_float(df[c.relevance])
+    judged = np.flatnonzero(~np.isnan(grade_all))
+    return Prepared(
+        n=groups.n,
+        units=groups.keys,
+        offsets=offsets,
+        group=group,
+        pos=pos,
+        grade=grade_all[rows],
+        judged_group=groups.codes[judged],
+        judged_grade=grade_all[judged],
+    )
+
+
+def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray]:
+    """trec_eval order: score descending, then item id descending compared as strings."""
+    score = keys.as_float(df[c.score])
+    retrieved = np.flatnonzero(~np.isnan(score))
+    items = df[c.item].to_numpy()[retrieved]
+    item_codes, uniques = pd.factorize(items)
+    as_text = np.asarray([str(u) for u in uniques], dtype=object)
+    text_rank = np.empty(len(uniques), dtype=np.int64)
+    text_rank[np.argsort(as_text, kind="stable")] = np.arange(len(uniques))
+    g = groups.codes[retrieved]
+    order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
+    counts = np.bincount(g, minlength=groups.n)
+    offsets = np.zeros(groups.n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return retrieved[order], offsets

@@ -1,0 +1,234 @@
+"""Pandera schemas for the long-format table, built from the column names.
+
+``rankframe.schema(...)`` returns a plain :class:`pandera.pandas.DataFrameSchema` that users can reuse in
+their own pipelines; :func:`validate` runs it lazily (every failure collected) and raises one
+:class:`~rankframe.errors.ValidationError` that names each column, rule and a few offending rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pandera.pandas as pa
+from pandera.errors import SchemaErrors
+
+from . import keys
+from .columns import Columns
+from .errors import ValidationError, missing_columns_error
+
+
+def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
+    """The column that orders the list: ``rank`` if present (rank wins over score), else ``score``."""
+    if columns.rank in df_columns:
+        return columns.rank
+    if columns.score in df_columns:
+        return columns.score
+    return None
+
+
+def _is_numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+
+
+def _numeric_dtype(s: pd.Series) -> bool:
+    return _is_numeric(s)
+
+
+def _only_if_numeric(fn):
+    # a non-numeric column is reported once by the dtype rule; its value rules then pass
+    def check(s: pd.Series):
+        if not _is_numeric(s):
+            return True
+        return pd.Series(fn(keys.as_float(s)), index=s.index)
+
+    return check
+
+
+def _positive_integer(v: np.ndarray):
+    return np.isnan(v) | ((v >= 1) & (v == np.floor(v)) & np.isfinite(v))
+
+
+def _finite_or_null(v: np.ndarray):
+    return ~np.isinf(v)
+
+
+def _row_mask(n: int, rows: np.ndarray) -> pd.Series:
+    ok = np.ones(n, dtype=bool)
+    ok[rows] = False
+    return ok
+
+
+def schema(
+    columns: Columns | None = None,
+    *,
+    by: Sequence[str] = (),
+    order: str = "rank",
+    allow_duplicates: bool = False,
+    require_relevance: bool = True,
+) -> pa.DataFrameSchema:
+    """Build the pandera schema of a long-format ranking table.
+
+    Parameters
+    ----------
+    columns : Columns, optional
+        Column names (default ``query``, ``item``, ``rank``, ``relevance``, ``score``).
+    by : sequence of str
+        Segment columns: the unit of evaluation is (segment values, query), so uniqueness rules apply per unit.
+    order : {"rank", "score"}
+        Which column orders the ranked list (``rank`` wins when both exist).
+    allow_duplicates : bool
+        Keep repeated (query, item) rows instead of rejecting them.
+    require_relevance : bool
+        Whether the relevance column must be present (False for a run checked before joining qrels).
+
+    Returns
+    -------
+    pandera.pandas.DataFrameSchema
+
+    Examples
+    --------
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": [1, 1], "item": ["a", "b"], "rank": [1, 2], "relevance": [1, 0]})
+    >>> rankframe.schema().validate(df) is df
+    True
+    """
+    c = columns or Columns()
+    unit = [*by, c.query]
+    cols: dict[str, pa.Column] = {
+        c.query: pa.Column(nullable=False, name=c.query),
+        c.item: pa.Column(nullable=False, name=c.item),
+    }
+    for b in by:
+        cols[b] = pa.Column(nullable=True, name=b)
+    if require_relevance:
+        cols[c.relevance] = pa.Column(
+            nullable=True,
+            checks=[
+                pa.Check(_numeric_dtype, element_wise=False, name="numeric dtype",
+                         error="relevance must be numeric (null = unjudged)"),
+                pa.Check(_only_if_numeric(_finite_or_null), name="finite",
+                         error="relevance must be finite (null = unjudged)"),
+            ],
+        )
+    frame_checks = []
+    if order == "rank":
+        cols[c.rank] = pa.Column(
+            nullable=True,
+            checks=[
+                pa.Check(_numeric_dtype, element_wise=False, name="numeric dtype",
+                         error="rank must be numeric (null = judged but not retrieved)"),
+                pa.Check(_only_if_numeric(_positive_integer), name="positive integer",
+                         error="rank must be an integer >= 1 (null = judged but not retrieved)"),
+            ],
+        )
+
+        def unique_rank(df: pd.DataFrame):
+            if not _is_numeric(df[c.rank]):
+                return True
+            groups = keys.group_codes(df, unit)
+            dup = keys.ranked_order(df, groups, c.rank).duplicate_rank_rows
+            return pd.Series(_row_mask(len(df), dup), index=df.index)
+
+        frame_checks.append(pa.Check(unique_rank, name=f"unique:{c.rank}",
+                                     error=f"rank must be unique within each ({', '.join(unit)})"))
+    else:
+        cols[c.score] = pa.Column(
+            nullable=True,
+            checks=[
+                pa.Check(_numeric_dtype, element_wise=False, name="numeric dtype",
+                         error="score must be numeric (null = not retrieved)"),
+                pa.Check(_only_if_numeric(_finite_or_null), name="finite", error="score must be finite"),
+            ],
+        )
+    if not allow_duplicates:
+
+        def unique_item(df: pd.DataFrame):
+            groups = keys.group_codes(df, unit)
+            dup = keys.duplicate_item_rows(df, groups, c.item)
+            return pd.Series(_row_mask(len(df), dup), index=df.index)
+
+        frame_checks.append(pa.Check(unique_item, name=f"unique:{c.item}",
+                                     error=f"{c.item} must be unique within each ({', '.join(unit)}) "
+                                     "(pass allow_duplicates=True to keep repeated rows)"))
+    return pa.DataFrameSchema(cols, checks=frame_checks, strict=False, name="rankframe long table")
+
+
+def validate(
+    df: pd.DataFrame,
+    columns: Columns | None = None,
+    *,
+    by: Sequence[str] = (),
+    allow_duplicates: bool = False,
+    require_relevance: bool = True,
+) -> None:
+    """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
+
+    The frame is never modified.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankframe
+    >>> bad = pd.DataFrame({"query": [1, 1], "item": ["a", "a"], "rank": [1, 1], "relevance": [1, 0]})
+    >>> try:
+    ...     rankframe.validate(bad)
+    ... except rankframe.ValidationError as e:
+    ...     print(len(e.failures))
+    2
+    """
+    c = columns or Columns()
+    if not isinstance(df, pd.DataFrame):
+        raise ValidationError([{"column": "<table>", "rule": f"expected a pandas DataFrame, got "
+                                f"{type(df).__name__}", "count": 1, "examples": None}])
+    present = list(df.columns)
+    order_col = ranking_column(present, c)
+    required = [c.query, c.item, *by] + ([c.relevance] if require_relevance else [])
+    missing = [name for name in required if name not in present]
+    if missing or order_col is None:
+        err = missing_columns_error(missing, present)
+        if order_col is None:
+            err.failures.append({"column": c.rank, "rule": f"neither a rank column {c.rank!r} nor a score column "
+                                 f"{c.score!r} in dataframe. Columns in dataframe: {present}", "count": 0})
+            err = ValidationError(err.failures)
+        raise err
+    sch = schema(c, by=by, order="rank" if order_col == c.rank else "score",
+                 allow_duplicates=allow_duplicates, require_relevance=require_relevance)
+    with keys.shared():
+        try:
+            sch.validate(df, lazy=True, inplace=True)
+        except SchemaErrors as err:
+            raise _to_validation_error(df, err) from None
+
+
+def _to_validation_error(df: pd.DataFrame, err: SchemaErrors) -> ValidationError:
+    fc = err.failure_cases
+    failures = []
+    frame_level = fc["schema_context"] == "DataFrameSchema"
+    # a frame-wide rule fails once per row, but pandera lists every column of the row: name its key columns
+    fc = fc.assign(column=fc["column"].where(~frame_level, "<rows>"))
+    fc = fc.drop_duplicates(["column", "check", "index"])
+    for (column, check), part in fc.groupby(["column", "check"], sort=False, dropna=False):
+        column = column if isinstance(column, str) else "<table>"
+        if column == "<rows>":
+            column = str(check).split(" must", 1)[0]  # frame rules' messages start with their column
+        idx = part["index"].dropna()
+        rows = df.loc[df.index.isin(idx.tolist())] if len(idx) else pd.DataFrame()
+        rule = _rule_text(err, column, check)
+        failures.append({"column": column, "rule": rule, "count": max(len(part), len(rows)),
+                         "examples": rows.head(5)})
+    return ValidationError(failures)
+
+
+_BUILTIN_RULES = {"not_nullable": "must not be null", "column_in_dataframe": "column is missing"}
+
+
+def _rule_text(err: SchemaErrors, column: str, check: str) -> str:
+    if check in _BUILTIN_RULES:
+        return _BUILTIN_RULES[check]
+    for e in err.schema_errors:
+        chk = getattr(e, "check", None)
+        name = getattr(chk, "name", None) or str(chk)
+        if name == check or str(check) == str(chk):
+            return getattr(chk, "error", None) or str(check)
+    return str(check)
