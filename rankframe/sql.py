@@ -10,7 +10,7 @@ Examples
 --------
 >>> import duckdb, rankframe.sql
 >>> con = duckdb.connect()
->>> rankframe.sql.install(con)
+>>> _ = rankframe.sql.install(con)
 >>> con.sql("SELECT rf_ap([1, 0, 1], 2)").fetchall()[0][0]  # (1/1 + 2/3) / 2
 0.8333333333333333
 """

@@ -1,0 +1,20 @@
+-- AP — average precision@k (docs/metrics.md "AP"): sum_{i<=k, hit_i} P@i / D with
+-- D = |R| ('relevant', trec_eval), min(|R|, K) ('min_k'), or the hits in the top k ('retrieved'); D = 0 -> 0.
+-- sum_{hit i} P@i = sum_j j / p_j over the sorted hit positions p_1 < p_2 < ...
+CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
+    CASE WHEN (CASE denominator WHEN 'relevant' THEN n_rel WHEN 'min_k' THEN least(n_rel, coalesce(k, n))
+                                ELSE len(hitpos) END) = 0
+         THEN CAST(0 AS DOUBLE)
+         ELSE rf__ap_sum(hitpos) / (CASE denominator WHEN 'relevant' THEN n_rel
+                                                     WHEN 'min_k' THEN least(n_rel, coalesce(k, n))
+                                                     ELSE len(hitpos) END) END;
+
+CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+    rf__ap(rf__hitpos(grades, rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(grades), rf__k(k, 'rf_ap'),
+           rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap'));
+
+CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS
+    rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_ap'), 9223372036854775807)
+                                       AND grade >= rf__rel(rel, 'rf_agg_ap')), [])),
+           count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_ap')), count(pos), rf__k(k, 'rf_agg_ap'),
+           rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_agg_ap'));

@@ -1,0 +1,29 @@
+-- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
+-- retrieved item with n_i judged non-relevant retrieved above it scores 1 if n_i = 0, else
+-- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0).
+CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
+    CASE WHEN n_above = 0 THEN CAST(1 AS DOUBLE)
+         ELSE 1.0 - least(n_above, n_rel) / least(n_rel, n_nonrel) END;
+
+-- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
+CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(list_sum(list_transform(
+                  rf__hitpos(grades, NULL, rf__rel(rel, 'rf_bpref')),
+                  lambda p: rf__bpref_term(
+                      len(list_filter(list_slice(grades, 1, p - 1),
+                                      lambda y: y >= 0 AND y < rf__rel(rel, 'rf_bpref'))),
+                      n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+
+CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
+    CASE WHEN count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')) = 0 THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(list_sum(list_transform(
+                  coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rf__rel(rel, 'rf_agg_bpref')), []),
+                  lambda p: rf__bpref_term(
+                      len(list_filter(coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0
+                                                        AND grade < rf__rel(rel, 'rf_agg_bpref')), []),
+                                      lambda x: x < p)),
+                      count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')),
+                      count(grade) FILTER (WHERE grade >= 0 AND grade < rf__rel(rel, 'rf_agg_bpref'))))),
+                  CAST(0 AS DOUBLE))
+              / count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')) END;
