@@ -1,0 +1,689 @@
+"""Read and write ranking files: TREC runs and qrels, Parquet/CSV long tables.
+
+Every reader returns a pandas DataFrame in rankframe's long format (one row per (query, item)), with ids kept
+as strings. Files are parsed by pyarrow's multi-threaded CSV reader, never line by line in Python, and joined
+by DuckDB. Malformed input raises :class:`InputFileError` naming the file, the line number and the line.
+
+TREC run lines are ``qid Q0 docno rank score tag`` and qrels lines ``qid iteration docno relevance``, fields
+separated by any run of spaces or tabs. Blank lines and lines starting with ``#`` are skipped (trec_eval 10).
+Gzipped files are recognised by their content, whatever their name.
+
+Like trec_eval, :func:`read_trec` orders each query's documents by **score** descending, ties by docno
+descending, and ignores the run's rank column: the long table it returns has a ``score`` column and no
+``rank`` column, so rankframe derives exactly trec_eval's order.
+
+Examples
+--------
+>>> import rankframe.io as rio
+>>> df = rio.read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
+>>> df.rank_metrics.evaluate(["nDCG@10", "AP"], by=["system"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from .columns import Columns
+from .errors import RankframeError
+
+__all__ = [
+    "InputFileError",
+    "read_trec_run",
+    "read_trec_qrels",
+    "read_trec",
+    "read_long",
+    "write_trec_run",
+    "write_trec_qrels",
+    "write_long",
+    "RUN_FIELDS",
+    "QRELS_FIELDS",
+]
+
+PathLike = str | os.PathLike
+
+RUN_FIELDS = ("qid", "Q0", "docno", "rank", "score", "tag")
+QRELS_FIELDS = ("qid", "iteration", "docno", "relevance")
+
+_SHOW = 120  # characters of an offending line shown in an error message
+_BLOCK = 1 << 22  # pyarrow CSV block size: small enough to keep both cores busy on mid-size files
+_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
+_INTEGER = r"^[+-]?\d+$"
+
+
+class InputFileError(RankframeError):
+    """A file that cannot be read or does not follow its format.
+
+    The message is one line: ``<file>, line <n>: <what is wrong>: '<the offending line>'``. The parts are
+    kept as attributes ``path``, ``line`` (1-based, or None) and ``text`` (the offending line, or None).
+    """
+
+    def __init__(self, path: PathLike, problem: str, line: int | None = None, text: str | None = None):
+        self.path = str(path)
+        self.line = line
+        self.text = text
+        self.problem = problem
+        where = self.path if line is None else f"{self.path}, line {line}"
+        msg = f"{where}: {problem}"
+        if text is not None:
+            shown = text if len(text) <= _SHOW else text[:_SHOW] + "..."
+            msg += f": {shown!r}"
+        super().__init__(msg)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# raw bytes
+
+
+def _read_bytes(path: PathLike) -> bytes:
+    """The file's content, gunzipped if it is gzip data; missing/unreadable files raise InputFileError."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise InputFileError(path, "file not found") from None
+    except IsADirectoryError:
+        raise InputFileError(path, "is a directory, not a file") from None
+    except OSError as e:
+        raise InputFileError(path, f"cannot read file ({e.strerror or e})") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, gzip.BadGzipFile) as e:
+            raise InputFileError(path, f"corrupt gzip data ({e})") from None
+    return data
+
+
+# ----------------------------------------------------------------------------------------------------------
+# whitespace-separated tables (TREC formats)
+
+
+def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.Table | None:
+    """Parse a file whose fields are separated by exactly one space (or one tab); None if it is not one.
+
+    This is pyarrow's multi-threaded CSV reader with a one-character delimiter. It only accepts files where
+    that reading and trec_eval's whitespace splitting agree: one kind of separator, no other whitespace
+    character, exactly ``nfields`` fields a line (so no doubled, leading or trailing separator), no comment
+    line. Anything else, including any error, returns None and the caller uses :func:`_robust_parse`, which
+    also produces the precise error messages.
+    """
+    nl = data.find(b"\n")
+    first = data[: nl if nl >= 0 else len(data)]
+    delim, other = (b"\t", b" ") if b"\t" in first else (b" ", b"\t")
+    if other in data or b"\x0b" in data or b"\x0c" in data:
+        return None
+    names = [f"f{i}" for i in range(nfields)]
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=_BLOCK),
+            parse_options=pcsv.ParseOptions(delimiter=delim.decode(), quote_char=False, escape_char=False),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=[names[i] for i in keep],
+                column_types={names[i]: t for i, t in keep.items()},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+                null_values=[],
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
+    if table.num_rows == 0:
+        return None
+    first_col = table.column(0)
+    if pa.types.is_string(first_col.type) and pc.any(pc.starts_with(first_col, "#")).as_py():
+        return None  # a comment line that happened to have nfields words
+    for col in table.columns:
+        if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
+            return None
+        if col.null_count:
+            return None
+    return table
+
+
+def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
+    """The file's lines as chunks of a string column; row i of the concatenation is line i + 1."""
+    bad: list[Any] = []
+
+    def handler(row):
+        bad.append(row)
+        return "error"
+
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pcsv.ReadOptions(column_names=["line"], block_size=_BLOCK),
+            parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
+                                            ignore_empty_lines=False, invalid_row_handler=handler),
+            convert_options=pcsv.ConvertOptions(column_types={"line": pa.binary()}, strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False, null_values=[]),
+        )
+    except pa.ArrowInvalid:
+        if bad:
+            row = bad[0]
+            raise InputFileError(path, "control character \\x1f in line", row.number,
+                                 row.text) from None
+        raise
+    chunks = []
+    offset = 0
+    for chunk in table.column("line").chunks:
+        try:
+            chunks.append(chunk.cast(pa.string()))
+        except pa.ArrowInvalid:
+            for i, value in enumerate(chunk.to_pylist()):
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise InputFileError(path, "not valid UTF-8 text", offset + i + 1,
+                                         value.decode("utf-8", "replace")) from None
+            raise
+        offset += len(chunk)
+    return chunks
+
+
+def _first_bad(values: pa.Array, pattern: str) -> int | None:
+    """Index of the first value not matching the regex ``pattern``."""
+    ok = pc.match_substring_regex(values, pattern)
+    bad = np.flatnonzero(~ok.to_numpy(zero_copy_only=False))
+    return int(bad[0]) if len(bad) else None
+
+
+def _robust_parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType],
+                  what: str) -> tuple[pa.Table, np.ndarray]:
+    """Split every line on runs of ASCII whitespace (trec_eval's rule), vectorised with pyarrow compute.
+
+    Returns the kept fields and the 1-based line number of each row. Raises InputFileError on the first
+    malformed line: wrong number of fields, a number that does not parse, no data at all. A run line may
+    have fields after the tag (trec_eval ignores them); a qrels line has exactly four.
+    """
+    extra_ok = what == "run"
+    nfields = len(fields)
+    layout = " ".join(fields)
+    names = [f"f{i}" for i in keep]
+    parts: list[pa.Table] = []
+    line_numbers: list[np.ndarray] = []
+    offset = 0
+    for chunk in _lines(data, path):
+        trimmed = pc.ascii_trim_whitespace(chunk)
+        data_mask = pc.invert(pc.or_(pc.equal(trimmed, ""), pc.starts_with(trimmed, "#")))
+        rows = np.flatnonzero(data_mask.to_numpy(zero_copy_only=False))
+        if len(rows) == 0:
+            offset += len(chunk)
+            continue
+        split = pc.ascii_split_whitespace(trimmed.filter(data_mask))
+        counts = pc.list_value_length(split).to_numpy(zero_copy_only=False)
+        wrong = np.flatnonzero((counts < nfields) if extra_ok else (counts != nfields))
+        if len(wrong):
+            i = int(wrong[0])
+            n = int(counts[i])
+            least = "at least " if extra_ok else ""
+            raise InputFileError(path, f"expected {least}{nfields} whitespace-separated fields ({layout}), "
+                                 f"found {n}", offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
+        cols = []
+        for j, typ in keep.items():
+            col = pc.list_element(split, j)
+            if typ != pa.string():
+                pattern = _NUMBER if pa.types.is_floating(typ) else _INTEGER
+                kind = "a number" if pa.types.is_floating(typ) else "an integer"
+                i = _first_bad(col, pattern)
+                if i is None:
+                    try:
+                        col = col.cast(typ)
+                    except pa.ArrowInvalid:  # e.g. an integer too large for int64
+                        i = next(k for k, v in enumerate(col.to_pylist()) if not _castable(v, typ))
+                if i is not None:
+                    raise InputFileError(path, f"{fields[j]} is not {kind}: {col[i].as_py()!r}",
+                                         offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
+            cols.append(col)
+        parts.append(pa.table(cols, names=names))
+        line_numbers.append(rows + offset + 1)
+        offset += len(chunk)
+    if not parts:
+        raise InputFileError(path, f"empty file: no {what} lines ({layout})")
+    return pa.concat_tables(parts), np.concatenate(line_numbers)
+
+
+def _castable(value: str, typ: pa.DataType) -> bool:
+    try:
+        pa.array([value]).cast(typ)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType], what: str,
+           *, need_lines: bool = False) -> tuple[pa.Table, np.ndarray | None]:
+    """Fast path when the file allows it, the robust whitespace split otherwise."""
+    if not need_lines:
+        table = _fast_parse(data, len(fields), keep)
+        if table is not None:
+            return table.rename_columns([f"f{i}" for i in keep]), None
+    return _robust_parse(data, path, fields, keep, what)
+
+
+def _last_data_line(data: bytes) -> str:
+    """The last line that is neither blank nor a comment (trec_eval keeps the run tag of that line)."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end) + 1
+        line = data[start:end].strip()
+        if line and not line.startswith(b"#"):
+            return line.decode("utf-8", "replace")
+        end = start - 1
+    return ""
+
+
+# ----------------------------------------------------------------------------------------------------------
+# TREC run
+
+
+def _as_paths(path_or_paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        return [path_or_paths]
+    paths = list(path_or_paths)
+    if not paths:
+        raise RankframeError("no run file given")
+    return paths
+
+
+def _read_one_run(path: PathLike, with_rank: bool) -> tuple[pa.Table, str]:
+    data = _read_bytes(path)
+    keep: dict[int, pa.DataType] = {0: pa.string(), 2: pa.string(), 4: pa.float64()}
+    if with_rank:
+        keep[3] = pa.int64()
+    table, _ = _parse(data, path, RUN_FIELDS, dict(sorted(keep.items())), "run")
+    names = {"f0": "query", "f2": "item", "f3": "rank", "f4": "score"}
+    table = table.rename_columns([names[n] for n in table.column_names])
+    nan = pc.is_nan(table.column("score"))
+    if pc.any(nan).as_py():
+        _, lines = _robust_parse(data, path, RUN_FIELDS, {4: pa.float64()}, "run")
+        i = int(np.flatnonzero(nan.to_numpy(zero_copy_only=False))[0])
+        raise InputFileError(path, "score is NaN", int(lines[i]), _line_text(data, int(lines[i])))
+    tag = _last_data_line(data).split()[-1]
+    return table, tag
+
+
+def _line_text(data: bytes, number: int) -> str:
+    """Line ``number`` (1-based) of ``data`` (error paths only)."""
+    start = 0
+    for _ in range(number - 1):
+        start = data.index(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return data[start: end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace")
+
+
+def _system_names(paths: Sequence[PathLike], tags: Sequence[str]) -> list[str]:
+    """One system name per run file: its run tag, or the file name when tags collide, or the path."""
+    if len(set(tags)) == len(tags):
+        return list(tags)
+    names = [Path(p).name for p in paths]
+    if len(set(names)) == len(names):
+        return names
+    return [str(p) for p in paths]
+
+
+def _duckdb():
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
+def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: str) -> InputFileError:
+    """Locate the first repeated (query, item) pair of a file and describe it (error path only)."""
+    data = _read_bytes(path)
+    fields = RUN_FIELDS if what == "run" else QRELS_FIELDS
+    table, lines = _robust_parse(data, path, fields, {0: pa.string(), 2: pa.string()}, what)
+    hit = pc.and_(pc.equal(table.column(0), query), pc.equal(table.column(1), item))
+    where = lines[np.flatnonzero(hit.to_numpy(zero_copy_only=False))]
+    first, second = int(where[0]), int(where[1])
+    return InputFileError(path, f"duplicate {field} {item!r} for query {query!r} (first on line {first}); "
+                          f"use keep_first_duplicate=True to keep the first", second, _line_text(data, second))
+
+
+def _check_duplicates(table: pa.Table, keys: list[str], paths_by_system: dict[str, PathLike] | None,
+                      what: str, field: str, keep_first: bool) -> pa.Table:
+    con = _duckdb()
+    con.register("t", table)
+    cols = ", ".join(f'"{k}"' for k in keys)
+    dup = con.execute(f"SELECT {cols}, count(*) AS n FROM t GROUP BY ALL HAVING n > 1 LIMIT 1").fetchone()
+    if dup is None:
+        return table
+    if not keep_first:
+        if paths_by_system is not None:
+            path = paths_by_system[dup[0]]
+            raise _duplicate_error(path, dup[1], dup[2], what, field)
+        raise _duplicate_error(field, dup[0], dup[1], what, field)  # pragma: no cover
+    idx = pa.array(np.arange(table.num_rows))
+    con.register("t", table.append_column("__row", idx))
+    n_before = table.num_rows
+    out = con.execute(
+        f"SELECT * EXCLUDE (__row) FROM t QUALIFY row_number() OVER (PARTITION BY {cols} ORDER BY __row) = 1 "
+        f"ORDER BY __row").to_arrow_table()
+    warnings.warn(f"kept the first of repeated {field}s: dropped {n_before - out.num_rows} duplicate line(s)",
+                  stacklevel=3)
+    return out
+
+
+def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicate: bool, with_rank: bool
+               ) -> pa.Table:
+    paths = _as_paths(path_or_paths)
+    tables, tags = [], []
+    for p in paths:
+        t, tag = _read_one_run(p, with_rank)
+        tables.append(t)
+        tags.append(tag)
+    systems = _system_names(paths, tags)
+    parts = []
+    for t, s in zip(tables, systems):
+        parts.append(t.append_column("system", pa.repeat(pa.scalar(s, pa.string()), t.num_rows)))
+    table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    table = _check_duplicates(table, ["system", "query", "item"], dict(zip(systems, paths)), "run", "docno",
+                              keep_first_duplicate)
+    return table
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    return table.to_pandas()
+
+
+def read_trec_run(path_or_paths: PathLike | Iterable[PathLike], *, keep_first_duplicate: bool = False,
+                  with_rank: bool = False) -> pd.DataFrame:
+    """Read one or more TREC run files (``qid Q0 docno rank score tag``).
+
+    Parameters
+    ----------
+    path_or_paths : path or list of paths
+        Run files; gzipped files are recognised by their content.
+    keep_first_duplicate : bool, default False
+        A docno repeated within a query of a run is an error (as in trec_eval). With True, the first line
+        is kept and the others are dropped with a warning.
+    with_rank : bool, default False
+        Also return the file's rank column as ``rank``. trec_eval ignores it (it orders by score, ties by
+        docno descending); with a ``rank`` column rankframe would use it instead of the score.
+
+    Returns
+    -------
+    DataFrame with columns ``query``, ``item`` (strings), ``rank`` (int64, only with ``with_rank``),
+    ``score`` (float64) and ``system``: the run tag (the tag of the file's last line, as trec_eval), or the
+    file name when two files have the same tag.
+    """
+    table = _read_runs(path_or_paths, keep_first_duplicate, with_rank)
+    order = ["query", "item", *(["rank"] if with_rank else []), "score", "system"]
+    return _to_pandas(table.select(order))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# TREC qrels
+
+
+def _read_qrels_table(path: PathLike) -> pa.Table:
+    data = _read_bytes(path)
+    table, _ = _parse(data, path, QRELS_FIELDS, {0: pa.string(), 2: pa.string(), 3: pa.int64()}, "qrels")
+    table = table.rename_columns(["query", "item", "relevance"])
+    con = _duckdb()
+    con.register("t", table)
+    dup = con.execute("SELECT query, item, count(*) AS n FROM t GROUP BY ALL HAVING n > 1 LIMIT 1").fetchone()
+    if dup is not None:
+        err = _duplicate_error(path, dup[0], dup[1], "qrels", "judgment of docno")
+        raise InputFileError(err.path, err.problem.split(";")[0], err.line, err.text)
+    return table
+
+
+def read_trec_qrels(path: PathLike) -> pd.DataFrame:
+    """Read a TREC qrels file (``qid iteration docno relevance``).
+
+    Returns a DataFrame with columns ``query``, ``item`` (strings) and ``relevance`` (int64). The iteration
+    field is checked to be there and ignored, as in trec_eval. A docno judged twice for a query is an error.
+    """
+    return _to_pandas(_read_qrels_table(path))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# run + qrels -> the long table
+
+_JOIN = """
+SELECT coalesce(r.query, j.query) AS query, coalesce(r.item, j.item) AS item, r.score AS score,
+       j.relevance::DOUBLE AS relevance, coalesce(r.system, j.system) AS system
+FROM run AS r
+FULL OUTER JOIN (SELECT s.system, q.query, q.item, q.relevance
+                 FROM (SELECT DISTINCT system FROM run) AS s CROSS JOIN qrels AS q) AS j
+  ON r.system = j.system AND r.query = j.query AND r.item = j.item
+"""
+
+
+def read_trec(run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *,
+              keep_first_duplicate: bool = False) -> pd.DataFrame:
+    """Read TREC run file(s) and a qrels file into one long table, ready for ``df.rank_metrics``.
+
+    Parameters
+    ----------
+    run_paths : path or list of paths
+        One or more runs (``qid Q0 docno rank score tag``); several are evaluated side by side.
+    qrels_path : path
+        The judgments (``qid iteration docno relevance``).
+    keep_first_duplicate : bool, default False
+        See :func:`read_trec_run`.
+
+    Returns
+    -------
+    DataFrame with columns ``query``, ``item`` (strings), ``score`` (float64, NaN = judged but not
+    retrieved), ``relevance`` (float64, NaN = retrieved but unjudged) and ``system`` (the run tag, see
+    :func:`read_trec_run`). Every system gets its own judged-but-not-retrieved rows. There is deliberately no
+    ``rank`` column: rankframe then orders by score descending, ties by item descending, exactly as
+    trec_eval (which ignores the run's rank column). Row order is unspecified.
+
+    Examples
+    --------
+    >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
+    >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
+    """
+    run = _read_runs(run_paths, keep_first_duplicate, with_rank=False)
+    qrels = _read_qrels_table(qrels_path)
+    con = _duckdb()
+    con.register("run", run)
+    con.register("qrels", qrels)
+    return _to_pandas(con.sql(_JOIN).to_arrow_table())
+
+
+# ----------------------------------------------------------------------------------------------------------
+# long tables: Parquet / CSV
+
+
+def _is_parquet(path: PathLike, head: bytes) -> bool:
+    name = str(path).lower()
+    return head[:4] == b"PAR1" or name.endswith((".parquet", ".pq", ".parq"))
+
+
+def read_long(path: PathLike, *, columns: Columns | None = None, numeric: Sequence[str] = (),
+              **names: str) -> pd.DataFrame:
+    """Read a long-format table from Parquet or CSV (also ``.csv.gz``, ``.tsv``).
+
+    Parquet keeps the file's column types. In CSV every column is read as **text** (ids such as ``"007"``
+    stay strings, segment values too) except the rank, relevance and score columns (named by ``columns`` or
+    the keyword arguments ``query=``, ``item=``, ``rank=``, ``relevance=``, ``score=``) and the columns
+    listed in ``numeric``, whose types are inferred (empty cells are nulls).
+    """
+    c = (columns or Columns()).with_(**names)
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4)
+    except FileNotFoundError:
+        raise InputFileError(path, "file not found") from None
+    except IsADirectoryError:
+        raise InputFileError(path, "is a directory, not a file") from None
+    except OSError as e:
+        raise InputFileError(path, f"cannot read file ({e.strerror or e})") from None
+    if _is_parquet(path, head):
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_table(p).to_pandas()
+        except (pa.ArrowInvalid, OSError) as e:
+            raise InputFileError(path, f"not a readable Parquet file ({e})") from None
+    data = _read_bytes(path)
+    if not data.strip():
+        raise InputFileError(path, "empty file: no header line")
+    name = str(path).lower().removesuffix(".gz")
+    delim = "\t" if name.endswith(".tsv") else ","
+    header = data[: data.find(b"\n")] if b"\n" in data else data
+    cols = [h.strip().strip('"') for h in header.decode("utf-8", "replace").rstrip("\r").split(delim)]
+    numeric_cols = {c.rank, c.relevance, c.score, *numeric}
+    types = {h: pa.string() for h in cols if h not in numeric_cols}
+    bad: list[Any] = []
+
+    def handler(row):
+        bad.append(row)
+        return "error"
+
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(data),
+            parse_options=pcsv.ParseOptions(delimiter=delim, invalid_row_handler=handler),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
+        )
+    except pa.ArrowInvalid as e:
+        if bad:
+            row = bad[0]
+            raise InputFileError(path, f"expected {row.expected_columns} columns, found {row.actual_columns}",
+                                 row.number, row.text) from None
+        raise InputFileError(path, f"cannot parse CSV ({str(e).splitlines()[0]})") from None
+    if table.num_rows == 0:
+        raise InputFileError(path, "empty file: a header but no data lines")
+    return table.to_pandas()
+
+
+# ----------------------------------------------------------------------------------------------------------
+# writers
+
+
+def _open_text(path: PathLike):
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "wb")
+    return open(path, "wb")
+
+
+def _check_ids(values: pa.ChunkedArray | pa.Array, what: str) -> None:
+    if pc.any(pc.match_substring_regex(values, r"\s|^$")).as_py():
+        raise RankframeError(f"{what} ids must be non-empty and contain no whitespace to be written in TREC "
+                             f"format")
+
+
+def _str_col(s: pd.Series) -> pa.Array:
+    return pa.array(s.astype(str).to_numpy(dtype=object), pa.string())
+
+
+def _write_lines(path: PathLike, cols: list[pa.Array]) -> None:
+    table = pa.table(cols, names=[f"c{i}" for i in range(len(cols))])
+    with _open_text(path) as f:
+        pcsv.write_csv(table, f, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
+
+
+def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None, columns: Columns | None = None,
+                   system: str = "system", **names: str) -> None:
+    """Write the retrieved rows of a long table as a TREC run (``qid Q0 docno rank score tag``).
+
+    Rows are ordered by query, then by rank (or, without a rank column, by score descending, ties by item
+    descending as trec_eval). Without a score column the score written is ``n - rank + 1`` so that trec_eval,
+    which orders by score, sees the same order. Rows with a null rank (or score) are not part of the run and
+    are left out. The tag is ``tag``, else the single value of the ``system`` column, else ``"rankframe"``.
+    """
+    c = (columns or Columns()).with_(**names)
+    if tag is None:
+        if system in df.columns:
+            values = df[system].dropna().unique()
+            if len(values) > 1:
+                raise RankframeError(f"the table holds {len(values)} systems; write one run per system "
+                                     f"(filter on {system!r}) or pass tag=")
+            tag = str(values[0]) if len(values) else "rankframe"
+        else:
+            tag = "rankframe"
+    if re.search(r"\s", tag) or not tag:
+        raise RankframeError(f"the run tag must be non-empty without whitespace, got {tag!r}")
+    has_rank, has_score = c.rank in df.columns, c.score in df.columns
+    if not has_rank and not has_score:
+        raise RankframeError(f"cannot write a run: neither a rank column {c.rank!r} nor a score column "
+                             f"{c.score!r}. Columns in dataframe: {list(df.columns)}")
+    key = c.rank if has_rank else c.score
+    d = df.loc[df[key].notna()]
+    q = d[c.query].astype(str)
+    item = d[c.item].astype(str)
+    if has_rank:
+        order = np.lexsort((d[c.rank].to_numpy(dtype=float), q.to_numpy(dtype=object)))
+        rank = d[c.rank].to_numpy(dtype=float)[order]
+    else:
+        order = np.lexsort((_desc_str_key(item), -d[c.score].to_numpy(dtype=float), q.to_numpy(dtype=object)))
+        qs = q.to_numpy(dtype=object)[order]
+        starts = np.r_[True, qs[1:] != qs[:-1]] if len(qs) else np.zeros(0, bool)
+        idx = np.arange(len(qs))
+        rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
+    if has_score:
+        score = d[c.score].to_numpy(dtype=float)[order]
+    else:
+        score = (np.nanmax(rank) if len(rank) else 0) - rank + 1
+    qa = pa.array(q.to_numpy(dtype=object)[order], pa.string())
+    ia = pa.array(item.to_numpy(dtype=object)[order], pa.string())
+    _check_ids(qa, "query")
+    _check_ids(ia, "item")
+    rank_int = rank.astype(np.int64)
+    if not np.array_equal(rank_int, rank):
+        raise RankframeError("ranks must be whole numbers to be written in TREC format")
+    n = len(qa)
+    _write_lines(path, [qa, pa.repeat(pa.scalar("Q0"), n), ia, pa.array(rank_int).cast(pa.string()),
+                        pa.array(score, pa.float64()).cast(pa.string()), pa.repeat(pa.scalar(tag), n)])
+
+
+def _desc_str_key(item: pd.Series) -> np.ndarray:
+    """A numeric key whose ascending order is the items' descending string order."""
+    codes, uniques = pd.factorize(item, sort=True)
+    return -codes
+
+
+def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | None = None, **names: str) -> None:
+    """Write the judged rows of a long table as TREC qrels (``qid 0 docno relevance``).
+
+    Rows with a null relevance (unjudged) are left out. Grades must be whole numbers (trec_eval reads them
+    as integers). Rows are ordered by query, then item.
+    """
+    c = (columns or Columns()).with_(**names)
+    d = df.loc[df[c.relevance].notna()]
+    rel = d[c.relevance].to_numpy(dtype=float)
+    if not np.array_equal(rel, np.round(rel)):
+        raise RankframeError("relevance grades must be whole numbers to be written as TREC qrels")
+    q = d[c.query].astype(str).to_numpy(dtype=object)
+    item = d[c.item].astype(str).to_numpy(dtype=object)
+    order = np.lexsort((item, q))
+    qa, ia = pa.array(q[order], pa.string()), pa.array(item[order], pa.string())
+    _check_ids(qa, "query")
+    _check_ids(ia, "item")
+    n = len(qa)
+    _write_lines(path, [qa, pa.repeat(pa.scalar("0"), n), ia,
+                        pa.array(rel[order].astype(np.int64)).cast(pa.string())])
+
+
+def write_long(df: pd.DataFrame, path: PathLike) -> None:
+    """Write a long table as Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, optionally ``.gz``)."""
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    name = str(path).lower()
+    if name.endswith((".parquet", ".pq", ".parq")):
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, path)
+        return
+    delim = "\t" if name.removesuffix(".gz").endswith(".tsv") else ","
+    with _open_text(path) as f:
+        pcsv.write_csv(table, f, pcsv.WriteOptions(delimiter=delim))
