@@ -140,7 +140,7 @@ def join_qrels(
                              "table with judgments or a run plus qrels=, not both")
     if validate:
         validate_table(run, c, by=by, allow_duplicates=allow_duplicates, require_relevance=False)
-        validate_table(qrels.assign(**{c.rank: 1}) if c.rank not in qrels.columns else qrels, c,
+        validate_table(qrels.assign(**{c.rank: float("nan")}), c,
                        allow_duplicates=False)
     judgments = qrels[[c.query, c.item, c.relevance]]
     retrieved = run.merge(judgments, on=[c.query, c.item], how="left")

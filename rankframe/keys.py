@@ -109,15 +109,17 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
     r = rank[retrieved]
     counts = np.bincount(g, minlength=groups.n)
     offsets = _offsets(counts)
-    # Fast path: every unit's ranks are exactly 1..n, so (unit, rank) is the slot itself.
-    ok = (r >= 1) & (r <= counts[g]) & (r == np.floor(r))
-    if ok.all():
-        slot = offsets[g] + r.astype(np.int64) - 1
-        filled = np.bincount(slot, minlength=len(retrieved))
-        if (filled == 1).all():
-            rows = np.empty(len(retrieved), dtype=np.int64)
-            rows[slot] = retrieved
-            return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64))
+    # Fast path: every unit's ranks are exactly 1..n, so (unit, rank) is the slot itself. Slots that are all
+    # distinct and inside [0, N) form a bijection, which also proves every rank lies within its unit's range.
+    if len(r) and (r >= 1).all() and (r == np.floor(r)).all():
+        small = offsets.astype(np.int32) if len(r) < 2**31 else offsets
+        slot = small[g] + (r.astype(np.int64) - 1)
+        if slot.max() < len(r):
+            filled = np.bincount(slot, minlength=len(retrieved))
+            if (filled == 1).all():
+                rows = np.empty(len(retrieved), dtype=np.int64)
+                rows[slot] = retrieved
+                return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64))
     order = np.lexsort((r, g))
     rows = retrieved[order]
     rs, gs = r[order], g[order]
@@ -128,24 +130,75 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
     return RankedOrder(rows, offsets, rows[dup])
 
 
-def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str) -> np.ndarray:
+def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None = None) -> np.ndarray:
     """Row indices whose (unit, item) appears more than once."""
-    return _cached(("dupitems", id(df), item_col, id(groups)), lambda: _duplicate_item_rows(df, groups, item_col))
+    return _cached(("dupitems", id(df), item_col, id(groups)),
+                   lambda: _duplicate_item_rows(df, groups, item_col, rank_col))
 
 
-def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str) -> np.ndarray:
+def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None) -> np.ndarray:
     item = df[item_col]
-    values = None
-    if pd.api.types.is_integer_dtype(item.dtype) and not item.hasnans:
+    if pd.api.types.is_integer_dtype(item.dtype) and not item.hasnans and len(item):
         values = item.to_numpy(dtype=np.int64)
-        lo, hi = (int(values.min()), int(values.max())) if len(values) else (0, 0)
+        found = _duplicates_by_row_sort(df, groups, values, rank_col)
+        if found is not None:
+            return found
+        lo, hi = int(values.min()), int(values.max())
         span = hi - lo + 1
         if groups.n * span < 2**62:
             key = groups.codes * span + (values - lo)
         else:
-            values = None
-    if values is None:
+            codes, _ = pd.factorize(values)
+            key = groups.codes * (int(codes.max(initial=0)) + 1) + codes
+    else:
         item_codes, _ = pd.factorize(item, use_na_sentinel=False)
         key = groups.codes * (int(item_codes.max(initial=0)) + 1) + item_codes
     dup = pd.Series(key, copy=False).duplicated(keep=False).to_numpy()
     return np.flatnonzero(dup)
+
+
+def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
+    """Duplicate (unit, item) rows found by sorting each unit's items in a padded matrix.
+
+    Much cheaper than hashing 10M distinct keys when units are short lists of similar length (the usual
+    shape): each row of the matrix is a small sort. Returns None when the shape does not suit it.
+    """
+    if rank_col is None:
+        return None
+    ranked = ranked_order(df, groups, rank_col)
+    counts = np.bincount(groups.codes, minlength=groups.n)
+    width = int(counts.max(initial=0))
+    if groups.n * width > 2 * len(df) + 1024:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    if hi + width >= 2**62 or lo < -(2**62):
+        return None
+    # slot of each row within its unit: retrieved rows by rank, the others after them
+    slot = np.empty(len(df), dtype=np.int64)
+    n_ret = np.diff(ranked.offsets)
+    slot[ranked.rows] = np.arange(len(ranked.rows)) - np.repeat(ranked.offsets[:-1], n_ret)
+    rest = np.ones(len(df), dtype=bool)
+    rest[ranked.rows] = False
+    rest_rows = np.flatnonzero(rest)
+    if len(rest_rows):
+        rg = groups.codes[rest_rows]
+        order = np.argsort(rg, kind="stable")
+        rest_rows, rg = rest_rows[order], rg[order]
+        starts = np.searchsorted(rg, rg, side="left")
+        slot[rest_rows] = n_ret[rg] + (np.arange(len(rg)) - starts)
+    small = hi - lo + width < 2**31
+    dtype = np.int32 if small else np.int64
+    base = lo if small else 0
+    # padding gets values no item can have, distinct per column
+    matrix = np.empty((groups.n, width), dtype=dtype)
+    matrix[:] = (hi - base + 1 + np.arange(width)).astype(dtype)
+    matrix[groups.codes, slot] = (values - base).astype(dtype)
+    matrix.sort(axis=1)
+    same = matrix[:, 1:] == matrix[:, :-1]
+    if not same.any():
+        return np.empty(0, dtype=np.int64)
+    bad_units = np.flatnonzero(same.any(axis=1))
+    in_bad = np.isin(groups.codes, bad_units)
+    key = groups.codes[in_bad] * (hi - lo + 1) + (values[in_bad] - lo)
+    dup = pd.Series(key).duplicated(keep=False).to_numpy()
+    return np.flatnonzero(in_bad)[dup]

@@ -32,6 +32,7 @@ class Prepared:
     judged_group: np.ndarray  # unit code of every judged row (retrieved or not)
     judged_grade: np.ndarray  # grade of every judged row
     _memo: dict = field(default_factory=dict, repr=False)
+    root: Prepared | None = field(default=None, repr=False)  # the uncut lists, for judged-side quantities
 
     @property
     def n_retrieved(self) -> np.ndarray:
@@ -42,6 +43,24 @@ class Prepared:
     def n_judged(self) -> np.ndarray:
         """Number of judged rows of each unit."""
         return self.memo(("n_judged",), lambda: np.bincount(self.judged_group, minlength=self.n))
+
+    def cut(self, k: int | None) -> Prepared:
+        """The same units with each ranked list cut to its top k (itself when k is None).
+
+        Most metrics only read the top k, so cutting once makes every later step touch k rows per query.
+        """
+        if k is None:
+            return self
+
+        def make() -> Prepared:
+            keep = self.pos <= k
+            counts = np.minimum(np.diff(self.offsets), k)
+            offsets = np.zeros(self.n + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            return Prepared(self.n, self.units, offsets, self.group[keep], self.pos[keep], self.grade[keep],
+                            self.judged_group, self.judged_grade, root=self.root or self)
+
+        return self.memo(("cut", k), make)
 
     def memo(self, key: tuple, make: Callable[[], Any]) -> Any:
         """Compute a derived array once per preparation (shared by the metrics of one call)."""
@@ -57,18 +76,14 @@ class Prepared:
             values = values if mask is None else values[mask]
         return np.bincount(g, weights=values, minlength=self.n).astype(np.float64, copy=False)
 
-    def top(self, k: int | None) -> np.ndarray | None:
-        """Mask of ranked elements within the cutoff (None = no cutoff)."""
-        if k is None:
-            return None
-        return self.memo(("top", k), lambda: self.pos <= k)
-
     def hits(self, rel: float) -> np.ndarray:
         """1.0 where a ranked element is relevant (grade >= rel; unjudged never is)."""
         return self.memo(("hits", rel), lambda: (self.grade >= rel).astype(np.float64))
 
     def n_relevant(self, rel: float) -> np.ndarray:
         """|R|: number of judged rows (retrieved or not) with grade >= rel, per unit."""
+        if self.root is not None:
+            return self.root.n_relevant(rel)
         return self.memo(("n_rel", rel), lambda: np.bincount(
             self.judged_group, weights=(self.judged_grade >= rel), minlength=self.n))
 
@@ -85,10 +100,6 @@ class Prepared:
         """Inclusive running product of ``values`` along each ranked list (exact, segment-wise)."""
         return pd.Series(values, copy=False).groupby(self.group, sort=False).cumprod().to_numpy()
 
-    def cutoff_len(self, k: int | None) -> np.ndarray:
-        """min(k, n) per unit (n when k is None)."""
-        n = self.n_retrieved
-        return n if k is None else np.minimum(n, k)
 
 
 def gain_of(grades: np.ndarray, gain: str, rel: float | None) -> np.ndarray:
@@ -108,7 +119,8 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
     """Sort values descending within each unit; return (group, values, 1-based position) of the ideal lists."""
     keep = values > 0  # zero gains add nothing to an ideal list
     g, v = group[keep], values[keep]
-    order = np.lexsort((-v, g))
+    value_codes, uniques = pd.factorize(-v, sort=True)  # few distinct gains: sort one int64 key
+    order = np.argsort(g * max(len(uniques), 1) + value_codes, kind="stable")
     g, v = g[order], v[order]
     counts = np.bincount(g, minlength=n)
     starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
@@ -127,7 +139,7 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
         rows, offsets = ranked.rows, ranked.offsets
     else:
         rows, offsets = _order_by_score(df, groups, c)
-    group = groups.codes[rows]
+    group = np.repeat(np.arange(groups.n, dtype=np.int64), np.diff(offsets))
     pos = np.arange(len(rows), dtype=np.int64) - offsets[:-1][group] + 1
     grade_all = keys.as_float(df[c.relevance])
     judged = np.flatnonzero(~np.isnan(grade_all))

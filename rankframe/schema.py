@@ -146,7 +146,8 @@ def schema(
 
         def unique_item(df: pd.DataFrame):
             groups = keys.group_codes(df, unit)
-            dup = keys.duplicate_item_rows(df, groups, c.item)
+            rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None
+            dup = keys.duplicate_item_rows(df, groups, c.item, rank_col)
             return pd.Series(_row_mask(len(df), dup), index=df.index)
 
         frame_checks.append(pa.Check(unique_item, name=f"unique:{c.item}",

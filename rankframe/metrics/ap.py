@@ -6,15 +6,15 @@ import numpy as np
 
 
 def compute(prep, *, k, rel, denominator):
-    hits = prep.hits(rel)
-    precision_at = prep.cumsum_in_list(hits) / prep.pos
-    top = prep.top(k)
-    total = prep.segment_sum(precision_at * hits, top)
+    top = prep.cut(k)
+    hits = top.hits(rel)
+    precision_at = top.cumsum_in_list(hits) / top.pos
+    total = top.segment_sum(precision_at * hits)
     n_rel = prep.n_relevant(rel)
     if denominator == "relevant":
         denom = n_rel
     elif denominator == "min_k":
         denom = n_rel if k is None else np.minimum(n_rel, k)
     else:  # "retrieved": relevant items found in the top k
-        denom = prep.segment_sum(hits, top)
+        denom = top.segment_sum(hits)
     return np.divide(total, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0

@@ -6,4 +6,5 @@ from ..prepare import gain_of
 
 
 def compute(prep, *, k, rel, gain):
-    return prep.segment_sum(gain_of(prep.grade, gain, rel), prep.top(k)), None
+    top = prep.cut(k)
+    return top.segment_sum(gain_of(top.grade, gain, rel)), None

@@ -11,5 +11,5 @@ def compute(prep, *, k, rel, gain):
 
 def dcg(prep, k, rel, gain):
     """DCG@k per unit (shared with nDCG)."""
-    return prep.memo(("dcg", k, rel, gain), lambda: prep.segment_sum(
-        gain_of(prep.grade, gain, rel) * discount(prep.pos), prep.top(k)))
+    top = prep.cut(k)
+    return top.memo(("dcg", rel, gain), lambda: top.segment_sum(gain_of(top.grade, gain, rel) * discount(top.pos)))

@@ -36,8 +36,5 @@ def _cumprod(group, values):
 
 
 def compute(prep, *, k, max_grade):
-    top = prep.top(k)
-    group, pos, grade = prep.group, prep.pos, prep.grade
-    if top is not None:
-        group, pos, grade = group[top], pos[top], grade[top]
-    return err_of_lists(prep, group, pos, stop_probability(grade, max_grade)), None
+    top = prep.cut(k)
+    return err_of_lists(prep, top.group, top.pos, stop_probability(top.grade, max_grade)), None

@@ -4,4 +4,5 @@ from __future__ import annotations
 
 
 def compute(prep, *, k, rel):
-    return (prep.segment_sum(prep.hits(rel), prep.top(k)) > 0).astype(float), None
+    top = prep.cut(k)
+    return (top.segment_sum(top.hits(rel)) > 0).astype(float), None

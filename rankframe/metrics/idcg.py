@@ -11,20 +11,20 @@ def compute(prep, *, k, rel, gain, ideal):
     return idcg(prep, k, rel, gain, ideal), None
 
 
-def ideal_lists(prep, gains_of, ideal):
-    """(unit, value, position) of each unit's ideal list of ``gains_of(grades)``, best first."""
+def ideal_lists(prep, gains_of, ideal, key):
+    """(unit, value, position) of each unit's ideal list of ``gains_of(grades)``, best first (memoised by key)."""
     if ideal == "judged":
         group, grades = prep.judged_group, prep.judged_grade
     else:
         group, grades = prep.group, prep.grade
-    return sorted_desc_in_unit(group, gains_of(grades), prep.n)
+    return prep.memo(("ideal", ideal, *key), lambda: sorted_desc_in_unit(group, gains_of(grades), prep.n))
 
 
 def idcg(prep, k, rel, gain, ideal):
     """IDCG@k per unit (shared with nDCG)."""
 
     def make():
-        g, v, pos = ideal_lists(prep, lambda grades: gain_of(grades, gain, rel), ideal)
+        g, v, pos = ideal_lists(prep, lambda grades: gain_of(grades, gain, rel), ideal, ("gain", gain, rel))
         keep = slice(None) if k is None else pos <= k
         return np.bincount(g[keep], weights=(v * discount(pos))[keep], minlength=prep.n)
 

@@ -6,6 +6,7 @@ import numpy as np
 
 
 def compute(prep, *, k):
-    judged = prep.segment_sum((~np.isnan(prep.grade)).astype(np.float64), prep.top(k))
-    denom = prep.cutoff_len(k).astype(np.float64)
+    top = prep.cut(k)
+    judged = top.segment_sum((~np.isnan(top.grade)).astype(np.float64))
+    denom = top.n_retrieved.astype(np.float64)
     return np.divide(judged, denom, out=np.zeros(prep.n), where=denom > 0), None

@@ -6,9 +6,10 @@ import numpy as np
 
 
 def compute(prep, *, k, rel, denominator):
-    hits = prep.segment_sum(prep.hits(rel), prep.top(k))
+    top = prep.cut(k)
+    hits = top.segment_sum(top.hits(rel))
     if denominator == "k" and k is not None:
         denom = np.full(prep.n, float(k))
     else:
-        denom = prep.cutoff_len(k).astype(np.float64)
+        denom = top.n_retrieved.astype(np.float64)
     return np.divide(hits, denom, out=np.zeros(prep.n), where=denom > 0), None

@@ -6,5 +6,5 @@ import numpy as np
 
 
 def compute(prep, *, k, rel, p):
-    weights = prep.hits(rel) * np.power(p, prep.pos - 1.0)
-    return (1.0 - p) * prep.segment_sum(weights, prep.top(k)), None
+    top = prep.cut(k)
+    return (1.0 - p) * top.segment_sum(top.hits(rel) * np.power(p, top.pos - 1.0)), None

@@ -6,7 +6,8 @@ import numpy as np
 
 
 def compute(prep, *, k, rel, denominator):
-    hits = prep.segment_sum(prep.hits(rel), prep.top(k))
+    top = prep.cut(k)
+    hits = top.segment_sum(top.hits(rel))
     n_rel = prep.n_relevant(rel)
     denom = n_rel if denominator == "relevant" or k is None else np.minimum(n_rel, k)
     return np.divide(hits, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0

@@ -6,14 +6,11 @@ import numpy as np
 
 
 def compute(prep, *, k, rel):
-    hit = prep.hits(rel) > 0
-    top = prep.top(k)
-    if top is not None:
-        hit = hit & top
-    idx = np.flatnonzero(hit)
-    g = prep.group[idx]
+    top = prep.cut(k)
+    idx = np.flatnonzero(top.hits(rel))
+    g = top.group[idx]
     first = np.ones(len(idx), dtype=bool)
     first[1:] = g[1:] != g[:-1]  # lists are contiguous and in rank order
     out = np.zeros(prep.n)
-    out[g[first]] = 1.0 / prep.pos[idx[first]]
+    out[g[first]] = 1.0 / top.pos[idx[first]]
     return out, None
