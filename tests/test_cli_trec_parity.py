@@ -1,0 +1,117 @@
+"""`rankframe evaluate --format trec` prints what trec_eval prints, line for line, for every shared measure.
+
+Judges: trec_eval 10.0's own expected outputs (``../shared/data/trec_eval/test/out.test*``) and, for the TREC
+2003 Robust runs where no expected output exists, pytrec_eval (trec_eval compiled as a Python extension).
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from rankframe.cli import main
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+TREC = DATA / "trec_eval" / "test"
+ROBUST = DATA / "trectools_robust03"
+
+CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+MEASURES = ["AP", "Rprec", "Bpref", "RR", *(f"P@{k}" for k in CUTS), *(f"R@{k}" for k in CUTS), "nDCG",
+            *(f"nDCG@{k}" for k in CUTS), *(f"AP@{k}" for k in CUTS), *(f"Success@{k}" for k in (1, 5, 10))]
+TREC_NAMES = {"map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS), *(f"recall_{k}" for k in CUTS),
+              "ndcg", *(f"ndcg_cut_{k}" for k in CUTS), *(f"map_cut_{k}" for k in CUTS),
+              *(f"success_{k}" for k in (1, 5, 10))}
+
+
+def _need(path: Path) -> None:
+    if not path.exists():
+        pytest.skip(f"SHARED DATA MISSING: {path} (expected the shared data folder next to the project)")
+
+
+def _cli(capsys, *args: str) -> list[str]:
+    code = main(["evaluate", *args, "--format", "trec", "--no-progress",
+                 *(a for m in MEASURES for a in ("-m", m))])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out.splitlines()
+
+
+def _measure_lines(lines: list[str]) -> list[str]:
+    """The lines of measures both programs compute (drops runid, num_q, iprec_at_recall, ...)."""
+    return [ln for ln in lines if ln.split("\t")[0].strip() in TREC_NAMES]
+
+
+@pytest.mark.parametrize(("run", "expected", "flags"), [
+    ("results.test", "out.test.aq", ["--per-query"]),
+    ("results.trunc", "out.test.aqc", ["--per-query", "--complete"]),
+    ("results.test", "out.test.a", []),
+])
+def test_trec_eval_expected_output(capsys, run, expected, flags):
+    _need(TREC)
+    got = _cli(capsys, str(TREC / run), "--qrels", str(TREC / "qrels.test"), *flags)
+    want = _measure_lines((TREC / expected).read_text().splitlines())
+    assert len(want) >= 44
+    assert _measure_lines(got) == want
+    assert f"{'runid':<22}\tall\tSTANDARD" in got
+
+
+def test_trec_eval_comments(capsys):
+    """trec_eval 10's comment files (query ids like 2024-224960, docnos with '#'), default measure set."""
+    _need(TREC)
+    got = _cli(capsys, str(TREC / "results.comment.test"), "--qrels", str(TREC / "qrels.comment.test"))
+    want = _measure_lines((TREC / "out.comment.test").read_text().splitlines())
+    assert len(want) > 10
+    names = {ln.split("\t")[0] for ln in want}  # trec_eval's default set has no recall_k, ndcg_cut_k, ...
+    assert [ln for ln in _measure_lines(got) if ln.split("\t")[0] in names] == want
+
+
+def _pytrec_lines(run_path: Path, qrels: dict) -> tuple[str, list[str]]:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run: dict[str, dict[str, float]] = {}
+    tag = ""
+    with gzip.open(run_path, "rt") as f:
+        for line in f:
+            q, _, d, _, s, tag = line.split()[:6]
+            run.setdefault(q, {})[d] = float(s)
+    families = {"map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success"}
+    res = pytrec_eval.RelevanceEvaluator(qrels, families).evaluate(run)
+    order = ["map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS), *(f"recall_{k}" for k in CUTS),
+             "ndcg", *(f"ndcg_cut_{k}" for k in CUTS), *(f"map_cut_{k}" for k in CUTS),
+             *(f"success_{k}" for k in (1, 5, 10))]
+    lines = []
+    for q in sorted(res):
+        lines += [f"{m:<22}\t{q}\t{res[q][m]:.4f}" for m in order]
+    lines += [f"{m:<22}\tall\t{sum(res[q][m] for q in res) / len(res):.4f}" for m in order]
+    return tag, lines
+
+
+def test_robust03_against_pytrec_eval(capsys):
+    _need(ROBUST)
+    qrels: dict[str, dict[str, int]] = {}
+    with gzip.open(ROBUST / "robust03_qrels.txt.gz", "rt") as f:
+        for line in f:
+            q, _, d, r = line.split()
+            qrels.setdefault(q, {})[d] = int(r)
+    runs = sorted((ROBUST / "runs").glob("input.*.gz"))
+    assert len(runs) == 6
+    got = _cli(capsys, *map(str, runs), "--qrels", str(ROBUST / "robust03_qrels.txt.gz"), "--per-query")
+    # one block per run: its per-query lines, then `runid all TAG`, then its `all` lines
+    blocks: dict[str, list[str]] = {}
+    current: list[str] = []
+    tag = None
+    for ln in got:
+        name, qid, value = ln.split("\t")
+        if name.strip() == "runid":
+            tag = value
+            blocks[tag] = current
+            continue
+        if qid != "all" and tag is not None:
+            current, tag = [], None
+        current.append(ln)
+    assert len(blocks) == 6
+    for run in runs:
+        tag, want = _pytrec_lines(run, qrels)
+        assert _measure_lines(blocks[tag]) == want, run.name
+
