@@ -220,3 +220,25 @@ def bind_policies(owner: str = "evaluate", **given: Any) -> dict[str, str]:
             raise unknown_name_error("policy", key, names)
         values[key] = names[key].check(owner, val)
     return values
+
+
+def params_markdown() -> str:
+    """The parameter table of docs/metrics.md, generated from the declarations above."""
+    lines = ["| metric | method / aliases | parameter | default | allowed | meaning |", "|---|---|---|---|---|---|"]
+    for m in METRICS:
+        names = ", ".join(dict.fromkeys([m.name, *m.aliases]))
+        for i, p in enumerate(m.params):
+            head = f"`{m.canonical}` | {names}" if i == 0 else " | "
+            lines.append(f"| {head} | `{p.name}` | `{p.default!r}` | {p.expected()} | {p.description} |")
+    return "\n".join(lines)
+
+
+def write_params_doc(path: str = "docs/metrics.md") -> None:
+    """Regenerate the parameter table between the markers of docs/metrics.md."""
+    from pathlib import Path
+
+    doc = Path(path).read_text()
+    start, end = "<!-- params:start -->", "<!-- params:end -->"
+    head, rest = doc.split(start, 1)
+    _, tail = rest.split(end, 1)
+    Path(path).write_text(f"{head}{start}\n{params_markdown()}\n{end}{tail}")

@@ -1,0 +1,57 @@
+"""Metric-name grammar: parse, canonical print, round trip, errors; registry vs docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import rankframe
+from rankframe.names import parse
+from rankframe.registry import METRICS, params_markdown
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("map@10", "AP@10"), ("MAP@10", "AP@10"), ("AP@10", "AP@10"), ("nDCG@10", "nDCG@10"), ("ndcg@10", "nDCG@10"),
+    ("P@5", "P@5"), ("precision@5", "P@5"), ("R@100", "R@100"), ("recall@100", "R@100"), ("RR", "RR"),
+    ("mrr@10", "RR@10"), ("Rprec", "Rprec"), ("R-precision", "Rprec"), ("Bpref", "Bpref"),
+    ("Success@10", "Success@10"), ("hit_rate@10", "Success@10"), ("Judged@10", "Judged@10"),
+    ("ERR@20", "ERR@20"), ("P(rel=2)@10", "P(rel=2)@10"), ("AP(rel=2)@100", "AP(rel=2)@100"),
+    ("AP(rel=1)@100", "AP@100"), ("nDCG(gain=exponential)@10", "nDCG(gain='exponential')@10"),
+    ("ndcg(gain='exponential', ideal='retrieved')@5", "nDCG(gain='exponential', ideal='retrieved')@5"),
+    ("RBP(p=0.5)", "RBP(p=0.5)"), ("ERR(max_grade=3)@10", "ERR(max_grade=3)@10"),
+])
+def test_parse_and_canonical_form(text, canonical):
+    m = parse(text)
+    assert str(m) == canonical
+    assert parse(str(m)) == m  # round trip
+
+
+def test_every_declared_metric_and_alias_parses():
+    for spec in METRICS:
+        for name in (spec.name, spec.canonical, *spec.aliases):
+            assert parse(name).spec is spec
+
+
+@pytest.mark.parametrize("bad", ["", "P@", "P(2)@5", "@5", "P@5@6", "P(rel=)@3"])
+def test_unparseable(bad):
+    with pytest.raises(rankframe.RankframeError):
+        parse(bad)
+
+
+def test_unknown_parameter_names_the_declared_ones():
+    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, k, rel"):
+        parse("AP(denom='min_k')@10")
+
+
+def test_docs_parameter_table_matches_registry():
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "metrics.md").read_text()
+    table = doc.split("<!-- params:start -->")[1].split("<!-- params:end -->")[0].strip()
+    assert table == params_markdown(), "run: python -c 'from rankframe.registry import write_params_doc; " \
+        "write_params_doc()'"
+
+
+def test_docs_define_every_metric():
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "metrics.md").read_text()
+    for spec in METRICS:
+        assert f"`{spec.name}`" in doc, spec.name
