@@ -155,6 +155,8 @@ def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.T
 
 def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
     """The file's lines as chunks of a string column; row i of the concatenation is line i + 1."""
+    if not data:
+        return []
     bad: list[Any] = []
 
     def handler(row):
@@ -306,11 +308,6 @@ def _read_one_run(path: PathLike, with_rank: bool) -> tuple[pa.Table, str]:
     table, _ = _parse(data, path, RUN_FIELDS, dict(sorted(keep.items())), "run")
     names = {"f0": "query", "f2": "item", "f3": "rank", "f4": "score"}
     table = table.rename_columns([names[n] for n in table.column_names])
-    nan = pc.is_nan(table.column("score"))
-    if pc.any(nan).as_py():
-        _, lines = _robust_parse(data, path, RUN_FIELDS, {4: pa.float64()}, "run")
-        i = int(np.flatnonzero(nan.to_numpy(zero_copy_only=False))[0])
-        raise InputFileError(path, "score is NaN", int(lines[i]), _line_text(data, int(lines[i])))
     tag = _last_data_line(data).split()[-1]
     return table, tag
 
@@ -359,7 +356,8 @@ def _check_duplicates(table: pa.Table, keys: list[str], paths_by_system: dict[st
     con = _duckdb()
     con.register("t", table)
     cols = ", ".join(f'"{k}"' for k in keys)
-    dup = con.execute(f"SELECT {cols}, count(*) AS n FROM t GROUP BY ALL HAVING n > 1 LIMIT 1").fetchone()
+    dup = con.execute(f"SELECT {cols}, count(*) AS n FROM t GROUP BY ALL HAVING n > 1 LIMIT 1").fetchall()
+    dup = dup[0] if dup else None
     if dup is None:
         return table
     if not keep_first:
@@ -370,7 +368,7 @@ def _check_duplicates(table: pa.Table, keys: list[str], paths_by_system: dict[st
     idx = pa.array(np.arange(table.num_rows))
     con.register("t", table.append_column("__row", idx))
     n_before = table.num_rows
-    out = con.execute(
+    out = con.sql(
         f"SELECT * EXCLUDE (__row) FROM t QUALIFY row_number() OVER (PARTITION BY {cols} ORDER BY __row) = 1 "
         f"ORDER BY __row").to_arrow_table()
     warnings.warn(f"kept the first of repeated {field}s: dropped {n_before - out.num_rows} duplicate line(s)",
@@ -436,7 +434,8 @@ def _read_qrels_table(path: PathLike) -> pa.Table:
     table = table.rename_columns(["query", "item", "relevance"])
     con = _duckdb()
     con.register("t", table)
-    dup = con.execute("SELECT query, item, count(*) AS n FROM t GROUP BY ALL HAVING n > 1 LIMIT 1").fetchone()
+    dup = con.execute("SELECT query, item, count(*) AS n FROM t GROUP BY ALL HAVING n > 1 LIMIT 1").fetchall()
+    dup = dup[0] if dup else None
     if dup is not None:
         err = _duplicate_error(path, dup[0], dup[1], "qrels", "judgment of docno")
         raise InputFileError(err.path, err.problem.split(";")[0], err.line, err.text)

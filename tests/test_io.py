@@ -1,0 +1,313 @@
+"""Readers and writers: round trips, string ids, gzip, comments, and every malformed-input error."""
+
+from __future__ import annotations
+
+import gzip
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankframe
+from rankframe.io import (
+    InputFileError,
+    read_long,
+    read_trec,
+    read_trec_qrels,
+    read_trec_run,
+    write_long,
+    write_trec_qrels,
+    write_trec_run,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+RUN = """\
+007 Q0 d1 1 3.5 sysA
+007 Q0 d2 2 2.5 sysA
+007 Q0 d3 3 2.5 sysA
+08 Q0 d1 1 1.0 sysA
+"""
+QRELS = """\
+007 0 d1 1
+007 0 d9 2
+08 0 d4 0
+010 0 d1 1
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    p = tmp_path / name
+    if isinstance(text, str):
+        text = text.encode()
+    p.write_bytes(gzip.compress(text) if name.endswith(".gz") else text)
+    return p
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def test_run_ids_stay_strings(tmp_path):
+    df = read_trec_run(_write(tmp_path, "r.txt", RUN))
+    assert list(df.columns) == ["query", "item", "score", "system"]
+    assert df["query"].tolist() == ["007", "007", "007", "08"]
+    assert df["score"].tolist() == [3.5, 2.5, 2.5, 1.0]
+    assert set(df["system"]) == {"sysA"}
+    assert pd.api.types.is_string_dtype(df["query"]) and pd.api.types.is_string_dtype(df["item"])
+
+
+def test_run_with_rank(tmp_path):
+    df = read_trec_run(_write(tmp_path, "r.txt", RUN), with_rank=True)
+    assert list(df.columns) == ["query", "item", "rank", "score", "system"]
+    assert df["rank"].tolist() == [1, 2, 3, 1]
+
+
+def test_qrels(tmp_path):
+    q = read_trec_qrels(_write(tmp_path, "q.txt", QRELS))
+    assert list(q.columns) == ["query", "item", "relevance"]
+    assert q["query"].tolist() == ["007", "007", "08", "010"]
+    assert q["relevance"].tolist() == [1, 2, 0, 1]
+
+
+@pytest.mark.parametrize("sep", [" ", "\t", "  ", " \t ", "\t\t"])
+def test_any_whitespace_separates_fields(tmp_path, sep):
+    text = "".join(sep.join(line.split()) + "\n" for line in RUN.splitlines())
+    fast = read_trec_run(_write(tmp_path, "a.txt", RUN))
+    other = read_trec_run(_write(tmp_path, "b.txt", "  " + text.replace("\n", " \n")))
+    pd.testing.assert_frame_equal(fast, other)
+    other = read_trec_run(_write(tmp_path, "c.txt", text))
+    pd.testing.assert_frame_equal(fast, other)
+
+
+def test_gzip_is_detected_by_content(tmp_path):
+    plain = read_trec_run(_write(tmp_path, "r.txt", RUN))
+    pd.testing.assert_frame_equal(plain, read_trec_run(_write(tmp_path, "r.txt.gz", RUN)))
+    p = tmp_path / "no_suffix"
+    p.write_bytes(gzip.compress(RUN.encode()))
+    pd.testing.assert_frame_equal(plain, read_trec_run(p))
+
+
+def test_comments_blank_lines_and_crlf(tmp_path):
+    text = "# header comment\n\n" + RUN.replace("\n", "\r\n") + "   \n  # indented comment\n# a b c d e\n"
+    pd.testing.assert_frame_equal(read_trec_run(_write(tmp_path, "a.txt", RUN)),
+                                  read_trec_run(_write(tmp_path, "b.txt", text)))
+    q = read_trec_qrels(_write(tmp_path, "q.txt", "# c\n" + QRELS + "#\n"))
+    assert len(q) == 4
+
+
+def test_hash_inside_a_docno_is_data(tmp_path):
+    q = read_trec_qrels(_write(tmp_path, "q.txt", "301 0 CR#93E-1860 1\n"))
+    assert q["item"].tolist() == ["CR#93E-1860"]
+
+
+def test_fields_after_the_tag_are_ignored_as_trec_eval(tmp_path):
+    df = read_trec_run(_write(tmp_path, "r.txt", "1 Q0 a 1 2.0 tag more junk\n1 Q0 b 2 1.0 tag\n"))
+    assert df["item"].tolist() == ["a", "b"] and set(df["system"]) == {"tag"}
+
+
+def test_system_is_the_last_lines_tag_and_file_name_on_collision(tmp_path):
+    a = _write(tmp_path, "a.run", RUN)
+    b = _write(tmp_path, "b.run", RUN.replace("sysA", "sysB"))
+    assert set(read_trec_run([a, b])["system"]) == {"sysA", "sysB"}
+    c = _write(tmp_path, "c.run", RUN)
+    assert set(read_trec_run([a, c])["system"]) == {"a.run", "c.run"}
+
+
+def test_read_trec_long_table(tmp_path):
+    run = _write(tmp_path, "r.txt", RUN)
+    df = read_trec([run, _write(tmp_path, "r2.txt", RUN.replace("sysA", "sysB"))],
+                   _write(tmp_path, "q.txt", QRELS))
+    assert "rank" not in df.columns  # rankframe then orders by score, ties by docno descending: trec_eval
+    a = df[df["system"] == "sysA"].sort_values(["query", "item"]).reset_index(drop=True)
+    got = {(r.query, r.item): (r.score, r.relevance) for r in a.itertuples()}
+    nan = np.nan
+    want = {("007", "d1"): (3.5, 1.0), ("007", "d2"): (2.5, nan), ("007", "d3"): (2.5, nan),
+            ("08", "d1"): (1.0, nan), ("007", "d9"): (nan, 2.0), ("08", "d4"): (nan, 0.0),
+            ("010", "d1"): (nan, 1.0)}
+    assert got.keys() == want.keys()
+    for key, (s, r) in want.items():
+        assert got[key][0] == s or (np.isnan(s) and np.isnan(got[key][0])), key
+        assert got[key][1] == r or (np.isnan(r) and np.isnan(got[key][1])), key
+    # judged-not-retrieved rows exist for every system
+    assert len(df[df["system"] == "sysB"]) == len(a)
+
+
+def test_read_trec_evaluates_like_trec_eval_order(tmp_path):
+    # d2 and d3 tie on score: trec_eval puts d3 (docno descending) first
+    run = _write(tmp_path, "r.txt", "1 Q0 d2 1 1.0 t\n1 Q0 d3 2 1.0 t\n")
+    qrels = _write(tmp_path, "q.txt", "1 0 d3 1\n")
+    df = read_trec(run, qrels)
+    res = rankframe.evaluate(df, ["RR"], by=["system"])
+    assert res["value"].tolist() == [1.0]
+
+
+def test_long_csv_keeps_ids_as_strings(tmp_path):
+    p = _write(tmp_path, "t.csv", "user,query,item,rank,relevance,segment\nx,007,0042,1,2,01\nx,007,0043,,1,01\n")
+    df = read_long(p)
+    assert df["query"].tolist() == ["007", "007"]
+    assert df["item"].tolist() == ["0042", "0043"]
+    assert df["segment"].tolist() == ["01", "01"]
+    assert df["rank"].iloc[0] == 1 and np.isnan(df["rank"].iloc[1])
+    p = _write(tmp_path, "u.csv", "user_id,movie,position,rating\n007,01,1,2\n007,02,,1\n")
+    df = read_long(p, columns=rankframe.Columns(query="user_id", item="movie", rank="position",
+                                                relevance="rating"))
+    assert df["user_id"].tolist() == ["007", "007"] and df["movie"].tolist() == ["01", "02"]
+    assert df["position"].iloc[0] == 1 and df["rating"].tolist() == [2, 1]
+    assert read_long(p)["position"].tolist() == ["1", ""]  # not named: read as text
+
+
+def test_long_round_trips(tmp_path):
+    df = pd.DataFrame({"query": ["007", "007", "8"], "item": ["01", "2", "01"], "rank": [1.0, np.nan, 1.0],
+                       "relevance": [2.0, 1.0, np.nan], "country": ["de", "de", "fr"]})
+    for name in ("t.parquet", "t.csv", "t.csv.gz", "t.tsv"):
+        write_long(df, tmp_path / name)
+        back = read_long(tmp_path / name)
+        pd.testing.assert_frame_equal(back, df, check_dtype=False)
+        assert back["query"].tolist() == ["007", "007", "8"]
+
+
+def test_trec_round_trip(tmp_path):
+    df = read_trec(_write(tmp_path, "r.txt", RUN), _write(tmp_path, "q.txt", QRELS))
+    write_trec_run(df, tmp_path / "out.run")
+    write_trec_qrels(df, tmp_path / "out.qrels")
+    back = read_trec(tmp_path / "out.run", tmp_path / "out.qrels")
+    key = ["system", "query", "item"]
+    pd.testing.assert_frame_equal(back.sort_values(key).reset_index(drop=True),
+                                  df.sort_values(key).reset_index(drop=True))
+    lines = (tmp_path / "out.run").read_text().splitlines()
+    assert lines[0] == "007 Q0 d1 1 3.5 sysA"
+    assert lines[1] == "007 Q0 d3 2 2.5 sysA"  # tie: docno descending, as trec_eval
+    m = ["AP", "nDCG", "P@2"]
+    pd.testing.assert_frame_equal(rankframe.evaluate(back, m, by="system"), rankframe.evaluate(df, m, by="system"))
+
+
+def test_write_run_from_ranks_only(tmp_path):
+    df = pd.DataFrame({"query": ["1", "1", "1"], "item": ["a", "b", "c"], "rank": [2, 1, np.nan]})
+    write_trec_run(df, tmp_path / "r.run", tag="mine")
+    assert (tmp_path / "r.run").read_text().splitlines() == ["1 Q0 b 1 2 mine", "1 Q0 a 2 1 mine"]
+    back = read_trec_run(tmp_path / "r.run")
+    assert back["item"].tolist() == ["b", "a"]
+
+
+def test_example_files_read():
+    df = read_trec([EXAMPLES / "tiny.run", EXAMPLES / "tiny-b.run"], EXAMPLES / "tiny.qrels")
+    assert set(df["system"]) == {"tiny", "tiny-b"}
+    assert "001" in set(df["query"])
+    recs = read_long(EXAMPLES / "recs.parquet")
+    assert {"query", "item", "rank", "relevance", "country", "device", "model"} <= set(recs.columns)
+    rankframe.validate(recs)
+
+
+# --------------------------------------------------------------------------------------------- errors
+
+
+def _error(fn, *args, **kw) -> InputFileError:
+    with pytest.raises(InputFileError) as info:
+        fn(*args, **kw)
+    msg = str(info.value)
+    assert "\n" not in msg
+    return info.value
+
+
+def test_missing_file(tmp_path):
+    e = _error(read_trec_run, tmp_path / "nope.run")
+    assert "nope.run" in str(e) and "file not found" in str(e)
+    assert isinstance(e, rankframe.RankframeError)
+    e = _error(read_long, tmp_path / "nope.parquet")
+    assert "file not found" in str(e)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
+def test_empty_file(tmp_path, text):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", text))
+    assert "r.txt" in str(e) and "empty file" in str(e)
+    e = _error(read_trec_qrels, _write(tmp_path, "q.txt", text))
+    assert "empty file" in str(e)
+
+
+def test_truncated_line(tmp_path):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + "08 Q0 d2 2\n"))
+    assert e.line == 5 and e.text == "08 Q0 d2 2"
+    assert str(e) == ("{}, line 5: expected at least 6 whitespace-separated fields (qid Q0 docno rank score "
+                      "tag), found 4: '08 Q0 d2 2'").format(tmp_path / "r.txt")
+
+
+def test_line_numbers_count_comments_and_blank_lines(tmp_path):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", "# c\n\n" + RUN + "\n# x\n08 Q0\n"))
+    assert e.line == 9 and e.text == "08 Q0"
+
+
+def test_qrels_wrong_column_count(tmp_path):
+    e = _error(read_trec_qrels, _write(tmp_path, "q.txt", QRELS + "1 0 d1 1 extra\n"))
+    assert e.line == 5 and "expected 4 whitespace-separated fields" in str(e) and "found 5" in str(e)
+
+
+def test_non_numeric_score(tmp_path):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + "08 Q0 d2 2 high sysA\n"))
+    assert e.line == 5 and "score is not a number: 'high'" in str(e) and e.text == "08 Q0 d2 2 high sysA"
+
+
+def test_nan_score(tmp_path):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + "08 Q0 d2 2 nan sysA\n"))
+    assert e.line == 5 and "score is not a number: 'nan'" in str(e)
+
+
+def test_non_integer_relevance(tmp_path):
+    e = _error(read_trec_qrels, _write(tmp_path, "q.txt", QRELS + "1 0 d1 1.5\n"))
+    assert e.line == 5 and "relevance is not an integer: '1.5'" in str(e)
+
+
+def test_non_integer_rank_only_with_rank(tmp_path):
+    p = _write(tmp_path, "r.txt", RUN + "08 Q0 d2 two 0.5 sysA\n")
+    assert len(read_trec_run(p)) == 5  # trec_eval ignores the rank field
+    e = _error(read_trec_run, p, with_rank=True)
+    assert e.line == 5 and "rank is not an integer" in str(e)
+
+
+def test_duplicate_docno(tmp_path):
+    p = _write(tmp_path, "r.txt", RUN + "007 Q0 d2 9 0.1 sysA\n")
+    e = _error(read_trec_run, p)
+    assert e.line == 5 and "duplicate docno 'd2' for query '007' (first on line 2)" in str(e)
+    assert e.text == "007 Q0 d2 9 0.1 sysA"
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        df = read_trec_run(p, keep_first_duplicate=True)
+    assert len(df) == 4
+    assert df.loc[df["item"] == "d2", "score"].tolist() == [2.5]  # the first line wins
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(read_trec_run(_write(tmp_path, "ok.txt", RUN))) == 4
+
+
+def test_same_docno_in_two_runs_is_fine(tmp_path):
+    a = _write(tmp_path, "a.txt", RUN)
+    b = _write(tmp_path, "b.txt", RUN.replace("sysA", "sysB"))
+    assert len(read_trec_run([a, b])) == 8
+
+
+def test_duplicate_judgment(tmp_path):
+    e = _error(read_trec_qrels, _write(tmp_path, "q.txt", QRELS + "08 0 d4 1\n"))
+    assert e.line == 5 and "duplicate judgment of docno 'd4' for query '08' (first on line 3)" in str(e)
+
+
+def test_error_shows_a_truncated_long_line(tmp_path):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", "1 Q0 " + "x" * 500 + "\n"))
+    assert len(str(e)) < 400 and str(e).endswith("...'")
+
+
+def test_invalid_utf8(tmp_path):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN.encode() + b"1 Q0 \xff\xfe 1 1.0 t\n"))
+    assert e.line == 5 and "UTF-8" in str(e)
+
+
+def test_corrupt_gzip(tmp_path):
+    p = tmp_path / "r.gz"
+    p.write_bytes(gzip.compress(RUN.encode())[:20])
+    e = _error(read_trec_run, p)
+    assert "gzip" in str(e)
+
+
+def test_csv_with_a_bad_row(tmp_path):
+    e = _error(read_long, _write(tmp_path, "t.csv", "query,item,rank,relevance\n1,a,1,1\n1,b,2\n"))
+    assert "expected 4 columns, found 3" in str(e)
