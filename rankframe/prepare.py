@@ -29,8 +29,10 @@ class Prepared:
     group: np.ndarray  # unit code of each ranked element
     pos: np.ndarray  # 1-based position of each ranked element within its list
     grade: np.ndarray  # grade of each ranked element, NaN = unjudged
-    judged_group: np.ndarray  # unit code of every judged row (retrieved or not)
-    judged_grade: np.ndarray  # grade of every judged row
+    judged_group: np.ndarray  # unit code of every judged row with a non-zero grade (retrieved or not)
+    judged_grade: np.ndarray  # its grade
+    n_judged: np.ndarray  # judged rows per unit
+    n_judged_zero: np.ndarray  # judged rows with grade 0 per unit (kept as counts: they are most rows)
     _memo: dict = field(default_factory=dict, repr=False)
     root: Prepared | None = field(default=None, repr=False)  # the uncut lists, for judged-side quantities
 
@@ -39,17 +41,12 @@ class Prepared:
         """Length of each ranked list."""
         return np.diff(self.offsets)
 
-    @property
-    def n_judged(self) -> np.ndarray:
-        """Number of judged rows of each unit."""
-        return self.memo(("n_judged",), lambda: np.bincount(self.judged_group, minlength=self.n))
-
     def cut(self, k: int | None) -> Prepared:
         """The same units with each ranked list cut to its top k (itself when k is None).
 
         Most metrics only read the top k, so cutting once makes every later step touch k rows per query.
         """
-        if k is None:
+        if k is None or k >= self.longest:
             return self
 
         def make() -> Prepared:
@@ -58,9 +55,15 @@ class Prepared:
             offsets = np.zeros(self.n + 1, dtype=np.int64)
             np.cumsum(counts, out=offsets[1:])
             return Prepared(self.n, self.units, offsets, self.group[keep], self.pos[keep], self.grade[keep],
-                            self.judged_group, self.judged_grade, root=self.root or self)
+                            self.judged_group, self.judged_grade, self.n_judged, self.n_judged_zero,
+                            root=self.root or self)
 
         return self.memo(("cut", k), make)
+
+    @property
+    def longest(self) -> int:
+        """Length of the longest ranked list."""
+        return self.memo(("longest",), lambda: int(self.n_retrieved.max(initial=0)))
 
     def memo(self, key: tuple, make: Callable[[], Any]) -> Any:
         """Compute a derived array once per preparation (shared by the metrics of one call)."""
@@ -84,8 +87,13 @@ class Prepared:
         """|R|: number of judged rows (retrieved or not) with grade >= rel, per unit."""
         if self.root is not None:
             return self.root.n_relevant(rel)
-        return self.memo(("n_rel", rel), lambda: np.bincount(
-            self.judged_group, weights=(self.judged_grade >= rel), minlength=self.n))
+        return self.memo(("n_rel", rel), lambda: self.count_judged(lambda g: g >= rel))
+
+    def count_judged(self, condition: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Number of judged rows per unit whose grade meets ``condition`` (applied to grades as an array)."""
+        nonzero = np.bincount(self.judged_group[condition(self.judged_grade)], minlength=self.n)
+        zeros = self.n_judged_zero if condition(np.zeros(1))[0] else 0
+        return (nonzero + zeros).astype(np.float64)
 
     def cumsum_in_list(self, values: np.ndarray) -> np.ndarray:
         """Inclusive running sum of ``values`` along each ranked list.
@@ -120,7 +128,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
     keep = values > 0  # zero gains add nothing to an ideal list
     g, v = group[keep], values[keep]
     value_codes, uniques = pd.factorize(-v, sort=True)  # few distinct gains: sort one int64 key
-    order = np.argsort(g * max(len(uniques), 1) + value_codes, kind="stable")
+    order = np.argsort(g.astype(np.int64) * max(len(uniques), 1) + value_codes, kind="stable")
     g, v = g[order], v[order]
     counts = np.bincount(g, minlength=n)
     starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
@@ -139,20 +147,47 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
         rows, offsets = ranked.rows, ranked.offsets
     else:
         rows, offsets = _order_by_score(df, groups, c)
-    group = np.repeat(np.arange(groups.n, dtype=np.int64), np.diff(offsets))
-    pos = np.arange(len(rows), dtype=np.int64) - offsets[:-1][group] + 1
-    grade_all = keys.as_float(df[c.relevance])
-    judged = np.flatnonzero(~np.isnan(grade_all))
+    n_ret = np.diff(offsets)
+    group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
+    pos = np.arange(len(rows), dtype=np.int64)
+    pos -= np.repeat(offsets[:-1], n_ret)
+    pos += 1
+    relevance = df[c.relevance]
+    if _plain_numpy(relevance):
+        grade = relevance.to_numpy()[rows].astype(np.float64)
+    else:
+        grade = keys.as_float(relevance.iloc[rows])
+    judged_mask, nonzero = _judged_masks(relevance)
+    n_judged = (np.bincount(groups.codes, minlength=groups.n) if judged_mask is None
+                else np.bincount(groups.codes[judged_mask], minlength=groups.n))
+    nonzero_rows = np.flatnonzero(nonzero)
+    n_nonzero = np.bincount(groups.codes[nonzero_rows], minlength=groups.n)
     return Prepared(
         n=groups.n,
         units=groups.keys,
         offsets=offsets,
         group=group,
         pos=pos,
-        grade=grade_all[rows],
-        judged_group=groups.codes[judged],
-        judged_grade=grade_all[judged],
+        grade=grade,
+        judged_group=groups.codes[nonzero_rows],
+        judged_grade=keys.as_float(relevance.iloc[nonzero_rows]),
+        n_judged=n_judged,
+        n_judged_zero=n_judged - n_nonzero,
     )
+
+
+def _plain_numpy(col: pd.Series) -> bool:
+    return isinstance(col.dtype, np.dtype) and col.dtype.kind in "iuf"
+
+
+def _judged_masks(relevance: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
+    """(judged mask or None when every row is judged, mask of judged rows with a non-zero grade)."""
+    if isinstance(relevance.dtype, np.dtype) and relevance.dtype.kind in "iu":
+        values = relevance.to_numpy()
+        return None, values != 0
+    values = keys.as_float(relevance)
+    judged = ~np.isnan(values)
+    return judged, judged & (values != 0)
 
 
 def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray]:

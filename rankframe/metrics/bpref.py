@@ -7,8 +7,7 @@ import numpy as np
 
 def compute(prep, *, rel):
     n_rel = prep.n_relevant(rel)
-    jg = prep.judged_grade
-    n_nonrel = np.bincount(prep.judged_group, weights=(jg >= 0) & (jg < rel), minlength=prep.n)
+    n_nonrel = prep.count_judged(lambda g: (g >= 0) & (g < rel))
     nonrel = ((prep.grade >= 0) & (prep.grade < rel)).astype(np.float64)
     above = prep.cumsum_in_list(nonrel) - nonrel
     hit = prep.grade >= rel
