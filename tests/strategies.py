@@ -1,0 +1,270 @@
+"""Hypothesis strategies for random long-format ranking tables, and a converter to pytrec_eval dicts.
+
+A table has columns ``query``, ``item``, ``relevance`` and either ``rank`` (unique positive ints per query,
+possibly with gaps; null = judged but not retrieved), ``score`` (ties on purpose; null = not retrieved), or both
+(``rank`` wins and ``score`` is noise). With ``segments=True`` it has a ``seg`` column and the same query id can
+appear in two segments (two independent rankings). Grades include 0, negatives and large values, null
+relevance (unjudged retrieved rows), and queries with nothing relevant, nothing retrieved or no judgments.
+Ids are strings (``"007"``, ``"7"``, ``"10"``, ``"9"``: string order differs from numeric order, which the
+score tie-break exercises) or integers. Rows come in random order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+from hypothesis import strategies as st
+
+STR_ITEMS = ["007", "7", "10", "9", "1", "100", "a", "B", "b", "x1", "x10", "x2", "d-3", "zz", "Z", "0"]
+INT_ITEMS = [0, 1, 2, 3, 7, 9, 10, 11, 19, 20, 99, 100, 101, 1000]
+STR_QUERIES = ["q1", "007", "7", "10", "9", "Q", "a b", "31_1"]
+INT_QUERIES = [1, 2, 7, 9, 10, 42, 301]
+SEGMENTS = ["A", "B"]
+
+# mostly the usual 0..4 scale, sometimes negatives (judged, not relevant, no gain) and large labels
+GRADES = st.one_of(st.integers(0, 4), st.integers(0, 4), st.sampled_from([-2, -1, 0, 5, 10, 50]))
+SMALL_GRADES = st.integers(-1, 4)
+
+UNIT_KINDS = ["normal", "normal", "normal", "nothing_relevant", "nothing_retrieved", "no_judgments"]
+
+
+@st.composite
+def _unit(draw, items, mode, grades, kinds):
+    """Rows (dicts without query/seg) of one ranking unit."""
+    kind = draw(st.sampled_from(kinds))
+    n = draw(st.integers(1, min(len(items), 10)))
+    chosen = draw(st.permutations(items))[:n]
+    rows = []
+    for it in chosen:
+        retrieved = draw(st.booleans()) if kind not in ("nothing_retrieved",) else False
+        judged = draw(st.integers(0, 3)) > 0 if kind != "no_judgments" else False
+        if kind == "nothing_retrieved":
+            judged = True
+        if kind == "no_judgments":
+            retrieved = True
+        grade = draw(grades) if judged else None
+        if kind == "nothing_relevant" and grade is not None:
+            grade = min(grade, 0)
+        rows.append({"item": it, "_ret": retrieved, "relevance": grade})
+    if not any(r["_ret"] or r["relevance"] is not None for r in rows):
+        rows[0]["_ret"] = True
+    retrieved_rows = [r for r in rows if r["_ret"]]
+    if mode in ("rank", "both"):
+        ranks = sorted(draw(st.lists(st.integers(1, 3 * len(rows) + 2), min_size=len(retrieved_rows),
+                                     max_size=len(retrieved_rows), unique=True)))
+        for r, rk in zip(retrieved_rows, draw(st.permutations(ranks))):
+            r["rank"] = rk
+        for r in rows:
+            r.setdefault("rank", None)
+    if mode in ("score", "both"):
+        tie_scores = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 2.5])
+        for r in rows:
+            if r["_ret"] or mode == "both":
+                r["score"] = draw(st.one_of(tie_scores, tie_scores,
+                                            st.integers(-500, 500).map(lambda v: v / 100)))
+                r["score"] += 0.0  # no -0.0
+            else:
+                r["score"] = None
+    # a row with neither rank nor relevance: allowed, carries no information
+    if draw(st.integers(0, 9)) == 0 and kind == "normal":
+        spare = [it for it in items if it not in chosen]
+        if spare:
+            extra = {"item": spare[0], "_ret": False, "relevance": None}
+            if mode in ("rank", "both"):
+                extra["rank"] = None
+            if mode in ("score", "both"):
+                extra["score"] = None
+            rows.append(extra)
+    for r in rows:
+        del r["_ret"]
+    return rows
+
+
+@st.composite
+def tables(draw, mode: str | None = None, segments: bool | None = None, id_kind: str | None = None,
+           max_queries: int = 5, grades=GRADES, kinds=UNIT_KINDS, dtypes: bool = True) -> pd.DataFrame:
+    """A random long table (see the module docstring). ``mode`` in {"rank", "score", "both"}."""
+    mode = mode or draw(st.sampled_from(["rank", "rank", "score", "both"]))
+    segments = draw(st.booleans()) if segments is None else segments
+    id_kind = id_kind or draw(st.sampled_from(["str", "str", "int"]))
+    items = STR_ITEMS if id_kind == "str" else INT_ITEMS
+    qpool = STR_QUERIES if id_kind == "str" else INT_QUERIES
+    nq = draw(st.integers(1, max_queries))
+    queries = draw(st.lists(st.sampled_from(qpool), min_size=nq, max_size=nq, unique=True))
+    units = []
+    for q in queries:
+        segs = [None]
+        if segments:
+            segs = draw(st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=2, unique=True))
+        for s in segs:
+            units.append((s, q))
+    rows = []
+    for s, q in units:
+        for r in draw(_unit(items, mode, grades, kinds)):
+            r["query"] = q
+            if segments:
+                r["seg"] = s
+            rows.append(r)
+    order = draw(st.permutations(range(len(rows))))
+    rows = [rows[i] for i in order]
+    cols = (["seg"] if segments else []) + ["query", "item"]
+    cols += (["rank"] if mode in ("rank", "both") else []) + (["score"] if mode in ("score", "both") else [])
+    cols += ["relevance"]
+    df = pd.DataFrame({c: [r.get(c) for r in rows] for c in cols})
+    # column dtypes: plain float64 with NaN, or pandas nullable integers
+    int_dtype = draw(st.sampled_from(["float", "Int64"])) if dtypes else "float"
+    df["relevance"] = df["relevance"].astype("float64" if int_dtype == "float" else "Int64")
+    if "rank" in df:
+        df["rank"] = df["rank"].astype("float64" if int_dtype == "float" else "Int64")
+    if "score" in df:
+        df["score"] = df["score"].astype("float64")
+    if id_kind == "int":
+        df["query"] = df["query"].astype("int64")
+        df["item"] = df["item"].astype("int64")
+    else:
+        df["query"] = df["query"].astype(object)
+        df["item"] = df["item"].astype(object)
+    return df
+
+
+def by_of(df: pd.DataFrame) -> list[str] | None:
+    """The segment columns of a generated table (``["seg"]`` or None)."""
+    return ["seg"] if "seg" in df.columns else None
+
+
+def qkey(seg: Any, query: Any) -> str:
+    """pytrec_eval query key of a (segment, query) unit."""
+    return str(query) if seg is None else f"{seg}\x1f{query}"
+
+
+def to_trec(df: pd.DataFrame) -> tuple[dict, dict]:
+    """pytrec_eval ``(qrels, run)`` dicts from a generated table.
+
+    qrels: every judged row (int grades). run: every retrieved row with a score that reproduces the table's
+    order: ``-rank`` when the table has ranks (distinct, so no tie-break is needed), else the score itself
+    (trec_eval breaks its ties by docno descending, exactly the order rankframe defines).
+    """
+    qrels: dict = {}
+    run: dict = {}
+    has_rank = "rank" in df.columns
+    for rec in df.to_dict("records"):
+        key = qkey(rec.get("seg"), rec["query"])
+        item = str(rec["item"])
+        rel = rec["relevance"]
+        if not pd.isna(rel):
+            qrels.setdefault(key, {})[item] = int(rel)
+        pos = rec["rank"] if has_rank else rec["score"]
+        if not pd.isna(pos):
+            run.setdefault(key, {})[item] = -float(pos) if has_rank else float(pos)
+    return qrels, run
+
+
+def trec_measure(measure) -> tuple[str, str, int] | None:
+    """``(pytrec_eval measure, result key, relevance_level)`` where trec_eval computes the same number, else None.
+
+    trec_eval has: P_k (denominator k), recall_k (denominator |R|), map / map_cut_k (denominator |R|),
+    recip_rank (no cutoff), ndcg / ndcg_cut_k (linear gain, judged ideal, no gain threshold), Rprec, bpref,
+    success_k. The relevance threshold is trec_eval's ``-l`` (an integer).
+    """
+    from rankframe.names import parse
+
+    m = parse(measure)
+    name, kw = m.spec.name, m.kw
+    k = kw.get("k")
+    rel = kw.get("rel")
+    if rel is not None and (float(rel) != int(rel) or rel < 1):
+        return None
+    level = 1 if rel is None else int(rel)
+
+    def cut(base):
+        return (f"{base}.{k}", f"{base}_{k}", level)
+
+    if name == "precision" and k is not None and kw["denominator"] == "k":
+        return cut("P")
+    if name == "recall" and k is not None and kw["denominator"] == "relevant":
+        return cut("recall")
+    if name == "ap" and kw["denominator"] == "relevant":
+        return ("map", "map", level) if k is None else cut("map_cut")
+    if name == "rr" and k is None:
+        return ("recip_rank", "recip_rank", level)
+    if name == "ndcg" and kw["gain"] == "linear" and kw["ideal"] == "judged" and rel is None:
+        return ("ndcg", "ndcg", level) if k is None else cut("ndcg_cut")
+    if name == "r_precision":
+        return ("Rprec", "Rprec", level)
+    if name == "bpref":
+        return ("bpref", "bpref", level)
+    if name == "hit_rate" and k is not None:
+        return cut("success")
+    return None
+
+
+def pytrec_values(qrels: dict, run: dict, measures) -> dict:
+    """``{str(measure): {query key: value}}`` from pytrec_eval for the measures trec_eval has."""
+    import pytrec_eval
+
+    from rankframe.names import parse
+
+    by_level: dict = {}
+    for m in measures:
+        t = trec_measure(m)
+        if t is not None:
+            by_level.setdefault(t[2], []).append((str(parse(m)), t))
+    out: dict = {}
+    for level, items in by_level.items():
+        ev = pytrec_eval.RelevanceEvaluator(qrels, {t[0] for _, t in items}, relevance_level=level)
+        res = ev.evaluate(run)
+        for label, t in items:
+            out[label] = {q: vals[t[1]] for q, vals in res.items()}
+    return out
+
+
+def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0.5)) -> list[str]:
+    """Every metric of the registry with every choice of every choice-parameter, several cutoffs and
+    thresholds (metric strings). ``max_grade`` values are given by the caller (must cover the grades)."""
+    from rankframe.registry import METRICS
+
+    out = []
+    for spec in METRICS:
+        grids: list[list[tuple[str, Any]]] = [[]]
+        for p in spec.params:
+            if p.kind == "choice":
+                vals = list(p.choices)
+            elif p.kind == "k":
+                vals = list(k_values)
+            elif p.kind == "threshold":
+                vals = [p.default, 2, 0.5] if p.default is not None else [None, 1, 2]
+            elif p.kind == "int>=1":
+                vals = list(max_grades)
+            elif p.kind == "open_unit":
+                vals = list(p_values)
+            else:
+                vals = [p.default]
+            grids = [g + [(p.name, v)] for g in grids for v in vals]
+        for g in grids:
+            kw = dict(g)
+            k = kw.pop("k", None)
+            inner = ", ".join(f"{n}={v!r}" for n, v in kw.items())
+            text = spec.canonical + (f"({inner})" if inner else "") + (f"@{k}" if k is not None else "")
+            out.append(text)
+    return out
+
+
+def perfect_table(grades_by_query: dict) -> pd.DataFrame:
+    """Every judged item retrieved in grade-descending order at the top (used by property tests)."""
+    rows = []
+    for q, grades in grades_by_query.items():
+        for i, g in enumerate(sorted(grades, reverse=True)):
+            rows.append({"query": q, "item": f"d{i}", "rank": i + 1, "relevance": float(g)})
+    return pd.DataFrame(rows)
+
+
+def nan_safe_equal(a: float, b: float, tol: float = 1e-12) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+__all__ = ["tables", "to_trec", "trec_measure", "pytrec_values", "all_measures", "by_of", "qkey", "GRADES",
+           "SMALL_GRADES", "perfect_table", "nan_safe_equal"]
