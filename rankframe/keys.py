@@ -185,30 +185,27 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     lo, hi = int(values.min()), int(values.max())
     if hi + width >= 2**62 or lo < -(2**62):
         return None
-    # slot of each row within its unit: retrieved rows by rank, the others after them
-    idx = index_dtype(len(df))
-    slot = np.empty(len(df), dtype=idx)
-    n_ret = np.diff(ranked.offsets)
-    within = np.arange(len(ranked.rows), dtype=idx)
-    within -= np.repeat(ranked.offsets[:-1].astype(idx), n_ret)
-    slot[ranked.rows] = within
-    del within
-    rest = np.ones(len(df), dtype=bool)
-    rest[ranked.rows] = False
-    rest_rows = np.flatnonzero(rest)
-    if len(rest_rows):
-        rg = groups.codes[rest_rows]
-        order = np.argsort(rg, kind="stable")
-        rest_rows, rg = rest_rows[order], rg[order]
-        starts = np.searchsorted(rg, rg, side="left")
-        slot[rest_rows] = n_ret[rg] + (np.arange(len(rg)) - starts)
     small = hi - lo + width < 2**31
     dtype = np.int32 if small else np.int64
     base = lo if small else 0
     # padding gets values no item can have, distinct per column
     matrix = np.empty((groups.n, width), dtype=dtype)
     matrix[:] = (hi - base + 1 + np.arange(width)).astype(dtype)
-    matrix[groups.codes, slot] = (values - base).astype(dtype)
+    flat = matrix.reshape(-1)
+    # retrieved rows fill each matrix row from the left in rank order: an increasing (cache-friendly) scatter
+    n_ret = np.diff(ranked.offsets)
+    target = np.arange(len(ranked.rows), dtype=np.int64)
+    target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - ranked.offsets[:-1], n_ret)
+    flat[target] = (values[ranked.rows] - base).astype(dtype)
+    del target
+    # the other rows (null rank) go after them, in the order they come
+    rest_rows = np.flatnonzero(np.isnan(as_float(df[rank_col])))
+    if len(rest_rows):
+        rg = groups.codes[rest_rows].astype(np.int64)
+        order = np.argsort(rg, kind="stable")
+        rest_rows, rg = rest_rows[order], rg[order]
+        starts = np.searchsorted(rg, rg, side="left")
+        flat[rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)] = (values[rest_rows] - base).astype(dtype)
     matrix.sort(axis=1)
     same = matrix[:, 1:] == matrix[:, :-1]
     if not same.any():

@@ -161,3 +161,35 @@ def test_public_schema_is_a_pandera_schema():
     sch = rankframe.schema(rankframe.Columns(query="user"), by=["country"])
     assert isinstance(sch, pa.DataFrameSchema)
     assert {"user", "item", "rank", "relevance", "country"} <= set(sch.columns)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_duplicate_checks_agree_with_pandas(seed):
+    # the vectorised rank/item checks must flag exactly the rows pandas' duplicated() flags
+    rng = np.random.default_rng(seed)
+    n = 400
+    df = pd.DataFrame({
+        "query": rng.integers(0, 20, n),
+        "item": rng.integers(0, 60, n) * (10**12 if seed % 2 else 1),
+        "rank": np.where(rng.random(n) < 0.2, np.nan, rng.integers(1, 40, n)),
+        "relevance": rng.integers(0, 3, n),
+    })
+    from rankframe import keys
+
+    groups = keys.group_codes(df, ["query"])
+    dup_items = keys.duplicate_item_rows(df, groups, "item", "rank")
+    expected_items = np.flatnonzero(df.duplicated(["query", "item"], keep=False).to_numpy())
+    assert sorted(dup_items.tolist()) == expected_items.tolist()
+    ranked = df["rank"].notna()
+    expected_ranks = np.flatnonzero((df.duplicated(["query", "rank"], keep=False) & ranked).to_numpy())
+    got = keys.ranked_order(df, groups, "rank").duplicate_rank_rows
+    assert sorted(got.tolist()) == expected_ranks.tolist()
+
+
+def test_fast_duplicate_check_on_dense_ranks():
+    # ranks exactly 1..n per query (the scatter path) with one repeated item in the unretrieved rows
+    df = pd.DataFrame({"query": [1, 1, 1, 2, 2, 2], "item": [7, 8, 9, 7, 8, 8],
+                       "rank": [2, 1, np.nan, 1, 2, np.nan], "relevance": [1, 0, 1, 0, 1, 1]})
+    err = check_fails(df, "item", "must be unique")
+    f = next(f for f in err.failures if f["column"] == "item")
+    assert set(f["examples"].index) == {4, 5}
