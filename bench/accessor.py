@@ -1,0 +1,116 @@
+"""Time ``df.rank_metrics.evaluate`` against ranx and pytrec_eval on the shared synthetic table shape.
+
+Usage:  python bench/accessor.py [--queries 10000 100000] [--skip-others]
+
+For each size: the same five metrics (AP@10, nDCG@10, P@10, R@100, RR@10) computed
+- by rankframe (pandas engine, validation included, from the DataFrame),
+- by ranx (``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``; numba warmed up first),
+- by pytrec_eval (DataFrame -> dicts + ``RelevanceEvaluator.evaluate``; trec_eval's recip_rank has no cutoff),
+and rankframe's peak extra memory (tracemalloc) relative to the input frame's size. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import rankframe  # noqa: F401  (registers df.rank_metrics)
+
+GEN = Path(__file__).resolve().parents[2] / "shared" / "bench" / "gen.py"
+METRICS = ["AP@10", "nDCG@10", "P@10", "R@100", "RR@10"]
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location("gen", GEN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.generate
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def run_rankframe(df):
+    return df.rank_metrics.evaluate(METRICS)
+
+
+def run_ranx(df):
+    from ranx import Qrels, Run, evaluate
+
+    judged = df[df["relevance"] > 0]
+    qrels = Qrels.from_df(judged.assign(q=judged["query"].astype(str).astype(object), d=judged["item"].astype(str).astype(object),
+                                        s=judged["relevance"].astype(np.int64)), q_id_col="q", doc_id_col="d",
+                          score_col="s")
+    ret = df[df["rank"].notna()]
+    run = Run.from_df(ret.assign(q=ret["query"].astype(str).astype(object), d=ret["item"].astype(str).astype(object),
+                                 s=(1.0 / ret["rank"]).astype(np.float64)), q_id_col="q", doc_id_col="d",
+                      score_col="s")
+    return evaluate(qrels, run, ["map@10", "ndcg@10", "precision@10", "recall@100", "mrr@10"])
+
+
+def run_pytrec(df):
+    import pytrec_eval
+
+    judged = df[df["relevance"].notna()]
+    qrels: dict = {}
+    for q, d, r in zip(judged["query"].astype(str), judged["item"].astype(str), judged["relevance"].astype(int)):
+        qrels.setdefault(q, {})[d] = r
+    ret = df[df["rank"].notna()]
+    run: dict = {}
+    for q, d, s in zip(ret["query"].astype(str), ret["item"].astype(str), -ret["rank"].astype(float)):
+        run.setdefault(q, {})[d] = s
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map_cut_10", "ndcg_cut_10", "P_10", "recall_100", "recip_rank"})
+    res = ev.evaluate(run)
+    names = ["map_cut_10", "ndcg_cut_10", "P_10", "recall_100", "recip_rank"]
+    return {n: float(np.mean([v[n] for v in res.values()])) for n in names}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--skip-others", action="store_true", help="time rankframe only")
+    args = ap.parse_args()
+    generate = load_generator()
+    run_ranx(generate(50).to_pandas())  # numba compilation is not part of the comparison
+    rows = []
+    for nq in args.queries:
+        df = generate(nq).to_pandas()
+        size = df.memory_usage(deep=True).sum()
+        tracemalloc.start()
+        t_rf, res = timed(lambda: run_rankframe(df))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        t_rf2, _ = timed(lambda: run_rankframe(df))
+        t_rf = min(t_rf, t_rf2)
+        row = {"rows": len(df), "queries": nq, "rankframe_s": t_rf, "peak_mem_x_input": peak / size}
+        print(f"{len(df):,} rows: rankframe {t_rf:.2f}s (peak extra memory {peak / size:.2f}x the "
+              f"{size / 2**20:.0f} MiB frame)\n{res.to_string(index=False)}", flush=True)
+        if not args.skip_others:
+            t_ranx, r = timed(lambda: run_ranx(df))
+            print(f"  ranx {t_ranx:.2f}s {r}", flush=True)
+            t_trec, r = timed(lambda: run_pytrec(df))
+            print(f"  pytrec_eval {t_trec:.2f}s {r}", flush=True)
+            row |= {"ranx_s": t_ranx, "pytrec_eval_s": t_trec, "x_vs_ranx": t_ranx / t_rf,
+                    "x_vs_pytrec_eval": t_trec / t_rf}
+        rows.append(row)
+        del df
+    print()
+    print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".2f") if _has_tabulate()
+          else pd.DataFrame(rows).round(2).to_string(index=False))
+
+
+def _has_tabulate() -> bool:
+    return importlib.util.find_spec("tabulate") is not None
+
+
+if __name__ == "__main__":
+    main()
