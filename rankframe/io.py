@@ -393,7 +393,8 @@ def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: st
 
 
 def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicate: bool, with_rank: bool
-               ) -> pa.Table:
+               ) -> tuple[pa.Table, list[str], list[int]]:
+    """All runs in one table with a ``system`` column; also each run's system name and number of rows."""
     paths = _as_paths(path_or_paths)
     tables, tags = [], []
     for p in paths:
@@ -403,7 +404,8 @@ def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicat
     systems = _system_names(paths, tags)
     parts = [t.append_column("system", pa.repeat(pa.scalar(s, pa.string()), t.num_rows))
              for t, s in zip(tables, systems)]
-    return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+    return table, systems, [t.num_rows for t in tables]
 
 
 def _to_pandas(table: pa.Table) -> pd.DataFrame:
@@ -431,7 +433,7 @@ def read_trec_run(path_or_paths: PathLike | Iterable[PathLike], *, keep_first_du
     ``score`` (float64) and ``system``: the run tag (the tag of the file's last line, as trec_eval), or the
     file name when two files have the same tag.
     """
-    table = _read_runs(path_or_paths, keep_first_duplicate, with_rank)
+    table, _, _ = _read_runs(path_or_paths, keep_first_duplicate, with_rank)
     order = ["query", "item", *(["rank"] if with_rank else []), "score", "system"]
     return _to_pandas(table.select(order))
 
@@ -465,16 +467,6 @@ def read_trec_qrels(path: PathLike) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------------------
 # run + qrels -> the long table
 
-_JOIN = """
-SELECT coalesce(r.query, j.query) AS query, coalesce(r.item, j.item) AS item, r.score AS score,
-       j.relevance::DOUBLE AS relevance, coalesce(r.system, j.system) AS system
-FROM run AS r
-FULL OUTER JOIN (SELECT s.system, q.query, q.item, q.relevance
-                 FROM (SELECT DISTINCT system FROM run) AS s CROSS JOIN qrels AS q) AS j
-  ON r.system = j.system AND r.query = j.query AND r.item = j.item
-"""
-
-
 def read_trec(run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *,
               keep_first_duplicate: bool = False) -> pd.DataFrame:
     """Read TREC run file(s) and a qrels file into one long table, ready for ``df.rank_metrics``.
@@ -501,12 +493,41 @@ def read_trec(run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *,
     >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
     >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
     """
-    run = _read_runs(run_paths, keep_first_duplicate, with_rank=False)
+    run, systems, sizes = _read_runs(run_paths, keep_first_duplicate, with_rank=False)
     qrels = _read_qrels_table(qrels_path)
+    return _to_pandas(_join(run, systems, sizes, qrels))
+
+
+def _join(run: pa.Table, systems: list[str], sizes: list[int], qrels: pa.Table) -> pa.Table:
+    """Run rows with their relevance, then each system's judged-but-not-retrieved rows.
+
+    DuckDB matches (query, item) pairs and returns only row numbers; the string columns of the run are
+    never copied (the result reuses the arrays pyarrow parsed).
+    """
+    n, m = run.num_rows, qrels.num_rows
     con = _duckdb()
-    con.register("run", run)
-    con.register("qrels", qrels)
-    return _to_pandas(con.sql(_JOIN).to_arrow_table())
+    con.register("r", run.select(["query", "item"]).append_column("i", pa.array(np.arange(n, dtype=np.int64))))
+    con.register("q", qrels.select(["query", "item"]).append_column("j", pa.array(np.arange(m, dtype=np.int64))))
+    pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item").fetchnumpy()
+    i, j = np.asarray(pairs["i"], dtype=np.int64), np.asarray(pairs["j"], dtype=np.int64)
+    grades = qrels.column("relevance").to_numpy().astype(np.float64)
+    relevance = np.full(n, np.nan)
+    relevance[i] = grades[j]
+    codes = np.repeat(np.arange(len(systems)), sizes)
+    retrieved = np.zeros((len(systems), m), dtype=bool)
+    retrieved[codes[i], j] = True
+    parts = [run.select(["query", "item", "score"]).append_column("relevance", pa.array(relevance))
+             .append_column("system", run.column("system"))]
+    for s, name in enumerate(systems):
+        missing = np.flatnonzero(~retrieved[s])
+        k = len(missing)
+        if k:
+            take = pa.array(missing)
+            parts.append(pa.table({
+                "query": qrels.column("query").take(take), "item": qrels.column("item").take(take),
+                "score": pa.nulls(k, pa.float64()), "relevance": pa.array(grades[missing]),
+                "system": pa.repeat(pa.scalar(name, pa.string()), k)}))
+    return pa.concat_tables(parts)
 
 
 # ----------------------------------------------------------------------------------------------------------
