@@ -349,7 +349,8 @@ def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: st
     where = lines[np.flatnonzero(hit.to_numpy(zero_copy_only=False))]
     first, second = int(where[0]), int(where[1])
     return InputFileError(path, f"duplicate {field} {item!r} for query {query!r} (first on line {first}); "
-                          f"use keep_first_duplicate=True to keep the first", second, _line_text(data, second))
+                          f"keep_first_duplicate=True (--keep-first-duplicate) keeps the first", second,
+                          _line_text(data, second))
 
 
 def _find_duplicate(con, keys: list[str]) -> tuple | None:
