@@ -311,3 +311,49 @@ def test_corrupt_gzip(tmp_path):
 def test_csv_with_a_bad_row(tmp_path):
     e = _error(read_long, _write(tmp_path, "t.csv", "query,item,rank,relevance\n1,a,1,1\n1,b,2\n"))
     assert "expected 4 columns, found 3" in str(e)
+
+
+# --------------------------------------------------------------------------------------------- both parsers agree
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _shared_files() -> list[Path]:
+    files = [*sorted((SHARED / "trectools_robust03" / "runs").glob("input.*.gz")),
+             SHARED / "trectools_robust03" / "robust03_qrels.txt.gz",
+             *(SHARED / "trec_eval" / "test" / n for n in ("results.test", "results.trunc", "qrels.test",
+                                                           "qrels.test.with-comments", "results-302.test"))]
+    return [f for f in files if f.exists()]
+
+
+def test_fast_and_general_parsers_agree_on_real_files():
+    from rankframe import io as rio
+
+    files = _shared_files()
+    if not files:
+        pytest.skip(f"SHARED DATA MISSING under {SHARED}")
+    fast_used = 0
+    for f in files:
+        data = rio._read_bytes(f)
+        is_run = "qrels" not in f.name
+        fields = rio.RUN_FIELDS if is_run else rio.QRELS_FIELDS
+        keep = ({0: rio.pa.string(), 2: rio.pa.string(), 4: rio.pa.float64()} if is_run else
+                {0: rio.pa.string(), 2: rio.pa.string(), 3: rio.pa.int64()})
+        general, _ = rio._robust_parse(data, f, fields, keep, "run" if is_run else "qrels")
+        fast = rio._fast_parse(data, len(fields), keep)
+        if fast is not None:
+            fast_used += 1
+            assert fast.rename_columns(general.column_names).equals(general), f.name
+    assert fast_used >= 5  # the single-space files (robust03) take the fast path
+
+
+@pytest.mark.parametrize("text", [
+    "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n",  # extra field: general path, extra ignored
+    "1 Q0 a 1 2.0 t\n# 1 Q0 b 2 1.0\n",  # comment with six words
+    "1 Q0 a 1 2.0 t\n1 Q0 b\x0b 2 1.0 t\n",  # vertical tab is whitespace, as in trec_eval (C isspace)
+    "1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n",  # tabs
+])
+def test_layouts_that_need_the_general_path(tmp_path, text):
+    df = read_trec_run(_write(tmp_path, "r.txt", text))
+    assert df["item"].tolist()[0] == "a" and len(df) in (1, 2)
+    assert all(" " not in i and "\x0b" not in i for i in df["item"])
