@@ -39,8 +39,9 @@ def make_files(lines: int) -> tuple[Path, Path, Path]:
         nq = max(lines // 1000, 1)
         con.execute(f"""COPY (
             SELECT (j // 50)::VARCHAR AS q, '0' AS z,
-                   'DOC-' || lpad(((((j // 50) * 1000 + (j % 50) * 40) * 7919 + (j % 2) * 3) % 10000000)::VARCHAR,
-                                  8, '0') AS d, (hash(j) % 3)::INT AS r
+                   'DOC-' || lpad(
+                       ((((j // 50) * 1000 + (j % 50) * 40) * 7919 + (j % 2) * 3) % 10000000)::VARCHAR, 8, '0'
+                   ) AS d, (hash(j) % 3)::INT AS r
             FROM range({nq * 50}) t(j)) TO '{qrels}' (HEADER false, DELIMITER ' ', QUOTE '')""")
     return run, qrels, messy
 
@@ -50,8 +51,8 @@ def make_messy(run: Path, messy: Path) -> None:
         return
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
-    con.execute(f"""COPY (SELECT column0 || chr(9) || column1 || '  ' || column2 || chr(9) || column3 || chr(9)
-                    || '  ' || column4 || ' ' || chr(9) || column5
+    con.execute(f"""COPY (SELECT column0 || chr(9) || column1 || '  ' || column2 || chr(9) || column3
+                    || chr(9) || '  ' || column4 || ' ' || chr(9) || column5
                     FROM read_csv('{run}', delim=' ', header=false, all_varchar=true, quote='', escape=''))
                     TO '{messy}' (HEADER false, QUOTE '', DELIMITER '\\x01')""")
 
@@ -90,12 +91,13 @@ def main() -> None:
         cases += [
             ('pandas.read_csv(sep=r"\\s+")', lambda: pd.read_csv(run, sep=r"\s+", header=None, names=names,
                                                                    dtype=dtype)),
-            ('pandas.read_csv(sep=" ", engine="c")', lambda: pd.read_csv(run, sep=" ", header=None, names=names,
-                                                                        dtype=dtype, engine="c")),
+            ('pandas.read_csv(sep=" ", engine="c")',
+             lambda: pd.read_csv(run, sep=" ", header=None, names=names, dtype=dtype, engine="c")),
             ('pandas.read_csv(sep=" ", engine="pyarrow")',
              lambda: pd.read_csv(run, sep=" ", header=None, names=names, dtype=dtype, engine="pyarrow")),
         ]
-    print(f"load average before: {open('/proc/loadavg').read().split()[0]}  (2 cores; > 1 means other work ran)")
+    load = open("/proc/loadavg").read().split()[0]
+    print(f"load average before: {load}  (2 cores; > 1 means other work ran)")
     print(f"{'reader':<64} {'best s':>7} {'median s':>9} {'cpu s':>6} {'M lines/s':>10}")
     for name, fn in cases:
         best, med, cpu, out = timeit(fn, a.repeat)

@@ -30,6 +30,7 @@ MODELS = {"baseline": 1.0, "candidate": 1.6}  # how strongly each model's score 
 
 
 def recs() -> pd.DataFrame:
+    """Build the synthetic recommendation log."""
     rng = np.random.default_rng(SEED)
     rows = []
     for u in range(N_USERS):
@@ -93,6 +94,7 @@ TINY_B_RUN = """\
 
 
 def main() -> None:
+    """Write every example file next to this script."""
     table = pa.Table.from_pandas(recs(), preserve_index=False).replace_schema_metadata(None)
     pq.write_table(table, HERE / "recs.parquet", compression="zstd")
     (HERE / "tiny.qrels").write_text(TINY_QRELS)

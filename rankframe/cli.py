@@ -63,7 +63,7 @@ def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
 
 
 def _trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col: str) -> list[str]:
-    """trec_eval's output: ``%-22s\\t%s\\t%.4f`` lines, per query (sorted) then ``all``, for each system."""
+    r"""trec_eval's output: ``%-22s\t%s\t%.4f`` lines, per query (sorted) then ``all``, for each system."""
     names = {}
     for m in measures:
         t = trec_name(m)
@@ -176,8 +176,8 @@ def _parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser(
         "evaluate", help="compute metrics for TREC runs (with --qrels) or a long Parquet/CSV table",
-        description="Compute metrics for one or more TREC runs (with --qrels), evaluated side by side, or for "
-                    "long-format Parquet/CSV tables.",
+        description="Compute metrics for one or more TREC runs (with --qrels), evaluated side by side, or "
+                    "for long-format Parquet/CSV tables.",
         epilog="examples:\n  rankframe evaluate run1.txt run2.txt --qrels qrels.txt -m nDCG@10 -m AP\n"
                "  rankframe evaluate examples/recs.parquet -m nDCG@10 -m AP@10 -m P@5 --by country\n"
                "  rankframe evaluate run.txt --qrels qrels.txt --per-query --complete --format trec",
@@ -339,7 +339,8 @@ def _evaluate(args) -> int:
         raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another "
                          "--format)")
     with Progress(len(args.inputs) + 2, enabled=False if args.no_progress else None) as progress:
-        df, judgments, has_system = _load(args.inputs, args.qrels, columns, args.keep_first_duplicate, progress)
+        df, judgments, has_system = _load(args.inputs, args.qrels, columns, args.keep_first_duplicate,
+                                          progress)
         if has_system and "system" not in by:
             by = ["system", *by]
         missing = [c for c in by if c not in df.columns]

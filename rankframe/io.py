@@ -87,7 +87,7 @@ class InputFileError(RankframeError):
 
 
 def _read_bytes(path: PathLike) -> bytes:
-    """The file's content, gunzipped if it is gzip data; missing/unreadable files raise InputFileError."""
+    """Return the file's content, gunzipped if it is gzip; a missing or unreadable file is an error."""
     p = Path(path)
     try:
         with open(p, "rb") as f:
@@ -154,7 +154,7 @@ def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.T
 
 
 def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
-    """The file's lines as chunks of a string column; row i of the concatenation is line i + 1."""
+    """Return the file's lines as chunks of a string column; row i of the concatenation is line i + 1."""
     if not data:
         return []
     bad: list[Any] = []
@@ -276,7 +276,7 @@ def _parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, p
 
 
 def _last_data_line(data: bytes) -> str:
-    """The last line that is neither blank nor a comment (trec_eval keeps the run tag of that line)."""
+    """Return the last line that is neither blank nor a comment (trec_eval keeps the run tag of that line)."""
     end = len(data)
     while end > 0:
         start = data.rfind(b"\n", 0, end) + 1
@@ -354,7 +354,7 @@ def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: st
 
 
 def _find_duplicate(con, keys: list[str]) -> tuple | None:
-    """The first repeated key of the registered table ``t``, or None.
+    """Return the first repeated key of the registered table ``t``, or None.
 
     A 64-bit hash of the key per row (DuckDB, parallel), sorted in numpy: adjacent equal hashes are the only
     candidates, which an exact GROUP BY over just those rows confirms (hash collisions are then harmless).
@@ -507,8 +507,10 @@ def _join(run: pa.Table, systems: list[str], sizes: list[int], qrels: pa.Table) 
     """
     n, m = run.num_rows, qrels.num_rows
     con = _duckdb()
-    con.register("r", run.select(["query", "item"]).append_column("i", pa.array(np.arange(n, dtype=np.int64))))
-    con.register("q", qrels.select(["query", "item"]).append_column("j", pa.array(np.arange(m, dtype=np.int64))))
+    con.register(
+        "r", run.select(["query", "item"]).append_column("i", pa.array(np.arange(n, dtype=np.int64))))
+    con.register(
+        "q", qrels.select(["query", "item"]).append_column("j", pa.array(np.arange(m, dtype=np.int64))))
     pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item").fetchnumpy()
     i, j = np.asarray(pairs["i"], dtype=np.int64), np.asarray(pairs["j"], dtype=np.int64)
     grades = qrels.column("relevance").to_numpy().astype(np.float64)
@@ -625,8 +627,8 @@ def _write_lines(path: PathLike, cols: list[pa.Array]) -> None:
         pcsv.write_csv(table, f, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
 
 
-def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None, columns: Columns | None = None,
-                   system: str = "system", **names: str) -> None:
+def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None,
+                   columns: Columns | None = None, system: str = "system", **names: str) -> None:
     """Write the retrieved rows of a long table as a TREC run (``qid Q0 docno rank score tag``).
 
     Rows are ordered by query, then by rank (or, without a rank column, by score descending, ties by item
@@ -680,12 +682,13 @@ def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None, 
 
 
 def _desc_str_key(item: pd.Series) -> np.ndarray:
-    """A numeric key whose ascending order is the items' descending string order."""
+    """Return a numeric key whose ascending order is the items' descending string order."""
     codes, uniques = pd.factorize(item, sort=True)
     return -codes
 
 
-def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | None = None, **names: str) -> None:
+def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | None = None,
+                     **names: str) -> None:
     """Write the judged rows of a long table as TREC qrels (``qid 0 docno relevance``).
 
     Rows with a null relevance (unjudged) are left out. Grades must be whole numbers (trec_eval reads them
@@ -708,7 +711,7 @@ def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | Non
 
 
 def write_long(df: pd.DataFrame, path: PathLike) -> None:
-    """Write a long table as Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, optionally ``.gz``)."""
+    """Write a long table as Parquet (``.parquet``, ``.pq``) or CSV (``.csv``, ``.tsv``, also ``.gz``)."""
     table = pa.Table.from_pandas(df, preserve_index=False)
     name = str(path).lower()
     if name.endswith((".parquet", ".pq", ".parq")):

@@ -1,4 +1,4 @@
-"""The ``rankframe`` command: formats, side-by-side runs, long tables, sql, validate, errors and exit codes."""
+"""The ``rankframe`` command: formats, runs side by side, long tables, sql, validate, errors, exit codes."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ def run_main(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def run_process(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rankframe", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "rankframe", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
 
 
 # --------------------------------------------------------------------------------------------- success
@@ -113,8 +113,9 @@ def test_long_table_by_segments_and_engines(capsys):
 def test_long_csv_table_with_column_names(tmp_path, capsys):
     t = tmp_path / "t.csv"
     t.write_text("user,movie,pos,stars\n007,a,1,1\n007,b,2,0\n008,a,1,0\n008,c,,2\n")
-    code, out, err = run_main(capsys, "evaluate", str(t), "--query", "user", "--item", "movie", "--rank", "pos",
-                              "--relevance", "stars", "-m", "RR", "-m", "R@1", "--per-query", "--format", "csv")
+    code, out, err = run_main(capsys, "evaluate", str(t), "--query", "user", "--item", "movie", "--rank",
+                              "pos", "--relevance", "stars", "-m", "RR", "-m", "R@1", "--per-query",
+                              "--format", "csv")
     assert code == 0, err
     assert out.splitlines() == ["user,metric,value", "007,RR,1.0", "008,RR,0.0", "007,R@1,1.0",
                                 "008,R@1,0.0"] or sorted(out.splitlines()[1:]) == sorted(

@@ -20,7 +20,8 @@ ROBUST = DATA / "trectools_robust03"
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 MEASURES = ["AP", "Rprec", "Bpref", "RR", *(f"P@{k}" for k in CUTS), *(f"R@{k}" for k in CUTS), "nDCG",
             *(f"nDCG@{k}" for k in CUTS), *(f"AP@{k}" for k in CUTS), *(f"Success@{k}" for k in (1, 5, 10))]
-TREC_NAMES = {"map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS), *(f"recall_{k}" for k in CUTS),
+TREC_NAMES = {"map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS),
+              *(f"recall_{k}" for k in CUTS),
               "ndcg", *(f"ndcg_cut_{k}" for k in CUTS), *(f"map_cut_{k}" for k in CUTS),
               *(f"success_{k}" for k in (1, 5, 10))}
 
@@ -75,7 +76,8 @@ def _pytrec_lines(run_path: Path, qrels: dict) -> tuple[str, list[str]]:
         for line in f:
             q, _, d, _, s, tag = line.split()[:6]
             run.setdefault(q, {})[d] = float(s)
-    families = {"map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success"}
+    families = {"map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut",
+                "success"}
     res = pytrec_eval.RelevanceEvaluator(qrels, families).evaluate(run)
     order = ["map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS), *(f"recall_{k}" for k in CUTS),
              "ndcg", *(f"ndcg_cut_{k}" for k in CUTS), *(f"map_cut_{k}" for k in CUTS),

@@ -144,7 +144,8 @@ def test_read_trec_evaluates_like_trec_eval_order(tmp_path):
 
 
 def test_long_csv_keeps_ids_as_strings(tmp_path):
-    p = _write(tmp_path, "t.csv", "user,query,item,rank,relevance,segment\nx,007,0042,1,2,01\nx,007,0043,,1,01\n")
+    p = _write(tmp_path, "t.csv",
+               "user,query,item,rank,relevance,segment\nx,007,0042,1,2,01\nx,007,0043,,1,01\n")
     df = read_long(p)
     assert df["query"].tolist() == ["007", "007"]
     assert df["item"].tolist() == ["0042", "0043"]
@@ -180,7 +181,8 @@ def test_trec_round_trip(tmp_path):
     assert lines[0] == "007 Q0 d1 1 3.5 sysA"
     assert lines[1] == "007 Q0 d3 2 2.5 sysA"  # tie: docno descending, as trec_eval
     m = ["AP", "nDCG", "P@2"]
-    pd.testing.assert_frame_equal(rankframe.evaluate(back, m, by="system"), rankframe.evaluate(df, m, by="system"))
+    pd.testing.assert_frame_equal(rankframe.evaluate(back, m, by="system"),
+                                  rankframe.evaluate(df, m, by="system"))
 
 
 def test_write_run_from_ranks_only(tmp_path):
@@ -313,7 +315,7 @@ def test_csv_with_a_bad_row(tmp_path):
     assert "expected 4 columns, found 3" in str(e)
 
 
-# --------------------------------------------------------------------------------------------- both parsers agree
+# ------------------------------------------------------------------------------------- both parsers agree
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
