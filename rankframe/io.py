@@ -300,7 +300,8 @@ def _as_paths(path_or_paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
     return paths
 
 
-def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool) -> tuple[pa.Table, str]:
+def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool
+                  ) -> tuple[pa.Table, str, np.ndarray]:
     data = _read_bytes(path)
     keep: dict[int, pa.DataType] = {0: pa.string(), 2: pa.string(), 4: pa.float64()}
     if with_rank:
@@ -308,9 +309,9 @@ def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool) -
     table, _ = _parse(data, path, RUN_FIELDS, dict(sorted(keep.items())), "run")
     names = {"f0": "query", "f2": "item", "f3": "rank", "f4": "score"}
     table = table.rename_columns([names[n] for n in table.column_names])
-    table = _check_duplicates(table, ["query", "item"], path, "run", "docno", keep_first_duplicate)
+    table, h = _check_duplicates(table, ["query", "item"], path, "run", "docno", keep_first_duplicate)
     tag = _last_data_line(data).split()[-1]
-    return table, tag
+    return table, tag, h
 
 
 def _line_text(data: bytes, number: int) -> str:
@@ -353,34 +354,42 @@ def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: st
                           _line_text(data, second))
 
 
-def _find_duplicate(con, keys: list[str]) -> tuple | None:
+def _key_hash(con, keys: list[str]) -> np.ndarray:
+    """Return a 64-bit hash of the key columns of the registered table ``t`` per row (DuckDB, parallel)."""
+    cols = ", ".join(f'"{k}"' for k in keys)
+    return np.asarray(con.execute(f"SELECT hash({cols}) AS h FROM t").fetchnumpy()["h"], dtype=np.uint64)
+
+
+def _find_duplicate(con, keys: list[str], h: np.ndarray) -> tuple | None:
     """Return the first repeated key of the registered table ``t``, or None.
 
-    A 64-bit hash of the key per row (DuckDB, parallel), sorted in numpy: adjacent equal hashes are the only
-    candidates, which an exact GROUP BY over just those rows confirms (hash collisions are then harmless).
-    About twice as fast as an exact GROUP BY over every row.
+    The rows' key hashes ``h`` are sorted in numpy: adjacent equal hashes are the only candidates, which an
+    exact GROUP BY over just those rows confirms (hash collisions are then harmless). About twice as fast as
+    an exact GROUP BY over every row.
     """
-    cols = ", ".join(f'"{k}"' for k in keys)
-    h = con.execute(f"SELECT hash({cols}) AS h FROM t").fetchnumpy()["h"]
-    h = np.asarray(h)
-    h.sort()
-    same = h[1:] == h[:-1]
+    s = np.sort(h)
+    same = s[1:] == s[:-1]
     if not same.any():
         return None
-    con.register("cand", pa.table({"h": pa.array(np.unique(h[1:][same]))}))
+    cols = ", ".join(f'"{k}"' for k in keys)
+    con.register("cand", pa.table({"h": pa.array(np.unique(s[1:][same]))}))
     rows = con.execute(f"SELECT {cols}, count(*) AS n FROM t WHERE hash({cols}) IN (SELECT h FROM cand) "
                        f"GROUP BY ALL HAVING n > 1 LIMIT 1").fetchall()
     return rows[0] if rows else None
 
 
 def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: str, field: str,
-                      keep_first: bool) -> pa.Table:
-    """Raise on a repeated (query, docno) of one file, or keep the first line of each with a warning."""
+                      keep_first: bool) -> tuple[pa.Table, np.ndarray]:
+    """Raise on a repeated (query, docno) of one file, or keep the first line of each with a warning.
+
+    Returns the table and the rows' key hashes (reused to match runs with qrels).
+    """
     con = _duckdb()
     con.register("t", table)
-    dup = _find_duplicate(con, keys)
+    h = _key_hash(con, keys)
+    dup = _find_duplicate(con, keys, h)
     if dup is None:
-        return table
+        return table, h
     if not keep_first:
         raise _duplicate_error(path, dup[0], dup[1], what, field)
     cols = ", ".join(f'"{k}"' for k in keys)
@@ -390,23 +399,25 @@ def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: st
         f"ORDER BY __row").to_arrow_table()
     warnings.warn(f"{path}: kept the first of repeated {field}s: dropped {table.num_rows - out.num_rows} "
                   f"duplicate line(s)", stacklevel=4)
-    return out
+    con.register("t", out)
+    return out, _key_hash(con, keys)
 
 
 def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicate: bool, with_rank: bool
-               ) -> tuple[pa.Table, list[str], list[int]]:
-    """All runs in one table with a ``system`` column; also each run's system name and number of rows."""
+               ) -> tuple[pa.Table, list[str], list[int], np.ndarray]:
+    """All runs in one table with a ``system`` column; also each run's name and size, and the key hashes."""
     paths = _as_paths(path_or_paths)
-    tables, tags = [], []
+    tables, tags, hashes = [], [], []
     for p in paths:
-        t, tag = _read_one_run(p, with_rank, keep_first_duplicate)
+        t, tag, h = _read_one_run(p, with_rank, keep_first_duplicate)
         tables.append(t)
         tags.append(tag)
+        hashes.append(h)
     systems = _system_names(paths, tags)
     parts = [t.append_column("system", pa.repeat(pa.scalar(s, pa.string()), t.num_rows))
              for t, s in zip(tables, systems)]
     table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
-    return table, systems, [t.num_rows for t in tables]
+    return table, systems, [t.num_rows for t in tables], np.concatenate(hashes)
 
 
 def _to_pandas(table: pa.Table) -> pd.DataFrame:
@@ -434,7 +445,7 @@ def read_trec_run(path_or_paths: PathLike | Iterable[PathLike], *, keep_first_du
     ``score`` (float64) and ``system``: the run tag (the tag of the file's last line, as trec_eval), or the
     file name when two files have the same tag.
     """
-    table, _, _ = _read_runs(path_or_paths, keep_first_duplicate, with_rank)
+    table, _, _, _ = _read_runs(path_or_paths, keep_first_duplicate, with_rank)
     order = ["query", "item", *(["rank"] if with_rank else []), "score", "system"]
     return _to_pandas(table.select(order))
 
@@ -443,17 +454,18 @@ def read_trec_run(path_or_paths: PathLike | Iterable[PathLike], *, keep_first_du
 # TREC qrels
 
 
-def _read_qrels_table(path: PathLike) -> pa.Table:
+def _read_qrels_table(path: PathLike) -> tuple[pa.Table, np.ndarray]:
     data = _read_bytes(path)
     table, _ = _parse(data, path, QRELS_FIELDS, {0: pa.string(), 2: pa.string(), 3: pa.int64()}, "qrels")
     table = table.rename_columns(["query", "item", "relevance"])
     con = _duckdb()
     con.register("t", table)
-    dup = _find_duplicate(con, ["query", "item"])
+    h = _key_hash(con, ["query", "item"])
+    dup = _find_duplicate(con, ["query", "item"], h)
     if dup is not None:
         err = _duplicate_error(path, dup[0], dup[1], "qrels", "judgment of docno")
         raise InputFileError(err.path, err.problem.split(";")[0], err.line, err.text)
-    return table
+    return table, h
 
 
 def read_trec_qrels(path: PathLike) -> pd.DataFrame:
@@ -462,7 +474,7 @@ def read_trec_qrels(path: PathLike) -> pd.DataFrame:
     Returns a DataFrame with columns ``query``, ``item`` (strings) and ``relevance`` (int64). The iteration
     field is checked to be there and ignored, as in trec_eval. A docno judged twice for a query is an error.
     """
-    return _to_pandas(_read_qrels_table(path))
+    return _to_pandas(_read_qrels_table(path)[0])
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -494,25 +506,40 @@ def read_trec(run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *,
     >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
     >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
     """
-    run, systems, sizes = _read_runs(run_paths, keep_first_duplicate, with_rank=False)
-    qrels = _read_qrels_table(qrels_path)
-    return _to_pandas(_join(run, systems, sizes, qrels))
+    run, systems, sizes, run_hash = _read_runs(run_paths, keep_first_duplicate, with_rank=False)
+    qrels, qrels_hash = _read_qrels_table(qrels_path)
+    return _to_pandas(_join(run, systems, sizes, run_hash, qrels, qrels_hash))
 
 
-def _join(run: pa.Table, systems: list[str], sizes: list[int], qrels: pa.Table) -> pa.Table:
+def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndarray, qrels: pa.Table,
+          qrels_hash: np.ndarray) -> pa.Table:
     """Run rows with their relevance, then each system's judged-but-not-retrieved rows.
 
-    DuckDB matches (query, item) pairs and returns only row numbers; the string columns of the run are
-    never copied (the result reuses the arrays pyarrow parsed).
+    Rows are matched on the (query, item) hashes computed for the duplicate checks (a hash-table probe,
+    pandas), and each match is confirmed on the strings, so a hash collision can never pair wrong rows. The
+    string columns pyarrow parsed go to pandas without being copied.
     """
     n, m = run.num_rows, qrels.num_rows
-    con = _duckdb()
-    con.register(
-        "r", run.select(["query", "item"]).append_column("i", pa.array(np.arange(n, dtype=np.int64))))
-    con.register(
-        "q", qrels.select(["query", "item"]).append_column("j", pa.array(np.arange(m, dtype=np.int64))))
-    pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item").fetchnumpy()
-    i, j = np.asarray(pairs["i"], dtype=np.int64), np.asarray(pairs["j"], dtype=np.int64)
+    index = pd.Index(qrels_hash)
+    if index.is_unique:
+        found = index.get_indexer(run_hash)
+        i = np.flatnonzero(found >= 0)
+        j = found[i]
+        if len(i):
+            ii, jj = pa.array(i), pa.array(j)
+            same = pc.and_(pc.equal(run.column("query").take(ii), qrels.column("query").take(jj)),
+                           pc.equal(run.column("item").take(ii), qrels.column("item").take(jj)))
+            keep = same.to_numpy(zero_copy_only=False)
+            i, j = i[keep], j[keep]
+    else:  # two judgments share a hash (astronomically rare): exact join in DuckDB
+        con = _duckdb()
+        con.register("r", run.select(["query", "item"]).append_column(
+            "i", pa.array(np.arange(n, dtype=np.int64))))
+        con.register("q", qrels.select(["query", "item"]).append_column(
+            "j", pa.array(np.arange(m, dtype=np.int64))))
+        pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item"
+                            ).fetchnumpy()
+        i, j = np.asarray(pairs["i"], dtype=np.int64), np.asarray(pairs["j"], dtype=np.int64)
     grades = qrels.column("relevance").to_numpy().astype(np.float64)
     relevance = np.full(n, np.nan)
     relevance[i] = grades[j]

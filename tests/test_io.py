@@ -359,3 +359,22 @@ def test_layouts_that_need_the_general_path(tmp_path, text):
     df = read_trec_run(_write(tmp_path, "r.txt", text))
     assert df["item"].tolist()[0] == "a" and len(df) in (1, 2)
     assert all(" " not in i and "\x0b" not in i for i in df["item"])
+
+
+def test_join_survives_hash_collisions(tmp_path):
+    """Matching runs to qrels by key hash: a collision must neither pair wrong rows nor lose a match."""
+    from rankframe import io as rio
+
+    run, systems, sizes, run_hash = rio._read_runs([_write(tmp_path, "r.txt", RUN)], False, False)
+    qrels, qrels_hash = rio._read_qrels_table(_write(tmp_path, "q.txt", QRELS))
+    want = rio._join(run, systems, sizes, run_hash, qrels, qrels_hash).to_pandas()
+    fake = run_hash.copy()
+    fake[1] = qrels_hash[1]  # run row ("007", "d2") now collides with judgment ("007", "d9")
+    got = rio._join(run, systems, sizes, fake, qrels, qrels_hash).to_pandas()
+    pd.testing.assert_frame_equal(got, want)
+    dup = qrels_hash.copy()
+    dup[3] = dup[0]  # two judgments share a hash: the exact DuckDB join is used
+    got = rio._join(run, systems, sizes, run_hash, qrels, dup).to_pandas()
+    key = ["system", "query", "item"]
+    pd.testing.assert_frame_equal(got.sort_values(key).reset_index(drop=True),
+                                  want.sort_values(key).reset_index(drop=True))
