@@ -7,10 +7,13 @@ import os
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 import pytest
 from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/oracle.py, tests/strategies.py
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # rankframe from this tree
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=_SUPPRESS,
@@ -60,3 +63,64 @@ def hypothesis_examples(ci: int, dev: int | None = None) -> int:
     if name == "thorough":
         return 10 * ci
     return dev or 2 * ci
+
+
+# --------------------------------------------------------------------------- real TREC data, parsed here
+# (plain pandas, ids as str; the IO module is tested elsewhere and not relied on)
+
+def read_qrels(path) -> pd.DataFrame:
+    """TREC qrels ``qid iter docno rel`` -> DataFrame(query, item, relevance) with string ids."""
+    import pandas as pd
+
+    df = pd.read_csv(path, sep=r"\s+", header=None, names=["query", "iter", "item", "relevance"],
+                     dtype={"query": str, "iter": str, "item": str, "relevance": "int64"}, comment="#")
+    return df[["query", "item", "relevance"]]
+
+
+def read_run(path) -> pd.DataFrame:
+    """TREC run ``qid Q0 docno rank score tag`` -> DataFrame(query, item, score) with string ids.
+
+    The file's rank column is dropped: trec_eval orders by score (ties: docno descending) and ignores it.
+    """
+    import pandas as pd
+
+    df = pd.read_csv(path, sep=r"\s+", header=None, names=["query", "q0", "item", "rank", "score", "tag"],
+                     dtype={"query": str, "q0": str, "item": str, "rank": "int64", "score": "float64",
+                            "tag": str})
+    return df[["query", "item", "score"]]
+
+
+def long_table(run, qrels) -> pd.DataFrame:
+    """One long table (query, item, score, relevance): retrieved rows plus judged-unretrieved rows."""
+    return run.merge(qrels, on=["query", "item"], how="outer")
+
+
+def trec_dicts(run, qrels) -> tuple[dict, dict]:
+    """pytrec_eval dicts from parsed run/qrels frames."""
+    q: dict = {}
+    for a, b, c in zip(qrels["query"], qrels["item"], qrels["relevance"]):
+        q.setdefault(a, {})[b] = int(c)
+    r: dict = {}
+    for a, b, c in zip(run["query"], run["item"], run["score"]):
+        r.setdefault(a, {})[b] = float(c)
+    return q, r
+
+
+REAL = {
+    # name: (qrels, run, trec_eval -l level)
+    "trec_eval_test": ("trec_eval/test/qrels.test", "trec_eval/test/results.test", 1),
+    "trec_eval_rel_level": ("trec_eval/test/qrels.rel_level", "trec_eval/test/results.test", 2),
+    "compat": ("ir_measures_compat/compat.qrels", "ir_measures_compat/compat.run", 1),
+    **{f"robust03_{r}": ("trectools_robust03/robust03_qrels.txt.gz", f"trectools_robust03/runs/input.{r}.gz", 1)
+       for r in ["MU03rob01", "NLPR03vb10", "humR03dc", "pircRBa1", "rutcor03100", "uic0301"]},
+}
+
+_CACHE: dict = {}
+
+
+def load_real(shared: Path, name: str):
+    """``(run, qrels, level)`` frames of one real data set (cached per session)."""
+    if name not in _CACHE:
+        qp, rp, level = REAL[name]
+        _CACHE[name] = (read_run(shared / rp), read_qrels(shared / qp), level)
+    return _CACHE[name]

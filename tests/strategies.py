@@ -144,7 +144,8 @@ def to_trec(df: pd.DataFrame) -> tuple[dict, dict]:
 
     qrels: every judged row (int grades). run: every retrieved row with a score that reproduces the table's
     order: ``-rank`` when the table has ranks (distinct, so no tie-break is needed), else the score itself
-    (trec_eval breaks its ties by docno descending, exactly the order rankframe defines).
+    (trec_eval breaks its ties by docno descending, exactly the order rankframe defines). Keys are
+    :func:`qkey` strings.
     """
     qrels: dict = {}
     run: dict = {}
@@ -158,6 +159,12 @@ def to_trec(df: pd.DataFrame) -> tuple[dict, dict]:
         pos = rec["rank"] if has_rank else rec["score"]
         if not pd.isna(pos):
             run.setdefault(key, {})[item] = -float(pos) if has_rank else float(pos)
+    for judged in qrels.values():
+        if max(judged.values()) < 0:
+            # pytrec_eval-terrier 0.5.11 segfaults (map + bpref together) on a query whose judgments are all
+            # negative. An unretrieved grade-0 judgment changes nothing here: |R| = 0 for every level >= 1, the
+            # ideal DCG stays 0, and bpref's N only matters when |R| > 0.
+            judged["\x00pad"] = 0
     return qrels, run
 
 
