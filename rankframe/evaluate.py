@@ -151,6 +151,6 @@ def join_qrels(
     missing = missing[missing["_seen"].isna()].drop(columns="_seen")
     parts = [retrieved, missing]
     if not by:
-        parts.append(judgments[~judgments[c.query].isin(run[c.query])])
+        parts.append(judgments[~judgments[c.query].isin(run[c.query].unique())])
     out = pd.concat(parts, ignore_index=True)
     return out

@@ -190,15 +190,26 @@ def _judged_masks(relevance: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
     return judged, judged & (values != 0)
 
 
+def _text_order(values) -> np.ndarray:
+    """Indices that sort ``values`` by their text, byte-wise like C's strcmp (trec_eval's docno order)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        text = pa.array(np.asarray(values), from_pandas=True).cast(pa.string())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        text = pa.array([str(v) for v in values], type=pa.string())
+    return pc.sort_indices(text).to_numpy()
+
+
 def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray]:
     """trec_eval order: score descending, then item id descending compared as strings."""
     score = keys.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
     items = df[c.item].to_numpy()[retrieved]
     item_codes, uniques = pd.factorize(items)
-    as_text = np.asarray([str(u) for u in uniques], dtype=object)
     text_rank = np.empty(len(uniques), dtype=np.int64)
-    text_rank[np.argsort(as_text, kind="stable")] = np.arange(len(uniques))
+    text_rank[_text_order(uniques)] = np.arange(len(uniques))
     g = groups.codes[retrieved]
     order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
     counts = np.bincount(g, minlength=groups.n)
