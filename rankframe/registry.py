@@ -78,11 +78,13 @@ def _is_number(v: Any) -> bool:
 
 
 def k_param() -> Param:
+    """The cutoff parameter shared by most metrics."""
     return Param("k", None, "cutoff: only the top k ranked items count (None = the whole list)", kind="k",
                  aliases=("cutoff",))
 
 
 def rel_param(default: float | None = 1) -> Param:
+    """The relevance-threshold parameter (binary metrics default to 1, graded ones to None)."""
     if default is None:
         text = ("relevance threshold for gains: grades below it give no gain (None = use every positive grade "
                 "as is, trec_eval)")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .err import compute as err, err_of_lists, stop_probability
+from .err import compute as err
+from .err import err_of_lists, stop_probability
 from .idcg import ideal_lists
 
 
