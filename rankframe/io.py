@@ -60,6 +60,7 @@ _SHOW = 120  # characters of an offending line shown in an error message
 _BLOCK = 1 << 22  # pyarrow CSV block size: small enough to keep both cores busy on mid-size files
 _NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
 _INTEGER = r"^[+-]?\d+$"
+_STR = pa.large_string()  # what pandas' ``str`` dtype holds: parsing straight into it avoids a copy
 
 
 class InputFileError(RankframeError):
@@ -143,7 +144,7 @@ def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.T
     if table.num_rows == 0:
         return None
     first_col = table.column(0)
-    if pa.types.is_string(first_col.type) and pc.any(pc.starts_with(first_col, "#")).as_py():
+    if pa.types.is_large_string(first_col.type) and pc.any(pc.starts_with(first_col, "#")).as_py():
         return None  # a comment line that happened to have nfields words
     for col in table.columns:
         if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
@@ -182,7 +183,7 @@ def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
     offset = 0
     for chunk in table.column("line").chunks:
         try:
-            chunks.append(chunk.cast(pa.string()))
+            chunks.append(chunk.cast(_STR))
         except pa.ArrowInvalid:
             for i, value in enumerate(chunk.to_pylist()):
                 try:
@@ -236,7 +237,7 @@ def _robust_parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict
         cols = []
         for j, typ in keep.items():
             col = pc.list_element(split, j)
-            if typ != pa.string():
+            if not pa.types.is_large_string(typ):
                 pattern = _NUMBER if pa.types.is_floating(typ) else _INTEGER
                 kind = "a number" if pa.types.is_floating(typ) else "an integer"
                 i = _first_bad(col, pattern)
@@ -303,7 +304,7 @@ def _as_paths(path_or_paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
 def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool
                   ) -> tuple[pa.Table, str, np.ndarray]:
     data = _read_bytes(path)
-    keep: dict[int, pa.DataType] = {0: pa.string(), 2: pa.string(), 4: pa.float64()}
+    keep: dict[int, pa.DataType] = {0: _STR, 2: _STR, 4: pa.float64()}
     if with_rank:
         keep[3] = pa.int64()
     table, _ = _parse(data, path, RUN_FIELDS, dict(sorted(keep.items())), "run")
@@ -345,7 +346,7 @@ def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: st
     """Locate the first repeated (query, item) pair of a file and describe it (error path only)."""
     data = _read_bytes(path)
     fields = RUN_FIELDS if what == "run" else QRELS_FIELDS
-    table, lines = _robust_parse(data, path, fields, {0: pa.string(), 2: pa.string()}, what)
+    table, lines = _robust_parse(data, path, fields, {0: _STR, 2: _STR}, what)
     hit = pc.and_(pc.equal(table.column(0), query), pc.equal(table.column(1), item))
     where = lines[np.flatnonzero(hit.to_numpy(zero_copy_only=False))]
     first, second = int(where[0]), int(where[1])
@@ -414,7 +415,7 @@ def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicat
         tags.append(tag)
         hashes.append(h)
     systems = _system_names(paths, tags)
-    parts = [t.append_column("system", pa.repeat(pa.scalar(s, pa.string()), t.num_rows))
+    parts = [t.append_column("system", pa.repeat(pa.scalar(s, _STR), t.num_rows))
              for t, s in zip(tables, systems)]
     table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     return table, systems, [t.num_rows for t in tables], np.concatenate(hashes)
@@ -456,7 +457,7 @@ def read_trec_run(path_or_paths: PathLike | Iterable[PathLike], *, keep_first_du
 
 def _read_qrels_table(path: PathLike) -> tuple[pa.Table, np.ndarray]:
     data = _read_bytes(path)
-    table, _ = _parse(data, path, QRELS_FIELDS, {0: pa.string(), 2: pa.string(), 3: pa.int64()}, "qrels")
+    table, _ = _parse(data, path, QRELS_FIELDS, {0: _STR, 2: _STR, 3: pa.int64()}, "qrels")
     table = table.rename_columns(["query", "item", "relevance"])
     con = _duckdb()
     con.register("t", table)
@@ -543,9 +544,8 @@ def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndar
     grades = qrels.column("relevance").to_numpy().astype(np.float64)
     relevance = np.full(n, np.nan)
     relevance[i] = grades[j]
-    codes = np.repeat(np.arange(len(systems)), sizes)
     retrieved = np.zeros((len(systems), m), dtype=bool)
-    retrieved[codes[i], j] = True
+    retrieved[np.searchsorted(np.cumsum(sizes), i, side="right"), j] = True
     parts = [run.select(["query", "item", "score"]).append_column("relevance", pa.array(relevance))
              .append_column("system", run.column("system"))]
     for s, name in enumerate(systems):
@@ -556,7 +556,7 @@ def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndar
             parts.append(pa.table({
                 "query": qrels.column("query").take(take), "item": qrels.column("item").take(take),
                 "score": pa.nulls(k, pa.float64()), "relevance": pa.array(grades[missing]),
-                "system": pa.repeat(pa.scalar(name, pa.string()), k)}))
+                "system": pa.repeat(pa.scalar(name, _STR), k)}))
     return pa.concat_tables(parts)
 
 
@@ -604,7 +604,7 @@ def read_long(path: PathLike, *, columns: Columns | None = None, numeric: Sequen
     header = data[: data.find(b"\n")] if b"\n" in data else data
     cols = [h.strip().strip('"') for h in header.decode("utf-8", "replace").rstrip("\r").split(delim)]
     numeric_cols = {c.rank, c.relevance, c.score, *numeric}
-    types = {h: pa.string() for h in cols if h not in numeric_cols}
+    types = {h: _STR for h in cols if h not in numeric_cols}
     bad: list[Any] = []
 
     def handler(row):

@@ -339,8 +339,8 @@ def test_fast_and_general_parsers_agree_on_real_files():
         data = rio._read_bytes(f)
         is_run = "qrels" not in f.name
         fields = rio.RUN_FIELDS if is_run else rio.QRELS_FIELDS
-        keep = ({0: rio.pa.string(), 2: rio.pa.string(), 4: rio.pa.float64()} if is_run else
-                {0: rio.pa.string(), 2: rio.pa.string(), 3: rio.pa.int64()})
+        keep = ({0: rio._STR, 2: rio._STR, 4: rio.pa.float64()} if is_run else
+                {0: rio._STR, 2: rio._STR, 3: rio.pa.int64()})
         general, _ = rio._robust_parse(data, f, fields, keep, "run" if is_run else "qrels")
         fast = rio._fast_parse(data, len(fields), keep)
         if fast is not None:
