@@ -91,7 +91,7 @@ def schema(
     --------
     >>> import pandas as pd, rankframe
     >>> df = pd.DataFrame({"query": [1, 1], "item": ["a", "b"], "rank": [1, 2], "relevance": [1, 0]})
-    >>> rankframe.schema().validate(df) is df
+    >>> rankframe.schema().validate(df).equals(df)
     True
     """
     c = columns or Columns()
