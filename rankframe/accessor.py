@@ -101,20 +101,47 @@ class RankMetrics:
         return out.set_index(index)["value"].rename(label)
 
 
+# Values by hand on one query: grades [0, 2, 1] in rank order plus one judged, unretrieved item of grade 1 (|R| = 3).
+_EXAMPLE_FRAME = ('pd.DataFrame({"query": 1, "item": ["a", "b", "c", "d"], "rank": [1, 2, 3, None], '
+                  '"relevance": [0, 2, 1, 1]})')
+_EXAMPLES = {
+    "precision": "0.66667",  # 2 hits / 3 retrieved
+    "recall": "0.66667",  # 2 of 3 relevant found
+    "ap": "0.38889",  # (1/2 + 2/3) / 3
+    "rr": "0.5",  # first hit at rank 2
+    "cg": "3.0",  # 0 + 2 + 1
+    "dcg": "1.76186",  # 2/log2(3) + 1/log2(4)
+    "idcg": "3.13093",  # 2 + 1/log2(3) + 1/log2(4)
+    "ndcg": "0.56273",  # 1.76186 / 3.13093
+    "err": "0.11068",  # (1/2)(3/16) + (1/3)(1/16)(13/16)
+    "nerr": "0.48381",  # / (3/16 + (1/2)(1/16)(13/16) + (1/3)(1/16)(13/16)(15/16))
+    "r_precision": "0.66667",  # 2 hits in the top |R| = 3
+    "hit_rate": "1.0",
+    "f1": "0.66667",  # P = R = 2/3
+    "bpref": "0.0",  # N = 1 judged non-relevant, ranked above both hits: 1 - min(1, 3)/min(3, 1) = 0 each
+    "rbp": "0.288",  # 0.2 (0.8 + 0.8^2)
+    "judged": "1.0",
+}
+
+
 def _method(spec: MetricSpec):
     def method(self: RankMetrics, *args: Any, by=None, per_query: bool = False, **kwargs: Any):
         return self._one(spec, args, by, per_query, kwargs)
 
     params = "\n".join(
-        f"    {p.name} : default {p.default!r}\n        {p.description}; {p.expected()}." for p in spec.params)
+        f"{p.name} : default {p.default!r}\n    {p.description}; {p.expected()}." for p in spec.params)
     method.__name__ = spec.name
     method.__doc__ = (
         f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
         f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
         f"Series indexed by the segment columns and the query.\n\n"
         f"Parameters\n----------\n{params}\n"
-        "    by, per_query, qrels, validate, engine, allow_duplicates, no_relevant, no_retrieved, no_judged\n"
-        "        As for :func:`rankframe.evaluate`.\n")
+        "by, per_query, qrels, validate, engine, allow_duplicates, no_relevant, no_retrieved, no_judged\n"
+        "    As for :func:`rankframe.evaluate`.\n\n"
+        "Examples\n--------\n"
+        ">>> import pandas as pd, rankframe\n"
+        f">>> df = {_EXAMPLE_FRAME}\n"
+        f">>> round(df.rank_metrics.{spec.name}(), 5)\n{_EXAMPLES[spec.name]}\n")
     return method
 
 
