@@ -361,6 +361,12 @@ def _key_hash(con, keys: list[str]) -> np.ndarray:
     return np.asarray(con.execute(f"SELECT hash({cols}) AS h FROM t").fetchnumpy()["h"], dtype=np.uint64)
 
 
+def _repeated_values(h: np.ndarray) -> np.ndarray:
+    """Return the values occurring more than once in ``h``, sorted."""
+    s = np.sort(h)
+    return np.unique(s[1:][s[1:] == s[:-1]])
+
+
 def _find_duplicate(con, keys: list[str], h: np.ndarray) -> tuple | None:
     """Return the first repeated key of the registered table ``t``, or None.
 
@@ -368,12 +374,11 @@ def _find_duplicate(con, keys: list[str], h: np.ndarray) -> tuple | None:
     exact GROUP BY over just those rows confirms (hash collisions are then harmless). About twice as fast as
     an exact GROUP BY over every row.
     """
-    s = np.sort(h)
-    same = s[1:] == s[:-1]
-    if not same.any():
+    candidates = _repeated_values(h)
+    if not len(candidates):
         return None
     cols = ", ".join(f'"{k}"' for k in keys)
-    con.register("cand", pa.table({"h": pa.array(np.unique(s[1:][same]))}))
+    con.register("cand", pa.table({"h": pa.array(candidates)}))
     rows = con.execute(f"SELECT {cols}, count(*) AS n FROM t WHERE hash({cols}) IN (SELECT h FROM cand) "
                        f"GROUP BY ALL HAVING n > 1 LIMIT 1").fetchall()
     return rows[0] if rows else None
