@@ -338,7 +338,9 @@ def _evaluate(args) -> int:
     if args.format == "trec" and by:
         raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another "
                          "--format)")
-    with Progress(len(args.inputs) + 2, enabled=False if args.no_progress else None) as progress:
+    trec_inputs = not all(_is_long(p) for p in args.inputs)
+    steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
+    with Progress(steps, enabled=False if args.no_progress else None) as progress:
         df, judgments, has_system = _load(args.inputs, args.qrels, columns, args.keep_first_duplicate,
                                           progress)
         if has_system and "system" not in by:
