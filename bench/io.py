@@ -57,18 +57,6 @@ def make_messy(run: Path, messy: Path) -> None:
                     TO '{messy}' (HEADER false, QUOTE '', DELIMITER '\\x01')""")
 
 
-def timeit(fn, repeat: int) -> tuple[float, float, float, object]:
-    """Best and median wall time, CPU time (all threads) of the best run, and the result."""
-    times, cpus, out = [], [], None
-    for _ in range(repeat):
-        out = None
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
-    return min(times), statistics.median(times), cpus[times.index(min(times))], out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=10_000_000)
@@ -98,13 +86,25 @@ def main() -> None:
         ]
     load = open("/proc/loadavg").read().split()[0]
     print(f"load average before: {load}  (2 cores; > 1 means other work ran)")
+    # rounds: every reader once per round, so that each sees the same background load; best round wins
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in cases}
+    rows: dict[str, int] = {}
+    for _ in range(a.repeat):
+        for name, fn in cases:
+            t0, c0 = time.perf_counter(), time.process_time()
+            out = fn()
+            results[name].append((time.perf_counter() - t0, time.process_time() - c0))
+            rows[name] = len(out)
+            del out
     print(f"{'reader':<64} {'best s':>7} {'median s':>9} {'cpu s':>6} {'M lines/s':>10}")
-    for name, fn in cases:
-        best, med, cpu, out = timeit(fn, a.repeat)
-        rows = len(out)
-        print(f"{name:<64} {best:7.2f} {med:9.2f} {cpu:6.2f} {a.lines / best / 1e6:10.2f}   ({rows:,} rows)",
-              flush=True)
-        del out
+    for name, _ in cases:
+        walls = [w for w, _ in results[name]]
+        best = min(walls)
+        cpu = results[name][walls.index(best)][1]
+        print(f"{name:<64} {best:7.2f} {statistics.median(walls):9.2f} {cpu:6.2f} {a.lines / best / 1e6:10.2f}"
+              f"   ({rows[name]:,} rows)")
+    load = open("/proc/loadavg").read().split()[0]
+    print(f"load average after: {load}")
 
 
 if __name__ == "__main__":
