@@ -104,10 +104,14 @@ def test_complete_counts_unretrieved_queries(tmp_path, capsys):
 
 def test_long_table_by_segments_and_engines(capsys):
     args = ["evaluate", str(RECS), "-m", "nDCG@10", "--by", "model,country", "--format", "csv"]
-    code, pandas_out, _ = run_main(capsys, *args)
+    code, out, _ = run_main(capsys, *args)
     assert code == 0
-    assert pandas_out.splitlines()[0] == "model,country,metric,value"
-    assert len(pandas_out.splitlines()) == 1 + 2 * 4
+    assert out.splitlines()[0] == "model,country,metric,value"
+    assert len(out.splitlines()) == 1 + 2 * 4
+    args = ["evaluate", str(RECS), "-m", "nDCG@10", "-m", "AP@10", "-m", "ERR@5", "--by", "device"]
+    _, pandas_table, _ = run_main(capsys, *args, "--engine", "pandas")
+    _, duckdb_table, _ = run_main(capsys, *args, "--engine", "duckdb")
+    assert pandas_table == duckdb_table
 
 
 def test_long_csv_table_with_column_names(tmp_path, capsys):

@@ -44,14 +44,15 @@ def _measure_lines(lines: list[str]) -> list[str]:
     return [ln for ln in lines if ln.split("\t")[0].strip() in TREC_NAMES]
 
 
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 @pytest.mark.parametrize(("run", "expected", "flags"), [
     ("results.test", "out.test.aq", ["--per-query"]),
     ("results.trunc", "out.test.aqc", ["--per-query", "--complete"]),
     ("results.test", "out.test.a", []),
 ])
-def test_trec_eval_expected_output(capsys, run, expected, flags):
+def test_trec_eval_expected_output(capsys, run, expected, flags, engine):
     _need(TREC)
-    got = _cli(capsys, str(TREC / run), "--qrels", str(TREC / "qrels.test"), *flags)
+    got = _cli(capsys, str(TREC / run), "--qrels", str(TREC / "qrels.test"), *flags, "--engine", engine)
     want = _measure_lines((TREC / expected).read_text().splitlines())
     assert len(want) >= 44
     assert _measure_lines(got) == want
