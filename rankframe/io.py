@@ -517,6 +517,15 @@ def read_trec(run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *,
     return _to_pandas(_join(run, systems, sizes, run_hash, qrels, qrels_hash))
 
 
+def _take_sorted(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """Return ``column.take(rows)`` for ascending ``rows``, chunk by chunk (no concatenation of the column)."""
+    bounds = np.cumsum([0, *(len(c) for c in column.chunks)])
+    cut = np.searchsorted(rows, bounds)
+    parts = [chunk.take(pa.array(rows[cut[k]:cut[k + 1]] - bounds[k]))
+             for k, chunk in enumerate(column.chunks) if cut[k + 1] > cut[k]]
+    return pa.concat_arrays(parts) if parts else pa.array([], column.type)
+
+
 def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndarray, qrels: pa.Table,
           qrels_hash: np.ndarray) -> pa.Table:
     """Run rows with their relevance, then each system's judged-but-not-retrieved rows.
@@ -532,9 +541,9 @@ def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndar
         i = np.flatnonzero(found >= 0)
         j = found[i]
         if len(i):
-            ii, jj = pa.array(i), pa.array(j)
-            same = pc.and_(pc.equal(run.column("query").take(ii), qrels.column("query").take(jj)),
-                           pc.equal(run.column("item").take(ii), qrels.column("item").take(jj)))
+            jj = pa.array(j)
+            same = pc.and_(pc.equal(_take_sorted(run.column("query"), i), qrels.column("query").take(jj)),
+                           pc.equal(_take_sorted(run.column("item"), i), qrels.column("item").take(jj)))
             keep = same.to_numpy(zero_copy_only=False)
             i, j = i[keep], j[keep]
     else:  # two judgments share a hash (astronomically rare): exact join in DuckDB

@@ -378,3 +378,14 @@ def test_join_survives_hash_collisions(tmp_path):
     key = ["system", "query", "item"]
     pd.testing.assert_frame_equal(got.sort_values(key).reset_index(drop=True),
                                   want.sort_values(key).reset_index(drop=True))
+
+
+@pytest.mark.parametrize("rows", [[0, 1, 2, 3, 4], [2, 3], [4], [], [0]])
+def test_take_sorted_matches_take(rows):
+    import pyarrow as pa
+
+    from rankframe.io import _take_sorted
+
+    col = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array([], pa.string()), pa.array(["d", "e"])])
+    r = np.array(rows, dtype=np.int64)
+    assert _take_sorted(col, r).to_pylist() == col.take(pa.array(r, pa.int64())).to_pylist()
