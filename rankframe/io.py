@@ -409,6 +409,13 @@ def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: st
     return out, _key_hash(con, keys)
 
 
+def _constant(value: str, n: int) -> pa.Array:
+    """Return a large_string array of ``n`` copies of ``value``, built from its buffers (fast)."""
+    raw = value.encode("utf-8")
+    offsets = np.arange(n + 1, dtype=np.int64) * len(raw)
+    return pa.Array.from_buffers(_STR, n, [None, pa.py_buffer(offsets), pa.py_buffer(raw * n)])
+
+
 def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicate: bool, with_rank: bool
                ) -> tuple[pa.Table, list[str], list[int], np.ndarray]:
     """All runs in one table with a ``system`` column; also each run's name and size, and the key hashes."""
@@ -420,8 +427,7 @@ def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicat
         tags.append(tag)
         hashes.append(h)
     systems = _system_names(paths, tags)
-    parts = [t.append_column("system", pa.repeat(pa.scalar(s, _STR), t.num_rows))
-             for t, s in zip(tables, systems)]
+    parts = [t.append_column("system", _constant(s, t.num_rows)) for t, s in zip(tables, systems)]
     table = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     return table, systems, [t.num_rows for t in tables], np.concatenate(hashes)
 
@@ -570,7 +576,7 @@ def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndar
             parts.append(pa.table({
                 "query": qrels.column("query").take(take), "item": qrels.column("item").take(take),
                 "score": pa.nulls(k, pa.float64()), "relevance": pa.array(grades[missing]),
-                "system": pa.repeat(pa.scalar(name, _STR), k)}))
+                "system": _constant(name, k)}))
     return pa.concat_tables(parts)
 
 

@@ -389,3 +389,12 @@ def test_take_sorted_matches_take(rows):
     col = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array([], pa.string()), pa.array(["d", "e"])])
     r = np.array(rows, dtype=np.int64)
     assert _take_sorted(col, r).to_pylist() == col.take(pa.array(r, pa.int64())).to_pylist()
+
+
+@pytest.mark.parametrize(("value", "n"), [("sysA", 3), ("héllo", 2), ("x", 0), ("", 2)])
+def test_constant_column(value, n):
+    from rankframe.io import _constant
+
+    col = _constant(value, n)
+    col.validate(full=True)
+    assert col.to_pylist() == [value] * n
