@@ -664,10 +664,6 @@ def _check_ids(values: pa.ChunkedArray | pa.Array, what: str) -> None:
                              f"format")
 
 
-def _str_col(s: pd.Series) -> pa.Array:
-    return pa.array(s.astype(str).to_numpy(dtype=object), pa.string())
-
-
 def _write_lines(path: PathLike, cols: list[pa.Array]) -> None:
     table = pa.table(cols, names=[f"c{i}" for i in range(len(cols))])
     with _open_text(path) as f:
