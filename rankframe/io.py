@@ -209,53 +209,72 @@ def _robust_parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict
 
     Returns the kept fields and the 1-based line number of each row. Raises InputFileError on the first
     malformed line: wrong number of fields, a number that does not parse, no data at all. A run line may
-    have fields after the tag (trec_eval ignores them); a qrels line has exactly four.
+    have fields after the tag (trec_eval ignores them); a qrels line has exactly four. Blocks of lines are
+    processed on all cores (pyarrow compute releases the GIL); the first error in file order wins.
     """
-    extra_ok = what == "run"
-    nfields = len(fields)
-    layout = " ".join(fields)
-    names = [f"f{i}" for i in keep]
-    parts: list[pa.Table] = []
-    line_numbers: list[np.ndarray] = []
-    offset = 0
-    for chunk in _lines(data, path):
-        trimmed = pc.ascii_trim_whitespace(chunk)
-        data_mask = pc.invert(pc.or_(pc.equal(trimmed, ""), pc.starts_with(trimmed, "#")))
-        rows = np.flatnonzero(data_mask.to_numpy(zero_copy_only=False))
-        if len(rows) == 0:
-            offset += len(chunk)
-            continue
-        split = pc.ascii_split_whitespace(trimmed.filter(data_mask))
-        counts = pc.list_value_length(split).to_numpy(zero_copy_only=False)
-        wrong = np.flatnonzero((counts < nfields) if extra_ok else (counts != nfields))
-        if len(wrong):
-            i = int(wrong[0])
-            n = int(counts[i])
-            least = "at least " if extra_ok else ""
-            raise InputFileError(path, f"expected {least}{nfields} whitespace-separated fields ({layout}), "
-                                 f"found {n}", offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
-        cols = []
-        for j, typ in keep.items():
-            col = pc.list_element(split, j)
-            if not pa.types.is_large_string(typ):
-                pattern = _NUMBER if pa.types.is_floating(typ) else _INTEGER
-                kind = "a number" if pa.types.is_floating(typ) else "an integer"
-                i = _first_bad(col, pattern)
-                if i is None:
-                    try:
-                        col = col.cast(typ)
-                    except pa.ArrowInvalid:  # e.g. an integer too large for int64
-                        i = next(k for k, v in enumerate(col.to_pylist()) if not _castable(v, typ))
-                if i is not None:
-                    raise InputFileError(path, f"{fields[j]} is not {kind}: {col[i].as_py()!r}",
-                                         offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
-            cols.append(col)
-        parts.append(pa.table(cols, names=names))
-        line_numbers.append(rows + offset + 1)
-        offset += len(chunk)
+    chunks = _lines(data, path)
+    starts = np.cumsum([0, *(len(c) for c in chunks)])[:-1]
+
+    def one(k: int) -> tuple[pa.Table, np.ndarray] | None:
+        return _parse_block(chunks[k], int(starts[k]), path, fields, keep, what == "run")
+
+    if len(chunks) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max(1, min(len(chunks), os.cpu_count() or 1))) as pool:
+            done = list(pool.map(one, range(len(chunks))))  # re-raises the first failing block's error
+    else:
+        done = [one(k) for k in range(len(chunks))]
+    parts = [d for d in done if d is not None]
     if not parts:
-        raise InputFileError(path, f"empty file: no {what} lines ({layout})")
-    return pa.concat_tables(parts), np.concatenate(line_numbers)
+        raise InputFileError(path, f"empty file: no {what} lines ({' '.join(fields)})")
+    return pa.concat_tables([t for t, _ in parts]), np.concatenate([n for _, n in parts])
+
+
+def _parse_block(chunk: pa.Array, offset: int, path: PathLike, fields: Sequence[str],
+                 keep: dict[int, pa.DataType], extra_ok: bool) -> tuple[pa.Table, np.ndarray] | None:
+    """Parse one block of lines (line ``offset + 1`` first); None when it holds no data line."""
+    nfields = len(fields)
+    trimmed = pc.ascii_trim_whitespace(chunk)
+    data_mask = pc.invert(pc.or_(pc.equal(trimmed, ""), pc.starts_with(trimmed, "#")))
+    rows = np.flatnonzero(data_mask.to_numpy(zero_copy_only=False))
+    if len(rows) == 0:
+        return None
+    split = pc.ascii_split_whitespace(trimmed.filter(data_mask))
+    counts = pc.list_value_length(split).to_numpy(zero_copy_only=False)
+    wrong = np.flatnonzero((counts < nfields) if extra_ok else (counts != nfields))
+    if len(wrong):
+        i = int(wrong[0])
+        least = "at least " if extra_ok else ""
+        raise InputFileError(path, f"expected {least}{nfields} whitespace-separated fields ({' '.join(fields)}), "
+                             f"found {int(counts[i])}", offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
+    cols = []
+    for j, typ in keep.items():
+        col = pc.list_element(split, j)
+        if not pa.types.is_large_string(typ):
+            col, bad = _to_number(col, typ)
+            if bad is not None:
+                kind = "a number" if pa.types.is_floating(typ) else "an integer"
+                raise InputFileError(path, f"{fields[j]} is not {kind}: {bad[1]!r}",
+                                     offset + int(rows[bad[0]]) + 1, chunk[int(rows[bad[0]])].as_py())
+        cols.append(col)
+    return pa.table(cols, names=[f"f{i}" for i in keep]), rows + offset + 1
+
+
+def _to_number(col: pa.Array, typ: pa.DataType) -> tuple[pa.Array, tuple[int, str] | None]:
+    """Cast text to ``typ``; on failure (or a NaN), also the index and text of the first bad value."""
+    try:
+        out = col.cast(typ)
+    except pa.ArrowInvalid:
+        pattern = _NUMBER if pa.types.is_floating(typ) else _INTEGER
+        i = _first_bad(col, pattern)
+        if i is None:  # matches the pattern yet does not cast, e.g. an integer too large for int64
+            i = next(k for k, v in enumerate(col.to_pylist()) if not _castable(v, typ))
+        return col, (i, col[i].as_py())
+    if pa.types.is_floating(typ) and pc.any(pc.is_nan(out)).as_py():
+        i = int(np.flatnonzero(pc.is_nan(out).to_numpy(zero_copy_only=False))[0])
+        return col, (i, col[i].as_py())
+    return out, None
 
 
 def _castable(value: str, typ: pa.DataType) -> bool:

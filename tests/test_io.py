@@ -398,3 +398,21 @@ def test_constant_column(value, n):
     col = _constant(value, n)
     col.validate(full=True)
     assert col.to_pylist() == [value] * n
+
+
+def test_many_blocks_keep_line_numbers_and_first_error(tmp_path, monkeypatch):
+    """The general path parses blocks of lines in parallel: line numbers and the first error survive."""
+    from rankframe import io as rio
+
+    monkeypatch.setattr(rio, "_BLOCK", 1 << 10)  # ~40 lines a block
+    lines = [f"q{i // 50}\tQ0  d{i}  {i % 50 + 1}  {1000 - i}.5 tag" for i in range(2000)]
+    lines[1200] = "# a comment"
+    lines[1500] = ""
+    good = "\n".join(lines) + "\n"
+    df = read_trec_run(_write(tmp_path, "ok.txt", good))
+    assert len(df) == 1998 and df["item"].iloc[-1] == "d1999" and df["score"].iloc[0] == 1000.5
+    bad = lines.copy()
+    bad[1700] = "q1 Q0 dX 1 oops tag"
+    bad[1900] = "q1 Q0"
+    e = _error(read_trec_run, _write(tmp_path, "bad.txt", "\n".join(bad) + "\n"))
+    assert e.line == 1701 and "score is not a number: 'oops'" in str(e)
