@@ -1,7 +1,10 @@
 -- nERR — ERR@k / ERR@k of the ideal ordering (docs/metrics.md "nERR"); the ideal list is made of the judged
 -- rows ('judged') or the retrieved rows ('retrieved'), sorted by grade descending; 0 when the ideal is 0.
+-- A grade above max_grade in the top k or in the ideal candidates is an error.
 CREATE OR REPLACE MACRO rf_nerr(grades, judged_grades, k := NULL, max_grade := 4, ideal := 'judged') AS
-    CASE WHEN rf__check_max_grade(greatest(list_max(grades), list_max(judged_grades)),
+    CASE WHEN rf__check_max_grade(greatest(list_max(list_slice(grades, 1, coalesce(rf__k(k, 'rf_nerr'), len(grades)))),
+                                           list_max(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
+                                                         THEN judged_grades ELSE grades END)),
                                   rf__max_grade(max_grade, 'rf_nerr'))
          THEN rf__ratio(
              rf__err_grades(grades, rf__k(k, 'rf_nerr'), rf__max_grade(max_grade, 'rf_nerr')),
@@ -12,7 +15,10 @@ CREATE OR REPLACE MACRO rf_nerr(grades, judged_grades, k := NULL, max_grade := 4
                         rf__k(k, 'rf_nerr'))) END;
 
 CREATE OR REPLACE MACRO rf_agg_nerr(pos, grade, k := NULL, max_grade := 4, ideal := 'judged') AS
-    CASE WHEN rf__check_max_grade(max(grade), rf__max_grade(max_grade, 'rf_agg_nerr'))
+    CASE WHEN rf__check_max_grade(max(grade) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_nerr'), 9223372036854775807)
+                                                     OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_nerr') = 'judged'
+                                                     OR pos IS NOT NULL),
+                                  rf__max_grade(max_grade, 'rf_agg_nerr'))
          THEN rf__ratio(
              rf__agg_err(pos, grade, rf__k(k, 'rf_agg_nerr'), rf__max_grade(max_grade, 'rf_agg_nerr')),
              rf__err_pr(list_sort(coalesce(list(rf__pr(grade, rf__max_grade(max_grade, 'rf_agg_nerr')))

@@ -1,0 +1,69 @@
+-- rankframe: validation of a long table in SQL — the rules of rankframe's pandera schema.
+--
+--   SELECT * FROM rf_validate('runs');                            -- no rows = the table is valid
+--   SELECT * FROM rf_validate('runs', segments := ['model']);     -- uniqueness per (model, query)
+--   SELECT * FROM rf_validate('runs', order_by := 'score');       -- a run ranked by score
+--
+-- One row per broken rule: column, rule, n_rows (offending rows) and examples (up to 5 offending rows as text).
+-- Rules: query not null; item not null; relevance numeric and finite (null = unjudged); rank numeric, an integer
+-- >= 1 (null = judged but not retrieved) and unique within each (segments..., query); score numeric and finite
+-- (order_by := 'score'); item unique within each (segments..., query).
+
+CREATE OR REPLACE MACRO rf__is_numeric_type(type_name) AS
+    regexp_matches(type_name, '^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|'
+                              || 'UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL"|NULL)$');
+
+CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS TABLE
+    WITH src AS (
+        SELECT row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
+               s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
+               COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END) AS rf__ord
+        FROM query_table(tbl) AS s
+    ), base AS (
+        SELECT rf__unit,
+               rf__query IS NULL AS null_query,
+               rf__item IS NULL AS null_item,
+               CAST(rf__item AS VARCHAR) AS item_txt,
+               printf('query=%s item=%s', coalesce(CAST(rf__query AS VARCHAR), 'NULL'),
+                      coalesce(CAST(rf__item AS VARCHAR), 'NULL')) AS row_txt,
+               CAST(rf__rel AS VARCHAR) AS rel_txt,
+               CASE WHEN rf__is_numeric_type(typeof(rf__rel)) THEN TRY_CAST(rf__rel AS DOUBLE) END AS rel_num,
+               CAST(rf__ord AS VARCHAR) AS ord_txt,
+               CASE WHEN rf__is_numeric_type(typeof(rf__ord)) THEN TRY_CAST(rf__ord AS DOUBLE) END AS ord_num,
+               rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_validate') AS ord_name
+        FROM src
+    ), flagged AS (
+        SELECT *,
+               row_txt || printf(' %s=%s relevance=%s', ord_name, coalesce(ord_txt, 'NULL'),
+                                 coalesce(rel_txt, 'NULL')) AS example,
+               NOT null_item AND count(*) OVER (PARTITION BY rf__unit, item_txt) > 1 AS dup_item,
+               ord_name = 'rank' AND ord_num IS NOT NULL
+                   AND count(*) OVER (PARTITION BY rf__unit, ord_num) > 1 AS dup_rank
+        FROM base
+    ), rules AS (
+        SELECT 1 AS rule_no, 'query' AS "column", 'query must not be null' AS rule, null_query AS bad, example
+        FROM flagged
+        UNION ALL SELECT 2, 'item', 'item must not be null', null_item, example FROM flagged
+        UNION ALL SELECT 3, 'relevance', 'relevance must be numeric (null = unjudged)',
+                         rel_txt IS NOT NULL AND rel_num IS NULL, example FROM flagged
+        UNION ALL SELECT 4, 'relevance', 'relevance must be finite (null = unjudged)',
+                         rel_num IS NOT NULL AND NOT isfinite(rel_num), example FROM flagged
+        UNION ALL SELECT 5, ord_name,
+                         CASE ord_name WHEN 'rank' THEN 'rank must be numeric (null = judged but not retrieved)'
+                                       ELSE 'score must be numeric (null = not retrieved)' END,
+                         ord_txt IS NOT NULL AND ord_num IS NULL, example FROM flagged
+        UNION ALL SELECT 6, 'rank', 'rank must be an integer >= 1 (null = judged but not retrieved)',
+                         ord_name = 'rank' AND ord_num IS NOT NULL
+                             AND (NOT isfinite(ord_num) OR ord_num < 1 OR ord_num <> floor(ord_num)),
+                         example FROM flagged
+        UNION ALL SELECT 7, 'score', 'score must be finite', ord_name = 'score' AND ord_num IS NOT NULL
+                         AND NOT isfinite(ord_num), example FROM flagged
+        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(segments, 'query'), ', ') || ')',
+                         dup_rank, example FROM flagged
+        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(segments, 'query'), ', ') || ')',
+                         dup_item, example FROM flagged
+    )
+    SELECT "column", rule, count(*) AS n_rows, list_slice(list(example ORDER BY example), 1, 5) AS examples
+    FROM rules WHERE bad
+    GROUP BY rule_no, "column", rule
+    ORDER BY rule_no;
