@@ -14,7 +14,7 @@ def compute(prep, *, k, rel, denominator):
     if denominator == "relevant":
         denom = n_rel
     elif denominator == "min_k":
-        denom = n_rel if k is None else np.minimum(n_rel, k)
+        denom = np.minimum(n_rel, prep.n_retrieved if k is None else k)
     else:  # "retrieved": relevant items found in the top k
         denom = top.segment_sum(hits)
     return np.divide(total, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0

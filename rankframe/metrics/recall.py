@@ -9,5 +9,6 @@ def compute(prep, *, k, rel, denominator):
     top = prep.cut(k)
     hits = top.segment_sum(top.hits(rel))
     n_rel = prep.n_relevant(rel)
-    denom = n_rel if denominator == "relevant" or k is None else np.minimum(n_rel, k)
+    # K = k, or the list length when there is no cutoff (docs/metrics.md)
+    denom = n_rel if denominator == "relevant" else np.minimum(n_rel, prep.n_retrieved if k is None else k)
     return np.divide(hits, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0
