@@ -9,10 +9,14 @@ from .accessor import RankMetrics
 from .columns import Columns
 from .errors import ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate, join_qrels
+from .io import (InputFileError, read_long, read_trec, read_trec_qrels, read_trec_run, write_long, write_trec_qrels,
+                 write_trec_run)
 from .names import Measure, parse
 from .registry import METRICS
 from .schema import schema, validate
 
-__all__ = ["Columns", "METRICS", "Measure", "ParameterError", "RankMetrics", "RankframeError",
-           "UnknownMetricError", "ValidationError", "evaluate", "join_qrels", "parse", "schema", "validate"]
+__all__ = ["Columns", "InputFileError", "METRICS", "Measure", "ParameterError", "RankMetrics", "RankframeError",
+           "UnknownMetricError", "ValidationError", "evaluate", "join_qrels", "parse", "read_long", "read_trec",
+           "read_trec_qrels", "read_trec_run", "schema", "validate", "write_long", "write_trec_qrels",
+           "write_trec_run"]
 __version__ = "0.1.0"
