@@ -142,6 +142,16 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
     return RankedOrder(rows, offsets, rows[dup])
 
 
+def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes of the item ids and their unique values (hashing strings is costly: done once per call)."""
+    return _cached(("items", id(df), item_col), lambda: _factorize_items(df[item_col]))
+
+
+def _factorize_items(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    return codes, pd.Index(uniques)
+
+
 def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None = None) -> np.ndarray:
     """Row indices whose (unit, item) appears more than once."""
     return _cached(("dupitems", id(df), item_col, id(groups)),
@@ -163,7 +173,7 @@ def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_c
             codes, _ = pd.factorize(values)
             key = groups.codes.astype(np.int64) * (int(codes.max(initial=0)) + 1) + codes
     else:
-        item_codes, _ = pd.factorize(item, use_na_sentinel=False)
+        item_codes, _ = item_factors(df, item_col)
         key = groups.codes.astype(np.int64) * (int(item_codes.max(initial=0)) + 1) + item_codes
     dup = pd.Series(key, copy=False).duplicated(keep=False).to_numpy()
     return np.flatnonzero(dup)

@@ -206,8 +206,8 @@ def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[
     """trec_eval order: score descending, then item id descending compared as strings."""
     score = keys.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
-    items = df[c.item].to_numpy()[retrieved]
-    item_codes, uniques = pd.factorize(items)
+    all_codes, uniques = keys.item_factors(df, c.item)
+    item_codes = all_codes[retrieved]
     text_rank = np.empty(len(uniques), dtype=np.int64)
     text_rank[_text_order(uniques)] = np.arange(len(uniques))
     g = groups.codes[retrieved]
