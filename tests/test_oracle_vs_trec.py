@@ -36,7 +36,7 @@ def test_trec_measure_set_covers_every_trec_metric():
                      "success"}
 
 
-@settings(max_examples=hypothesis_examples(100))
+@settings(max_examples=hypothesis_examples(60))
 @given(df=S.tables())
 def test_oracle_equals_pytrec_eval_on_random_tables(df):
     # pytrec_eval skips queries with nothing retrieved (no -c) and queries without judgments
