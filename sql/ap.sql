@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
                                                      ELSE len(hitpos) END) END;
 
 CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__ap(rf__hitpos(grades, rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(grades), rf__k(k, 'rf_ap'),
+    rf__ap(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(coalesce(grades, [])), rf__k(k, 'rf_ap'),
            rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap'));
 
 CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS

@@ -9,9 +9,9 @@ CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
 CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
          ELSE coalesce(list_sum(list_transform(
-                  rf__hitpos(grades, NULL, rf__rel(rel, 'rf_bpref')),
+                  rf__hitpos(coalesce(grades, []), NULL, rf__rel(rel, 'rf_bpref')),
                   lambda p: rf__bpref_term(
-                      len(list_filter(list_slice(grades, 1, p - 1),
+                      len(list_filter(list_slice(coalesce(grades, []), 1, p - 1),
                                       lambda y: y >= 0 AND y < rf__rel(rel, 'rf_bpref'))),
                       n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
 

@@ -1,7 +1,7 @@
 -- CG — cumulative gain@k (docs/metrics.md "CG"): sum_{i<=k} gain(g_i); gain 'linear' max(g, 0) or
 -- 'exponential' 2^max(g, 0) - 1; grades below rel (when set) give no gain; NULL grade -> 0.
 CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(list_sum(list_transform(list_slice(grades, 1, coalesce(rf__k(k, 'rf_cg'), len(grades))),
+    coalesce(list_sum(list_transform(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_cg'), len(coalesce(grades, [])))),
                                      lambda x: rf__gain(x, rf__relopt(rel, 'rf_cg'),
                                                         rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg')))),
              CAST(0 AS DOUBLE));

@@ -1,6 +1,6 @@
 -- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log2(i + 1).
 CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    rf__dcg_list(list_transform(grades, lambda x: rf__gain(x, rf__relopt(rel, 'rf_dcg'),
+    rf__dcg_list(list_transform(coalesce(grades, []), lambda x: rf__gain(x, rf__relopt(rel, 'rf_dcg'),
                                                            rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg'))),
                  rf__k(k, 'rf_dcg'));
 

@@ -12,9 +12,9 @@ CREATE OR REPLACE MACRO rf__err_grades(grades, k, max_grade) AS
                                 lambda x, i: {'i': i, 'pr': rf__pr(x, max_grade)}));
 
 CREATE OR REPLACE MACRO rf_err(grades, k := NULL, max_grade := 4) AS
-    CASE WHEN rf__check_max_grade(list_max(list_slice(grades, 1, coalesce(rf__k(k, 'rf_err'), len(grades)))),
+    CASE WHEN rf__check_max_grade(list_max(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_err'), len(coalesce(grades, []))))),
                                   rf__max_grade(max_grade, 'rf_err'))
-         THEN rf__err_grades(grades, rf__k(k, 'rf_err'), rf__max_grade(max_grade, 'rf_err')) END;
+         THEN rf__err_grades(coalesce(grades, []), rf__k(k, 'rf_err'), rf__max_grade(max_grade, 'rf_err')) END;
 
 CREATE OR REPLACE MACRO rf__agg_err(pos, grade, k, max_grade) AS
     rf__err_list(list_sort(coalesce(list({'i': pos, 'pr': rf__pr(grade, max_grade)})

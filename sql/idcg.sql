@@ -8,7 +8,7 @@ CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal)
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
 CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__dcg_list(rf__ideal_gains(grades, judged_grades, rf__relopt(rel, 'rf_idcg'),
+    rf__dcg_list(rf__ideal_gains(coalesce(grades, []), coalesce(judged_grades, []), rf__relopt(rel, 'rf_idcg'),
                                  rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg'),
                                  rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg')),
                  rf__k(k, 'rf_idcg'));

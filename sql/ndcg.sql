@@ -2,9 +2,9 @@
 CREATE OR REPLACE MACRO rf__ratio(a, b) AS CASE WHEN b = 0 THEN CAST(0 AS DOUBLE) ELSE a / b END;
 
 CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__ratio(rf_dcg(grades, k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
+    rf__ratio(rf_dcg(coalesce(grades, []), k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
                      gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg')),
-              rf_idcg(grades, judged_grades, k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
+              rf_idcg(coalesce(grades, []), coalesce(judged_grades, []), k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
                       gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg'),
                       ideal := rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg')));
 

@@ -2,15 +2,15 @@
 -- rows ('judged') or the retrieved rows ('retrieved'), sorted by grade descending; 0 when the ideal is 0.
 -- A grade above max_grade in the top k or in the ideal candidates is an error.
 CREATE OR REPLACE MACRO rf_nerr(grades, judged_grades, k := NULL, max_grade := 4, ideal := 'judged') AS
-    CASE WHEN rf__check_max_grade(greatest(list_max(list_slice(grades, 1, coalesce(rf__k(k, 'rf_nerr'), len(grades)))),
+    CASE WHEN rf__check_max_grade(greatest(list_max(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_nerr'), len(coalesce(grades, []))))),
                                            list_max(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
-                                                         THEN judged_grades ELSE grades END)),
+                                                         THEN coalesce(judged_grades, []) ELSE coalesce(grades, []) END)),
                                   rf__max_grade(max_grade, 'rf_nerr'))
          THEN rf__ratio(
-             rf__err_grades(grades, rf__k(k, 'rf_nerr'), rf__max_grade(max_grade, 'rf_nerr')),
+             rf__err_grades(coalesce(grades, []), rf__k(k, 'rf_nerr'), rf__max_grade(max_grade, 'rf_nerr')),
              rf__err_pr(list_sort(list_transform(
                             list_filter(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
-                                             THEN judged_grades ELSE grades END, lambda x: x > 0),
+                                             THEN coalesce(judged_grades, []) ELSE coalesce(grades, []) END, lambda x: x > 0),
                             lambda x: rf__pr(x, rf__max_grade(max_grade, 'rf_nerr'))), 'DESC'),
                         rf__k(k, 'rf_nerr'))) END;
 

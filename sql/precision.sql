@@ -8,8 +8,8 @@ CREATE OR REPLACE MACRO rf__precision(hits, n, k, denominator) AS
 
 -- grades: relevance grades of the ranked list in rank order (NULL = unjudged)
 CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k') AS
-    rf__precision(len(rf__hitpos(grades, rf__k(k, 'rf_precision'), rf__rel(rel, 'rf_precision'))),
-                  len(grades), rf__k(k, 'rf_precision'),
+    rf__precision(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_precision'), rf__rel(rel, 'rf_precision'))),
+                  len(coalesce(grades, [])), rf__k(k, 'rf_precision'),
                   rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision'));
 
 -- pos: position in the ranked list (NULL = not retrieved), grade: relevance (NULL = unjudged)

@@ -138,8 +138,8 @@ CREATE OR REPLACE MACRO rf__precision(hits, n, k, denominator) AS
 
 -- grades: relevance grades of the ranked list in rank order (NULL = unjudged)
 CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k') AS
-    rf__precision(len(rf__hitpos(grades, rf__k(k, 'rf_precision'), rf__rel(rel, 'rf_precision'))),
-                  len(grades), rf__k(k, 'rf_precision'),
+    rf__precision(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_precision'), rf__rel(rel, 'rf_precision'))),
+                  len(coalesce(grades, [])), rf__k(k, 'rf_precision'),
                   rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision'));
 
 -- pos: position in the ranked list (NULL = not retrieved), grade: relevance (NULL = unjudged)
@@ -159,7 +159,7 @@ CREATE OR REPLACE MACRO rf__recall(hits, n_rel, n, k, denominator) AS
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
 CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__recall(len(rf__hitpos(grades, rf__k(k, 'rf_recall'), rf__rel(rel, 'rf_recall'))), n_rel, len(grades),
+    rf__recall(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_recall'), rf__rel(rel, 'rf_recall'))), n_rel, len(coalesce(grades, [])),
                rf__k(k, 'rf_recall'),
                rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall'));
 
@@ -183,7 +183,7 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
                                                      ELSE len(hitpos) END) END;
 
 CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__ap(rf__hitpos(grades, rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(grades), rf__k(k, 'rf_ap'),
+    rf__ap(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(coalesce(grades, [])), rf__k(k, 'rf_ap'),
            rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap'));
 
 CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS
@@ -197,7 +197,7 @@ CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator :
 CREATE OR REPLACE MACRO rf__rr(first_hit) AS coalesce(1.0 / CAST(first_hit AS DOUBLE), CAST(0 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1) AS
-    rf__rr(rf__hitpos(grades, rf__k(k, 'rf_rr'), rf__rel(rel, 'rf_rr'))[1]);
+    rf__rr(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_rr'), rf__rel(rel, 'rf_rr'))[1]);
 
 CREATE OR REPLACE MACRO rf_agg_rr(pos, grade, k := NULL, rel := 1) AS
     rf__rr(min(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_rr'), 9223372036854775807)
@@ -207,7 +207,7 @@ CREATE OR REPLACE MACRO rf_agg_rr(pos, grade, k := NULL, rel := 1) AS
 -- CG — cumulative gain@k (docs/metrics.md "CG"): sum_{i<=k} gain(g_i); gain 'linear' max(g, 0) or
 -- 'exponential' 2^max(g, 0) - 1; grades below rel (when set) give no gain; NULL grade -> 0.
 CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(list_sum(list_transform(list_slice(grades, 1, coalesce(rf__k(k, 'rf_cg'), len(grades))),
+    coalesce(list_sum(list_transform(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_cg'), len(coalesce(grades, [])))),
                                      lambda x: rf__gain(x, rf__relopt(rel, 'rf_cg'),
                                                         rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg')))),
              CAST(0 AS DOUBLE));
@@ -221,7 +221,7 @@ CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'l
 -- ==== dcg.sql ====
 -- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log2(i + 1).
 CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    rf__dcg_list(list_transform(grades, lambda x: rf__gain(x, rf__relopt(rel, 'rf_dcg'),
+    rf__dcg_list(list_transform(coalesce(grades, []), lambda x: rf__gain(x, rf__relopt(rel, 'rf_dcg'),
                                                            rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg'))),
                  rf__k(k, 'rf_dcg'));
 
@@ -242,7 +242,7 @@ CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal)
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
 CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__dcg_list(rf__ideal_gains(grades, judged_grades, rf__relopt(rel, 'rf_idcg'),
+    rf__dcg_list(rf__ideal_gains(coalesce(grades, []), coalesce(judged_grades, []), rf__relopt(rel, 'rf_idcg'),
                                  rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg'),
                                  rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg')),
                  rf__k(k, 'rf_idcg'));
@@ -262,9 +262,9 @@ CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 
 CREATE OR REPLACE MACRO rf__ratio(a, b) AS CASE WHEN b = 0 THEN CAST(0 AS DOUBLE) ELSE a / b END;
 
 CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__ratio(rf_dcg(grades, k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
+    rf__ratio(rf_dcg(coalesce(grades, []), k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
                      gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg')),
-              rf_idcg(grades, judged_grades, k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
+              rf_idcg(coalesce(grades, []), coalesce(judged_grades, []), k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
                       gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg'),
                       ideal := rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg')));
 
@@ -290,9 +290,9 @@ CREATE OR REPLACE MACRO rf__err_grades(grades, k, max_grade) AS
                                 lambda x, i: {'i': i, 'pr': rf__pr(x, max_grade)}));
 
 CREATE OR REPLACE MACRO rf_err(grades, k := NULL, max_grade := 4) AS
-    CASE WHEN rf__check_max_grade(list_max(list_slice(grades, 1, coalesce(rf__k(k, 'rf_err'), len(grades)))),
+    CASE WHEN rf__check_max_grade(list_max(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_err'), len(coalesce(grades, []))))),
                                   rf__max_grade(max_grade, 'rf_err'))
-         THEN rf__err_grades(grades, rf__k(k, 'rf_err'), rf__max_grade(max_grade, 'rf_err')) END;
+         THEN rf__err_grades(coalesce(grades, []), rf__k(k, 'rf_err'), rf__max_grade(max_grade, 'rf_err')) END;
 
 CREATE OR REPLACE MACRO rf__agg_err(pos, grade, k, max_grade) AS
     rf__err_list(list_sort(coalesce(list({'i': pos, 'pr': rf__pr(grade, max_grade)})
@@ -308,15 +308,15 @@ CREATE OR REPLACE MACRO rf_agg_err(pos, grade, k := NULL, max_grade := 4) AS
 -- rows ('judged') or the retrieved rows ('retrieved'), sorted by grade descending; 0 when the ideal is 0.
 -- A grade above max_grade in the top k or in the ideal candidates is an error.
 CREATE OR REPLACE MACRO rf_nerr(grades, judged_grades, k := NULL, max_grade := 4, ideal := 'judged') AS
-    CASE WHEN rf__check_max_grade(greatest(list_max(list_slice(grades, 1, coalesce(rf__k(k, 'rf_nerr'), len(grades)))),
+    CASE WHEN rf__check_max_grade(greatest(list_max(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_nerr'), len(coalesce(grades, []))))),
                                            list_max(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
-                                                         THEN judged_grades ELSE grades END)),
+                                                         THEN coalesce(judged_grades, []) ELSE coalesce(grades, []) END)),
                                   rf__max_grade(max_grade, 'rf_nerr'))
          THEN rf__ratio(
-             rf__err_grades(grades, rf__k(k, 'rf_nerr'), rf__max_grade(max_grade, 'rf_nerr')),
+             rf__err_grades(coalesce(grades, []), rf__k(k, 'rf_nerr'), rf__max_grade(max_grade, 'rf_nerr')),
              rf__err_pr(list_sort(list_transform(
                             list_filter(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
-                                             THEN judged_grades ELSE grades END, lambda x: x > 0),
+                                             THEN coalesce(judged_grades, []) ELSE coalesce(grades, []) END, lambda x: x > 0),
                             lambda x: rf__pr(x, rf__max_grade(max_grade, 'rf_nerr'))), 'DESC'),
                         rf__k(k, 'rf_nerr'))) END;
 
@@ -337,7 +337,7 @@ CREATE OR REPLACE MACRO rf_agg_nerr(pos, grade, k := NULL, max_grade := 4, ideal
 -- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0.
 CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, rel := 1) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
-         ELSE len(rf__hitpos(grades, n_rel, rf__rel(rel, 'rf_r_precision'))) / n_rel END;
+         ELSE len(rf__hitpos(coalesce(grades, []), n_rel, rf__rel(rel, 'rf_r_precision'))) / n_rel END;
 
 CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, rel := 1) AS
     CASE WHEN count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_r_precision')) = 0 THEN CAST(0 AS DOUBLE)
@@ -348,7 +348,7 @@ CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, rel := 1) AS
 -- ==== hit_rate.sql ====
 -- Success — hit rate@k (docs/metrics.md "Success"): 1 if a relevant item is in the top k, else 0.
 CREATE OR REPLACE MACRO rf_hit_rate(grades, k := NULL, rel := 1) AS
-    CASE WHEN len(rf__hitpos(grades, rf__k(k, 'rf_hit_rate'), rf__rel(rel, 'rf_hit_rate'))) > 0
+    CASE WHEN len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_hit_rate'), rf__rel(rel, 'rf_hit_rate'))) > 0
          THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
 
 CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
@@ -363,8 +363,8 @@ CREATE OR REPLACE MACRO rf__f1(p, r) AS
     CASE WHEN p + r = 0 THEN CAST(0 AS DOUBLE) ELSE 2 * p * r / (p + r) END;
 
 CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1) AS
-    rf__f1(rf_precision(grades, k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')),
-           rf_recall(grades, n_rel, k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')));
+    rf__f1(rf_precision(coalesce(grades, []), k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')),
+           rf_recall(coalesce(grades, []), n_rel, k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')));
 
 CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
     rf__f1(rf_agg_precision(pos, grade, k := rf__k(k, 'rf_agg_f1'), rel := rf__rel(rel, 'rf_agg_f1')),
@@ -382,9 +382,9 @@ CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
 CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
          ELSE coalesce(list_sum(list_transform(
-                  rf__hitpos(grades, NULL, rf__rel(rel, 'rf_bpref')),
+                  rf__hitpos(coalesce(grades, []), NULL, rf__rel(rel, 'rf_bpref')),
                   lambda p: rf__bpref_term(
-                      len(list_filter(list_slice(grades, 1, p - 1),
+                      len(list_filter(list_slice(coalesce(grades, []), 1, p - 1),
                                       lambda y: y >= 0 AND y < rf__rel(rel, 'rf_bpref'))),
                       n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
 
@@ -407,7 +407,7 @@ CREATE OR REPLACE MACRO rf__rbp(hitpos, p) AS
     (1.0 - p) * coalesce(list_sum(list_transform(hitpos, lambda i: pow(p, i - 1))), CAST(0 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8) AS
-    rf__rbp(rf__hitpos(grades, rf__k(k, 'rf_rbp'), rf__rel(rel, 'rf_rbp')), rf__p(p, 'rf_rbp'));
+    rf__rbp(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_rbp'), rf__rel(rel, 'rf_rbp')), rf__p(p, 'rf_rbp'));
 
 CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8) AS
     (1.0 - rf__p(p, 'rf_agg_rbp'))
@@ -422,9 +422,9 @@ CREATE OR REPLACE MACRO rf__judged(n_judged_top, n, k) AS
          ELSE n_judged_top / least(coalesce(k, n), n) END;
 
 CREATE OR REPLACE MACRO rf_judged(grades, k := NULL) AS
-    rf__judged(len(list_filter(list_slice(grades, 1, coalesce(rf__k(k, 'rf_judged'), len(grades))),
+    rf__judged(len(list_filter(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_judged'), len(coalesce(grades, [])))),
                                lambda x: x IS NOT NULL)),
-               len(grades), rf__k(k, 'rf_judged'));
+               len(coalesce(grades, [])), rf__k(k, 'rf_judged'));
 
 CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
     rf__judged(count(grade) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_judged'), 9223372036854775807)),

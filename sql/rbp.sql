@@ -3,7 +3,7 @@ CREATE OR REPLACE MACRO rf__rbp(hitpos, p) AS
     (1.0 - p) * coalesce(list_sum(list_transform(hitpos, lambda i: pow(p, i - 1))), CAST(0 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8) AS
-    rf__rbp(rf__hitpos(grades, rf__k(k, 'rf_rbp'), rf__rel(rel, 'rf_rbp')), rf__p(p, 'rf_rbp'));
+    rf__rbp(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_rbp'), rf__rel(rel, 'rf_rbp')), rf__p(p, 'rf_rbp'));
 
 CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8) AS
     (1.0 - rf__p(p, 'rf_agg_rbp'))

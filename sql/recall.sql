@@ -7,7 +7,7 @@ CREATE OR REPLACE MACRO rf__recall(hits, n_rel, n, k, denominator) AS
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
 CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__recall(len(rf__hitpos(grades, rf__k(k, 'rf_recall'), rf__rel(rel, 'rf_recall'))), n_rel, len(grades),
+    rf__recall(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_recall'), rf__rel(rel, 'rf_recall'))), n_rel, len(coalesce(grades, [])),
                rf__k(k, 'rf_recall'),
                rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall'));
 

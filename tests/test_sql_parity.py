@@ -30,11 +30,11 @@ def _run(df, metrics, engine, **kw):
         return None, e
 
 
-@settings(max_examples=hypothesis_examples(40))
+@settings(max_examples=hypothesis_examples(20))
 @given(df=tables(), seed=st.integers(0, 2**32 - 1), nr=POLICY, nre=POLICY, nj=POLICY,
        per_query=st.booleans())
 def test_engine_parity_with_pandas(df, seed, nr, nre, nj, per_query):
-    metrics = random.Random(seed).sample(MEASURES, 40)
+    metrics = random.Random(seed).sample(MEASURES, 20)
     by = by_of(df)
     kw = dict(by=by, per_query=per_query, no_relevant=nr, no_retrieved=nre, no_judged=nj)
     want, want_err = _run(df, metrics, "pandas", **kw)
@@ -73,10 +73,10 @@ def _scalar_call(m) -> str:
     return f"rf_{m.spec.name}({', '.join(args)})"
 
 
-@settings(max_examples=hypothesis_examples(25))
+@settings(max_examples=hypothesis_examples(10))
 @given(df=tables(grades=st.integers(-1, 4)), seed=st.integers(0, 2**32 - 1))
 def test_scalar_list_macros_match_oracle(df, seed):
-    measures = [parse(m) for m in random.Random(seed).sample(all_measures(max_grades=(4,)), 40)]
+    measures = [parse(m) for m in random.Random(seed).sample(all_measures(max_grades=(4,)), 25)]
     by = by_of(df) or []
     order_by = "rank" if "rank" in df.columns else "score"
     con = rf_sql.install(duckdb.connect())
@@ -105,14 +105,15 @@ def test_per_query_table_macro_matches_engine():
     con.register("t", df)
     wide = con.sql("FROM rf_per_query('t', k := 3, segments := ['seg']) ORDER BY seg, query").df()
     means = con.sql("FROM rf_means('t', k := 3, segments := ['seg'])").df()
-    overall = con.sql("FROM rf_means('t', k := 3)").df()
+    con.register("a_only", df[df.seg == "A"].drop(columns="seg"))
+    overall = con.sql("FROM rf_means('a_only', k := 3)").df()
     con.close()
     names = {"P": "P@3", "R": "R@3", "AP": "AP@3", "RR": "RR@3", "nDCG": "nDCG@3", "ERR": "ERR@3",
              "Rprec": "Rprec", "Success": "Success@3", "F1": "F1@3", "Bpref": "Bpref", "RBP": "RBP@3",
              "Judged": "Judged@3", "CG": "CG@3", "DCG": "DCG@3", "IDCG": "IDCG@3", "nERR": "nERR@3"}
     per_q = rankframe.evaluate(df, list(names.values()), by="seg", per_query=True)
     mean = rankframe.evaluate(df, list(names.values()), by="seg")
-    glob = rankframe.evaluate(df, list(names.values()))
+    glob = rankframe.evaluate(df[df.seg == "A"].drop(columns="seg"), list(names.values()))
     for col, label in names.items():
         exp = per_q[per_q.metric == label].sort_values(["seg", "query"])["value"].tolist()
         assert wide[col].tolist() == pytest.approx(exp, rel=1e-12, abs=1e-12, nan_ok=True), col

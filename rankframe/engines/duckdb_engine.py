@@ -10,6 +10,7 @@ the policy ``"nan"`` gives NaN and is kept.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,17 @@ from ..names import Measure
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"
+_DB: duckdb.DuckDBPyConnection | None = None
+_LOCK = threading.Lock()
+
+
+def _cursor() -> duckdb.DuckDBPyConnection:
+    """A fresh connection to one private in-memory database that has the macros installed (installed once)."""
+    global _DB
+    with _LOCK:
+        if _DB is None:
+            _DB = rf_sql.install(duckdb.connect())
+        return _DB.cursor()
 
 
 def _ident(name: str) -> str:
@@ -113,9 +125,8 @@ def evaluate(
     # relevance must be numeric for DuckDB: nullable/object columns become float64 with NaN -> NULL
     src["relevance"] = pd.to_numeric(src["relevance"], errors="raise").astype("float64")
     src[order_by] = pd.to_numeric(src[order_by], errors="raise").astype("float64")
-    con = duckdb.connect()
+    con = _cursor()
     try:
-        rf_sql.install(con)
         con.register(_INPUT, src)
         con.sql(f"CREATE TEMP VIEW {_VIEW} AS SELECT * FROM {_INPUT}")
         res = con.sql(build_sql(measures, len(by), order_by, policies)).df()
