@@ -113,19 +113,24 @@ def tables(draw, mode: str | None = None, segments: bool | None = None, id_kind:
     cols += (["rank"] if mode in ("rank", "both") else []) + (["score"] if mode in ("score", "both") else [])
     cols += ["relevance"]
     df = pd.DataFrame({c: [r.get(c) for r in rows] for c in cols})
-    # column dtypes: plain float64 with NaN, or pandas nullable integers
-    int_dtype = draw(st.sampled_from(["float", "Int64"])) if dtypes else "float"
-    df["relevance"] = df["relevance"].astype("float64" if int_dtype == "float" else "Int64")
-    if "rank" in df:
-        df["rank"] = df["rank"].astype("float64" if int_dtype == "float" else "Int64")
+    # column dtypes: float64 with NaN, pandas nullable Int64, or int64 where a column has no null
+    num = draw(st.sampled_from(["float", "Int64", "int64"])) if dtypes else "float"
+    for c in ("relevance", "rank"):
+        if c in df:
+            dt = {"float": "float64", "Int64": "Int64", "int64": "int64"}[num]
+            if dt == "int64" and df[c].isna().any():
+                dt = "float64"
+            df[c] = df[c].astype("float64").astype(dt)
     if "score" in df:
         df["score"] = df["score"].astype("float64")
     if id_kind == "int":
         df["query"] = df["query"].astype("int64")
         df["item"] = df["item"].astype("int64")
     else:
-        df["query"] = df["query"].astype(object)
-        df["item"] = df["item"].astype(object)
+        # object, pandas' string dtype (the pandas 3 default for text), or categorical ids
+        ids = draw(st.sampled_from(["object", "string", "category"])) if dtypes else "object"
+        for c in ("query", "item"):
+            df[c] = df[c].astype(object).astype(ids)
     return df
 
 

@@ -18,7 +18,7 @@ import rankframe
 import strategies as S
 from rankframe.registry import METRICS, POLICY_CHOICES
 
-EXAMPLES = {"pandas": 25, "duckdb": 4}
+EXAMPLES = {"pandas": 40, "duckdb": 6}
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 POLICIES = st.fixed_dictionaries({p: st.sampled_from(POLICY_CHOICES)
                                   for p in ("no_relevant", "no_retrieved", "no_judged")})
