@@ -3,15 +3,15 @@ and against pytrec_eval (trec_eval's metrics), on random long tables from tests/
 
 from __future__ import annotations
 
+import oracle
 import pandas as pd
 import pytest
+import strategies as S
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-import oracle
 import rankframe
-import strategies as S
 from rankframe.registry import POLICY_CHOICES
 
 # examples per engine in the "ci" profile (scaled by hypothesis_examples for dev/thorough)

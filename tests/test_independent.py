@@ -8,12 +8,12 @@ import shutil
 
 import pandas as pd
 import pytest
+import strategies as S
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankframe
-import strategies as S
 
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 K_VALUES = [None, 1, 3, 5, 10]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 
+import oracle
 import pytest
+import strategies as S
 from conftest import hypothesis_examples, load_real, long_table, trec_dicts
 from hypothesis import given, settings
-
-import oracle
-import strategies as S
 
 TREC_MEASURES = [m for m in S.all_measures(k_values=(None, 1, 3, 5, 20)) if S.trec_measure(m)]
 

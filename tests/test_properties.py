@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import math
 
+import oracle
 import pandas as pd
 import pytest
+import strategies as S
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_hypothesis_parity import measures_for
 
-import oracle
 import rankframe
-import strategies as S
 from rankframe.registry import METRICS, POLICY_CHOICES
 
 EXAMPLES = {"pandas": 40, "duckdb": 6}

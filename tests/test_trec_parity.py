@@ -13,10 +13,10 @@ import math
 
 import pandas as pd
 import pytest
+import strategies as S
 from conftest import REAL, load_real, long_table, trec_dicts
 
 import rankframe
-import strategies as S
 
 METRICS = ["P@5", "P@10", "P@20", "R@5", "R@10", "R@100", "R@1000", "AP", "AP@10", "AP@100", "RR", "nDCG",
            "nDCG@5", "nDCG@10", "nDCG@20", "Rprec", "Success@1", "Success@5", "Success@10", "Bpref"]
