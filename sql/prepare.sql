@@ -76,11 +76,12 @@ CREATE OR REPLACE MACRO rf__dcg_list(gains, k) AS
     coalesce(list_sum(list_transform(list_slice(gains, 1, coalesce(k, len(gains))),
                                      lambda x, i: x / log2(i + 1))), 0.0);
 
--- ERR of a list of (position i, Pr) structs sorted by position (cascade: sum Pr_i / i prod_{j<i} (1 - Pr_j))
+-- ERR of a list of (position i, Pr) structs sorted by position (cascade: sum Pr_i / i prod_{j<i} (1 - Pr_j));
+-- the prefix products are taken over the list itself (lists are short: top k, or only the items with Pr > 0)
 CREATE OR REPLACE MACRO rf__err_list(items) AS
-    list_reduce(items,
-                lambda acc, x: {'s': acc.s + acc.r * x.pr / x.i, 'r': acc.r * (1.0 - x.pr)},
-                {'s': CAST(0 AS DOUBLE), 'r': CAST(1 AS DOUBLE)}).s;
+    coalesce(list_sum(list_transform(items, lambda x, n: x.pr / x.i
+        * coalesce(list_product(list_transform(list_slice(items, 1, n - 1), lambda y: 1.0 - y.pr)), 1.0))),
+             CAST(0 AS DOUBLE));
 
 -- ERR of a list of Pr values in order, cut at k (the ideal list for nERR)
 CREATE OR REPLACE MACRO rf__err_pr(prs, k) AS
