@@ -113,20 +113,26 @@ CREATE OR REPLACE MACRO rf__policy_value(choice) AS
 --           trec_eval); NULL rank / NULL score = judged but not retrieved
 --   rf_g    the relevance as DOUBLE (NULL = unjudged)
 -- The table must use the standard column names query, item, rank|score, relevance (make a view to rename).
+-- Without segments the window partitions by query itself (fast); with segments by a struct of the unit's columns.
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
-    SELECT t.* EXCLUDE (rf__key, rf__unit),
+    SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
-                PARTITION BY t.rf__unit
-                ORDER BY t.rf__key ASC NULLS LAST,
-                         CASE WHEN order_by = 'score' THEN CAST(t.item AS VARCHAR) END DESC NULLS LAST) END
-               AS rf_pos,
+                PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__second DESC) END AS rf_pos,
            CAST(t.relevance AS DOUBLE) AS rf_g
-    FROM (SELECT s.*,
-                 row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
-                 CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END) AS DOUBLE)
-                     * CASE rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_prepare')
-                           WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
-          FROM query_table(tbl) AS s) AS t;
+    FROM (SELECT u.*,
+                 -- the unit: the query itself without segments (fast), else a struct of (segments..., query)
+                 COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
+                 -- tie-break: item descending as a string for scores (trec_eval); ranks are unique
+                 COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'rf__tie' ELSE 'rf__none' END) AS rf__second
+          FROM (SELECT s.*,
+                       row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
+                       CAST(s.item AS VARCHAR) AS rf__tie,
+                       CAST(NULL AS VARCHAR) AS rf__none,
+                       CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)
+                            AS DOUBLE)
+                           * CASE rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_prepare')
+                                 WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
+                FROM query_table(tbl) AS s) AS u) AS t;
 
 -- ==== precision.sql ====
 -- P — precision@k (docs/metrics.md "P"): sum_{i<=k} hit_i / D, D = K (denominator 'k') or min(K, n)
