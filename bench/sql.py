@@ -33,9 +33,9 @@ SELECT query, any_value(segment) AS segment,
        rf_agg_precision(rf_pos, rf_g, k := 10) AS "P@10",
        rf_agg_recall(rf_pos, rf_g, k := 100) AS "R@100",
        rf_agg_rr(rf_pos, rf_g, k := 10) AS "RR@10"
-FROM rf_prepare('bench')
+FROM rf_prepare('bench', order_by := '{order_by}')
 GROUP BY query
-HAVING count(rf_g) > 0;
+HAVING count(rf_g) > 0 AND rf_agg_n_retrieved(rf_pos, order_by := '{order_by}') >= 0;
 """
 SEGMENT_SQL = """SELECT segment, count(*) AS n, avg("AP@10"), avg("nDCG@10"), avg("P@10"), avg("R@100"), avg("RR@10")
 FROM per_query GROUP BY segment ORDER BY segment"""
@@ -80,7 +80,8 @@ def peak_rss_mb() -> float:
     return float("nan")
 
 
-def run_duckdb(path: str, threads: int, memory_limit: str | None, temp_dir: str | None) -> dict:
+def run_duckdb(path: str, threads: int, memory_limit: str | None, temp_dir: str | None,
+               order_by: str = "position") -> dict:
     import duckdb
 
     sys.path.insert(0, str(ROOT))
@@ -107,7 +108,7 @@ def run_duckdb(path: str, threads: int, memory_limit: str | None, temp_dir: str 
     w = threading.Thread(target=watch, daemon=True)
     w.start()
     t0 = time.perf_counter()
-    con.execute(METRICS_SQL.format(path=path))
+    con.execute(METRICS_SQL.format(path=path, order_by=order_by))
     if hasattr(con, "complete"):
         con.complete()
     t1 = time.perf_counter()
@@ -167,7 +168,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--queries", type=int, default=1_000_000)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--memory-limit", default="2GB", help="low limit for the spill run")
+    ap.add_argument("--memory-limit", default="500MB", help="low limit for the spill run")
     ap.add_argument("--compare-queries", type=int, default=100_000)
     ap.add_argument("--skip-compare", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "sql.txt"))
@@ -192,13 +193,22 @@ def main() -> None:
         log(f"generated {path}: {rows:,} rows in {time.perf_counter() - t0:.0f}s, "
             f"{path.stat().st_size / 2**20:.0f} MiB")
     log("metrics: AP@10, nDCG@10, P@10, R@100, RR@10 per query, then means per segment (query % 7)")
+    # order_by 'position': the generator's ranks are 1..n per query, so no window sort is needed (checked by
+    # rf_agg_n_retrieved); 'rank' is the general path that numbers positions with a window
+    window = sub("duckdb", path=str(path), threads=a.threads, memory_limit=None, temp_dir=None, order_by="rank")
+    log(f"duckdb macros, order_by := 'rank' (window), default memory: "
+        f"{json.dumps({k: v for k, v in window.items() if k != 'segments'})}")
     res = sub("duckdb", path=str(path), threads=a.threads, memory_limit=None, temp_dir=None)
-    log(f"duckdb macros, default memory: {json.dumps({k: v for k, v in res.items() if k != 'segments'})}")
+    log(f"duckdb macros, order_by := 'position', default memory: "
+        f"{json.dumps({k: v for k, v in res.items() if k != 'segments'})}")
+    if "segments" in res and "segments" in window:
+        log(f"  same per-segment means with and without the window: {res['segments'] == window['segments']}")
     if "segments" in res:
         log(f"  per-segment means (segment, n, AP@10, nDCG@10, P@10, R@100, RR@10): {res['segments'][:2]} ...")
     spill_dir = str(OUT / "spill")
-    res2 = sub("duckdb", path=str(path), threads=a.threads, memory_limit=a.memory_limit, temp_dir=spill_dir)
-    log(f"duckdb macros, memory_limit={a.memory_limit}, temp_directory={spill_dir}: "
+    res2 = sub("duckdb", path=str(path), threads=a.threads, memory_limit=a.memory_limit, temp_dir=spill_dir,
+               order_by="rank")
+    log(f"duckdb macros, order_by := 'rank', memory_limit={a.memory_limit}, temp_directory={spill_dir}: "
         f"{json.dumps({k: v for k, v in res2.items() if k != 'segments'})}")
     if "segments" in res and "segments" in res2:
         log(f"  same per-segment means as the unlimited run: {res['segments'] == res2['segments']}")

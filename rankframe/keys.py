@@ -90,6 +90,7 @@ class RankedOrder:
     rows: np.ndarray  # row index (into the frame) of each ranked element, CSR order
     offsets: np.ndarray  # int64, len n + 1
     duplicate_rank_rows: np.ndarray  # row indices sharing a (unit, rank) with another row
+    dense: bool = False  # every unit's ranks are exactly 1..n (ranks are then positions)
 
 
 def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
@@ -131,7 +132,7 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
                 del filled
                 rows = np.empty(n_ret, dtype=retrieved.dtype)
                 rows[slot] = retrieved
-                return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64))
+                return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64), dense=True)
     order = np.lexsort((r, g))
     rows = retrieved[order]
     rs, gs = r[order], g[order]

@@ -1,7 +1,8 @@
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
 --
 -- The input is a table or view (or a Parquet file through a view) with the standard column names:
---   query, item, rank (1 = top, NULL = judged but not retrieved) or score (order_by := 'score'),
+--   query, item, rank (1 = top, NULL = judged but not retrieved) or score (order_by := 'score'; 'position'
+--   when ranks are already 1..n in every query: no window, much faster),
 --   relevance (graded, NULL = unjudged), plus any segment columns. Rename with a view:
 --     CREATE VIEW runs AS SELECT user_id AS query, movie_id AS item, position AS rank, rating AS relevance,
 --                                model FROM 'export.parquet';
@@ -32,7 +33,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                                           p_denominator, r_denominator, ap_denominator) AS TABLE
     SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'query'),
            count(x.rf_g) AS rf__n_judged,
-           count(x.rf_pos) AS rf__n_ret,
+           rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal) AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,

@@ -106,11 +106,22 @@ CREATE OR REPLACE MACRO rf__policy_value(choice) AS
 --   rf_pos  position 1..n of the row in its ranking unit (segments..., query), NULL if not retrieved;
 --           from `rank` ascending (order_by := 'rank', the rank values only define the order), or from
 --           `score` descending with ties broken by item descending compared as strings (order_by := 'score',
---           trec_eval); NULL rank / NULL score = judged but not retrieved
+--           trec_eval); NULL rank / NULL score = judged but not retrieved;
+--           order_by := 'position' takes `rank` as the position itself (ranks already 1..n in every unit, as
+--           most exports are): no window and no sort, about 3x faster on large tables. The table macros and
+--           rf_agg_n_retrieved stop with an error when a unit's ranks are not exactly 1..n.
 --   rf_g    the relevance as DOUBLE (NULL = unjudged)
 -- The table must use the standard column names query, item, rank|score, relevance (make a view to rename).
 -- Without segments the window partitions by query itself (fast); with segments by a struct of the unit's columns.
+-- Both branches are bound; the one whose constant condition is false is pruned by DuckDB's planner.
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
+    SELECT s.*,
+           CAST(COLUMNS(lambda c: c = CASE WHEN order_by = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
+               AS rf_pos,
+           CAST(s.relevance AS DOUBLE) AS rf_g
+    FROM query_table(tbl) AS s
+    WHERE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_prepare') = 'position'
+    UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
                 PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__second DESC) END AS rf_pos,
@@ -126,6 +137,16 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                        CAST(NULL AS VARCHAR) AS rf__none,
                        CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)
                             AS DOUBLE)
-                           * CASE rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_prepare')
-                                 WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
-                FROM query_table(tbl) AS s) AS u) AS t;
+                           * CASE order_by WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
+                FROM query_table(tbl) AS s
+                WHERE order_by <> 'position') AS u) AS t;
+
+-- the number of ranked rows of a unit (an aggregate over rf_prepare's rf_pos); with order_by := 'position'
+-- it also checks that the unit's ranks are exactly 1..n (with unique ranks, as rf_validate checks: n rows,
+-- smallest 1, largest n), since positions are then taken as given
+CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
+    CASE WHEN order_by = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
+         THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
+                           || 'rows with ranks %s..%s; use order_by := ''rank''.',
+                           CAST(count(pos) AS VARCHAR), CAST(min(pos) AS VARCHAR), CAST(max(pos) AS VARCHAR)))
+         ELSE count(pos) END;

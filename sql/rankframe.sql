@@ -110,11 +110,22 @@ CREATE OR REPLACE MACRO rf__policy_value(choice) AS
 --   rf_pos  position 1..n of the row in its ranking unit (segments..., query), NULL if not retrieved;
 --           from `rank` ascending (order_by := 'rank', the rank values only define the order), or from
 --           `score` descending with ties broken by item descending compared as strings (order_by := 'score',
---           trec_eval); NULL rank / NULL score = judged but not retrieved
+--           trec_eval); NULL rank / NULL score = judged but not retrieved;
+--           order_by := 'position' takes `rank` as the position itself (ranks already 1..n in every unit, as
+--           most exports are): no window and no sort, about 3x faster on large tables. The table macros and
+--           rf_agg_n_retrieved stop with an error when a unit's ranks are not exactly 1..n.
 --   rf_g    the relevance as DOUBLE (NULL = unjudged)
 -- The table must use the standard column names query, item, rank|score, relevance (make a view to rename).
 -- Without segments the window partitions by query itself (fast); with segments by a struct of the unit's columns.
+-- Both branches are bound; the one whose constant condition is false is pruned by DuckDB's planner.
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
+    SELECT s.*,
+           CAST(COLUMNS(lambda c: c = CASE WHEN order_by = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
+               AS rf_pos,
+           CAST(s.relevance AS DOUBLE) AS rf_g
+    FROM query_table(tbl) AS s
+    WHERE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_prepare') = 'position'
+    UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
                 PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__second DESC) END AS rf_pos,
@@ -130,9 +141,19 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                        CAST(NULL AS VARCHAR) AS rf__none,
                        CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)
                             AS DOUBLE)
-                           * CASE rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_prepare')
-                                 WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
-                FROM query_table(tbl) AS s) AS u) AS t;
+                           * CASE order_by WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
+                FROM query_table(tbl) AS s
+                WHERE order_by <> 'position') AS u) AS t;
+
+-- the number of ranked rows of a unit (an aggregate over rf_prepare's rf_pos); with order_by := 'position'
+-- it also checks that the unit's ranks are exactly 1..n (with unique ranks, as rf_validate checks: n rows,
+-- smallest 1, largest n), since positions are then taken as given
+CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
+    CASE WHEN order_by = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
+         THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
+                           || 'rows with ranks %s..%s; use order_by := ''rank''.',
+                           CAST(count(pos) AS VARCHAR), CAST(min(pos) AS VARCHAR), CAST(max(pos) AS VARCHAR)))
+         ELSE count(pos) END;
 
 -- ==== precision.sql ====
 -- P — precision@k (docs/metrics.md "P"): sum_{i<=k} hit_i / D, D = K (denominator 'k') or min(K, n)
@@ -441,7 +462,8 @@ CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
 --
 -- The input is a table or view (or a Parquet file through a view) with the standard column names:
---   query, item, rank (1 = top, NULL = judged but not retrieved) or score (order_by := 'score'),
+--   query, item, rank (1 = top, NULL = judged but not retrieved) or score (order_by := 'score'; 'position'
+--   when ranks are already 1..n in every query: no window, much faster),
 --   relevance (graded, NULL = unjudged), plus any segment columns. Rename with a view:
 --     CREATE VIEW runs AS SELECT user_id AS query, movie_id AS item, position AS rank, rating AS relevance,
 --                                model FROM 'export.parquet';
@@ -472,7 +494,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                                           p_denominator, r_denominator, ap_denominator) AS TABLE
     SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'query'),
            count(x.rf_g) AS rf__n_judged,
-           count(x.rf_pos) AS rf__n_ret,
+           rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal) AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
@@ -573,7 +595,8 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
     WITH src AS (
         SELECT row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
-               COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END) AS rf__ord
+               COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'position') THEN 'rank' WHEN order_by = 'score'
+                                       THEN 'score' ELSE 'query' END) AS rf__ord
         FROM query_table(tbl) AS s
     ), base AS (
         SELECT rf__unit,
@@ -586,7 +609,8 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
                CASE WHEN rf__is_numeric_type(typeof(rf__rel)) THEN TRY_CAST(rf__rel AS DOUBLE) END AS rel_num,
                CAST(rf__ord AS VARCHAR) AS ord_txt,
                CASE WHEN rf__is_numeric_type(typeof(rf__ord)) THEN TRY_CAST(rf__ord AS DOUBLE) END AS ord_num,
-               rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_validate') AS ord_name
+               CASE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_validate')
+                   WHEN 'score' THEN 'score' ELSE 'rank' END AS ord_name
         FROM src
     ), flagged AS (
         SELECT *,

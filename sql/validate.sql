@@ -17,7 +17,8 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
     WITH src AS (
         SELECT row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
-               COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END) AS rf__ord
+               COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'position') THEN 'rank' WHEN order_by = 'score'
+                                       THEN 'score' ELSE 'query' END) AS rf__ord
         FROM query_table(tbl) AS s
     ), base AS (
         SELECT rf__unit,
@@ -30,7 +31,8 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
                CASE WHEN rf__is_numeric_type(typeof(rf__rel)) THEN TRY_CAST(rf__rel AS DOUBLE) END AS rel_num,
                CAST(rf__ord AS VARCHAR) AS ord_txt,
                CASE WHEN rf__is_numeric_type(typeof(rf__ord)) THEN TRY_CAST(rf__ord AS DOUBLE) END AS ord_num,
-               rf__choice(order_by, ['rank', 'score'], 'order_by', 'rf_validate') AS ord_name
+               CASE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_validate')
+                   WHEN 'score' THEN 'score' ELSE 'rank' END AS ord_name
         FROM src
     ), flagged AS (
         SELECT *,

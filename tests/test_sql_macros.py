@@ -16,7 +16,7 @@ DATA_ARGS = {"recall": ["n_rel"], "ap": ["n_rel"], "r_precision": ["n_rel"], "f1
              "bpref": ["n_rel", "n_nonrel"], "idcg": ["judged_grades"], "ndcg": ["judged_grades"],
              "nerr": ["judged_grades"]}
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate"}
-HELPERS = {"rf_mean", "rf_agg_nothing_relevant"}
+HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved"}
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +185,7 @@ BAD = [
     ("SELECT * FROM rf_per_query('bad', k := 0)", r"'k' parameter of rf_per_query must be"),
     ("SELECT * FROM rf_per_query('bad', ap_denominator := 'x')", r"'denominator' parameter of rf_agg_ap"),
     ("SELECT * FROM rf_per_query('bad', no_judged := 'drop')", r"'no_judged' parameter of rankframe must be one of"),
-    ("SELECT * FROM rf_prepare('bad', order_by := 'position')", r"'order_by' parameter of rf_prepare must be one of"),
+    ("SELECT * FROM rf_prepare('bad', order_by := 'alphabetical')", r"'order_by' parameter of rf_prepare must be one of"),
 ]
 
 
@@ -212,3 +212,21 @@ def test_loader_order_and_bundle_is_up_to_date():
 def test_install_on_the_default_connection():
     con = rf_sql.install()
     assert con.sql("SELECT rf_hit_rate([0, 1], k := 1)").fetchall() == [(0.0,)]
+
+
+def test_position_order_skips_the_window_and_checks_ranks(con):
+    # ranks 1..n per query: order_by := 'position' gives the same values as the windowed 'rank' path
+    con.sql("CREATE OR REPLACE TABLE pos_ok AS SELECT * FROM (VALUES (1, 'a', 1, 1), (1, 'b', 2, 0), (1, 'c', 3, 2),"
+            " (1, 'd', NULL, 1), (2, 'a', 1, 0), (2, 'b', 2, 1)) AS t(query, item, rank, relevance)")
+    cols = "query, P, AP, RR, nDCG, Bpref"
+    a = con.sql(f"SELECT {cols} FROM rf_per_query('pos_ok', order_by := 'position') ORDER BY query").fetchall()
+    b = con.sql(f"SELECT {cols} FROM rf_per_query('pos_ok', order_by := 'rank') ORDER BY query").fetchall()
+    assert a == b
+    # AP of query 1 by hand: relevant {a, c, d}; hits at 1 and 3: (1/1 + 2/3) / 3
+    assert a[0][2] == pytest.approx((1 + 2 / 3) / 3)
+    # a gap in the ranks is an error with 'position', never a silently different number
+    con.sql("CREATE OR REPLACE TABLE pos_gap AS SELECT * FROM (VALUES (1, 'a', 1, 1), (1, 'b', 3, 1))"
+            " AS t(query, item, rank, relevance)")
+    with pytest.raises(duckdb.Error, match=r"needs ranks 1\.\.n in every query"):
+        con.sql("SELECT * FROM rf_per_query('pos_gap', order_by := 'position')").fetchall()
+    assert con.sql("SELECT AP FROM rf_per_query('pos_gap')").fetchall() == [(1.0,)]

@@ -18,6 +18,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from .. import keys
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError
@@ -87,7 +88,7 @@ def build_sql(measures: Sequence[Measure], n_by: int, order_by: str, policies: d
                            for i in range(len(measures)))
     return f"""
 WITH raw AS (
-  SELECT {keys}, count(rf_g) AS n_judged, count(rf_pos) AS n_ret,
+  SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
   {values}
   FROM rf_prepare('{_VIEW}', segments := {seg_list}, order_by := {_literal(order_by)})
   GROUP BY ALL
@@ -119,12 +120,15 @@ def evaluate(
         raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
     order_col = columns.rank if has_rank else columns.score
     order_by = "rank" if has_rank else "score"
+    if has_rank and keys.ranked_order(table, keys.group_codes(table, [*by, columns.query]), columns.rank).dense:
+        order_by = "position"  # ranks are already 1..n in every unit: skip the window sort
     src = pd.DataFrame({**{f"rf__by{i}": table[c] for i, c in enumerate(by)},
                         "query": table[columns.query], "item": table[columns.item],
-                        order_by: table[order_col], "relevance": table[columns.relevance]}, copy=False)
+                        "rank" if has_rank else "score": table[order_col], "relevance": table[columns.relevance]}, copy=False)
     # relevance must be numeric for DuckDB: nullable/object columns become float64 with NaN -> NULL
     src["relevance"] = pd.to_numeric(src["relevance"], errors="raise").astype("float64")
-    src[order_by] = pd.to_numeric(src[order_by], errors="raise").astype("float64")
+    order_name = "rank" if has_rank else "score"
+    src[order_name] = pd.to_numeric(src[order_name], errors="raise").astype("float64")
     con = _cursor()
     try:
         con.register(_INPUT, src)
