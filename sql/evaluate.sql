@@ -31,7 +31,7 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
 -- NULL: every positive grade is a gain).
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator) AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'query'),
+    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
@@ -66,7 +66,7 @@ CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by :=
                                      p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
                                      ap_denominator := 'relevant', no_relevant := 'zero',
                                      no_retrieved := 'zero', no_judged := 'skip') AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'query'),
+    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
            rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
            rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
            rf__apply_policy(r."AP", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "AP",
@@ -101,7 +101,7 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
                                  ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
                                  no_judged := 'skip') AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
                                                'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))

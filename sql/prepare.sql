@@ -132,7 +132,7 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                  -- tie-break: item descending as a string for scores (trec_eval); ranks are unique
                  COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'rf__tie' ELSE 'rf__none' END) AS rf__second
           FROM (SELECT s.*,
-                       row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
+                       row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
                        CAST(s.item AS VARCHAR) AS rf__tie,
                        CAST(NULL AS VARCHAR) AS rf__none,
                        CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)

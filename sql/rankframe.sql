@@ -136,7 +136,7 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                  -- tie-break: item descending as a string for scores (trec_eval); ranks are unique
                  COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'rf__tie' ELSE 'rf__none' END) AS rf__second
           FROM (SELECT s.*,
-                       row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
+                       row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
                        CAST(s.item AS VARCHAR) AS rf__tie,
                        CAST(NULL AS VARCHAR) AS rf__none,
                        CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)
@@ -492,7 +492,7 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
 -- NULL: every positive grade is a gain).
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator) AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'query'),
+    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
@@ -527,7 +527,7 @@ CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by :=
                                      p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
                                      ap_denominator := 'relevant', no_relevant := 'zero',
                                      no_retrieved := 'zero', no_judged := 'skip') AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'query'),
+    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
            rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
            rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
            rf__apply_policy(r."AP", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "AP",
@@ -562,7 +562,7 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
                                  ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
                                  no_judged := 'skip') AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
                                                'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))
@@ -593,7 +593,7 @@ CREATE OR REPLACE MACRO rf__is_numeric_type(type_name) AS
 
 CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS TABLE
     WITH src AS (
-        SELECT row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
+        SELECT row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
                COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'position') THEN 'rank' WHEN order_by = 'score'
                                        THEN 'score' ELSE 'query' END) AS rf__ord
@@ -638,9 +638,9 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
                          example FROM flagged
         UNION ALL SELECT 7, 'score', 'score must be finite', ord_name = 'score' AND ord_num IS NOT NULL
                          AND NOT isfinite(ord_num), example FROM flagged
-        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(segments, 'query'), ', ') || ')',
+        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
                          dup_rank, example FROM flagged
-        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(segments, 'query'), ', ') || ')',
+        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
                          dup_item, example FROM flagged
     )
     SELECT "column", rule, count(*) AS n_rows, list_slice(list(example ORDER BY example), 1, 5) AS examples

@@ -15,7 +15,7 @@ CREATE OR REPLACE MACRO rf__is_numeric_type(type_name) AS
 
 CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS TABLE
     WITH src AS (
-        SELECT row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'query')) AS rf__unit,
+        SELECT row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
                COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'position') THEN 'rank' WHEN order_by = 'score'
                                        THEN 'score' ELSE 'query' END) AS rf__ord
@@ -60,9 +60,9 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
                          example FROM flagged
         UNION ALL SELECT 7, 'score', 'score must be finite', ord_name = 'score' AND ord_num IS NOT NULL
                          AND NOT isfinite(ord_num), example FROM flagged
-        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(segments, 'query'), ', ') || ')',
+        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
                          dup_rank, example FROM flagged
-        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(segments, 'query'), ', ') || ')',
+        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
                          dup_item, example FROM flagged
     )
     SELECT "column", rule, count(*) AS n_rows, list_slice(list(example ORDER BY example), 1, 5) AS examples

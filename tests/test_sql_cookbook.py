@@ -149,3 +149,31 @@ def test_cookbook_through_the_duckdb_cli(export):
     for name, (want, keys) in expected(df).items():
         got = pd.read_csv(d / f"{name}.csv", na_values=["NULL"], keep_default_na=False)
         assert_same(got, want, keys, f"CLI {name}")
+
+
+def test_cli_default_empty_segments(tmp_path):
+    # the CLI (duckdb 1.x) types an empty list literal as INTEGER[]: the default segments := [] must still bind
+    binary = shutil.which("duckdb")
+    if binary is None:
+        pytest.skip("!!! the `duckdb` command-line binary is not installed (pip install duckdb-cli) — the DuckDB "
+                    "CLI default-segments test was NOT run !!!")
+    df = pd.DataFrame({"query": ["q1", "q1", "q1", "q2", "q2"], "item": ["a", "b", "c", "a", "b"],
+                       "rank": [1, 2, None, 1, 2], "relevance": [0, 1, 1, 1, 0]})
+    df.to_parquet(tmp_path / "t.parquet")
+    script = "\n".join([f".read '{rf_sql.directory() / rf_sql.BUNDLE}'", ".bail on", ".mode csv",
+                        "CREATE VIEW t AS SELECT * FROM 't.parquet';",
+                        "SELECT count(*) AS n FROM rf_validate('t');",
+                        "SELECT n_queries, AP FROM rf_means('t');"]) + "\n"
+    proc = subprocess.run([binary, "-batch", "-init", "/dev/null"], input=script, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Error" not in proc.stderr, proc.stderr
+    lines = proc.stdout.split()
+    # AP by hand: q1 relevant {b, c}, hit at 2: (1/2) / 2 = 0.25 ; q2: 1.0 -> mean 0.625
+    assert lines == ["n", "0", "n_queries,AP", "2,0.625"]
+    assert rankframe_mean(df) == 0.625
+
+
+def rankframe_mean(df: pd.DataFrame) -> float:
+    import rankframe
+
+    return float(rankframe.evaluate(df, "AP")["value"].item())
