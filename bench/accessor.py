@@ -102,7 +102,7 @@ def main() -> None:
             row |= {"ranx_s": t_ranx, "pytrec_eval_s": t_trec, "x_vs_ranx": t_ranx / t_rf,
                     "x_vs_pytrec_eval": t_trec / t_rf}
         rows.append(row)
-        del df
+        df = None  # free the frame before the next size
     print()
     print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".2f") if _has_tabulate()
           else pd.DataFrame(rows).round(2).to_string(index=False))

@@ -9,8 +9,16 @@ from .accessor import RankMetrics
 from .columns import Columns
 from .errors import ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate, join_qrels
-from .io import (InputFileError, read_long, read_trec, read_trec_qrels, read_trec_run, write_long, write_trec_qrels,
-                 write_trec_run)
+from .io import (
+                 InputFileError,
+                 read_long,
+                 read_trec,
+                 read_trec_qrels,
+                 read_trec_run,
+                 write_long,
+                 write_trec_qrels,
+                 write_trec_run,
+)
 from .names import Measure, parse
 from .registry import METRICS
 from .schema import schema, validate

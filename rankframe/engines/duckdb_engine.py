@@ -119,15 +119,15 @@ def evaluate(
     if not has_rank and columns.score not in table.columns:
         raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
     order_col = columns.rank if has_rank else columns.score
-    order_by = "rank" if has_rank else "score"
+    order_name = "rank" if has_rank else "score"
+    order_by = order_name
     if has_rank and keys.ranked_order(table, keys.group_codes(table, [*by, columns.query]), columns.rank).dense:
         order_by = "position"  # ranks are already 1..n in every unit: skip the window sort
     src = pd.DataFrame({**{f"rf__by{i}": table[c] for i, c in enumerate(by)},
                         "query": table[columns.query], "item": table[columns.item],
-                        "rank" if has_rank else "score": table[order_col], "relevance": table[columns.relevance]}, copy=False)
+                        order_name: table[order_col], "relevance": table[columns.relevance]}, copy=False)
     # relevance must be numeric for DuckDB: nullable/object columns become float64 with NaN -> NULL
     src["relevance"] = pd.to_numeric(src["relevance"], errors="raise").astype("float64")
-    order_name = "rank" if has_rank else "score"
     src[order_name] = pd.to_numeric(src[order_name], errors="raise").astype("float64")
     con = _cursor()
     try:
