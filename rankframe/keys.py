@@ -98,7 +98,8 @@ def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder
     return _cached(("ranked", id(df), rank_col, id(groups)), lambda: _ranked_order(df, groups, rank_col))
 
 
-def _offsets(counts: np.ndarray) -> np.ndarray:
+def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
+    """CSR offsets (len n + 1) of consecutive blocks with the given sizes."""
     out = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=out[1:])
     return out
@@ -116,7 +117,7 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
     r = rank[retrieved]
     del rank
     counts = np.bincount(g, minlength=groups.n)
-    offsets = _offsets(counts)
+    offsets = offsets_from_counts(counts)
     # Fast path: every unit's ranks are exactly 1..n, so (unit, rank) is the slot itself. Slots that are all
     # distinct and inside [0, N) form a bijection, which also proves every rank lies within its unit's range.
     n_ret = len(r)

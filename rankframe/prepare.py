@@ -51,9 +51,7 @@ class Prepared:
 
         def make() -> Prepared:
             keep = self.pos <= k
-            counts = np.minimum(np.diff(self.offsets), k)
-            offsets = np.zeros(self.n + 1, dtype=np.int64)
-            np.cumsum(counts, out=offsets[1:])
+            offsets = keys.offsets_from_counts(np.minimum(np.diff(self.offsets), k))
             return Prepared(self.n, self.units, offsets, self.group[keep], self.pos[keep], self.grade[keep],
                             self.judged_group, self.judged_grade, self.n_judged, self.n_judged_zero,
                             root=self.root or self)
@@ -104,10 +102,11 @@ class Prepared:
         start = np.concatenate(([0.0], total))[self.offsets[:-1]]
         return total - start[self.group]
 
-    def cumprod_in_list(self, values: np.ndarray) -> np.ndarray:
-        """Inclusive running product of ``values`` along each ranked list (exact, segment-wise)."""
-        return pd.Series(values, copy=False).groupby(self.group, sort=False).cumprod().to_numpy()
 
+
+def cumprod_in_lists(group: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Inclusive running product of ``values`` along lists labelled by ``group`` (exact, segment-wise)."""
+    return pd.Series(values, copy=False).groupby(group, sort=False).cumprod().to_numpy()
 
 
 def gain_of(grades: np.ndarray, gain: str, rel: float | None) -> np.ndarray:
@@ -130,8 +129,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
     value_codes, uniques = pd.factorize(-v, sort=True)  # few distinct gains: sort one int64 key
     order = np.argsort(g.astype(np.int64) * max(len(uniques), 1) + value_codes, kind="stable")
     g, v = g[order], v[order]
-    counts = np.bincount(g, minlength=n)
-    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    starts = keys.offsets_from_counts(np.bincount(g, minlength=n))[:-1]
     pos = np.arange(len(g)) - starts[g] + 1
     return g, v, pos
 
@@ -212,7 +210,5 @@ def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[
     text_rank[_text_order(uniques)] = np.arange(len(uniques))
     g = groups.codes[retrieved]
     order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
-    counts = np.bincount(g, minlength=groups.n)
-    offsets = np.zeros(groups.n + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = keys.offsets_from_counts(np.bincount(g, minlength=groups.n))
     return retrieved[order], offsets

@@ -32,10 +32,6 @@ def _is_numeric(s: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
 
 
-def _numeric_dtype(s: pd.Series) -> bool:
-    return _is_numeric(s)
-
-
 def _only_if_numeric(fn):
     # a non-numeric column is reported once by the dtype rule; its value rules then pass
     def check(s: pd.Series):
@@ -106,7 +102,7 @@ def schema(
         cols[c.relevance] = pa.Column(
             nullable=True,
             checks=[
-                pa.Check(_numeric_dtype, element_wise=False, name="numeric dtype",
+                pa.Check(_is_numeric, element_wise=False, name="numeric dtype",
                          error="relevance must be numeric (null = unjudged)"),
                 pa.Check(_only_if_numeric(_finite_or_null), name="finite",
                          error="relevance must be finite (null = unjudged)"),
@@ -117,7 +113,7 @@ def schema(
         cols[c.rank] = pa.Column(
             nullable=True,
             checks=[
-                pa.Check(_numeric_dtype, element_wise=False, name="numeric dtype",
+                pa.Check(_is_numeric, element_wise=False, name="numeric dtype",
                          error="rank must be numeric (null = judged but not retrieved)"),
                 pa.Check(_only_if_numeric(_positive_integer), name="positive integer",
                          error="rank must be an integer >= 1 (null = judged but not retrieved)"),
@@ -137,7 +133,7 @@ def schema(
         cols[c.score] = pa.Column(
             nullable=True,
             checks=[
-                pa.Check(_numeric_dtype, element_wise=False, name="numeric dtype",
+                pa.Check(_is_numeric, element_wise=False, name="numeric dtype",
                          error="score must be numeric (null = not retrieved)"),
                 pa.Check(_only_if_numeric(_finite_or_null), name="finite", error="score must be finite"),
             ],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
+from ..prepare import cumprod_in_lists
 
 
 def stop_probability(grades: np.ndarray, max_grade: int) -> np.ndarray:
@@ -21,18 +22,13 @@ def err_of_lists(prep, group, pos, prob):
     """ERR of lists given as (unit, 1-based position, Pr), contiguous per unit in position order."""
     if len(prob) == 0:
         return np.zeros(prep.n)
-    inclusive = _cumprod(group, 1.0 - prob)
+    inclusive = cumprod_in_lists(group, 1.0 - prob)
     # prod_{j<i} (1 - Pr_j): the inclusive product of the previous element of the same list
     before = np.ones_like(prob)
     before[1:] = inclusive[:-1]
     before[pos == 1] = 1.0
     return np.bincount(group, weights=prob * before / pos, minlength=prep.n)
 
-
-def _cumprod(group, values):
-    import pandas as pd
-
-    return pd.Series(values, copy=False).groupby(group, sort=False).cumprod().to_numpy()
 
 
 def compute(prep, *, k, max_grade):
