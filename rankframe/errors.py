@@ -17,9 +17,10 @@ class ValidationError(RankframeError):
     (a small DataFrame of offending rows).
     """
 
-    def __init__(self, failures: list[dict]):
+    def __init__(self, failures: list[dict], table: str = "ranking table"):
         self.failures = failures
-        lines = [f"the ranking table breaks {len(failures)} rule(s):"]
+        self.table = table
+        lines = [f"the {table} breaks {len(failures)} rule(s):"]
         for f in failures:
             count = f" ({f['count']} offending row(s))" if f.get("count") else ""
             lines.append(f"- column {f['column']!r}: {f['rule']}{count}")
@@ -38,6 +39,10 @@ class UnknownMetricError(RankframeError):
     """A metric name that the registry does not know."""
 
 
+class MetricSyntaxError(RankframeError):
+    """A metric string that does not follow the grammar ``NAME(param=value, ...)@K``."""
+
+
 def parameter_error(owner: str, name: str, expected: str, got: object) -> ParameterError:
     """Build the one message format for a bad parameter (scikit-learn style)."""
     return ParameterError(f"The {name!r} parameter of {owner} must be {expected}. Got {got!r} instead.")
@@ -54,17 +59,28 @@ def unknown_name_error(kind: str, got: str, known: Iterable[str]) -> UnknownMetr
     return UnknownMetricError(text)
 
 
-def missing_columns_error(missing: Sequence[str], present: Sequence[str]) -> ValidationError:
-    """Build the failure for columns that are not in the frame."""
+def did_you_mean(name: str, known: Iterable[object]) -> str:
+    """`` (did you mean 'x'?)`` when a known name is close to ``name`` (case-insensitive), else ``""``."""
+    text = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name).lower(), [t.lower() for t in text], n=1)
+    if not close:
+        return ""
+    match = next(t for t in text if t.lower() == close[0])
+    return f" (did you mean {match!r}?)"
+
+
+def missing_columns_error(missing: Sequence[str], present: Sequence[str], table: str = "ranking table"
+                          ) -> ValidationError:
+    """Build the failure for columns that are not in the frame, with a did-you-mean hint."""
     import pandas as pd
 
     rows = [
         {
             "column": c,
-            "rule": f"column {c!r} not in dataframe. Columns in dataframe: {list(present)}",
+            "rule": f"column {c!r} not in dataframe{did_you_mean(c, present)}. Columns in dataframe: {list(present)}",
             "count": 0,
             "examples": pd.DataFrame(),
         }
         for c in missing
     ]
-    return ValidationError(rows)
+    return ValidationError(rows, table=table)

@@ -4,38 +4,47 @@ The unit of evaluation is (segment columns..., query). Both the schema checks (d
 ranks) and the numpy engine need integer codes for that unit and the rows' order within it; computing them
 twice would double the cost at 10M rows, so a call opens :func:`shared` and the results are memoised for the
 duration of that call only (never across calls: a DataFrame may change between them).
+
+The memo lives in a :class:`contextvars.ContextVar`, so concurrent calls in other threads (or asyncio tasks)
+never see each other's entries, and every entry keeps a reference to the frame it was computed from: an
+``id()`` can only be reused after its object is freed, which the reference prevents while the memo lives.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import contextvars
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
-_memo: dict | None = None
+_T = TypeVar("_T")
+_memo: contextvars.ContextVar[dict | None] = contextvars.ContextVar("rankframe_keys_memo", default=None)
 
 
 @contextlib.contextmanager
 def shared() -> Iterator[None]:
-    """Memoise codes and orders for the duration of one call."""
-    global _memo
-    outer = _memo
-    _memo = {} if outer is None else outer
+    """Memoise codes and orders for the duration of one call (per thread / task)."""
+    token = _memo.set({} if _memo.get() is None else _memo.get())
     try:
         yield
     finally:
-        _memo = outer
+        _memo.reset(token)
 
 
-def _cached(key: tuple, make):
-    if _memo is None:
+def _cached(key: tuple, owners: tuple, make: Callable[[], _T]) -> _T:
+    """``make()`` memoised under ``key`` for the current call; ``owners`` are the objects the key's ids name."""
+    memo = _memo.get()
+    if memo is None:
         return make()
-    if key not in _memo:
-        _memo[key] = make()
-    return _memo[key]
+    entry = memo.get(key)
+    if entry is None or any(a is not b for a, b in zip(entry[0], owners)):
+        entry = (owners, make())
+        memo[key] = entry
+    return entry[1]
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,7 @@ def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
 def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
     """Codes of the unit ``cols`` (segment columns then the query column), sorted by key."""
     cols = tuple(cols)
-    return _cached(("groups", id(df), cols), lambda: _group_codes(df, cols))
+    return _cached(("groups", id(df), cols), (df,), lambda: _group_codes(df, cols))
 
 
 def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
@@ -95,7 +104,8 @@ class RankedOrder:
 
 def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
     """Order retrieved rows by (unit, rank); scatter without sorting when ranks are 1..n in every unit."""
-    return _cached(("ranked", id(df), rank_col, id(groups)), lambda: _ranked_order(df, groups, rank_col))
+    return _cached(("ranked", id(df), rank_col, id(groups)), (df, groups),
+                   lambda: _ranked_order(df, groups, rank_col))
 
 
 def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -146,7 +156,7 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
 
 def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:
     """Integer codes of the item ids and their unique values (hashing strings is costly: done once per call)."""
-    return _cached(("items", id(df), item_col), lambda: _factorize_items(df[item_col]))
+    return _cached(("items", id(df), item_col), (df,), lambda: _factorize_items(df[item_col]))
 
 
 def _factorize_items(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
@@ -156,7 +166,7 @@ def _factorize_items(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
 
 def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None = None) -> np.ndarray:
     """Row indices whose (unit, item) appears more than once."""
-    return _cached(("dupitems", id(df), item_col, id(groups)),
+    return _cached(("dupitems", id(df), item_col, id(groups), rank_col), (df, groups),
                    lambda: _duplicate_item_rows(df, groups, item_col, rank_col))
 
 

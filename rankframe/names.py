@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import RankframeError
+from .errors import MetricSyntaxError, ParameterError
 from .registry import MetricSpec, lookup
 
 
@@ -52,7 +52,7 @@ def _literal(node: ast.AST, text: str) -> Any:
     try:
         return ast.literal_eval(node)
     except ValueError:
-        raise RankframeError(f"cannot read a parameter value in metric {text!r}: {ast.unparse(node)}") from None
+        raise MetricSyntaxError(f"cannot read a parameter value in metric {text!r}: {ast.unparse(node)}") from None
 
 
 def parse(text: str | Measure) -> Measure:
@@ -64,28 +64,39 @@ def parse(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
         return text
     if not isinstance(text, str) or not text.strip():
-        raise RankframeError(f"a metric name must be a non-empty string, got {text!r}")
+        raise MetricSyntaxError(f"a metric name must be a non-empty string, got {text!r}")
     # '-' and '.' appear in a few aliases (r-precision); map them to valid identifiers first
     src = text.strip().replace("r-precision", "r_precision").replace("R-precision", "r_precision")
     try:
         node = ast.parse(src, mode="eval").body
     except SyntaxError:
-        raise RankframeError(
+        raise MetricSyntaxError(
             f"cannot parse metric {text!r}: expected NAME, NAME@K or NAME(param=value, ...)@K, e.g. 'nDCG@10'"
         ) from None
     k: Any = None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         k = _literal(node.right, text)
         node = node.left
-    params: dict[str, Any] = {}
+    given: list[tuple[str, Any]] = []
     if isinstance(node, ast.Call):
-        if node.args:
-            raise RankframeError(f"metric {text!r}: parameters must be named, e.g. AP(rel=2)@10")
-        params = {kw.arg: _literal(kw.value, text) for kw in node.keywords if kw.arg}
+        if node.args or any(kw.arg is None for kw in node.keywords):
+            raise MetricSyntaxError(f"metric {text!r}: parameters must be named, e.g. AP(rel=2)@10")
+        given = [(str(kw.arg), _literal(kw.value, text)) for kw in node.keywords]
         node = node.func
     if not isinstance(node, ast.Name):
-        raise RankframeError(f"cannot parse metric {text!r}: expected NAME, NAME@K or NAME(param=value)@K")
+        raise MetricSyntaxError(f"cannot parse metric {text!r}: expected NAME, NAME@K or NAME(param=value)@K")
     spec = lookup(node.id)
     if k is not None:
-        params["k"] = k
+        given.append(("@", k))
+    # each parameter once: AP(rel=2, rel=3), AP(rel=2, threshold=3) and AP(k=5)@10 are ambiguous
+    names: dict[str, str] = {}
+    params: dict[str, Any] = {}
+    for key, value in given:
+        name = "k" if key == "@" else spec.param(key).name
+        if name in names:
+            first, second = (f"{names[name]}=" if names[name] != "@" else "@"), (f"{key}=" if key != "@" else "@")
+            raise ParameterError(f"metric {text!r} gives the {name!r} parameter twice ({first}... and "
+                                 f"{second}...); give it once.")
+        names[name] = key
+        params[name] = value
     return Measure.of(spec, **params)

@@ -11,9 +11,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import parameter_error, unknown_name_error
+from .errors import ParameterError, parameter_error, unknown_name_error
 
 _MISSING = object()
+K_MAX = 2**63 - 1  # a cutoff must fit a signed 64-bit integer (numpy positions, DuckDB BIGINT)
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Param:
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices or ())
         return {
-            "k": "an int >= 1 or None",
+            "k": "an int >= 1 (at most 2**63 - 1) or None",
             "threshold": "a finite number" + (" or None" if self.default is None else ""),
             "int>=1": "an int >= 1",
             "open_unit": "a float in the open interval (0, 1)",
@@ -47,7 +48,7 @@ class Param:
             ok = value in (self.choices or ())
         elif self.kind == "k":
             if value is not None:
-                ok = _is_int(value) and value >= 1
+                ok = _is_int(value) and 1 <= value <= K_MAX
                 value = int(value) if ok else value
         elif self.kind == "threshold":
             if value is None:
@@ -132,8 +133,13 @@ class MetricSpec:
     def bind(self, **given: Any) -> dict[str, Any]:
         """Fill defaults and check every value against its declaration."""
         values = {p.name: p.default for p in self.params}
+        seen: dict[str, str] = {}
         for key, val in given.items():
             p = self.param(key)
+            if p.name in seen:
+                raise ParameterError(f"The {p.name!r} parameter of {self.canonical} is given twice (as "
+                                     f"{seen[p.name]!r} and {key!r}); give it once.")
+            seen[p.name] = key
             values[p.name] = p.check(self.name, val)
         return values
 

@@ -16,7 +16,7 @@ from pandera.errors import SchemaErrors
 
 from . import keys
 from .columns import Columns
-from .errors import ValidationError, missing_columns_error
+from .errors import ValidationError, did_you_mean, missing_columns_error
 
 
 def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
@@ -29,7 +29,38 @@ def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
 
 
 def _is_numeric(s: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+    t = s.dtype
+    return (pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
+            and not pd.api.types.is_complex_dtype(t))
+
+
+# inferred kinds of an object id column that hold one type of value; "mixed-integer" is '1' next to 1, which the
+# pandas engine would keep apart and SQL would merge, so it is rejected (as are "mixed" and unhashable values)
+_ONE_KIND = {"string", "integer", "floating", "mixed-integer-float", "decimal", "bytes", "boolean", "date",
+             "datetime", "datetime64", "time", "timedelta", "timedelta64", "period", "empty", "categorical"}
+
+
+def _id_kind(s: pd.Series) -> str:
+    values = s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else s
+    if values.dtype != object:
+        return "typed"
+    return pd.api.types.infer_dtype(values, skipna=True)
+
+
+def _one_id_type(s: pd.Series):
+    kind = _id_kind(s)
+    if kind == "typed" or kind in _ONE_KIND:
+        return True
+    # rare path: mark the rows whose value type is not the column's most common one (nulls are another rule's)
+    types = s.map(lambda v: type(v).__name__ if not pd.isna(v) else None)
+    common = types.value_counts().index[0]
+    return types.isna() | (types == common)
+
+
+def _id_checks(name: str) -> list[pa.Check]:
+    return [pa.Check(_one_id_type, element_wise=False, name="one id type",
+                     error=f"{name} ids must all have one type (found mixed types such as '1' and 1, which "
+                           "different engines would keep apart or merge; convert the column with .astype(str))")]
 
 
 def _only_if_numeric(fn):
@@ -93,11 +124,11 @@ def schema(
     c = columns or Columns()
     unit = [*by, c.query]
     cols: dict[str, pa.Column] = {
-        c.query: pa.Column(nullable=False, name=c.query),
-        c.item: pa.Column(nullable=False, name=c.item),
+        c.query: pa.Column(nullable=False, name=c.query, checks=_id_checks(c.query)),
+        c.item: pa.Column(nullable=False, name=c.item, checks=_id_checks(c.item)),
     }
     for b in by:
-        cols[b] = pa.Column(nullable=True, name=b)
+        cols[b] = pa.Column(nullable=True, name=b, checks=_id_checks(b))
     if require_relevance:
         cols[c.relevance] = pa.Column(
             nullable=True,
@@ -159,10 +190,11 @@ def validate(
     by: Sequence[str] = (),
     allow_duplicates: bool = False,
     require_relevance: bool = True,
+    table: str = "ranking table",
 ) -> None:
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
-    The frame is never modified.
+    The frame is never modified. ``table`` names the table in the message (``"qrels table"`` for judgments).
 
     Examples
     --------
@@ -177,28 +209,36 @@ def validate(
     c = columns or Columns()
     if not isinstance(df, pd.DataFrame):
         raise ValidationError([{"column": "<table>", "rule": f"expected a pandas DataFrame, got "
-                                f"{type(df).__name__}", "count": 1, "examples": None}])
+                                f"{type(df).__name__}", "count": 1, "examples": None}], table=table)
     present = list(df.columns)
+    repeated = sorted({str(x) for x in df.columns[df.columns.duplicated()]})
+    if repeated:
+        raise ValidationError([{"column": name, "rule": f"column names must be unique: {name!r} appears "
+                                f"{present.count(name)} times", "count": 0} for name in repeated], table=table)
     order_col = ranking_column(present, c)
     required = [c.query, c.item, *by] + ([c.relevance] if require_relevance else [])
-    missing = [name for name in required if name not in present]
+    missing = [name for name in dict.fromkeys(required) if name not in present]
     if missing or order_col is None:
-        err = missing_columns_error(missing, present)
+        failures = missing_columns_error(missing, present, table).failures
         if order_col is None:
-            err.failures.append({"column": c.rank, "rule": f"neither a rank column {c.rank!r} nor a score column "
-                                 f"{c.score!r} in dataframe. Columns in dataframe: {present}", "count": 0})
-            err = ValidationError(err.failures)
-        raise err
+            failures.append({"column": c.rank, "rule": f"neither a rank column {c.rank!r} nor a score column "
+                             f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
+                             f"{present}", "count": 0})
+        raise ValidationError(failures, table=table)
     sch = schema(c, by=by, order="rank" if order_col == c.rank else "score",
                  allow_duplicates=allow_duplicates, require_relevance=require_relevance)
+    # validate a shallow view with a 0..n-1 index: failure cases then name row positions, so example rows are
+    # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied
+    view = df.copy(deep=False)
+    view.index = pd.RangeIndex(len(df))
     with keys.shared():
         try:
-            sch.validate(df, lazy=True, inplace=True)
+            sch.validate(view, lazy=True, inplace=True)
         except SchemaErrors as err:
-            raise _to_validation_error(df, err) from None
+            raise _to_validation_error(df, err, table) from None
 
 
-def _to_validation_error(df: pd.DataFrame, err: SchemaErrors) -> ValidationError:
+def _to_validation_error(df: pd.DataFrame, err: SchemaErrors, table: str = "ranking table") -> ValidationError:
     fc = err.failure_cases
     failures = []
     frame_level = fc["schema_context"] == "DataFrameSchema"
@@ -209,12 +249,12 @@ def _to_validation_error(df: pd.DataFrame, err: SchemaErrors) -> ValidationError
         column = column if isinstance(column, str) else "<table>"
         if column == "<rows>":
             column = str(check).split(" must", 1)[0]  # frame rules' messages start with their column
-        idx = part["index"].dropna()
-        rows = df.loc[df.index.isin(idx.tolist())] if len(idx) else pd.DataFrame()
+        positions = np.unique(pd.to_numeric(part["index"], errors="coerce").dropna().to_numpy(np.int64))
+        rows = df.iloc[positions[:5]] if len(positions) else pd.DataFrame()
         rule = _rule_text(err, column, check)
-        failures.append({"column": column, "rule": rule, "count": max(len(part), len(rows)),
-                         "examples": rows.head(5)})
-    return ValidationError(failures)
+        count = len(positions) if len(positions) else len(part)
+        failures.append({"column": column, "rule": rule, "count": count, "examples": rows})
+    return ValidationError(failures, table=table)
 
 
 _BUILTIN_RULES = {"not_nullable": "must not be null", "column_in_dataframe": "column is missing"}

@@ -126,7 +126,7 @@ def test_duplicates_opt_in_keeps_every_row():
 
 @pytest.mark.parametrize("k", [0, -1, 2.5, "3"])
 def test_k_below_one_is_a_parameter_error(k):
-    with pytest.raises(rankframe.ParameterError, match=r"The 'k' parameter of .* must be an int >= 1 or None"):
+    with pytest.raises(rankframe.ParameterError, match=r"The 'k' parameter of .* must be an int >= 1 \(at most 2\*\*63 - 1\) or None"):
         good().rank_metrics.ap(k=k)
 
 
