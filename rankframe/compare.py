@@ -1,0 +1,449 @@
+"""``rankframe.compare``: did system B beat system A, on which metric, in which segment — with honest uncertainty.
+
+The per-query values come from :func:`rankframe.evaluate` (``per_query=True``, the system column added to
+``by``); :mod:`rankframe.stats` aligns them by query and runs every test, interval and correction on all
+comparisons at once. See ``docs/comparing.md`` for which test to use when and how to read the output.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .columns import Columns
+from .errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from .evaluate import evaluate
+from .names import Measure, parse
+from .stats.align import MISSING
+
+TESTS = ("t", "randomization", "wilcoxon", "tukey")
+CI_METHODS = ("t", "bootstrap", "tukey")
+PAIRS = ("baseline", "all")
+CORRECTIONS = stats.CORRECTIONS
+#: the output columns after the ``by`` columns, in order
+OUTPUT_COLUMNS = ("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
+                  "p_value", "p_adjusted", "effect_size", "wins", "ties", "losses", "note")
+#: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
+_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine"}
+EVALUATE_OPTIONS = tuple(p for p in inspect.signature(evaluate).parameters if p not in _OWN)
+
+NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
+NOTE_BASELINE_ABSENT = "baseline has no queries in this segment"
+NOTE_NO_QUERY = "no query compared"
+NOTE_ONE_QUERY = "only 1 query: no test, interval or effect size (n < 2)"
+NOTE_ALL_ZERO = "identical on every query (all differences 0): no p-value"
+NOTE_CONSTANT = "every difference is the same (sd = 0)"
+
+
+def _hint(name: object, known: Iterable[object]) -> str:
+    text = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), text, n=1)
+    return f" Hint: did you mean {close[0]!r}?" if close else ""
+
+
+def _choice(name: str, value: object, choices: Sequence[object]) -> Any:
+    if isinstance(value, str):
+        value = value.lower()
+    if value not in choices:
+        raise parameter_error("compare", name, "one of " + ", ".join(map(repr, choices)), value)
+    return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
+    """Check every parameter that does not need the data; return them normalised."""
+    p["pairs"] = _choice("pairs", p["pairs"], PAIRS)
+    if p["test"] is None:
+        p["test"] = "tukey" if p["pairs"] == "all" else "t"
+    p["test"] = _choice("test", p["test"], TESTS)
+    if p["test"] == "tukey" and p["pairs"] != "all":
+        raise ParameterError("test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
+                             "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline")
+    if p["ci_method"] is None:
+        p["ci_method"] = "tukey" if p["test"] == "tukey" else "t"
+    p["ci_method"] = _choice("ci_method", p["ci_method"], CI_METHODS)
+    if p["ci_method"] == "tukey" and p["test"] != "tukey":
+        raise ParameterError("ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
+                             f"test={p['test']!r} use ci_method='t' or 'bootstrap'")
+    ci = p["ci"]
+    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) \
+            or not 0 < ci < 1:
+        raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
+    p["ci"] = float(ci)
+    p["correction"] = _choice("correction", p["correction"], CORRECTIONS)
+    p["missing"] = _choice("missing", p["missing"], MISSING)
+    if not _is_int(p["n_resamples"]) or p["n_resamples"] < 1:
+        raise parameter_error("compare", "n_resamples", "an int >= 1", p["n_resamples"])
+    seed = p["seed"]
+    if seed is not None and not (_is_int(seed) and seed >= 0):
+        raise parameter_error("compare", "seed", "None or an int >= 0", seed)
+    if not isinstance(p["engine"], str) or p["engine"].lower() not in ("pandas", "duckdb"):
+        raise parameter_error("compare", "engine", "one of 'pandas', 'duckdb'", p["engine"])
+    for key in p["options"]:
+        if key not in EVALUATE_OPTIONS:
+            raise ParameterError(f"compare got an unknown option {key!r}; the evaluate options it passes on are "
+                                 f"{list(EVALUATE_OPTIONS)}.{_hint(key, EVALUATE_OPTIONS)}")
+    return p
+
+
+def _as_list(value: object, name: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise parameter_error("compare", name, "a column name or a list of column names", value)
+
+
+def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Columns) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise parameter_error("compare", "df", "a pandas DataFrame", type(df).__name__)
+    if not isinstance(system, str):
+        raise parameter_error("compare", "system", "a column name (str)", system)
+    if system in by:
+        raise ParameterError(f"the system column {system!r} is also in by={by}: compare adds it to the segments "
+                             "itself; by= names only the segment columns (country, device, ...)")
+    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
+    taken = [r for r, c in roles.items() if c == system]
+    if taken:
+        raise ParameterError(f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
+                             "column that names the system (run) of each row")
+    clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
+    if clash:
+        raise ParameterError(f"the column {clash[0]!r} has the name of an output column of compare "
+                             f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
+                             f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})")
+    if system not in df.columns:
+        raise missing_columns_error([system], list(df.columns))
+    nulls = df[system].isna()
+    if nulls.any():
+        raise ValidationError([{"column": system, "rule": "every row must name its system (no null values)",
+                                "count": int(nulls.sum()), "examples": df[nulls].head(5)}])
+
+
+def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
+    """The baseline (checked against the systems of the table) and the systems found."""
+    found = list(pd.unique(df[system]))
+    if len(found) < 2:
+        raise ValidationError([{"column": system, "rule": f"compare needs at least 2 systems in column {system!r}; "
+                                f"found {len(found)}: {found[:5]}", "count": 0, "examples": None}])
+    if baseline is None:
+        return (df[system].iloc[0] if pairs == "baseline" else None), found
+    matches = [s for s in found if s == baseline or str(s) == str(baseline)]
+    exact = [s for s in found if s == baseline]
+    if not exact:
+        hint = f" (the table's value {matches[0]!r} has another type)" if matches else _hint(baseline, found)
+        raise ParameterError(f"The 'baseline' parameter of compare must be one of the systems in column "
+                             f"{system!r}: {sorted(map(str, found))[:20]}. Got {baseline!r} instead.{hint}")
+    return exact[0], found
+
+
+def _codes(per: pd.DataFrame, by: list[str], query: str, system: str, names: list[str]):
+    """Integer codes of the per-query frame: segment, row (segment, query), metric, system."""
+    n = len(per)
+    if by:
+        grouped = per.groupby(by, sort=True, dropna=False, observed=True)
+        seg = grouped.ngroup().to_numpy(np.int64)
+        seg_keys = grouped.size().index.to_frame(index=False)
+    else:
+        seg = np.zeros(n, dtype=np.int64)
+        seg_keys = pd.DataFrame(index=range(1))
+    q_codes, q_uniques = pd.factorize(per[query], sort=True, use_na_sentinel=False)
+    n_q = len(q_uniques)
+    n_seg = len(seg_keys)
+    key = seg * n_q + q_codes
+    if n_seg * n_q <= 8 * n + 1_000_000:  # dense marks: O(segments x queries), no sort
+        mark = np.zeros(n_seg * n_q, dtype=bool)
+        mark[key] = True
+        row_of_key = np.cumsum(mark) - 1
+        row = row_of_key[key]
+        row_key = np.flatnonzero(mark)
+    else:
+        row_key, row = np.unique(key, return_inverse=True)
+    row_seg, row_q = np.divmod(row_key, n_q)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(row_seg, minlength=n_seg))])
+    m_codes = pd.Categorical(per["metric"], categories=names).codes.astype(np.int64)
+    s_codes, s_uniques = pd.factorize(per[system], sort=True)
+    return seg_keys, offsets, row.astype(np.int64), row_q, q_uniques, m_codes, s_codes.astype(np.int64), s_uniques
+
+
+def _misaligned_error(alignment: stats.Alignment, seg_keys: pd.DataFrame, by: list[str], row_seg: np.ndarray,
+                      row_q: np.ndarray, q_uniques, names: list[str], s_uniques, query: str, system: str
+                      ) -> ValidationError:
+    rows, metric, sysc = alignment.misaligned
+    take = slice(0, 5)
+    ex = seg_keys.iloc[row_seg[rows[take]]].reset_index(drop=True) if by else pd.DataFrame(index=range(
+        len(rows[take])))
+    ex[query] = np.asarray(q_uniques)[row_q[rows[take]]]
+    ex["metric"] = np.asarray(names, dtype=object)[metric[take]]
+    ex[f"{system} without a value"] = np.asarray(s_uniques)[sysc[take]]
+    n_queries = len(np.unique(rows))
+    rule = (f"systems must be compared on the same queries within a segment, but {n_queries} (segment, query) "
+            f"unit(s) have a value for some systems and none (no row, or NaN) for others. Pass missing='zero' to "
+            f"count such a query as 0 for the system that lacks it (like trec_eval -c), or missing='drop' to leave "
+            f"it out of that segment's comparisons")
+    return ValidationError([{"column": system, "rule": rule, "count": len(rows), "examples": ex}])
+
+
+def _family_columns(family: object, by: list[str]) -> list[str]:
+    """The output columns that split the correction family ([] = one family: every comparison of the call)."""
+    allowed = ["metric", *by, "system", "baseline"]
+    if isinstance(family, str) and family.lower() == "all":
+        return []
+    cols = [family] if isinstance(family, str) else family
+    if not isinstance(cols, (list, tuple)) or not cols or not all(isinstance(c, str) for c in cols):
+        raise parameter_error("compare", "family", f"'all' or column name(s) among {allowed}", family)
+    bad = [c for c in cols if c not in allowed]
+    if bad:
+        raise ParameterError(f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
+                             f"Got {family!r} instead.{_hint(bad[0], allowed)}")
+    return list(dict.fromkeys(cols))
+
+
+def _family_groups(out: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, str]:
+    if not cols:
+        return np.zeros(len(out), dtype=np.int64), f"all {len(out)} comparisons of the call"
+    groups = out.groupby(cols, sort=False, dropna=False, observed=True).ngroup().to_numpy(np.int64)
+    return groups, f"per {', '.join(cols)} ({groups.max() + 1 if len(groups) else 0} families)"
+
+
+def compare(
+    df: pd.DataFrame,
+    metrics: str | Measure | Iterable[str | Measure],
+    *,
+    system: str | None = None,
+    baseline: object = None,
+    by: str | Sequence[str] | None = None,
+    test: str | None = None,
+    ci: float = 0.95,
+    ci_method: str | None = None,
+    correction: str | None = "holm",
+    family: str | Sequence[str] = "all",
+    pairs: str = "baseline",
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    missing: str = "error",
+    columns: Columns | dict | None = None,
+    qrels: pd.DataFrame | None = None,
+    engine: str = "pandas",
+    **options: Any,
+) -> pd.DataFrame:
+    """Compare systems on the same queries, per segment and metric: paired tests, intervals, corrections.
+
+    Every (segment, metric, system) gets one row comparing the system with the baseline on the queries both
+    were evaluated on (``pairs="baseline"``), or every pair of systems (``pairs="all"``).
+
+    Parameters
+    ----------
+    df : DataFrame
+        The long ranking table (see :func:`rankframe.evaluate`) with a column naming the system of each row.
+    metrics : str or list of str
+        Metric names, e.g. ``["AP@10", "nDCG@10"]``.
+    system : str, optional
+        The system column (default: ``columns.system``, i.e. ``"system"``, what ``read_trec`` writes).
+    baseline : optional
+        The system every other one is compared with (``pairs="baseline"``); default: the system of the table's
+        first row. With ``pairs="all"`` it only comes first in the pair order.
+    by : str or list of str, optional
+        Segment columns; every segment is compared separately.
+    test : {"t", "randomization", "wilcoxon", "tukey"}, optional
+        ``"t"`` (default with ``pairs="baseline"``): paired t-test on the per-query differences.
+        ``"randomization"``: paired sign-flip test with ``n_resamples`` flips, ``p = (hits + 1) / (B + 1)``
+        (exact enumeration when a segment has at most log2(n_resamples) queries).
+        ``"wilcoxon"``: signed-rank test (as ``scipy.stats.wilcoxon``).
+        ``"tukey"`` (default with ``pairs="all"``): blocked Tukey HSD (two-way ANOVA without replication,
+        studentized range), p-values simultaneous over the pairs of each segment and metric.
+    ci : float, default 0.95
+        Level of the interval ``[ci_low, ci_high]`` around ``delta``.
+    ci_method : {"t", "bootstrap", "tukey"}, optional
+        ``"t"`` (default): ``delta -+ t_{n-1} * sd / sqrt(n)``; ``"bootstrap"``: paired percentile bootstrap
+        with ``n_resamples`` resamples; ``"tukey"`` (default with ``test="tukey"``): Tukey simultaneous interval.
+    correction : {"holm", "bonferroni", "bh", None}, default "holm"
+        Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family.
+    family : "all" or column name(s), default "all"
+        The family the correction runs over: every comparison of the call (default), or separately per value of
+        the named output columns (e.g. ``family="metric"``: one family per metric).
+    pairs : {"baseline", "all"}, default "baseline"
+        Every system against the baseline, or every pair of systems.
+    n_resamples : int, default 10000
+        Sign flips (randomization) or resamples (bootstrap).
+    seed : int, optional
+        Seed of every random draw; ``None`` draws fresh entropy, recorded in ``out.attrs["seed"]``.
+    missing : {"error", "zero", "drop"}, default "error"
+        A query that some systems of a segment have a value for and others have not (no row, or NaN): an
+        error naming a few of them, counted as 0 for the systems that lack it (``trec_eval -c``), or dropped
+        from that segment's comparisons for that metric.
+    columns : Columns or dict, optional
+        Column names of ``df`` (and ``qrels``).
+    qrels : DataFrame, optional
+        Separate judgments, as in :func:`rankframe.evaluate`.
+    engine : {"pandas", "duckdb"}
+        Where the per-query metrics are computed (same numbers).
+    **options
+        Passed on to :func:`rankframe.evaluate`: ``no_relevant``, ``no_retrieved``, ``no_judged``,
+        ``validate``, ``allow_duplicates``, ...
+
+    Returns
+    -------
+    DataFrame
+        Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
+        p_adjusted, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the two means over them,
+        ``delta = mean - baseline_mean`` (the mean per-query difference), ``effect_size = delta / sd`` of the
+        differences, ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
+        ``note`` = why a value is NaN (None otherwise). ``out.attrs`` records ``test``, ``ci_method``, ``ci``,
+        ``correction``, ``family``, ``pairs``, ``missing`` and, for random methods, ``n_resamples`` and
+        ``seed``.
+
+    Raises
+    ------
+    ValidationError
+        No system column, fewer than 2 systems, null system names, misaligned queries (``missing="error"``),
+        or any table rule of :func:`rankframe.evaluate`.
+    ParameterError
+        A bad argument, an unknown baseline (with a did-you-mean hint), ``by`` containing the system column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankframe.compare import compare
+    >>> df = pd.DataFrame({"system": ["A"] * 6 + ["B"] * 6, "query": [1, 1, 2, 2, 3, 3] * 2,
+    ...                    "item": ["a", "b"] * 6, "rank": [1, 2] * 6,
+    ...                    "relevance": [0, 1, 0, 1, 1, 0,   1, 0, 1, 0, 0, 1]})
+    >>> out = compare(df, "RR", baseline="A")   # RR: A = 1/2, 1/2, 1; B = 1, 1, 1/2
+    >>> out[["metric", "system", "baseline", "n", "delta", "wins", "ties", "losses"]]
+      metric system baseline  n     delta  wins  ties  losses
+    0     RR      B        A  3  0.166667     2     0       1
+    """
+    columns = Columns.coerce(columns) if hasattr(Columns, "coerce") else (columns or Columns())
+    if system is None:
+        system = getattr(columns, "system", "system")
+    by = _as_list(by, "by")
+    p = _check_parameters(dict(pairs=pairs, test=test, ci_method=ci_method, ci=ci, correction=correction,
+                               missing=missing, n_resamples=n_resamples, seed=seed, engine=engine, options=options))
+    test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
+    if isinstance(metrics, (str, Measure)):
+        metrics = [metrics]
+    if not isinstance(metrics, (list, tuple)) or not metrics:
+        raise parameter_error("compare", "metrics", "a metric name such as 'nDCG@10' or a non-empty list of them",
+                              metrics)
+    names = list(dict.fromkeys(str(parse(m)) for m in metrics))
+    p["family"] = _family_columns(family, by)
+    _check_columns(df, system, by, columns)
+    baseline, _ = _pick_baseline(df, system, baseline, pairs)
+
+    per = evaluate(df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine,
+                   **options)
+    return _compare_per_query(per, names, by, columns.query, system, baseline, p)
+
+
+def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query: str, system: str,
+                       baseline: object, p: dict[str, Any]) -> pd.DataFrame:
+    """Everything after evaluation: codes, alignment, tests, intervals, corrections, the output frame."""
+    test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
+    seg_keys, offsets, row, row_q, q_uniques, m_codes, s_codes, s_uniques = _codes(per, by, query, system, names)
+    n_rows, n_metrics, n_systems = offsets[-1], len(names), len(s_uniques)
+    values, exists = stats.pivot(row, m_codes, s_codes, per["value"].to_numpy(np.float64),
+                                 (n_rows, n_metrics, n_systems))
+    alignment = stats.align(values, exists, offsets, p["missing"])
+    if p["missing"] == "error" and alignment.misaligned[0].size:
+        row_seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        raise _misaligned_error(alignment, seg_keys, by, row_seg, row_q, q_uniques, names, s_uniques, query,
+                                system)
+    values = alignment.values
+
+    labels = list(s_uniques)
+    order = list(range(n_systems))
+    if baseline is not None:
+        b = next(i for i, s in enumerate(labels) if s == baseline)
+        order = [b] + [i for i in order if i != b]
+    if pairs == "baseline":
+        pair_idx = np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
+    else:
+        pair_idx = np.array([(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)],
+                            dtype=np.int64).reshape(-1, 2)
+    n_pairs = len(pair_idx)
+    x = values[:, :, pair_idx[:, 0]].reshape(n_rows, n_metrics * n_pairs)
+    y = values[:, :, pair_idx[:, 1]].reshape(n_rows, n_metrics * n_pairs)
+    summary = stats.summarize(x, y, offsets)
+    n_seg = len(offsets) - 1
+    attrs: dict[str, Any] = {}
+    tukey = None
+    if test == "tukey" or ci_method == "tukey":
+        tukey = stats.tukey_hsd(stats.blocked_anova(values, offsets), pair_idx, ci)
+    if test == "t":
+        pvalue = stats.ttest(summary, ci).pvalue
+    elif test == "randomization":
+        res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], p["seed"])
+        pvalue = res.pvalue
+        attrs.update(n_resamples=res.n_resamples, seed=res.entropy, exact_segments=int(res.exact.sum()))
+    elif test == "wilcoxon":
+        pvalue = stats.wilcoxon_test(x, y, offsets).pvalue
+    else:
+        pvalue = tukey.pvalue.reshape(n_seg, -1)
+    if ci_method == "t":
+        tt = stats.ttest(summary, ci)
+        low, high = tt.ci_low, tt.ci_high
+    elif ci_method == "bootstrap":
+        boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], p["seed"])
+        low, high = boot.ci_low, boot.ci_high
+        attrs.update(n_resamples=boot.n_resamples, seed=boot.entropy)
+    else:
+        low, high = tukey.ci_low.reshape(n_seg, -1), tukey.ci_high.reshape(n_seg, -1)
+
+    n = summary.n
+    pvalue = pvalue.copy()
+    effect = summary.effect_size
+    note = np.full(n.shape, None, dtype=object)
+    all_zero = (n >= 2) & (summary.ties == n)
+    constant = (n >= 2) & ~all_zero & (summary.sd == 0)
+    note[constant] = NOTE_CONSTANT
+    note[all_zero] = NOTE_ALL_ZERO
+    if test != "tukey":
+        pvalue[all_zero] = np.nan
+    note[n == 1] = NOTE_ONE_QUERY
+    note[n == 0] = NOTE_NO_QUERY
+    present = alignment.present  # (segments, systems)
+    sys_absent = ~present[:, pair_idx[:, 0]]
+    base_absent = ~present[:, pair_idx[:, 1]]
+    note3 = note.reshape(n_seg, n_metrics, n_pairs)
+    note3[np.broadcast_to(base_absent[:, None, :], note3.shape)] = NOTE_BASELINE_ABSENT
+    note3[np.broadcast_to(sys_absent[:, None, :], note3.shape)] = NOTE_SYSTEM_ABSENT
+    few = n < 2
+    for arr in (pvalue, effect, low, high):
+        arr[few] = np.nan
+
+    seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
+    out = seg_keys.iloc[seg_rep].reset_index(drop=True) if by else pd.DataFrame(index=range(len(seg_rep)))
+    label_index = pd.Index(s_uniques)
+    out["metric"] = np.tile(np.repeat(np.asarray(names, dtype=object), n_pairs), n_seg)
+    out["system"] = label_index.take(np.tile(pair_idx[:, 0], n_seg * n_metrics))
+    out["baseline"] = label_index.take(np.tile(pair_idx[:, 1], n_seg * n_metrics))
+    out["n"] = n.ravel().astype(np.int64)
+    out["mean"] = summary.mean_x.ravel()
+    out["baseline_mean"] = summary.mean_y.ravel()
+    out["delta"] = summary.delta.ravel()
+    out["ci_low"] = low.ravel()
+    out["ci_high"] = high.ravel()
+    out["p_value"] = pvalue.ravel()
+    groups, family_text = _family_groups(out, p["family"])
+    out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
+    out["effect_size"] = effect.ravel()
+    out["wins"] = summary.wins.ravel().astype(np.int64)
+    out["ties"] = summary.ties.ravel().astype(np.int64)
+    out["losses"] = summary.losses.ravel().astype(np.int64)
+    out["note"] = note.ravel()
+    out.attrs.update(test=test, ci_method=ci_method, ci=ci, correction=p["correction"], family=family_text,
+                     pairs=pairs, baseline=baseline, missing=p["missing"], **attrs)
+    if p["missing"] != "error":
+        out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
+    return out

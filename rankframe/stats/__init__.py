@@ -1,0 +1,32 @@
+"""Paired statistics for system comparisons: pure numpy/scipy kernels, no pandas.
+
+Every kernel works on the *segmented paired layout*:
+
+- ``x``, ``y``: float arrays of shape ``(n_rows, n_cols)``; row ``i`` is one query, column ``c`` one comparison
+  (a metric and a pair of systems); ``x`` holds the system's per-query values, ``y`` the baseline's;
+- ``offsets``: int array of shape ``(n_segments + 1,)``; the queries of segment ``s`` are the rows
+  ``offsets[s]:offsets[s + 1]`` (rows are grouped by segment, every segment has at least one row);
+- NaN in ``x`` or ``y`` means "this query takes no part in this comparison".
+
+Results are arrays of shape ``(n_segments, n_cols)``: one value per (segment, comparison). All comparisons are
+computed at once (segment reductions and matrix products); the only Python loops run over segments or over
+chunks of resamples, never over queries.
+
+Modules: :mod:`.paired` (n, means, delta, sd, wins/ties/losses, effect size, paired t-test and its interval),
+:mod:`.randomization` (paired sign-flip test), :mod:`.wilcoxon` (signed-rank test), :mod:`.bootstrap` (paired
+percentile bootstrap interval), :mod:`.tukey` (blocked Tukey HSD for all pairs), :mod:`.corrections` (Holm,
+Bonferroni, Benjamini-Hochberg), :mod:`.align` (query alignment of per-query values before any test).
+"""
+
+from __future__ import annotations
+
+from .align import Alignment, align, pivot
+from .bootstrap import bootstrap_ci
+from .corrections import CORRECTIONS, adjust
+from .paired import PairedSummary, summarize, ttest
+from .randomization import sign_flip_test
+from .tukey import BlockedAnova, blocked_anova, tukey_hsd
+from .wilcoxon import wilcoxon_test
+
+__all__ = ["Alignment", "BlockedAnova", "CORRECTIONS", "PairedSummary", "adjust", "align", "blocked_anova",
+           "bootstrap_ci", "pivot", "sign_flip_test", "summarize", "ttest", "tukey_hsd", "wilcoxon_test"]

@@ -1,0 +1,35 @@
+"""Segment reductions over the rows of the segmented paired layout."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def check_offsets(offsets: np.ndarray, n_rows: int) -> np.ndarray:
+    """Return ``offsets`` as int64 after checking that they start at 0, end at ``n_rows`` and never decrease."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if offsets.ndim != 1 or offsets.size < 2 or offsets[0] != 0 or offsets[-1] != n_rows \
+            or np.any(np.diff(offsets) < 0):
+        raise ValueError(f"offsets must rise from 0 to the number of rows ({n_rows}); got {offsets!r}")
+    return offsets
+
+
+def segment_sum(a: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sum the rows of ``a`` per segment: shape ``(n_segments, *a.shape[1:])``; an empty segment sums to 0."""
+    a = np.asarray(a)
+    n_seg = offsets.size - 1
+    if a.shape[0] == 0:
+        return np.zeros((n_seg, *a.shape[1:]), dtype=np.result_type(a.dtype, np.int64))
+    starts = np.minimum(offsets[:-1], a.shape[0] - 1)
+    if a.dtype == bool:
+        a = a.astype(np.int64)
+    out = np.add.reduceat(a, starts, axis=0)
+    empty = offsets[1:] == offsets[:-1]
+    if empty.any():  # reduceat returns the row at an empty segment's start instead of 0
+        out[empty] = 0
+    return out
+
+
+def segment_of_row(offsets: np.ndarray) -> np.ndarray:
+    """The segment index of every row."""
+    return np.repeat(np.arange(offsets.size - 1), np.diff(offsets))

@@ -1,0 +1,98 @@
+"""Query alignment: put per-query values into one (query, metric, system) array and make the query sets agree.
+
+Rows (queries) are grouped by segment (``offsets``, as in the segmented paired layout). A system is *present* in
+a segment when it has at least one query there. Within a segment, for one metric, a query is
+
+- *compared* when every present system has a value for it,
+- *unused* when no present system has one (e.g. a metric that is NaN for every system under
+  ``no_relevant="nan"``): it takes part in no comparison,
+- *misaligned* otherwise (some present systems have a value, others have none: a missing row or a NaN).
+
+Misaligned queries are resolved by the ``missing`` policy: ``"error"`` leaves them for the caller to report,
+``"zero"`` fills the missing values with 0 (the query counts as a failure for the system that lacks it, like
+``trec_eval -c``), ``"drop"`` removes the query from every comparison of that segment and metric. Pairs that
+involve a system absent from a segment have no compared query there (``n = 0``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._segments import check_offsets, segment_of_row, segment_sum
+
+MISSING = ("error", "zero", "drop")
+
+
+def pivot(unit: np.ndarray, metric: np.ndarray, system: np.ndarray, value: np.ndarray, shape: tuple[int, int, int]
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Scatter long-form values into ``values[unit, metric, system]`` (NaN where absent).
+
+    Returns ``(values, exists)`` where ``exists[unit, system]`` says that the system has a row for the query
+    (whatever its value). Each (unit, metric, system) must appear at most once.
+    """
+    n_units, n_metrics, n_systems = shape
+    flat = (np.asarray(unit, np.int64) * n_metrics + metric) * n_systems + system
+    if flat.size and np.bincount(flat, minlength=n_units * n_metrics * n_systems).max() > 1:
+        raise ValueError("a (query, metric, system) appears more than once in the per-query values")
+    values = np.full(n_units * n_metrics * n_systems, np.nan)
+    values[flat] = value
+    exists = np.zeros(n_units * n_systems, dtype=bool)
+    exists[np.asarray(unit, np.int64) * n_systems + system] = True
+    return values.reshape(shape), exists.reshape(n_units, n_systems)
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Aligned values and what the alignment did.
+
+    ``values``: (n_rows, n_metrics, n_systems), NaN where a system takes no part; ``present``: (n_segments,
+    n_systems); ``misaligned``: the (row, metric, system) indices of the values that were missing before the
+    policy applied (empty when the query sets agreed); ``n_filled`` / ``n_dropped``: values set to 0 by
+    ``"zero"``, (row, metric) queries removed by ``"drop"``.
+    """
+
+    values: np.ndarray
+    present: np.ndarray
+    misaligned: tuple[np.ndarray, np.ndarray, np.ndarray]
+    n_filled: int
+    n_dropped: int
+
+
+def align(values: np.ndarray, exists: np.ndarray, offsets: np.ndarray, missing: str = "error") -> Alignment:
+    """Apply the alignment rules of the module docstring; ``values`` is not modified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = np.array([[[0.5, 0.25]], [[1.0, np.nan]]])     # 2 queries, 1 metric, 2 systems; query 1 lacks system 1
+    >>> e = np.array([[True, True], [True, False]])
+    >>> a = align(v, e, np.array([0, 2]), "zero")
+    >>> a.values[1, 0].tolist(), a.n_filled
+    ([1.0, 0.0], 1)
+    >>> a = align(v, e, np.array([0, 2]), "drop")
+    >>> a.values[1, 0].tolist(), a.n_dropped
+    ([nan, nan], 1)
+    """
+    if missing not in MISSING:
+        raise ValueError(f"missing must be one of {MISSING}, got {missing!r}")
+    offsets = check_offsets(offsets, values.shape[0])
+    seg = segment_of_row(offsets)
+    present = segment_sum(exists, offsets) > 0
+    present_row = present[seg]  # (rows, systems)
+    have = ~np.isnan(values) & present_row[:, None, :]
+    count = have.sum(axis=2)
+    k_present = present_row.sum(axis=1)[:, None]
+    partial = (count > 0) & (count < k_present)  # (rows, metrics)
+    holes = partial[:, :, None] & ~have & present_row[:, None, :]
+    misaligned = np.nonzero(holes)
+    out = values.copy()
+    n_filled = n_dropped = 0
+    if missing == "zero":
+        out[holes] = 0.0
+        n_filled = int(holes.sum())
+    elif missing == "drop":
+        out[partial] = np.nan
+        n_dropped = int(partial.sum())
+    return Alignment(values=out, present=present, misaligned=misaligned, n_filled=n_filled, n_dropped=n_dropped)

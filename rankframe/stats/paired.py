@@ -1,0 +1,116 @@
+"""Paired summaries and the paired t-test, for every (segment, comparison) at once.
+
+For one comparison with per-query differences ``d_i = x_i - y_i`` over its ``n`` queries:
+
+- ``delta = mean(d)``; ``sd = sqrt(sum((d_i - delta)**2) / (n - 1))`` (undefined for ``n < 2``);
+- ``effect_size = delta / sd``, the paired standardized mean difference (Cohen's d_z); ``+-inf`` when every
+  difference is the same non-zero number, NaN when they are all zero;
+- ``wins / ties / losses`` = the number of queries with ``d > 0``, ``d == 0``, ``d < 0``;
+- paired t-test: ``t = delta / (sd / sqrt(n))`` with ``n - 1`` degrees of freedom, two-sided
+  ``p = 2 * T.sf(|t|)``; interval ``delta -+ T.ppf((1 + level) / 2) * sd / sqrt(n)``. This is
+  ``scipy.stats.ttest_rel(x, y)`` and its ``confidence_interval(level)``, including its edge cases: ``sd = 0``
+  gives ``t = +-inf, p = 0`` and a zero-width interval when ``delta != 0``, and ``p = NaN`` when all
+  differences are 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ._segments import check_offsets, segment_of_row, segment_sum
+
+
+@dataclass(frozen=True)
+class PairedSummary:
+    """Per (segment, comparison) summary of paired differences; every field has shape (n_segments, n_cols)."""
+
+    n: np.ndarray
+    mean_x: np.ndarray
+    mean_y: np.ndarray
+    delta: np.ndarray
+    sd: np.ndarray
+    wins: np.ndarray
+    ties: np.ndarray
+    losses: np.ndarray
+
+    @property
+    def effect_size(self) -> np.ndarray:
+        """``delta / sd`` (paired standardized mean difference)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.delta / self.sd
+
+
+def _as_2d(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    return a[:, None] if a.ndim == 1 else a
+
+
+def summarize(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> PairedSummary:
+    """Summarize the paired differences ``x - y`` per segment and column (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = summarize(np.array([0.5, 1.0, 0.25]), np.array([0.25, 1.0, 0.5]), np.array([0, 3]))
+    >>> int(s.n[0, 0]), float(s.delta[0, 0]), int(s.wins[0, 0]), int(s.ties[0, 0]), int(s.losses[0, 0])
+    (3, 0.0, 1, 1, 1)
+    """
+    x, y = _as_2d(x), _as_2d(y)
+    offsets = check_offsets(offsets, x.shape[0])
+    d = x - y
+    valid = ~np.isnan(d)
+    n = segment_sum(valid, offsets)
+    d0 = np.where(valid, d, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nf = n.astype(np.float64)
+        mean_x = segment_sum(np.where(valid, x, 0.0), offsets) / nf
+        mean_y = segment_sum(np.where(valid, y, 0.0), offsets) / nf
+        delta = segment_sum(d0, offsets) / nf
+        dev = np.where(valid, d - delta[segment_of_row(offsets)], 0.0)
+        sd = np.sqrt(segment_sum(dev * dev, offsets) / (nf - 1.0))
+    sd[n < 2] = np.nan
+    wins = segment_sum(d0 > 0, offsets)
+    losses = segment_sum(d0 < 0, offsets)
+    ties = n - wins - losses
+    return PairedSummary(n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=ties,
+                         losses=losses)
+
+
+@dataclass(frozen=True)
+class TtestResult:
+    """Paired t-test per (segment, comparison): statistic, degrees of freedom, p-value and interval."""
+
+    statistic: np.ndarray
+    df: np.ndarray
+    pvalue: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+
+
+def ttest(summary: PairedSummary, level: float = 0.95) -> TtestResult:
+    """Two-sided paired t-test and the t interval of ``delta`` at ``level`` (``scipy.stats.ttest_rel``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = summarize(np.array([1.0, 2.0, 4.0]), np.array([0.0, 1.0, 1.0]), np.array([0, 3]))
+    >>> r = ttest(s)   # d = 1, 1, 3: mean 5/3, sd 2/sqrt(3), t = (5/3) / (2/3) = 2.5 on 2 df
+    >>> round(float(r.statistic[0, 0]), 12), int(r.df[0, 0])
+    (2.5, 2)
+    """
+    n = summary.n.astype(np.float64)
+    df = n - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = summary.sd / np.sqrt(n)
+        t = summary.delta / se
+        p = 2.0 * stats.t.sf(np.abs(t), df)
+        half = stats.t.ppf(0.5 + level / 2.0, df) * se
+    bad = summary.n < 2
+    t[bad] = np.nan
+    p[bad] = np.nan
+    half[bad] = np.nan
+    return TtestResult(statistic=t, df=np.where(bad, np.nan, df), pvalue=p, ci_low=summary.delta - half,
+                       ci_high=summary.delta + half)
