@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+from . import sql
 from .accessor import RankMetrics
 from .columns import Columns
-from .errors import ParameterError, RankframeError, UnknownMetricError, ValidationError
-from .evaluate import evaluate, join_qrels
+from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
+from .evaluate import evaluate
+from .join import join_qrels
 from .io import (
                  InputFileError,
                  read_long,
@@ -23,8 +25,9 @@ from .names import Measure, parse
 from .registry import METRICS
 from .schema import schema, validate
 
-__all__ = ["Columns", "InputFileError", "METRICS", "Measure", "ParameterError", "RankMetrics", "RankframeError",
+__all__ = ["Columns", "InputFileError", "METRICS", "Measure", "MetricSyntaxError", "ParameterError", "RankMetrics",
+           "RankframeError",
            "UnknownMetricError", "ValidationError", "evaluate", "join_qrels", "parse", "read_long", "read_trec",
            "read_trec_qrels", "read_trec_run", "schema", "validate", "write_long", "write_trec_qrels",
-           "write_trec_run"]
+           "write_trec_run", "sql"]
 __version__ = "0.1.0"

@@ -8,13 +8,14 @@ from typing import Any
 import pandas as pd
 
 from .columns import Columns
-from .errors import unknown_name_error
-from .evaluate import evaluate
+from .errors import ParameterError, RankframeError, unknown_name_error
+from .evaluate import as_column_list, as_flag, evaluate
 from .names import Measure
 from .registry import METRICS, MetricSpec
 from .schema import schema, validate
 
-_CALL_OPTIONS = ("qrels", "validate", "engine", "allow_duplicates", "no_relevant", "no_retrieved", "no_judged")
+_CALL_OPTIONS = ("qrels", "qrels_columns", "validate", "engine", "allow_duplicates", "no_relevant", "no_retrieved",
+                 "no_judged")
 
 
 class RankMetrics:
@@ -32,9 +33,10 @@ class RankMetrics:
         self._obj = obj
         self._columns = columns or Columns()
 
-    def __call__(self, columns: Columns | None = None, **names: str) -> RankMetrics:
+    def __call__(self, columns: Columns | dict | None = None, **names: str) -> RankMetrics:
         """Return the same API with other column names (``query=``, ``item=``, ``rank=``, ...)."""
-        return RankMetrics(self._obj, (columns or self._columns).with_(**names))
+        base = self._columns if columns is None else Columns.coerce(columns)
+        return RankMetrics(self._obj, base.with_(**names))
 
     def evaluate(
         self,
@@ -64,8 +66,8 @@ class RankMetrics:
 
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
-        validate(self._obj, self._columns, by=[by] if isinstance(by, str) else list(by or ()),
-                 allow_duplicates=allow_duplicates)
+        validate(self._obj, self._columns, by=as_column_list(by, "validate"),
+                 allow_duplicates=as_flag("allow_duplicates", allow_duplicates, "validate"))
         return self._obj
 
     def schema(self, *, by: Sequence[str] = (), allow_duplicates: bool = False):
@@ -77,28 +79,28 @@ class RankMetrics:
         params = dict(kwargs)
         if args:
             if len(args) > 1 or not any(p.name == "k" for p in spec.params):
-                raise TypeError(f"{spec.name}() takes only k as a positional argument")
+                raise ParameterError(f"{spec.name}() takes only k as a positional argument (got {len(args)} "
+                                     "positional argument(s)); name the others, e.g. rel=2")
             params["k"] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
         try:
             measure = Measure.of(spec, **params)
-        except Exception:
+        except RankframeError:
             for name in params:
                 try:
                     spec.param(name)
-                except Exception:
+                except RankframeError:
                     raise unknown_name_error(f"argument of {spec.name}()", name,
                                              [p.name for p in spec.params] + list(_CALL_OPTIONS)) from None
             raise
         out = self.evaluate([measure], by=by, per_query=per_query, **options)
         label = str(measure)
+        segments = as_column_list(by)
         if per_query:
-            index = [*([by] if isinstance(by, str) else list(by or ())), self._columns.query]
-            return out.set_index(index)["value"].rename(label)
-        if by is None:
+            return out.set_index([*segments, self._columns.query])["value"].rename(label)
+        if not segments:
             return float(out["value"].iloc[0])
-        index = [by] if isinstance(by, str) else list(by)
-        return out.set_index(index)["value"].rename(label)
+        return out.set_index(segments)["value"].rename(label)
 
 
 # Values by hand on one query: grades [0, 2, 1] in rank order plus one judged, unretrieved item of grade 1 (|R| = 3).
@@ -136,7 +138,8 @@ def _method(spec: MetricSpec):
         f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
         f"Series indexed by the segment columns and the query.\n\n"
         f"Parameters\n----------\n{params}\n"
-        "by, per_query, qrels, validate, engine, allow_duplicates, no_relevant, no_retrieved, no_judged\n"
+        "by, per_query, qrels, qrels_columns, validate, engine, allow_duplicates, no_relevant, no_retrieved, "
+        "no_judged\n"
         "    As for :func:`rankframe.evaluate`.\n\n"
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"

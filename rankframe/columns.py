@@ -24,13 +24,35 @@ class Columns:
     rank: str = "rank"
     relevance: str = "relevance"
     score: str = "score"
+    system: str = "system"
 
     def with_(self, **names: str | None) -> Columns:
         """Return a copy with some names replaced (``None`` values are ignored)."""
         valid = {f.name for f in fields(self)}
-        unknown = set(names) - valid
+        unknown = sorted(set(names) - valid)
         if unknown:
+            from .errors import ParameterError, did_you_mean
+
+            raise ParameterError(f"unknown column role {unknown[0]!r}{did_you_mean(unknown[0], valid)}; the "
+                                 f"roles are {sorted(valid)}")
+        bad = {k: v for k, v in names.items() if v is not None and not isinstance(v, str)}
+        if bad:
             from .errors import parameter_error
 
-            raise parameter_error("Columns", sorted(unknown)[0], f"one of {sorted(valid)}", names)
+            key = sorted(bad)[0]
+            raise parameter_error("Columns", key, "a column name (str)", bad[key])
         return replace(self, **{k: v for k, v in names.items() if v is not None})
+
+    @classmethod
+    def coerce(cls, value: Columns | dict | None, owner: str = "columns") -> Columns:
+        """Accept a :class:`Columns`, a dict of roles to names (``{"query": "user_id"}``) or None."""
+        if value is None:
+            return cls()
+        if isinstance(value, Columns):
+            return value
+        if isinstance(value, dict):
+            return cls().with_(**value)
+        from .errors import parameter_error
+
+        raise parameter_error("evaluate", owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}",
+                              value)

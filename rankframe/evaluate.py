@@ -1,36 +1,72 @@
-"""``rankframe.evaluate``: validate, join judgments, pick an engine, aggregate — for any engine."""
+"""``rankframe.evaluate``: check arguments, join judgments, validate, pick an engine, aggregate — for any engine."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from . import keys
+from .checks import check_grades
 from .columns import Columns
 from .errors import ParameterError, parameter_error
+from .join import join_qrels
 from .names import Measure, parse
-from .registry import bind_policies
+from .registry import POLICY_DEFAULTS, bind_policies
 from .schema import validate as validate_table
 
 ENGINES = ("pandas", "duckdb")
+#: evaluate's own output columns: no segment column (nor the query column, per query) may take these names
+OUTPUT_COLUMNS = ("metric", "value")
 
 
-def _as_list(by: str | Sequence[str] | None) -> list[str]:
+def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> list[str]:
+    """``by`` as a list of distinct column names (None, a name, or a list/tuple of names)."""
     if by is None:
         return []
     if isinstance(by, str):
         return [by]
-    return list(by)
+    if isinstance(by, (list, tuple)) and all(isinstance(b, str) for b in by):
+        repeated = sorted({b for b in by if list(by).count(b) > 1})
+        if repeated:
+            raise ParameterError(f"The {name!r} parameter of {owner} names column {repeated[0]!r} twice; "
+                                 "give each segment column once.")
+        return list(by)
+    raise parameter_error(owner, name, "a column name or a list of column names", by)
 
 
-def _measures(metrics: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:
+    """One metric string/Measure or a list of them, parsed; at least one."""
     if isinstance(metrics, (str, Measure)):
         metrics = [metrics]
+    if not isinstance(metrics, (list, tuple)):
+        raise parameter_error(owner, "metrics", "a metric name such as 'nDCG@10' or a list of them", metrics)
     out = [parse(m) for m in metrics]
     if not out:
-        raise ParameterError("The 'metrics' parameter of evaluate must name at least one metric. Got [] instead.")
+        raise ParameterError(f"The 'metrics' parameter of {owner} must name at least one metric. Got [] instead.")
     return out
+
+
+def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:
+    """A bool parameter, checked (``per_query="yes"`` is an error, not a truthy string)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise parameter_error(owner, name, "True or False", value)
+    return bool(value)
+
+
+def check_output_names(by: Sequence[str], columns: Columns, per_query: bool) -> None:
+    """No user column may take an output column's name, and the query column is not a segment."""
+    if columns.query in by:
+        raise ParameterError(f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
+                             "query is always part of the unit (use per_query=True for one value per query).")
+    shown = [*by, *([columns.query] if per_query else [])]
+    clash = [name for name in shown if name in OUTPUT_COLUMNS]
+    if clash:
+        role = "segment column" if clash[0] in by else "query column"
+        raise ParameterError(f"the {role} {clash[0]!r} has the name of an output column of evaluate "
+                             f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
+                             f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})")
 
 
 def evaluate(
@@ -39,14 +75,15 @@ def evaluate(
     *,
     by: str | Sequence[str] | None = None,
     per_query: bool = False,
-    columns: Columns | None = None,
+    columns: Columns | dict | None = None,
     qrels: pd.DataFrame | None = None,
+    qrels_columns: Columns | dict | None = None,
     validate: bool = True,
     engine: str = "pandas",
     allow_duplicates: bool = False,
-    no_relevant: str = "zero",
-    no_retrieved: str = "zero",
-    no_judged: str = "skip",
+    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: str = POLICY_DEFAULTS["no_judged"],
 ) -> pd.DataFrame:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
@@ -63,12 +100,15 @@ def evaluate(
         Segment columns; the unit of evaluation becomes (segment values, query).
     per_query : bool, default False
         Return one value per (segment, query) instead of the mean per segment.
-    columns : Columns, optional
-        Column names of ``df`` (and ``qrels``).
+    columns : Columns or dict, optional
+        Column names of ``df`` (and ``qrels``), e.g. ``{"query": "user_id", "rank": "position"}``.
     qrels : DataFrame, optional
         Separate judgments (query, item, relevance) for a run table without a relevance column; gives the same
-        results as the single-table form. Queries only in ``qrels`` count as "nothing retrieved" when ``by`` is
-        not given; with ``by`` they belong to no segment and are left out.
+        results as the single-table form. One rule (:func:`rankframe.join_qrels`): every system (the ``system``
+        column, when it is in ``by``) is scored on every judged query; a judged query that no run row mentions
+        is a unit with nothing retrieved, in a null segment.
+    qrels_columns : Columns or dict, optional
+        Column names of ``qrels`` when they differ from ``df``'s (default: the same as ``columns``).
     validate : bool, default True
         Check the table first (all rules at once, one :class:`~rankframe.ValidationError`).
     engine : {"pandas", "duckdb"}
@@ -76,13 +116,22 @@ def evaluate(
     allow_duplicates : bool, default False
         Keep repeated (query, item) rows as separate list entries instead of rejecting them.
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
-        Query-set policies (defaults: "zero", "zero", "skip"); see ``docs/metrics.md``.
+        Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
+        ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
 
     Returns
     -------
     DataFrame
         Columns ``[*by, <query column> (only with per_query), "metric", "value"]``; ``metric`` is the canonical
         metric string. Means leave NaN values out.
+
+    Raises
+    ------
+    ValidationError
+        The table breaks a rule of the data model (every broken rule listed, with example rows).
+    ParameterError
+        A bad argument or metric parameter; a segment/query column named ``metric`` or ``value``; data a metric
+        cannot take (a grade above ERR's ``max_grade``, a grade whose exponential gain overflows).
 
     Examples
     --------
@@ -94,63 +143,38 @@ def evaluate(
     0    P@2  0.500000
     1     AP  0.583333
     """
-    columns = columns or Columns()
-    by = _as_list(by)
-    measures = _measures(metrics)
+    columns = Columns.coerce(columns)
+    by = as_column_list(by)
+    measures = parse_metrics(metrics)
+    per_query = as_flag("per_query", per_query)
+    validate = as_flag("validate", validate)
+    allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
-    if engine not in ENGINES:
+    if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+    check_output_names(by, columns, per_query)
+    if not isinstance(df, pd.DataFrame):
+        validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
     if qrels is not None:
-        df = join_qrels(df, qrels, columns, by, validate=validate, allow_duplicates=allow_duplicates)
+        if not isinstance(qrels, pd.DataFrame):
+            raise parameter_error("evaluate", "qrels", "a pandas DataFrame (query, item, relevance)",
+                                  type(qrels).__name__)
+        df = join_qrels(df, qrels, columns, by, qrels_columns=Columns.coerce(qrels_columns, "qrels_columns"),
+                        validate=validate, allow_duplicates=allow_duplicates)
+    elif qrels_columns is not None:
+        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     with keys.shared():
         if validate:
             validate_table(df, columns, by=by, allow_duplicates=allow_duplicates)
-        if engine == "duckdb":
-            from .engines import duckdb_engine as eng
+        check_grades(df, columns, measures)
+        if engine.lower() == "duckdb":
+            from .engines import duckdb_engine as engine_module
         else:
-            from .engines import numpy_engine as eng
-        values = eng.evaluate(df, measures, columns, by, per_query, policies)
+            from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
+        values = engine_module.evaluate(df, measures, columns, by, per_query, policies)
     from .engines.aggregate import mean_per_segment, order_per_query
 
     names = [str(m) for m in measures]
     if per_query:
         return order_per_query(values, by, columns.query, names)
     return mean_per_segment(values, by, names)
-
-
-def join_qrels(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    columns: Columns | None = None,
-    by: Sequence[str] = (),
-    *,
-    validate: bool = True,
-    allow_duplicates: bool = False,
-) -> pd.DataFrame:
-    """Join a run (query, item, rank or score[, segments]) with judgments (query, item, relevance).
-
-    Returns the single long table of the data model: retrieved rows with their relevance (null = unjudged)
-    plus one row with a null rank/score per judged item that a unit did not retrieve. Without ``by``, queries
-    that only the judgments have become units with nothing retrieved.
-    """
-    c = columns or Columns()
-    by = list(by)
-    if c.relevance in run.columns:
-        raise ParameterError(f"the run table already has a relevance column {c.relevance!r}; pass either a single "
-                             "table with judgments or a run plus qrels=, not both")
-    if validate:
-        validate_table(run, c, by=by, allow_duplicates=allow_duplicates, require_relevance=False)
-        validate_table(qrels.assign(**{c.rank: float("nan")}), c,
-                       allow_duplicates=False)
-    judgments = qrels[[c.query, c.item, c.relevance]]
-    retrieved = run.merge(judgments, on=[c.query, c.item], how="left")
-    units = run[[*by, c.query]].drop_duplicates()
-    judged_units = units.merge(judgments, on=c.query, how="inner")
-    seen = run[[*by, c.query, c.item]].assign(_seen=True)
-    missing = judged_units.merge(seen, on=[*by, c.query, c.item], how="left")
-    missing = missing[missing["_seen"].isna()].drop(columns="_seen")
-    parts = [retrieved, missing]
-    if not by:
-        parts.append(judgments[~judgments[c.query].isin(run[c.query].unique())])
-    out = pd.concat(parts, ignore_index=True)
-    return out

@@ -219,6 +219,11 @@ POLICIES: tuple[Param, ...] = (
 )
 
 
+#: the one set of query-set defaults every face uses (evaluate, the accessor, the CLI; the SQL macros' defaults are
+#: held against it by a test)
+POLICY_DEFAULTS: dict[str, str] = {p.name: p.default for p in POLICIES}
+
+
 def bind_policies(owner: str = "evaluate", **given: Any) -> dict[str, str]:
     """Fill the query-set policy defaults and check the given values."""
     values = {p.name: p.default for p in POLICIES}

@@ -91,7 +91,7 @@ def schema(
     columns: Columns | None = None,
     *,
     by: Sequence[str] = (),
-    order: str = "rank",
+    order: str | None = "rank",
     allow_duplicates: bool = False,
     require_relevance: bool = True,
 ) -> pa.DataFrameSchema:
@@ -103,8 +103,8 @@ def schema(
         Column names (default ``query``, ``item``, ``rank``, ``relevance``, ``score``).
     by : sequence of str
         Segment columns: the unit of evaluation is (segment values, query), so uniqueness rules apply per unit.
-    order : {"rank", "score"}
-        Which column orders the ranked list (``rank`` wins when both exist).
+    order : {"rank", "score", None}
+        Which column orders the ranked list (``rank`` wins when both exist); None for judgments (no order).
     allow_duplicates : bool
         Keep repeated (query, item) rows instead of rejecting them.
     require_relevance : bool
@@ -160,7 +160,7 @@ def schema(
 
         frame_checks.append(pa.Check(unique_rank, name=f"unique:{c.rank}",
                                      error=f"rank must be unique within each ({', '.join(unit)})"))
-    else:
+    elif order == "score":
         cols[c.score] = pa.Column(
             nullable=True,
             checks=[
@@ -173,7 +173,7 @@ def schema(
 
         def unique_item(df: pd.DataFrame):
             groups = keys.group_codes(df, unit)
-            rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None
+            rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None  # noqa: B023
             dup = keys.duplicate_item_rows(df, groups, c.item, rank_col)
             return pd.Series(_row_mask(len(df), dup), index=df.index)
 
@@ -191,10 +191,12 @@ def validate(
     allow_duplicates: bool = False,
     require_relevance: bool = True,
     table: str = "ranking table",
+    ranked: bool = True,
 ) -> None:
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
-    The frame is never modified. ``table`` names the table in the message (``"qrels table"`` for judgments).
+    The frame is never modified. ``table`` names the table in the message (``"qrels table"`` for judgments);
+    ``ranked=False`` checks a table without a rank or score column (judgments).
 
     Examples
     --------
@@ -209,23 +211,23 @@ def validate(
     c = columns or Columns()
     if not isinstance(df, pd.DataFrame):
         raise ValidationError([{"column": "<table>", "rule": f"expected a pandas DataFrame, got "
-                                f"{type(df).__name__}", "count": 1, "examples": None}], table=table)
+                                f"{type(df).__name__}", "count": 0, "examples": None}], table=table)
     present = list(df.columns)
     repeated = sorted({str(x) for x in df.columns[df.columns.duplicated()]})
     if repeated:
         raise ValidationError([{"column": name, "rule": f"column names must be unique: {name!r} appears "
                                 f"{present.count(name)} times", "count": 0} for name in repeated], table=table)
-    order_col = ranking_column(present, c)
+    order_col = ranking_column(present, c) if ranked else None
     required = [c.query, c.item, *by] + ([c.relevance] if require_relevance else [])
     missing = [name for name in dict.fromkeys(required) if name not in present]
-    if missing or order_col is None:
+    if missing or (order_col is None and ranked):
         failures = missing_columns_error(missing, present, table).failures
-        if order_col is None:
+        if order_col is None and ranked:
             failures.append({"column": c.rank, "rule": f"neither a rank column {c.rank!r} nor a score column "
                              f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
                              f"{present}", "count": 0})
         raise ValidationError(failures, table=table)
-    sch = schema(c, by=by, order="rank" if order_col == c.rank else "score",
+    sch = schema(c, by=by, order=None if order_col is None else "rank" if order_col == c.rank else "score",
                  allow_duplicates=allow_duplicates, require_relevance=require_relevance)
     # validate a shallow view with a 0..n-1 index: failure cases then name row positions, so example rows are
     # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied

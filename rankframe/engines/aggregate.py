@@ -11,9 +11,11 @@ import pandas as pd
 def order_per_query(per_query: pd.DataFrame, by: Sequence[str], query: str, metrics: Sequence[str]) -> pd.DataFrame:
     """Sort per-query rows by segment, query, then metric in the order asked (a stable, documented order)."""
     rank = {m: i for i, m in enumerate(metrics)}
-    key = per_query["metric"].map(rank).astype(np.int64)
-    out = per_query.assign(_m=key).sort_values([*by, query, "_m"], kind="stable", na_position="last")
-    return out.drop(columns="_m").reset_index(drop=True)
+    # sort keys in a frame of our own with positional names, so no user column name can collide with them
+    sort_keys = pd.DataFrame({i: per_query[c].to_numpy() for i, c in enumerate([*by, query])})
+    sort_keys[len(sort_keys.columns)] = per_query["metric"].map(rank).astype(np.int64).to_numpy()
+    order = sort_keys.sort_values(list(sort_keys.columns), kind="stable", na_position="last").index.to_numpy()
+    return per_query.iloc[order].reset_index(drop=True)
 
 
 def mean_per_segment(per_query: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:

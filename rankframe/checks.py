@@ -1,0 +1,58 @@
+"""Checks of the data against the requested metrics, run once before any engine (same error on every face)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import keys
+from .columns import Columns
+from .errors import ParameterError
+from .names import Measure
+
+#: 2 ** 1023 is the largest power of two in float64
+_EXP_LIMIT = 1023
+
+
+def _top_grade(df: pd.DataFrame, columns: Columns) -> float | None:
+    if columns.relevance not in df.columns or not len(df):
+        return None
+    col = df[columns.relevance]
+    if not (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)):
+        return None  # the schema reports a non-numeric relevance column
+    grades = keys.as_float(col)
+    if np.isnan(grades).all():
+        return None
+    return float(np.nanmax(grades))
+
+
+def check_grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]) -> None:
+    """Raise a ParameterError when a grade of the table is outside what a requested metric can take.
+
+    * ERR/nERR: every judged grade must be <= ``max_grade`` (anywhere in the table, not only in the top k, so
+      that the answer does not depend on the cutoff or the engine).
+    * Exponential gain (2^g - 1): the gains and their sums over the table must stay finite in float64, i.e.
+      top grade + log2(rows) <= 1023; beyond that nDCG would be inf/inf = NaN and silently leave the mean.
+    """
+    wanted = [m for m in measures if m.spec.name in ("err", "nerr") or m.kw.get("gain") == "exponential"]
+    if not wanted:
+        return
+    top = _top_grade(df, columns)
+    if top is None:
+        return
+    for m in wanted:
+        if m.spec.name in ("err", "nerr") and top > m.kw["max_grade"]:
+            raise ParameterError(
+                f"The 'max_grade' parameter of {m.spec.canonical} must be >= every grade in the table. Got "
+                f"{m.kw['max_grade']!r} but column {columns.relevance!r} has grade {top:g}; pass "
+                f"max_grade={math.ceil(top)} (the top grade of your scale) in {str(m)!r}.")
+        if m.kw.get("gain") == "exponential":
+            limit = _EXP_LIMIT - math.ceil(math.log2(len(df) + 1))
+            if top > limit:
+                raise ParameterError(
+                    f"gain='exponential' (2^g - 1) overflows float64 for grade {top:g} in column "
+                    f"{columns.relevance!r} of this {len(df)}-row table (grades up to {limit} work); use "
+                    f"gain='linear' or rescale the grades ({str(m)!r}).")
