@@ -25,9 +25,9 @@ import gzip
 import os
 import re
 import warnings
+import zlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -102,9 +102,35 @@ def _read_bytes(path: PathLike) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError, gzip.BadGzipFile) as e:
-            raise InputFileError(path, f"corrupt gzip data ({e})") from None
+        except (OSError, EOFError, zlib.error) as e:
+            raise _gzip_error(path, data, e) from None
     return data
+
+
+def _gzip_error(path: PathLike, raw: bytes, error: Exception) -> InputFileError:
+    """Describe a gzip stream that ends early or is corrupt: the line where the readable text stops."""
+    text = b""
+    try:
+        text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
+    except zlib.error:
+        pass
+    what = "truncated gzip data (the file ends before the compressed stream does)" if isinstance(
+        error, EOFError) else f"corrupt gzip data ({error})"
+    line = text.count(b"\n") + 1
+    last = text[text.rfind(b"\n") + 1:].decode("utf-8", "replace")
+    return InputFileError(path, f"{what}; the readable text stops in this line", line, last)
+
+
+def _check_text(data: bytes, path: PathLike, what: str) -> None:
+    """Reject binary content before parsing (one memchr pass over the data).
+
+    A NUL byte is never part of a text file; trec_eval's C strings would silently cut the line there.
+    """
+    i = data.find(b"\x00")
+    if i >= 0:
+        line = data.count(b"\n", 0, i) + 1
+        raise InputFileError(path, f"binary data (a NUL byte), not a text {what} file", line,
+                             _line_text(data, line))
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -147,7 +173,7 @@ def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.T
     if pa.types.is_large_string(first_col.type) and pc.any(pc.starts_with(first_col, "#")).as_py():
         return None  # a comment line that happened to have nfields words
     for col in table.columns:
-        if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
+        if pa.types.is_floating(col.type) and not pc.all(pc.is_finite(col)).as_py():
             return None
         if col.null_count:
             return None
@@ -158,27 +184,18 @@ def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
     """Return the file's lines as chunks of a string column; row i of the concatenation is line i + 1."""
     if not data:
         return []
-    bad: list[Any] = []
-
-    def handler(row):
-        bad.append(row)
-        return "error"
-
-    try:
-        table = pcsv.read_csv(
-            pa.py_buffer(data),
-            read_options=pcsv.ReadOptions(column_names=["line"], block_size=_BLOCK),
-            parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
-                                            ignore_empty_lines=False, invalid_row_handler=handler),
-            convert_options=pcsv.ConvertOptions(column_types={"line": pa.binary()}, strings_can_be_null=False,
-                                                quoted_strings_can_be_null=False, null_values=[]),
-        )
-    except pa.ArrowInvalid:
-        if bad:
-            row = bad[0]
-            raise InputFileError(path, "control character \\x1f in line", row.number,
-                                 row.text) from None
-        raise
+    i = data.find(b"\x1f")  # pyarrow splits fields on it below: a line holding one is not a TREC line
+    if i >= 0:
+        line = data.count(b"\n", 0, i) + 1
+        raise InputFileError(path, "control character \\x1f in line", line, _line_text(data, line))
+    table = pcsv.read_csv(
+        pa.py_buffer(data),
+        read_options=pcsv.ReadOptions(column_names=["line"], block_size=_BLOCK),
+        parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
+                                        ignore_empty_lines=False),
+        convert_options=pcsv.ConvertOptions(column_types={"line": pa.binary()}, strings_can_be_null=False,
+                                            quoted_strings_can_be_null=False, null_values=[]),
+    )
     chunks = []
     offset = 0
     for chunk in table.column("line").chunks:
@@ -197,8 +214,8 @@ def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
 
 
 def _first_bad(values: pa.Array, pattern: str) -> int | None:
-    """Index of the first value not matching the regex ``pattern``."""
-    ok = pc.match_substring_regex(values, pattern)
+    """Index of the first (non-null) value not matching the regex ``pattern``."""
+    ok = pc.fill_null(pc.match_substring_regex(values, pattern), True)
     bad = np.flatnonzero(~ok.to_numpy(zero_copy_only=False))
     return int(bad[0]) if len(bad) else None
 
@@ -254,26 +271,35 @@ def _parse_block(chunk: pa.Array, offset: int, path: PathLike, fields: Sequence[
         if not pa.types.is_large_string(typ):
             col, bad = _to_number(col, typ)
             if bad is not None:
-                kind = "a number" if pa.types.is_floating(typ) else "an integer"
-                raise InputFileError(path, f"{fields[j]} is not {kind}: {bad[1]!r}",
-                                     offset + int(rows[bad[0]]) + 1, chunk[int(rows[bad[0]])].as_py())
+                i, value, kind = bad
+                raise InputFileError(path, f"{fields[j]} is not {kind}: {value!r}",
+                                     offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
         cols.append(col)
     return pa.table(cols, names=[f"f{i}" for i in keep]), rows + offset + 1
 
 
-def _to_number(col: pa.Array, typ: pa.DataType) -> tuple[pa.Array, tuple[int, str] | None]:
-    """Cast text to ``typ``; on failure (or a NaN), also the index and text of the first bad value."""
+def _to_number(col: pa.Array, typ: pa.DataType) -> tuple[pa.Array, tuple[int, str, str] | None]:
+    """Cast text to ``typ``; on failure also the index and text of the first bad value, and what it is not.
+
+    Nulls stay nulls. A float must be finite: ``nan`` is "not a number", ``inf``, ``-inf`` and values beyond
+    the float range such as ``1e400`` are "not a finite number".
+    """
+    floating = pa.types.is_floating(typ)
+    kind = "a number" if floating else "an integer"
     try:
         out = col.cast(typ)
     except pa.ArrowInvalid:
-        pattern = _NUMBER if pa.types.is_floating(typ) else _INTEGER
+        pattern = _NUMBER if floating else _INTEGER
         i = _first_bad(col, pattern)
         if i is None:  # matches the pattern yet does not cast, e.g. an integer too large for int64
-            i = next(k for k, v in enumerate(col.to_pylist()) if not _castable(v, typ))
-        return col, (i, col[i].as_py())
-    if pa.types.is_floating(typ) and pc.any(pc.is_nan(out)).as_py():
-        i = int(np.flatnonzero(pc.is_nan(out).to_numpy(zero_copy_only=False))[0])
-        return col, (i, col[i].as_py())
+            i = next(k for k, v in enumerate(col.to_pylist()) if v is not None and not _castable(v, typ))
+        return col, (i, col[i].as_py(), kind)
+    if floating:
+        finite = pc.fill_null(pc.is_finite(out), True)
+        if not pc.all(finite).as_py():
+            i = int(np.flatnonzero(~finite.to_numpy(zero_copy_only=False))[0])
+            nan = pc.is_nan(out[i]).as_py()
+            return col, (i, col[i].as_py(), kind if nan else "a finite number")
     return out, None
 
 
@@ -288,6 +314,7 @@ def _castable(value: str, typ: pa.DataType) -> bool:
 def _parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType], what: str,
            *, need_lines: bool = False) -> tuple[pa.Table, np.ndarray | None]:
     """Fast path when the file allows it, the robust whitespace split otherwise."""
+    _check_text(data, path, what)
     if not need_lines:
         table = _fast_parse(data, len(fields), keep)
         if table is not None:
@@ -296,7 +323,10 @@ def _parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, p
 
 
 def _last_data_line(data: bytes) -> str:
-    """Return the last line that is neither blank nor a comment (trec_eval keeps the run tag of that line)."""
+    """Return the last line that is neither blank nor a comment (trec_eval keeps the run tag of that line).
+
+    Its whitespace-separated fields are trec_eval's: the 6th is the tag, any after it are ignored.
+    """
     end = len(data)
     while end > 0:
         start = data.rfind(b"\n", 0, end) + 1
@@ -330,7 +360,7 @@ def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool
     names = {"f0": "query", "f2": "item", "f3": "rank", "f4": "score"}
     table = table.rename_columns([names[n] for n in table.column_names])
     table, h = _check_duplicates(table, ["query", "item"], path, "run", "docno", keep_first_duplicate)
-    tag = _last_data_line(data).split()[-1]
+    tag = _last_data_line(data).split()[RUN_FIELDS.index("tag")]  # fields after the tag are ignored
     return table, tag, h
 
 
@@ -421,7 +451,7 @@ def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: st
     con.register("t", table.append_column("__row", pa.array(np.arange(table.num_rows))))
     out = con.sql(
         f"SELECT * EXCLUDE (__row) FROM t QUALIFY row_number() OVER (PARTITION BY {cols} ORDER BY __row) = 1 "
-        f"ORDER BY __row").to_arrow_table()
+        f"ORDER BY __row").to_arrow_table().cast(table.schema)  # DuckDB hands back string, not large_string
     warnings.warn(f"{path}: kept the first of repeated {field}s: dropped {table.num_rows - out.num_rows} "
                   f"duplicate line(s)", stacklevel=4)
     con.register("t", out)
@@ -615,7 +645,10 @@ def read_long(path: PathLike, *, columns: Columns | None = None, numeric: Sequen
     Parquet keeps the file's column types. In CSV every column is read as **text** (ids such as ``"007"``
     stay strings, segment values too) except the rank, relevance and score columns (named by ``columns`` or
     the keyword arguments ``query=``, ``item=``, ``rank=``, ``relevance=``, ``score=``) and the columns
-    listed in ``numeric``, whose types are inferred (empty cells are nulls).
+    listed in ``numeric``: those must hold finite numbers (int64 when every value is an integer, float64
+    otherwise) or be empty (null). Anything else (``abc``, ``NA``, ``nan``, ``inf``, ``1e400``), a row with
+    the wrong number of cells, binary data or a file without rows raises :class:`InputFileError` naming the
+    file and the line.
     """
     c = (columns or Columns()).with_(**names)
     p = Path(path)
@@ -629,42 +662,101 @@ def read_long(path: PathLike, *, columns: Columns | None = None, numeric: Sequen
     except OSError as e:
         raise InputFileError(path, f"cannot read file ({e.strerror or e})") from None
     if _is_parquet(path, head):
-        import pyarrow.parquet as pq
-
-        try:
-            return pq.read_table(p).to_pandas()
-        except (pa.ArrowInvalid, OSError) as e:
-            raise InputFileError(path, f"not a readable Parquet file ({e})") from None
+        return _read_parquet(path, empty=not head)
     data = _read_bytes(path)
     if not data.strip():
         raise InputFileError(path, "empty file: no header line")
+    _check_text(data, path, "CSV")
     name = str(path).lower().removesuffix(".gz")
     delim = "\t" if name.endswith(".tsv") else ","
-    header = data[: data.find(b"\n")] if b"\n" in data else data
-    cols = [h.strip().strip('"') for h in header.decode("utf-8", "replace").rstrip("\r").split(delim)]
-    numeric_cols = {c.rank, c.relevance, c.score, *numeric}
-    types = {h: _STR for h in cols if h not in numeric_cols}
-    bad: list[Any] = []
-
-    def handler(row):
-        bad.append(row)
-        return "error"
-
+    body = data.lstrip(b"\r\n")  # pyarrow skips blank lines, also before the header
+    header_line = data[: len(data) - len(body)].count(b"\n") + 1
+    cut = min((i for i in (body.find(b"\n"), body.find(b"\r")) if i >= 0), default=len(body))
+    header = body[:cut]
+    cols = [h.strip().strip('"') for h in header.decode("utf-8", "replace").split(delim)]
+    seen: set[str] = set()
+    for h in cols:
+        if h in seen:
+            raise InputFileError(path, f"duplicate column name {h!r} in the header", header_line,
+                                 header.decode("utf-8", "replace"))
+        seen.add(h)
     try:
         table = pcsv.read_csv(
             pa.py_buffer(data),
-            parse_options=pcsv.ParseOptions(delimiter=delim, invalid_row_handler=handler),
-            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
+            parse_options=pcsv.ParseOptions(delimiter=delim),
+            convert_options=pcsv.ConvertOptions(column_types={h: _STR for h in cols}, strings_can_be_null=False),
         )
-    except pa.ArrowInvalid as e:
-        if bad:
-            row = bad[0]
-            raise InputFileError(path, f"expected {row.expected_columns} columns, found {row.actual_columns}",
-                                 row.number, row.text) from None
-        raise InputFileError(path, f"cannot parse CSV ({str(e).splitlines()[0]})") from None
+    except pa.ArrowException as e:
+        raise _csv_error(data, path, delim, len(cols), e) from None
     if table.num_rows == 0:
         raise InputFileError(path, "empty file: a header but no data lines")
+    numeric_cols = [h for h in table.column_names if h in {c.rank, c.relevance, c.score, *numeric}]
+    for h in numeric_cols:
+        i = table.column_names.index(h)
+        table = table.set_column(i, h, _csv_number(table.column(h).combine_chunks(), h, data, path))
     return table.to_pandas()
+
+
+def _read_parquet(path: PathLike, *, empty: bool) -> pd.DataFrame:
+    import pyarrow.parquet as pq
+
+    if empty:
+        raise InputFileError(path, "empty file: 0 bytes, not a Parquet file")
+    try:
+        table = pq.read_table(Path(path))
+    except (pa.ArrowException, OSError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputFileError(path, f"not a readable Parquet file ({first})") from None
+    if table.num_rows == 0:
+        raise InputFileError(path, f"empty table: no rows (columns {table.column_names})")
+    return table.to_pandas()
+
+
+def _csv_number(col: pa.Array, name: str, data: bytes, path: PathLike) -> pa.Array:
+    """Cast a CSV text column to int64 (all integers) or float64; empty cells are nulls, all else finite."""
+    trimmed = pc.utf8_trim_whitespace(col)
+    values = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, trimmed.type), trimmed)
+    try:
+        return values.cast(pa.int64())
+    except pa.ArrowInvalid:
+        pass
+    out, bad = _to_number(values, pa.float64())
+    if bad is None:
+        return out
+    i, value, kind = bad
+    line, text = _csv_row_line(data, i)
+    raise InputFileError(path, f"{name} is not {kind}: {value!r} (leave the cell empty for a missing value)",
+                         line, text)
+
+
+def _csv_row_line(data: bytes, row: int) -> tuple[int, str]:
+    """Line number and text of data row ``row`` (0-based) of a CSV file (error paths only).
+
+    pyarrow reads one row per line (no newlines inside values) and skips empty lines; line breaks are
+    LF, CRLF or CR, as in ``bytes.splitlines``.
+    """
+    lines = data.splitlines()
+    filled = [k for k, line in enumerate(lines) if line]
+    k = filled[row + 1]  # after the header
+    return k + 1, lines[k].decode("utf-8", "replace")
+
+
+def _csv_error(data: bytes, path: PathLike, delim: str, ncols: int, error: Exception) -> InputFileError:
+    """Find the line pyarrow's CSV reader stumbled on, with Python's csv module (error path only)."""
+    import csv
+
+    for k, raw in enumerate(data.splitlines()):
+        if not raw:
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return InputFileError(path, "not valid UTF-8 text", k + 1, raw.decode("utf-8", "replace"))
+        n = len(next(csv.reader([line], delimiter=delim)))
+        if n != ncols:
+            return InputFileError(path, f"expected {ncols} columns, found {n}", k + 1, line)
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return InputFileError(path, f"cannot parse CSV ({first})")
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -102,9 +102,16 @@ def test_hash_inside_a_docno_is_data(tmp_path):
     assert q["item"].tolist() == ["CR#93E-1860"]
 
 
-def test_fields_after_the_tag_are_ignored_as_trec_eval(tmp_path):
-    df = read_trec_run(_write(tmp_path, "r.txt", "1 Q0 a 1 2.0 tag more junk\n1 Q0 b 2 1.0 tag\n"))
-    assert df["item"].tolist() == ["a", "b"] and set(df["system"]) == {"tag"}
+@pytest.mark.parametrize("text", [
+    "1 Q0 a 1 2.0 tag more junk\n1 Q0 b 2 1.0 tag\n",
+    "1 Q0 a 1 2.0 tag\n1 Q0 b 2 1.0 tag more junk\n",  # the tag comes from the last line: junk there too
+    "1\tQ0\ta\t1\t2.0\ttag\tjunk\n1 Q0 b 2 1.0 tag  x y z\n# trailing comment\n",
+])
+def test_fields_after_the_tag_are_ignored_as_trec_eval(tmp_path, text):
+    # the tag is the 6th field (trec_eval's runid); anything after it is ignored, wherever the junk line is
+    df = read_trec_run(_write(tmp_path, "r.txt", text))
+    assert df["item"].tolist() == ["a", "b"]
+    assert df["system"].tolist() == ["tag", "tag"]
 
 
 def test_system_is_the_last_lines_tag_and_file_name_on_collision(tmp_path):
@@ -127,9 +134,8 @@ def test_read_trec_long_table(tmp_path):
             ("08", "d1"): (1.0, nan), ("007", "d9"): (nan, 2.0), ("08", "d4"): (nan, 0.0),
             ("010", "d1"): (nan, 1.0)}
     assert got.keys() == want.keys()
-    for key, (s, r) in want.items():
-        assert got[key][0] == s or (np.isnan(s) and np.isnan(got[key][0])), key
-        assert got[key][1] == r or (np.isnan(r) and np.isnan(got[key][1])), key
+    for key in want:
+        np.testing.assert_array_equal(got[key], want[key], err_msg=str(key))  # NaN == NaN here
     # judged-not-retrieved rows exist for every system
     assert len(df[df["system"] == "sysB"]) == len(a)
 
@@ -251,9 +257,26 @@ def test_non_numeric_score(tmp_path):
     assert e.line == 5 and "score is not a number: 'high'" in str(e) and e.text == "08 Q0 d2 2 high sysA"
 
 
-def test_nan_score(tmp_path):
-    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + "08 Q0 d2 2 nan sysA\n"))
-    assert e.line == 5 and "score is not a number: 'nan'" in str(e)
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan"])
+def test_nan_score(tmp_path, value):
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + f"08 Q0 d2 2 {value} sysA\n"))
+    assert e.line == 5 and f"score is not a number: {value!r}" in str(e)
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "Infinity", "1e400", "-1e400"])
+@pytest.mark.parametrize("sep", [" ", "\t "])  # single spaces take the fast path, the rest the general path
+def test_infinite_score_is_rejected_with_its_line(tmp_path, value, sep):
+    line = sep.join(["08", "Q0", "d2", "2", value, "sysA"])
+    e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + line + "\n"))
+    assert e.line == 5 and e.text == line
+    assert f"score is not a finite number: {value!r}" in str(e)
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "nan", "2.5"])
+def test_non_integer_rank_is_rejected_with_rank(tmp_path, value):
+    p = _write(tmp_path, "r.txt", RUN + f"08 Q0 d2 {value} 0.5 sysA\n")
+    e = _error(read_trec_run, p, with_rank=True)
+    assert e.line == 5 and f"rank is not an integer: {value!r}" in str(e)
 
 
 def test_non_integer_relevance(tmp_path):
@@ -280,6 +303,29 @@ def test_duplicate_docno(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(read_trec_run(_write(tmp_path, "ok.txt", RUN))) == 4
+
+
+def test_keep_first_duplicate_with_several_runs(tmp_path):
+    """The documented fix for a duplicate docno must work when a duplicate is actually dropped."""
+    dup = _write(tmp_path, "dup.txt", RUN + "007 Q0 d2 9 0.1 sysA\n")  # line 5 repeats line 2's docno
+    other = _write(tmp_path, "other.txt", RUN.replace("sysA", "sysB"))
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        df = read_trec_run([dup, other], keep_first_duplicate=True)
+    # 4 lines kept from dup.txt (its line 5 dropped) + the 4 of other.txt
+    assert len(df) == 8
+    assert df.loc[(df["system"] == "sysA") & (df["item"] == "d2"), "score"].tolist() == [2.5]
+    assert all(pd.api.types.is_string_dtype(df[c]) for c in ("query", "item", "system"))
+    assert df["score"].dtype == np.float64
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        df = read_trec_run([other, dup], keep_first_duplicate=True, with_rank=True)
+    assert df.loc[(df["system"] == "sysA") & (df["item"] == "d2"), "rank"].tolist() == [2]
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        df = read_trec([dup, other], _write(tmp_path, "q.txt", QRELS), keep_first_duplicate=True)
+    # per system: 4 retrieved rows + 3 judged-not-retrieved (007/d9, 08/d4, 010/d1)
+    assert df.groupby("system").size().to_dict() == {"sysA": 7, "sysB": 7}
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        df = read_trec(dup, _write(tmp_path, "q.txt", QRELS), keep_first_duplicate=True)
+    assert len(df) == 7 and df.loc[df["item"] == "d2", "score"].tolist() == [2.5]
 
 
 def test_same_docno_in_two_runs_is_fine(tmp_path):
@@ -310,9 +356,128 @@ def test_corrupt_gzip(tmp_path):
     assert "gzip" in str(e)
 
 
-def test_csv_with_a_bad_row(tmp_path):
-    e = _error(read_long, _write(tmp_path, "t.csv", "query,item,rank,relevance\n1,a,1,1\n1,b,2\n"))
-    assert "expected 4 columns, found 3" in str(e)
+def _garbage(n: int = 4000, *, nul: bool = True) -> bytes:
+    data = np.random.default_rng(7).integers(0, 256, n, dtype=np.uint8).tobytes()
+    return data if nul else data.replace(b"\x00", b"")
+
+
+BIG_RUN = "".join(f"{q} Q0 doc{d} {d + 1} {100 - d}.5 sysA\n" for q in range(1, 40) for d in range(60))
+
+GARBAGE = {
+    # name: (file name, bytes, the line the error must name)
+    "random bytes": ("g.txt", _garbage(), None),
+    "random bytes, no NUL": ("g.txt", _garbage(nul=False), None),
+    "gzipped random bytes": ("g.gz", gzip.compress(_garbage()), None),
+    "NUL bytes": ("g.txt", b"\x00" * 50, 1),
+    "NUL in a docno (fast-path layout)": ("g.txt", RUN.replace("d3", "d\x003").encode(), 3),
+    "truncated gzip": ("g.gz", gzip.compress(BIG_RUN.encode())[:4000], None),
+}
+
+
+@pytest.mark.parametrize("reader", ["run", "qrels", "read_trec run", "read_trec qrels"])
+@pytest.mark.parametrize("case", sorted(GARBAGE))
+def test_binary_garbage_is_a_line_numbered_error(tmp_path, case, reader):
+    name, data, line = GARBAGE[case]
+    bad = tmp_path / name
+    bad.write_bytes(data)
+    calls = {"run": lambda: read_trec_run(bad), "qrels": lambda: read_trec_qrels(bad),
+             "read_trec run": lambda: read_trec(bad, _write(tmp_path, "q.txt", QRELS)),
+             "read_trec qrels": lambda: read_trec(_write(tmp_path, "r.txt", RUN), bad)}
+    e = _error(calls[reader])
+    assert e.path == str(bad) and str(e).startswith(f"{bad}, line {e.line}: ")
+    assert isinstance(e.line, int) and e.line >= 1
+    if line is not None:
+        assert e.line == line
+
+
+def test_truncated_gzip_names_the_line_where_the_text_stops(tmp_path):
+    bad = tmp_path / "r.gz"
+    bad.write_bytes(gzip.compress(BIG_RUN.encode())[:4000])
+    e = _error(read_trec_run, bad)
+    assert "truncated" in str(e) and "gzip" in str(e)
+    # every line before the reported one came through whole, the reported one is cut
+    lines = BIG_RUN.splitlines()
+    assert 1 < e.line <= len(lines)
+    assert lines[e.line - 1].startswith(e.text) and e.text != lines[e.line - 1]
+
+
+@pytest.mark.parametrize(("name", "data", "problem"), [
+    ("g.parquet", _garbage(), "not a readable Parquet file"),
+    ("PAR1-but-garbage.bin", b"PAR1" + _garbage(), "not a readable Parquet file"),
+    ("e.parquet", b"", "empty file"),
+    ("e.csv", b"", "empty file"),
+    ("e.csv.gz", gzip.compress(b""), "empty file"),
+    ("g.csv", _garbage(), "line "),
+    ("g.csv", _garbage(nul=False), "line "),
+    ("g.csv.gz", gzip.compress(_garbage()), "line "),
+], ids=["parquet", "PAR1 magic", "empty parquet", "empty csv", "empty csv.gz", "csv", "csv no NUL", "csv.gz"])
+def test_garbage_long_tables(tmp_path, name, data, problem):
+    bad = tmp_path / name
+    bad.write_bytes(data)
+    e = _error(read_long, bad)
+    assert str(e).startswith(str(bad)) and problem in str(e)
+
+
+def test_parquet_without_rows(tmp_path):
+    write_long(pd.DataFrame({"query": pd.Series([], dtype=str), "item": pd.Series([], dtype=str),
+                             "rank": pd.Series([], dtype=float)}), tmp_path / "e.parquet")
+    e = _error(read_long, tmp_path / "e.parquet")
+    assert "no rows" in str(e)
+
+
+CSV_HEAD = "query,item,rank,score,relevance\n"
+CSV_OK = "1,a,1,0.5,1\n1,b,2,0.25,0\n"
+
+
+@pytest.mark.parametrize(("row", "problem"), [
+    ("1,c,3", "expected 5 columns, found 3"),
+    ("1,c,3,0.1,1,9", "expected 5 columns, found 6"),
+    ("1,c,three,0.1,1", "rank is not a number: 'three'"),
+    ("1,c,3,0.1,high", "relevance is not a number: 'high'"),
+    ("1,c,3,abc,1", "score is not a number: 'abc'"),
+    ("1,c,3,nan,1", "score is not a number: 'nan'"),
+    ("1,c,3,NA,1", "score is not a number: 'NA'"),
+    ("1,c,3,inf,1", "score is not a finite number: 'inf'"),
+    ("1,c,3,-inf,1", "score is not a finite number: '-inf'"),
+    ("1,c,3,1e400,1", "score is not a finite number: '1e400'"),
+    ("1,c,inf,0.1,1", "rank is not a finite number: 'inf'"),
+    ("1,c,1e400,0.1,1", "rank is not a finite number: '1e400'"),
+    ("1,c,nan,0.1,1", "rank is not a number: 'nan'"),
+    ("1,c,3,0.1,inf", "relevance is not a finite number: 'inf'"),
+])
+@pytest.mark.parametrize("blank_lines", [False, True])
+def test_csv_errors_name_file_and_line(tmp_path, row, problem, blank_lines):
+    gap = "\n\n" if blank_lines else ""  # pyarrow skips blank lines: line numbers must still be the file's
+    text = CSV_HEAD + gap + CSV_OK + gap + row + "\n" + CSV_OK
+    p = _write(tmp_path, "t.csv", text)
+    e = _error(read_long, p)
+    want_line = text.splitlines().index(row) + 1
+    assert (e.line, e.text) == (want_line, row)
+    assert str(e).startswith(f"{p}, line {want_line}: {problem}")
+
+
+def test_csv_error_line_in_a_large_file(tmp_path):
+    rows = [f"q{i // 10},d{i},{i % 10 + 1},0.5,1" for i in range(20_000)]
+    rows[15_321] = "q1,dx,1,0.5,seven"
+    p = _write(tmp_path, "t.csv.gz", CSV_HEAD + "\n".join(rows) + "\n")
+    e = _error(read_long, p)
+    assert e.line == 15_323 and e.text == "q1,dx,1,0.5,seven"  # header is line 1
+
+
+def test_csv_empty_cells_are_nulls_and_numbers_keep_their_kind(tmp_path):
+    p = _write(tmp_path, "t.csv", "query,item,rank,score,relevance\n1,a,1,,2\n1,b,,0.5,\n1,c, 3 ,1e3,-1\n")
+    df = read_long(p)
+    assert df["rank"].tolist()[0] == 1.0 and np.isnan(df["rank"].iloc[1]) and df["rank"].iloc[2] == 3.0
+    assert np.isnan(df["score"].iloc[0]) and df["score"].tolist()[1:] == [0.5, 1000.0]
+    assert df["relevance"].iloc[0] == 2 and np.isnan(df["relevance"].iloc[1]) and df["relevance"].iloc[2] == -1
+    p = _write(tmp_path, "u.csv", "query,item,rank,relevance\n1,a,1,2\n1,b,2,0\n")
+    df = read_long(p)
+    assert str(df["rank"].dtype) == "int64" and str(df["relevance"].dtype) == "int64"
+
+
+def test_csv_duplicate_header_names(tmp_path):
+    e = _error(read_long, _write(tmp_path, "t.csv", "query,item,rank,rank\n1,a,1,1\n"))
+    assert e.line == 1 and "duplicate column name 'rank'" in str(e)
 
 
 # ------------------------------------------------------------------------------------- both parsers agree
@@ -349,16 +514,22 @@ def test_fast_and_general_parsers_agree_on_real_files():
     assert fast_used >= 5  # the single-space files (robust03) take the fast path
 
 
-@pytest.mark.parametrize("text", [
-    "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n",  # extra field: general path, extra ignored
-    "1 Q0 a 1 2.0 t\n# 1 Q0 b 2 1.0\n",  # comment with six words
-    "1 Q0 a 1 2.0 t\n1 Q0 b\x0b 2 1.0 t\n",  # vertical tab is whitespace, as in trec_eval (C isspace)
-    "1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n",  # tabs
+@pytest.mark.parametrize(("text", "items", "fast"), [
+    ("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n", ["a", "b"], False),  # extra field: general path, ignored
+    ("1 Q0 a 1 2.0 t\n# 1 Q0 b 2 1.0\n", ["a"], False),  # comment with six words
+    ("1 Q0 a 1 2.0 t\n1 Q0 b\x0b 2 1.0 t\n", ["a", "b"], False),  # vertical tab is whitespace (C isspace)
+    ("1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n", ["a", "b"], True),  # one tab: the fast path
+    ("1\tQ0\ta\t1\t2.0\tt\n1 Q0 b 2 1.0 t\n", ["a", "b"], False),  # tabs and spaces mixed
 ])
-def test_layouts_that_need_the_general_path(tmp_path, text):
+def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
+    from rankframe import io as rio
+
+    taken = rio._fast_parse(text.encode(), 6, {0: rio._STR, 2: rio._STR, 4: rio.pa.float64()})
+    assert (taken is not None) == fast
     df = read_trec_run(_write(tmp_path, "r.txt", text))
-    assert df["item"].tolist()[0] == "a" and len(df) in (1, 2)
-    assert all(" " not in i and "\x0b" not in i for i in df["item"])
+    assert df["item"].tolist() == items
+    assert df["score"].tolist() == [2.0, 1.0][: len(items)]
+    assert df["system"].tolist() == ["t"] * len(items)
 
 
 def test_join_survives_hash_collisions(tmp_path):
