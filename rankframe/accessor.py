@@ -62,7 +62,9 @@ class RankMetrics:
         2      fr     RR    0.5
         3      fr    P@1    0.0
         """
-        return evaluate(self._obj, metrics, by=by, per_query=per_query, columns=self._columns, **options)
+        columns = options.pop("columns", None)
+        columns = self._columns if columns is None else Columns.coerce(columns)
+        return evaluate(self._obj, metrics, by=by, per_query=per_query, columns=columns, **options)
 
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""

@@ -34,18 +34,9 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-def _engines() -> list[str]:
-    engines = ["pandas"]
-    try:
-        importlib.import_module("rankframe.engines.duckdb_engine")
-    except Exception:  # noqa: BLE001 - not written yet, or duckdb missing
-        pass
-    else:
-        engines.append("duckdb")
-    return engines
-
-
-ENGINES = _engines()
+# Every engine, always: an engine that fails to import must fail the suite, not silently leave it.
+ENGINES = ["pandas", "duckdb"]
+importlib.import_module("rankframe.engines.duckdb_engine")
 
 
 @pytest.fixture(params=ENGINES)

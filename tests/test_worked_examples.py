@@ -67,6 +67,7 @@ def test_cg_dcg_idcg_ndcg_of_a_graded_list(engine):
     # gains [3,0,2,2,1], linear: DCG@3 = 3 + 0 + 2/log2(4) = 4; DCG@5 = 4 + 2/log2(5) + 1/log2(6) = 5.248206
     # a 6th judged item, grade 3, not retrieved: ideal [3,3,2,2,1,0]
     # IDCG@3 = 3 + 3/log2(3) + 2/2 = 5.892789; IDCG@5 = 5.892789 + 0.861353 + 0.386853 = 7.140995
+    # nDCG@3 = 4 / 5.892789 = 0.678796; nDCG@5 = 5.248206 / 7.140995 = 0.734941
     df = ranked({"q": [3, 0, 2, 2, 1]}, unretrieved={"q": [3]})
     got = means(df, ["CG@1", "CG@3", "CG@5", "DCG@1", "DCG@3", "DCG@5", "IDCG@1", "IDCG@3", "IDCG@5",
                      "nDCG@3", "nDCG@5"], engine)
@@ -89,6 +90,7 @@ def test_ndcg_from_scores_scikit_learn_convention(engine):
 def test_dcg_and_ndcg_with_the_ideal_from_the_list(engine):
     # DCG = 3 + 2/log2 3 + 3/2 + 0 + 1/log2 6 + 2/log2 7 + 3/3 + 2/log2 9 = 8.492057
     # ideal [3,3,3,2,2,2,1,0]: 3 + 1.892789 + 1.5 + 0.861353 + 0.773706 + 0.712414 + 0.333333 = 9.073595
+    # nDCG = 8.492057 / 9.073595 = 0.935909
     df = ranked({"q": [3, 2, 3, 0, 1, 2, 3, 2]})
     got = means(df, ["DCG", "nDCG(ideal='retrieved')@10", "nDCG@10"], engine)
     assert got["DCG"] == pytest.approx(8.49206, abs=A5)
@@ -123,6 +125,14 @@ def test_three_queries_recommender_metrics(engine):
     # capped recall @5: (5/5 + 2/3 + 3/4)/3 = 0.805556; @10: (1 + 1 + 3/4)/3 = 0.916667
     # AP with the "retrieved" denominator @5: (1 + 1 + (1/2 + 2/3 + 3/5)/3)/3 = 0.862963
     #   @10: (1 + (1 + 1 + 3/6)/3 + 0.588889)/3 = 0.807407
+    # @1 every metric is (1 + 1 + 0)/3 = 0.666667 (q1 and q2 have a hit at rank 1, q3 does not)
+    # RR@5 = RR@10 = (1 + 1 + 1/2)/3 = 0.833333
+    # P@5 = (5/5 + 2/5 + 3/5)/3 = 0.666667; P@10 = (5/10 + 3/10 + 3/10)/3 = 0.366667
+    # nDCG (binary gains, ideal from all judged): q1 = 1 (hits fill the top 5)
+    #   q2 @5: (1 + 1/log2 3) / (1 + 1/log2 3 + 1/2) = 1.630930 / 2.130930 = 0.765361
+    #   q2 @10: (1.630930 + 1/log2 7) / 2.130930 = 1.987137 / 2.130930 = 0.932520
+    #   q3 @5 = @10: (1/log2 3 + 1/2 + 1/log2 6) / (1 + 1/log2 3 + 1/2 + 1/log2 5) = 1.517782 / 2.561606 = 0.592512
+    #   nDCG@5 = (1 + 0.765361 + 0.592512)/3 = 0.785958; nDCG@10 = (1 + 0.932520 + 0.592512)/3 = 0.841677
     df = _three_queries()
     expected = {
         "R(denominator='min_k')": [0.66667, 0.80556, 0.91667],
