@@ -123,7 +123,7 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     segments = [b for b in by if b != c.system]
     # judged queries, and the judgments laid out by query (CSR): judgment j of query q is row jrows[qstart[q] + t]
     judged_queries = pd.Index(pd.unique(judgments[c.query]))
-    jq = judged_queries.get_indexer(judgments[c.query])
+    jq = judged_queries.get_indexer(pd.Index(judgments[c.query]))
     jrows = np.argsort(jq, kind="stable")
     qstart = keys.offsets_from_counts(np.bincount(jq, minlength=len(judged_queries)))
     jpos = np.empty(len(jq), dtype=np.int64)
@@ -132,12 +132,12 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     # 1. grades of the retrieved rows: (query code, item code) keys, probed in the judgments' key index
     judged_items = pd.Index(pd.unique(judgments[c.item]))
     n_items = max(len(judged_items), 1)
-    rq = judged_queries.get_indexer(run[c.query])
-    ri = judged_items.get_indexer(run[c.item])
-    jkey = pd.Index(jq.astype(np.int64) * n_items + judged_items.get_indexer(judgments[c.item]))
+    rq = judged_queries.get_indexer(pd.Index(run[c.query]))
+    ri = judged_items.get_indexer(pd.Index(run[c.item]))
+    jkey = pd.Index(jq.astype(np.int64) * n_items + judged_items.get_indexer(pd.Index(judgments[c.item])))
     hit = (rq >= 0) & (ri >= 0)
     matched = np.full(len(run), -1, dtype=np.int64)
-    matched[hit] = jkey.get_indexer(rq[hit].astype(np.int64) * n_items + ri[hit])
+    matched[hit] = jkey.get_indexer(pd.Index(rq[hit].astype(np.int64) * n_items + ri[hit]))
     grades = judgments[c.relevance].to_numpy(dtype=np.float64, na_value=np.nan)
     retrieved = run.assign(**{c.relevance: np.nan})
     if len(grades) == 0:
@@ -158,7 +158,7 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
                               c.query: judged_queries.take(unseen)})
         a_keys = pd.concat([a_keys, extra], ignore_index=True)
     n_a = len(a_keys)
-    a_query = judged_queries.get_indexer(a_keys[c.query])  # -1: a query without judgments adds no rows
+    a_query = judged_queries.get_indexer(pd.Index(a_keys[c.query]))  # -1: a query without judgments adds no rows
     a_of_row = described.codes.astype(np.int64) if described is not None else np.zeros(0, dtype=np.int64)
     if systems:
         sys_codes, sys_values = pd.factorize(run[c.system], sort=True)

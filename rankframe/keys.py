@@ -122,7 +122,7 @@ def index_dtype(n: int) -> type:
 
 def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
     rank = as_float(df[rank_col])
-    retrieved = np.flatnonzero(~np.isnan(rank)).astype(index_dtype(len(df)), copy=False)
+    retrieved: np.ndarray = np.flatnonzero(~np.isnan(rank)).astype(index_dtype(len(df)), copy=False)
     g = groups.codes[retrieved]
     r = rank[retrieved]
     del rank

@@ -81,7 +81,7 @@ def _finite_or_null(v: np.ndarray):
     return ~np.isinf(v)
 
 
-def _row_mask(n: int, rows: np.ndarray) -> pd.Series:
+def _row_mask(n: int, rows: np.ndarray) -> np.ndarray:
     ok = np.ones(n, dtype=bool)
     ok[rows] = False
     return ok
