@@ -172,7 +172,8 @@ def _codes(per: pd.DataFrame, by: list[str], query: str, system: str, names: lis
         row_key, row = np.unique(key, return_inverse=True)
     row_seg, row_q = np.divmod(row_key, n_q)
     offsets = np.concatenate([[0], np.cumsum(np.bincount(row_seg, minlength=n_seg))])
-    m_codes = pd.Categorical(per["metric"], categories=names).codes.astype(np.int64)
+    m_raw, m_uniques = pd.factorize(per["metric"])
+    m_codes = pd.Index(names).get_indexer(m_uniques).astype(np.int64)[m_raw]
     s_codes, s_uniques = pd.factorize(per[system], sort=True)
     return seg_keys, offsets, row.astype(np.int64), row_q, q_uniques, m_codes, s_codes.astype(np.int64), s_uniques
 

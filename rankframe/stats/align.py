@@ -34,7 +34,9 @@ def pivot(unit: np.ndarray, metric: np.ndarray, system: np.ndarray, value: np.nd
     """
     n_units, n_metrics, n_systems = shape
     flat = (np.asarray(unit, np.int64) * n_metrics + metric) * n_systems + system
-    if flat.size and np.bincount(flat, minlength=n_units * n_metrics * n_systems).max() > 1:
+    seen = np.zeros(n_units * n_metrics * n_systems, dtype=bool)
+    seen[flat] = True
+    if np.count_nonzero(seen) != flat.size:
         raise ValueError("a (query, metric, system) appears more than once in the per-query values")
     values = np.full(n_units * n_metrics * n_systems, np.nan)
     values[flat] = value

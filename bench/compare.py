@@ -1,0 +1,127 @@
+"""Time ``rankframe.compare`` on top of evaluation: 5 systems x 100k queries x 5 metrics x 10 segments.
+
+Usage:  python bench/compare.py [--queries 100000] [--depth 20] [--resamples 10000] [--scipy]
+
+The table: five systems (``sys0`` is the baseline) ranking the same queries; each system's rows come from the
+shared generator (``../shared/bench/gen.py``, ``depth`` ranked rows plus 1-5 judged-unretrieved rows per query)
+with its own seed, and ``segment = query % 10``. Reported separately:
+
+1. evaluation: ``rankframe.evaluate(df, METRICS, by=["segment", "system"], per_query=True)``;
+2. the comparison step after evaluation (alignment, paired t-tests, t intervals, Holm over all 200
+   comparisons), timed on the per-query frame of step 1, and the whole ``rankframe.compare`` call;
+3. the randomization test with ``--resamples`` sign flips for all 200 comparisons (comparison step only);
+4. with ``--scipy``: ``scipy.stats.permutation_test`` on ONE comparison (one segment, one metric, one system,
+   n = 10,000 queries) with 1,000 resamples, scaled to 10,000.
+
+Peak RSS (``ru_maxrss``) is printed at the end. Not a test; on a shared machine the numbers vary from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import rankframe  # noqa: F401
+from rankframe.compare import _check_parameters, _compare_per_query, compare
+
+GEN = Path(__file__).resolve().parents[2] / "shared" / "bench" / "gen.py"
+METRICS = ["AP@10", "nDCG@10", "P@10", "R@100", "RR@10"]
+N_SYSTEMS, N_SEGMENTS = 5, 10
+
+
+def load_generator():
+    spec = importlib.util.spec_from_file_location("gen", GEN)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.generate
+
+
+def table(n_queries: int, depth: int) -> pd.DataFrame:
+    generate = load_generator()
+    parts = []
+    for s in range(N_SYSTEMS):
+        part = generate(n_queries, depth=depth, seed=100 + s, shuffle=False).to_pandas()
+        part["system"] = f"sys{s}"
+        parts.append(part)
+    df = pd.concat(parts, ignore_index=True)
+    df["system"] = df["system"].astype("category")
+    df["segment"] = (df["query"] % N_SEGMENTS).astype(np.int8)
+    return df
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def step_parameters(**kw):
+    base = dict(pairs="baseline", test=None, ci_method=None, ci=0.95, correction="holm", missing="error",
+                n_resamples=10_000, seed=0, engine="pandas", options={})
+    base.update(kw)
+    p = _check_parameters(base)
+    p["family"] = []
+    return p
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=100_000)
+    ap.add_argument("--depth", type=int, default=20)
+    ap.add_argument("--resamples", type=int, default=10_000)
+    ap.add_argument("--scipy", action="store_true", help="also time scipy.stats.permutation_test on one comparison")
+    args = ap.parse_args()
+
+    t_gen, df = timed(lambda: table(args.queries, args.depth))
+    print(f"table: {len(df):,} rows ({N_SYSTEMS} systems x {args.queries:,} queries, depth {args.depth}, "
+          f"{N_SEGMENTS} segments), {df.memory_usage(deep=True).sum() / 2**20:.0f} MiB, built in {t_gen:.1f} s; "
+          f"peak RSS so far {peak_rss_mib():.0f} MiB", flush=True)
+
+    t_eval, per = timed(lambda: rankframe.evaluate(df, METRICS, by=["segment", "system"], per_query=True))
+    print(f"1. evaluation (per query, {len(per):,} values): {t_eval:.2f} s", flush=True)
+
+    names = METRICS
+    p_t = step_parameters()
+    times = []
+    for _ in range(3):
+        t, out = timed(lambda: _compare_per_query(per, names, ["segment"], "query", "system", "sys0", p_t))
+        times.append(t)
+    print(f"2. comparison step (align + t-tests + t intervals + Holm, {len(out)} comparisons): "
+          f"best {min(times):.2f} s, runs {', '.join(f'{t:.2f}' for t in times)}", flush=True)
+    t_call, full = timed(lambda: compare(df, METRICS, baseline="sys0", by="segment"))
+    pd.testing.assert_frame_equal(full, out)
+    print(f"   whole compare() call (evaluation included): {t_call:.2f} s", flush=True)
+    print(out.head(8).to_string(index=False), flush=True)
+
+    p_r = step_parameters(test="randomization", n_resamples=args.resamples, seed=1)
+    t_rand, rand = timed(lambda: _compare_per_query(per, names, ["segment"], "query", "system", "sys0", p_r))
+    print(f"3. randomization test, {args.resamples:,} sign flips x {len(rand)} comparisons "
+          f"(~{args.queries // N_SEGMENTS:,} queries each): {t_rand:.2f} s", flush=True)
+    print(rand[["segment", "metric", "system", "n", "delta", "p_value", "p_adjusted"]].head(5).to_string(index=False))
+
+    if args.scipy:
+        from scipy import stats
+
+        one = per[(per["segment"] == 0) & (per["metric"] == "AP@10")]
+        wide = one.pivot(index="query", columns="system", values="value")
+        a, b = wide["sys1"].to_numpy(), wide["sys0"].to_numpy()
+        t_sp, res = timed(lambda: stats.permutation_test((a, b), lambda x, y, axis: np.mean(x - y, axis=axis),
+                                                         permutation_type="samples", vectorized=True,
+                                                         n_resamples=1_000, rng=np.random.default_rng(0)))
+        print(f"4. scipy.stats.permutation_test, one comparison, n = {len(a):,}, 1,000 resamples: {t_sp:.2f} s "
+              f"(x10 for 10,000: ~{10 * t_sp:.0f} s); p = {res.pvalue:.4f}", flush=True)
+    print(f"peak RSS: {peak_rss_mib():.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
