@@ -1,7 +1,8 @@
 """The ``rankframe`` command: evaluate TREC runs or long tables, print the SQL macros, validate a file.
 
-``rankframe evaluate RUN... --qrels QRELS -m nDCG@10 -m AP`` works like trec_eval (``--complete`` is its
-``-c``, ``--per-query`` its ``-q``, ``--format trec`` its output); ``rankframe evaluate table.parquet -m ...
+``rankframe evaluate RUN... --qrels QRELS -m nDCG@10 -m AP`` works like ``trec_eval -c`` (``--per-query`` is
+its ``-q``, ``--format trec`` its output; ``--no-retrieved skip`` gives trec_eval without ``-c``); the query-set
+defaults are the Python API's (``rankframe.registry.POLICIES``). ``rankframe evaluate table.parquet -m ...
 --by segment`` evaluates a long table. Exit status: 0 on success, 2 on a usage or input error (one line
 ``rankframe: error: ...`` on stderr). See ``docs/cli.md``.
 """
@@ -16,11 +17,13 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
 from .columns import Columns
 from .errors import RankframeError
+from .io import InputFileError
 
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec", "Bpref", "RR")
@@ -163,6 +166,8 @@ class Progress:
 # ----------------------------------------------------------------------------------------------------------
 # argument parsing
 
+_ROLES = ("query", "item", "rank", "relevance", "score")
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -178,9 +183,12 @@ def _parser() -> argparse.ArgumentParser:
         "evaluate", help="compute metrics for TREC runs (with --qrels) or a long Parquet/CSV table",
         description="Compute metrics for one or more TREC runs (with --qrels), evaluated side by side, or "
                     "for long-format Parquet/CSV tables.",
-        epilog="examples:\n  rankframe evaluate run1.txt run2.txt --qrels qrels.txt -m nDCG@10 -m AP\n"
+        epilog="examples:\n"
+               "  rankframe evaluate examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP\n"
                "  rankframe evaluate examples/recs.parquet -m nDCG@10 -m AP@10 -m P@5 --by country\n"
-               "  rankframe evaluate run.txt --qrels qrels.txt --per-query --complete --format trec",
+               "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --per-query --format trec\n"
+               "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --no-retrieved skip --format trec"
+               "   # = trec_eval without -c",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("inputs", nargs="+", metavar="RUN_OR_TABLE",
                     help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)")
@@ -191,14 +199,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--by", action="append", default=[], metavar="COL",
                     help="segment column of a long table (repeatable, or comma-separated)")
     ev.add_argument("-q", "--per-query", action="store_true", help="one value per query (trec_eval -q)")
-    ev.add_argument("-c", "--complete", action="store_true",
-                    help="queries of the qrels that a run does not retrieve count as 0 (trec_eval -c); "
-                         "without it they are skipped, as trec_eval does")
+    _policy_options(ev)
     ev.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
     ev.add_argument("--format", choices=FORMATS, default="table",
                     help="table (default), csv, json, markdown, or trec (trec_eval's output lines)")
-    ev.add_argument("--keep-first-duplicate", action="store_true",
-                    help="keep the first of a docno repeated within a query of a run instead of failing")
+    _duplicate_options(ev)
     _column_options(ev)
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
@@ -211,19 +216,52 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("file", metavar="FILE")
     va.add_argument("--qrels", help="TREC qrels, when FILE is a TREC run")
     va.add_argument("--by", action="append", default=[], metavar="COL", help="segment column (repeatable)")
+    _duplicate_options(va)
     _column_options(va)
     return p
 
 
+def _policy_options(p: argparse.ArgumentParser) -> None:
+    """One option per query-set policy, with the choices and defaults declared in the registry."""
+    from .registry import POLICIES
+
+    g = p.add_argument_group("query-set policies (the defaults are the Python API's, rankframe.registry.POLICIES)")
+    for param in POLICIES:
+        g.add_argument("--" + param.name.replace("_", "-"), dest=param.name, choices=param.choices, default=None,
+                       help=f"{param.description} (default: {param.default})")
+    g.add_argument("-c", "--complete", action="store_true",
+                   help="trec_eval's -c: the same as --no-retrieved zero, which is the default; "
+                        "--no-retrieved skip reproduces trec_eval without -c")
+
+
+def _duplicate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--keep-first-duplicate", action="store_true",
+                   help="TREC runs: keep the first of a docno repeated within a query instead of failing")
+    p.add_argument("--allow-duplicates", action="store_true",
+                   help="long tables: keep repeated (query, item) rows as separate entries instead of failing")
+
+
 def _column_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("column names of a long table (defaults: query, item, rank, relevance, score)")
-    for name in ("query", "item", "rank", "relevance", "score"):
+    for name in _ROLES:
         g.add_argument(f"--{name}", dest=f"col_{name}", metavar="COL")
 
 
 def _columns(args) -> Columns:
-    return Columns().with_(**{n: getattr(args, f"col_{n}") for n in ("query", "item", "rank", "relevance",
-                                                                    "score")})
+    return Columns().with_(**{n: getattr(args, f"col_{n}") for n in _ROLES})
+
+
+def _policies(args) -> dict[str, str]:
+    """The query-set policies: each option's value, else the registry's default; -c is --no-retrieved zero."""
+    from .registry import POLICY_DEFAULTS
+
+    chosen = {name: getattr(args, name) for name in POLICY_DEFAULTS}
+    if args.complete:
+        if chosen["no_retrieved"] not in (None, "zero"):
+            raise UsageError(f"-c/--complete means --no-retrieved zero; it contradicts --no-retrieved "
+                             f"{chosen['no_retrieved']}")
+        chosen["no_retrieved"] = "zero"
+    return {name: POLICY_DEFAULTS[name] if v is None else v for name, v in chosen.items()}
 
 
 def _split_by(values: Sequence[str]) -> list[str]:
@@ -241,29 +279,104 @@ def _is_long(path: str) -> bool:
         return False
 
 
+def _few(values, n: int = 4) -> str:
+    """A few ids for a message: ``'1', '2', '3', ... (10 in all)``."""
+    shown = ", ".join(repr(str(v)) for v in list(values)[:n])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > n else "")
+
+
 # ----------------------------------------------------------------------------------------------------------
 # loading
 
 
-def _load(inputs: list[str], qrels: str | None, columns: Columns, keep_first: bool, progress: Progress
-          ) -> tuple[pd.DataFrame, pd.DataFrame | None, bool]:
-    """Read the inputs; returns (table, separate qrels or None, whether it has a system column)."""
+class Loaded(NamedTuple):
+    """What the inputs hold: the table, separate judgments (long table + --qrels) and how to name things."""
+
+    df: pd.DataFrame
+    judgments: pd.DataFrame | None
+    systems: bool  # the table has a system column (several runs or tables)
+    trec: bool  # TREC runs (read with read_trec) rather than long tables
+
+
+def _check_options(args, trec: bool) -> None:
+    """Options that only make sense for one kind of input."""
+    if trec:
+        given = [f"--{n}" for n in _ROLES if getattr(args, f"col_{n}") is not None]
+        if given:
+            raise UsageError(f"{given[0]} names a column of a long table; TREC runs have fixed fields "
+                             f"(qid Q0 docno rank score tag)")
+        if args.allow_duplicates:
+            raise UsageError("--allow-duplicates is for long tables; for a docno repeated within a query of a "
+                             "TREC run use --keep-first-duplicate")
+    elif args.keep_first_duplicate:
+        raise UsageError("--keep-first-duplicate is for TREC runs; for repeated (query, item) rows of a long "
+                         "table use --allow-duplicates")
+
+
+def _check_columns(df: pd.DataFrame, path: str, args, columns: Columns, by: Sequence[str], *,
+                   need_relevance: bool) -> None:
+    """Every column the options name (or the defaults) must be in the file: name it, with a hint."""
+    from .errors import did_you_mean
+
+    present = [str(c) for c in df.columns]
+
+    def how(role: str) -> str:
+        given = getattr(args, f"col_{role}")
+        return f"--{role} {given}" if given is not None else f"the default {role} column; name yours with --{role}"
+
+    def missing(name: str, option: str, also: str = "") -> InputFileError:
+        return InputFileError(path, f"no column {name!r} ({option}){did_you_mean(name, present)}{also}; columns in "
+                                    f"the file: {present}")
+
+    for role in ("query", "item"):
+        if getattr(columns, role) not in present:
+            raise missing(getattr(columns, role), how(role))
+    if columns.rank not in present and columns.score not in present:
+        hint = did_you_mean(columns.rank, present) or did_you_mean(columns.score, present)
+        raise InputFileError(path, f"neither a rank column {columns.rank!r} nor a score column {columns.score!r} "
+                                   f"(name yours with --rank or --score){hint}; columns in the file: {present}")
+    if need_relevance and columns.relevance not in present:
+        raise missing(columns.relevance, how("relevance"), " (or give the judgments with --qrels)")
+    for name in by:
+        if name not in present:
+            raise missing(name, "--by")
+
+
+def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
+    """Read the inputs into one table (and separate judgments for a long table with --qrels)."""
     from . import io
 
+    inputs, qrels = list(args.inputs), args.qrels
     long = [_is_long(p) for p in inputs]
     if any(long) and not all(long):
         raise UsageError("mix of long tables and TREC runs: give either runs (with --qrels) or tables")
-    if not any(long):
+    trec = not any(long)
+    _check_options(args, trec)
+    if trec:
         if qrels is None:
             raise UsageError(f"TREC run {inputs[0]!r} needs judgments: add --qrels QRELS (or give a long "
                              f".parquet/.csv table)")
+        extra = [b for b in by if b != "system"]
+        if extra:
+            raise UsageError(f"--by {extra[0]}: TREC runs have no segment columns (only 'system'); --by is for "
+                             f"long tables")
         progress.step(f"reading {len(inputs)} run(s) and {Path(qrels).name}")
-        return io.read_trec(inputs, qrels, keep_first_duplicate=keep_first), None, True
+        df = io.read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
+        _check_overlap(df, Columns(), qrels, systems=True)
+        return Loaded(df, None, True, True)
+    several = len(inputs) > 1
     frames = []
     for p in inputs:
         progress.step(f"reading {Path(p).name}")
-        frames.append(io.read_long(p, columns=columns))
-    if len(frames) > 1:
+        frame = io.read_long(p, columns=columns)
+        if several and "system" in frame.columns:
+            raise UsageError(f"{p} already has a column 'system', which the command adds to tell several tables "
+                             f"apart (the file name); evaluate one table at a time with --by system, or rename "
+                             f"that column")
+        _check_columns(frame, p, args, columns, [b for b in by if not (several and b == "system")],
+                       need_relevance=qrels is None)
+        frames.append(frame)
+    if several:
         names = [Path(p).name for p in inputs]
         if len(set(names)) < len(names):
             names = list(inputs)
@@ -275,9 +388,40 @@ def _load(inputs: list[str], qrels: str | None, columns: Columns, keep_first: bo
         progress.step(f"reading {Path(qrels).name}")
         judgments = io.read_trec_qrels(qrels).rename(
             columns={"query": columns.query, "item": columns.item, "relevance": columns.relevance})
-        if df[columns.query].dtype != judgments[columns.query].dtype:
-            df = df.astype({columns.query: str, columns.item: str})
-    return df, judgments, len(frames) > 1
+        # TREC ids are text: the table's ids are read as text too to be matched with them
+        text_ids = {c: str for c in (columns.query, columns.item) if not pd.api.types.is_string_dtype(df[c])}
+        if text_ids:
+            df = df.astype(text_ids)
+        _check_overlap(df, columns, qrels, systems=several, judgments=judgments)
+    else:
+        _check_overlap(df, columns, inputs[0] if not several else None, systems=several, qrels=False)
+    return Loaded(df, judgments, several, False)
+
+
+def _check_overlap(df: pd.DataFrame, columns: Columns, where: str | None, *, systems: bool,
+                   judgments: pd.DataFrame | None = None, qrels: bool = True) -> None:
+    """A run none of whose queries has a judgment is a mistake (wrong qrels file, ids written differently)."""
+    order = columns.rank if columns.rank in df.columns else columns.score
+    if order not in df.columns or (judgments is None and columns.relevance not in df.columns):
+        return  # the validation names the missing column
+    source = judgments if judgments is not None else df
+    judged = pd.unique(source.loc[source[columns.relevance].notna(), columns.query])
+    known = set(judged)
+    parts = df.groupby("system", sort=False) if systems else [(None, df)]
+    for name, part in parts:
+        ran = pd.unique(part.loc[part[order].notna(), columns.query])
+        if len(ran) and not any(q in known for q in ran):
+            run = ("the run" if name is None else f"run {name!r}") if qrels else (
+                "the table" if name is None else f"table {name!r}")
+            if qrels:
+                text = (f"none of the {len(ran)} queries of {run} has judgments in the qrels ({_few(ran)}; the "
+                        f"qrels judge {_few(judged) or 'nothing'}): do the files belong together?")
+            else:
+                text = (f"none of the {len(ran)} queries of {run} has a judgment (a non-null {columns.relevance!r}) "
+                        f"({_few(ran)}); give the judgments with --qrels or name the column with --relevance")
+            if where is None:
+                raise UsageError(text)
+            raise InputFileError(where, text)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -335,26 +479,27 @@ def _evaluate(args) -> int:
     labels = list(dict.fromkeys(str(m) for m in measures))
     by = _split_by(args.by)
     columns = _columns(args)
-    if args.format == "trec" and by:
+    policies = _policies(args)
+    if args.format == "trec" and [b for b in by if b != "system"]:
         raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another "
                          "--format)")
     trec_inputs = not all(_is_long(p) for p in args.inputs)
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     with Progress(steps, enabled=False if args.no_progress else None) as progress:
-        df, judgments, has_system = _load(args.inputs, args.qrels, columns, args.keep_first_duplicate,
-                                          progress)
-        if has_system and "system" not in by:
+        loaded = _load(args, columns, by, progress)
+        if loaded.trec:
+            columns = Columns()
+        if loaded.systems and "system" not in by:
             by = ["system", *by]
-        missing = [c for c in by if c not in df.columns]
-        if missing:
-            from .errors import missing_columns_error
-
-            raise missing_columns_error(missing, list(df.columns))
         progress.step("evaluating")
         per_query = args.per_query
         result = rankframe.evaluate(
-            df, measures, by=by or None, per_query=per_query, columns=columns, qrels=judgments,
-            engine=args.engine, no_retrieved="zero" if args.complete else "skip")
+            loaded.df, measures, by=by or None, per_query=per_query, columns=columns, qrels=loaded.judgments,
+            engine=args.engine, allow_duplicates=args.allow_duplicates, **policies)
+    if result.empty:
+        chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
+        raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies "
+                         f"({chosen})")
     keys = [*by, *([columns.query] if per_query else [])]
     if args.format == "trec":
         text = "\n".join(_trec_lines(result, measures, per_query, columns.query))
@@ -384,14 +529,20 @@ def _validate(args) -> int:
 
     columns = _columns(args)
     by = _split_by(args.by)
-    if args.qrels is not None:
-        df = io.read_trec(args.file, args.qrels)
+    trec = not _is_long(args.file)
+    _check_options(args, trec)
+    if trec:
+        if args.qrels is None:
+            raise UsageError(f"{args.file!r} is not a .parquet/.csv table; for a TREC run add --qrels QRELS")
+        df = io.read_trec(args.file, args.qrels, keep_first_duplicate=args.keep_first_duplicate)
+        columns = Columns()
         by = ["system", *by] if "system" not in by else by
-    elif _is_long(args.file):
-        df = io.read_long(args.file, columns=columns)
     else:
-        raise UsageError(f"{args.file!r} is not a .parquet/.csv table; for a TREC run add --qrels QRELS")
-    rankframe.validate(df, columns, by=by)
+        if args.qrels is not None:
+            raise UsageError("--qrels is for a TREC run; a long table holds its judgments in its relevance column")
+        df = io.read_long(args.file, columns=columns)
+        _check_columns(df, args.file, args, columns, by, need_relevance=True)
+    rankframe.validate(df, columns, by=by, allow_duplicates=args.allow_duplicates)
     _print(f"ok: {args.file}: {len(df)} rows, {df[columns.query].nunique()} queries")
     return 0
 

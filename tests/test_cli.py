@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from rankframe.cli import Progress, main, trec_name
+from rankframe.cli import FORMATS, Progress, main, trec_name
 from rankframe.names import parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +55,10 @@ def test_runs_side_by_side_table(capsys):
     # relevant D01, D03, D07 -> AP = (1/1 + 2/2) / 3; q002: D12(1) rel -> AP = 1/2 (D19 unretrieved);
     # q003: nothing relevant -> 0.  Mean (2/3 + 1/2 + 0) / 3 = 0.3889; P@2 = (1 + 1/2 + 0) / 3 = 0.5
     assert lines[1].split() == ["tiny", "0.3889", "0.5000"]
-    assert lines[2].split()[0] == "tiny-b"
+    # tiny-b: q001 D01 D07 D03, all three relevant -> AP 1, P@2 1; q002 D19 D12, both relevant -> AP 1, P@2 1;
+    # q003 nothing relevant -> 0.  Means 2/3, 2/3
+    assert lines[2].split() == ["tiny-b", "0.6667", "0.6667"]
+    assert len(lines) == 3
 
 
 def test_default_measures(capsys):
@@ -66,14 +72,21 @@ def test_formats(capsys):
     base = ["evaluate", str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "-m", "nDCG@10"]
     code, out, _ = run_main(capsys, *base, "--format", "csv")
     assert code == 0
-    assert out.splitlines()[0] == "system,metric,value"
-    assert len(out.splitlines()) == 5
+    lines = out.splitlines()
+    assert lines[0] == "system,metric,value"
+    assert [ln.split(",")[:2] for ln in lines[1:]] == [["tiny", "AP"], ["tiny", "nDCG@10"], ["tiny-b", "AP"],
+                                                       ["tiny-b", "nDCG@10"]]
+    assert float(lines[1].split(",")[2]) == pytest.approx(7 / 18)  # (2/3 + 1/2 + 0) / 3, see above
     code, out, _ = run_main(capsys, *base, "--format", "json")
+    assert code == 0
     rows = json.loads(out)
-    assert rows[0].keys() == {"system", "metric", "value"} and len(rows) == 4
+    assert [r.keys() for r in rows] == [{"system", "metric", "value"}] * 4
+    assert rows[2] == {"system": "tiny-b", "metric": "AP", "value": pytest.approx(2 / 3)}
     code, out, _ = run_main(capsys, *base, "--format", "markdown")
-    assert out.splitlines()[:2] == ["| system | AP | nDCG@10 |", "|---|---:|---:|"]
+    assert code == 0
+    assert out.splitlines()[:3] == ["| system | AP | nDCG@10 |", "|---|---:|---:|", "| tiny | 0.3889 | 0.3675 |"]
     code, out, _ = run_main(capsys, *base, "--format", "trec")
+    assert code == 0
     lines = out.splitlines()
     assert lines[0] == "runid                 \tall\ttiny"
     assert lines[1] == "map                   \tall\t0.3889"
@@ -92,14 +105,56 @@ def test_per_query_and_complete(capsys):
     assert [ln.split()[1] for ln in out.splitlines()[1:]] == ["001", "002", "003"]  # ids stay strings
 
 
-def test_complete_counts_unretrieved_queries(tmp_path, capsys):
+def test_unretrieved_queries_count_as_zero_by_default_as_in_python(tmp_path, capsys):
+    """One set of defaults: the CLI's are rankframe.registry.POLICIES, trec_eval's own is one flag away."""
     run = tmp_path / "r.run"
     run.write_text("001 Q0 D01 1 1.0 t\n")
     args = ["evaluate", str(run), "--qrels", str(QRELS), "-m", "P@1", "--format", "csv"]
+    # D01 is relevant for 001 (P@1 = 1); 002 and 003 are judged but not retrieved
+    code, out, err = run_main(capsys, *args)
+    assert code == 0, err
+    assert out.splitlines() == ["system,metric,value", f"t,P@1,{1 / 3}"]  # 0 for 002 and 003 (trec_eval -c)
+    for flag in (["--complete"], ["-c"], ["--no-retrieved", "zero"], ["-c", "--no-retrieved", "zero"]):
+        _, out, _ = run_main(capsys, *args, *flag)
+        assert out.splitlines()[1] == f"t,P@1,{1 / 3}", flag
+    _, out, _ = run_main(capsys, *args, "--no-retrieved", "skip")
+    assert out.splitlines()[1] == "t,P@1,1.0"  # only query 001 (trec_eval without -c)
+    _, out, _ = run_main(capsys, *args, "--no-retrieved", "nan")
+    assert out.splitlines()[1] == "t,P@1,1.0"  # NaN values are left out of the mean
+    code, out, err = run_main(capsys, *args, "-c", "--no-retrieved", "skip")
+    assert code == 2 and out == "" and "contradicts --no-retrieved skip" in err
+
+
+def test_policy_options_come_from_the_registry(capsys):
+    from rankframe.cli import _parser, _policies
+    from rankframe.registry import POLICIES
+
+    ev = _parser()._subparsers._group_actions[0].choices["evaluate"]
+    for param in POLICIES:
+        action = next(a for a in ev._actions if a.dest == param.name)
+        assert action.option_strings == ["--" + param.name.replace("_", "-")]
+        assert tuple(action.choices) == tuple(param.choices)
+    args = _parser().parse_args(["evaluate", "x.run"])
+    assert _policies(args) == {p.name: p.default for p in POLICIES}
+    args = _parser().parse_args(["evaluate", "x.run", "--no-judged", "zero", "--no-relevant", "nan"])
+    assert _policies(args) == {"no_relevant": "nan", "no_retrieved": "zero", "no_judged": "zero"}
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["evaluate", "x.run", "--no-judged", "drop"])
+    assert "invalid choice: 'drop'" in capsys.readouterr().err
+
+
+def test_no_relevant_and_no_judged_options(tmp_path, capsys):
+    run = tmp_path / "r.run"
+    # 001: D01 (grade 2, the best grade of 001) at rank 1: nDCG@1 = (2 / log2 2) / (2 / log2 2) = 1;
+    # 003: judged, nothing relevant (nDCG undefined: the no_relevant policy); 004: not judged at all (no_judged)
+    run.write_text("001 Q0 D01 1 1.0 t\n003 Q0 D21 1 1.0 t\n004 Q0 X 1 1.0 t\n")
+    args = ["evaluate", str(run), "--qrels", str(QRELS), "-m", "nDCG@1", "--format", "csv", "--no-retrieved", "skip"]
     _, out, _ = run_main(capsys, *args)
-    assert out.splitlines()[1] == "t,P@1,1.0"  # only query 001 (trec_eval default)
-    _, out, _ = run_main(capsys, *args, "--complete")
-    assert out.splitlines()[1].startswith("t,P@1,0.333333")  # 002 and 003 count as 0 (trec_eval -c)
+    assert out.splitlines()[1] == "t,nDCG@1,0.5"  # 001 -> 1, 003 -> 0 (no_relevant zero), 004 skipped
+    _, out, _ = run_main(capsys, *args, "--no-relevant", "skip")
+    assert out.splitlines()[1] == "t,nDCG@1,1.0"  # only 001
+    _, out, _ = run_main(capsys, *args, "--no-judged", "zero")
+    assert out.splitlines()[1] == f"t,nDCG@1,{1 / 3}"  # 001 -> 1, 003 -> 0, 004 -> 0
 
 
 def test_long_table_by_segments_and_engines(capsys):
@@ -121,28 +176,58 @@ def test_long_csv_table_with_column_names(tmp_path, capsys):
                               "pos", "--relevance", "stars", "-m", "RR", "-m", "R@1", "--per-query",
                               "--format", "csv")
     assert code == 0, err
-    assert out.splitlines() == ["user,metric,value", "007,RR,1.0", "008,RR,0.0", "007,R@1,1.0",
-                                "008,R@1,0.0"] or sorted(out.splitlines()[1:]) == sorted(
-        ["007,RR,1.0", "008,RR,0.0", "007,R@1,1.0", "008,R@1,0.0"])
+    # 007: a (relevant) at 1 -> RR 1, R@1 = 1/1; 008: a (not relevant) at 1, c (relevant) unranked -> 0, 0.
+    # Long format [query, metric, value], sorted by query, then metric in the order asked (evaluate's order).
+    assert out.splitlines() == ["user,metric,value", "007,RR,1.0", "007,R@1,1.0", "008,RR,0.0", "008,R@1,0.0"]
 
 
 def test_sql_prints_macros(capsys):
-    try:
-        from rankframe import sql
+    from rankframe import sql
+    from rankframe.registry import METRICS
 
-        sql.text()
-    except (ImportError, FileNotFoundError, AttributeError):
-        pytest.skip("rankframe.sql.text() is not available yet")
-    code, out, _ = run_main(capsys, "sql")
-    assert code == 0
-    assert "CREATE" in out.upper() and "rf_ap" in out
+    code, out, err = run_main(capsys, "sql")
+    assert code == 0, err
+    assert out == sql.text().rstrip("\n") + "\n"
+    for m in METRICS:
+        assert f"rf_{m.name}(" in out or f"rf_{m.name} (" in out, m.name
+    assert "MACRO rf_means(" in out and "MACRO rf_per_query(" in out
+
+
+def _installed_tree(site: Path) -> None:
+    """Lay out the package as the wheel installs it: rankframe/ plus the force-included paths of pyproject."""
+    import shutil
+
+    config = (ROOT / "pyproject.toml").read_text()
+    section = config.split("[tool.hatch.build.targets.wheel.force-include]", 1)[1].split("\n[", 1)[0]
+    pairs = re.findall(r'^"([^"]+)"\s*=\s*"([^"]+)"', section, flags=re.M)
+    assert pairs == [("sql", "rankframe/_sql")]
+    shutil.copytree(ROOT / "rankframe", site / "rankframe", ignore=shutil.ignore_patterns("__pycache__"))
+    for src, dst in pairs:
+        shutil.copytree(ROOT / src, site / dst)
+
+
+def test_sql_command_works_from_an_installed_package(tmp_path):
+    """`rankframe sql` in an installed copy (no source checkout next to it) prints every macro, exit 0."""
+    site = tmp_path / "site"
+    _installed_tree(site)
+    p = subprocess.run([sys.executable, "-m", "rankframe", "sql"], capture_output=True, text=True, cwd=tmp_path,
+                       env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert p.returncode == 0, p.stderr
+    from rankframe import sql
+
+    assert p.stdout == sql.text().rstrip("\n") + "\n"
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(p.stdout)  # the printed script defines the macros
+    assert con.sql("SELECT rf_rr([0, 0, 1])").fetchall()[0][0] == pytest.approx(1 / 3)
 
 
 def test_validate_ok(capsys):
     code, out, _ = run_main(capsys, "validate", str(RECS))
-    assert code == 0 and out.startswith("ok: ")
+    assert code == 0 and out == f"ok: {RECS}: 8128 rows, 300 queries\n"
     code, out, _ = run_main(capsys, "validate", str(RUN), "--qrels", str(QRELS))
-    assert code == 0 and out.startswith("ok: ")
+    assert code == 0 and out.startswith(f"ok: {RUN}: ") and out.endswith(" 3 queries\n")
 
 
 def test_validate_reports_violations(tmp_path, capsys):
@@ -246,6 +331,181 @@ def test_unknown_measure(capsys):
 def test_bad_metric_parameter(capsys):
     code, _, err = run_main(capsys, "evaluate", str(RUN), "--qrels", str(QRELS), "-m", "P@0")
     assert code == 2 and "'k' parameter" in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------------ hostile inputs (CLI)
+
+
+def _garbage(n: int = 3000) -> bytes:
+    return np.random.default_rng(3).integers(0, 256, n, dtype=np.uint8).tobytes()
+
+
+def _run_lines(n_queries: int = 30, n_docs: int = 40) -> str:
+    return "".join(f"{q:03d} Q0 D{d:02d} {d + 1} {50 - d}.5 t\n" for q in range(1, n_queries) for d in range(n_docs))
+
+
+GARBAGE = {
+    "random bytes": ("g.txt", _garbage()),
+    "random bytes, no NUL": ("g.txt", _garbage().replace(b"\x00", b"")),
+    "gzipped random bytes": ("g.gz", gzip.compress(_garbage())),
+    "truncated gzip": ("g.gz", gzip.compress(_run_lines().encode())[:2000]),
+}
+
+
+@pytest.mark.parametrize("role", ["run", "qrels"])
+@pytest.mark.parametrize("case", sorted(GARBAGE))
+def test_binary_garbage_exits_2_with_one_line(tmp_path, capsys, case, role):
+    name, data = GARBAGE[case]
+    bad = tmp_path / name
+    bad.write_bytes(data)
+    run, qrels = (bad, QRELS) if role == "run" else (RUN, bad)
+    code, out, err = run_main(capsys, "evaluate", str(run), "--qrels", str(qrels), "-m", "AP")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and re.match(rf"rankframe: error: {re.escape(str(bad))}, line \d+: ", err), err
+
+
+@pytest.mark.parametrize(("name", "data", "where"), [
+    ("g.parquet", _garbage(), "not a readable Parquet file"),
+    ("e.parquet", b"", "empty file"),
+    ("e.csv", b"", "empty file"),
+    ("g.csv", _garbage(), ", line "),
+    ("g.csv.gz", gzip.compress(_garbage()), ", line "),
+], ids=["parquet", "empty parquet", "empty csv", "csv", "csv.gz"])
+def test_garbage_tables_exit_2_with_one_line(tmp_path, capsys, name, data, where):
+    bad = tmp_path / name
+    bad.write_bytes(data)
+    for command in (["evaluate", str(bad), "-m", "AP"], ["validate", str(bad)]):
+        code, out, err = run_main(capsys, *command)
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and err.startswith(f"rankframe: error: {bad}") and where in err, err
+
+
+def test_garbage_in_a_process_is_not_a_traceback(tmp_path):
+    bad = tmp_path / "g.gz"
+    bad.write_bytes(gzip.compress(_garbage()))
+    p = run_process("evaluate", str(bad), "--qrels", str(QRELS), "-m", "AP")
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"rankframe: error: {bad}, line ")
+
+
+def test_keep_first_duplicate_with_several_runs(tmp_path, capsys):
+    dup = tmp_path / "dup.run"
+    dup.write_text(RUN_B.read_text() + "001 Q0 D07 9 0.01 tiny-b\n")  # D07 again, far down
+    args = ["evaluate", str(dup), str(RUN), "--qrels", str(QRELS), "-m", "AP", "--format", "csv"]
+    code, out, err = run_main(capsys, *args)
+    assert code == 2 and "duplicate docno 'D07' for query '001' (first on line 2)" in err
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        code, out, err = run_main(capsys, *args, "--keep-first-duplicate")
+    assert code == 0, err
+    # the first D07 line is kept: tiny-b's AP stays 2/3 (see test_runs_side_by_side_table), tiny's 7/18
+    rows = [ln.split(",") for ln in out.splitlines()]
+    assert rows[0] == ["system", "metric", "value"] and [r[:2] for r in rows[1:]] == [["tiny", "AP"], ["tiny-b", "AP"]]
+    assert [float(r[2]) for r in rows[1:]] == pytest.approx([7 / 18, 2 / 3])
+    code, out, err = run_main(capsys, "validate", str(dup), "--qrels", str(QRELS))
+    assert code == 2 and "--keep-first-duplicate" in err
+    with pytest.warns(UserWarning, match="dropped 1 duplicate"):
+        code, out, err = run_main(capsys, "validate", str(dup), "--qrels", str(QRELS), "--keep-first-duplicate")
+    assert code == 0 and out.startswith("ok: ")
+
+
+def test_allow_duplicates_for_long_tables(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    t.write_text("query,item,rank,relevance\n1,a,1,0\n1,a,2,0\n1,b,3,1\n")  # 'a' listed twice
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--format", "csv")
+    assert code == 2 and out == "" and "allow_duplicates" in err
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--format", "csv", "--allow-duplicates")
+    assert code == 0, err
+    assert out.splitlines() == ["metric,value", f"RR,{1 / 3}"]  # b, the first relevant, at rank 3
+    code, out, err = run_main(capsys, "validate", str(t))
+    assert code == 2 and "allow_duplicates" in err
+    code, out, err = run_main(capsys, "validate", str(t), "--allow-duplicates")
+    assert code == 0 and out == f"ok: {t}: 3 rows, 1 queries\n"
+
+
+def test_duplicate_options_belong_to_one_kind_of_input(capsys):
+    code, _, err = run_main(capsys, "evaluate", str(RECS), "--keep-first-duplicate")
+    assert code == 2 and "--keep-first-duplicate is for TREC runs" in err and "--allow-duplicates" in err
+    code, _, err = run_main(capsys, "validate", str(RUN), "--qrels", str(QRELS), "--allow-duplicates")
+    assert code == 2 and "--allow-duplicates is for long tables" in err
+
+
+def test_run_without_judged_queries_says_so(tmp_path, capsys):
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 D01 1 1.0 t\n2 Q0 D02 1 1.0 t\n3 Q0 D03 1 1.0 t\n")  # tiny.qrels says 001, 002, 003
+    for fmt in FORMATS:
+        for policy in ([], ["--no-retrieved", "skip"]):
+            code, out, err = run_main(capsys, "evaluate", str(run), "--qrels", str(QRELS), "--format", fmt, *policy)
+            assert code == 2 and out == "", (fmt, policy)
+            assert err == (f"rankframe: error: {QRELS}: none of the 3 queries of run 't' has judgments in the qrels "
+                           f"('1', '2', '3'; the qrels judge '001', '002', '003'): do the files belong together?\n")
+    # with a good run next to it: the bad one is named
+    code, out, err = run_main(capsys, "evaluate", str(RUN), str(run), "--qrels", str(QRELS))
+    assert code == 2 and "run 't'" in err and "Empty DataFrame" not in out
+
+
+def test_long_table_without_judged_queries_says_so(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    t.write_text("query,item,rank\n7,a,1\n8,b,1\n")
+    code, out, err = run_main(capsys, "evaluate", str(t), "--qrels", str(QRELS), "-m", "AP")
+    assert code == 2 and out == "" and "none of the 2 queries of the run has judgments in the qrels ('7', '8';" in err
+    t.write_text("query,item,rank,relevance\n7,a,1,\n8,b,1,\n")
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "AP")
+    assert code == 2 and out == "" and "none of the 2 queries of the table has a judgment" in err
+
+
+def test_nothing_left_after_the_policies_is_an_error_not_an_empty_frame(tmp_path, capsys):
+    run = tmp_path / "r.run"
+    run.write_text("003 Q0 D21 1 1.0 t\n")  # 003 is judged but has nothing relevant: AP undefined
+    for fmt in FORMATS:
+        code, out, err = run_main(capsys, "evaluate", str(run), "--qrels", str(QRELS), "--format", fmt, "-m", "AP",
+                                  "--no-relevant", "skip", "--no-retrieved", "skip")
+        assert code == 2 and out == "" and "no query left to evaluate" in err, fmt
+        assert "--no-relevant skip" in err
+
+
+def test_several_tables_and_a_system_column(tmp_path, capsys):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("query,item,rank,relevance\n1,x,1,1\n")
+    b.write_text("query,item,rank,relevance,system\n1,x,1,0,mine\n")
+    code, out, err = run_main(capsys, "evaluate", str(a), str(b), "-m", "P@1")
+    assert code == 2 and out == ""
+    assert err.startswith(f"rankframe: error: {b} already has a column 'system'") and "rename" in err
+    b.write_text("query,item,rank,relevance\n1,x,1,0\n")
+    code, out, err = run_main(capsys, "evaluate", str(a), str(b), "-m", "P@1", "--format", "csv")
+    assert code == 0 and out.splitlines() == ["system,metric,value", "a.csv,P@1,1.0", "b.csv,P@1,0.0"]
+    code, out, err = run_main(capsys, "evaluate", str(b), "-m", "P@1", "--by", "system")
+    assert code == 2 and "no column 'system' (--by)" in err  # one table: --by names its own columns
+
+
+@pytest.mark.parametrize("name", ["metric", "value"])
+def test_a_by_column_named_like_an_output_column(tmp_path, capsys, name):
+    t = tmp_path / "t.csv"
+    t.write_text(f"query,item,rank,relevance,{name}\n1,x,1,1,a\n2,x,1,0,b\n")
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "P@1", "--by", name)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{name!r} has the name of an output column" in err
+
+
+def test_missing_columns_name_the_file_with_a_hint(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    t.write_text("user,movie,pos,stars,country\n007,a,1,1,de\n")
+    base = ["evaluate", str(t), "-m", "RR", "--item", "movie", "--rank", "pos", "--relevance", "stars"]
+    code, out, err = run_main(capsys, *base, "--query", "usr")
+    assert code == 2 and out == ""
+    assert err.startswith(f"rankframe: error: {t}: no column 'usr' (--query usr) (did you mean 'user'?)")
+    code, out, err = run_main(capsys, *base, "--query", "user", "--by", "contry")
+    assert code == 2 and "no column 'contry' (--by) (did you mean 'country'?)" in err and str(t) in err
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR")  # the default names
+    assert code == 2 and f"{t}: no column 'query' (the default query column; name yours with --query)" in err
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--query", "user", "--item", "movie")
+    assert code == 2 and "neither a rank column 'rank' nor a score column 'score'" in err
+    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--query", "user", "--item", "movie",
+                              "--rank", "pos", "--relevance", "star")
+    assert code == 2 and "no column 'star' (--relevance star) (did you mean 'stars'?)" in err
+    code, out, err = run_main(capsys, "validate", str(t), "--query", "usr")
+    assert code == 2 and err.startswith(f"rankframe: error: {t}: no column 'usr' (--query usr) (did you mean")
+    code, out, err = run_main(capsys, "evaluate", str(RUN), "--qrels", str(QRELS), "--query", "qid")
+    assert code == 2 and "--query names a column of a long table" in err
 
 
 def test_usage_errors_exit_2(capsys):

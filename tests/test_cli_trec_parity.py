@@ -1,7 +1,11 @@
 """`rankframe evaluate --format trec` prints what trec_eval prints, line for line, for every shared measure.
 
-Judges: trec_eval 10.0's own expected outputs (``../shared/data/trec_eval/test/out.test*``) and, for the TREC
-2003 Robust runs where no expected output exists, pytrec_eval (trec_eval compiled as a Python extension).
+Judges: trec_eval 10.0's own expected outputs (``../shared/data/trec_eval/test/out.test*``, made by the commands
+listed in that folder's README.md) and, where no expected output exists, pytrec_eval (trec_eval compiled as a
+Python extension; it evaluates the queries a run retrieved, i.e. trec_eval without ``-c``).
+
+Defaults: plain ``--format trec`` is ``trec_eval -c`` (judged queries a run did not retrieve count as 0, the
+Python API's default); ``--no-retrieved skip`` is plain ``trec_eval``.
 """
 
 from __future__ import annotations
@@ -46,8 +50,14 @@ def _measure_lines(lines: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 @pytest.mark.parametrize(("run", "expected", "flags"), [
+    # trec_eval -m all_trec -q qrels.test results.test (every judged query retrieved: -c changes nothing)
     ("results.test", "out.test.aq", ["--per-query"]),
+    ("results.test", "out.test.aq", ["--per-query", "--no-retrieved", "skip"]),
+    # trec_eval -m all_trec -q -c qrels.test results.trunc: our default, and -c/--complete as an alias
+    ("results.trunc", "out.test.aqc", ["--per-query"]),
     ("results.trunc", "out.test.aqc", ["--per-query", "--complete"]),
+    ("results.trunc", "out.test.aqc", ["--per-query", "-c", "--no-retrieved", "zero"]),
+    # trec_eval -m all_trec qrels.test results.test
     ("results.test", "out.test.a", []),
 ])
 def test_trec_eval_expected_output(capsys, run, expected, flags, engine):
@@ -62,7 +72,9 @@ def test_trec_eval_expected_output(capsys, run, expected, flags, engine):
 def test_trec_eval_comments(capsys):
     """trec_eval 10's comment files (query ids like 2024-224960, docnos with '#'), default measure set."""
     _need(TREC)
-    got = _cli(capsys, str(TREC / "results.comment.test"), "--qrels", str(TREC / "qrels.comment.test"))
+    # out.comment.test is plain trec_eval (no -c)
+    got = _cli(capsys, str(TREC / "results.comment.test"), "--qrels", str(TREC / "qrels.comment.test"),
+               "--no-retrieved", "skip")
     want = _measure_lines((TREC / "out.comment.test").read_text().splitlines())
     assert len(want) > 10
     names = {ln.split("\t")[0] for ln in want}  # trec_eval's default set has no recall_k, ndcg_cut_k, ...
@@ -70,12 +82,14 @@ def test_trec_eval_comments(capsys):
 
 
 def _pytrec_lines(run_path: Path, qrels: dict) -> tuple[str, list[str]]:
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    """trec_eval's lines (without -c) for a run, from pytrec_eval: per query (sorted), then the means."""
+    import pytrec_eval
+
     run: dict[str, dict[str, float]] = {}
     tag = ""
-    with gzip.open(run_path, "rt") as f:
+    with (gzip.open(run_path, "rt") if run_path.suffix == ".gz" else open(run_path)) as f:
         for line in f:
-            q, _, d, _, s, tag = line.split()[:6]
+            q, _, d, _, s, tag = line.split()[:6]  # results.trunc has words after the tag
             run.setdefault(q, {})[d] = float(s)
     families = {"map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut",
                 "success"}
@@ -90,16 +104,41 @@ def _pytrec_lines(run_path: Path, qrels: dict) -> tuple[str, list[str]]:
     return tag, lines
 
 
+def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as f:
+        for line in f:
+            if line.strip() and not line.lstrip().startswith("#"):
+                q, _, d, r = line.split()
+                qrels.setdefault(q, {})[d] = int(r)
+    return qrels
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_no_retrieved_skip_is_trec_eval_without_c(capsys, engine):
+    """results.trunc retrieves nothing for query 302: plain trec_eval averages over 301 and 303 only."""
+    _need(TREC)
+    tag, want = _pytrec_lines(TREC / "results.trunc", _read_qrels(TREC / "qrels.test"))
+    assert tag == "STANDARD" and {ln.split("\t")[1] for ln in want} == {"301", "303", "all"}
+    got = _cli(capsys, str(TREC / "results.trunc"), "--qrels", str(TREC / "qrels.test"), "--per-query",
+               "--no-retrieved", "skip", "--engine", engine)
+    assert _measure_lines(got) == want
+    assert f"{'runid':<22}\tall\tSTANDARD" in got
+    # the default (= trec_eval -c) differs exactly there: MAP over 3 queries, 302 counting 0
+    maps = {ln.split("\t")[1]: ln.split("\t")[2] for ln in (TREC / "out.test.aqc").read_text().splitlines()
+            if ln.startswith("map ")}
+    assert maps == {"301": "0.0324", "302": "0.0000", "303": "0.2723", "all": "0.1016"}
+    assert f"{'map':<22}\tall\t0.1523" in want  # (0.0324 + 0.2723) / 2, not 0.1016
+
+
 def test_robust03_against_pytrec_eval(capsys):
     _need(ROBUST)
-    qrels: dict[str, dict[str, int]] = {}
-    with gzip.open(ROBUST / "robust03_qrels.txt.gz", "rt") as f:
-        for line in f:
-            q, _, d, r = line.split()
-            qrels.setdefault(q, {})[d] = int(r)
+    qrels = _read_qrels(ROBUST / "robust03_qrels.txt.gz")
     runs = sorted((ROBUST / "runs").glob("input.*.gz"))
     assert len(runs) == 6
-    got = _cli(capsys, *map(str, runs), "--qrels", str(ROBUST / "robust03_qrels.txt.gz"), "--per-query")
+    # pytrec_eval is trec_eval without -c: --no-retrieved skip
+    got = _cli(capsys, *map(str, runs), "--qrels", str(ROBUST / "robust03_qrels.txt.gz"), "--per-query",
+               "--no-retrieved", "skip")
     # one block per run: its per-query lines, then `runid all TAG`, then its `all` lines
     blocks: dict[str, list[str]] = {}
     current: list[str] = []
