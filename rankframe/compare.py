@@ -325,9 +325,11 @@ def compare(
       metric system baseline  n     delta  wins  ties  losses
     0     RR      B        A  3  0.166667     2     0       1
     """
-    columns = Columns.coerce(columns) if hasattr(Columns, "coerce") else (columns or Columns())
+    columns = Columns.coerce(columns)
     if system is None:
-        system = getattr(columns, "system", "system")
+        system = columns.system
+    elif isinstance(system, str) and system != columns.system:
+        columns = columns.with_(system=system)  # the qrels join scores every system on every judged query
     by = _as_list(by, "by")
     p = _check_parameters(dict(pairs=pairs, test=test, ci_method=ci_method, ci=ci, correction=correction,
                                missing=missing, n_resamples=n_resamples, seed=seed, engine=engine, options=options))

@@ -251,6 +251,17 @@ def test_misaligned_queries_are_an_error_naming_them():
     assert drop.attrs["dropped"] == 2
 
 
+@pytest.mark.parametrize("system", ["system", "run"])
+def test_qrels_score_every_system_on_every_judged_query(system):
+    # B retrieved nothing for q2: with qrels= the join gives B the unit (q2, nothing retrieved), which the
+    # default no_retrieved="zero" counts as 0 (trec_eval -c): aligned, no error, whatever the system column's name
+    run = pd.DataFrame({system: ["A", "A", "A", "B", "B"], "query": ["q0", "q1", "q2", "q0", "q1"],
+                        "item": ["r", "r", "r", "n", "r"], "rank": [1, 1, 1, 1, 1]})
+    qrels = pd.DataFrame({"query": ["q0", "q1", "q2"], "item": ["r", "r", "r"], "relevance": [1, 1, 1]})
+    out = compare(run, "P@1", system=system, baseline="A", qrels=qrels)
+    assert out[["n", "mean", "baseline_mean", "wins", "ties", "losses"]].values.tolist() == [[3, 1 / 3, 1.0, 0, 1, 2]]
+
+
 def test_nan_per_query_values():
     # q3 has no relevant item: with no_relevant="nan" AP is NaN for both systems -> not compared;
     # P@1 stays 0 for both -> compared (NaN is per metric)
@@ -359,3 +370,15 @@ def test_parameter_errors_are_parameter_errors(paired):
         compare(paired, "AP", test="z")
     with pytest.raises(ParameterError):
         compare(paired, "AP", baseline="nope")
+
+
+# --------------------------------------------------------------------------- the docs show real output
+
+
+@pytest.mark.parametrize("by", [None, "length"])
+def test_docs_worked_example_is_current(paired, by):
+    doc = (PAIRED.parent.parent / "docs" / "comparing.md").read_text()
+    out = compare(paired, ["nDCG@5", "AP"], baseline="bm25", by=by)
+    text = out.drop(columns="note").round(4).to_string(index=False)
+    for line in text.splitlines():
+        assert line in doc, line

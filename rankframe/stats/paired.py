@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ._segments import check_offsets, segment_of_row, segment_sum
 
@@ -101,6 +100,8 @@ def ttest(summary: PairedSummary, level: float = 0.95) -> TtestResult:
     >>> round(float(r.statistic[0, 0]), 12), int(r.df[0, 0])
     (2.5, 2)
     """
+    from scipy import stats  # imported here: `import rankframe` stays light
+
     n = summary.n.astype(np.float64)
     df = n - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ._segments import check_offsets, segment_of_row, segment_sum
 
@@ -100,6 +99,8 @@ def tukey_hsd(anova: BlockedAnova, pairs: np.ndarray, level: float = 0.95) -> Tu
     >>> round(float(r.delta[0, 0, 0]), 12)
     0.2
     """
+    from scipy import stats  # imported here: `import rankframe` stays light
+
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     a, b = pairs[:, 0], pairs[:, 1]
     delta = anova.means[:, :, a] - anova.means[:, :, b]

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from ._segments import check_offsets, segment_of_row
 from .randomization import exact_bits
@@ -64,6 +63,8 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> Wilcoxon
     >>> float(r.statistic[0, 0]), float(r.pvalue[0, 0])
     (0.0, 0.03125)
     """
+    from scipy import stats  # imported here: `import rankframe` stays light
+
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim == 1:
