@@ -55,10 +55,16 @@ def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
         return None  # trec_eval measures use default parameters (rel >= 1, linear gain, judged ideal)
     k = kw.get("k")
     name = {
-        ("ap", False): "map", ("ap", True): "map_cut",
-        ("ndcg", False): "ndcg", ("ndcg", True): "ndcg_cut",
-        ("precision", True): "P", ("recall", True): "recall", ("hit_rate", True): "success",
-        ("rr", False): "recip_rank", ("r_precision", False): "Rprec", ("bpref", False): "bpref",
+        ("ap", False): "map",
+        ("ap", True): "map_cut",
+        ("ndcg", False): "ndcg",
+        ("ndcg", True): "ndcg_cut",
+        ("precision", True): "P",
+        ("recall", True): "recall",
+        ("hit_rate", True): "success",
+        ("rr", False): "recip_rank",
+        ("r_precision", False): "Rprec",
+        ("bpref", False): "bpref",
     }.get((spec.name, k is not None))
     if name is None:
         return None
@@ -87,8 +93,7 @@ def _trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col
             means = dict(zip(part["metric"], part["value"]))
         if system is not None:
             lines.append(f"{'runid':<22}\tall\t{system}")
-        lines += [_trec_line(names[m][0], "all", means[m]) for m in order
-                  if m in means and not _isnan(means[m])]
+        lines += [_trec_line(names[m][0], "all", means[m]) for m in order if m in means and not _isnan(means[m])]
     return lines
 
 
@@ -114,7 +119,8 @@ class Progress:
         self.stream = stream or sys.stderr
         if enabled is None:
             enabled = bool(getattr(self.stream, "isatty", lambda: False)()) and not os.environ.get(
-                "RANKFRAME_NO_PROGRESS")
+                "RANKFRAME_NO_PROGRESS"
+            )
         self.enabled = enabled
         self.total, self.done, self.label = max(total, 1), 0, ""
         self.delay, self.t0, self.drawn = delay, time.monotonic(), 0
@@ -141,8 +147,10 @@ class Progress:
         with self._lock:
             width = 20
             fill = int(width * self.done / self.total)
-            text = (f"rankframe [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {self.label} "
-                    f"({time.monotonic() - self.t0:.1f}s)")[:100]
+            text = (
+                f"rankframe [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {self.label} "
+                f"({time.monotonic() - self.t0:.1f}s)"
+            )[:100]
             self.stream.write("\r" + text.ljust(self.drawn))
             self.stream.flush()
             self.drawn = len(text)
@@ -172,7 +180,8 @@ _ROLES = ("query", "item", "rank", "relevance", "score")
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="rankframe",
-        description="Ranking-quality metrics over TREC run/qrels files and long-format Parquet/CSV tables.")
+        description="Ranking-quality metrics over TREC run/qrels files and long-format Parquet/CSV tables.",
+    )
     from . import __version__
 
     p.add_argument("--version", action="version", version=f"rankframe {__version__}")
@@ -180,39 +189,65 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
 
     ev = sub.add_parser(
-        "evaluate", help="compute metrics for TREC runs (with --qrels) or a long Parquet/CSV table",
+        "evaluate",
+        help="compute metrics for TREC runs (with --qrels) or a long Parquet/CSV table",
         description="Compute metrics for one or more TREC runs (with --qrels), evaluated side by side, or "
-                    "for long-format Parquet/CSV tables.",
+        "for long-format Parquet/CSV tables.",
         epilog="examples:\n"
-               "  rankframe evaluate examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP\n"
-               "  rankframe evaluate examples/recs.parquet -m nDCG@10 -m AP@10 -m P@5 --by country\n"
-               "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --per-query --format trec\n"
-               "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --no-retrieved skip --format trec"
-               "   # = trec_eval without -c",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ev.add_argument("inputs", nargs="+", metavar="RUN_OR_TABLE",
-                    help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)")
+        "  rankframe evaluate examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP\n"
+        "  rankframe evaluate examples/recs.parquet -m nDCG@10 -m AP@10 -m P@5 --by country\n"
+        "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --per-query --format trec\n"
+        "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --no-retrieved skip --format trec"
+        "   # = trec_eval without -c",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="RUN_OR_TABLE",
+        help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)",
+    )
     ev.add_argument("--qrels", help="TREC qrels file (qid iteration docno relevance); required for runs")
-    ev.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC",
-                    help="metric such as nDCG@10, AP, P@5, 'AP(rel=2)@100' (repeatable); default: "
-                         + ", ".join(DEFAULT_MEASURES))
-    ev.add_argument("--by", action="append", default=[], metavar="COL",
-                    help="segment column of a long table (repeatable, or comma-separated)")
+    ev.add_argument(
+        "-m",
+        "--metric",
+        action="append",
+        dest="metrics",
+        metavar="METRIC",
+        help="metric such as nDCG@10, AP, P@5, 'AP(rel=2)@100' (repeatable); default: " + ", ".join(DEFAULT_MEASURES),
+    )
+    ev.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="segment column of a long table (repeatable, or comma-separated)",
+    )
     ev.add_argument("-q", "--per-query", action="store_true", help="one value per query (trec_eval -q)")
     _policy_options(ev)
     ev.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
-    ev.add_argument("--format", choices=FORMATS, default="table",
-                    help="table (default), csv, json, markdown, or trec (trec_eval's output lines)")
+    ev.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), csv, json, markdown, or trec (trec_eval's output lines)",
+    )
     _duplicate_options(ev)
     _column_options(ev)
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
-    sq = sub.add_parser("sql", help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
-                        description="Print every rankframe DuckDB macro as one SQL script.")
+    sq = sub.add_parser(
+        "sql",
+        help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
+        description="Print every rankframe DuckDB macro as one SQL script.",
+    )
     sq.set_defaults(inputs=[])
 
-    va = sub.add_parser("validate", help="check a long table (or a run with --qrels) against the data model",
-                        description="Report every schema violation of a long table (or TREC run + qrels).")
+    va = sub.add_parser(
+        "validate",
+        help="check a long table (or a run with --qrels) against the data model",
+        description="Report every schema violation of a long table (or TREC run + qrels).",
+    )
     va.add_argument("file", metavar="FILE")
     va.add_argument("--qrels", help="TREC qrels, when FILE is a TREC run")
     va.add_argument("--by", action="append", default=[], metavar="COL", help="segment column (repeatable)")
@@ -227,18 +262,33 @@ def _policy_options(p: argparse.ArgumentParser) -> None:
 
     g = p.add_argument_group("query-set policies (the defaults are the Python API's, rankframe.registry.POLICIES)")
     for param in POLICIES:
-        g.add_argument("--" + param.name.replace("_", "-"), dest=param.name, choices=param.choices, default=None,
-                       help=f"{param.description} (default: {param.default})")
-    g.add_argument("-c", "--complete", action="store_true",
-                   help="trec_eval's -c: the same as --no-retrieved zero, which is the default; "
-                        "--no-retrieved skip reproduces trec_eval without -c")
+        g.add_argument(
+            "--" + param.name.replace("_", "-"),
+            dest=param.name,
+            choices=param.choices,
+            default=None,
+            help=f"{param.description} (default: {param.default})",
+        )
+    g.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="trec_eval's -c: the same as --no-retrieved zero, which is the default; "
+        "--no-retrieved skip reproduces trec_eval without -c",
+    )
 
 
 def _duplicate_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--keep-first-duplicate", action="store_true",
-                   help="TREC runs: keep the first of a docno repeated within a query instead of failing")
-    p.add_argument("--allow-duplicates", action="store_true",
-                   help="long tables: keep repeated (query, item) rows as separate entries instead of failing")
+    p.add_argument(
+        "--keep-first-duplicate",
+        action="store_true",
+        help="TREC runs: keep the first of a docno repeated within a query instead of failing",
+    )
+    p.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help="long tables: keep repeated (query, item) rows as separate entries instead of failing",
+    )
 
 
 def _column_options(p: argparse.ArgumentParser) -> None:
@@ -258,8 +308,9 @@ def _policies(args) -> dict[str, str]:
     chosen = {name: getattr(args, name) for name in POLICY_DEFAULTS}
     if args.complete:
         if chosen["no_retrieved"] not in (None, "zero"):
-            raise UsageError(f"-c/--complete means --no-retrieved zero; it contradicts --no-retrieved "
-                             f"{chosen['no_retrieved']}")
+            raise UsageError(
+                f"-c/--complete means --no-retrieved zero; it contradicts --no-retrieved {chosen['no_retrieved']}"
+            )
         chosen["no_retrieved"] = "zero"
     return {name: POLICY_DEFAULTS[name] if v is None else v for name, v in chosen.items()}
 
@@ -303,18 +354,24 @@ def _check_options(args, trec: bool) -> None:
     if trec:
         given = [f"--{n}" for n in _ROLES if getattr(args, f"col_{n}") is not None]
         if given:
-            raise UsageError(f"{given[0]} names a column of a long table; TREC runs have fixed fields "
-                             f"(qid Q0 docno rank score tag)")
+            raise UsageError(
+                f"{given[0]} names a column of a long table; TREC runs have fixed fields (qid Q0 docno rank score tag)"
+            )
         if args.allow_duplicates:
-            raise UsageError("--allow-duplicates is for long tables; for a docno repeated within a query of a "
-                             "TREC run use --keep-first-duplicate")
+            raise UsageError(
+                "--allow-duplicates is for long tables; for a docno repeated within a query of a "
+                "TREC run use --keep-first-duplicate"
+            )
     elif args.keep_first_duplicate:
-        raise UsageError("--keep-first-duplicate is for TREC runs; for repeated (query, item) rows of a long "
-                         "table use --allow-duplicates")
+        raise UsageError(
+            "--keep-first-duplicate is for TREC runs; for repeated (query, item) rows of a long "
+            "table use --allow-duplicates"
+        )
 
 
-def _check_columns(df: pd.DataFrame, path: str, args, columns: Columns, by: Sequence[str], *,
-                   need_relevance: bool) -> None:
+def _check_columns(
+    df: pd.DataFrame, path: str, args, columns: Columns, by: Sequence[str], *, need_relevance: bool
+) -> None:
     """Every column the options name (or the defaults) must be in the file: name it, with a hint."""
     from .errors import did_you_mean
 
@@ -325,16 +382,20 @@ def _check_columns(df: pd.DataFrame, path: str, args, columns: Columns, by: Sequ
         return f"--{role} {given}" if given is not None else f"the default {role} column; name yours with --{role}"
 
     def missing(name: str, option: str, also: str = "") -> InputFileError:
-        return InputFileError(path, f"no column {name!r} ({option}){did_you_mean(name, present)}{also}; columns in "
-                                    f"the file: {present}")
+        return InputFileError(
+            path, f"no column {name!r} ({option}){did_you_mean(name, present)}{also}; columns in the file: {present}"
+        )
 
     for role in ("query", "item"):
         if getattr(columns, role) not in present:
             raise missing(getattr(columns, role), how(role))
     if columns.rank not in present and columns.score not in present:
         hint = did_you_mean(columns.rank, present) or did_you_mean(columns.score, present)
-        raise InputFileError(path, f"neither a rank column {columns.rank!r} nor a score column {columns.score!r} "
-                                   f"(name yours with --rank or --score){hint}; columns in the file: {present}")
+        raise InputFileError(
+            path,
+            f"neither a rank column {columns.rank!r} nor a score column {columns.score!r} "
+            f"(name yours with --rank or --score){hint}; columns in the file: {present}",
+        )
     if need_relevance and columns.relevance not in present:
         raise missing(columns.relevance, how("relevance"), " (or give the judgments with --qrels)")
     for name in by:
@@ -354,12 +415,14 @@ def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
     _check_options(args, trec)
     if trec:
         if qrels is None:
-            raise UsageError(f"TREC run {inputs[0]!r} needs judgments: add --qrels QRELS (or give a long "
-                             f".parquet/.csv table)")
+            raise UsageError(
+                f"TREC run {inputs[0]!r} needs judgments: add --qrels QRELS (or give a long .parquet/.csv table)"
+            )
         extra = [b for b in by if b != "system"]
         if extra:
-            raise UsageError(f"--by {extra[0]}: TREC runs have no segment columns (only 'system'); --by is for "
-                             f"long tables")
+            raise UsageError(
+                f"--by {extra[0]}: TREC runs have no segment columns (only 'system'); --by is for long tables"
+            )
         progress.step(f"reading {len(inputs)} run(s) and {Path(qrels).name}")
         df = io.read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
         _check_overlap(df, Columns(), qrels, systems=True)
@@ -370,11 +433,14 @@ def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
         progress.step(f"reading {Path(p).name}")
         frame = io.read_long(p, columns=columns)
         if several and "system" in frame.columns:
-            raise UsageError(f"{p} already has a column 'system', which the command adds to tell several tables "
-                             f"apart (the file name); evaluate one table at a time with --by system, or rename "
-                             f"that column")
-        _check_columns(frame, p, args, columns, [b for b in by if not (several and b == "system")],
-                       need_relevance=qrels is None)
+            raise UsageError(
+                f"{p} already has a column 'system', which the command adds to tell several tables "
+                f"apart (the file name); evaluate one table at a time with --by system, or rename "
+                f"that column"
+            )
+        _check_columns(
+            frame, p, args, columns, [b for b in by if not (several and b == "system")], need_relevance=qrels is None
+        )
         frames.append(frame)
     if several:
         names = [Path(p).name for p in inputs]
@@ -387,7 +453,8 @@ def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
     if qrels is not None:
         progress.step(f"reading {Path(qrels).name}")
         judgments = io.read_trec_qrels(qrels).rename(
-            columns={"query": columns.query, "item": columns.item, "relevance": columns.relevance})
+            columns={"query": columns.query, "item": columns.item, "relevance": columns.relevance}
+        )
         # TREC ids are text: the table's ids are read as text too to be matched with them
         text_ids = {c: str for c in (columns.query, columns.item) if not pd.api.types.is_string_dtype(df[c])}
         if text_ids:
@@ -398,8 +465,15 @@ def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
     return Loaded(df, judgments, several, False)
 
 
-def _check_overlap(df: pd.DataFrame, columns: Columns, where: str | None, *, systems: bool,
-                   judgments: pd.DataFrame | None = None, qrels: bool = True) -> None:
+def _check_overlap(
+    df: pd.DataFrame,
+    columns: Columns,
+    where: str | None,
+    *,
+    systems: bool,
+    judgments: pd.DataFrame | None = None,
+    qrels: bool = True,
+) -> None:
     """A run none of whose queries has a judgment is a mistake (wrong qrels file, ids written differently)."""
     order = columns.rank if columns.rank in df.columns else columns.score
     if order not in df.columns or (judgments is None and columns.relevance not in df.columns):
@@ -411,14 +485,21 @@ def _check_overlap(df: pd.DataFrame, columns: Columns, where: str | None, *, sys
     for name, part in parts:
         ran = pd.unique(part.loc[part[order].notna(), columns.query])
         if len(ran) and not any(q in known for q in ran):
-            run = ("the run" if name is None else f"run {name!r}") if qrels else (
-                "the table" if name is None else f"table {name!r}")
+            run = (
+                ("the run" if name is None else f"run {name!r}")
+                if qrels
+                else ("the table" if name is None else f"table {name!r}")
+            )
             if qrels:
-                text = (f"none of the {len(ran)} queries of {run} has judgments in the qrels ({_few(ran)}; the "
-                        f"qrels judge {_few(judged) or 'nothing'}): do the files belong together?")
+                text = (
+                    f"none of the {len(ran)} queries of {run} has judgments in the qrels ({_few(ran)}; the "
+                    f"qrels judge {_few(judged) or 'nothing'}): do the files belong together?"
+                )
             else:
-                text = (f"none of the {len(ran)} queries of {run} has a judgment (a non-null {columns.relevance!r}) "
-                        f"({_few(ran)}); give the judgments with --qrels or name the column with --relevance")
+                text = (
+                    f"none of the {len(ran)} queries of {run} has a judgment (a non-null {columns.relevance!r}) "
+                    f"({_few(ran)}); give the judgments with --qrels or name the column with --relevance"
+                )
             if where is None:
                 raise UsageError(text)
             raise InputFileError(where, text)
@@ -449,8 +530,7 @@ def _markdown(wide: pd.DataFrame) -> str:
     head = [str(c) for c in wide.columns]
     numeric = [pd.api.types.is_float_dtype(wide[c]) for c in wide.columns]
     rows = [[_fmt(v) for v in row] for row in wide.itertuples(index=False)]
-    out = ["| " + " | ".join(head) + " |",
-           "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
 
@@ -481,8 +561,7 @@ def _evaluate(args) -> int:
     columns = _columns(args)
     policies = _policies(args)
     if args.format == "trec" and [b for b in by if b != "system"]:
-        raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another "
-                         "--format)")
+        raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another --format)")
     trec_inputs = not all(_is_long(p) for p in args.inputs)
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     with Progress(steps, enabled=False if args.no_progress else None) as progress:
@@ -494,12 +573,21 @@ def _evaluate(args) -> int:
         progress.step("evaluating")
         per_query = args.per_query
         result = rankframe.evaluate(
-            loaded.df, measures, by=by or None, per_query=per_query, columns=columns, qrels=loaded.judgments,
-            engine=args.engine, allow_duplicates=args.allow_duplicates, **policies)
+            loaded.df,
+            measures,
+            by=by or None,
+            per_query=per_query,
+            columns=columns,
+            qrels=loaded.judgments,
+            engine=args.engine,
+            allow_duplicates=args.allow_duplicates,
+            no_relevant=policies["no_relevant"],
+            no_retrieved=policies["no_retrieved"],
+            no_judged=policies["no_judged"],
+        )
     if result.empty:
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
-        raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies "
-                         f"({chosen})")
+        raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies ({chosen})")
     keys = [*by, *([columns.query] if per_query else [])]
     if args.format == "trec":
         text = "\n".join(_trec_lines(result, measures, per_query, columns.query))

@@ -28,16 +28,16 @@ def run_main(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def run_process(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rankframe", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "rankframe", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
 
 
 # --------------------------------------------------------------------------------------------- success
 
 
 def test_python_dash_m_and_readme_command():
-    p = run_process("evaluate", "examples/recs.parquet", "-m", "nDCG@10", "-m", "AP@10", "-m", "P@5",
-                    "--by", "country")
+    p = run_process("evaluate", "examples/recs.parquet", "-m", "nDCG@10", "-m", "AP@10", "-m", "P@5", "--by", "country")
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""  # no progress line in a pipe
     lines = p.stdout.splitlines()
@@ -46,8 +46,7 @@ def test_python_dash_m_and_readme_command():
 
 
 def test_runs_side_by_side_table(capsys):
-    code, out, err = run_main(capsys, "evaluate", str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP",
-                              "-m", "P@2")
+    code, out, err = run_main(capsys, "evaluate", str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "-m", "P@2")
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].split() == ["system", "AP", "P@2"]
@@ -64,8 +63,18 @@ def test_runs_side_by_side_table(capsys):
 def test_default_measures(capsys):
     code, out, _ = run_main(capsys, "evaluate", str(RUN), "--qrels", str(QRELS))
     assert code == 0
-    assert out.splitlines()[0].split() == ["system", "AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec",
-                                           "Bpref", "RR"]
+    assert out.splitlines()[0].split() == [
+        "system",
+        "AP",
+        "nDCG",
+        "nDCG@10",
+        "P@5",
+        "P@10",
+        "R@100",
+        "Rprec",
+        "Bpref",
+        "RR",
+    ]
 
 
 def test_formats(capsys):
@@ -74,8 +83,12 @@ def test_formats(capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "system,metric,value"
-    assert [ln.split(",")[:2] for ln in lines[1:]] == [["tiny", "AP"], ["tiny", "nDCG@10"], ["tiny-b", "AP"],
-                                                       ["tiny-b", "nDCG@10"]]
+    assert [ln.split(",")[:2] for ln in lines[1:]] == [
+        ["tiny", "AP"],
+        ["tiny", "nDCG@10"],
+        ["tiny-b", "AP"],
+        ["tiny-b", "nDCG@10"],
+    ]
     assert float(lines[1].split(",")[2]) == pytest.approx(7 / 18)  # (2/3 + 1/2 + 0) / 3, see above
     code, out, _ = run_main(capsys, *base, "--format", "json")
     assert code == 0
@@ -95,8 +108,7 @@ def test_formats(capsys):
 
 
 def test_per_query_and_complete(capsys):
-    code, out, _ = run_main(capsys, "evaluate", str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "-q",
-                            "--format", "trec")
+    code, out, _ = run_main(capsys, "evaluate", str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "-q", "--format", "trec")
     assert code == 0
     lines = out.splitlines()
     assert [ln.split("\t")[1] for ln in lines] == ["001", "002", "003", "all", "all"]
@@ -172,9 +184,26 @@ def test_long_table_by_segments_and_engines(capsys):
 def test_long_csv_table_with_column_names(tmp_path, capsys):
     t = tmp_path / "t.csv"
     t.write_text("user,movie,pos,stars\n007,a,1,1\n007,b,2,0\n008,a,1,0\n008,c,,2\n")
-    code, out, err = run_main(capsys, "evaluate", str(t), "--query", "user", "--item", "movie", "--rank",
-                              "pos", "--relevance", "stars", "-m", "RR", "-m", "R@1", "--per-query",
-                              "--format", "csv")
+    code, out, err = run_main(
+        capsys,
+        "evaluate",
+        str(t),
+        "--query",
+        "user",
+        "--item",
+        "movie",
+        "--rank",
+        "pos",
+        "--relevance",
+        "stars",
+        "-m",
+        "RR",
+        "-m",
+        "R@1",
+        "--per-query",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
     # 007: a (relevant) at 1 -> RR 1, R@1 = 1/1; 008: a (not relevant) at 1, c (relevant) unranked -> 0, 0.
     # Long format [query, metric, value], sorted by query, then metric in the order asked (evaluate's order).
@@ -210,8 +239,14 @@ def test_sql_command_works_from_an_installed_package(tmp_path):
     """`rankframe sql` in an installed copy (no source checkout next to it) prints every macro, exit 0."""
     site = tmp_path / "site"
     _installed_tree(site)
-    p = subprocess.run([sys.executable, "-m", "rankframe", "sql"], capture_output=True, text=True, cwd=tmp_path,
-                       env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "rankframe", "sql"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert p.returncode == 0, p.stderr
     from rankframe import sql
 
@@ -279,12 +314,17 @@ def _bad(tmp_path: Path, name: str, text: str) -> Path:
 
 
 ERROR_CASES = {
-    "truncated line": ("run", "001 Q0 D01 1 1.0 t\n001 Q0 D02 2\n",
-                       "line 2: expected at least 6 whitespace-separated fields"),
-    "non-numeric score": ("run", "001 Q0 D01 1 1.0 t\n001 Q0 D02 2 abc t\n",
-                          "line 2: score is not a number: 'abc'"),
-    "duplicate docno": ("run", "001 Q0 D01 1 1.0 t\n001 Q0 D01 2 0.5 t\n",
-                        "line 2: duplicate docno 'D01' for query '001' (first on line 1)"),
+    "truncated line": (
+        "run",
+        "001 Q0 D01 1 1.0 t\n001 Q0 D02 2\n",
+        "line 2: expected at least 6 whitespace-separated fields",
+    ),
+    "non-numeric score": ("run", "001 Q0 D01 1 1.0 t\n001 Q0 D02 2 abc t\n", "line 2: score is not a number: 'abc'"),
+    "duplicate docno": (
+        "run",
+        "001 Q0 D01 1 1.0 t\n001 Q0 D01 2 0.5 t\n",
+        "line 2: duplicate docno 'D01' for query '001' (first on line 1)",
+    ),
     "empty file": ("run", "", "empty file"),
     "empty qrels": ("qrels", "# nothing\n", "empty file"),
     "qrels wrong columns": ("qrels", "001 0 D01\n", "line 1: expected 4 whitespace-separated fields"),
@@ -364,13 +404,17 @@ def test_binary_garbage_exits_2_with_one_line(tmp_path, capsys, case, role):
     assert err.count("\n") == 1 and re.match(rf"rankframe: error: {re.escape(str(bad))}, line \d+: ", err), err
 
 
-@pytest.mark.parametrize(("name", "data", "where"), [
-    ("g.parquet", _garbage(), "not a readable Parquet file"),
-    ("e.parquet", b"", "empty file"),
-    ("e.csv", b"", "empty file"),
-    ("g.csv", _garbage(), ", line "),
-    ("g.csv.gz", gzip.compress(_garbage()), ", line "),
-], ids=["parquet", "empty parquet", "empty csv", "csv", "csv.gz"])
+@pytest.mark.parametrize(
+    ("name", "data", "where"),
+    [
+        ("g.parquet", _garbage(), "not a readable Parquet file"),
+        ("e.parquet", b"", "empty file"),
+        ("e.csv", b"", "empty file"),
+        ("g.csv", _garbage(), ", line "),
+        ("g.csv.gz", gzip.compress(_garbage()), ", line "),
+    ],
+    ids=["parquet", "empty parquet", "empty csv", "csv", "csv.gz"],
+)
 def test_garbage_tables_exit_2_with_one_line(tmp_path, capsys, name, data, where):
     bad = tmp_path / name
     bad.write_bytes(data)
@@ -436,8 +480,10 @@ def test_run_without_judged_queries_says_so(tmp_path, capsys):
         for policy in ([], ["--no-retrieved", "skip"]):
             code, out, err = run_main(capsys, "evaluate", str(run), "--qrels", str(QRELS), "--format", fmt, *policy)
             assert code == 2 and out == "", (fmt, policy)
-            assert err == (f"rankframe: error: {QRELS}: none of the 3 queries of run 't' has judgments in the qrels "
-                           f"('1', '2', '3'; the qrels judge '001', '002', '003'): do the files belong together?\n")
+            assert err == (
+                f"rankframe: error: {QRELS}: none of the 3 queries of run 't' has judgments in the qrels "
+                f"('1', '2', '3'; the qrels judge '001', '002', '003'): do the files belong together?\n"
+            )
     # with a good run next to it: the bad one is named
     code, out, err = run_main(capsys, "evaluate", str(RUN), str(run), "--qrels", str(QRELS))
     assert code == 2 and "run 't'" in err and "Empty DataFrame" not in out
@@ -457,8 +503,21 @@ def test_nothing_left_after_the_policies_is_an_error_not_an_empty_frame(tmp_path
     run = tmp_path / "r.run"
     run.write_text("003 Q0 D21 1 1.0 t\n")  # 003 is judged but has nothing relevant: AP undefined
     for fmt in FORMATS:
-        code, out, err = run_main(capsys, "evaluate", str(run), "--qrels", str(QRELS), "--format", fmt, "-m", "AP",
-                                  "--no-relevant", "skip", "--no-retrieved", "skip")
+        code, out, err = run_main(
+            capsys,
+            "evaluate",
+            str(run),
+            "--qrels",
+            str(QRELS),
+            "--format",
+            fmt,
+            "-m",
+            "AP",
+            "--no-relevant",
+            "skip",
+            "--no-retrieved",
+            "skip",
+        )
         assert code == 2 and out == "" and "no query left to evaluate" in err, fmt
         assert "--no-relevant skip" in err
 
@@ -499,8 +558,21 @@ def test_missing_columns_name_the_file_with_a_hint(tmp_path, capsys):
     assert code == 2 and f"{t}: no column 'query' (the default query column; name yours with --query)" in err
     code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--query", "user", "--item", "movie")
     assert code == 2 and "neither a rank column 'rank' nor a score column 'score'" in err
-    code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--query", "user", "--item", "movie",
-                              "--rank", "pos", "--relevance", "star")
+    code, out, err = run_main(
+        capsys,
+        "evaluate",
+        str(t),
+        "-m",
+        "RR",
+        "--query",
+        "user",
+        "--item",
+        "movie",
+        "--rank",
+        "pos",
+        "--relevance",
+        "star",
+    )
     assert code == 2 and "no column 'star' (--relevance star) (did you mean 'stars'?)" in err
     code, out, err = run_main(capsys, "validate", str(t), "--query", "usr")
     assert code == 2 and err.startswith(f"rankframe: error: {t}: no column 'usr' (--query usr) (did you mean")

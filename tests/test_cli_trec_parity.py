@@ -22,12 +22,30 @@ TREC = DATA / "trec_eval" / "test"
 ROBUST = DATA / "trectools_robust03"
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-MEASURES = ["AP", "Rprec", "Bpref", "RR", *(f"P@{k}" for k in CUTS), *(f"R@{k}" for k in CUTS), "nDCG",
-            *(f"nDCG@{k}" for k in CUTS), *(f"AP@{k}" for k in CUTS), *(f"Success@{k}" for k in (1, 5, 10))]
-TREC_NAMES = {"map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS),
-              *(f"recall_{k}" for k in CUTS),
-              "ndcg", *(f"ndcg_cut_{k}" for k in CUTS), *(f"map_cut_{k}" for k in CUTS),
-              *(f"success_{k}" for k in (1, 5, 10))}
+MEASURES = [
+    "AP",
+    "Rprec",
+    "Bpref",
+    "RR",
+    *(f"P@{k}" for k in CUTS),
+    *(f"R@{k}" for k in CUTS),
+    "nDCG",
+    *(f"nDCG@{k}" for k in CUTS),
+    *(f"AP@{k}" for k in CUTS),
+    *(f"Success@{k}" for k in (1, 5, 10)),
+]
+TREC_NAMES = {
+    "map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    *(f"P_{k}" for k in CUTS),
+    *(f"recall_{k}" for k in CUTS),
+    "ndcg",
+    *(f"ndcg_cut_{k}" for k in CUTS),
+    *(f"map_cut_{k}" for k in CUTS),
+    *(f"success_{k}" for k in (1, 5, 10)),
+}
 
 
 def _need(path: Path) -> None:
@@ -36,8 +54,7 @@ def _need(path: Path) -> None:
 
 
 def _cli(capsys, *args: str) -> list[str]:
-    code = main(["evaluate", *args, "--format", "trec", "--no-progress",
-                 *(a for m in MEASURES for a in ("-m", m))])
+    code = main(["evaluate", *args, "--format", "trec", "--no-progress", *(a for m in MEASURES for a in ("-m", m))])
     out, err = capsys.readouterr()
     assert code == 0, err
     return out.splitlines()
@@ -49,17 +66,20 @@ def _measure_lines(lines: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
-@pytest.mark.parametrize(("run", "expected", "flags"), [
-    # trec_eval -m all_trec -q qrels.test results.test (every judged query retrieved: -c changes nothing)
-    ("results.test", "out.test.aq", ["--per-query"]),
-    ("results.test", "out.test.aq", ["--per-query", "--no-retrieved", "skip"]),
-    # trec_eval -m all_trec -q -c qrels.test results.trunc: our default, and -c/--complete as an alias
-    ("results.trunc", "out.test.aqc", ["--per-query"]),
-    ("results.trunc", "out.test.aqc", ["--per-query", "--complete"]),
-    ("results.trunc", "out.test.aqc", ["--per-query", "-c", "--no-retrieved", "zero"]),
-    # trec_eval -m all_trec qrels.test results.test
-    ("results.test", "out.test.a", []),
-])
+@pytest.mark.parametrize(
+    ("run", "expected", "flags"),
+    [
+        # trec_eval -m all_trec -q qrels.test results.test (every judged query retrieved: -c changes nothing)
+        ("results.test", "out.test.aq", ["--per-query"]),
+        ("results.test", "out.test.aq", ["--per-query", "--no-retrieved", "skip"]),
+        # trec_eval -m all_trec -q -c qrels.test results.trunc: our default, and -c/--complete as an alias
+        ("results.trunc", "out.test.aqc", ["--per-query"]),
+        ("results.trunc", "out.test.aqc", ["--per-query", "--complete"]),
+        ("results.trunc", "out.test.aqc", ["--per-query", "-c", "--no-retrieved", "zero"]),
+        # trec_eval -m all_trec qrels.test results.test
+        ("results.test", "out.test.a", []),
+    ],
+)
 def test_trec_eval_expected_output(capsys, run, expected, flags, engine):
     _need(TREC)
     got = _cli(capsys, str(TREC / run), "--qrels", str(TREC / "qrels.test"), *flags, "--engine", engine)
@@ -73,8 +93,14 @@ def test_trec_eval_comments(capsys):
     """trec_eval 10's comment files (query ids like 2024-224960, docnos with '#'), default measure set."""
     _need(TREC)
     # out.comment.test is plain trec_eval (no -c)
-    got = _cli(capsys, str(TREC / "results.comment.test"), "--qrels", str(TREC / "qrels.comment.test"),
-               "--no-retrieved", "skip")
+    got = _cli(
+        capsys,
+        str(TREC / "results.comment.test"),
+        "--qrels",
+        str(TREC / "qrels.comment.test"),
+        "--no-retrieved",
+        "skip",
+    )
     want = _measure_lines((TREC / "out.comment.test").read_text().splitlines())
     assert len(want) > 10
     names = {ln.split("\t")[0] for ln in want}  # trec_eval's default set has no recall_k, ndcg_cut_k, ...
@@ -87,16 +113,24 @@ def _pytrec_lines(run_path: Path, qrels: dict) -> tuple[str, list[str]]:
 
     run: dict[str, dict[str, float]] = {}
     tag = ""
-    with (gzip.open(run_path, "rt") if run_path.suffix == ".gz" else open(run_path)) as f:
+    with gzip.open(run_path, "rt") if run_path.suffix == ".gz" else open(run_path) as f:
         for line in f:
             q, _, d, _, s, tag = line.split()[:6]  # results.trunc has words after the tag
             run.setdefault(q, {})[d] = float(s)
-    families = {"map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut",
-                "success"}
+    families = {"map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success"}
     res = pytrec_eval.RelevanceEvaluator(qrels, families).evaluate(run)
-    order = ["map", "Rprec", "bpref", "recip_rank", *(f"P_{k}" for k in CUTS), *(f"recall_{k}" for k in CUTS),
-             "ndcg", *(f"ndcg_cut_{k}" for k in CUTS), *(f"map_cut_{k}" for k in CUTS),
-             *(f"success_{k}" for k in (1, 5, 10))]
+    order = [
+        "map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        *(f"P_{k}" for k in CUTS),
+        *(f"recall_{k}" for k in CUTS),
+        "ndcg",
+        *(f"ndcg_cut_{k}" for k in CUTS),
+        *(f"map_cut_{k}" for k in CUTS),
+        *(f"success_{k}" for k in (1, 5, 10)),
+    ]
     lines = []
     for q in sorted(res):
         lines += [f"{m:<22}\t{q}\t{res[q][m]:.4f}" for m in order]
@@ -106,7 +140,7 @@ def _pytrec_lines(run_path: Path, qrels: dict) -> tuple[str, list[str]]:
 
 def _read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
-    with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as f:
+    with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as f:
         for line in f:
             if line.strip() and not line.lstrip().startswith("#"):
                 q, _, d, r = line.split()
@@ -120,13 +154,25 @@ def test_no_retrieved_skip_is_trec_eval_without_c(capsys, engine):
     _need(TREC)
     tag, want = _pytrec_lines(TREC / "results.trunc", _read_qrels(TREC / "qrels.test"))
     assert tag == "STANDARD" and {ln.split("\t")[1] for ln in want} == {"301", "303", "all"}
-    got = _cli(capsys, str(TREC / "results.trunc"), "--qrels", str(TREC / "qrels.test"), "--per-query",
-               "--no-retrieved", "skip", "--engine", engine)
+    got = _cli(
+        capsys,
+        str(TREC / "results.trunc"),
+        "--qrels",
+        str(TREC / "qrels.test"),
+        "--per-query",
+        "--no-retrieved",
+        "skip",
+        "--engine",
+        engine,
+    )
     assert _measure_lines(got) == want
     assert f"{'runid':<22}\tall\tSTANDARD" in got
     # the default (= trec_eval -c) differs exactly there: MAP over 3 queries, 302 counting 0
-    maps = {ln.split("\t")[1]: ln.split("\t")[2] for ln in (TREC / "out.test.aqc").read_text().splitlines()
-            if ln.startswith("map ")}
+    maps = {
+        ln.split("\t")[1]: ln.split("\t")[2]
+        for ln in (TREC / "out.test.aqc").read_text().splitlines()
+        if ln.startswith("map ")
+    }
     assert maps == {"301": "0.0324", "302": "0.0000", "303": "0.2723", "all": "0.1016"}
     assert f"{'map':<22}\tall\t0.1523" in want  # (0.0324 + 0.2723) / 2, not 0.1016
 
@@ -137,8 +183,15 @@ def test_robust03_against_pytrec_eval(capsys):
     runs = sorted((ROBUST / "runs").glob("input.*.gz"))
     assert len(runs) == 6
     # pytrec_eval is trec_eval without -c: --no-retrieved skip
-    got = _cli(capsys, *map(str, runs), "--qrels", str(ROBUST / "robust03_qrels.txt.gz"), "--per-query",
-               "--no-retrieved", "skip")
+    got = _cli(
+        capsys,
+        *map(str, runs),
+        "--qrels",
+        str(ROBUST / "robust03_qrels.txt.gz"),
+        "--per-query",
+        "--no-retrieved",
+        "skip",
+    )
     # one block per run: its per-query lines, then `runid all TAG`, then its `all` lines
     blocks: dict[str, list[str]] = {}
     current: list[str] = []
@@ -156,4 +209,3 @@ def test_robust03_against_pytrec_eval(capsys):
     for run in runs:
         tag, want = _pytrec_lines(run, qrels)
         assert _measure_lines(blocks[tag]) == want, run.name
-

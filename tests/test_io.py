@@ -91,8 +91,9 @@ def test_gzip_is_detected_by_content(tmp_path):
 
 def test_comments_blank_lines_and_crlf(tmp_path):
     text = "# header comment\n\n" + RUN.replace("\n", "\r\n") + "   \n  # indented comment\n# a b c d e\n"
-    pd.testing.assert_frame_equal(read_trec_run(_write(tmp_path, "a.txt", RUN)),
-                                  read_trec_run(_write(tmp_path, "b.txt", text)))
+    pd.testing.assert_frame_equal(
+        read_trec_run(_write(tmp_path, "a.txt", RUN)), read_trec_run(_write(tmp_path, "b.txt", text))
+    )
     q = read_trec_qrels(_write(tmp_path, "q.txt", "# c\n" + QRELS + "#\n"))
     assert len(q) == 4
 
@@ -102,11 +103,14 @@ def test_hash_inside_a_docno_is_data(tmp_path):
     assert q["item"].tolist() == ["CR#93E-1860"]
 
 
-@pytest.mark.parametrize("text", [
-    "1 Q0 a 1 2.0 tag more junk\n1 Q0 b 2 1.0 tag\n",
-    "1 Q0 a 1 2.0 tag\n1 Q0 b 2 1.0 tag more junk\n",  # the tag comes from the last line: junk there too
-    "1\tQ0\ta\t1\t2.0\ttag\tjunk\n1 Q0 b 2 1.0 tag  x y z\n# trailing comment\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 Q0 a 1 2.0 tag more junk\n1 Q0 b 2 1.0 tag\n",
+        "1 Q0 a 1 2.0 tag\n1 Q0 b 2 1.0 tag more junk\n",  # the tag comes from the last line: junk there too
+        "1\tQ0\ta\t1\t2.0\ttag\tjunk\n1 Q0 b 2 1.0 tag  x y z\n# trailing comment\n",
+    ],
+)
 def test_fields_after_the_tag_are_ignored_as_trec_eval(tmp_path, text):
     # the tag is the 6th field (trec_eval's runid); anything after it is ignored, wherever the junk line is
     df = read_trec_run(_write(tmp_path, "r.txt", text))
@@ -124,15 +128,20 @@ def test_system_is_the_last_lines_tag_and_file_name_on_collision(tmp_path):
 
 def test_read_trec_long_table(tmp_path):
     run = _write(tmp_path, "r.txt", RUN)
-    df = read_trec([run, _write(tmp_path, "r2.txt", RUN.replace("sysA", "sysB"))],
-                   _write(tmp_path, "q.txt", QRELS))
+    df = read_trec([run, _write(tmp_path, "r2.txt", RUN.replace("sysA", "sysB"))], _write(tmp_path, "q.txt", QRELS))
     assert "rank" not in df.columns  # rankframe then orders by score, ties by docno descending: trec_eval
     a = df[df["system"] == "sysA"].sort_values(["query", "item"]).reset_index(drop=True)
     got = {(r.query, r.item): (r.score, r.relevance) for r in a.itertuples()}
     nan = np.nan
-    want = {("007", "d1"): (3.5, 1.0), ("007", "d2"): (2.5, nan), ("007", "d3"): (2.5, nan),
-            ("08", "d1"): (1.0, nan), ("007", "d9"): (nan, 2.0), ("08", "d4"): (nan, 0.0),
-            ("010", "d1"): (nan, 1.0)}
+    want = {
+        ("007", "d1"): (3.5, 1.0),
+        ("007", "d2"): (2.5, nan),
+        ("007", "d3"): (2.5, nan),
+        ("08", "d1"): (1.0, nan),
+        ("007", "d9"): (nan, 2.0),
+        ("08", "d4"): (nan, 0.0),
+        ("010", "d1"): (nan, 1.0),
+    }
     assert got.keys() == want.keys()
     for key in want:
         np.testing.assert_array_equal(got[key], want[key], err_msg=str(key))  # NaN == NaN here
@@ -150,24 +159,29 @@ def test_read_trec_evaluates_like_trec_eval_order(tmp_path):
 
 
 def test_long_csv_keeps_ids_as_strings(tmp_path):
-    p = _write(tmp_path, "t.csv",
-               "user,query,item,rank,relevance,segment\nx,007,0042,1,2,01\nx,007,0043,,1,01\n")
+    p = _write(tmp_path, "t.csv", "user,query,item,rank,relevance,segment\nx,007,0042,1,2,01\nx,007,0043,,1,01\n")
     df = read_long(p)
     assert df["query"].tolist() == ["007", "007"]
     assert df["item"].tolist() == ["0042", "0043"]
     assert df["segment"].tolist() == ["01", "01"]
     assert df["rank"].iloc[0] == 1 and np.isnan(df["rank"].iloc[1])
     p = _write(tmp_path, "u.csv", "user_id,movie,position,rating\n007,01,1,2\n007,02,,1\n")
-    df = read_long(p, columns=rankframe.Columns(query="user_id", item="movie", rank="position",
-                                                relevance="rating"))
+    df = read_long(p, columns=rankframe.Columns(query="user_id", item="movie", rank="position", relevance="rating"))
     assert df["user_id"].tolist() == ["007", "007"] and df["movie"].tolist() == ["01", "02"]
     assert df["position"].iloc[0] == 1 and df["rating"].tolist() == [2, 1]
     assert read_long(p)["position"].tolist() == ["1", ""]  # not named: read as text
 
 
 def test_long_round_trips(tmp_path):
-    df = pd.DataFrame({"query": ["007", "007", "8"], "item": ["01", "2", "01"], "rank": [1.0, np.nan, 1.0],
-                       "relevance": [2.0, 1.0, np.nan], "country": ["de", "de", "fr"]})
+    df = pd.DataFrame(
+        {
+            "query": ["007", "007", "8"],
+            "item": ["01", "2", "01"],
+            "rank": [1.0, np.nan, 1.0],
+            "relevance": [2.0, 1.0, np.nan],
+            "country": ["de", "de", "fr"],
+        }
+    )
     for name in ("t.parquet", "t.csv", "t.csv.gz", "t.tsv"):
         write_long(df, tmp_path / name)
         back = read_long(tmp_path / name)
@@ -181,14 +195,14 @@ def test_trec_round_trip(tmp_path):
     write_trec_qrels(df, tmp_path / "out.qrels")
     back = read_trec(tmp_path / "out.run", tmp_path / "out.qrels")
     key = ["system", "query", "item"]
-    pd.testing.assert_frame_equal(back.sort_values(key).reset_index(drop=True),
-                                  df.sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        back.sort_values(key).reset_index(drop=True), df.sort_values(key).reset_index(drop=True)
+    )
     lines = (tmp_path / "out.run").read_text().splitlines()
     assert lines[0] == "007 Q0 d1 1 3.5 sysA"
     assert lines[1] == "007 Q0 d3 2 2.5 sysA"  # tie: docno descending, as trec_eval
     m = ["AP", "nDCG", "P@2"]
-    pd.testing.assert_frame_equal(rankframe.evaluate(back, m, by="system"),
-                                  rankframe.evaluate(df, m, by="system"))
+    pd.testing.assert_frame_equal(rankframe.evaluate(back, m, by="system"), rankframe.evaluate(df, m, by="system"))
 
 
 def test_write_run_from_ranks_only(tmp_path):
@@ -238,8 +252,10 @@ def test_empty_file(tmp_path, text):
 def test_truncated_line(tmp_path):
     e = _error(read_trec_run, _write(tmp_path, "r.txt", RUN + "08 Q0 d2 2\n"))
     assert e.line == 5 and e.text == "08 Q0 d2 2"
-    assert str(e) == ("{}, line 5: expected at least 6 whitespace-separated fields (qid Q0 docno rank score "
-                      "tag), found 4: '08 Q0 d2 2'").format(tmp_path / "r.txt")
+    assert str(e) == (
+        "{}, line 5: expected at least 6 whitespace-separated fields (qid Q0 docno rank score "
+        "tag), found 4: '08 Q0 d2 2'"
+    ).format(tmp_path / "r.txt")
 
 
 def test_line_numbers_count_comments_and_blank_lines(tmp_path):
@@ -380,9 +396,12 @@ def test_binary_garbage_is_a_line_numbered_error(tmp_path, case, reader):
     name, data, line = GARBAGE[case]
     bad = tmp_path / name
     bad.write_bytes(data)
-    calls = {"run": lambda: read_trec_run(bad), "qrels": lambda: read_trec_qrels(bad),
-             "read_trec run": lambda: read_trec(bad, _write(tmp_path, "q.txt", QRELS)),
-             "read_trec qrels": lambda: read_trec(_write(tmp_path, "r.txt", RUN), bad)}
+    calls = {
+        "run": lambda: read_trec_run(bad),
+        "qrels": lambda: read_trec_qrels(bad),
+        "read_trec run": lambda: read_trec(bad, _write(tmp_path, "q.txt", QRELS)),
+        "read_trec qrels": lambda: read_trec(_write(tmp_path, "r.txt", RUN), bad),
+    }
     e = _error(calls[reader])
     assert e.path == str(bad) and str(e).startswith(f"{bad}, line {e.line}: ")
     assert isinstance(e.line, int) and e.line >= 1
@@ -401,16 +420,20 @@ def test_truncated_gzip_names_the_line_where_the_text_stops(tmp_path):
     assert lines[e.line - 1].startswith(e.text) and e.text != lines[e.line - 1]
 
 
-@pytest.mark.parametrize(("name", "data", "problem"), [
-    ("g.parquet", _garbage(), "not a readable Parquet file"),
-    ("PAR1-but-garbage.bin", b"PAR1" + _garbage(), "not a readable Parquet file"),
-    ("e.parquet", b"", "empty file"),
-    ("e.csv", b"", "empty file"),
-    ("e.csv.gz", gzip.compress(b""), "empty file"),
-    ("g.csv", _garbage(), "line "),
-    ("g.csv", _garbage(nul=False), "line "),
-    ("g.csv.gz", gzip.compress(_garbage()), "line "),
-], ids=["parquet", "PAR1 magic", "empty parquet", "empty csv", "empty csv.gz", "csv", "csv no NUL", "csv.gz"])
+@pytest.mark.parametrize(
+    ("name", "data", "problem"),
+    [
+        ("g.parquet", _garbage(), "not a readable Parquet file"),
+        ("PAR1-but-garbage.bin", b"PAR1" + _garbage(), "not a readable Parquet file"),
+        ("e.parquet", b"", "empty file"),
+        ("e.csv", b"", "empty file"),
+        ("e.csv.gz", gzip.compress(b""), "empty file"),
+        ("g.csv", _garbage(), "line "),
+        ("g.csv", _garbage(nul=False), "line "),
+        ("g.csv.gz", gzip.compress(_garbage()), "line "),
+    ],
+    ids=["parquet", "PAR1 magic", "empty parquet", "empty csv", "empty csv.gz", "csv", "csv no NUL", "csv.gz"],
+)
 def test_garbage_long_tables(tmp_path, name, data, problem):
     bad = tmp_path / name
     bad.write_bytes(data)
@@ -419,8 +442,12 @@ def test_garbage_long_tables(tmp_path, name, data, problem):
 
 
 def test_parquet_without_rows(tmp_path):
-    write_long(pd.DataFrame({"query": pd.Series([], dtype=str), "item": pd.Series([], dtype=str),
-                             "rank": pd.Series([], dtype=float)}), tmp_path / "e.parquet")
+    write_long(
+        pd.DataFrame(
+            {"query": pd.Series([], dtype=str), "item": pd.Series([], dtype=str), "rank": pd.Series([], dtype=float)}
+        ),
+        tmp_path / "e.parquet",
+    )
     e = _error(read_long, tmp_path / "e.parquet")
     assert "no rows" in str(e)
 
@@ -429,22 +456,25 @@ CSV_HEAD = "query,item,rank,score,relevance\n"
 CSV_OK = "1,a,1,0.5,1\n1,b,2,0.25,0\n"
 
 
-@pytest.mark.parametrize(("row", "problem"), [
-    ("1,c,3", "expected 5 columns, found 3"),
-    ("1,c,3,0.1,1,9", "expected 5 columns, found 6"),
-    ("1,c,three,0.1,1", "rank is not a number: 'three'"),
-    ("1,c,3,0.1,high", "relevance is not a number: 'high'"),
-    ("1,c,3,abc,1", "score is not a number: 'abc'"),
-    ("1,c,3,nan,1", "score is not a number: 'nan'"),
-    ("1,c,3,NA,1", "score is not a number: 'NA'"),
-    ("1,c,3,inf,1", "score is not a finite number: 'inf'"),
-    ("1,c,3,-inf,1", "score is not a finite number: '-inf'"),
-    ("1,c,3,1e400,1", "score is not a finite number: '1e400'"),
-    ("1,c,inf,0.1,1", "rank is not a finite number: 'inf'"),
-    ("1,c,1e400,0.1,1", "rank is not a finite number: '1e400'"),
-    ("1,c,nan,0.1,1", "rank is not a number: 'nan'"),
-    ("1,c,3,0.1,inf", "relevance is not a finite number: 'inf'"),
-])
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ("1,c,3", "expected 5 columns, found 3"),
+        ("1,c,3,0.1,1,9", "expected 5 columns, found 6"),
+        ("1,c,three,0.1,1", "rank is not a number: 'three'"),
+        ("1,c,3,0.1,high", "relevance is not a number: 'high'"),
+        ("1,c,3,abc,1", "score is not a number: 'abc'"),
+        ("1,c,3,nan,1", "score is not a number: 'nan'"),
+        ("1,c,3,NA,1", "score is not a number: 'NA'"),
+        ("1,c,3,inf,1", "score is not a finite number: 'inf'"),
+        ("1,c,3,-inf,1", "score is not a finite number: '-inf'"),
+        ("1,c,3,1e400,1", "score is not a finite number: '1e400'"),
+        ("1,c,inf,0.1,1", "rank is not a finite number: 'inf'"),
+        ("1,c,1e400,0.1,1", "rank is not a finite number: '1e400'"),
+        ("1,c,nan,0.1,1", "rank is not a number: 'nan'"),
+        ("1,c,3,0.1,inf", "relevance is not a finite number: 'inf'"),
+    ],
+)
 @pytest.mark.parametrize("blank_lines", [False, True])
 def test_csv_errors_name_file_and_line(tmp_path, row, problem, blank_lines):
     gap = "\n\n" if blank_lines else ""  # pyarrow skips blank lines: line numbers must still be the file's
@@ -486,10 +516,14 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def _shared_files() -> list[Path]:
-    files = [*sorted((SHARED / "trectools_robust03" / "runs").glob("input.*.gz")),
-             SHARED / "trectools_robust03" / "robust03_qrels.txt.gz",
-             *(SHARED / "trec_eval" / "test" / n for n in ("results.test", "results.trunc", "qrels.test",
-                                                           "qrels.test.with-comments", "results-302.test"))]
+    files = [
+        *sorted((SHARED / "trectools_robust03" / "runs").glob("input.*.gz")),
+        SHARED / "trectools_robust03" / "robust03_qrels.txt.gz",
+        *(
+            SHARED / "trec_eval" / "test" / n
+            for n in ("results.test", "results.trunc", "qrels.test", "qrels.test.with-comments", "results-302.test")
+        ),
+    ]
     return [f for f in files if f.exists()]
 
 
@@ -504,8 +538,9 @@ def test_fast_and_general_parsers_agree_on_real_files():
         data = rio._read_bytes(f)
         is_run = "qrels" not in f.name
         fields = rio.RUN_FIELDS if is_run else rio.QRELS_FIELDS
-        keep = ({0: rio._STR, 2: rio._STR, 4: rio.pa.float64()} if is_run else
-                {0: rio._STR, 2: rio._STR, 3: rio.pa.int64()})
+        keep = (
+            {0: rio._STR, 2: rio._STR, 4: rio.pa.float64()} if is_run else {0: rio._STR, 2: rio._STR, 3: rio.pa.int64()}
+        )
         general, _ = rio._robust_parse(data, f, fields, keep, "run" if is_run else "qrels")
         fast = rio._fast_parse(data, len(fields), keep)
         if fast is not None:
@@ -514,13 +549,16 @@ def test_fast_and_general_parsers_agree_on_real_files():
     assert fast_used >= 5  # the single-space files (robust03) take the fast path
 
 
-@pytest.mark.parametrize(("text", "items", "fast"), [
-    ("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n", ["a", "b"], False),  # extra field: general path, ignored
-    ("1 Q0 a 1 2.0 t\n# 1 Q0 b 2 1.0\n", ["a"], False),  # comment with six words
-    ("1 Q0 a 1 2.0 t\n1 Q0 b\x0b 2 1.0 t\n", ["a", "b"], False),  # vertical tab is whitespace (C isspace)
-    ("1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n", ["a", "b"], True),  # one tab: the fast path
-    ("1\tQ0\ta\t1\t2.0\tt\n1 Q0 b 2 1.0 t\n", ["a", "b"], False),  # tabs and spaces mixed
-])
+@pytest.mark.parametrize(
+    ("text", "items", "fast"),
+    [
+        ("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t extra\n", ["a", "b"], False),  # extra field: general path, ignored
+        ("1 Q0 a 1 2.0 t\n# 1 Q0 b 2 1.0\n", ["a"], False),  # comment with six words
+        ("1 Q0 a 1 2.0 t\n1 Q0 b\x0b 2 1.0 t\n", ["a", "b"], False),  # vertical tab is whitespace (C isspace)
+        ("1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n", ["a", "b"], True),  # one tab: the fast path
+        ("1\tQ0\ta\t1\t2.0\tt\n1 Q0 b 2 1.0 t\n", ["a", "b"], False),  # tabs and spaces mixed
+    ],
+)
 def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
     from rankframe import io as rio
 
@@ -547,8 +585,9 @@ def test_join_survives_hash_collisions(tmp_path):
     dup[3] = dup[0]  # two judgments share a hash: the exact DuckDB join is used
     got = rio._join(run, systems, sizes, run_hash, qrels, dup).to_pandas()
     key = ["system", "query", "item"]
-    pd.testing.assert_frame_equal(got.sort_values(key).reset_index(drop=True),
-                                  want.sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        got.sort_values(key).reset_index(drop=True), want.sort_values(key).reset_index(drop=True)
+    )
 
 
 @pytest.mark.parametrize("rows", [[0, 1, 2, 3, 4], [2, 3], [4], [], [0]])
