@@ -9,12 +9,23 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
                                                      WHEN 'min_k' THEN least(n_rel, coalesce(k, n))
                                                      ELSE len(hitpos) END) END;
 
+CREATE OR REPLACE MACRO rf__ap_grades(grades, n_rel, k, rel, denominator) AS
+    rf__ap(rf__hitpos(grades, k, rel), n_rel, len(grades), k, denominator);
+
 CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__ap(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(coalesce(grades, [])), rf__k(k, 'rf_ap'),
-           rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap'));
+    CASE WHEN rf__k(k, 'rf_ap') < 0
+              OR rf__rel(rel, 'rf_ap') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap') = ''
+         THEN NULL
+         ELSE rf__ap_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+CREATE OR REPLACE MACRO rf__agg_ap(pos, grade, k, rel, denominator) AS
+    rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel), [])),
+           count(grade) FILTER (WHERE grade >= rel), count(pos), k, denominator);
 
 CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_ap'), 9223372036854775807)
-                                       AND grade >= rf__rel(rel, 'rf_agg_ap')), [])),
-           count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_ap')), count(pos), rf__k(k, 'rf_agg_ap'),
-           rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_agg_ap'));
+    CASE WHEN rf__k(k, 'rf_agg_ap') < 0
+              OR rf__rel(rel, 'rf_agg_ap') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_agg_ap') = ''
+         THEN NULL
+         ELSE rf__agg_ap(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;

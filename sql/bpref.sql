@@ -5,25 +5,33 @@ CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
     CASE WHEN n_above = 0 THEN CAST(1 AS DOUBLE)
          ELSE 1.0 - least(n_above, n_rel) / least(n_rel, n_nonrel) END;
 
--- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
-CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
+CREATE OR REPLACE MACRO rf__bpref_grades(grades, n_rel, n_nonrel, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
          ELSE coalesce(list_sum(list_transform(
-                  rf__hitpos(coalesce(grades, []), NULL, rf__rel(rel, 'rf_bpref')),
-                  lambda p: rf__bpref_term(
-                      len(list_filter(list_slice(coalesce(grades, []), 1, p - 1),
-                                      lambda y: y >= 0 AND y < rf__rel(rel, 'rf_bpref'))),
-                      n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+                  rf__hitpos(grades, NULL, rel),
+                  lambda p: rf__bpref_term(len(list_filter(list_slice(grades, 1, p - 1), lambda y: y >= 0 AND y < rel)),
+                                           n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+
+-- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
+CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_bpref') IS NULL
+         THEN NULL
+         ELSE rf__bpref_grades(coalesce(grades, []), n_rel, n_nonrel, rf__as_num(rel)) END;
+
+-- from the positions of the relevant and of the judged non-relevant retrieved rows and the two counts
+CREATE OR REPLACE MACRO rf__bpref(rel_pos, nonrel_pos, n_rel, n_nonrel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(list_sum(list_transform(coalesce(rel_pos, []),
+                  lambda p: rf__bpref_term(len(list_filter(coalesce(nonrel_pos, []), lambda x: x < p)),
+                                           n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, rel) AS
+    rf__bpref(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel),
+              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+              count(grade) FILTER (WHERE grade >= rel),
+              count(grade) FILTER (WHERE grade >= 0 AND grade < rel));
 
 CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
-    CASE WHEN count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')) = 0 THEN CAST(0 AS DOUBLE)
-         ELSE coalesce(list_sum(list_transform(
-                  coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rf__rel(rel, 'rf_agg_bpref')), []),
-                  lambda p: rf__bpref_term(
-                      len(list_filter(coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0
-                                                        AND grade < rf__rel(rel, 'rf_agg_bpref')), []),
-                                      lambda x: x < p)),
-                      count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')),
-                      count(grade) FILTER (WHERE grade >= 0 AND grade < rf__rel(rel, 'rf_agg_bpref'))))),
-                  CAST(0 AS DOUBLE))
-              / count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')) END;
+    CASE WHEN rf__rel(rel, 'rf_agg_bpref') IS NULL
+         THEN NULL
+         ELSE rf__agg_bpref(pos, grade, rf__as_num(rel)) END;

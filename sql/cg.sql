@@ -1,13 +1,26 @@
 -- CG — cumulative gain@k (docs/metrics.md "CG"): sum_{i<=k} gain(g_i); gain 'linear' max(g, 0) or
 -- 'exponential' 2^max(g, 0) - 1; grades below rel (when set) give no gain; NULL grade -> 0.
+-- An infinite sum (exponential gains of grades near 1023) is an error (rf__finite_gain).
+CREATE OR REPLACE MACRO rf__cg_grades(grades, k, rel, gain) AS
+    rf__finite_gain(coalesce(list_sum(list_transform(list_slice(grades, 1, coalesce(k, len(grades))),
+                                                     lambda x: rf__gain(x, rel, gain))), CAST(0 AS DOUBLE)),
+                    list_max(grades));
+
 CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(list_sum(list_transform(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_cg'), len(coalesce(grades, [])))),
-                                     lambda x: rf__gain(x, rf__relopt(rel, 'rf_cg'),
-                                                        rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg')))),
-             CAST(0 AS DOUBLE));
+    CASE WHEN rf__k(k, 'rf_cg') < 0
+              OR isnan(rf__relopt(rel, 'rf_cg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg') = ''
+         THEN NULL
+         ELSE rf__cg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+
+CREATE OR REPLACE MACRO rf__agg_cg(pos, grade, k, rel, gain) AS
+    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain)) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
+                             CAST(0 AS DOUBLE)),
+                    max(grade));
 
 CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(sum(rf__gain(grade, rf__relopt(rel, 'rf_agg_cg'),
-                          rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_cg')))
-                 FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_cg'), 9223372036854775807)),
-             CAST(0 AS DOUBLE));
+    CASE WHEN rf__k(k, 'rf_agg_cg') < 0
+              OR isnan(rf__relopt(rel, 'rf_agg_cg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_cg') = ''
+         THEN NULL
+         ELSE rf__agg_cg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;

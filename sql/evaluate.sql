@@ -5,13 +5,17 @@
 --   when ranks are already 1..n in every query: no window, much faster),
 --   relevance (graded, NULL = unjudged), plus any segment columns. Rename with a view:
 --     CREATE VIEW runs AS SELECT user_id AS query, movie_id AS item, position AS rank, rating AS relevance,
---                                model FROM 'export.parquet';
+--                                model FROM 'my_export.parquet';
+-- Checked once per call, before any value is computed (errors in the words of the Python API): the parameters,
+-- the segment list (columns of the table, each once, not query, not an output column name), reserved column
+-- names (rf_pos, rf_g, rf__*), and repeated (segments..., query, item) rows, an error unless
+-- allow_duplicates := true (each repeated row is then its own list entry, as allow_duplicates=True in Python).
 -- Set-based: one window pass numbers the ranked positions (rf_prepare), one GROUP BY computes every metric
 -- with the aggregate building blocks rf_agg_<name>.
 
 -- Query-set policies (docs/metrics.md), checked in order: no judged row -> no_judged; nothing retrieved ->
 -- no_retrieved; nothing relevant (metrics that need relevant items) -> no_relevant.
--- 'zero' -> 0, 'nan' -> NaN (kept, left out of means), 'skip' -> NULL (dropped).
+-- 'zero' -> 0, 'nan' -> NaN (kept, left out of means), 'skip' -> NULL (dropped); any case ('ZERO').
 CREATE OR REPLACE MACRO rf__apply_policy(v, n_judged, n_ret, nothing_relevant, no_relevant, no_retrieved, no_judged) AS
     CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
          WHEN n_ret = 0 THEN rf__policy_value(no_retrieved)
@@ -26,47 +30,97 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
                                    AND (ideal = 'judged' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
 
+-- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
+CREATE OR REPLACE MACRO rf__outputs() AS
+    ['p', 'r', 'ap', 'rr', 'cg', 'dcg', 'idcg', 'ndcg', 'err', 'nerr', 'rprec', 'success', 'f1', 'bpref', 'rbp',
+     'judged', 'n_queries'];
+
+-- the unit's columns in rf_per_query / rf_means: also leaves out the output names, which the check rejects,
+-- so that such a segment is the check's error and not a binder error about an ambiguous column
+CREATE OR REPLACE MACRO rf__is_key(c, segments) AS
+    rf__is_unit_col(c, segments) AND NOT list_contains(rf__outputs(), lower(c));
+
+-- true, or the error for the first bad parameter of rf_per_query / rf_means (each CASE condition calls one check,
+-- which returns the normalised value or raises; none of them is ever true)
+CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
+                                         r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+                                         allow_duplicates, owner) AS
+    CASE WHEN rf__k(k, owner) < 0 THEN false
+         WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) = '' THEN false
+         WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
+         WHEN NOT isfinite(rf__threshold(graded_rel, 'graded_rel', owner)) THEN false
+         WHEN rf__choice(gain, ['linear', 'exponential'], 'gain', owner) = '' THEN false
+         WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', owner) = '' THEN false
+         WHEN rf__max_grade(max_grade, owner) < 0 THEN false
+         WHEN rf__p(p, owner) < 0 THEN false
+         WHEN rf__choice(p_denominator, ['k', 'retrieved'], 'p_denominator', owner) = '' THEN false
+         WHEN rf__choice(r_denominator, ['relevant', 'min_k'], 'r_denominator', owner) = '' THEN false
+         WHEN rf__choice(ap_denominator, ['relevant', 'min_k', 'retrieved'], 'ap_denominator', owner) = '' THEN false
+         WHEN rf__choice(no_relevant, ['zero', 'nan', 'skip'], 'no_relevant', owner) = '' THEN false
+         WHEN rf__choice(no_retrieved, ['zero', 'nan', 'skip'], 'no_retrieved', owner) = '' THEN false
+         WHEN rf__choice(no_judged, ['zero', 'nan', 'skip'], 'no_judged', owner) = '' THEN false
+         WHEN rf__flag(allow_duplicates, 'allow_duplicates', owner) IS NULL THEN false
+         ELSE true END;
+
+-- one row: true, or the error naming the repeated (segments..., query, item) rows (a count and a few examples);
+-- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing
+CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates) AS TABLE
+    SELECT CASE WHEN count(*) > 0
+                THEN error(printf('item must be unique within each (%s): %s (%s, item) key(s) occur on more than one '
+                                  || 'row (%s rows in all), e.g. %s. Pass allow_duplicates := true to keep repeated '
+                                  || 'rows (each counts as its own list entry).',
+                                  array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                  CAST(count(*) AS VARCHAR),
+                                  array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                  CAST(sum(d.rf__n) AS VARCHAR), array_to_string(min(d.rf__example, 3), '; ')))
+                ELSE true END AS rf__ok
+    FROM (SELECT printf('%s item=%s (%s rows)', CAST(struct_pack(*COLUMNS(lambda c: c NOT IN ('rf__item', 'rf__n')))
+                                                     AS VARCHAR),
+                        CAST(g.rf__item AS VARCHAR), CAST(g.rf__n AS VARCHAR)) AS rf__example, g.rf__n
+          FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)), s.item AS rf__item, count(*) AS rf__n
+                FROM query_table(tbl) AS s
+                WHERE NOT rf__as_bool(allow_duplicates) AND s.item IS NOT NULL
+                GROUP BY ALL
+                HAVING count(*) > 1) AS g) AS d;
+
 -- Per unit (segments..., query): raw metric values at cutoff k with the registry defaults, plus the counts
 -- the policies need. Binary metrics use rel; the graded ones (CG, DCG, IDCG, nDCG) use graded_rel (default
--- NULL: every positive grade is a gain).
+-- NULL: every positive grade is a gain). Parameters already checked and normalised (the unchecked internal
+-- aggregates rf__agg_<name>).
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                          p_denominator, r_denominator, ap_denominator) AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
+                                          p_denominator, r_denominator, ap_denominator, ok) AS TABLE
+    SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
-           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal) AS rf__none_gain,
+           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal)
+               AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
-           rf_agg_precision(x.rf_pos, x.rf_g, k := k, rel := rel, denominator := p_denominator) AS "P",
-           rf_agg_recall(x.rf_pos, x.rf_g, k := k, rel := rel, denominator := r_denominator) AS "R",
-           rf_agg_ap(x.rf_pos, x.rf_g, k := k, rel := rel, denominator := ap_denominator) AS "AP",
-           rf_agg_rr(x.rf_pos, x.rf_g, k := k, rel := rel) AS "RR",
-           rf_agg_cg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain) AS "CG",
-           rf_agg_dcg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain) AS "DCG",
-           rf_agg_idcg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain, ideal := ideal) AS "IDCG",
-           rf_agg_ndcg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain, ideal := ideal) AS "nDCG",
-           rf_agg_err(x.rf_pos, x.rf_g, k := k, max_grade := max_grade) AS "ERR",
-           rf_agg_nerr(x.rf_pos, x.rf_g, k := k, max_grade := max_grade, ideal := ideal) AS "nERR",
-           rf_agg_r_precision(x.rf_pos, x.rf_g, rel := rel) AS "Rprec",
-           rf_agg_hit_rate(x.rf_pos, x.rf_g, k := k, rel := rel) AS "Success",
-           rf_agg_f1(x.rf_pos, x.rf_g, k := k, rel := rel) AS "F1",
-           rf_agg_bpref(x.rf_pos, x.rf_g, rel := rel) AS "Bpref",
-           rf_agg_rbp(x.rf_pos, x.rf_g, k := k, rel := rel, p := p) AS "RBP",
-           rf_agg_judged(x.rf_pos, x.rf_g, k := k) AS "Judged"
-    FROM rf_prepare(tbl, segments := segments, order_by := order_by) AS x
+           rf__agg_precision(x.rf_pos, x.rf_g, k, rel, p_denominator) AS "P",
+           rf__agg_recall(x.rf_pos, x.rf_g, k, rel, r_denominator) AS "R",
+           rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
+           rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
+           rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
+           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
+           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
+           rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
+           rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
+           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
+           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
+    FROM rf__prepare(tbl, segments, order_by, ok) AS x
     GROUP BY ALL;
 
--- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
--- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
--- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
--- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
--- DuckDB computes only the columns you select.
-CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
-                                     graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
-                                     p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                     ap_denominator := 'relevant', no_relevant := 'zero',
-                                     no_retrieved := 'zero', no_judged := 'skip') AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
+-- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
+-- metric sees them, so its errors come first) and the policies; owner names the macro in the errors
+CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                      p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved,
+                                      no_judged, allow_duplicates, owner) AS TABLE
+    SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
            rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
            rf__apply_policy(r."AP", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "AP",
@@ -83,33 +137,54 @@ CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by :=
            rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
            rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
            rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
-    FROM rf__per_query_raw(tbl, rf__k(k, 'rf_per_query'), segments, order_by, rel, graded_rel, gain, ideal,
-                           max_grade, p, p_denominator, r_denominator, ap_denominator) AS r
-    WHERE NOT (r.rf__n_judged = 0 AND rf__policy_choice(no_judged, 'no_judged') = 'skip')
-      AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__policy_choice(no_retrieved, 'no_retrieved') = 'skip')
-      AND rf__policy_choice(no_relevant, 'no_relevant') IS NOT NULL;
+    FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
+                           rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
+                           rf__lc(r_denominator), rf__lc(ap_denominator),
+                           (SELECT c.rf__ok AND d.rf__ok
+                            FROM rf__check_table(tbl, segments, owner, rf__outputs(),
+                                                 rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade,
+                                                                  p, p_denominator, r_denominator, ap_denominator,
+                                                                  no_relevant, no_retrieved, no_judged,
+                                                                  allow_duplicates, owner)) AS c,
+                                 rf__check_duplicates(tbl, segments, allow_duplicates) AS d)) AS r
+    WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
+      AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
+
+-- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
+-- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
+-- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
+-- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
+-- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is
+-- selected).
+CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
+                                     graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
+                                     p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
+                                     ap_denominator := 'relevant', no_relevant := 'zero',
+                                     no_retrieved := 'zero', no_judged := 'skip', allow_duplicates := false) AS TABLE
+    SELECT * FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
+                                r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged, allow_duplicates,
+                                'rf_per_query');
 
 -- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left
 CREATE OR REPLACE MACRO rf_mean(v) AS
     coalesce(avg(CASE WHEN isnan(v) THEN NULL ELSE v END), CAST('NaN' AS DOUBLE));
 
 -- rf_means(tbl, ...): one row per segment (one row in all with segments := []) with n_queries (units kept by
--- the policies) and the mean of every metric of rf_per_query over the segment's queries.
+-- the policies) and the mean of every metric of rf_per_query over the segment's queries, ordered by the
+-- segments. As in rf_per_query, only the selected columns are computed.
 CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
                                  graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
                                  p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
                                  ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
-                                 no_judged := 'skip') AS TABLE
+                                 no_judged := 'skip', allow_duplicates := false) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
                                                'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))
         FROM (SELECT true AS rf__all, *
-              FROM rf_per_query(tbl, k := k, segments := segments, order_by := order_by, rel := rel,
-                                graded_rel := graded_rel, gain := gain, ideal := ideal, max_grade := max_grade,
-                                p := p, p_denominator := p_denominator, r_denominator := r_denominator,
-                                ap_denominator := ap_denominator, no_relevant := no_relevant,
-                                no_retrieved := no_retrieved, no_judged := no_judged))
+              FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                 p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+                                 allow_duplicates, 'rf_means'))
         GROUP BY ALL)
-    ORDER BY ALL;
+    ORDER BY COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'n_queries');

@@ -3,10 +3,20 @@
 CREATE OR REPLACE MACRO rf__f1(p, r) AS
     CASE WHEN p + r = 0 THEN CAST(0 AS DOUBLE) ELSE 2 * p * r / (p + r) END;
 
+CREATE OR REPLACE MACRO rf__f1_grades(grades, n_rel, k, rel) AS
+    rf__f1(rf__precision_grades(grades, k, rel, 'k'), rf__recall_grades(grades, n_rel, k, rel, 'relevant'));
+
 CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1) AS
-    rf__f1(rf_precision(coalesce(grades, []), k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')),
-           rf_recall(coalesce(grades, []), n_rel, k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')));
+    CASE WHEN rf__k(k, 'rf_f1') < 0
+              OR rf__rel(rel, 'rf_f1') IS NULL
+         THEN NULL
+         ELSE rf__f1_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+
+CREATE OR REPLACE MACRO rf__agg_f1(pos, grade, k, rel) AS
+    rf__f1(rf__agg_precision(pos, grade, k, rel, 'k'), rf__agg_recall(pos, grade, k, rel, 'relevant'));
 
 CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
-    rf__f1(rf_agg_precision(pos, grade, k := rf__k(k, 'rf_agg_f1'), rel := rf__rel(rel, 'rf_agg_f1')),
-           rf_agg_recall(pos, grade, k := rf__k(k, 'rf_agg_f1'), rel := rf__rel(rel, 'rf_agg_f1')));
+    CASE WHEN rf__k(k, 'rf_agg_f1') < 0
+              OR rf__rel(rel, 'rf_agg_f1') IS NULL
+         THEN NULL
+         ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel)) END;

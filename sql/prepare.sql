@@ -10,66 +10,122 @@
 -- Macro parameters never use the names rank/query/relevance: a parameter shadows a column.
 
 -- ---------------------------------------------------------------------------------------------- checks
--- Each returns the (normalised) value or raises a clear error naming the parameter and the allowed values.
+-- Each returns the (normalised) value or raises a clear error naming the parameter and the allowed values, in the
+-- words of the Python API's ParameterError ("The 'k' parameter of <owner> must be ... Got <value> instead.").
+-- Values are only compared after a cast to VARCHAR (TRY_CAST(CAST(v AS VARCHAR) AS ...)), so a value of any type
+-- (a string, a boolean, a list) binds and reaches the error instead of a DuckDB binder or conversion error.
 
+-- a value as the error messages show it: strings quoted, NULL as NULL
+CREATE OR REPLACE MACRO rf__repr(v) AS
+    CASE WHEN v IS NULL THEN 'NULL'
+         WHEN typeof(v) = 'VARCHAR' THEN '''' || CAST(v AS VARCHAR) || ''''
+         ELSE CAST(v AS VARCHAR) END;
+
+CREATE OR REPLACE MACRO rf__is_int_type(type_name) AS
+    type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER',
+                  'UBIGINT', 'UHUGEINT');
+
+CREATE OR REPLACE MACRO rf__is_number_type(type_name) AS
+    rf__is_int_type(type_name) OR type_name IN ('FLOAT', 'DOUBLE') OR starts_with(type_name, 'DECIMAL');
+
+-- the value as a DOUBLE when it has a numeric type, else NULL (never a cast error)
+CREATE OR REPLACE MACRO rf__number(v) AS
+    CASE WHEN rf__is_number_type(typeof(v)) THEN TRY_CAST(CAST(v AS VARCHAR) AS DOUBLE) END;
+
+-- the values the unchecked internals take, once the checks above passed (cheap: no nested checks)
+CREATE OR REPLACE MACRO rf__as_k(k) AS TRY_CAST(CAST(k AS VARCHAR) AS BIGINT);
+CREATE OR REPLACE MACRO rf__as_num(v) AS TRY_CAST(CAST(v AS VARCHAR) AS DOUBLE);
+CREATE OR REPLACE MACRO rf__as_bool(v) AS coalesce(TRY_CAST(CAST(v AS VARCHAR) AS BOOLEAN), false);
+
+-- cutoff: an integer type, 1 <= k <= 2**63 - 1, or NULL (the whole list)
 CREATE OR REPLACE MACRO rf__k(k, owner) AS
-    CASE WHEN k IS NULL THEN NULL
-         WHEN k < 1 OR k <> floor(k)
-         THEN error(printf('The ''k'' parameter of %s must be an int >= 1 or NULL. Got %s instead.',
-                           owner, CAST(k AS VARCHAR)))
-         ELSE CAST(k AS BIGINT) END;
+    CASE WHEN k IS NULL THEN CAST(NULL AS BIGINT)
+         WHEN rf__is_int_type(typeof(k))
+              AND TRY_CAST(CAST(k AS VARCHAR) AS HUGEINT) BETWEEN 1 AND 9223372036854775807
+         THEN TRY_CAST(CAST(k AS VARCHAR) AS BIGINT)
+         ELSE error(printf('The ''k'' parameter of %s must be an int >= 1 (at most 2**63 - 1) or NULL. Got %s instead.',
+                           owner, rf__repr(k))) END;
 
 CREATE OR REPLACE MACRO rf__choice(v, choices, pname, owner) AS
-    CASE WHEN v IS NOT NULL AND list_contains(choices, lower(CAST(v AS VARCHAR))) THEN lower(CAST(v AS VARCHAR))
+    CASE WHEN v IS NOT NULL AND typeof(v) = 'VARCHAR' AND list_contains(choices, lower(CAST(v AS VARCHAR)))
+         THEN lower(CAST(v AS VARCHAR))
          ELSE error(printf('The ''%s'' parameter of %s must be one of %s. Got %s instead.', pname, owner,
                            array_to_string(list_transform(choices, lambda x: '''' || x || ''''), ', '),
-                           coalesce('''' || CAST(v AS VARCHAR) || '''', 'NULL'))) END;
+                           rf__repr(v))) END;
 
 -- relevance threshold that must be set (binary metrics)
 CREATE OR REPLACE MACRO rf__rel(rel, owner) AS
-    CASE WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
-         THEN error(printf('The ''rel'' parameter of %s must be a finite number. Got %s instead.',
-                           owner, coalesce(CAST(rel AS VARCHAR), 'NULL')))
-         ELSE CAST(rel AS DOUBLE) END;
+    CASE WHEN isfinite(rf__number(rel)) THEN rf__number(rel)
+         ELSE error(printf('The ''rel'' parameter of %s must be a finite number. Got %s instead.',
+                           owner, rf__repr(rel))) END;
 
--- relevance threshold that may be NULL (graded metrics: NULL = no threshold)
-CREATE OR REPLACE MACRO rf__relopt(rel, owner) AS
+-- relevance threshold that may be NULL (graded metrics: NULL = no threshold); pname: the parameter's name
+CREATE OR REPLACE MACRO rf__threshold(rel, pname, owner) AS
     CASE WHEN rel IS NULL THEN CAST(NULL AS DOUBLE)
-         WHEN NOT isfinite(CAST(rel AS DOUBLE))
-         THEN error(printf('The ''rel'' parameter of %s must be a finite number or NULL. Got %s instead.',
-                           owner, CAST(rel AS VARCHAR)))
-         ELSE CAST(rel AS DOUBLE) END;
+         WHEN isfinite(rf__number(rel)) THEN rf__number(rel)
+         ELSE error(printf('The ''%s'' parameter of %s must be a finite number or NULL. Got %s instead.',
+                           pname, owner, rf__repr(rel))) END;
+
+CREATE OR REPLACE MACRO rf__relopt(rel, owner) AS rf__threshold(rel, 'rel', owner);
 
 CREATE OR REPLACE MACRO rf__max_grade(m, owner) AS
-    CASE WHEN m IS NULL OR m < 1 OR m <> floor(m)
-         THEN error(printf('The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
-                           owner, coalesce(CAST(m AS VARCHAR), 'NULL')))
-         ELSE CAST(m AS DOUBLE) END;
+    CASE WHEN rf__is_int_type(typeof(m)) AND TRY_CAST(CAST(m AS VARCHAR) AS HUGEINT) >= 1
+         THEN TRY_CAST(CAST(m AS VARCHAR) AS DOUBLE)
+         ELSE error(printf('The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
+                           owner, rf__repr(m))) END;
 
 CREATE OR REPLACE MACRO rf__p(p, owner) AS
-    CASE WHEN p IS NULL OR NOT (p > 0 AND p < 1)
-         THEN error(printf('The ''p'' parameter of %s must be a float in the open interval (0, 1). Got %s instead.',
-                           owner, coalesce(CAST(p AS VARCHAR), 'NULL')))
-         ELSE CAST(p AS DOUBLE) END;
+    CASE WHEN rf__number(p) > 0 AND rf__number(p) < 1 THEN rf__number(p)
+         ELSE error(printf('The ''p'' parameter of %s must be a float in the open interval (0, 1). Got %s instead.',
+                           owner, rf__repr(p))) END;
+
+-- a true/false switch (allow_duplicates)
+CREATE OR REPLACE MACRO rf__flag(v, pname, owner) AS
+    CASE WHEN typeof(v) = 'BOOLEAN' AND v IS NOT NULL THEN CAST(CAST(v AS VARCHAR) AS BOOLEAN)
+         ELSE error(printf('The ''%s'' parameter of %s must be true or false. Got %s instead.', pname, owner,
+                           rf__repr(v))) END;
+
+-- a choice as text, lower-cased, without the check (which the table macros make once, with rf__choice): the
+-- column selections of order_by and the policies use it, so that 'RANK' behaves as 'rank'
+CREATE OR REPLACE MACRO rf__lc(v) AS lower(CAST(v AS VARCHAR));
 
 CREATE OR REPLACE MACRO rf__policy_choice(v, pname) AS
     rf__choice(v, ['zero', 'nan', 'skip'], pname, 'rankframe');
 
 -- ----------------------------------------------------------------------------------------------- gains
 -- gain of a grade g (docs: CG, DCG, IDCG, nDCG): NULL -> 0, below rel -> 0, linear max(g, 0),
--- exponential 2^max(g, 0) - 1. rel, gain already checked.
+-- exponential 2^max(g, 0) - 1 (infinite above grade 1023: rf__finite_gain turns that into an error). rel, gain
+-- already checked.
 CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
     CASE WHEN g IS NULL OR g < rel OR g <= 0 THEN CAST(0 AS DOUBLE)
          WHEN gain = 'linear' THEN CAST(g AS DOUBLE)
          ELSE pow(2.0, CAST(g AS DOUBLE)) - 1.0 END;
 
--- ERR's probability of satisfaction (2^max(g, 0) - 1) / 2^max_grade; a grade above max_grade is an error.
+-- a sum of gains (CG, DCG, IDCG of one query), which must be finite: exponential gains of grades near 1023
+-- overflow float64, and an infinite IDCG would make nDCG NaN (silently left out of a mean)
+CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
+    CASE WHEN isinf(v)
+         THEN error(printf('gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the sum of the gains of '
+                           || 'a query is infinite; use gain := ''linear'' or rescale the grades.',
+                           CAST(top_grade AS DOUBLE)))
+         ELSE v END;
+
+-- ERR's probability of satisfaction Pr(g) = (2^max(g, 0) - 1) / 2^max_grade, computed as 2^(g - max_grade) -
+-- 2^-max_grade (the same number, finite for any max_grade); callers check g <= max_grade first
+-- (rf__check_max_grade).
 CREATE OR REPLACE MACRO rf__pr(g, max_grade) AS
     CASE WHEN g IS NULL OR g <= 0 THEN CAST(0 AS DOUBLE)
-         WHEN g > max_grade
-         THEN error(printf('ERR: grade %s is above max_grade %s; set max_grade to the top grade of your scale.',
-                           CAST(g AS VARCHAR), CAST(CAST(max_grade AS BIGINT) AS VARCHAR)))
-         ELSE (pow(2.0, CAST(g AS DOUBLE)) - 1.0) / pow(2.0, max_grade) END;
+         ELSE pow(2.0, CAST(g AS DOUBLE) - max_grade) - pow(2.0, -max_grade) END;
+
+-- true when every grade is <= max_grade (top_grade = the largest grade of the unit or list, judged anywhere, not
+-- only in the top k, as the Python API), else the error of the Python API
+CREATE OR REPLACE MACRO rf__check_max_grade(top_grade, max_grade, owner) AS
+    CASE WHEN top_grade > max_grade
+         THEN error(printf('The ''max_grade'' parameter of %s must be >= every grade in the table. Got %s but the '
+                           || 'table has grade %g; pass max_grade := %s (the top grade of your scale).', owner,
+                           CAST(CAST(max_grade AS BIGINT) AS VARCHAR), CAST(top_grade AS DOUBLE),
+                           CAST(CAST(ceil(top_grade) AS HUGEINT) AS VARCHAR)))
+         ELSE true END;
 
 -- DCG of a list of gains already in order, cut at k (NULL = whole list)
 CREATE OR REPLACE MACRO rf__dcg_list(gains, k) AS
@@ -99,7 +155,75 @@ CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
 
 -- NaN-aware helpers for the query-set policies
 CREATE OR REPLACE MACRO rf__policy_value(choice) AS
-    CASE choice WHEN 'zero' THEN CAST(0 AS DOUBLE) WHEN 'nan' THEN CAST('NaN' AS DOUBLE) ELSE NULL END;
+    CASE rf__lc(choice) WHEN 'zero' THEN CAST(0 AS DOUBLE) WHEN 'nan' THEN CAST('NaN' AS DOUBLE) ELSE NULL END;
+
+-- ------------------------------------------------------------------------------------------ the table
+-- The table macros (rf_prepare, rf_per_query, rf_means, rf_validate) check their table and parameters once per
+-- call in a one-row subquery (rf__check_table), so the errors fire on an empty table too and never depend on
+-- which columns are selected. Column selections only ever pick existing, non-reserved columns (a bad segment
+-- list is the check's error, never a DuckDB binder error).
+
+-- the column names of a table or view, in order (on an empty table too: the row is a LEFT JOIN's NULLs)
+CREATE OR REPLACE MACRO rf__columns(tbl) AS TABLE
+    SELECT json_keys(to_json(struct_pack(*COLUMNS(s.*)))) AS rf__names
+    FROM (SELECT 1 AS rf__one) AS o LEFT JOIN (SELECT * FROM query_table(tbl) LIMIT 0) AS s ON true;
+
+-- names the macros add to a table (rf_prepare's rf_pos and rf_g) or use internally (rf__*); DuckDB compares
+-- names case-insensitively
+CREATE OR REPLACE MACRO rf__reserved(c) AS lower(c) IN ('rf_pos', 'rf_g') OR starts_with(lower(c), 'rf__');
+
+-- the columns of the unit (segments..., query) for COLUMNS(lambda c: rf__is_unit_col(c, segments))
+CREATE OR REPLACE MACRO rf__is_unit_col(c, segments) AS
+    (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c)) OR c = 'query';
+
+-- the closest name (for a did-you-mean hint), NULL when none is close
+CREATE OR REPLACE MACRO rf__closest(word, names) AS
+    list_sort(list_filter(list_transform(names,
+                                         lambda n: {'d': -jaro_winkler_similarity(lower(word), lower(n)), 'n': n}),
+                          lambda x: x.d <= -0.8))[1].n;
+
+CREATE OR REPLACE MACRO rf__quoted(names) AS
+    array_to_string(list_transform(names, lambda n: '''' || n || ''''), ', ');
+
+-- true, or the error for the first problem of the segment list or the table's column names: segments must be a
+-- list of distinct names of columns of the table other than query (and other than the output columns of the
+-- macro, `outputs`); no column may use a reserved name
+CREATE OR REPLACE MACRO rf__check_columns(names, segments, owner, outputs) AS
+    CASE WHEN segments IS NULL OR (len(segments) > 0 AND typeof(segments) <> 'VARCHAR[]')
+              OR list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: x IS NULL), true)
+         THEN error(printf('The ''segments'' parameter of %s must be a list of column names (such as [''model'']). '
+                           || 'Got %s instead.', owner, rf__repr(segments)))
+         WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: NOT list_contains(names, x))) > 0
+         THEN error(printf('The ''segments'' parameter of %s names column(s) not in the table: %s. Columns in the '
+                           || 'table: %s.', owner,
+                           array_to_string(list_transform(
+                               list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: NOT list_contains(names, x)),
+                               lambda x: '''' || x || '''' || coalesce(' (did you mean ''' || rf__closest(x, names)
+                                                                       || '''?)', '')), ', '),
+                           rf__quoted(names)))
+         WHEN len(list_distinct(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)))) < len(segments)
+         THEN error(printf('The ''segments'' parameter of %s lists a column more than once. Got %s instead.', owner,
+                           rf__repr(segments)))
+         WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), 'query')
+         THEN error(printf('The ''segments'' parameter of %s must not contain ''query'': the query column is always '
+                           || 'the last column of the unit (segments..., query). Got %s instead.', owner,
+                           rf__repr(segments)))
+         WHEN len(list_filter(names, lambda x: rf__reserved(x))) > 0
+         THEN error(printf('The table has column(s) named like the columns rankframe''s macros add (rf_pos, rf_g, '
+                           || 'rf__*): %s. Rename them in a view (CREATE VIEW v AS SELECT * RENAME (...) FROM t).',
+                           rf__quoted(list_filter(names, lambda x: rf__reserved(x)))))
+         WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: list_contains(outputs, lower(x)))) > 0
+         THEN error(printf('The ''segments'' parameter of %s names column(s) that are also output columns of %s: %s. '
+                           || 'Rename them in a view.', owner, owner,
+                           rf__quoted(list_filter(TRY_CAST(segments AS VARCHAR[]),
+                                                  lambda x: list_contains(outputs, lower(x))))))
+         ELSE true END;
+
+-- one row, rf__ok = true, or the error of the first broken rule of the columns or of the parameters (params_ok is
+-- an expression that raises the parameter errors, see rf__check_params in evaluate.sql)
+CREATE OR REPLACE MACRO rf__check_table(tbl, segments, owner, outputs, params_ok) AS TABLE
+    SELECT rf__check_columns(c.rf__names, segments, owner, outputs) AND params_ok AS rf__ok
+    FROM rf__columns(tbl) AS c;
 
 -- ------------------------------------------------------------------------------------------ preparation
 -- rf_prepare(tbl): every column of the table/view tbl plus
@@ -112,15 +236,20 @@ CREATE OR REPLACE MACRO rf__policy_value(choice) AS
 --           rf_agg_n_retrieved stop with an error when a unit's ranks are not exactly 1..n.
 --   rf_g    the relevance as DOUBLE (NULL = unjudged)
 -- The table must use the standard column names query, item, rank|score, relevance (make a view to rename).
+-- order_by is compared case-insensitively ('RANK' = 'rank'). Errors: segments must name columns of the table
+-- (not query, each once); no column may be named rf_pos, rf_g or rf__*.
 -- Without segments the window partitions by query itself (fast); with segments by a struct of the unit's columns.
 -- Both branches are bound; the one whose constant condition is false is pruned by DuckDB's planner.
-CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
-    SELECT s.*,
-           CAST(COLUMNS(lambda c: c = CASE WHEN order_by = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
+-- rf__prepare is the same with the check as an argument: ok is a scalar subquery over rf__check_table (one row),
+-- applied to the rows before anything else, so that the check's error always comes before any error of a
+-- metric computed over those rows.
+CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
+    SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
+           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM query_table(tbl) AS s
-    WHERE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_prepare') = 'position'
+    WHERE rf__lc(order_by) = 'position' AND ok
     UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
@@ -130,22 +259,30 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                  -- the unit: the query itself without segments (fast), else a struct of (segments..., query)
                  COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
                  -- tie-break: item descending as a string for scores (trec_eval); ranks are unique
-                 COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'rf__tie' ELSE 'rf__none' END) AS rf__second
-          FROM (SELECT s.*,
-                       row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
+                 COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'rf__tie' ELSE 'rf__none' END)
+                     AS rf__second
+          FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
+                       row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
                        CAST(s.item AS VARCHAR) AS rf__tie,
                        CAST(NULL AS VARCHAR) AS rf__none,
-                       CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)
+                       CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
+                                                       ELSE 'query' END)
                             AS DOUBLE)
-                           * CASE order_by WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
+                           * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
                 FROM query_table(tbl) AS s
-                WHERE order_by <> 'position') AS u) AS t;
+                WHERE rf__lc(order_by) <> 'position' AND ok) AS u) AS t;
+
+CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
+    SELECT * FROM rf__prepare(tbl, segments, order_by,
+                              (SELECT rf__ok FROM rf__check_table(tbl, segments, 'rf_prepare', [],
+                                                                  rf__choice(order_by, ['rank', 'score', 'position'],
+                                                                             'order_by', 'rf_prepare') IS NOT NULL)));
 
 -- the number of ranked rows of a unit (an aggregate over rf_prepare's rf_pos); with order_by := 'position'
 -- it also checks that the unit's ranks are exactly 1..n (with unique ranks, as rf_validate checks: n rows,
 -- smallest 1, largest n), since positions are then taken as given
 CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
-    CASE WHEN order_by = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
+    CASE WHEN rf__lc(order_by) = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
          THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
                            || 'rows with ranks %s..%s; use order_by := ''rank''.',
                            CAST(count(pos) AS VARCHAR), CAST(min(pos) AS VARCHAR), CAST(max(pos) AS VARCHAR)))

@@ -14,66 +14,122 @@
 -- Macro parameters never use the names rank/query/relevance: a parameter shadows a column.
 
 -- ---------------------------------------------------------------------------------------------- checks
--- Each returns the (normalised) value or raises a clear error naming the parameter and the allowed values.
+-- Each returns the (normalised) value or raises a clear error naming the parameter and the allowed values, in the
+-- words of the Python API's ParameterError ("The 'k' parameter of <owner> must be ... Got <value> instead.").
+-- Values are only compared after a cast to VARCHAR (TRY_CAST(CAST(v AS VARCHAR) AS ...)), so a value of any type
+-- (a string, a boolean, a list) binds and reaches the error instead of a DuckDB binder or conversion error.
 
+-- a value as the error messages show it: strings quoted, NULL as NULL
+CREATE OR REPLACE MACRO rf__repr(v) AS
+    CASE WHEN v IS NULL THEN 'NULL'
+         WHEN typeof(v) = 'VARCHAR' THEN '''' || CAST(v AS VARCHAR) || ''''
+         ELSE CAST(v AS VARCHAR) END;
+
+CREATE OR REPLACE MACRO rf__is_int_type(type_name) AS
+    type_name IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER',
+                  'UBIGINT', 'UHUGEINT');
+
+CREATE OR REPLACE MACRO rf__is_number_type(type_name) AS
+    rf__is_int_type(type_name) OR type_name IN ('FLOAT', 'DOUBLE') OR starts_with(type_name, 'DECIMAL');
+
+-- the value as a DOUBLE when it has a numeric type, else NULL (never a cast error)
+CREATE OR REPLACE MACRO rf__number(v) AS
+    CASE WHEN rf__is_number_type(typeof(v)) THEN TRY_CAST(CAST(v AS VARCHAR) AS DOUBLE) END;
+
+-- the values the unchecked internals take, once the checks above passed (cheap: no nested checks)
+CREATE OR REPLACE MACRO rf__as_k(k) AS TRY_CAST(CAST(k AS VARCHAR) AS BIGINT);
+CREATE OR REPLACE MACRO rf__as_num(v) AS TRY_CAST(CAST(v AS VARCHAR) AS DOUBLE);
+CREATE OR REPLACE MACRO rf__as_bool(v) AS coalesce(TRY_CAST(CAST(v AS VARCHAR) AS BOOLEAN), false);
+
+-- cutoff: an integer type, 1 <= k <= 2**63 - 1, or NULL (the whole list)
 CREATE OR REPLACE MACRO rf__k(k, owner) AS
-    CASE WHEN k IS NULL THEN NULL
-         WHEN k < 1 OR k <> floor(k)
-         THEN error(printf('The ''k'' parameter of %s must be an int >= 1 or NULL. Got %s instead.',
-                           owner, CAST(k AS VARCHAR)))
-         ELSE CAST(k AS BIGINT) END;
+    CASE WHEN k IS NULL THEN CAST(NULL AS BIGINT)
+         WHEN rf__is_int_type(typeof(k))
+              AND TRY_CAST(CAST(k AS VARCHAR) AS HUGEINT) BETWEEN 1 AND 9223372036854775807
+         THEN TRY_CAST(CAST(k AS VARCHAR) AS BIGINT)
+         ELSE error(printf('The ''k'' parameter of %s must be an int >= 1 (at most 2**63 - 1) or NULL. Got %s instead.',
+                           owner, rf__repr(k))) END;
 
 CREATE OR REPLACE MACRO rf__choice(v, choices, pname, owner) AS
-    CASE WHEN v IS NOT NULL AND list_contains(choices, lower(CAST(v AS VARCHAR))) THEN lower(CAST(v AS VARCHAR))
+    CASE WHEN v IS NOT NULL AND typeof(v) = 'VARCHAR' AND list_contains(choices, lower(CAST(v AS VARCHAR)))
+         THEN lower(CAST(v AS VARCHAR))
          ELSE error(printf('The ''%s'' parameter of %s must be one of %s. Got %s instead.', pname, owner,
                            array_to_string(list_transform(choices, lambda x: '''' || x || ''''), ', '),
-                           coalesce('''' || CAST(v AS VARCHAR) || '''', 'NULL'))) END;
+                           rf__repr(v))) END;
 
 -- relevance threshold that must be set (binary metrics)
 CREATE OR REPLACE MACRO rf__rel(rel, owner) AS
-    CASE WHEN rel IS NULL OR NOT isfinite(CAST(rel AS DOUBLE))
-         THEN error(printf('The ''rel'' parameter of %s must be a finite number. Got %s instead.',
-                           owner, coalesce(CAST(rel AS VARCHAR), 'NULL')))
-         ELSE CAST(rel AS DOUBLE) END;
+    CASE WHEN isfinite(rf__number(rel)) THEN rf__number(rel)
+         ELSE error(printf('The ''rel'' parameter of %s must be a finite number. Got %s instead.',
+                           owner, rf__repr(rel))) END;
 
--- relevance threshold that may be NULL (graded metrics: NULL = no threshold)
-CREATE OR REPLACE MACRO rf__relopt(rel, owner) AS
+-- relevance threshold that may be NULL (graded metrics: NULL = no threshold); pname: the parameter's name
+CREATE OR REPLACE MACRO rf__threshold(rel, pname, owner) AS
     CASE WHEN rel IS NULL THEN CAST(NULL AS DOUBLE)
-         WHEN NOT isfinite(CAST(rel AS DOUBLE))
-         THEN error(printf('The ''rel'' parameter of %s must be a finite number or NULL. Got %s instead.',
-                           owner, CAST(rel AS VARCHAR)))
-         ELSE CAST(rel AS DOUBLE) END;
+         WHEN isfinite(rf__number(rel)) THEN rf__number(rel)
+         ELSE error(printf('The ''%s'' parameter of %s must be a finite number or NULL. Got %s instead.',
+                           pname, owner, rf__repr(rel))) END;
+
+CREATE OR REPLACE MACRO rf__relopt(rel, owner) AS rf__threshold(rel, 'rel', owner);
 
 CREATE OR REPLACE MACRO rf__max_grade(m, owner) AS
-    CASE WHEN m IS NULL OR m < 1 OR m <> floor(m)
-         THEN error(printf('The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
-                           owner, coalesce(CAST(m AS VARCHAR), 'NULL')))
-         ELSE CAST(m AS DOUBLE) END;
+    CASE WHEN rf__is_int_type(typeof(m)) AND TRY_CAST(CAST(m AS VARCHAR) AS HUGEINT) >= 1
+         THEN TRY_CAST(CAST(m AS VARCHAR) AS DOUBLE)
+         ELSE error(printf('The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
+                           owner, rf__repr(m))) END;
 
 CREATE OR REPLACE MACRO rf__p(p, owner) AS
-    CASE WHEN p IS NULL OR NOT (p > 0 AND p < 1)
-         THEN error(printf('The ''p'' parameter of %s must be a float in the open interval (0, 1). Got %s instead.',
-                           owner, coalesce(CAST(p AS VARCHAR), 'NULL')))
-         ELSE CAST(p AS DOUBLE) END;
+    CASE WHEN rf__number(p) > 0 AND rf__number(p) < 1 THEN rf__number(p)
+         ELSE error(printf('The ''p'' parameter of %s must be a float in the open interval (0, 1). Got %s instead.',
+                           owner, rf__repr(p))) END;
+
+-- a true/false switch (allow_duplicates)
+CREATE OR REPLACE MACRO rf__flag(v, pname, owner) AS
+    CASE WHEN typeof(v) = 'BOOLEAN' AND v IS NOT NULL THEN CAST(CAST(v AS VARCHAR) AS BOOLEAN)
+         ELSE error(printf('The ''%s'' parameter of %s must be true or false. Got %s instead.', pname, owner,
+                           rf__repr(v))) END;
+
+-- a choice as text, lower-cased, without the check (which the table macros make once, with rf__choice): the
+-- column selections of order_by and the policies use it, so that 'RANK' behaves as 'rank'
+CREATE OR REPLACE MACRO rf__lc(v) AS lower(CAST(v AS VARCHAR));
 
 CREATE OR REPLACE MACRO rf__policy_choice(v, pname) AS
     rf__choice(v, ['zero', 'nan', 'skip'], pname, 'rankframe');
 
 -- ----------------------------------------------------------------------------------------------- gains
 -- gain of a grade g (docs: CG, DCG, IDCG, nDCG): NULL -> 0, below rel -> 0, linear max(g, 0),
--- exponential 2^max(g, 0) - 1. rel, gain already checked.
+-- exponential 2^max(g, 0) - 1 (infinite above grade 1023: rf__finite_gain turns that into an error). rel, gain
+-- already checked.
 CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
     CASE WHEN g IS NULL OR g < rel OR g <= 0 THEN CAST(0 AS DOUBLE)
          WHEN gain = 'linear' THEN CAST(g AS DOUBLE)
          ELSE pow(2.0, CAST(g AS DOUBLE)) - 1.0 END;
 
--- ERR's probability of satisfaction (2^max(g, 0) - 1) / 2^max_grade; a grade above max_grade is an error.
+-- a sum of gains (CG, DCG, IDCG of one query), which must be finite: exponential gains of grades near 1023
+-- overflow float64, and an infinite IDCG would make nDCG NaN (silently left out of a mean)
+CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
+    CASE WHEN isinf(v)
+         THEN error(printf('gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the sum of the gains of '
+                           || 'a query is infinite; use gain := ''linear'' or rescale the grades.',
+                           CAST(top_grade AS DOUBLE)))
+         ELSE v END;
+
+-- ERR's probability of satisfaction Pr(g) = (2^max(g, 0) - 1) / 2^max_grade, computed as 2^(g - max_grade) -
+-- 2^-max_grade (the same number, finite for any max_grade); callers check g <= max_grade first
+-- (rf__check_max_grade).
 CREATE OR REPLACE MACRO rf__pr(g, max_grade) AS
     CASE WHEN g IS NULL OR g <= 0 THEN CAST(0 AS DOUBLE)
-         WHEN g > max_grade
-         THEN error(printf('ERR: grade %s is above max_grade %s; set max_grade to the top grade of your scale.',
-                           CAST(g AS VARCHAR), CAST(CAST(max_grade AS BIGINT) AS VARCHAR)))
-         ELSE (pow(2.0, CAST(g AS DOUBLE)) - 1.0) / pow(2.0, max_grade) END;
+         ELSE pow(2.0, CAST(g AS DOUBLE) - max_grade) - pow(2.0, -max_grade) END;
+
+-- true when every grade is <= max_grade (top_grade = the largest grade of the unit or list, judged anywhere, not
+-- only in the top k, as the Python API), else the error of the Python API
+CREATE OR REPLACE MACRO rf__check_max_grade(top_grade, max_grade, owner) AS
+    CASE WHEN top_grade > max_grade
+         THEN error(printf('The ''max_grade'' parameter of %s must be >= every grade in the table. Got %s but the '
+                           || 'table has grade %g; pass max_grade := %s (the top grade of your scale).', owner,
+                           CAST(CAST(max_grade AS BIGINT) AS VARCHAR), CAST(top_grade AS DOUBLE),
+                           CAST(CAST(ceil(top_grade) AS HUGEINT) AS VARCHAR)))
+         ELSE true END;
 
 -- DCG of a list of gains already in order, cut at k (NULL = whole list)
 CREATE OR REPLACE MACRO rf__dcg_list(gains, k) AS
@@ -103,7 +159,75 @@ CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
 
 -- NaN-aware helpers for the query-set policies
 CREATE OR REPLACE MACRO rf__policy_value(choice) AS
-    CASE choice WHEN 'zero' THEN CAST(0 AS DOUBLE) WHEN 'nan' THEN CAST('NaN' AS DOUBLE) ELSE NULL END;
+    CASE rf__lc(choice) WHEN 'zero' THEN CAST(0 AS DOUBLE) WHEN 'nan' THEN CAST('NaN' AS DOUBLE) ELSE NULL END;
+
+-- ------------------------------------------------------------------------------------------ the table
+-- The table macros (rf_prepare, rf_per_query, rf_means, rf_validate) check their table and parameters once per
+-- call in a one-row subquery (rf__check_table), so the errors fire on an empty table too and never depend on
+-- which columns are selected. Column selections only ever pick existing, non-reserved columns (a bad segment
+-- list is the check's error, never a DuckDB binder error).
+
+-- the column names of a table or view, in order (on an empty table too: the row is a LEFT JOIN's NULLs)
+CREATE OR REPLACE MACRO rf__columns(tbl) AS TABLE
+    SELECT json_keys(to_json(struct_pack(*COLUMNS(s.*)))) AS rf__names
+    FROM (SELECT 1 AS rf__one) AS o LEFT JOIN (SELECT * FROM query_table(tbl) LIMIT 0) AS s ON true;
+
+-- names the macros add to a table (rf_prepare's rf_pos and rf_g) or use internally (rf__*); DuckDB compares
+-- names case-insensitively
+CREATE OR REPLACE MACRO rf__reserved(c) AS lower(c) IN ('rf_pos', 'rf_g') OR starts_with(lower(c), 'rf__');
+
+-- the columns of the unit (segments..., query) for COLUMNS(lambda c: rf__is_unit_col(c, segments))
+CREATE OR REPLACE MACRO rf__is_unit_col(c, segments) AS
+    (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c)) OR c = 'query';
+
+-- the closest name (for a did-you-mean hint), NULL when none is close
+CREATE OR REPLACE MACRO rf__closest(word, names) AS
+    list_sort(list_filter(list_transform(names,
+                                         lambda n: {'d': -jaro_winkler_similarity(lower(word), lower(n)), 'n': n}),
+                          lambda x: x.d <= -0.8))[1].n;
+
+CREATE OR REPLACE MACRO rf__quoted(names) AS
+    array_to_string(list_transform(names, lambda n: '''' || n || ''''), ', ');
+
+-- true, or the error for the first problem of the segment list or the table's column names: segments must be a
+-- list of distinct names of columns of the table other than query (and other than the output columns of the
+-- macro, `outputs`); no column may use a reserved name
+CREATE OR REPLACE MACRO rf__check_columns(names, segments, owner, outputs) AS
+    CASE WHEN segments IS NULL OR (len(segments) > 0 AND typeof(segments) <> 'VARCHAR[]')
+              OR list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: x IS NULL), true)
+         THEN error(printf('The ''segments'' parameter of %s must be a list of column names (such as [''model'']). '
+                           || 'Got %s instead.', owner, rf__repr(segments)))
+         WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: NOT list_contains(names, x))) > 0
+         THEN error(printf('The ''segments'' parameter of %s names column(s) not in the table: %s. Columns in the '
+                           || 'table: %s.', owner,
+                           array_to_string(list_transform(
+                               list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: NOT list_contains(names, x)),
+                               lambda x: '''' || x || '''' || coalesce(' (did you mean ''' || rf__closest(x, names)
+                                                                       || '''?)', '')), ', '),
+                           rf__quoted(names)))
+         WHEN len(list_distinct(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)))) < len(segments)
+         THEN error(printf('The ''segments'' parameter of %s lists a column more than once. Got %s instead.', owner,
+                           rf__repr(segments)))
+         WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), 'query')
+         THEN error(printf('The ''segments'' parameter of %s must not contain ''query'': the query column is always '
+                           || 'the last column of the unit (segments..., query). Got %s instead.', owner,
+                           rf__repr(segments)))
+         WHEN len(list_filter(names, lambda x: rf__reserved(x))) > 0
+         THEN error(printf('The table has column(s) named like the columns rankframe''s macros add (rf_pos, rf_g, '
+                           || 'rf__*): %s. Rename them in a view (CREATE VIEW v AS SELECT * RENAME (...) FROM t).',
+                           rf__quoted(list_filter(names, lambda x: rf__reserved(x)))))
+         WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: list_contains(outputs, lower(x)))) > 0
+         THEN error(printf('The ''segments'' parameter of %s names column(s) that are also output columns of %s: %s. '
+                           || 'Rename them in a view.', owner, owner,
+                           rf__quoted(list_filter(TRY_CAST(segments AS VARCHAR[]),
+                                                  lambda x: list_contains(outputs, lower(x))))))
+         ELSE true END;
+
+-- one row, rf__ok = true, or the error of the first broken rule of the columns or of the parameters (params_ok is
+-- an expression that raises the parameter errors, see rf__check_params in evaluate.sql)
+CREATE OR REPLACE MACRO rf__check_table(tbl, segments, owner, outputs, params_ok) AS TABLE
+    SELECT rf__check_columns(c.rf__names, segments, owner, outputs) AND params_ok AS rf__ok
+    FROM rf__columns(tbl) AS c;
 
 -- ------------------------------------------------------------------------------------------ preparation
 -- rf_prepare(tbl): every column of the table/view tbl plus
@@ -116,15 +240,20 @@ CREATE OR REPLACE MACRO rf__policy_value(choice) AS
 --           rf_agg_n_retrieved stop with an error when a unit's ranks are not exactly 1..n.
 --   rf_g    the relevance as DOUBLE (NULL = unjudged)
 -- The table must use the standard column names query, item, rank|score, relevance (make a view to rename).
+-- order_by is compared case-insensitively ('RANK' = 'rank'). Errors: segments must name columns of the table
+-- (not query, each once); no column may be named rf_pos, rf_g or rf__*.
 -- Without segments the window partitions by query itself (fast); with segments by a struct of the unit's columns.
 -- Both branches are bound; the one whose constant condition is false is pruned by DuckDB's planner.
-CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
-    SELECT s.*,
-           CAST(COLUMNS(lambda c: c = CASE WHEN order_by = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
+-- rf__prepare is the same with the check as an argument: ok is a scalar subquery over rf__check_table (one row),
+-- applied to the rows before anything else, so that the check's error always comes before any error of a
+-- metric computed over those rows.
+CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
+    SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
+           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM query_table(tbl) AS s
-    WHERE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_prepare') = 'position'
+    WHERE rf__lc(order_by) = 'position' AND ok
     UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
@@ -134,22 +263,30 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                  -- the unit: the query itself without segments (fast), else a struct of (segments..., query)
                  COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
                  -- tie-break: item descending as a string for scores (trec_eval); ranks are unique
-                 COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'rf__tie' ELSE 'rf__none' END) AS rf__second
-          FROM (SELECT s.*,
-                       row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
+                 COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'rf__tie' ELSE 'rf__none' END)
+                     AS rf__second
+          FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
+                       row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
                        CAST(s.item AS VARCHAR) AS rf__tie,
                        CAST(NULL AS VARCHAR) AS rf__none,
-                       CAST(COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'score') THEN order_by ELSE 'query' END)
+                       CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
+                                                       ELSE 'query' END)
                             AS DOUBLE)
-                           * CASE order_by WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
+                           * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
                 FROM query_table(tbl) AS s
-                WHERE order_by <> 'position') AS u) AS t;
+                WHERE rf__lc(order_by) <> 'position' AND ok) AS u) AS t;
+
+CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
+    SELECT * FROM rf__prepare(tbl, segments, order_by,
+                              (SELECT rf__ok FROM rf__check_table(tbl, segments, 'rf_prepare', [],
+                                                                  rf__choice(order_by, ['rank', 'score', 'position'],
+                                                                             'order_by', 'rf_prepare') IS NOT NULL)));
 
 -- the number of ranked rows of a unit (an aggregate over rf_prepare's rf_pos); with order_by := 'position'
 -- it also checks that the unit's ranks are exactly 1..n (with unique ranks, as rf_validate checks: n rows,
 -- smallest 1, largest n), since positions are then taken as given
 CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
-    CASE WHEN order_by = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
+    CASE WHEN rf__lc(order_by) = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
          THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
                            || 'rows with ranks %s..%s; use order_by := ''rank''.',
                            CAST(count(pos) AS VARCHAR), CAST(min(pos) AS VARCHAR), CAST(max(pos) AS VARCHAR)))
@@ -158,24 +295,38 @@ CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
 -- ==== precision.sql ====
 -- P — precision@k (docs/metrics.md "P"): sum_{i<=k} hit_i / D, D = K (denominator 'k') or min(K, n)
 -- ('retrieved'); k NULL divides by n; nothing retrieved -> 0.
+-- Pattern of every metric file: the public macros (rf_<name>, rf_agg_<name>) check each parameter once (every
+-- check is evaluated, whatever the other values: a bad denominator is an error even when k is NULL) and call
+-- the unchecked internals (rf__<name>_grades, rf__agg_<name>), which the table macros use with values they
+-- checked themselves.
 CREATE OR REPLACE MACRO rf__precision(hits, n, k, denominator) AS
     CASE WHEN n = 0 THEN CAST(0 AS DOUBLE)
          WHEN k IS NULL THEN hits / n
          WHEN denominator = 'k' THEN hits / k
          ELSE hits / least(k, n) END;
 
+CREATE OR REPLACE MACRO rf__precision_grades(grades, k, rel, denominator) AS
+    rf__precision(len(rf__hitpos(grades, k, rel)), len(grades), k, denominator);
+
 -- grades: relevance grades of the ranked list in rank order (NULL = unjudged)
 CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k') AS
-    rf__precision(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_precision'), rf__rel(rel, 'rf_precision'))),
-                  len(coalesce(grades, [])), rf__k(k, 'rf_precision'),
-                  rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision'));
+    CASE WHEN rf__k(k, 'rf_precision') < 0
+              OR rf__rel(rel, 'rf_precision') IS NULL
+              OR rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision') = ''
+         THEN NULL
+         ELSE rf__precision_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+CREATE OR REPLACE MACRO rf__agg_precision(pos, grade, k, rel, denominator) AS
+    rf__precision(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+                  count(pos), k, denominator);
 
 -- pos: position in the ranked list (NULL = not retrieved), grade: relevance (NULL = unjudged)
 CREATE OR REPLACE MACRO rf_agg_precision(pos, grade, k := NULL, rel := 1, denominator := 'k') AS
-    rf__precision(count(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_precision'), 9223372036854775807)
-                                     AND grade >= rf__rel(rel, 'rf_agg_precision')),
-                  count(pos), rf__k(k, 'rf_agg_precision'),
-                  rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_agg_precision'));
+    CASE WHEN rf__k(k, 'rf_agg_precision') < 0
+              OR rf__rel(rel, 'rf_agg_precision') IS NULL
+              OR rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_agg_precision') = ''
+         THEN NULL
+         ELSE rf__agg_precision(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 -- ==== recall.sql ====
 -- R — recall@k (docs/metrics.md "R"): sum_{i<=k} hit_i / D, D = |R| ('relevant') or min(K, |R|) ('min_k');
@@ -185,18 +336,27 @@ CREATE OR REPLACE MACRO rf__recall(hits, n_rel, n, k, denominator) AS
          THEN CAST(0 AS DOUBLE)
          ELSE hits / (CASE WHEN denominator = 'relevant' THEN n_rel ELSE least(coalesce(k, n), n_rel) END) END;
 
+CREATE OR REPLACE MACRO rf__recall_grades(grades, n_rel, k, rel, denominator) AS
+    rf__recall(len(rf__hitpos(grades, k, rel)), n_rel, len(grades), k, denominator);
+
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
 CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__recall(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_recall'), rf__rel(rel, 'rf_recall'))), n_rel, len(coalesce(grades, [])),
-               rf__k(k, 'rf_recall'),
-               rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall'));
+    CASE WHEN rf__k(k, 'rf_recall') < 0
+              OR rf__rel(rel, 'rf_recall') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall') = ''
+         THEN NULL
+         ELSE rf__recall_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+CREATE OR REPLACE MACRO rf__agg_recall(pos, grade, k, rel, denominator) AS
+    rf__recall(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+               count(grade) FILTER (WHERE grade >= rel), count(pos), k, denominator);
 
 CREATE OR REPLACE MACRO rf_agg_recall(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__recall(count(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_recall'), 9223372036854775807)
-                                  AND grade >= rf__rel(rel, 'rf_agg_recall')),
-               count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_recall')),
-               count(pos), rf__k(k, 'rf_agg_recall'),
-               rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_agg_recall'));
+    CASE WHEN rf__k(k, 'rf_agg_recall') < 0
+              OR rf__rel(rel, 'rf_agg_recall') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_agg_recall') = ''
+         THEN NULL
+         ELSE rf__agg_recall(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 -- ==== ap.sql ====
 -- AP — average precision@k (docs/metrics.md "AP"): sum_{i<=k, hit_i} P@i / D with
@@ -210,179 +370,276 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
                                                      WHEN 'min_k' THEN least(n_rel, coalesce(k, n))
                                                      ELSE len(hitpos) END) END;
 
+CREATE OR REPLACE MACRO rf__ap_grades(grades, n_rel, k, rel, denominator) AS
+    rf__ap(rf__hitpos(grades, k, rel), n_rel, len(grades), k, denominator);
+
 CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__ap(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_ap'), rf__rel(rel, 'rf_ap')), n_rel, len(coalesce(grades, [])), rf__k(k, 'rf_ap'),
-           rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap'));
+    CASE WHEN rf__k(k, 'rf_ap') < 0
+              OR rf__rel(rel, 'rf_ap') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap') = ''
+         THEN NULL
+         ELSE rf__ap_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+CREATE OR REPLACE MACRO rf__agg_ap(pos, grade, k, rel, denominator) AS
+    rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel), [])),
+           count(grade) FILTER (WHERE grade >= rel), count(pos), k, denominator);
 
 CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_ap'), 9223372036854775807)
-                                       AND grade >= rf__rel(rel, 'rf_agg_ap')), [])),
-           count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_ap')), count(pos), rf__k(k, 'rf_agg_ap'),
-           rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_agg_ap'));
+    CASE WHEN rf__k(k, 'rf_agg_ap') < 0
+              OR rf__rel(rel, 'rf_agg_ap') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_agg_ap') = ''
+         THEN NULL
+         ELSE rf__agg_ap(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 -- ==== rr.sql ====
 -- RR — reciprocal rank@k (docs/metrics.md "RR"): 1 / first hit position within the top k, 0 if none.
 CREATE OR REPLACE MACRO rf__rr(first_hit) AS coalesce(1.0 / CAST(first_hit AS DOUBLE), CAST(0 AS DOUBLE));
 
+CREATE OR REPLACE MACRO rf__rr_grades(grades, k, rel) AS rf__rr(rf__hitpos(grades, k, rel)[1]);
+
 CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1) AS
-    rf__rr(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_rr'), rf__rel(rel, 'rf_rr'))[1]);
+    CASE WHEN rf__k(k, 'rf_rr') < 0
+              OR rf__rel(rel, 'rf_rr') IS NULL
+         THEN NULL
+         ELSE rf__rr_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+
+CREATE OR REPLACE MACRO rf__agg_rr(pos, grade, k, rel) AS
+    rf__rr(min(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel));
 
 CREATE OR REPLACE MACRO rf_agg_rr(pos, grade, k := NULL, rel := 1) AS
-    rf__rr(min(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_rr'), 9223372036854775807)
-                            AND grade >= rf__rel(rel, 'rf_agg_rr')));
+    CASE WHEN rf__k(k, 'rf_agg_rr') < 0
+              OR rf__rel(rel, 'rf_agg_rr') IS NULL
+         THEN NULL
+         ELSE rf__agg_rr(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== cg.sql ====
 -- CG — cumulative gain@k (docs/metrics.md "CG"): sum_{i<=k} gain(g_i); gain 'linear' max(g, 0) or
 -- 'exponential' 2^max(g, 0) - 1; grades below rel (when set) give no gain; NULL grade -> 0.
+-- An infinite sum (exponential gains of grades near 1023) is an error (rf__finite_gain).
+CREATE OR REPLACE MACRO rf__cg_grades(grades, k, rel, gain) AS
+    rf__finite_gain(coalesce(list_sum(list_transform(list_slice(grades, 1, coalesce(k, len(grades))),
+                                                     lambda x: rf__gain(x, rel, gain))), CAST(0 AS DOUBLE)),
+                    list_max(grades));
+
 CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(list_sum(list_transform(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_cg'), len(coalesce(grades, [])))),
-                                     lambda x: rf__gain(x, rf__relopt(rel, 'rf_cg'),
-                                                        rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg')))),
-             CAST(0 AS DOUBLE));
+    CASE WHEN rf__k(k, 'rf_cg') < 0
+              OR isnan(rf__relopt(rel, 'rf_cg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg') = ''
+         THEN NULL
+         ELSE rf__cg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+
+CREATE OR REPLACE MACRO rf__agg_cg(pos, grade, k, rel, gain) AS
+    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain)) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
+                             CAST(0 AS DOUBLE)),
+                    max(grade));
 
 CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(sum(rf__gain(grade, rf__relopt(rel, 'rf_agg_cg'),
-                          rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_cg')))
-                 FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_cg'), 9223372036854775807)),
-             CAST(0 AS DOUBLE));
+    CASE WHEN rf__k(k, 'rf_agg_cg') < 0
+              OR isnan(rf__relopt(rel, 'rf_agg_cg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_cg') = ''
+         THEN NULL
+         ELSE rf__agg_cg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
 -- ==== dcg.sql ====
 -- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log2(i + 1).
+-- An infinite sum (exponential gains of grades near 1023) is an error (rf__finite_gain).
+CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain) AS
+    rf__finite_gain(rf__dcg_list(list_transform(grades, lambda x: rf__gain(x, rel, gain)), k), list_max(grades));
+
 CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear') AS
-    rf__dcg_list(list_transform(coalesce(grades, []), lambda x: rf__gain(x, rf__relopt(rel, 'rf_dcg'),
-                                                           rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg'))),
-                 rf__k(k, 'rf_dcg'));
+    CASE WHEN rf__k(k, 'rf_dcg') < 0
+              OR isnan(rf__relopt(rel, 'rf_dcg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg') = ''
+         THEN NULL
+         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+
+CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain) AS
+    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain) / log2(pos + 1))
+                                 FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), CAST(0 AS DOUBLE)),
+                    max(grade));
 
 CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
-    coalesce(sum(rf__gain(grade, rf__relopt(rel, 'rf_agg_dcg'),
-                          rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_dcg')) / log2(pos + 1))
-                 FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_dcg'), 9223372036854775807)),
-             CAST(0 AS DOUBLE));
+    CASE WHEN rf__k(k, 'rf_agg_dcg') < 0
+              OR isnan(rf__relopt(rel, 'rf_agg_dcg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_dcg') = ''
+         THEN NULL
+         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
 -- ==== idcg.sql ====
 -- IDCG — ideal DCG@k (docs/metrics.md "IDCG"): DCG@k of the gains of the judged rows (ideal 'judged',
 -- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending.
--- Only positive gains matter (zero gains sort last and add nothing).
+-- Only positive gains matter (zero gains sort last and add nothing). An infinite sum is an error (rf__finite_gain).
 CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal) AS
     list_sort(list_filter(list_transform(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
                                          lambda x: rf__gain(x, rel, gain)),
                           lambda x: x > 0), 'DESC');
 
+CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
+    rf__finite_gain(rf__dcg_list(rf__ideal_gains(grades, judged_grades, rel, gain, ideal), k),
+                    greatest(list_max(grades), list_max(judged_grades)));
+
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
 CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__dcg_list(rf__ideal_gains(coalesce(grades, []), coalesce(judged_grades, []), rf__relopt(rel, 'rf_idcg'),
-                                 rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg'),
-                                 rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg')),
-                 rf__k(k, 'rf_idcg'));
+    CASE WHEN rf__k(k, 'rf_idcg') < 0
+              OR isnan(rf__relopt(rel, 'rf_idcg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg') = ''
+              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg') = ''
+         THEN NULL
+         ELSE rf__idcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
+                              rf__lc(gain), rf__lc(ideal)) END;
 
 CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal) AS
     list_sort(coalesce(list(rf__gain(grade, rel, gain))
                   FILTER (WHERE rf__gain(grade, rel, gain) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)), []), 'DESC');
 
+CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal) AS
+    rf__finite_gain(rf__dcg_list(rf__agg_ideal_gains(pos, grade, rel, gain, ideal), k), max(grade));
+
 CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__dcg_list(rf__agg_ideal_gains(pos, grade, rf__relopt(rel, 'rf_agg_idcg'),
-                                     rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_idcg'),
-                                     rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_idcg')),
-                 rf__k(k, 'rf_agg_idcg'));
+    CASE WHEN rf__k(k, 'rf_agg_idcg') < 0
+              OR isnan(rf__relopt(rel, 'rf_agg_idcg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_idcg') = ''
+              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_idcg') = ''
+         THEN NULL
+         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
 
 -- ==== ndcg.sql ====
 -- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0.
 CREATE OR REPLACE MACRO rf__ratio(a, b) AS CASE WHEN b = 0 THEN CAST(0 AS DOUBLE) ELSE a / b END;
 
+CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
+    rf__ratio(rf__dcg_grades(grades, k, rel, gain), rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal));
+
 CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__ratio(rf_dcg(coalesce(grades, []), k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
-                     gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg')),
-              rf_idcg(coalesce(grades, []), coalesce(judged_grades, []), k := rf__k(k, 'rf_ndcg'), rel := rf__relopt(rel, 'rf_ndcg'),
-                      gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg'),
-                      ideal := rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg')));
+    CASE WHEN rf__k(k, 'rf_ndcg') < 0
+              OR isnan(rf__relopt(rel, 'rf_ndcg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg') = ''
+              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg') = ''
+         THEN NULL
+         ELSE rf__ndcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
+                              rf__lc(gain), rf__lc(ideal)) END;
+
+CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal) AS
+    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain), rf__agg_idcg(pos, grade, k, rel, gain, ideal));
 
 CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
-    rf__ratio(rf_agg_dcg(pos, grade, k := rf__k(k, 'rf_agg_ndcg'), rel := rf__relopt(rel, 'rf_agg_ndcg'),
-                         gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg')),
-              rf_agg_idcg(pos, grade, k := rf__k(k, 'rf_agg_ndcg'), rel := rf__relopt(rel, 'rf_agg_ndcg'),
-                          gain := rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg'),
-                          ideal := rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_ndcg')));
+    CASE WHEN rf__k(k, 'rf_agg_ndcg') < 0
+              OR isnan(rf__relopt(rel, 'rf_agg_ndcg'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg') = ''
+              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_ndcg') = ''
+         THEN NULL
+         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
 
 -- ==== err.sql ====
 -- ERR — expected reciprocal rank@k (docs/metrics.md "ERR"), cascade model:
 -- sum_{i<=k} (1/i) Pr(g_i) prod_{j<i} (1 - Pr(g_j)), Pr(g) = (2^max(g,0) - 1) / 2^max_grade.
--- A grade above max_grade among the graded positions (the top k) is an error.
-CREATE OR REPLACE MACRO rf__check_max_grade(top_grade, max_grade) AS
-    CASE WHEN top_grade > max_grade
-         THEN error(printf('ERR: grade %s is above max_grade %s; set max_grade to the top grade of your scale.',
-                           CAST(top_grade AS VARCHAR), CAST(CAST(max_grade AS BIGINT) AS VARCHAR)))
-         ELSE true END;
-
+-- A grade above max_grade anywhere in the list (in the unit, for the aggregate) is an error, whatever k, as in
+-- the Python API.
 CREATE OR REPLACE MACRO rf__err_grades(grades, k, max_grade) AS
     rf__err_list(list_transform(list_slice(grades, 1, coalesce(k, len(grades))),
                                 lambda x, i: {'i': i, 'pr': rf__pr(x, max_grade)}));
 
-CREATE OR REPLACE MACRO rf_err(grades, k := NULL, max_grade := 4) AS
-    CASE WHEN rf__check_max_grade(list_max(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_err'), len(coalesce(grades, []))))),
-                                  rf__max_grade(max_grade, 'rf_err'))
-         THEN rf__err_grades(coalesce(grades, []), rf__k(k, 'rf_err'), rf__max_grade(max_grade, 'rf_err')) END;
+CREATE OR REPLACE MACRO rf__err_checked(grades, k, max_grade) AS
+    CASE WHEN rf__check_max_grade(list_max(grades), max_grade, 'ERR') THEN rf__err_grades(grades, k, max_grade) END;
 
-CREATE OR REPLACE MACRO rf__agg_err(pos, grade, k, max_grade) AS
+CREATE OR REPLACE MACRO rf_err(grades, k := NULL, max_grade := 4) AS
+    CASE WHEN rf__k(k, 'rf_err') < 0
+              OR rf__max_grade(max_grade, 'rf_err') < 0
+         THEN NULL
+         ELSE rf__err_checked(coalesce(grades, []), rf__as_k(k), rf__as_num(max_grade)) END;
+
+-- the cascade over the ranked rows of a unit (no max_grade check)
+CREATE OR REPLACE MACRO rf__agg_err_cascade(pos, grade, k, max_grade) AS
     rf__err_list(list_sort(coalesce(list({'i': pos, 'pr': rf__pr(grade, max_grade)})
                                FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade > 0), [])));
 
+CREATE OR REPLACE MACRO rf__agg_err(pos, grade, k, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__agg_err_cascade(pos, grade, k, max_grade) END;
+
 CREATE OR REPLACE MACRO rf_agg_err(pos, grade, k := NULL, max_grade := 4) AS
-    CASE WHEN rf__check_max_grade(max(grade) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_err'), 9223372036854775807)),
-                                  rf__max_grade(max_grade, 'rf_agg_err'))
-         THEN rf__agg_err(pos, grade, rf__k(k, 'rf_agg_err'), rf__max_grade(max_grade, 'rf_agg_err')) END;
+    CASE WHEN rf__k(k, 'rf_agg_err') < 0
+              OR rf__max_grade(max_grade, 'rf_agg_err') < 0
+         THEN NULL
+         ELSE rf__agg_err(pos, grade, rf__as_k(k), rf__as_num(max_grade)) END;
 
 -- ==== nerr.sql ====
 -- nERR — ERR@k / ERR@k of the ideal ordering (docs/metrics.md "nERR"); the ideal list is made of the judged
 -- rows ('judged') or the retrieved rows ('retrieved'), sorted by grade descending; 0 when the ideal is 0.
--- A grade above max_grade in the top k or in the ideal candidates is an error.
+-- A grade above max_grade anywhere (the ranked list or the judged grades; the unit, for the aggregate) is an
+-- error, whatever k and ideal, as in the Python API.
+CREATE OR REPLACE MACRO rf__nerr_grades(grades, judged_grades, k, max_grade, ideal) AS
+    CASE WHEN rf__check_max_grade(greatest(list_max(grades), list_max(judged_grades)), max_grade, 'nERR')
+         THEN rf__ratio(rf__err_grades(grades, k, max_grade),
+                        rf__err_pr(list_sort(list_transform(
+                                       list_filter(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
+                                                   lambda x: x > 0),
+                                       lambda x: rf__pr(x, max_grade)), 'DESC'), k)) END;
+
 CREATE OR REPLACE MACRO rf_nerr(grades, judged_grades, k := NULL, max_grade := 4, ideal := 'judged') AS
-    CASE WHEN rf__check_max_grade(greatest(list_max(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_nerr'), len(coalesce(grades, []))))),
-                                           list_max(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
-                                                         THEN coalesce(judged_grades, []) ELSE coalesce(grades, []) END)),
-                                  rf__max_grade(max_grade, 'rf_nerr'))
-         THEN rf__ratio(
-             rf__err_grades(coalesce(grades, []), rf__k(k, 'rf_nerr'), rf__max_grade(max_grade, 'rf_nerr')),
-             rf__err_pr(list_sort(list_transform(
-                            list_filter(CASE WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = 'judged'
-                                             THEN coalesce(judged_grades, []) ELSE coalesce(grades, []) END, lambda x: x > 0),
-                            lambda x: rf__pr(x, rf__max_grade(max_grade, 'rf_nerr'))), 'DESC'),
-                        rf__k(k, 'rf_nerr'))) END;
+    CASE WHEN rf__k(k, 'rf_nerr') < 0
+              OR rf__max_grade(max_grade, 'rf_nerr') < 0
+              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_nerr') = ''
+         THEN NULL
+         ELSE rf__nerr_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(max_grade),
+                              rf__lc(ideal)) END;
+
+CREATE OR REPLACE MACRO rf__agg_nerr(pos, grade, k, max_grade, ideal) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR')
+         THEN rf__ratio(rf__agg_err_cascade(pos, grade, k, max_grade),
+                        rf__err_pr(list_sort(coalesce(list(rf__pr(grade, max_grade))
+                                                 FILTER (WHERE grade > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
+                                                      []), 'DESC'), k)) END;
 
 CREATE OR REPLACE MACRO rf_agg_nerr(pos, grade, k := NULL, max_grade := 4, ideal := 'judged') AS
-    CASE WHEN rf__check_max_grade(max(grade) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_nerr'), 9223372036854775807)
-                                                     OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_nerr') = 'judged'
-                                                     OR pos IS NOT NULL),
-                                  rf__max_grade(max_grade, 'rf_agg_nerr'))
-         THEN rf__ratio(
-             rf__agg_err(pos, grade, rf__k(k, 'rf_agg_nerr'), rf__max_grade(max_grade, 'rf_agg_nerr')),
-             rf__err_pr(list_sort(coalesce(list(rf__pr(grade, rf__max_grade(max_grade, 'rf_agg_nerr')))
-                                      FILTER (WHERE grade > 0 AND (rf__choice(ideal, ['judged', 'retrieved'], 'ideal',
-                                                                              'rf_agg_nerr') = 'judged'
-                                                                   OR pos IS NOT NULL)), []), 'DESC'),
-                        rf__k(k, 'rf_agg_nerr'))) END;
+    CASE WHEN rf__k(k, 'rf_agg_nerr') < 0
+              OR rf__max_grade(max_grade, 'rf_agg_nerr') < 0
+              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_nerr') = ''
+         THEN NULL
+         ELSE rf__agg_nerr(pos, grade, rf__as_k(k), rf__as_num(max_grade), rf__lc(ideal)) END;
 
 -- ==== r_precision.sql ====
 -- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0.
+CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, rel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE) ELSE len(rf__hitpos(grades, n_rel, rel)) / n_rel END;
+
 CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_r_precision') IS NULL
+         THEN NULL
+         ELSE rf__r_precision_grades(coalesce(grades, []), n_rel, rf__as_num(rel)) END;
+
+-- |R| = n_rel; the hits are the relevant rows with a position <= |R|
+CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
-         ELSE len(rf__hitpos(coalesce(grades, []), n_rel, rf__rel(rel, 'rf_r_precision'))) / n_rel END;
+         ELSE len(list_filter(coalesce(hit_positions, []), lambda p: p <= n_rel)) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__agg_r_precision(pos, grade, rel) AS
+    rf__r_precision(list(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel));
 
 CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, rel := 1) AS
-    CASE WHEN count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_r_precision')) = 0 THEN CAST(0 AS DOUBLE)
-         ELSE len(list_filter(coalesce(list(pos) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_r_precision')), []),
-                              lambda p: p <= count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_r_precision'))))
-              / count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_r_precision')) END;
+    CASE WHEN rf__rel(rel, 'rf_agg_r_precision') IS NULL
+         THEN NULL
+         ELSE rf__agg_r_precision(pos, grade, rf__as_num(rel)) END;
 
 -- ==== hit_rate.sql ====
 -- Success — hit rate@k (docs/metrics.md "Success"): 1 if a relevant item is in the top k, else 0.
+CREATE OR REPLACE MACRO rf__hit_rate_grades(grades, k, rel) AS
+    CASE WHEN len(rf__hitpos(grades, k, rel)) > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
+
 CREATE OR REPLACE MACRO rf_hit_rate(grades, k := NULL, rel := 1) AS
-    CASE WHEN len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_hit_rate'), rf__rel(rel, 'rf_hit_rate'))) > 0
+    CASE WHEN rf__k(k, 'rf_hit_rate') < 0
+              OR rf__rel(rel, 'rf_hit_rate') IS NULL
+         THEN NULL
+         ELSE rf__hit_rate_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+
+CREATE OR REPLACE MACRO rf__agg_hit_rate(pos, grade, k, rel) AS
+    CASE WHEN count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) > 0
          THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
 
 CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
-    CASE WHEN count(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_hit_rate'), 9223372036854775807)
-                                 AND grade >= rf__rel(rel, 'rf_agg_hit_rate')) > 0
-         THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
+    CASE WHEN rf__k(k, 'rf_agg_hit_rate') < 0
+              OR rf__rel(rel, 'rf_agg_hit_rate') IS NULL
+         THEN NULL
+         ELSE rf__agg_hit_rate(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== f1.sql ====
 -- F1@k (docs/metrics.md "F1"): 2 P R / (P + R) with P = P@k (denominator 'k'), R = R@k (denominator
@@ -390,13 +647,23 @@ CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
 CREATE OR REPLACE MACRO rf__f1(p, r) AS
     CASE WHEN p + r = 0 THEN CAST(0 AS DOUBLE) ELSE 2 * p * r / (p + r) END;
 
+CREATE OR REPLACE MACRO rf__f1_grades(grades, n_rel, k, rel) AS
+    rf__f1(rf__precision_grades(grades, k, rel, 'k'), rf__recall_grades(grades, n_rel, k, rel, 'relevant'));
+
 CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1) AS
-    rf__f1(rf_precision(coalesce(grades, []), k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')),
-           rf_recall(coalesce(grades, []), n_rel, k := rf__k(k, 'rf_f1'), rel := rf__rel(rel, 'rf_f1')));
+    CASE WHEN rf__k(k, 'rf_f1') < 0
+              OR rf__rel(rel, 'rf_f1') IS NULL
+         THEN NULL
+         ELSE rf__f1_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+
+CREATE OR REPLACE MACRO rf__agg_f1(pos, grade, k, rel) AS
+    rf__f1(rf__agg_precision(pos, grade, k, rel, 'k'), rf__agg_recall(pos, grade, k, rel, 'relevant'));
 
 CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
-    rf__f1(rf_agg_precision(pos, grade, k := rf__k(k, 'rf_agg_f1'), rel := rf__rel(rel, 'rf_agg_f1')),
-           rf_agg_recall(pos, grade, k := rf__k(k, 'rf_agg_f1'), rel := rf__rel(rel, 'rf_agg_f1')));
+    CASE WHEN rf__k(k, 'rf_agg_f1') < 0
+              OR rf__rel(rel, 'rf_agg_f1') IS NULL
+         THEN NULL
+         ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== bpref.sql ====
 -- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
@@ -406,42 +673,61 @@ CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
     CASE WHEN n_above = 0 THEN CAST(1 AS DOUBLE)
          ELSE 1.0 - least(n_above, n_rel) / least(n_rel, n_nonrel) END;
 
--- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
-CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
+CREATE OR REPLACE MACRO rf__bpref_grades(grades, n_rel, n_nonrel, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
          ELSE coalesce(list_sum(list_transform(
-                  rf__hitpos(coalesce(grades, []), NULL, rf__rel(rel, 'rf_bpref')),
-                  lambda p: rf__bpref_term(
-                      len(list_filter(list_slice(coalesce(grades, []), 1, p - 1),
-                                      lambda y: y >= 0 AND y < rf__rel(rel, 'rf_bpref'))),
-                      n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+                  rf__hitpos(grades, NULL, rel),
+                  lambda p: rf__bpref_term(len(list_filter(list_slice(grades, 1, p - 1), lambda y: y >= 0 AND y < rel)),
+                                           n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+
+-- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
+CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_bpref') IS NULL
+         THEN NULL
+         ELSE rf__bpref_grades(coalesce(grades, []), n_rel, n_nonrel, rf__as_num(rel)) END;
+
+-- from the positions of the relevant and of the judged non-relevant retrieved rows and the two counts
+CREATE OR REPLACE MACRO rf__bpref(rel_pos, nonrel_pos, n_rel, n_nonrel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(list_sum(list_transform(coalesce(rel_pos, []),
+                  lambda p: rf__bpref_term(len(list_filter(coalesce(nonrel_pos, []), lambda x: x < p)),
+                                           n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, rel) AS
+    rf__bpref(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel),
+              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+              count(grade) FILTER (WHERE grade >= rel),
+              count(grade) FILTER (WHERE grade >= 0 AND grade < rel));
 
 CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
-    CASE WHEN count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')) = 0 THEN CAST(0 AS DOUBLE)
-         ELSE coalesce(list_sum(list_transform(
-                  coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rf__rel(rel, 'rf_agg_bpref')), []),
-                  lambda p: rf__bpref_term(
-                      len(list_filter(coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0
-                                                        AND grade < rf__rel(rel, 'rf_agg_bpref')), []),
-                                      lambda x: x < p)),
-                      count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')),
-                      count(grade) FILTER (WHERE grade >= 0 AND grade < rf__rel(rel, 'rf_agg_bpref'))))),
-                  CAST(0 AS DOUBLE))
-              / count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_bpref')) END;
+    CASE WHEN rf__rel(rel, 'rf_agg_bpref') IS NULL
+         THEN NULL
+         ELSE rf__agg_bpref(pos, grade, rf__as_num(rel)) END;
 
 -- ==== rbp.sql ====
 -- RBP — rank-biased precision@k (docs/metrics.md "RBP"): (1 - p) sum_{i<=k} hit_i p^(i-1); binary, no residual.
 CREATE OR REPLACE MACRO rf__rbp(hitpos, p) AS
     (1.0 - p) * coalesce(list_sum(list_transform(hitpos, lambda i: pow(p, i - 1))), CAST(0 AS DOUBLE));
 
+CREATE OR REPLACE MACRO rf__rbp_grades(grades, k, rel, p) AS rf__rbp(rf__hitpos(grades, k, rel), p);
+
 CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8) AS
-    rf__rbp(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_rbp'), rf__rel(rel, 'rf_rbp')), rf__p(p, 'rf_rbp'));
+    CASE WHEN rf__k(k, 'rf_rbp') < 0
+              OR rf__rel(rel, 'rf_rbp') IS NULL
+              OR rf__p(p, 'rf_rbp') < 0
+         THEN NULL
+         ELSE rf__rbp_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__as_num(p)) END;
+
+CREATE OR REPLACE MACRO rf__agg_rbp(pos, grade, k, rel, p) AS
+    (1.0 - p) * coalesce(sum(pow(p, pos - 1)) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+                         CAST(0 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8) AS
-    (1.0 - rf__p(p, 'rf_agg_rbp'))
-    * coalesce(sum(pow(rf__p(p, 'rf_agg_rbp'), pos - 1))
-                   FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_rbp'), 9223372036854775807)
-                           AND grade >= rf__rel(rel, 'rf_agg_rbp')), CAST(0 AS DOUBLE));
+    CASE WHEN rf__k(k, 'rf_agg_rbp') < 0
+              OR rf__rel(rel, 'rf_agg_rbp') IS NULL
+              OR rf__p(p, 'rf_agg_rbp') < 0
+         THEN NULL
+         ELSE rf__agg_rbp(pos, grade, rf__as_k(k), rf__as_num(rel), rf__as_num(p)) END;
 
 -- ==== judged.sql ====
 -- Judged@k (docs/metrics.md "Judged"): #{i <= k : g_i not NULL} / min(K, n); 0 when nothing is retrieved.
@@ -449,14 +735,22 @@ CREATE OR REPLACE MACRO rf__judged(n_judged_top, n, k) AS
     CASE WHEN least(coalesce(k, n), n) = 0 THEN CAST(0 AS DOUBLE)
          ELSE n_judged_top / least(coalesce(k, n), n) END;
 
+CREATE OR REPLACE MACRO rf__judged_grades(grades, k) AS
+    rf__judged(len(list_filter(list_slice(grades, 1, coalesce(k, len(grades))), lambda x: x IS NOT NULL)),
+               len(grades), k);
+
 CREATE OR REPLACE MACRO rf_judged(grades, k := NULL) AS
-    rf__judged(len(list_filter(list_slice(coalesce(grades, []), 1, coalesce(rf__k(k, 'rf_judged'), len(coalesce(grades, [])))),
-                               lambda x: x IS NOT NULL)),
-               len(coalesce(grades, [])), rf__k(k, 'rf_judged'));
+    CASE WHEN rf__k(k, 'rf_judged') < 0
+         THEN NULL
+         ELSE rf__judged_grades(coalesce(grades, []), rf__as_k(k)) END;
+
+CREATE OR REPLACE MACRO rf__agg_judged(pos, grade, k) AS
+    rf__judged(count(grade) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), count(pos), k);
 
 CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
-    rf__judged(count(grade) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_judged'), 9223372036854775807)),
-               count(pos), rf__k(k, 'rf_agg_judged'));
+    CASE WHEN rf__k(k, 'rf_agg_judged') < 0
+         THEN NULL
+         ELSE rf__agg_judged(pos, grade, rf__as_k(k)) END;
 
 -- ==== evaluate.sql ====
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
@@ -466,13 +760,17 @@ CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
 --   when ranks are already 1..n in every query: no window, much faster),
 --   relevance (graded, NULL = unjudged), plus any segment columns. Rename with a view:
 --     CREATE VIEW runs AS SELECT user_id AS query, movie_id AS item, position AS rank, rating AS relevance,
---                                model FROM 'export.parquet';
+--                                model FROM 'my_export.parquet';
+-- Checked once per call, before any value is computed (errors in the words of the Python API): the parameters,
+-- the segment list (columns of the table, each once, not query, not an output column name), reserved column
+-- names (rf_pos, rf_g, rf__*), and repeated (segments..., query, item) rows, an error unless
+-- allow_duplicates := true (each repeated row is then its own list entry, as allow_duplicates=True in Python).
 -- Set-based: one window pass numbers the ranked positions (rf_prepare), one GROUP BY computes every metric
 -- with the aggregate building blocks rf_agg_<name>.
 
 -- Query-set policies (docs/metrics.md), checked in order: no judged row -> no_judged; nothing retrieved ->
 -- no_retrieved; nothing relevant (metrics that need relevant items) -> no_relevant.
--- 'zero' -> 0, 'nan' -> NaN (kept, left out of means), 'skip' -> NULL (dropped).
+-- 'zero' -> 0, 'nan' -> NaN (kept, left out of means), 'skip' -> NULL (dropped); any case ('ZERO').
 CREATE OR REPLACE MACRO rf__apply_policy(v, n_judged, n_ret, nothing_relevant, no_relevant, no_retrieved, no_judged) AS
     CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
          WHEN n_ret = 0 THEN rf__policy_value(no_retrieved)
@@ -487,47 +785,97 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
                                    AND (ideal = 'judged' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
 
+-- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
+CREATE OR REPLACE MACRO rf__outputs() AS
+    ['p', 'r', 'ap', 'rr', 'cg', 'dcg', 'idcg', 'ndcg', 'err', 'nerr', 'rprec', 'success', 'f1', 'bpref', 'rbp',
+     'judged', 'n_queries'];
+
+-- the unit's columns in rf_per_query / rf_means: also leaves out the output names, which the check rejects,
+-- so that such a segment is the check's error and not a binder error about an ambiguous column
+CREATE OR REPLACE MACRO rf__is_key(c, segments) AS
+    rf__is_unit_col(c, segments) AND NOT list_contains(rf__outputs(), lower(c));
+
+-- true, or the error for the first bad parameter of rf_per_query / rf_means (each CASE condition calls one check,
+-- which returns the normalised value or raises; none of them is ever true)
+CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
+                                         r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+                                         allow_duplicates, owner) AS
+    CASE WHEN rf__k(k, owner) < 0 THEN false
+         WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) = '' THEN false
+         WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
+         WHEN NOT isfinite(rf__threshold(graded_rel, 'graded_rel', owner)) THEN false
+         WHEN rf__choice(gain, ['linear', 'exponential'], 'gain', owner) = '' THEN false
+         WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', owner) = '' THEN false
+         WHEN rf__max_grade(max_grade, owner) < 0 THEN false
+         WHEN rf__p(p, owner) < 0 THEN false
+         WHEN rf__choice(p_denominator, ['k', 'retrieved'], 'p_denominator', owner) = '' THEN false
+         WHEN rf__choice(r_denominator, ['relevant', 'min_k'], 'r_denominator', owner) = '' THEN false
+         WHEN rf__choice(ap_denominator, ['relevant', 'min_k', 'retrieved'], 'ap_denominator', owner) = '' THEN false
+         WHEN rf__choice(no_relevant, ['zero', 'nan', 'skip'], 'no_relevant', owner) = '' THEN false
+         WHEN rf__choice(no_retrieved, ['zero', 'nan', 'skip'], 'no_retrieved', owner) = '' THEN false
+         WHEN rf__choice(no_judged, ['zero', 'nan', 'skip'], 'no_judged', owner) = '' THEN false
+         WHEN rf__flag(allow_duplicates, 'allow_duplicates', owner) IS NULL THEN false
+         ELSE true END;
+
+-- one row: true, or the error naming the repeated (segments..., query, item) rows (a count and a few examples);
+-- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing
+CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates) AS TABLE
+    SELECT CASE WHEN count(*) > 0
+                THEN error(printf('item must be unique within each (%s): %s (%s, item) key(s) occur on more than one '
+                                  || 'row (%s rows in all), e.g. %s. Pass allow_duplicates := true to keep repeated '
+                                  || 'rows (each counts as its own list entry).',
+                                  array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                  CAST(count(*) AS VARCHAR),
+                                  array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                  CAST(sum(d.rf__n) AS VARCHAR), array_to_string(min(d.rf__example, 3), '; ')))
+                ELSE true END AS rf__ok
+    FROM (SELECT printf('%s item=%s (%s rows)', CAST(struct_pack(*COLUMNS(lambda c: c NOT IN ('rf__item', 'rf__n')))
+                                                     AS VARCHAR),
+                        CAST(g.rf__item AS VARCHAR), CAST(g.rf__n AS VARCHAR)) AS rf__example, g.rf__n
+          FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)), s.item AS rf__item, count(*) AS rf__n
+                FROM query_table(tbl) AS s
+                WHERE NOT rf__as_bool(allow_duplicates) AND s.item IS NOT NULL
+                GROUP BY ALL
+                HAVING count(*) > 1) AS g) AS d;
+
 -- Per unit (segments..., query): raw metric values at cutoff k with the registry defaults, plus the counts
 -- the policies need. Binary metrics use rel; the graded ones (CG, DCG, IDCG, nDCG) use graded_rel (default
--- NULL: every positive grade is a gain).
+-- NULL: every positive grade is a gain). Parameters already checked and normalised (the unchecked internal
+-- aggregates rf__agg_<name>).
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                          p_denominator, r_denominator, ap_denominator) AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
+                                          p_denominator, r_denominator, ap_denominator, ok) AS TABLE
+    SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
-           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal) AS rf__none_gain,
+           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal)
+               AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
-           rf_agg_precision(x.rf_pos, x.rf_g, k := k, rel := rel, denominator := p_denominator) AS "P",
-           rf_agg_recall(x.rf_pos, x.rf_g, k := k, rel := rel, denominator := r_denominator) AS "R",
-           rf_agg_ap(x.rf_pos, x.rf_g, k := k, rel := rel, denominator := ap_denominator) AS "AP",
-           rf_agg_rr(x.rf_pos, x.rf_g, k := k, rel := rel) AS "RR",
-           rf_agg_cg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain) AS "CG",
-           rf_agg_dcg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain) AS "DCG",
-           rf_agg_idcg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain, ideal := ideal) AS "IDCG",
-           rf_agg_ndcg(x.rf_pos, x.rf_g, k := k, rel := graded_rel, gain := gain, ideal := ideal) AS "nDCG",
-           rf_agg_err(x.rf_pos, x.rf_g, k := k, max_grade := max_grade) AS "ERR",
-           rf_agg_nerr(x.rf_pos, x.rf_g, k := k, max_grade := max_grade, ideal := ideal) AS "nERR",
-           rf_agg_r_precision(x.rf_pos, x.rf_g, rel := rel) AS "Rprec",
-           rf_agg_hit_rate(x.rf_pos, x.rf_g, k := k, rel := rel) AS "Success",
-           rf_agg_f1(x.rf_pos, x.rf_g, k := k, rel := rel) AS "F1",
-           rf_agg_bpref(x.rf_pos, x.rf_g, rel := rel) AS "Bpref",
-           rf_agg_rbp(x.rf_pos, x.rf_g, k := k, rel := rel, p := p) AS "RBP",
-           rf_agg_judged(x.rf_pos, x.rf_g, k := k) AS "Judged"
-    FROM rf_prepare(tbl, segments := segments, order_by := order_by) AS x
+           rf__agg_precision(x.rf_pos, x.rf_g, k, rel, p_denominator) AS "P",
+           rf__agg_recall(x.rf_pos, x.rf_g, k, rel, r_denominator) AS "R",
+           rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
+           rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
+           rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
+           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
+           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
+           rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
+           rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
+           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
+           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
+    FROM rf__prepare(tbl, segments, order_by, ok) AS x
     GROUP BY ALL;
 
--- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
--- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
--- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
--- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
--- DuckDB computes only the columns you select.
-CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
-                                     graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
-                                     p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                     ap_denominator := 'relevant', no_relevant := 'zero',
-                                     no_retrieved := 'zero', no_judged := 'skip') AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query'),
+-- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
+-- metric sees them, so its errors come first) and the policies; owner names the macro in the errors
+CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                      p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved,
+                                      no_judged, allow_duplicates, owner) AS TABLE
+    SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
            rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
            rf__apply_policy(r."AP", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "AP",
@@ -544,36 +892,57 @@ CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by :=
            rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
            rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
            rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
-    FROM rf__per_query_raw(tbl, rf__k(k, 'rf_per_query'), segments, order_by, rel, graded_rel, gain, ideal,
-                           max_grade, p, p_denominator, r_denominator, ap_denominator) AS r
-    WHERE NOT (r.rf__n_judged = 0 AND rf__policy_choice(no_judged, 'no_judged') = 'skip')
-      AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__policy_choice(no_retrieved, 'no_retrieved') = 'skip')
-      AND rf__policy_choice(no_relevant, 'no_relevant') IS NOT NULL;
+    FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
+                           rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
+                           rf__lc(r_denominator), rf__lc(ap_denominator),
+                           (SELECT c.rf__ok AND d.rf__ok
+                            FROM rf__check_table(tbl, segments, owner, rf__outputs(),
+                                                 rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade,
+                                                                  p, p_denominator, r_denominator, ap_denominator,
+                                                                  no_relevant, no_retrieved, no_judged,
+                                                                  allow_duplicates, owner)) AS c,
+                                 rf__check_duplicates(tbl, segments, allow_duplicates) AS d)) AS r
+    WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
+      AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
+
+-- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
+-- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
+-- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
+-- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
+-- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is
+-- selected).
+CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
+                                     graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
+                                     p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
+                                     ap_denominator := 'relevant', no_relevant := 'zero',
+                                     no_retrieved := 'zero', no_judged := 'skip', allow_duplicates := false) AS TABLE
+    SELECT * FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
+                                r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged, allow_duplicates,
+                                'rf_per_query');
 
 -- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left
 CREATE OR REPLACE MACRO rf_mean(v) AS
     coalesce(avg(CASE WHEN isnan(v) THEN NULL ELSE v END), CAST('NaN' AS DOUBLE));
 
 -- rf_means(tbl, ...): one row per segment (one row in all with segments := []) with n_queries (units kept by
--- the policies) and the mean of every metric of rf_per_query over the segment's queries.
+-- the policies) and the mean of every metric of rf_per_query over the segment's queries, ordered by the
+-- segments. As in rf_per_query, only the selected columns are computed.
 CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
                                  graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
                                  p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
                                  ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
-                                 no_judged := 'skip') AS TABLE
+                                 no_judged := 'skip', allow_duplicates := false) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
                                                'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))
         FROM (SELECT true AS rf__all, *
-              FROM rf_per_query(tbl, k := k, segments := segments, order_by := order_by, rel := rel,
-                                graded_rel := graded_rel, gain := gain, ideal := ideal, max_grade := max_grade,
-                                p := p, p_denominator := p_denominator, r_denominator := r_denominator,
-                                ap_denominator := ap_denominator, no_relevant := no_relevant,
-                                no_retrieved := no_retrieved, no_judged := no_judged))
+              FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                 p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+                                 allow_duplicates, 'rf_means'))
         GROUP BY ALL)
-    ORDER BY ALL;
+    ORDER BY COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'n_queries');
 
 -- ==== validate.sql ====
 -- rankframe: validation of a long table in SQL — the rules of rankframe's pandera schema.
@@ -581,23 +950,33 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
 --   SELECT * FROM rf_validate('runs');                            -- no rows = the table is valid
 --   SELECT * FROM rf_validate('runs', segments := ['model']);     -- uniqueness per (model, query)
 --   SELECT * FROM rf_validate('runs', order_by := 'score');       -- a run ranked by score
+--   SELECT * FROM rf_validate('runs', allow_duplicates := true);  -- repeated (query, item) rows are allowed
 --
 -- One row per broken rule: column, rule, n_rows (offending rows) and examples (up to 5 offending rows as text).
 -- Rules: query not null; item not null; relevance numeric and finite (null = unjudged); rank numeric, an integer
 -- >= 1 (null = judged but not retrieved) and unique within each (segments..., query); score numeric and finite
--- (order_by := 'score'); item unique within each (segments..., query).
+-- (order_by := 'score'); item unique within each (segments..., query) unless allow_duplicates := true.
+-- Errors (not rows): a bad parameter, a segment list that does not name columns of the table (each once, not
+-- query), a column named rf_pos, rf_g or rf__* (the names the other table macros add).
 
+-- a column type that holds numbers (or only NULLs)
 CREATE OR REPLACE MACRO rf__is_numeric_type(type_name) AS
-    regexp_matches(type_name, '^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|'
-                              || 'UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL"|NULL)$');
+    rf__is_number_type(type_name) OR type_name IN ('"NULL"', 'NULL');
 
-CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS TABLE
+CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', allow_duplicates := false) AS TABLE
     WITH src AS (
-        SELECT row(*COLUMNS(lambda c: list_contains(CAST(segments AS VARCHAR[]), c) OR c = 'query')) AS rf__unit,
+        SELECT row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
-               COLUMNS(lambda c: c = CASE WHEN order_by IN ('rank', 'position') THEN 'rank' WHEN order_by = 'score'
-                                       THEN 'score' ELSE 'query' END) AS rf__ord
+               COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'position') THEN 'rank'
+                                          WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'query' END) AS rf__ord
         FROM query_table(tbl) AS s
+        WHERE (SELECT rf__ok
+               FROM rf__check_table(tbl, segments, 'rf_validate', [],
+                                    CASE WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by',
+                                                         'rf_validate') = '' THEN false
+                                         WHEN rf__flag(allow_duplicates, 'allow_duplicates', 'rf_validate') IS NULL
+                                         THEN false
+                                         ELSE true END))
     ), base AS (
         SELECT rf__unit,
                rf__query IS NULL AS null_query,
@@ -609,14 +988,14 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
                CASE WHEN rf__is_numeric_type(typeof(rf__rel)) THEN TRY_CAST(rf__rel AS DOUBLE) END AS rel_num,
                CAST(rf__ord AS VARCHAR) AS ord_txt,
                CASE WHEN rf__is_numeric_type(typeof(rf__ord)) THEN TRY_CAST(rf__ord AS DOUBLE) END AS ord_num,
-               CASE rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', 'rf_validate')
-                   WHEN 'score' THEN 'score' ELSE 'rank' END AS ord_name
+               CASE rf__lc(order_by) WHEN 'score' THEN 'score' ELSE 'rank' END AS ord_name
         FROM src
     ), flagged AS (
         SELECT *,
                row_txt || printf(' %s=%s relevance=%s', ord_name, coalesce(ord_txt, 'NULL'),
                                  coalesce(rel_txt, 'NULL')) AS example,
-               NOT null_item AND count(*) OVER (PARTITION BY rf__unit, item_txt) > 1 AS dup_item,
+               NOT null_item AND NOT rf__as_bool(allow_duplicates)
+                   AND count(*) OVER (PARTITION BY rf__unit, item_txt) > 1 AS dup_item,
                ord_name = 'rank' AND ord_num IS NOT NULL
                    AND count(*) OVER (PARTITION BY rf__unit, ord_num) > 1 AS dup_rank
         FROM base
@@ -638,9 +1017,10 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank') AS 
                          example FROM flagged
         UNION ALL SELECT 7, 'score', 'score must be finite', ord_name = 'score' AND ord_num IS NOT NULL
                          AND NOT isfinite(ord_num), example FROM flagged
-        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
+        UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
                          dup_rank, example FROM flagged
-        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
+        UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', ')
+                                    || ') (pass allow_duplicates := true to keep repeated rows)',
                          dup_item, example FROM flagged
     )
     SELECT "column", rule, count(*) AS n_rows, list_slice(list(example ORDER BY example), 1, 5) AS examples

@@ -5,15 +5,24 @@ CREATE OR REPLACE MACRO rf__recall(hits, n_rel, n, k, denominator) AS
          THEN CAST(0 AS DOUBLE)
          ELSE hits / (CASE WHEN denominator = 'relevant' THEN n_rel ELSE least(coalesce(k, n), n_rel) END) END;
 
+CREATE OR REPLACE MACRO rf__recall_grades(grades, n_rel, k, rel, denominator) AS
+    rf__recall(len(rf__hitpos(grades, k, rel)), n_rel, len(grades), k, denominator);
+
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
 CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__recall(len(rf__hitpos(coalesce(grades, []), rf__k(k, 'rf_recall'), rf__rel(rel, 'rf_recall'))), n_rel, len(coalesce(grades, [])),
-               rf__k(k, 'rf_recall'),
-               rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall'));
+    CASE WHEN rf__k(k, 'rf_recall') < 0
+              OR rf__rel(rel, 'rf_recall') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall') = ''
+         THEN NULL
+         ELSE rf__recall_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+CREATE OR REPLACE MACRO rf__agg_recall(pos, grade, k, rel, denominator) AS
+    rf__recall(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+               count(grade) FILTER (WHERE grade >= rel), count(pos), k, denominator);
 
 CREATE OR REPLACE MACRO rf_agg_recall(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS
-    rf__recall(count(pos) FILTER (WHERE pos <= coalesce(rf__k(k, 'rf_agg_recall'), 9223372036854775807)
-                                  AND grade >= rf__rel(rel, 'rf_agg_recall')),
-               count(grade) FILTER (WHERE grade >= rf__rel(rel, 'rf_agg_recall')),
-               count(pos), rf__k(k, 'rf_agg_recall'),
-               rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_agg_recall'));
+    CASE WHEN rf__k(k, 'rf_agg_recall') < 0
+              OR rf__rel(rel, 'rf_agg_recall') IS NULL
+              OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_agg_recall') = ''
+         THEN NULL
+         ELSE rf__agg_recall(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;

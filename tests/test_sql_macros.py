@@ -155,7 +155,7 @@ def test_table_macros_hand_computed(con):
     overall = con.sql("SELECT n_queries, AP FROM rf_means('hand2b', no_retrieved := 'skip', no_judged := 'zero')"
                       ).fetchall()
     assert overall == [(2, pytest.approx((1 / 2 + 0) / 2))]  # query 3 skipped, query 2 scores 0
-    nan = con.sql("SELECT query, isnan(AP) FROM rf_per_query('hand2', no_retrieved := 'nan') WHERE query = 3"
+    nan = con.sql("SELECT query, isnan(AP) FROM rf_per_query('hand2', segments := ['model'], no_retrieved := 'nan') WHERE query = 3"
                   ).fetchall()
     assert nan == [(3, True)]
 
@@ -170,7 +170,7 @@ def test_score_ranks_use_trec_eval_tie_break(con):
 
 
 BAD = [
-    ("SELECT rf_ap([1], 1, k := 0)", r"'k' parameter of rf_ap must be an int >= 1 or NULL\. Got 0"),
+    ("SELECT rf_ap([1], 1, k := 0)", r"The 'k' parameter of rf_ap must be an int >= 1 \(at most 2\*\*63 - 1\) or NULL\. Got 0 instead\.$"),
     ("SELECT rf_precision([1], k := 2.5)", r"'k' parameter of rf_precision must be an int >= 1"),
     ("SELECT rf_ap([1], 1, denominator := 'all')",
      r"'denominator' parameter of rf_ap must be one of 'relevant', 'min_k', 'retrieved'\. Got 'all'"),
@@ -178,13 +178,17 @@ BAD = [
     ("SELECT rf_idcg([1], [1], ideal := 'best')", r"'ideal' parameter of rf_idcg must be one of"),
     ("SELECT rf_rbp([1], p := 1)", r"'p' parameter of rf_rbp must be a float in the open interval \(0, 1\)"),
     ("SELECT rf_err([1], max_grade := 0)", r"'max_grade' parameter of rf_err must be an int >= 1"),
-    ("SELECT rf_err([5, 1])", r"grade 5 is above max_grade 4"),
+    ("SELECT rf_err([5, 1])", r"The 'max_grade' parameter of ERR must be >= every grade in the table\. Got 4 but the table has grade 5; "
+                              r"pass max_grade := 5"),
+    ("SELECT rf_err([1, 0, 5], k := 1)", r"parameter of ERR must be >= every grade in the table\. Got 4 but the table has grade 5"),
     ("SELECT rf_precision([1], rel := NULL)", r"'rel' parameter of rf_precision must be a finite number"),
     ("SELECT rf_agg_ap(rf_pos, rf_g, k := -1) FROM rf_prepare('bad') GROUP BY query",
      r"'k' parameter of rf_agg_ap must be"),
     ("SELECT * FROM rf_per_query('bad', k := 0)", r"'k' parameter of rf_per_query must be"),
-    ("SELECT * FROM rf_per_query('bad', ap_denominator := 'x')", r"'denominator' parameter of rf_agg_ap"),
-    ("SELECT * FROM rf_per_query('bad', no_judged := 'drop')", r"'no_judged' parameter of rankframe must be one of"),
+    ("SELECT * FROM rf_per_query('bad', ap_denominator := 'x')",
+     r"The 'ap_denominator' parameter of rf_per_query must be one of 'relevant', 'min_k', 'retrieved'\. Got 'x' instead\.$"),
+    ("SELECT * FROM rf_per_query('bad', no_judged := 'drop')",
+     r"The 'no_judged' parameter of rf_per_query must be one of 'zero', 'nan', 'skip'\. Got 'drop' instead\.$"),
     ("SELECT * FROM rf_prepare('bad', order_by := 'alphabetical')", r"'order_by' parameter of rf_prepare must be one of"),
 ]
 
