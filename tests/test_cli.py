@@ -593,3 +593,82 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         main([])
     assert e.value.code == 2
+
+
+# ------------------------------------------------------------------------- every CLI line of the docs runs
+
+
+def _doc_commands() -> list[tuple[str, int, str, list[str] | None]]:
+    """(file, line number, command, expected output or None) for each CLI line of README's command-line
+    section and of docs/cli.md: the lines of ```bash blocks, and the ``$ `` lines of ```console blocks with the
+    output shown under them (a ``...`` line stands for lines left out)."""
+    found = []
+    readme = (ROOT / "README.md").read_text()
+    docs = (ROOT / "docs" / "cli.md").read_text()
+    section = readme.split("## On the command line", 1)[1].split("\n## ", 1)[0]
+    offset = readme[: readme.index("## On the command line")].count("\n")
+    for name, text, base in (("README.md", section, offset), ("docs/cli.md", docs, 0)):
+        for m in re.finditer(r"^```(bash|console)\n(.*?)^```", text, flags=re.S | re.M):
+            first = base + text[: m.start()].count("\n") + 2
+            lines = m.group(2).splitlines()
+            if m.group(1) == "bash":
+                found += [(name, first + i, ln, None) for i, ln in enumerate(lines) if ln.strip()]
+                continue
+            starts = [i for i, ln in enumerate(lines) if ln.startswith("$ ")]
+            for i, j in zip(starts, [*starts[1:], len(lines)]):
+                shown = lines[i + 1 : j]
+                while shown and not shown[-1].strip():
+                    shown.pop()
+                found.append((name, first + i, lines[i][2:], shown or None))
+    return found
+
+
+DOC_COMMANDS = _doc_commands()
+
+
+def test_the_docs_have_cli_lines():
+    files = {name for name, _, _, _ in DOC_COMMANDS}
+    assert files == {"README.md", "docs/cli.md"} and len(DOC_COMMANDS) >= 10
+    assert all(cmd.split()[0] in ("rankframe", "duckdb") for _, _, cmd, _ in DOC_COMMANDS)
+
+
+@pytest.fixture(scope="module")
+def doc_shell(tmp_path_factory) -> tuple[Path, dict]:
+    """A scratch directory with the shipped examples/ and a `rankframe` on PATH that runs this checkout."""
+    work = tmp_path_factory.mktemp("docs")
+    (work / "examples").symlink_to(EX, target_is_directory=True)
+    bin_dir = work / "bin"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "rankframe"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m rankframe "$@"\n')
+    wrapper.chmod(0o755)
+    import os
+
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
+    return work, env
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "command", "shown"), DOC_COMMANDS, ids=[f"{n}:{ln}" for n, ln, _, _ in DOC_COMMANDS]
+)
+def test_doc_cli_line_runs_as_written(doc_shell, name, line, command, shown):
+    """Exit 0 (or the `exit N` the line's comment states), and the output the docs show, if they show one."""
+    import shutil
+
+    work, env = doc_shell
+    if command.startswith("duckdb") and shutil.which("duckdb") is None:
+        pytest.skip("!!! the `duckdb` command-line binary is not installed: this docs line is not checked")
+    if "rankframe.sql" in command and not command.startswith("rankframe sql"):
+        subprocess.run("rankframe sql > rankframe.sql", shell=True, cwd=work, env=env, check=True, timeout=120)
+    stated = re.search(r"#.*\bexit (\d)\b", command)
+    p = subprocess.run(command, shell=True, cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == (int(stated.group(1)) if stated else 0), f"{name}:{line}: {command}\n{p.stderr}"
+    assert "Traceback" not in p.stderr
+    if shown is not None:
+        got = p.stdout.rstrip("\n").splitlines()
+        if "..." in shown:
+            k = shown.index("...")
+            head, tail = shown[:k], shown[k + 1 :]
+            assert got[: len(head)] == head and got[len(got) - len(tail) :] == tail, f"{name}:{line}"
+        else:
+            assert got == shown, f"{name}:{line}"
