@@ -5,6 +5,12 @@ window pass (from ``rank``, or from ``score`` with trec_eval's tie-break), then 
 requested measure with the aggregate building blocks ``rf_agg_<metric>`` (``sql/<metric>.sql``) and applies the
 query-set policies with ``rf__apply_policy`` (``sql/evaluate.sql``). Skipped units give NULL and are dropped;
 the policy ``"nan"`` gives NaN and is kept.
+
+DuckDB sees one integer code per unit (``keys.group_codes``, the grouping the numpy engine uses) instead of the
+id columns, and the output takes the unit's ids from the input frame: ids keep their exact values and dtype
+(categoricals, pyarrow dictionaries, mixed widths) on both engines. A ``duckdb.Error`` never escapes: the
+macros' own errors become a ``ParameterError`` / ``ValidationError`` with their text, anything else a
+``RankframeError`` that names the engine.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import pandas as pd
 from .. import keys
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..errors import ParameterError
+from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 
 _INPUT = "rf__input_df"
@@ -37,10 +43,6 @@ def _cursor() -> duckdb.DuckDBPyConnection:
         if _DB is None:
             _DB = rf_sql.install(duckdb.connect())
         return _DB.cursor()
-
-
-def _ident(name: str) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
 
 
 def _literal(value: Any) -> str:
@@ -71,34 +73,57 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     kw = m.kw
     if m.spec.name in ("ndcg", "nerr"):
         rel = kw.get("rel") if m.spec.name == "ndcg" else None
-        return (f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(rel)}, graded := true, "
-                f"ideal := {_literal(kw['ideal'])})")
+        return (
+            f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(rel)}, graded := true, "
+            f"ideal := {_literal(kw['ideal'])})"
+        )
     return f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(kw['rel'])})"
 
 
-def build_sql(measures: Sequence[Measure], n_by: int, order_by: str, policies: dict[str, str]) -> str:
-    """The whole evaluation as one SQL query over the view ``rf__input`` (columns rf__by<i>, query, ...)."""
-    segs = [f"rf__by{i}" for i in range(n_by)]
-    seg_list = "[" + ", ".join(_literal(s) for s in segs) + "]"
-    keys = ", ".join([*(_ident(s) for s in segs), "query"])
-    values = ",\n  ".join(f"{measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}"
-                          for i, m in enumerate(measures))
+def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, str]) -> str:
+    """The whole evaluation as one SQL query over the view ``rf__input`` (columns query = unit code, item, ...)."""
+    values = ",\n  ".join(
+        f"{measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}" for i, m in enumerate(measures)
+    )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
-    applied = ",\n  ".join(f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}"
-                           for i in range(len(measures)))
+    applied = ",\n  ".join(
+        f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}" for i in range(len(measures))
+    )
     return f"""
 WITH raw AS (
-  SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
+  SELECT query, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
   {values}
-  FROM rf_prepare('{_VIEW}', segments := {seg_list}, order_by := {_literal(order_by)})
-  GROUP BY ALL
+  FROM rf_prepare('{_VIEW}', order_by := {_literal(order_by)})
+  GROUP BY query
 ), applied AS (
-  SELECT {keys},
+  SELECT query,
   {applied}
   FROM raw
 )
-UNPIVOT applied ON {', '.join(f'm{i}' for i in range(len(measures)))} INTO NAME rf__metric VALUE rf__value
+UNPIVOT applied ON {", ".join(f"m{i}" for i in range(len(measures)))} INTO NAME rf__metric VALUE rf__value
 """
+
+
+#: the first words of the messages of the macros' own error() calls that are about the table, not a parameter
+_TABLE_RULES = {
+    "item must be unique": "item",
+    "order_by := 'position' needs ranks": "rank",
+    "The table has column(s) named like": "<table>",
+}
+
+
+def translate_error(err: Exception) -> RankframeError:
+    """A ``duckdb.Error`` as rankframe's exception: the macros' messages keep their text, others name the engine."""
+    text = str(err).strip()
+    prefix = "Invalid Input Error: "
+    if isinstance(err, duckdb.InvalidInputException) and text.startswith(prefix):
+        text = text[len(prefix) :]
+        if text.startswith("The '") and " parameter of " in text or text.startswith("gain := 'exponential'"):
+            return ParameterError(text)
+        for start, column in _TABLE_RULES.items():
+            if text.startswith(start):
+                return ValidationError([{"column": column, "rule": text, "count": 0, "examples": None}])
+    return RankframeError(f"the DuckDB engine (engine='duckdb') failed: {text}")
 
 
 def evaluate(
@@ -120,32 +145,38 @@ def evaluate(
         raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
     order_col = columns.rank if has_rank else columns.score
     order_name = "rank" if has_rank else "score"
+    groups = keys.group_codes(table, [*by, columns.query])
     order_by = order_name
-    if has_rank and keys.ranked_order(table, keys.group_codes(table, [*by, columns.query]), columns.rank).dense:
+    if has_rank and keys.ranked_order(table, groups, columns.rank).dense:
         order_by = "position"  # ranks are already 1..n in every unit: skip the window sort
-    src = pd.DataFrame({**{f"rf__by{i}": table[c] for i, c in enumerate(by)},
-                        "query": table[columns.query], "item": table[columns.item],
-                        order_name: table[order_col], "relevance": table[columns.relevance]}, copy=False)
-    # relevance must be numeric for DuckDB: nullable/object columns become float64 with NaN -> NULL
-    src["relevance"] = pd.to_numeric(src["relevance"], errors="raise").astype("float64")
-    src[order_name] = pd.to_numeric(src[order_name], errors="raise").astype("float64")
+    try:
+        src = pd.DataFrame(
+            {
+                "query": groups.codes,
+                "item": table[columns.item],
+                order_name: keys.as_float(table[order_col]),
+                "relevance": keys.as_float(table[columns.relevance]),
+            },
+            copy=False,
+        )
+    except (TypeError, ValueError) as e:  # only reachable with validate=False
+        raise RankframeError(
+            f"the DuckDB engine (engine='duckdb') needs numeric {order_col!r} and {columns.relevance!r} columns: {e}"
+        ) from None
     con = _cursor()
     try:
         con.register(_INPUT, src)
         con.sql(f"CREATE TEMP VIEW {_VIEW} AS SELECT * FROM {_INPUT}")
-        res = con.sql(build_sql(measures, len(by), order_by, policies)).df()
+        res = con.sql(build_sql(measures, order_by, policies)).df()
+    except duckdb.Error as e:
+        raise translate_error(e) from None
     finally:
         con.close()
     index = res["rf__metric"].str.slice(1).astype(np.int64).to_numpy()
     names = np.asarray([str(m) for m in measures], dtype=object)
-    out = pd.DataFrame({**{c: res[f"rf__by{i}"] for i, c in enumerate(by)}, columns.query: res["query"]})
-    for c in [*by, columns.query]:
-        try:
-            out[c] = out[c].astype(table[c].dtype)
-        except (TypeError, ValueError):
-            pass
-    out["metric"] = names[index]
-    out["value"] = res["rf__value"].astype("float64").to_numpy()
-    out["_m"] = index
-    out = out.sort_values([*by, columns.query, "_m"], kind="stable", na_position="last")
-    return out.drop(columns="_m").reset_index(drop=True)[out_cols]
+    codes = res["query"].to_numpy(dtype=np.int64)
+    order = np.lexsort((index, codes))  # units in key order (the codes are sorted keys), then metrics as asked
+    out = groups.keys.take(codes[order]).reset_index(drop=True)
+    out["metric"] = names[index[order]]
+    out["value"] = res["rf__value"].to_numpy(dtype=np.float64)[order]
+    return out[out_cols]
