@@ -114,10 +114,13 @@ def _gzip_error(path: PathLike, raw: bytes, error: Exception) -> InputFileError:
         text = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw)
     except zlib.error:
         pass
-    what = "truncated gzip data (the file ends before the compressed stream does)" if isinstance(
-        error, EOFError) else f"corrupt gzip data ({error})"
+    what = (
+        "truncated gzip data (the file ends before the compressed stream does)"
+        if isinstance(error, EOFError)
+        else f"corrupt gzip data ({error})"
+    )
     line = text.count(b"\n") + 1
-    last = text[text.rfind(b"\n") + 1:].decode("utf-8", "replace")
+    last = text[text.rfind(b"\n") + 1 :].decode("utf-8", "replace")
     return InputFileError(path, f"{what}; the readable text stops in this line", line, last)
 
 
@@ -129,8 +132,7 @@ def _check_text(data: bytes, path: PathLike, what: str) -> None:
     i = data.find(b"\x00")
     if i >= 0:
         line = data.count(b"\n", 0, i) + 1
-        raise InputFileError(path, f"binary data (a NUL byte), not a text {what} file", line,
-                             _line_text(data, line))
+        raise InputFileError(path, f"binary data (a NUL byte), not a text {what} file", line, _line_text(data, line))
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -191,10 +193,15 @@ def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
     table = pcsv.read_csv(
         pa.py_buffer(data),
         read_options=pcsv.ReadOptions(column_names=["line"], block_size=_BLOCK),
-        parse_options=pcsv.ParseOptions(delimiter="\x1f", quote_char=False, escape_char=False,
-                                        ignore_empty_lines=False),
-        convert_options=pcsv.ConvertOptions(column_types={"line": pa.binary()}, strings_can_be_null=False,
-                                            quoted_strings_can_be_null=False, null_values=[]),
+        parse_options=pcsv.ParseOptions(
+            delimiter="\x1f", quote_char=False, escape_char=False, ignore_empty_lines=False
+        ),
+        convert_options=pcsv.ConvertOptions(
+            column_types={"line": pa.binary()},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+            null_values=[],
+        ),
     )
     chunks = []
     offset = 0
@@ -206,8 +213,9 @@ def _lines(data: bytes, path: PathLike) -> list[pa.Array]:
                 try:
                     value.decode("utf-8")
                 except UnicodeDecodeError:
-                    raise InputFileError(path, "not valid UTF-8 text", offset + i + 1,
-                                         value.decode("utf-8", "replace")) from None
+                    raise InputFileError(
+                        path, "not valid UTF-8 text", offset + i + 1, value.decode("utf-8", "replace")
+                    ) from None
             raise
         offset += len(chunk)
     return chunks
@@ -220,8 +228,9 @@ def _first_bad(values: pa.Array, pattern: str) -> int | None:
     return int(bad[0]) if len(bad) else None
 
 
-def _robust_parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType],
-                  what: str) -> tuple[pa.Table, np.ndarray]:
+def _robust_parse(
+    data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType], what: str
+) -> tuple[pa.Table, np.ndarray]:
     """Split every line on runs of ASCII whitespace (trec_eval's rule), vectorised with pyarrow compute.
 
     Returns the kept fields and the 1-based line number of each row. Raises InputFileError on the first
@@ -248,8 +257,9 @@ def _robust_parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict
     return pa.concat_tables([t for t, _ in parts]), np.concatenate([n for _, n in parts])
 
 
-def _parse_block(chunk: pa.Array, offset: int, path: PathLike, fields: Sequence[str],
-                 keep: dict[int, pa.DataType], extra_ok: bool) -> tuple[pa.Table, np.ndarray] | None:
+def _parse_block(
+    chunk: pa.Array, offset: int, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType], extra_ok: bool
+) -> tuple[pa.Table, np.ndarray] | None:
     """Parse one block of lines (line ``offset + 1`` first); None when it holds no data line."""
     nfields = len(fields)
     trimmed = pc.ascii_trim_whitespace(chunk)
@@ -263,8 +273,12 @@ def _parse_block(chunk: pa.Array, offset: int, path: PathLike, fields: Sequence[
     if len(wrong):
         i = int(wrong[0])
         least = "at least " if extra_ok else ""
-        raise InputFileError(path, f"expected {least}{nfields} whitespace-separated fields ({' '.join(fields)}), "
-                             f"found {int(counts[i])}", offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
+        raise InputFileError(
+            path,
+            f"expected {least}{nfields} whitespace-separated fields ({' '.join(fields)}), found {int(counts[i])}",
+            offset + int(rows[i]) + 1,
+            chunk[int(rows[i])].as_py(),
+        )
     cols = []
     for j, typ in keep.items():
         col = pc.list_element(split, j)
@@ -272,8 +286,12 @@ def _parse_block(chunk: pa.Array, offset: int, path: PathLike, fields: Sequence[
             col, bad = _to_number(col, typ)
             if bad is not None:
                 i, value, kind = bad
-                raise InputFileError(path, f"{fields[j]} is not {kind}: {value!r}",
-                                     offset + int(rows[i]) + 1, chunk[int(rows[i])].as_py())
+                raise InputFileError(
+                    path,
+                    f"{fields[j]} is not {kind}: {value!r}",
+                    offset + int(rows[i]) + 1,
+                    chunk[int(rows[i])].as_py(),
+                )
         cols.append(col)
     return pa.table(cols, names=[f"f{i}" for i in keep]), rows + offset + 1
 
@@ -311,8 +329,15 @@ def _castable(value: str, typ: pa.DataType) -> bool:
     return True
 
 
-def _parse(data: bytes, path: PathLike, fields: Sequence[str], keep: dict[int, pa.DataType], what: str,
-           *, need_lines: bool = False) -> tuple[pa.Table, np.ndarray | None]:
+def _parse(
+    data: bytes,
+    path: PathLike,
+    fields: Sequence[str],
+    keep: dict[int, pa.DataType],
+    what: str,
+    *,
+    need_lines: bool = False,
+) -> tuple[pa.Table, np.ndarray | None]:
     """Fast path when the file allows it, the robust whitespace split otherwise."""
     _check_text(data, path, what)
     if not need_lines:
@@ -350,8 +375,7 @@ def _as_paths(path_or_paths: PathLike | Iterable[PathLike]) -> list[PathLike]:
     return paths
 
 
-def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool
-                  ) -> tuple[pa.Table, str, np.ndarray]:
+def _read_one_run(path: PathLike, with_rank: bool, keep_first_duplicate: bool) -> tuple[pa.Table, str, np.ndarray]:
     data = _read_bytes(path)
     keep: dict[int, pa.DataType] = {0: _STR, 2: _STR, 4: pa.float64()}
     if with_rank:
@@ -370,7 +394,7 @@ def _line_text(data: bytes, number: int) -> str:
     for _ in range(number - 1):
         start = data.index(b"\n", start) + 1
     end = data.find(b"\n", start)
-    return data[start: end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace")
+    return data[start : end if end >= 0 else len(data)].rstrip(b"\r").decode("utf-8", "replace")
 
 
 def _system_names(paths: Sequence[PathLike], tags: Sequence[str]) -> list[str]:
@@ -399,9 +423,13 @@ def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: st
     hit = pc.and_(pc.equal(table.column(0), query), pc.equal(table.column(1), item))
     where = lines[np.flatnonzero(hit.to_numpy(zero_copy_only=False))]
     first, second = int(where[0]), int(where[1])
-    return InputFileError(path, f"duplicate {field} {item!r} for query {query!r} (first on line {first}); "
-                          f"keep_first_duplicate=True (--keep-first-duplicate) keeps the first", second,
-                          _line_text(data, second))
+    return InputFileError(
+        path,
+        f"duplicate {field} {item!r} for query {query!r} (first on line {first}); "
+        f"keep_first_duplicate=True (--keep-first-duplicate) keeps the first",
+        second,
+        _line_text(data, second),
+    )
 
 
 def _key_hash(con, keys: list[str]) -> np.ndarray:
@@ -428,13 +456,16 @@ def _find_duplicate(con, keys: list[str], h: np.ndarray) -> tuple | None:
         return None
     cols = ", ".join(f'"{k}"' for k in keys)
     con.register("cand", pa.table({"h": pa.array(candidates)}))
-    rows = con.execute(f"SELECT {cols}, count(*) AS n FROM t WHERE hash({cols}) IN (SELECT h FROM cand) "
-                       f"GROUP BY ALL HAVING n > 1 LIMIT 1").fetchall()
+    rows = con.execute(
+        f"SELECT {cols}, count(*) AS n FROM t WHERE hash({cols}) IN (SELECT h FROM cand) "
+        f"GROUP BY ALL HAVING n > 1 LIMIT 1"
+    ).fetchall()
     return rows[0] if rows else None
 
 
-def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: str, field: str,
-                      keep_first: bool) -> tuple[pa.Table, np.ndarray]:
+def _check_duplicates(
+    table: pa.Table, keys: list[str], path: PathLike, what: str, field: str, keep_first: bool
+) -> tuple[pa.Table, np.ndarray]:
     """Raise on a repeated (query, docno) of one file, or keep the first line of each with a warning.
 
     Returns the table and the rows' key hashes (reused to match runs with qrels).
@@ -449,11 +480,18 @@ def _check_duplicates(table: pa.Table, keys: list[str], path: PathLike, what: st
         raise _duplicate_error(path, dup[0], dup[1], what, field)
     cols = ", ".join(f'"{k}"' for k in keys)
     con.register("t", table.append_column("__row", pa.array(np.arange(table.num_rows))))
-    out = con.sql(
-        f"SELECT * EXCLUDE (__row) FROM t QUALIFY row_number() OVER (PARTITION BY {cols} ORDER BY __row) = 1 "
-        f"ORDER BY __row").to_arrow_table().cast(table.schema)  # DuckDB hands back string, not large_string
-    warnings.warn(f"{path}: kept the first of repeated {field}s: dropped {table.num_rows - out.num_rows} "
-                  f"duplicate line(s)", stacklevel=4)
+    out = (
+        con.sql(
+            f"SELECT * EXCLUDE (__row) FROM t QUALIFY row_number() OVER (PARTITION BY {cols} ORDER BY __row) = 1 "
+            f"ORDER BY __row"
+        )
+        .to_arrow_table()
+        .cast(table.schema)
+    )  # DuckDB hands back string, not large_string
+    warnings.warn(
+        f"{path}: kept the first of repeated {field}s: dropped {table.num_rows - out.num_rows} duplicate line(s)",
+        stacklevel=4,
+    )
     con.register("t", out)
     return out, _key_hash(con, keys)
 
@@ -465,8 +503,9 @@ def _constant(value: str, n: int) -> pa.Array:
     return pa.Array.from_buffers(_STR, n, [None, pa.py_buffer(offsets), pa.py_buffer(raw * n)])
 
 
-def _read_runs(path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicate: bool, with_rank: bool
-               ) -> tuple[pa.Table, list[str], list[int], np.ndarray]:
+def _read_runs(
+    path_or_paths: PathLike | Iterable[PathLike], keep_first_duplicate: bool, with_rank: bool
+) -> tuple[pa.Table, list[str], list[int], np.ndarray]:
     """All runs in one table with a ``system`` column; also each run's name and size, and the key hashes."""
     paths = _as_paths(path_or_paths)
     tables, tags, hashes = [], [], []
@@ -485,8 +524,9 @@ def _to_pandas(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas()
 
 
-def read_trec_run(path_or_paths: PathLike | Iterable[PathLike], *, keep_first_duplicate: bool = False,
-                  with_rank: bool = False) -> pd.DataFrame:
+def read_trec_run(
+    path_or_paths: PathLike | Iterable[PathLike], *, keep_first_duplicate: bool = False, with_rank: bool = False
+) -> pd.DataFrame:
     """Read one or more TREC run files (``qid Q0 docno rank score tag``).
 
     Parameters
@@ -541,8 +581,10 @@ def read_trec_qrels(path: PathLike) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------------------
 # run + qrels -> the long table
 
-def read_trec(run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *,
-              keep_first_duplicate: bool = False) -> pd.DataFrame:
+
+def read_trec(
+    run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *, keep_first_duplicate: bool = False
+) -> pd.DataFrame:
     """Read TREC run file(s) and a qrels file into one long table, ready for ``df.rank_metrics``.
 
     Parameters
@@ -576,13 +618,17 @@ def _take_sorted(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
     """Return ``column.take(rows)`` for ascending ``rows``, chunk by chunk (no concatenation of the column)."""
     bounds = np.cumsum([0, *(len(c) for c in column.chunks)])
     cut = np.searchsorted(rows, bounds)
-    parts = [chunk.take(pa.array(rows[cut[k]:cut[k + 1]] - bounds[k]))
-             for k, chunk in enumerate(column.chunks) if cut[k + 1] > cut[k]]
+    parts = [
+        chunk.take(pa.array(rows[cut[k] : cut[k + 1]] - bounds[k]))
+        for k, chunk in enumerate(column.chunks)
+        if cut[k + 1] > cut[k]
+    ]
     return pa.concat_arrays(parts) if parts else pa.array([], column.type)
 
 
-def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndarray, qrels: pa.Table,
-          qrels_hash: np.ndarray) -> pa.Table:
+def _join(
+    run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndarray, qrels: pa.Table, qrels_hash: np.ndarray
+) -> pa.Table:
     """Run rows with their relevance, then each system's judged-but-not-retrieved rows.
 
     Rows are matched on the (query, item) hashes computed for the duplicate checks (a hash-table probe,
@@ -597,35 +643,44 @@ def _join(run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndar
         j = found[i]
         if len(i):
             jj = pa.array(j)
-            same = pc.and_(pc.equal(_take_sorted(run.column("query"), i), qrels.column("query").take(jj)),
-                           pc.equal(_take_sorted(run.column("item"), i), qrels.column("item").take(jj)))
+            same = pc.and_(
+                pc.equal(_take_sorted(run.column("query"), i), qrels.column("query").take(jj)),
+                pc.equal(_take_sorted(run.column("item"), i), qrels.column("item").take(jj)),
+            )
             keep = same.to_numpy(zero_copy_only=False)
             i, j = i[keep], j[keep]
     else:  # two judgments share a hash (astronomically rare): exact join in DuckDB
         con = _duckdb()
-        con.register("r", run.select(["query", "item"]).append_column(
-            "i", pa.array(np.arange(n, dtype=np.int64))))
-        con.register("q", qrels.select(["query", "item"]).append_column(
-            "j", pa.array(np.arange(m, dtype=np.int64))))
-        pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item"
-                            ).fetchnumpy()
+        con.register("r", run.select(["query", "item"]).append_column("i", pa.array(np.arange(n, dtype=np.int64))))
+        con.register("q", qrels.select(["query", "item"]).append_column("j", pa.array(np.arange(m, dtype=np.int64))))
+        pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item").fetchnumpy()
         i, j = np.asarray(pairs["i"], dtype=np.int64), np.asarray(pairs["j"], dtype=np.int64)
     grades = qrels.column("relevance").to_numpy().astype(np.float64)
     relevance = np.full(n, np.nan)
     relevance[i] = grades[j]
     retrieved = np.zeros((len(systems), m), dtype=bool)
     retrieved[np.searchsorted(np.cumsum(sizes), i, side="right"), j] = True
-    parts = [run.select(["query", "item", "score"]).append_column("relevance", pa.array(relevance))
-             .append_column("system", run.column("system"))]
+    parts = [
+        run.select(["query", "item", "score"])
+        .append_column("relevance", pa.array(relevance))
+        .append_column("system", run.column("system"))
+    ]
     for s, name in enumerate(systems):
         missing = np.flatnonzero(~retrieved[s])
         k = len(missing)
         if k:
             take = pa.array(missing)
-            parts.append(pa.table({
-                "query": qrels.column("query").take(take), "item": qrels.column("item").take(take),
-                "score": pa.nulls(k, pa.float64()), "relevance": pa.array(grades[missing]),
-                "system": _constant(name, k)}))
+            parts.append(
+                pa.table(
+                    {
+                        "query": qrels.column("query").take(take),
+                        "item": qrels.column("item").take(take),
+                        "score": pa.nulls(k, pa.float64()),
+                        "relevance": pa.array(grades[missing]),
+                        "system": _constant(name, k),
+                    }
+                )
+            )
     return pa.concat_tables(parts)
 
 
@@ -638,8 +693,9 @@ def _is_parquet(path: PathLike, head: bytes) -> bool:
     return head[:4] == b"PAR1" or name.endswith((".parquet", ".pq", ".parq"))
 
 
-def read_long(path: PathLike, *, columns: Columns | None = None, numeric: Sequence[str] = (),
-              **names: str) -> pd.DataFrame:
+def read_long(
+    path: PathLike, *, columns: Columns | None = None, numeric: Sequence[str] = (), **names: str
+) -> pd.DataFrame:
     """Read a long-format table from Parquet or CSV (also ``.csv.gz``, ``.tsv``).
 
     Parquet keeps the file's column types. In CSV every column is read as **text** (ids such as ``"007"``
@@ -677,8 +733,9 @@ def read_long(path: PathLike, *, columns: Columns | None = None, numeric: Sequen
     seen: set[str] = set()
     for h in cols:
         if h in seen:
-            raise InputFileError(path, f"duplicate column name {h!r} in the header", header_line,
-                                 header.decode("utf-8", "replace"))
+            raise InputFileError(
+                path, f"duplicate column name {h!r} in the header", header_line, header.decode("utf-8", "replace")
+            )
         seen.add(h)
     try:
         table = pcsv.read_csv(
@@ -725,8 +782,9 @@ def _csv_number(col: pa.Array, name: str, data: bytes, path: PathLike) -> pa.Arr
         return out
     i, value, kind = bad
     line, text = _csv_row_line(data, i)
-    raise InputFileError(path, f"{name} is not {kind}: {value!r} (leave the cell empty for a missing value)",
-                         line, text)
+    raise InputFileError(
+        path, f"{name} is not {kind}: {value!r} (leave the cell empty for a missing value)", line, text
+    )
 
 
 def _csv_row_line(data: bytes, row: int) -> tuple[int, str]:
@@ -771,8 +829,7 @@ def _open_text(path: PathLike):
 
 def _check_ids(values: pa.ChunkedArray | pa.Array, what: str) -> None:
     if pc.any(pc.match_substring_regex(values, r"\s|^$")).as_py():
-        raise RankframeError(f"{what} ids must be non-empty and contain no whitespace to be written in TREC "
-                             f"format")
+        raise RankframeError(f"{what} ids must be non-empty and contain no whitespace to be written in TREC format")
 
 
 def _write_lines(path: PathLike, cols: list[pa.Array]) -> None:
@@ -781,8 +838,15 @@ def _write_lines(path: PathLike, cols: list[pa.Array]) -> None:
         pcsv.write_csv(table, f, pcsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"))
 
 
-def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None,
-                   columns: Columns | None = None, system: str = "system", **names: str) -> None:
+def write_trec_run(
+    df: pd.DataFrame,
+    path: PathLike,
+    *,
+    tag: str | None = None,
+    columns: Columns | None = None,
+    system: str = "system",
+    **names: str,
+) -> None:
     """Write the retrieved rows of a long table as a TREC run (``qid Q0 docno rank score tag``).
 
     Rows are ordered by query, then by rank (or, without a rank column, by score descending, ties by item
@@ -795,8 +859,10 @@ def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None,
         if system in df.columns:
             values = df[system].dropna().unique()
             if len(values) > 1:
-                raise RankframeError(f"the table holds {len(values)} systems; write one run per system "
-                                     f"(filter on {system!r}) or pass tag=")
+                raise RankframeError(
+                    f"the table holds {len(values)} systems; write one run per system "
+                    f"(filter on {system!r}) or pass tag="
+                )
             tag = str(values[0]) if len(values) else "rankframe"
         else:
             tag = "rankframe"
@@ -804,8 +870,10 @@ def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None,
         raise RankframeError(f"the run tag must be non-empty without whitespace, got {tag!r}")
     has_rank, has_score = c.rank in df.columns, c.score in df.columns
     if not has_rank and not has_score:
-        raise RankframeError(f"cannot write a run: neither a rank column {c.rank!r} nor a score column "
-                             f"{c.score!r}. Columns in dataframe: {list(df.columns)}")
+        raise RankframeError(
+            f"cannot write a run: neither a rank column {c.rank!r} nor a score column "
+            f"{c.score!r}. Columns in dataframe: {list(df.columns)}"
+        )
     key = c.rank if has_rank else c.score
     d = df.loc[df[key].notna()]
     q = d[c.query].astype(str)
@@ -831,8 +899,17 @@ def write_trec_run(df: pd.DataFrame, path: PathLike, *, tag: str | None = None,
     if not np.array_equal(rank_int, rank):
         raise RankframeError("ranks must be whole numbers to be written in TREC format")
     n = len(qa)
-    _write_lines(path, [qa, pa.repeat(pa.scalar("Q0"), n), ia, pa.array(rank_int).cast(pa.string()),
-                        pa.array(score, pa.float64()).cast(pa.string()), pa.repeat(pa.scalar(tag), n)])
+    _write_lines(
+        path,
+        [
+            qa,
+            pa.repeat(pa.scalar("Q0"), n),
+            ia,
+            pa.array(rank_int).cast(pa.string()),
+            pa.array(score, pa.float64()).cast(pa.string()),
+            pa.repeat(pa.scalar(tag), n),
+        ],
+    )
 
 
 def _desc_str_key(item: pd.Series) -> np.ndarray:
@@ -841,8 +918,7 @@ def _desc_str_key(item: pd.Series) -> np.ndarray:
     return -codes
 
 
-def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | None = None,
-                     **names: str) -> None:
+def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | None = None, **names: str) -> None:
     """Write the judged rows of a long table as TREC qrels (``qid 0 docno relevance``).
 
     Rows with a null relevance (unjudged) are left out. Grades must be whole numbers (trec_eval reads them
@@ -860,8 +936,7 @@ def write_trec_qrels(df: pd.DataFrame, path: PathLike, *, columns: Columns | Non
     _check_ids(qa, "query")
     _check_ids(ia, "item")
     n = len(qa)
-    _write_lines(path, [qa, pa.repeat(pa.scalar("0"), n), ia,
-                        pa.array(rel[order].astype(np.int64)).cast(pa.string())])
+    _write_lines(path, [qa, pa.repeat(pa.scalar("0"), n), ia, pa.array(rel[order].astype(np.int64)).cast(pa.string())])
 
 
 def write_long(df: pd.DataFrame, path: PathLike) -> None:
