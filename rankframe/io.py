@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import csv
 import gzip
 import os
 import re
@@ -729,7 +730,9 @@ def read_long(
     header_line = data[: len(data) - len(body)].count(b"\n") + 1
     cut = min((i for i in (body.find(b"\n"), body.find(b"\r")) if i >= 0), default=len(body))
     header = body[:cut]
-    cols = [h.strip().strip('"') for h in header.decode("utf-8", "replace").split(delim)]
+    # the names exactly as pyarrow reads them (a UTF-8 byte-order mark dropped, quotes undone, spaces kept), so
+    # that every column is typed as text below: a name read differently would be type-inferred ('007' -> 7)
+    cols = next(csv.reader([header.decode("utf-8-sig", "replace")], delimiter=delim), [])
     seen: set[str] = set()
     for h in cols:
         if h in seen:
@@ -747,6 +750,11 @@ def read_long(
         raise _csv_error(data, path, delim, len(cols), e) from None
     if table.num_rows == 0:
         raise InputFileError(path, "empty file: a header but no data lines")
+    inferred = [f.name for f in table.schema if f.type != _STR]
+    if inferred:  # never silently: the header was read differently from the way pyarrow read it
+        raise InputFileError(
+            path, f"could not read column {inferred[0]!r} as text", header_line, header.decode("utf-8", "replace")
+        )
     numeric_cols = [h for h in table.column_names if h in {c.rank, c.relevance, c.score, *numeric}]
     for h in numeric_cols:
         i = table.column_names.index(h)
@@ -801,8 +809,6 @@ def _csv_row_line(data: bytes, row: int) -> tuple[int, str]:
 
 def _csv_error(data: bytes, path: PathLike, delim: str, ncols: int, error: Exception) -> InputFileError:
     """Find the line pyarrow's CSV reader stumbled on, with Python's csv module (error path only)."""
-    import csv
-
     for k, raw in enumerate(data.splitlines()):
         if not raw:
             continue

@@ -505,6 +505,23 @@ def test_csv_empty_cells_are_nulls_and_numbers_keep_their_kind(tmp_path):
     assert str(df["rank"].dtype) == "int64" and str(df["relevance"].dtype) == "int64"
 
 
+@pytest.mark.parametrize(
+    ("header", "names"),
+    [
+        ("\ufeffquery,item,rank,relevance", ["query", "item", "rank", "relevance"]),  # UTF-8 byte-order mark
+        ('"query","item","rank","relevance"', ["query", "item", "rank", "relevance"]),
+        ("query , item,rank,relevance", ["query ", " item", "rank", "relevance"]),  # names as written
+        ('"query,id",item,rank,relevance', ["query,id", "item", "rank", "relevance"]),
+    ],
+)
+def test_csv_header_spellings_keep_ids_as_text(tmp_path, header, names):
+    p = _write(tmp_path, "t.csv", header + "\n007,0042,1,2\n")
+    df = read_long(p)
+    assert df.columns.tolist() == names
+    assert df[names[0]].tolist() == ["007"] and df[names[1]].tolist() == ["0042"]  # never 7 and 42
+    assert df["rank"].tolist() == [1] and df["relevance"].tolist() == [2]
+
+
 def test_csv_duplicate_header_names(tmp_path):
     e = _error(read_long, _write(tmp_path, "t.csv", "query,item,rank,rank\n1,a,1,1\n"))
     assert e.line == 1 and "duplicate column name 'rank'" in str(e)
