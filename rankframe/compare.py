@@ -133,7 +133,7 @@ def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Column
 
 def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
     """The baseline (checked against the systems of the table) and the systems found."""
-    found = list(pd.unique(df[system]))
+    found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
     if len(found) < 2:
         raise ValidationError([{"column": system, "rule": f"compare needs at least 2 systems in column {system!r}; "
                                 f"found {len(found)}: {found[:5]}", "count": 0, "examples": None}])
@@ -143,8 +143,9 @@ def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) 
     exact = [s for s in found if s == baseline]
     if not exact:
         hint = f" (the table's value {matches[0]!r} has another type)" if matches else _hint(baseline, found)
+        shown = sorted(found, key=str)[:20]
         raise ParameterError(f"The 'baseline' parameter of compare must be one of the systems in column "
-                             f"{system!r}: {sorted(map(str, found))[:20]}. Got {baseline!r} instead.{hint}")
+                             f"{system!r}: {shown}. Got {baseline!r} instead.{hint}")
     return exact[0], found
 
 
@@ -444,7 +445,7 @@ def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query
     out["wins"] = summary.wins.ravel().astype(np.int64)
     out["ties"] = summary.ties.ravel().astype(np.int64)
     out["losses"] = summary.losses.ravel().astype(np.int64)
-    out["note"] = note.ravel()
+    out["note"] = pd.Series(note.ravel(), dtype=object)  # None where nothing is NaN, whatever pandas infers
     out.attrs.update(test=test, ci_method=ci_method, ci=ci, correction=p["correction"], family=family_text,
                      pairs=pairs, baseline=baseline, missing=p["missing"], **attrs)
     if p["missing"] != "error":

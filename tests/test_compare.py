@@ -284,6 +284,28 @@ def test_unknown_baseline_suggests_a_close_name(paired):
     assert "'dense'" in str(e.value) and "'hybrid'" in str(e.value)
 
 
+def test_baseline_of_another_type_is_named(paired):
+    ints = paired.assign(system=paired["system"].map({"bm25": 1, "dense": 2, "hybrid": 3}))
+    assert compare(ints, "AP", baseline=1)["system"].tolist() == [2, 3]
+    with pytest.raises(ParameterError, match="the table's value 1 has another type"):
+        compare(ints, "AP", baseline="1")
+
+
+def test_categorical_columns_and_a_null_segment(paired):
+    cat = paired.assign(system=paired["system"].astype("category").cat.add_categories(["never used"]),
+                        length=paired["length"].astype("category"))
+    out = compare(cat, "AP", baseline="bm25", by="length")
+    ref = compare(paired, "AP", baseline="bm25", by="length")
+    assert out["system"].astype(str).tolist() == ref["system"].tolist() == ["dense", "hybrid"] * 2
+    np.testing.assert_allclose(out["p_value"], ref["p_value"], rtol=1e-12)
+    # q01 has no segment value: it becomes its own (null) segment, listed last, with n = 1 and a note
+    null = compare(paired.assign(length=paired["length"].where(paired["query"] != "q01")), "AP", baseline="bm25",
+                   by="length")
+    assert null["length"].isna().tolist() == [False] * 4 + [True] * 2
+    assert null["n"].tolist() == [16, 16, 15, 15, 1, 1]
+    assert null["note"].dtype == object and null["note"].iloc[0] is None
+
+
 def test_one_system_is_an_error(paired):
     with pytest.raises(ValidationError, match="at least 2 systems"):
         compare(paired[paired["system"] == "bm25"], "AP")

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 
 from rankframe import stats
-from rankframe.stats import randomization
+from rankframe.stats import randomization, tukey
 
 OFFSETS = np.array([0, 9, 21, 60])  # three segments: 9, 12 and 39 queries
 
@@ -365,6 +365,29 @@ def test_blocked_tukey_per_segment_and_absent_system():
     # k = 2: the studentized range of 2 means is sqrt(2) |t|: Tukey equals the paired t-test here
     t = sps.ttest_rel(HAND[:, 1], HAND[:, 0])
     assert r.pvalue[2, 0, 0] == pytest.approx(t.pvalue, rel=1e-6)
+
+
+@pytest.mark.parametrize("df", [1, 2, 5, 30, 300, 5000, 50_000, np.inf])
+def test_studentized_range_k2_is_the_t_distribution(df):
+    # Q(2, df) = sqrt(2) |T_df|: an exact oracle in every tail, for every df
+    q = np.array([0.01, 0.5, 2.0, 4.0, 6.0, 8.0, 10.0, 14.0])
+    exact = 2 * (sps.t.sf(q / np.sqrt(2), df) if np.isfinite(df) else sps.norm.sf(q / np.sqrt(2)))
+    got = tukey.studentized_range_sf(q, 2, df)
+    keep = exact > 1e-14
+    np.testing.assert_allclose(got[keep], exact[keep], rtol=1e-9)
+
+
+@pytest.mark.parametrize("k", [3, 5, 10, 20])
+@pytest.mark.parametrize("df", [1, 4, 30, 300])
+def test_studentized_range_matches_scipy(k, df):
+    # scipy's adaptive quadrature (~20 ms a value) is accurate where p is not tiny and df not huge
+    q = np.array([0.05, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0])
+    ref = sps.studentized_range.sf(q, k, df)
+    got = tukey.studentized_range_sf(q, k, df)
+    keep = ref > 1e-6
+    np.testing.assert_allclose(got[keep], ref[keep], rtol=1e-7)
+    assert tukey.studentized_range_ppf(0.95, k, df) == pytest.approx(sps.studentized_range.ppf(0.95, k, df),
+                                                                        rel=1e-7)
 
 
 def test_blocked_anova_mse_matches_statsmodels_ols():

@@ -10,9 +10,18 @@ from the error term:
 
 Tukey's honestly significant difference for systems ``a`` and ``b``, with ``delta = mean(x[:, a]) -
 mean(x[:, b])``: ``q = |delta| / sqrt(MSE / n)``, ``p = P(Q_{k, df} >= q)`` from the studentized range
-distribution (``scipy.stats.studentized_range``), and the simultaneous interval ``delta -+
+distribution (below), and the simultaneous interval ``delta -+
 Q_{k, df}^{-1}(level) * sqrt(MSE / n)``. The p-values and intervals hold simultaneously for the ``k(k - 1)/2``
 pairs of the segment and metric (family-wise error rate over the pairs).
+
+**The studentized range distribution** is computed here (``studentized_range_sf`` / ``_ppf``), vectorized:
+``P(Q >= q) = integral of f(s) * R_k(q s) ds`` over ``s = sqrt(chi2_df / df)`` (density ``f``), where
+``R_k(w) = k * integral of phi(z) * (Phi(z)**(k-1) - (Phi(z) - Phi(z - w))**(k-1)) dz`` is the upper tail of the
+range of ``k`` standard normals. ``log R_k`` is tabulated once per ``k`` (Gauss-Legendre in ``z``) and
+interpolated with a cubic spline; the outer integral is Gauss-Legendre over ``s`` between the 1e-17 quantiles of
+``f``, cut where ``q s`` exceeds 24 (``R_k < 1e-60`` there). It agrees with ``scipy.stats.studentized_range`` where
+scipy is accurate, with the exact ``k = 2`` case (``2 * T_df.sf(q / sqrt 2)``) to about 1e-12 (relative, for
+p-values down to 1e-20), and takes microseconds per value instead of scipy's ~20 ms of adaptive quadrature.
 
 A one-way Tukey HSD (what ranx runs) puts the query-to-query spread into the error term and loses most of the
 power of a paired design; the blocked form is the one recommended for IR experiments (Sakai 2018, ch. 4;
@@ -25,10 +34,106 @@ Carterette 2012). References: J. W. Tukey, "The problem of multiple comparisons"
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row, segment_sum
+
+W_MAX = 24.0  # R_k(w) < 1e-60 beyond: treated as 0
+_X8, _W8 = np.polynomial.legendre.leggauss(8)
+
+
+def _gauss_legendre(a: float, b: float, n_panels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights of 8-point Gauss-Legendre on ``n_panels`` equal panels of [a, b]."""
+    edges = np.linspace(a, b, n_panels + 1)
+    mid = (edges[1:] + edges[:-1]) / 2.0
+    half = (edges[1:] - edges[:-1]) / 2.0
+    return (mid[:, None] + half[:, None] * _X8).ravel(), (half[:, None] * _W8).ravel()
+
+
+@lru_cache(maxsize=64)
+def _log_range_sf(k: int):
+    """Cubic spline of ``log R_k(w)`` on ``0 <= w <= W_MAX`` (step 0.01); built once per k (~0.1 s)."""
+    from scipy import interpolate, special
+
+    w = np.linspace(0.0, W_MAX, 2401)
+    z, wz = _gauss_legendre(-8.5, W_MAX / 2.0 + 9.0, 80)  # the integrand sits near z = w / 2 for large w
+    dens = np.exp(np.log(k) - z * z / 2.0 - 0.5 * np.log(2.0 * np.pi) + (k - 1) * special.log_ndtr(z)) * wz
+    phi_z = special.ndtr(z)
+    log_r = np.empty(w.size)
+    for i in range(0, w.size, 256):  # bounded memory: 256 x 640 at a time
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = special.ndtr(z - w[i:i + 256, None]) / phi_z  # Phi(z - w) / Phi(z), in [0, 1]
+            inner = -np.expm1((k - 1) * np.log1p(-ratio))  # 1 - (1 - ratio)**(k - 1), accurate when small
+        log_r[i:i + 256] = np.log(inner @ dens)
+    return interpolate.CubicSpline(w, log_r)
+
+
+def range_sf(w: np.ndarray, k: int) -> np.ndarray:
+    """``P(range of k iid standard normals >= w)`` (the studentized range with infinite df)."""
+    w = np.asarray(w, dtype=np.float64)
+    out = np.zeros(w.shape)
+    inside = w <= W_MAX
+    out[inside] = np.exp(_log_range_sf(int(k))(np.maximum(w[inside], 0.0)))
+    return out
+
+
+def _sf_one(q: np.ndarray, k: int, df: float) -> np.ndarray:
+    from scipy import special, stats
+
+    if np.isinf(df):
+        return range_sf(q, k)
+    lo, hi = np.sqrt(np.array([stats.chi2.ppf(1e-30, df), stats.chi2.isf(1e-17, df)]) / df)
+    with np.errstate(divide="ignore"):
+        top = np.clip(W_MAX / q, lo, hi)  # beyond, R_k(q s) < 1e-60
+    t, wt = _gauss_legendre(0.0, 1.0, 12)
+    s = lo + (top - lo)[:, None] * t[None, :]
+    ws = (top - lo)[:, None] * wt[None, :]
+    log_f = (np.log(2.0) + (df / 2.0) * np.log(df / 2.0) - special.gammaln(df / 2.0) + (df - 1.0) * np.log(s)
+             - df * s * s / 2.0)  # density of s = sqrt(chi2_df / df)
+    return (range_sf(q[:, None] * s, k) * ws * np.exp(log_f)).sum(axis=1)
+
+
+def studentized_range_sf(q: np.ndarray, k: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """``P(Q_{k, df} >= q)``, vectorized (module docstring); ``k`` int >= 2, ``df`` > 0 (``inf`` allowed).
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> # k = 2: Q = sqrt(2) |T_df|
+    >>> bool(abs(studentized_range_sf(3.0, 2, 10) - 2 * stats.t.sf(3.0 / 2**0.5, 10)) < 1e-12)
+    True
+    """
+    q, k, df = np.broadcast_arrays(np.asarray(q, np.float64), np.asarray(k), np.asarray(df, np.float64))
+    out = np.full(q.shape, np.nan)
+    ok = np.isfinite(q) & (q >= 0) & (k >= 2) & (df > 0)
+    out[ok & np.isposinf(q)] = 0.0
+    ok &= np.isfinite(q)
+    keys = np.stack([k[ok].astype(np.float64), df[ok]], axis=1)
+    if keys.size:
+        uniq, which = np.unique(keys, axis=0, return_inverse=True)
+        which = which.ravel()
+        qs = q[ok]
+        vals = np.empty(qs.size)
+        for g, (kk, dd) in enumerate(uniq):  # one group per distinct (k, df): a handful
+            idx = np.flatnonzero(which == g)
+            vals[idx] = _sf_one(qs[idx], int(kk), float(dd))
+        out[ok] = np.minimum(vals, 1.0)
+    return out
+
+
+def studentized_range_ppf(p: float, k: int, df: float) -> float:
+    """The ``q`` with ``P(Q_{k, df} <= q) = p`` (root of :func:`studentized_range_sf`, to 1e-12)."""
+    from scipy import optimize
+
+    def gap(x: float) -> float:
+        return float(studentized_range_sf(x, k, df)) - (1.0 - p)
+
+    upper = 1.0
+    while gap(upper) > 0:
+        upper *= 2.0
+    return optimize.brentq(gap, 0.0, upper, xtol=1e-13, rtol=1e-13)
 
 
 @dataclass(frozen=True)
@@ -99,8 +204,6 @@ def tukey_hsd(anova: BlockedAnova, pairs: np.ndarray, level: float = 0.95) -> Tu
     >>> round(float(r.delta[0, 0, 0]), 12)
     0.2
     """
-    from scipy import stats  # imported here: `import rankframe` stays light
-
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     a, b = pairs[:, 0], pairs[:, 1]
     delta = anova.means[:, :, a] - anova.means[:, :, b]
@@ -113,10 +216,10 @@ def tukey_hsd(anova: BlockedAnova, pairs: np.ndarray, level: float = 0.95) -> Tu
     p = np.full(delta.shape, np.nan)
     half = np.full(delta.shape, np.nan)
     finite = ok & np.isfinite(q)
-    p[finite] = stats.studentized_range.sf(q[finite], k[finite], df[finite])
+    p[finite] = studentized_range_sf(q[finite], k[finite].astype(np.int64), df[finite])
     p[ok & np.isposinf(q)] = 0.0
-    if ok.any():  # one quantile per distinct (k, df): the ppf is a root search, the costly part
+    if ok.any():  # one quantile per distinct (k, df): a root search
         kd, which = np.unique(np.stack([k[ok], df[ok]], axis=1), axis=0, return_inverse=True)
-        qcrit = stats.studentized_range.ppf(level, kd[:, 0], kd[:, 1])
+        qcrit = np.array([studentized_range_ppf(level, int(kk), float(dd)) for kk, dd in kd])
         half[ok] = qcrit[which.ravel()] * np.broadcast_to(se, delta.shape)[ok]
     return TukeyResult(delta=delta, q=np.where(ok, q, np.nan), pvalue=p, ci_low=delta - half, ci_high=delta + half)
