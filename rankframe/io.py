@@ -509,6 +509,11 @@ def _read_runs(
 ) -> tuple[pa.Table, list[str], list[int], np.ndarray]:
     """All runs in one table with a ``system`` column; also each run's name and size, and the key hashes."""
     paths = _as_paths(path_or_paths)
+    seen: set[str] = set()
+    for p in paths:  # the same file twice would be one system with every line repeated
+        if str(p) in seen:
+            raise InputFileError(p, "the same run file is given twice")
+        seen.add(str(p))
     tables, tags, hashes = [], [], []
     for p in paths:
         t, tag, h = _read_one_run(p, with_rank, keep_first_duplicate)

@@ -344,6 +344,13 @@ def test_keep_first_duplicate_with_several_runs(tmp_path):
     assert len(df) == 7 and df.loc[df["item"] == "d2", "score"].tolist() == [2.5]
 
 
+def test_the_same_run_file_twice_is_an_error(tmp_path):
+    a = _write(tmp_path, "a.txt", RUN)
+    for read in (lambda: read_trec_run([a, a]), lambda: read_trec([a, a], _write(tmp_path, "q.txt", QRELS))):
+        e = _error(read)
+        assert str(e) == f"{a}: the same run file is given twice"
+
+
 def test_same_docno_in_two_runs_is_fine(tmp_path):
     a = _write(tmp_path, "a.txt", RUN)
     b = _write(tmp_path, "b.txt", RUN.replace("sysA", "sysB"))
