@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import sql
 from .accessor import RankMetrics
 from .columns import Columns
+from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate
 from .join import join_qrels
@@ -29,5 +30,5 @@ __all__ = ["Columns", "InputFileError", "METRICS", "Measure", "MetricSyntaxError
            "RankframeError",
            "UnknownMetricError", "ValidationError", "evaluate", "join_qrels", "parse", "read_long", "read_trec",
            "read_trec_qrels", "read_trec_run", "schema", "validate", "write_long", "write_trec_qrels",
-           "write_trec_run", "sql"]
+           "write_trec_run", "sql", "compare"]
 __version__ = "0.1.0"

@@ -66,6 +66,17 @@ class RankMetrics:
         columns = self._columns if columns is None else Columns.coerce(columns)
         return evaluate(self._obj, metrics, by=by, per_query=per_query, columns=columns, **options)
 
+    def compare(self, metrics: str | Measure | Iterable[str | Measure], **options: Any) -> pd.DataFrame:
+        """Compare systems per segment and metric: paired tests, intervals, corrections.
+
+        See :func:`rankframe.compare` for the options (``system=``, ``baseline=``, ``by=``, ``test=``, ...).
+        """
+        from .compare import compare
+
+        columns = options.pop("columns", None)
+        columns = self._columns if columns is None else Columns.coerce(columns)
+        return compare(self._obj, metrics, columns=columns, **options)
+
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
         validate(self._obj, self._columns, by=as_column_list(by, "validate"),

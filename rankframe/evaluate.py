@@ -45,6 +45,12 @@ def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:
     out = [parse(m) for m in metrics]
     if not out:
         raise ParameterError(f"The 'metrics' parameter of {owner} must name at least one metric. Got [] instead.")
+    labels = [str(m) for m in out]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            first = metrics[labels.index(label)]
+            raise ParameterError(f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
+                                 f"{metrics[i]!r}); give each metric once.")
     return out
 
 

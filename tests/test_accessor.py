@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -115,3 +117,11 @@ def test_unknown_keyword_names_known_ones():
 def test_mean_over_empty_selection_is_nan():
     df = table().assign(relevance=np.nan)  # nothing judged: every query skipped
     assert np.isnan(df.rank_metrics.map())
+
+
+def test_compare_through_the_accessor_equals_the_function():
+    df = pd.read_parquet(Path(__file__).resolve().parents[1] / "examples" / "paired.parquet")
+    via_accessor = df.rank_metrics.compare(["AP", "nDCG@10"], baseline="bm25", by="length")
+    direct = rankframe.compare(df, ["AP", "nDCG@10"], baseline="bm25", by="length")
+    pd.testing.assert_frame_equal(via_accessor, direct)
+    assert set(direct["system"]) == {"dense", "hybrid"} and (direct["baseline"] == "bm25").all()

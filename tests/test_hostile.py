@@ -106,6 +106,7 @@ CASES = [
          pattern=r"names column 'model' twice"),
     Case("by is empty", base, ["AP"], {"by": []}, values={"AP": MAP}),
     Case("by holds the query column", base, ["AP"], {"by": "query"}, error=P, pattern=r"contains the query column"),
+    Case("metric asked twice under two names", base, ["AP", "map"], error=P, pattern=r"asks for AP twice", cli=()),
     Case("metrics is a number", base, 5, error=P, pattern=r"'metrics' parameter of evaluate must be a metric name"),
     Case("metrics is empty", base, [], error=P, pattern=r"must name at least one metric"),
     Case("columns as a dict", lambda: base().rename(columns={"query": "user"}), ["AP"],
