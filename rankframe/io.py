@@ -745,26 +745,48 @@ def read_long(
                 path, f"duplicate column name {h!r} in the header", header_line, header.decode("utf-8", "replace")
             )
         seen.add(h)
-    try:
-        table = pcsv.read_csv(
-            pa.py_buffer(data),
-            parse_options=pcsv.ParseOptions(delimiter=delim),
-            convert_options=pcsv.ConvertOptions(column_types={h: _STR for h in cols}, strings_can_be_null=False),
-        )
-    except pa.ArrowException as e:
-        raise _csv_error(data, path, delim, len(cols), e) from None
+    numbers = {c.rank, c.relevance, c.score, *numeric}
+    # pyarrow parses the number columns itself (only an empty cell is null); when that leaves anything but
+    # finite numbers, they are read again as text and checked one by one, which names the first bad cell
+    table = _read_csv(data, path, delim, cols, {h: _STR for h in cols if h not in numbers})
     if table.num_rows == 0:
         raise InputFileError(path, "empty file: a header but no data lines")
-    inferred = [f.name for f in table.schema if f.type != _STR]
+    inferred = [f.name for f in table.schema if f.type != _STR and f.name not in numbers]
     if inferred:  # never silently: the header was read differently from the way pyarrow read it
         raise InputFileError(
             path, f"could not read column {inferred[0]!r} as text", header_line, header.decode("utf-8", "replace")
         )
-    numeric_cols = [h for h in table.column_names if h in {c.rank, c.relevance, c.score, *numeric}]
+    numeric_cols = [h for h in table.column_names if h in numbers]
+    if not all(_finite_numbers(table.column(h)) for h in numeric_cols):
+        table = _read_csv(data, path, delim, cols, {h: _STR for h in cols})
     for h in numeric_cols:
-        i = table.column_names.index(h)
-        table = table.set_column(i, h, _csv_number(table.column(h).combine_chunks(), h, data, path))
+        col = table.column(h)
+        if pa.types.is_null(col.type):
+            col = col.cast(pa.float64())  # every cell empty
+        elif col.type == _STR:
+            col = _csv_number(col.combine_chunks(), h, data, path)
+        table = table.set_column(table.column_names.index(h), h, col)
     return table.to_pandas()
+
+
+def _read_csv(data: bytes, path: PathLike, delim: str, cols: list[str], types: dict[str, pa.DataType]) -> pa.Table:
+    try:
+        return pcsv.read_csv(
+            pa.py_buffer(data),
+            parse_options=pcsv.ParseOptions(delimiter=delim),
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, null_values=[""]),
+        )
+    except pa.ArrowException as e:
+        raise _csv_error(data, path, delim, len(cols), e) from None
+
+
+def _finite_numbers(col: pa.ChunkedArray) -> bool:
+    """Whether pyarrow read a column as numbers (or all nulls), all of them finite."""
+    if pa.types.is_null(col.type) or pa.types.is_integer(col.type):
+        return True
+    if pa.types.is_floating(col.type):
+        return bool(pc.all(pc.fill_null(pc.is_finite(col), True)).as_py())
+    return False
 
 
 def _read_parquet(path: PathLike, *, empty: bool) -> pd.DataFrame:
