@@ -480,25 +480,26 @@ def _check_overlap(
         return  # the validation names the missing column
     source = judgments if judgments is not None else df
     judged = pd.unique(source.loc[source[columns.relevance].notna(), columns.query])
-    known = set(judged)
-    parts = df.groupby("system", sort=False) if systems else [(None, df)]
-    for name, part in parts:
-        ran = pd.unique(part.loc[part[order].notna(), columns.query])
-        if len(ran) and not any(q in known for q in ran):
-            run = (
-                ("the run" if name is None else f"run {name!r}")
-                if qrels
-                else ("the table" if name is None else f"table {name!r}")
-            )
+    keys = ["system", columns.query] if systems else [columns.query]
+    ran = df.loc[df[order].notna(), keys].drop_duplicates()
+    hit = ran[columns.query].isin(judged)
+    if hit.all():
+        return
+    per_run = hit.groupby(ran["system"].to_numpy(), sort=False).any() if systems else pd.Series({None: hit.any()})
+    for name, any_judged in per_run.items():
+        if not any_judged:
+            ids = ran[columns.query] if name is None else ran.loc[ran["system"] == name, columns.query]
+            kind = "run" if qrels else "table"
+            who = f"the {kind}" if name is None else f"{kind} {name!r}"
             if qrels:
                 text = (
-                    f"none of the {len(ran)} queries of {run} has judgments in the qrels ({_few(ran)}; the "
+                    f"none of the {len(ids)} queries of {who} has judgments in the qrels ({_few(ids)}; the "
                     f"qrels judge {_few(judged) or 'nothing'}): do the files belong together?"
                 )
             else:
                 text = (
-                    f"none of the {len(ran)} queries of {run} has a judgment (a non-null {columns.relevance!r}) "
-                    f"({_few(ran)}); give the judgments with --qrels or name the column with --relevance"
+                    f"none of the {len(ids)} queries of {who} has a judgment (a non-null {columns.relevance!r}) "
+                    f"({_few(ids)}); give the judgments with --qrels or name the column with --relevance"
                 )
             if where is None:
                 raise UsageError(text)
@@ -536,6 +537,7 @@ def _markdown(wide: pd.DataFrame) -> str:
 
 
 def _render(result: pd.DataFrame, fmt: str, keys: list[str], metric_order: list[str]) -> str:
+    result = result[[*keys, "metric", "value"]]  # the command's output columns, whatever else evaluate adds
     if fmt == "csv":
         return result.to_csv(index=False).rstrip("\n")
     if fmt == "json":
@@ -585,7 +587,7 @@ def _evaluate(args) -> int:
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
         )
-    if result.empty:
+    if result.empty or ("n" in result.columns and not result["n"].any()):  # n: the queries each mean averages
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
         raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies ({chosen})")
     keys = [*by, *([columns.query] if per_query else [])]
