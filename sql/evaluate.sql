@@ -63,9 +63,11 @@ CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ide
          ELSE true END;
 
 -- one row: true, or the error naming the repeated (segments..., query, item) rows (a count and a few examples);
--- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing
-CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates) AS TABLE
-    SELECT CASE WHEN count(*) > 0
+-- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing.
+-- ok (the result of rf__check_table) is tested first: its error always wins over this one.
+CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok) AS TABLE
+    SELECT CASE WHEN NOT ok THEN false
+                WHEN count(*) > 0
                 THEN error(printf('item must be unique within each (%s): %s (%s, item) key(s) occur on more than one '
                                   || 'row (%s rows in all), e.g. %s. Pass allow_duplicates := true to keep repeated '
                                   || 'rows (each counts as its own list entry).',
@@ -140,13 +142,16 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator),
-                           (SELECT c.rf__ok AND d.rf__ok
-                            FROM rf__check_table(tbl, segments, owner, rf__outputs(),
-                                                 rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade,
-                                                                  p, p_denominator, r_denominator, ap_denominator,
-                                                                  no_relevant, no_retrieved, no_judged,
-                                                                  allow_duplicates, owner)) AS c,
-                                 rf__check_duplicates(tbl, segments, allow_duplicates) AS d)) AS r
+                           (SELECT d.rf__ok
+                            FROM rf__check_duplicates(
+                                tbl, segments, allow_duplicates,
+                                (SELECT c.rf__ok
+                                 FROM rf__check_table(tbl, segments, owner, rf__outputs(),
+                                                      rf__check_params(k, order_by, rel, graded_rel, gain, ideal,
+                                                                       max_grade, p, p_denominator, r_denominator,
+                                                                       ap_denominator, no_relevant, no_retrieved,
+                                                                       no_judged, allow_duplicates, owner)) AS c)) AS d)
+                          ) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 

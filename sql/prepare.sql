@@ -249,7 +249,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM query_table(tbl) AS s
-    WHERE rf__lc(order_by) = 'position' AND ok
+    WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
     UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
@@ -270,7 +270,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                             AS DOUBLE)
                            * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
                 FROM query_table(tbl) AS s
-                WHERE rf__lc(order_by) <> 'position' AND ok) AS u) AS t;
+                WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u) AS t;
 
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
     SELECT * FROM rf__prepare(tbl, segments, order_by,

@@ -253,7 +253,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM query_table(tbl) AS s
-    WHERE rf__lc(order_by) = 'position' AND ok
+    WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
     UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
@@ -274,7 +274,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                             AS DOUBLE)
                            * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
                 FROM query_table(tbl) AS s
-                WHERE rf__lc(order_by) <> 'position' AND ok) AS u) AS t;
+                WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u) AS t;
 
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
     SELECT * FROM rf__prepare(tbl, segments, order_by,
@@ -818,9 +818,11 @@ CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ide
          ELSE true END;
 
 -- one row: true, or the error naming the repeated (segments..., query, item) rows (a count and a few examples);
--- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing
-CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates) AS TABLE
-    SELECT CASE WHEN count(*) > 0
+-- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing.
+-- ok (the result of rf__check_table) is tested first: its error always wins over this one.
+CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok) AS TABLE
+    SELECT CASE WHEN NOT ok THEN false
+                WHEN count(*) > 0
                 THEN error(printf('item must be unique within each (%s): %s (%s, item) key(s) occur on more than one '
                                   || 'row (%s rows in all), e.g. %s. Pass allow_duplicates := true to keep repeated '
                                   || 'rows (each counts as its own list entry).',
@@ -895,13 +897,16 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator),
-                           (SELECT c.rf__ok AND d.rf__ok
-                            FROM rf__check_table(tbl, segments, owner, rf__outputs(),
-                                                 rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade,
-                                                                  p, p_denominator, r_denominator, ap_denominator,
-                                                                  no_relevant, no_retrieved, no_judged,
-                                                                  allow_duplicates, owner)) AS c,
-                                 rf__check_duplicates(tbl, segments, allow_duplicates) AS d)) AS r
+                           (SELECT d.rf__ok
+                            FROM rf__check_duplicates(
+                                tbl, segments, allow_duplicates,
+                                (SELECT c.rf__ok
+                                 FROM rf__check_table(tbl, segments, owner, rf__outputs(),
+                                                      rf__check_params(k, order_by, rel, graded_rel, gain, ideal,
+                                                                       max_grade, p, p_denominator, r_denominator,
+                                                                       ap_denominator, no_relevant, no_retrieved,
+                                                                       no_judged, allow_duplicates, owner)) AS c)) AS d)
+                          ) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 
