@@ -15,7 +15,7 @@ from .registry import METRICS, MetricSpec
 from .schema import schema, validate
 
 _CALL_OPTIONS = ("qrels", "qrels_columns", "validate", "engine", "allow_duplicates", "no_relevant", "no_retrieved",
-                 "no_judged")
+                 "no_judged", "ci")
 
 
 class RankMetrics:
@@ -56,11 +56,11 @@ class RankMetrics:
         >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": [1, 2, 1, 2], "rank": [1, 2, 1, 2],
         ...                    "relevance": [1, 0, 0, 1], "country": ["de", "de", "fr", "fr"]})
         >>> df.rank_metrics.evaluate(["RR", "P@1"], by="country")
-          country metric  value
-        0      de     RR    1.0
-        1      de    P@1    1.0
-        2      fr     RR    0.5
-        3      fr    P@1    0.0
+          country metric  value  n
+        0      de     RR    1.0  1
+        1      de    P@1    1.0  1
+        2      fr     RR    0.5  1
+        3      fr    P@1    0.0  1
         """
         columns = options.pop("columns", None)
         columns = self._columns if columns is None else Columns.coerce(columns)
@@ -111,6 +111,9 @@ class RankMetrics:
         segments = as_column_list(by)
         if per_query:
             return out.set_index([*segments, self._columns.query])["value"].rename(label)
+        if options.get("ci") is not None:  # the mean with its interval: a Series, or a frame per segment
+            table = out.drop(columns="metric")
+            return table.iloc[0].rename(label) if not segments else table.set_index(segments)
         if not segments:
             return float(out["value"].iloc[0])
         return out.set_index(segments)["value"].rename(label)
@@ -149,10 +152,11 @@ def _method(spec: MetricSpec):
     method.__doc__ = (
         f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
         f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
-        f"Series indexed by the segment columns and the query.\n\n"
+        f"Series indexed by the segment columns and the query; with ``ci=0.95`` the mean with ``n``, ``std_err``, "
+        f"``ci_low``, ``ci_high`` (a Series, or a DataFrame per segment).\n\n"
         f"Parameters\n----------\n{params}\n"
         "by, per_query, qrels, qrels_columns, validate, engine, allow_duplicates, no_relevant, no_retrieved, "
-        "no_judged\n"
+        "no_judged, ci\n"
         "    As for :func:`rankframe.evaluate`.\n\n"
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"

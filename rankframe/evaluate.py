@@ -87,6 +87,7 @@ def evaluate(
     validate: bool = True,
     engine: str = "pandas",
     allow_duplicates: bool = False,
+    ci: float | None = None,
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
@@ -121,6 +122,9 @@ def evaluate(
         Where to compute; both give the same frame.
     allow_duplicates : bool, default False
         Keep repeated (query, item) rows as separate list entries instead of rejecting them.
+    ci : float, optional
+        A confidence level in (0, 1) such as 0.95: the means gain ``std_err`` (sd / sqrt(n)) and the t-interval
+        ``ci_low, ci_high`` over the segment's queries (NaN when n < 2). Means only (not with ``per_query``).
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
@@ -128,8 +132,9 @@ def evaluate(
     Returns
     -------
     DataFrame
-        Columns ``[*by, <query column> (only with per_query), "metric", "value"]``; ``metric`` is the canonical
-        metric string. Means leave NaN values out.
+        Per query: ``[*by, <query column>, "metric", "value"]``. Means: ``[*by, "metric", "value", "n"]`` where
+        ``n`` is the number of queries averaged (NaN values are left out), plus ``std_err, ci_low, ci_high``
+        with ``ci``. ``metric`` is the canonical metric string.
 
     Raises
     ------
@@ -145,9 +150,9 @@ def evaluate(
     >>> df = pd.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"], "rank": [1, 2, 3],
     ...                    "relevance": [0, 1, 1]})
     >>> rankframe.evaluate(df, ["P@2", "AP"])
-      metric     value
-    0    P@2  0.500000
-    1     AP  0.583333
+      metric     value  n
+    0    P@2  0.500000  1
+    1     AP  0.583333  1
     """
     columns = Columns.coerce(columns)
     by = as_column_list(by)
@@ -156,6 +161,11 @@ def evaluate(
     validate = as_flag("validate", validate)
     allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
+    if ci is not None:
+        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+            raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
+        if per_query:
+            raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
@@ -183,4 +193,4 @@ def evaluate(
     names = [str(m) for m in measures]
     if per_query:
         return order_per_query(values, by, columns.query, names)
-    return mean_per_segment(values, by, names)
+    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci))

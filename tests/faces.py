@@ -34,6 +34,7 @@ class Outcome:
 
 
 def _means(frame: pd.DataFrame) -> dict:
+    frame = frame.drop(columns=[c for c in ("n", "std_err", "ci_low", "ci_high") if c in frame.columns])
     if "metric" in frame.columns and len(frame.columns) == 2:
         return dict(zip(frame["metric"], frame["value"]))
     return {tuple(r[:-2]) + (r[-2],): r[-1] for r in frame.itertuples(index=False)}

@@ -273,7 +273,7 @@ def query_value(measure, qd: QueryData, *, no_relevant="zero", no_retrieved="zer
 def evaluate(df: pd.DataFrame, metrics, *, by=None, per_query=False, no_relevant="zero", no_retrieved="zero",
              no_judged="skip", query="query", item="item", rank="rank", relevance="relevance",
              score="score") -> pd.DataFrame:
-    """Reference ``rankframe.evaluate``: tidy frame ``[*by, query?, metric, value]``."""
+    """Reference ``rankframe.evaluate``: tidy frame ``[*by, query?, metric, value]`` (means also have ``n``)."""
     if isinstance(metrics, str):
         metrics = [metrics]
     by = [by] if isinstance(by, str) else list(by or [])
@@ -294,8 +294,8 @@ def evaluate(df: pd.DataFrame, metrics, *, by=None, per_query=False, no_relevant
         if not per_query:
             for seg, vals in per_seg.items():
                 good = [v for v in vals if not math.isnan(v)]
-                rows.append((*seg, label, sum(good) / len(good) if good else math.nan))
-    cols = [*by, *([query] if per_query else []), "metric", "value"]
+                rows.append((*seg, label, sum(good) / len(good) if good else math.nan, len(good)))
+    cols = [*by, *([query] if per_query else []), "metric", "value", *([] if per_query else ["n"])]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -307,16 +307,25 @@ def compare_frames(got: pd.DataFrame, expected: pd.DataFrame, keys: list[str], *
     segment whose queries were all skipped); pass False for per-query frames, where "nan" keeps a row and
     "skip" drops it.
     """
-    assert list(got.columns) == [*keys, "value"], f"{context}: columns {list(got.columns)} != {[*keys, 'value']}"
+    with_n = "n" in expected.columns  # means: the number of queries averaged is part of the answer
+    if not with_n:
+        got = got.drop(columns=["n"], errors="ignore")
+    wanted = [*keys, "value", *(["n"] if with_n else [])]
+    assert list(got.columns) == wanted, f"{context}: columns {list(got.columns)} != {wanted}"
 
-    def index(frame):
+    def index(frame, column="value"):
         out = {}
         for rec in frame.to_dict("records"):
             key = tuple(str(rec[c]) for c in keys)
             assert key not in out, f"{context}: duplicate result row {key}"
-            out[key] = rec["value"]
+            out[key] = rec[column]
         return out
 
+    if with_n:
+        gn, en = index(got, "n"), index(expected, "n")
+        wrong = [f"{k}: n = {gn.get(k, 0)}, expected {en.get(k, 0)}" for k in sorted(set(gn) | set(en))
+                 if gn.get(k, 0) != en.get(k, 0)]
+        assert not wrong, f"{context}: {len(wrong)} wrong n:\n" + "\n".join(wrong[:20])
     g, e = index(got), index(expected)
     problems = []
     for key in sorted(set(g) | set(e)):

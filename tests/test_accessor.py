@@ -51,7 +51,7 @@ def test_k_positional_and_label():
 def test_evaluate_tidy_frame_stable_columns(engine):
     df = table()
     out = df.rank_metrics.evaluate(["map@10", "nDCG@10", "P@5", "R@100", "RR", "ERR@20"], engine=engine)
-    assert list(out.columns) == ["metric", "value"]
+    assert list(out.columns) == ["metric", "value", "n"]
     assert out["metric"].tolist() == ["AP@10", "nDCG@10", "P@5", "R@100", "RR", "ERR@20"]
     per = df.rank_metrics.evaluate(["AP", "RR"], by="country", per_query=True, engine=engine)
     assert list(per.columns) == ["country", "query", "metric", "value"]

@@ -18,15 +18,37 @@ def order_per_query(per_query: pd.DataFrame, by: Sequence[str], query: str, metr
     return per_query.iloc[order].reset_index(drop=True)
 
 
-def mean_per_segment(per_query: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean over queries (NaN left out) per segment and metric; every (segment, metric) pair appears."""
+def mean_per_segment(per_query: pd.DataFrame, by: Sequence[str], metrics: Sequence[str],
+                     ci: float | None = None) -> pd.DataFrame:
+    """Mean over queries (NaN left out) per segment and metric, with ``n`` = the queries it averages.
+
+    Every (segment, metric) pair appears. With ``ci`` (a level in (0, 1)) the frame also has ``std_err`` =
+    sd / sqrt(n) (sd with n - 1) and the t-interval ``ci_low, ci_high`` = mean -/+ t_{n-1, (1 + ci)/2} std_err
+    (NaN when n < 2), the interval of ``scipy.stats.ttest_1samp(values).confidence_interval(ci)``.
+    """
     by = list(by)
+    stats = ["mean", "count", "std"] if ci is not None else ["mean", "count"]
     if not by:
-        means = per_query.groupby("metric", sort=False)["value"].mean()
-        return pd.DataFrame({"metric": list(metrics), "value": [float(means.get(m, np.nan)) for m in metrics]})
-    grouped = per_query.groupby([*by, "metric"], sort=False, observed=True, dropna=False)["value"].mean()
-    table = grouped.unstack("metric").reindex(columns=list(metrics)).sort_index(na_position="last")
-    n_metrics = len(metrics)
-    segments = table.index.to_frame(index=False).loc[np.repeat(np.arange(len(table)), n_metrics)]
-    return segments.reset_index(drop=True).assign(
-        metric=np.tile(np.asarray(metrics, dtype=object), len(table)), value=table.to_numpy().ravel())
+        grouped = per_query.groupby("metric", sort=False)["value"].agg(stats).reindex(list(metrics))
+        out = pd.DataFrame({"metric": list(metrics)})
+        table = grouped
+    else:
+        grouped = per_query.groupby([*by, "metric"], sort=False, observed=True, dropna=False)["value"].agg(stats)
+        # segments in sorted order (nulls last), each with every metric in the order asked
+        segments = grouped["count"].unstack("metric").sort_index(na_position="last").index
+        rows = np.repeat(np.arange(len(segments)), len(metrics))
+        keys = segments.to_frame(index=False).iloc[rows].reset_index(drop=True)
+        keys["metric"] = np.tile(np.asarray(metrics, dtype=object), len(segments))
+        table = grouped.reindex(pd.MultiIndex.from_frame(keys))
+        out = keys
+    n = table["count"].fillna(0).to_numpy(dtype=np.int64)
+    out = out.assign(value=table["mean"].to_numpy(dtype=np.float64), n=n)
+    if ci is not None:
+        from scipy import stats as st
+
+        sd = table["std"].to_numpy(dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.where(n >= 2, sd / np.sqrt(np.maximum(n, 1)), np.nan)
+            half = st.t.ppf((1 + ci) / 2, np.maximum(n - 1, 1)) * se
+        out = out.assign(std_err=se, ci_low=out["value"].to_numpy() - half, ci_high=out["value"].to_numpy() + half)
+    return out.reset_index(drop=True)
