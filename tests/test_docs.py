@@ -1,7 +1,9 @@
 """The documentation is held to the code: generated tables match the registry, and every Python example in the
 README and docs/ runs as written on the files the repository ships (from the repository root).
 
-The SQL examples are run by tests/test_sql_cookbook.py and the CLI lines by tests/test_cli.py.
+The SQL examples are run by tests/test_sql_cookbook.py and the CLI lines by tests/test_cli.py. Blocks written as
+interpreter transcripts (``>>>`` lines followed by the printed result, as in docs/comparing.md) are checked
+line for line against their output by the test of their page (tests/test_compare.py) and are not run here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ def python_blocks(path: Path) -> list[tuple[int, str]]:
     text = path.read_text(encoding="utf-8")
     blocks = []
     for m in re.finditer(r"^```python\n(.*?)^```", text, flags=re.S | re.M):
+        if m.group(1).lstrip().startswith(">>>"):
+            continue  # a transcript: checked with its output by the page's own test
         blocks.append((text[: m.start()].count("\n") + 1, m.group(1)))
     return blocks
 

@@ -58,7 +58,7 @@ P = ("ParameterError",)
 
 CASES = [
     Case("misspelled segment", base, ["AP"], {"by": "modle"}, error=V,
-         pattern=r"column 'modle' not in dataframe \(did you mean 'model'\?\)", cli=("--by", "modle"),
+         pattern=r"'modle'.*\(did you mean 'model'\?\)", cli=("--by", "modle"),
          sql=("segments := ['modle']", '"AP"', r"modle")),
     Case("duplicate rows", lambda: pd.concat([base(), base().iloc[[0]]], ignore_index=True), ["AP"], error=V,
          pattern=r"item must be unique within each \(query\).*allow_duplicates", cli=(),
