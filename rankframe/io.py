@@ -606,88 +606,25 @@ def read_trec(
     -------
     DataFrame with columns ``query``, ``item`` (strings), ``score`` (float64, NaN = judged but not
     retrieved), ``relevance`` (float64, NaN = retrieved but unjudged) and ``system`` (the run tag, see
-    :func:`read_trec_run`). Every system gets its own judged-but-not-retrieved rows. There is deliberately no
-    ``rank`` column: rankframe then orders by score descending, ties by item descending, exactly as
-    trec_eval (which ignores the run's rank column). Row order is unspecified.
+    :func:`read_trec_run`). The run and the judgments are joined by :func:`rankframe.join_qrels`, the one join
+    of ``evaluate(qrels=...)`` too: every system is scored on every judged query, so each system gets its own
+    judged-but-not-retrieved rows. There is deliberately no ``rank`` column: rankframe then orders by score
+    descending, ties by item descending, exactly as trec_eval (which ignores the run's rank column). Row order
+    is unspecified.
 
     Examples
     --------
     >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
     >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
     """
-    run, systems, sizes, run_hash = _read_runs(run_paths, keep_first_duplicate, with_rank=False)
-    qrels, qrels_hash = _read_qrels_table(qrels_path)
-    return _to_pandas(_join(run, systems, sizes, run_hash, qrels, qrels_hash))
+    from .join import join_qrels
 
-
-def _take_sorted(column: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
-    """Return ``column.take(rows)`` for ascending ``rows``, chunk by chunk (no concatenation of the column)."""
-    bounds = np.cumsum([0, *(len(c) for c in column.chunks)])
-    cut = np.searchsorted(rows, bounds)
-    parts = [
-        chunk.take(pa.array(rows[cut[k] : cut[k + 1]] - bounds[k]))
-        for k, chunk in enumerate(column.chunks)
-        if cut[k + 1] > cut[k]
-    ]
-    return pa.concat_arrays(parts) if parts else pa.array([], column.type)
-
-
-def _join(
-    run: pa.Table, systems: list[str], sizes: list[int], run_hash: np.ndarray, qrels: pa.Table, qrels_hash: np.ndarray
-) -> pa.Table:
-    """Run rows with their relevance, then each system's judged-but-not-retrieved rows.
-
-    Rows are matched on the (query, item) hashes computed for the duplicate checks (a hash-table probe,
-    pandas), and each match is confirmed on the strings, so a hash collision can never pair wrong rows. The
-    string columns pyarrow parsed go to pandas without being copied.
-    """
-    n, m = run.num_rows, qrels.num_rows
-    index = pd.Index(qrels_hash)
-    if index.is_unique:
-        found = index.get_indexer(run_hash)
-        i = np.flatnonzero(found >= 0)
-        j = found[i]
-        if len(i):
-            jj = pa.array(j)
-            same = pc.and_(
-                pc.equal(_take_sorted(run.column("query"), i), qrels.column("query").take(jj)),
-                pc.equal(_take_sorted(run.column("item"), i), qrels.column("item").take(jj)),
-            )
-            keep = same.to_numpy(zero_copy_only=False)
-            i, j = i[keep], j[keep]
-    else:  # two judgments share a hash (astronomically rare): exact join in DuckDB
-        con = _duckdb()
-        con.register("r", run.select(["query", "item"]).append_column("i", pa.array(np.arange(n, dtype=np.int64))))
-        con.register("q", qrels.select(["query", "item"]).append_column("j", pa.array(np.arange(m, dtype=np.int64))))
-        pairs = con.execute("SELECT r.i, q.j FROM r JOIN q ON r.query = q.query AND r.item = q.item").fetchnumpy()
-        i, j = np.asarray(pairs["i"], dtype=np.int64), np.asarray(pairs["j"], dtype=np.int64)
-    grades = qrels.column("relevance").to_numpy().astype(np.float64)
-    relevance = np.full(n, np.nan)
-    relevance[i] = grades[j]
-    retrieved = np.zeros((len(systems), m), dtype=bool)
-    retrieved[np.searchsorted(np.cumsum(sizes), i, side="right"), j] = True
-    parts = [
-        run.select(["query", "item", "score"])
-        .append_column("relevance", pa.array(relevance))
-        .append_column("system", run.column("system"))
-    ]
-    for s, name in enumerate(systems):
-        missing = np.flatnonzero(~retrieved[s])
-        k = len(missing)
-        if k:
-            take = pa.array(missing)
-            parts.append(
-                pa.table(
-                    {
-                        "query": qrels.column("query").take(take),
-                        "item": qrels.column("item").take(take),
-                        "score": pa.nulls(k, pa.float64()),
-                        "relevance": pa.array(grades[missing]),
-                        "system": _constant(name, k),
-                    }
-                )
-            )
-    return pa.concat_tables(parts)
+    run = _read_runs(run_paths, keep_first_duplicate, with_rank=False)[0]
+    qrels = _read_qrels_table(qrels_path)[0]
+    # both files are already checked (fields, numbers, duplicates) by the readers: join without re-validating
+    joined = join_qrels(_to_pandas(run.select(["query", "item", "score", "system"])), _to_pandas(qrels),
+                        by=["system"], validate=False)
+    return joined[["query", "item", "score", "relevance", "system"]]
 
 
 # ----------------------------------------------------------------------------------------------------------

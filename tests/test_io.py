@@ -594,37 +594,6 @@ def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
     assert df["system"].tolist() == ["t"] * len(items)
 
 
-def test_join_survives_hash_collisions(tmp_path):
-    """Matching runs to qrels by key hash: a collision must neither pair wrong rows nor lose a match."""
-    from rankframe import io as rio
-
-    run, systems, sizes, run_hash = rio._read_runs([_write(tmp_path, "r.txt", RUN)], False, False)
-    qrels, qrels_hash = rio._read_qrels_table(_write(tmp_path, "q.txt", QRELS))
-    want = rio._join(run, systems, sizes, run_hash, qrels, qrels_hash).to_pandas()
-    fake = run_hash.copy()
-    fake[1] = qrels_hash[1]  # run row ("007", "d2") now collides with judgment ("007", "d9")
-    got = rio._join(run, systems, sizes, fake, qrels, qrels_hash).to_pandas()
-    pd.testing.assert_frame_equal(got, want)
-    dup = qrels_hash.copy()
-    dup[3] = dup[0]  # two judgments share a hash: the exact DuckDB join is used
-    got = rio._join(run, systems, sizes, run_hash, qrels, dup).to_pandas()
-    key = ["system", "query", "item"]
-    pd.testing.assert_frame_equal(
-        got.sort_values(key).reset_index(drop=True), want.sort_values(key).reset_index(drop=True)
-    )
-
-
-@pytest.mark.parametrize("rows", [[0, 1, 2, 3, 4], [2, 3], [4], [], [0]])
-def test_take_sorted_matches_take(rows):
-    import pyarrow as pa
-
-    from rankframe.io import _take_sorted
-
-    col = pa.chunked_array([pa.array(["a", "b", "c"]), pa.array([], pa.string()), pa.array(["d", "e"])])
-    r = np.array(rows, dtype=np.int64)
-    assert _take_sorted(col, r).to_pylist() == col.take(pa.array(r, pa.int64())).to_pylist()
-
-
 @pytest.mark.parametrize(("value", "n"), [("sysA", 3), ("héllo", 2), ("x", 0), ("", 2)])
 def test_constant_column(value, n):
     from rankframe.io import _constant
