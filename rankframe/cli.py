@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import threading
 import time
@@ -22,12 +23,13 @@ from typing import NamedTuple
 import pandas as pd
 
 from .columns import Columns
-from .errors import RankframeError
+from .errors import RankframeError, ValidationError
 from .io import InputFileError
 
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec", "Bpref", "RR")
 FORMATS = ("table", "csv", "json", "markdown", "trec")
+COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 _LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
 # trec_eval's measure families, in the order trec_eval prints them (``-m all_trec``)
@@ -196,34 +198,23 @@ def _parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  rankframe evaluate examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP\n"
         "  rankframe evaluate examples/recs.parquet -m nDCG@10 -m AP@10 -m P@5 --by country\n"
+        "  rankframe evaluate examples/recs.parquet -m nDCG@10 --by model --ci 0.95\n"
         "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --per-query --format trec\n"
         "  rankframe evaluate examples/tiny.run --qrels examples/tiny.qrels --no-retrieved skip --format trec"
         "   # = trec_eval without -c",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.add_argument(
-        "inputs",
-        nargs="+",
-        metavar="RUN_OR_TABLE",
-        help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)",
-    )
-    ev.add_argument("--qrels", help="TREC qrels file (qid iteration docno relevance); required for runs")
-    ev.add_argument(
-        "-m",
-        "--metric",
-        action="append",
-        dest="metrics",
-        metavar="METRIC",
-        help="metric such as nDCG@10, AP, P@5, 'AP(rel=2)@100' (repeatable); default: " + ", ".join(DEFAULT_MEASURES),
-    )
-    ev.add_argument(
-        "--by",
-        action="append",
-        default=[],
-        metavar="COL",
-        help="segment column of a long table (repeatable, or comma-separated)",
+    _input_options(
+        ev,
+        "metric such as nDCG@10, AP, P@5, 'AP(rel=2)@100' (repeatable); default: " + ", ".join(DEFAULT_MEASURES),
     )
     ev.add_argument("-q", "--per-query", action="store_true", help="one value per query (trec_eval -q)")
+    ev.add_argument(
+        "--ci",
+        type=float,
+        metavar="LEVEL",
+        help="add n, std_err and the t interval of each mean at this level, e.g. 0.95 (not with --per-query)",
+    )
     _policy_options(ev)
     ev.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
     ev.add_argument(
@@ -235,6 +226,8 @@ def _parser() -> argparse.ArgumentParser:
     _duplicate_options(ev)
     _column_options(ev)
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+
+    _compare_parser(sub)
 
     sq = sub.add_parser(
         "sql",
@@ -254,6 +247,121 @@ def _parser() -> argparse.ArgumentParser:
     _duplicate_options(va)
     _column_options(va)
     return p
+
+
+def _compare_parser(sub) -> None:
+    """``rankframe compare``: rankframe.compare's parameters as options, the inputs and options of evaluate."""
+    from .compare import CI_METHODS, CORRECTIONS, PAIRS, TESTS
+    from .stats.align import MISSING
+
+    co = sub.add_parser(
+        "compare",
+        help="compare systems with paired tests, confidence intervals and corrected p-values",
+        description="Compare two or more systems (TREC runs with --qrels, several long tables, or one long "
+        "table with a system column) on the same queries: per segment and metric, the difference with the "
+        "baseline, its confidence interval, a paired test and the p-value corrected for every comparison made "
+        "(rankframe.compare; see docs/comparing.md). Exit status: 0, 1 with --fail-if-worse when a system is "
+        "significantly worse than the baseline, 2 on a usage or input error.",
+        epilog="examples:\n"
+        "  rankframe compare examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -m P@2\n"
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length\n"
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --test randomization --seed 1\n"
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --fail-if-worse   # exit 1: dense "
+        "loses on short queries",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _input_options(co, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
+    co.add_argument(
+        "--system",
+        dest="col_system",
+        metavar="COL",
+        help="the system column of one long table (default: system); several runs or tables are the systems",
+    )
+    co.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the system every other one is compared with (default: the first run or table given, or the "
+        "system of a table's first row)",
+    )
+    g = co.add_argument_group("statistics (rankframe.compare's parameters)")
+    g.add_argument("--test", choices=TESTS, help="paired test (default: t; tukey, the default with --pairs all)")
+    g.add_argument(
+        "--correction",
+        choices=[c or "none" for c in CORRECTIONS],
+        default="holm",
+        help="multiple-testing correction of the p-values over the family (default: holm)",
+    )
+    g.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="the correction family: all (default, every comparison of the call) or output column(s) that split "
+        "it, e.g. --family metric (repeatable, or comma-separated)",
+    )
+    g.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    g.add_argument("--ci-method", choices=CI_METHODS, help="interval around delta (default: t; tukey with tukey)")
+    g.add_argument(
+        "--pairs", choices=PAIRS, default="baseline", help="every system against the baseline (default), or all pairs"
+    )
+    g.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="sign flips (randomization) or resamples (bootstrap) (default 10000)",
+    )
+    g.add_argument("--seed", type=int, metavar="S", help="seed of the random methods (default: fresh, reported)")
+    g.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="error",
+        help="a query some systems of a segment have a value for and others not: error (default), zero, drop",
+    )
+    g.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="A",
+        help="significance level of --fail-if-worse (default 0.05)",
+    )
+    g.add_argument(
+        "--fail-if-worse",
+        action="store_true",
+        help="exit 1 when a system is significantly worse than the baseline (p_adjusted < alpha and delta < 0) "
+        "on any metric or segment, naming them on stderr",
+    )
+    _policy_options(co)
+    co.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
+    co.add_argument(
+        "--format",
+        choices=COMPARE_FORMATS,
+        default="table",
+        help="table (default, rounded, with a caption naming the test and correction), markdown, "
+        "csv or json (every column, full precision)",
+    )
+    _duplicate_options(co)
+    _column_options(co)
+    co.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+
+
+def _input_options(p: argparse.ArgumentParser, metric_help: str) -> None:
+    """The inputs of evaluate and compare: runs or tables, --qrels, -m, --by."""
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="RUN_OR_TABLE",
+        help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)",
+    )
+    p.add_argument("--qrels", help="TREC qrels file (qid iteration docno relevance); required for runs")
+    p.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC", help=metric_help)
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="segment column of a long table (repeatable, or comma-separated)",
+    )
 
 
 def _policy_options(p: argparse.ArgumentParser) -> None:
@@ -345,7 +453,7 @@ class Loaded(NamedTuple):
 
     df: pd.DataFrame
     judgments: pd.DataFrame | None
-    systems: bool  # the table has a system column (several runs or tables)
+    system: str | None  # the column naming each row's system (several runs or tables, or --system), else None
     trec: bool  # TREC runs (read with read_trec) rather than long tables
 
 
@@ -370,7 +478,14 @@ def _check_options(args, trec: bool) -> None:
 
 
 def _check_columns(
-    df: pd.DataFrame, path: str, args, columns: Columns, by: Sequence[str], *, need_relevance: bool
+    df: pd.DataFrame,
+    path: str,
+    args,
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    need_relevance: bool,
+    system: str | None = None,
 ) -> None:
     """Every column the options name (or the defaults) must be in the file: name it, with a hint."""
     from .errors import did_you_mean
@@ -378,7 +493,7 @@ def _check_columns(
     present = [str(c) for c in df.columns]
 
     def how(role: str) -> str:
-        given = getattr(args, f"col_{role}")
+        given = getattr(args, f"col_{role}", None)
         return f"--{role} {given}" if given is not None else f"the default {role} column; name yours with --{role}"
 
     def missing(name: str, option: str, also: str = "") -> InputFileError:
@@ -398,13 +513,19 @@ def _check_columns(
         )
     if need_relevance and columns.relevance not in present:
         raise missing(columns.relevance, how("relevance"), " (or give the judgments with --qrels)")
+    if system is not None and system not in present:
+        raise missing(system, how("system"), " (or give several runs or tables: each one is a system)")
     for name in by:
         if name not in present:
             raise missing(name, "--by")
 
 
-def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
-    """Read the inputs into one table (and separate judgments for a long table with --qrels)."""
+def _load(args, columns: Columns, by: list[str], progress: Progress, system: str | None = None) -> Loaded:
+    """Read the inputs into one table (and separate judgments for a long table with --qrels).
+
+    ``system`` names the system column of a single long table (``compare --system``); several runs or tables
+    get a column ``system`` naming each one (the run's tag, the table's file name).
+    """
     from . import io
 
     inputs, qrels = list(args.inputs), args.qrels
@@ -425,21 +546,33 @@ def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
             )
         progress.step(f"reading {len(inputs)} run(s) and {Path(qrels).name}")
         df = io.read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
-        _check_overlap(df, Columns(), qrels, systems=True)
-        return Loaded(df, None, True, True)
+        _check_overlap(df, Columns(), qrels, system="system")
+        return Loaded(df, None, "system", True)
     several = len(inputs) > 1
+    if several:
+        system = "system"
     frames = []
     for p in inputs:
         progress.step(f"reading {Path(p).name}")
         frame = io.read_long(p, columns=columns)
         if several and "system" in frame.columns:
+            instead = (
+                "compare the systems of one table with --system COL"
+                if args.command == "compare"
+                else "evaluate one table at a time with --by system"
+            )
             raise UsageError(
                 f"{p} already has a column 'system', which the command adds to tell several tables "
-                f"apart (the file name); evaluate one table at a time with --by system, or rename "
-                f"that column"
+                f"apart (the file name); {instead}, or rename that column"
             )
         _check_columns(
-            frame, p, args, columns, [b for b in by if not (several and b == "system")], need_relevance=qrels is None
+            frame,
+            p,
+            args,
+            columns,
+            [b for b in by if not (several and b == "system")],
+            need_relevance=qrels is None,
+            system=None if several else system,
         )
         frames.append(frame)
     if several:
@@ -459,10 +592,11 @@ def _load(args, columns: Columns, by: list[str], progress: Progress) -> Loaded:
         text_ids = {c: str for c in (columns.query, columns.item) if not pd.api.types.is_string_dtype(df[c])}
         if text_ids:
             df = df.astype(text_ids)
-        _check_overlap(df, columns, qrels, systems=several, judgments=judgments)
+        _check_overlap(df, columns, qrels, system=system, judgments=judgments, label=None if several else "system")
     else:
-        _check_overlap(df, columns, inputs[0] if not several else None, systems=several, qrels=False)
-    return Loaded(df, judgments, several, False)
+        where = inputs[0] if not several else None
+        _check_overlap(df, columns, where, system=system, qrels=False, label=None if several else "system")
+    return Loaded(df, judgments, system, False)
 
 
 def _check_overlap(
@@ -470,9 +604,10 @@ def _check_overlap(
     columns: Columns,
     where: str | None,
     *,
-    systems: bool,
+    system: str | None,
     judgments: pd.DataFrame | None = None,
     qrels: bool = True,
+    label: str | None = None,
 ) -> None:
     """A run none of whose queries has a judgment is a mistake (wrong qrels file, ids written differently)."""
     order = columns.rank if columns.rank in df.columns else columns.score
@@ -480,17 +615,20 @@ def _check_overlap(
         return  # the validation names the missing column
     source = judgments if judgments is not None else df
     judged = pd.unique(source.loc[source[columns.relevance].notna(), columns.query])
-    keys = ["system", columns.query] if systems else [columns.query]
+    keys = [system, columns.query] if system is not None else [columns.query]
     ran = df.loc[df[order].notna(), keys].drop_duplicates()
     hit = ran[columns.query].isin(judged)
     if hit.all():
         return
-    per_run = hit.groupby(ran["system"].to_numpy(), sort=False).any() if systems else pd.Series({None: hit.any()})
+    if system is not None:
+        per_run = hit.groupby(ran[system].to_numpy(), sort=False, dropna=False).any()
+    else:
+        per_run = pd.Series({None: hit.any()})
     for name, any_judged in per_run.items():
         if not any_judged:
-            ids = ran[columns.query] if name is None else ran.loc[ran["system"] == name, columns.query]
+            ids = ran[columns.query] if system is None else ran.loc[ran[system] == name, columns.query]
             kind = "run" if qrels else "table"
-            who = f"the {kind}" if name is None else f"{kind} {name!r}"
+            who = f"the {kind}" if system is None else f"{label or kind} {name!r}"
             if qrels:
                 text = (
                     f"none of the {len(ids)} queries of {who} has judgments in the qrels ({_few(ids)}; the "
@@ -522,31 +660,141 @@ def _wide(result: pd.DataFrame, keys: list[str], metric_order: list[str]) -> pd.
 
 
 def _fmt(v) -> str:
+    if v is None:
+        return ""
     if isinstance(v, float):
         return "" if math.isnan(v) else f"{v:.4f}"
     return str(v)
 
 
-def _markdown(wide: pd.DataFrame) -> str:
-    head = [str(c) for c in wide.columns]
-    numeric = [pd.api.types.is_float_dtype(wide[c]) for c in wide.columns]
-    rows = [[_fmt(v) for v in row] for row in wide.itertuples(index=False)]
+def _fmt_p(v) -> str:
+    """A p-value: 4 decimals, or 2 significant digits below 0.0001 (never a bare 0.0000 for 3e-9)."""
+    if isinstance(v, float) and 0 < v < 1e-4:
+        return f"{v:.1e}"
+    return _fmt(v)
+
+
+def _formatters(frame: pd.DataFrame, special: dict | None = None) -> dict:
+    """Column -> formatter: the given ones, 4 decimals for other float columns, '' for None in text columns."""
+    special = special or {}
+    fmts = {c: special.get(c, _fmt) for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) or c in special}
+    fmts.update({c: _fmt for c in frame.columns if frame[c].dtype == object and c not in fmts})
+    return fmts
+
+
+def _markdown(frame: pd.DataFrame, special: dict | None = None) -> str:
+    fmts = _formatters(frame, special)
+    head = [str(c) for c in frame.columns]
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame]
+    rows = [
+        [fmts.get(c, str)(v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False, name=None)
+    ]
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
 
 
-def _render(result: pd.DataFrame, fmt: str, keys: list[str], metric_order: list[str]) -> str:
-    result = result[[*keys, "metric", "value"]]  # the command's output columns, whatever else evaluate adds
-    if fmt == "csv":
-        return result.to_csv(index=False).rstrip("\n")
-    if fmt == "json":
-        return result.to_json(orient="records", double_precision=15)
-    wide = _wide(result, keys, metric_order)
+def _table(frame: pd.DataFrame, fmt: str, special: dict | None = None) -> str:
+    """A frame as an aligned text table (``table``) or a Markdown table, numbers rounded."""
     if fmt == "markdown":
-        return _markdown(wide)
-    fmts = {c: _fmt for c in wide.columns if pd.api.types.is_float_dtype(wide[c])}
-    return wide.to_string(index=False, formatters=fmts)
+        return _markdown(frame, special)
+    return frame.to_string(index=False, formatters=_formatters(frame, special))
+
+
+def _records(frame: pd.DataFrame, fmt: str, *, exact: bool = False) -> str:
+    """Every column: csv (shortest round-trip floats; NaN and None as empty cells) or json records (null).
+
+    pandas' json keeps 15 decimal places (fast, fine for metric values in [0, 1]); ``exact`` writes every float
+    as Python's shortest round-trip repr instead (a p-value of 3e-12 keeps its digits), infinities as null.
+    """
+    if fmt == "csv":
+        return frame.to_csv(index=False).rstrip("\n")
+    if not exact:
+        return frame.to_json(orient="records", double_precision=15)
+    import json
+
+    def native(v):
+        if v is None or (isinstance(v, float) and not math.isfinite(v)) or v is pd.NA or v is pd.NaT:
+            return None
+        return v
+
+    cols = {str(c): [native(v) for v in frame[c].tolist()] for c in frame.columns}
+    rows = [dict(zip(cols, values)) for values in zip(*cols.values())]
+    return json.dumps(rows, separators=(",", ":"), allow_nan=False, default=str)
+
+
+#: the columns ``evaluate --ci`` adds to each mean
+CI_COLUMNS = ("std_err", "ci_low", "ci_high")
+
+
+def _render(
+    result: pd.DataFrame, fmt: str, keys: list[str], metric_order: list[str], *, per_query: bool, ci: float | None
+) -> str:
+    """Format evaluate's result.
+
+    Tidy ``[*keys, metric, value, n (, std_err, ci_low, ci_high)]`` for csv/json and for every format with
+    --ci (per query: ``[*keys, metric, value]``); otherwise table and markdown are wide (one column per metric).
+    """
+    cols = [*keys, "metric", "value"]
+    if not per_query:
+        cols += ["n", *(CI_COLUMNS if ci is not None else ())]
+    result = result[cols]  # the command's output columns, whatever else evaluate adds
+    if fmt in ("csv", "json"):
+        return _records(result, fmt)
+    if ci is not None:
+        caption = (
+            f"value: the mean over n queries; [ci_low, ci_high]: its {ci * 100:.6g}% t interval "
+            "(std_err = sd / sqrt(n))"
+        )
+        return caption + "\n" + ("\n" if fmt == "markdown" else "") + _table(result.reset_index(drop=True), fmt)
+    return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
+
+
+_TEST_WORDS = {
+    "t": "paired t-test",
+    "randomization": "paired randomization test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "tukey": "blocked Tukey HSD",
+}
+_CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+
+
+def compare_caption(attrs: dict) -> str:
+    """One line naming the test, the interval, the correction and its family, from ``compare(...).attrs``.
+
+    >>> compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
+    ...                  "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
+    "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
+    """
+    random = f"{attrs.get('n_resamples')} resamples, seed {attrs.get('seed')}"
+    test = _TEST_WORDS[attrs["test"]]
+    if attrs["test"] == "randomization":
+        test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
+    who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
+    level = f"{attrs['ci'] * 100:.6g}%"
+    interval = {
+        "t": f"{level} t interval",
+        "bootstrap": f"{level} paired bootstrap interval ({random})",
+        "tukey": f"{level} Tukey simultaneous interval",
+    }[attrs["ci_method"]]
+    correction = attrs["correction"]
+    adjusted = f"{_CORRECTION_WORDS[correction]} over {attrs['family']}" if correction else "no correction"
+    parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
+    if attrs.get("missing", "error") != "error":
+        key = "filled" if attrs["missing"] == "zero" else "dropped"
+        done = f"{attrs.get(key, 0)} {key}"
+        parts.append(f"missing values: {attrs['missing']} ({done})")
+    return "; ".join(parts)
+
+
+def _render_compare(out: pd.DataFrame, fmt: str) -> str:
+    """Format compare's result: every column at full precision (csv, json), or rounded under a caption line."""
+    if fmt in ("csv", "json"):
+        return _records(out, fmt, exact=True)
+    shown = out if out["note"].notna().any() else out.drop(columns="note")
+    caption = compare_caption(out.attrs)
+    table = _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p})
+    return caption + "\n" + ("\n" if fmt == "markdown" else "") + table
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -564,14 +812,20 @@ def _evaluate(args) -> int:
     policies = _policies(args)
     if args.format == "trec" and [b for b in by if b != "system"]:
         raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another --format)")
+    if args.ci is not None:
+        _check_level("--ci", args.ci, "0.95")
+    if args.ci is not None and args.per_query:
+        raise UsageError("--ci gives intervals of means; it does not apply with --per-query")
+    if args.ci is not None and args.format == "trec":
+        raise UsageError("--format trec prints trec_eval's lines, without intervals; use another format with --ci")
     trec_inputs = not all(_is_long(p) for p in args.inputs)
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     with Progress(steps, enabled=False if args.no_progress else None) as progress:
         loaded = _load(args, columns, by, progress)
         if loaded.trec:
             columns = Columns()
-        if loaded.systems and "system" not in by:
-            by = ["system", *by]
+        if loaded.system is not None and loaded.system not in by:
+            by = [loaded.system, *by]
         progress.step("evaluating")
         per_query = args.per_query
         result = rankframe.evaluate(
@@ -583,6 +837,7 @@ def _evaluate(args) -> int:
             qrels=loaded.judgments,
             engine=args.engine,
             allow_duplicates=args.allow_duplicates,
+            ci=args.ci,
             no_relevant=policies["no_relevant"],
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
@@ -594,9 +849,135 @@ def _evaluate(args) -> int:
     if args.format == "trec":
         text = "\n".join(_trec_lines(result, measures, per_query, columns.query))
     else:
-        text = _render(result, args.format, keys, labels)
+        text = _render(result, args.format, keys, labels, per_query=per_query, ci=args.ci)
     _print(text)
     return 0
+
+
+def _compare(args) -> int:
+    import rankframe
+
+    if not args.metrics:
+        raise UsageError("compare needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
+    measures = [rankframe.parse(m) for m in args.metrics]  # unknown names fail before any file is read
+    _check_level("--alpha", args.alpha, "0.05")
+    _check_level("--ci", args.ci, "0.95")
+    by = _split_by(args.by)
+    family = _split_by(args.family)
+    if "all" in family and len(family) > 1:
+        raise UsageError(f"--family all is every comparison of the call; it cannot be combined with {family}")
+    columns = _columns(args)
+    policies = _policies(args)
+    trec_inputs = not all(_is_long(p) for p in args.inputs)
+    several = len(args.inputs) > 1
+    if (trec_inputs or several) and args.col_system is not None:
+        kind = "TREC run" if trec_inputs else "table"
+        raise UsageError(
+            f"--system names the system column of one long table; with several {kind}s each one is a system "
+            f"(named {'by its tag' if trec_inputs else 'by its file name'})"
+        )
+    if args.fail_if_worse and args.pairs == "all" and args.baseline is None:
+        raise UsageError("--fail-if-worse with --pairs all needs --baseline NAME: worse than which system?")
+    if trec_inputs and not several:
+        raise UsageError(f"compare needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
+    steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
+    with Progress(steps, enabled=False if args.no_progress else None) as progress:
+        loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
+        # runs and several tables get a column 'system'; one table has its own (--system)
+        system = loaded.system if loaded.system is not None else columns.system
+        if loaded.trec:
+            columns = Columns()
+        baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+        progress.step("comparing")
+        try:
+            out = rankframe.compare(
+                loaded.df,
+                measures,
+                system=system,
+                baseline=baseline,
+                by=by or None,
+                test=args.test,
+                ci=args.ci,
+                ci_method=args.ci_method,
+                correction=None if args.correction == "none" else args.correction,
+                family=family or "all",
+                pairs=args.pairs,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                missing=args.missing,
+                columns=columns.with_(system=system),
+                qrels=loaded.judgments,
+                engine=args.engine,
+                allow_duplicates=args.allow_duplicates,
+                no_relevant=policies["no_relevant"],
+                no_retrieved=policies["no_retrieved"],
+                no_judged=policies["no_judged"],
+            )
+        except ValidationError as e:
+            raise _in_cli_words(e) from None
+    _print(_render_compare(out, args.format))
+    if args.fail_if_worse:
+        worse = _worse(out, baseline, args.alpha)
+        if worse:
+            sys.stderr.write("".join(f"rankframe: worse: {w}\n" for w in worse))
+            return 1
+    return 0
+
+
+def _check_level(option: str, value: float, example: str) -> None:
+    if not 0 < value < 1:  # NaN fails too
+        raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
+
+
+def _in_cli_words(e: ValidationError) -> ValidationError:
+    """Compare's alignment error names its Python parameter (missing='zero'); the command has --missing zero."""
+    failures = [
+        {**f, "rule": re.sub(r"\bmissing='(\w+)'", r"--missing \1", f["rule"])} if isinstance(f.get("rule"), str) else f
+        for f in e.failures
+    ]
+    return ValidationError(failures, e.table)
+
+
+def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) -> object:
+    """Find the baseline as a value of the system column.
+
+    --baseline is matched by its text (the table's values may be numbers); without it, the first system: the
+    first run or table given, or the system of a table's first row.
+    """
+    from .errors import did_you_mean
+
+    found = list(pd.unique(df[system].dropna()))
+    where = "the runs' tags (or file names)" if files_are_systems else f"column {system!r}"
+    if len(found) < 2:
+        more = "give 2 or more runs or tables" if files_are_systems else "or give the column with --system COL"
+        raise UsageError(
+            f"compare needs at least 2 systems; {where} name{'s' if len(found) == 1 else ''} "
+            f"{len(found)}: {_few(found) or 'none'} ({more})"
+        )
+    if args.baseline is None:
+        return found[0] if args.pairs == "baseline" else None
+    same = [s for s in found if str(s) == args.baseline]
+    if not same:
+        raise UsageError(
+            f"--baseline {args.baseline}: no such system; the systems ({where}) are {_few(sorted(map(str, found)), 8)}"
+            f"{did_you_mean(args.baseline, map(str, found))}"
+        )
+    return same[0]
+
+
+def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
+    """The rows where a system is significantly worse than the baseline (p_adjusted < alpha, delta < 0), in words."""
+    segments = list(out.columns[: list(out.columns).index("metric")])
+    bad = out[(out["baseline"] == baseline) & (out["p_adjusted"] < alpha) & (out["delta"] < 0)]
+    lines = []
+    for r in bad.to_dict("records"):
+        where = ", ".join(f"{c}={r[c]}" for c in segments)
+        lines.append(
+            f"{r['system']} < {r['baseline']} on {r['metric']}{f' ({where})' if where else ''}: "
+            f"delta {r['delta']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}], "
+            f"p_adjusted {_fmt_p(float(r['p_adjusted']))} < alpha {alpha:g}"
+        )
+    return lines
 
 
 def _sql(args) -> int:
@@ -643,10 +1024,14 @@ def _print(text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``rankframe`` command; returns the exit status (0 success, 2 usage or input error)."""
+    """Run the ``rankframe`` command and return its exit status.
+
+    0 on success, 1 when ``compare --fail-if-worse`` found a system significantly worse than the baseline, 2 on
+    a usage or input error.
+    """
     parser = _parser()
     args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "sql": _sql, "validate": _validate}[args.command]
+    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate}[args.command]
     try:
         return command(args)
     except RankframeError as e:

@@ -82,7 +82,7 @@ def test_formats(capsys):
     code, out, _ = run_main(capsys, *base, "--format", "csv")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "system,metric,value"
+    assert lines[0] == "system,metric,value,n"  # n: the queries each mean averages
     assert [ln.split(",")[:2] for ln in lines[1:]] == [
         ["tiny", "AP"],
         ["tiny", "nDCG@10"],
@@ -90,11 +90,12 @@ def test_formats(capsys):
         ["tiny-b", "nDCG@10"],
     ]
     assert float(lines[1].split(",")[2]) == pytest.approx(7 / 18)  # (2/3 + 1/2 + 0) / 3, see above
+    assert [ln.split(",")[3] for ln in lines[1:]] == ["3"] * 4  # 001, 002, 003: every judged query
     code, out, _ = run_main(capsys, *base, "--format", "json")
     assert code == 0
     rows = json.loads(out)
-    assert [r.keys() for r in rows] == [{"system", "metric", "value"}] * 4
-    assert rows[2] == {"system": "tiny-b", "metric": "AP", "value": pytest.approx(2 / 3)}
+    assert [r.keys() for r in rows] == [{"system", "metric", "value", "n"}] * 4
+    assert rows[2] == {"system": "tiny-b", "metric": "AP", "value": pytest.approx(2 / 3), "n": 3}
     code, out, _ = run_main(capsys, *base, "--format", "markdown")
     assert code == 0
     assert out.splitlines()[:3] == ["| system | AP | nDCG@10 |", "|---|---:|---:|", "| tiny | 0.3889 | 0.3675 |"]
@@ -136,14 +137,14 @@ def test_unretrieved_queries_count_as_zero_by_default_as_in_python(tmp_path, cap
     # D01 is relevant for 001 (P@1 = 1); 002 and 003 are judged but not retrieved
     code, out, err = run_main(capsys, *args)
     assert code == 0, err
-    assert out.splitlines() == ["system,metric,value", f"t,P@1,{1 / 3}"]  # 0 for 002 and 003 (trec_eval -c)
+    assert out.splitlines() == ["system,metric,value,n", f"t,P@1,{1 / 3},3"]  # 0 for 002 and 003 (trec_eval -c)
     for flag in (["--complete"], ["-c"], ["--no-retrieved", "zero"], ["-c", "--no-retrieved", "zero"]):
         _, out, _ = run_main(capsys, *args, *flag)
-        assert out.splitlines()[1] == f"t,P@1,{1 / 3}", flag
+        assert out.splitlines()[1] == f"t,P@1,{1 / 3},3", flag
     _, out, _ = run_main(capsys, *args, "--no-retrieved", "skip")
-    assert out.splitlines()[1] == "t,P@1,1.0"  # only query 001 (trec_eval without -c)
+    assert out.splitlines()[1] == "t,P@1,1.0,1"  # only query 001 (trec_eval without -c)
     _, out, _ = run_main(capsys, *args, "--no-retrieved", "nan")
-    assert out.splitlines()[1] == "t,P@1,1.0"  # NaN values are left out of the mean
+    assert out.splitlines()[1] == "t,P@1,1.0,1"  # NaN values are left out of the mean (and of n)
     code, out, err = run_main(capsys, *args, "-c", "--no-retrieved", "skip")
     assert code == 2 and out == "" and "contradicts --no-retrieved skip" in err
 
@@ -173,18 +174,18 @@ def test_no_relevant_and_no_judged_options(tmp_path, capsys):
     run.write_text("001 Q0 D01 1 1.0 t\n003 Q0 D21 1 1.0 t\n004 Q0 X 1 1.0 t\n")
     args = ["evaluate", str(run), "--qrels", str(QRELS), "-m", "nDCG@1", "--format", "csv", "--no-retrieved", "skip"]
     _, out, _ = run_main(capsys, *args)
-    assert out.splitlines()[1] == "t,nDCG@1,0.5"  # 001 -> 1, 003 -> 0 (no_relevant zero), 004 skipped
+    assert out.splitlines()[1] == "t,nDCG@1,0.5,2"  # 001 -> 1, 003 -> 0 (no_relevant zero), 004 skipped
     _, out, _ = run_main(capsys, *args, "--no-relevant", "skip")
-    assert out.splitlines()[1] == "t,nDCG@1,1.0"  # only 001
+    assert out.splitlines()[1] == "t,nDCG@1,1.0,1"  # only 001
     _, out, _ = run_main(capsys, *args, "--no-judged", "zero")
-    assert out.splitlines()[1] == f"t,nDCG@1,{1 / 3}"  # 001 -> 1, 003 -> 0, 004 -> 0
+    assert out.splitlines()[1] == f"t,nDCG@1,{1 / 3},3"  # 001 -> 1, 003 -> 0, 004 -> 0
 
 
 def test_long_table_by_segments_and_engines(capsys):
     args = ["evaluate", str(RECS), "-m", "nDCG@10", "--by", "model,country", "--format", "csv"]
     code, out, _ = run_main(capsys, *args)
     assert code == 0
-    assert out.splitlines()[0] == "model,country,metric,value"
+    assert out.splitlines()[0] == "model,country,metric,value,n"
     assert len(out.splitlines()) == 1 + 2 * 4
     args = ["evaluate", str(RECS), "-m", "nDCG@10", "-m", "AP@10", "-m", "ERR@5", "--by", "device"]
     _, pandas_table, _ = run_main(capsys, *args, "--engine", "pandas")
@@ -454,7 +455,8 @@ def test_keep_first_duplicate_with_several_runs(tmp_path, capsys):
     assert code == 0, err
     # the first D07 line is kept: tiny-b's AP stays 2/3 (see test_runs_side_by_side_table), tiny's 7/18
     rows = [ln.split(",") for ln in out.splitlines()]
-    assert rows[0] == ["system", "metric", "value"] and [r[:2] for r in rows[1:]] == [["tiny", "AP"], ["tiny-b", "AP"]]
+    assert rows[0] == ["system", "metric", "value", "n"]
+    assert [r[:2] for r in rows[1:]] == [["tiny", "AP"], ["tiny-b", "AP"]]
     assert [float(r[2]) for r in rows[1:]] == pytest.approx([7 / 18, 2 / 3])
     code, out, err = run_main(capsys, "validate", str(dup), "--qrels", str(QRELS))
     assert code == 2 and "--keep-first-duplicate" in err
@@ -470,7 +472,7 @@ def test_allow_duplicates_for_long_tables(tmp_path, capsys):
     assert code == 2 and out == "" and "allow_duplicates" in err
     code, out, err = run_main(capsys, "evaluate", str(t), "-m", "RR", "--format", "csv", "--allow-duplicates")
     assert code == 0, err
-    assert out.splitlines() == ["metric,value", f"RR,{1 / 3}"]  # b, the first relevant, at rank 3
+    assert out.splitlines() == ["metric,value,n", f"RR,{1 / 3},1"]  # b, the first relevant, at rank 3
     code, out, err = run_main(capsys, "validate", str(t))
     assert code == 2 and "allow_duplicates" in err
     code, out, err = run_main(capsys, "validate", str(t), "--allow-duplicates")
@@ -542,7 +544,7 @@ def test_several_tables_and_a_system_column(tmp_path, capsys):
     assert err.startswith(f"rankframe: error: {b} already has a column 'system'") and "rename" in err
     b.write_text("query,item,rank,relevance\n1,x,1,0\n")
     code, out, err = run_main(capsys, "evaluate", str(a), str(b), "-m", "P@1", "--format", "csv")
-    assert code == 0 and out.splitlines() == ["system,metric,value", "a.csv,P@1,1.0", "b.csv,P@1,0.0"]
+    assert code == 0 and out.splitlines() == ["system,metric,value,n", "a.csv,P@1,1.0,1", "b.csv,P@1,0.0,1"]
     code, out, err = run_main(capsys, "evaluate", str(b), "-m", "P@1", "--by", "system")
     assert code == 2 and "no column 'system' (--by)" in err  # one table: --by names its own columns
 
