@@ -18,10 +18,18 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 # rf_per_query column, cutoff -> trec_eval measure (result key)
 CHECKS = [
-    ("P", 10, "P_10"), ("R", 10, "recall_10"), ("AP", 10, "map_cut_10"),
-    ("nDCG", 10, "ndcg_cut_10"), ("Success", 10, "success_10"),
-    ("AP", None, "map"), ("RR", None, "recip_rank"), ("nDCG", None, "ndcg"), ("Rprec", None, "Rprec"),
-    ("Bpref", None, "bpref"), ("R", 100, "recall_100"), ("P", 100, "P_100"),
+    ("P", 10, "P_10"),
+    ("R", 10, "recall_10"),
+    ("AP", 10, "map_cut_10"),
+    ("nDCG", 10, "ndcg_cut_10"),
+    ("Success", 10, "success_10"),
+    ("AP", None, "map"),
+    ("RR", None, "recip_rank"),
+    ("nDCG", None, "ndcg"),
+    ("Rprec", None, "Rprec"),
+    ("Bpref", None, "bpref"),
+    ("R", 100, "recall_100"),
+    ("P", 100, "P_100"),
 ]
 TREC_MEASURES = {"P", "recall", "map_cut", "ndcg_cut", "success", "map", "recip_rank", "ndcg", "Rprec", "bpref"}
 
@@ -52,10 +60,12 @@ def _evaluate_sql(qrels: pd.DataFrame, run: pd.DataFrame, no_retrieved: str):
     out = {}
     for k in sorted({c[1] for c in CHECKS}, key=lambda v: -1 if v is None else v):
         kk = "NULL" if k is None else k
-        per_q = con.sql(f"FROM rf_per_query('judged_run', k := {kk}, order_by := 'score', "
-                        f"no_retrieved := '{no_retrieved}')").df()
-        means = con.sql(f"FROM rf_means('judged_run', k := {kk}, order_by := 'score', "
-                        f"no_retrieved := '{no_retrieved}')").df()
+        per_q = con.sql(
+            f"FROM rf_per_query('judged_run', k := {kk}, order_by := 'score', no_retrieved := '{no_retrieved}')"
+        ).df()
+        means = con.sql(
+            f"FROM rf_means('judged_run', k := {kk}, order_by := 'score', no_retrieved := '{no_retrieved}')"
+        ).df()
         out[k] = (per_q.set_index("query"), means.iloc[0])
     con.close()
     return out

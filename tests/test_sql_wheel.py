@@ -18,8 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def wheel(tmp_path_factory) -> Path:
     pytest.importorskip("build")
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     wheels = list(out.glob("rankframe-*.whl"))
     assert len(wheels) == 1
@@ -37,11 +41,19 @@ def test_wheel_contains_every_sql_file(wheel):
 def test_installed_copy_loads_macros_from_the_wheel(wheel, tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)  # a wheel is a zip of the installed tree
-    code = ("import duckdb, rankframe.sql as s; d = s.directory(); "
-            "assert d.name == '_sql', d; c = s.install(duckdb.connect()); "
-            "print(d); print(c.sql('SELECT rf_rr([0, 0, 1])').fetchall()[0][0])")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import duckdb, rankframe.sql as s; d = s.directory(); "
+        "assert d.name == '_sql', d; c = s.install(duckdb.connect()); "
+        "print(d); print(c.sql('SELECT rf_rr([0, 0, 1])').fetchall()[0][0])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     where, value = proc.stdout.split()
     assert Path(where).is_relative_to(site)
