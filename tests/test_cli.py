@@ -108,6 +108,59 @@ def test_formats(capsys):
     assert lines[3] == "runid                 \tall\ttiny-b"
 
 
+def test_ci_adds_the_interval_of_each_mean(capsys):
+    """--ci 0.95: n, std_err = sd / sqrt(n) and the t interval, as scipy's one-sample t-test on the per-query
+    values (AP of tiny: 2/3, 1/2, 0; of tiny-b: 1, 1, 0; derived in test_runs_side_by_side_table)."""
+    from scipy import stats
+
+    per_query = {"tiny": [2 / 3, 1 / 2, 0.0], "tiny-b": [1.0, 1.0, 0.0]}
+    base = ["evaluate", str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "--ci", "0.95"]
+    code, out, err = run_main(capsys, *base, "--format", "csv")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "system,metric,value,n,std_err,ci_low,ci_high"
+    for line, (system, x) in zip(lines[1:], per_query.items()):
+        fields = line.split(",")
+        ci = stats.ttest_1samp(x, 0.0).confidence_interval(0.95)
+        assert fields[:2] == [system, "AP"] and fields[3] == "3"
+        got = [float(v) for v in (fields[2], *fields[4:])]
+        assert got == pytest.approx([np.mean(x), stats.sem(x), ci.low, ci.high], abs=1e-12)
+    code, out, _ = run_main(capsys, *base, "--format", "json")
+    rows = json.loads(out)
+    assert list(rows[1]) == ["system", "metric", "value", "n", "std_err", "ci_low", "ci_high"]
+    assert rows[1]["ci_high"] == pytest.approx(stats.ttest_1samp(per_query["tiny-b"], 0.0).confidence_interval().high)
+    # table and markdown: long (one row per system and metric), rounded, under a caption naming the level
+    code, out, _ = run_main(capsys, *base[:-1], "0.9")
+    lines = out.splitlines()
+    caption = "value: the mean over n queries; [ci_low, ci_high]: its 90% t interval (std_err = sd / sqrt(n))"
+    assert lines[0] == caption
+    assert [ln.split() for ln in lines[1:3]] == [
+        ["system", "metric", "value", "n", "std_err", "ci_low", "ci_high"],
+        ["tiny", "AP", "0.3889", "3"]
+        + [f"{v:.4f}" for v in (stats.sem(per_query["tiny"]), *stats.ttest_1samp(per_query["tiny"], 0.0)
+                                .confidence_interval(0.9))],
+    ]  # fmt: skip
+    code, out, _ = run_main(capsys, *base, "--format", "markdown")
+    assert out.splitlines()[:4] == [
+        caption.replace("90%", "95%"),
+        "",
+        "| system | metric | value | n | std_err | ci_low | ci_high |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+
+
+def test_ci_errors_exit_2(capsys):
+    base = ["evaluate", str(RUN), "--qrels", str(QRELS), "-m", "AP"]
+    for extra, expected in (
+        (["--ci", "1.5"], "--ci must be a level in the open interval (0, 1), e.g. 0.95; got 1.5"),
+        (["--ci", "nan"], "--ci must be a level in the open interval (0, 1)"),
+        (["--ci", "0.95", "--per-query"], "--ci gives intervals of means; it does not apply with --per-query"),
+        (["--ci", "0.95", "--format", "trec"], "--format trec prints trec_eval's lines, without intervals"),
+    ):
+        code, out, err = run_main(capsys, *base, *extra)
+        assert code == 2 and out == "" and err.count("\n") == 1 and expected in err, (extra, err)
+
+
 def test_per_query(capsys):
     code, out, _ = run_main(capsys, "evaluate", str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "-q", "--format", "trec")
     assert code == 0
