@@ -778,7 +778,9 @@ def compare_caption(attrs: dict) -> str:
         "tukey": f"{level} Tukey simultaneous interval",
     }[attrs["ci_method"]]
     correction = attrs["correction"]
-    adjusted = f"{_CORRECTION_WORDS[correction]} over {attrs['family']}" if correction else "no correction"
+    family = str(attrs["family"])  # "all 8 comparisons of the call", "per metric (2 families)"
+    family = family if family.startswith("per ") else f"over {family}"
+    adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
     parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
     if attrs.get("missing", "error") != "error":
         key = "filled" if attrs["missing"] == "zero" else "dropped"
