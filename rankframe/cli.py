@@ -257,11 +257,12 @@ def _compare_parser(sub) -> None:
     co = sub.add_parser(
         "compare",
         help="compare systems with paired tests, confidence intervals and corrected p-values",
-        description="Compare two or more systems (TREC runs with --qrels, several long tables, or one long "
-        "table with a system column) on the same queries: per segment and metric, the difference with the "
-        "baseline, its confidence interval, a paired test and the p-value corrected for every comparison made "
-        "(rankframe.compare; see docs/comparing.md). Exit status: 0, 1 with --fail-if-worse when a system is "
-        "significantly worse than the baseline, 2 on a usage or input error.",
+        description="Compare two or more systems (TREC runs with --qrels, several long tables, or one long\n"
+        "table with a system column) on the same queries: per segment and metric, the difference with\n"
+        "the baseline, its confidence interval, a paired test and the p-value corrected for every\n"
+        "comparison made (rankframe.compare; see docs/comparing.md).\n"
+        "Exit status: 0; 1 with --fail-if-worse when a system is significantly worse than the baseline;\n"
+        "2 on a usage or input error.",
         epilog="examples:\n"
         "  rankframe compare examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -m P@2\n"
         "  rankframe compare examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length\n"

@@ -207,6 +207,32 @@ def test_several_tables_and_a_system_column_of_another_name(tmp_path, capsys):
     assert out.splitlines()[0].startswith("paired t-test against baseline 'bm25'")
 
 
+def test_a_table_without_judgments_and_a_qrels_file(tmp_path, capsys):
+    """A run table (system column 'model', no relevance) + TREC qrels = the same table with its relevance."""
+    df = pd.read_parquet(PAIRED)
+    assert df.groupby(["query", "item"])["relevance"].nunique().max() == 1  # one judgment per (query, item)
+    judged = df.dropna(subset=["relevance"]).drop_duplicates(["query", "item"])
+    qrels = tmp_path / "paired.qrels"
+    qrels.write_text("".join(f"{r.query} 0 {r.item} {int(r.relevance)}\n" for r in judged.itertuples()))
+    run = tmp_path / "run.parquet"
+    df.drop(columns="relevance").rename(columns={"system": "model"}).to_parquet(run)
+    args = ["compare", str(run), "--qrels", str(qrels), "--system", "model", "--baseline", "bm25", "-m", "AP"]
+    code, out, err = run_main(capsys, *args, "--by", "length", "--format", "csv")
+    assert code == 0, err
+    expected = rankframe.compare(df, "AP", by="length", baseline="bm25")
+    got = _from_csv(out)
+    assert got["system"].tolist() == expected["system"].tolist()
+    assert got["delta"].tolist() == pytest.approx(expected["delta"].tolist(), abs=1e-15)
+    assert got["p_value"].tolist() == pytest.approx(expected["p_value"].tolist(), rel=1e-12)
+    # a system none of whose queries the qrels judge is named
+    other = df.drop(columns="relevance").rename(columns={"system": "model"})
+    other.loc[other["model"] == "dense", "query"] = "x" + other["query"]
+    other.to_parquet(run)
+    code, out, err = run_main(capsys, *args)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{qrels}: none of the 32 queries of system 'dense' has judgments in the qrels ('xq01'," in err
+
+
 def test_system_names_that_are_numbers(tmp_path, capsys):
     """--baseline is text; a table's system column may hold numbers: matched by its text."""
     df = pd.read_parquet(PAIRED)
