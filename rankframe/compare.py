@@ -216,7 +216,8 @@ def _family_groups(out: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, str]
     if not cols:
         return np.zeros(len(out), dtype=np.int64), f"all {len(out)} comparisons of the call"
     groups = out.groupby(cols, sort=False, dropna=False, observed=True).ngroup().to_numpy(np.int64)
-    return groups, f"per {', '.join(cols)} ({groups.max() + 1 if len(groups) else 0} families)"
+    count = int(groups.max()) + 1 if len(groups) else 0
+    return groups, f"per {', '.join(cols)} ({count} {'family' if count == 1 else 'families'})"
 
 
 def compare(

@@ -306,7 +306,7 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
     lines = out.splitlines()
     assert lines[0] == (
         "paired randomization test (999 sign flips, seed 3) on every pair of systems; 95% t interval; "
-        "p_adjusted: Holm per metric (1 families)"
+        "p_adjusted: Holm per metric (1 family)"
     )
     assert lines[1] == "" and lines[2].startswith("| metric | system | baseline | n | mean |")
     assert lines[3].startswith("|---|---|---|---:|---:|") and len(lines) == 4 + 3  # 3 pairs of 3 systems
