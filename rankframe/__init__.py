@@ -11,7 +11,6 @@ from .columns import Columns
 from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate
-from .join import join_qrels
 from .io import (
                  InputFileError,
                  read_long,
@@ -22,6 +21,7 @@ from .io import (
                  write_trec_qrels,
                  write_trec_run,
 )
+from .join import join_qrels
 from .names import Measure, parse
 from .registry import METRICS
 from .schema import schema, validate

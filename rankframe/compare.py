@@ -394,6 +394,7 @@ def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query
     elif test == "wilcoxon":
         pvalue = stats.wilcoxon_test(x, y, offsets).pvalue
     else:
+        assert tukey is not None  # test == "tukey" computed it above
         pvalue = tukey.pvalue.reshape(n_seg, -1)
     if ci_method == "t":
         tt = stats.ttest(summary, ci)
@@ -403,6 +404,7 @@ def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query
         low, high = boot.ci_low, boot.ci_high
         attrs.update(n_resamples=boot.n_resamples, seed=boot.entropy)
     else:
+        assert tukey is not None  # ci_method == "tukey" computed it above
         low, high = tukey.ci_low.reshape(n_seg, -1), tukey.ci_high.reshape(n_seg, -1)
 
     n = summary.n

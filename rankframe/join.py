@@ -39,8 +39,8 @@ def _id_kind(col: pd.Series) -> str:
         return "bool"
     if pd.api.types.is_numeric_dtype(dtype):
         return "number"
-    if pd.api.types.is_string_dtype(dtype) or dtype == object:
-        if dtype == object and len(col):
+    if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
+        if pd.api.types.is_object_dtype(dtype) and len(col):
             inferred = pd.api.types.infer_dtype(col, skipna=True)
             if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
                 return "number"
@@ -100,8 +100,15 @@ def join_qrels(
     >>> run = pd.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "b", "a"], "rank": [1, 2, 1],
     ...                     "system": ["A", "A", "B"]})
     >>> qrels = pd.DataFrame({"query": ["q1", "q2"], "item": ["b", "c"], "relevance": [1, 1]})
-    >>> rankframe.join_qrels(run, qrels, by=["system"]).sort_values(["system", "query", "item"]).to_string(index=False)
-    'query item  rank system  relevance\\n   q1    a   1.0      A        NaN\\n   q1    b   2.0      A        1.0\\n   q2    c   NaN      A        1.0\\n   q1    b   NaN      B        1.0\\n   q2    a   1.0      B        NaN\\n   q2    c   NaN      B        1.0'
+    >>> out = rankframe.join_qrels(run, qrels, by=["system"])
+    >>> print(out.sort_values(["system", "query", "item"]).to_string(index=False))
+    query item  rank system  relevance
+       q1    a   1.0      A        NaN
+       q1    b   2.0      A        1.0
+       q2    c   NaN      A        1.0
+       q1    b   NaN      B        1.0
+       q2    a   1.0      B        NaN
+       q2    c   NaN      B        1.0
     """
     c = columns or Columns()
     qc = qrels_columns or c
@@ -148,7 +155,8 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     #    plus each judged query no run row mentions, with null segments
     described_cols = [*segments, c.query]
     described = keys.group_codes(run, described_cols) if len(run) else None
-    a_keys = described.keys if described is not None else pd.DataFrame({col: run[col].iloc[:0] for col in described_cols})
+    a_keys = (described.keys if described is not None
+              else pd.DataFrame({col: run[col].iloc[:0] for col in described_cols}))
     seen = np.zeros(len(judged_queries), dtype=bool)
     seen[rq[rq >= 0]] = True
     unseen = np.flatnonzero(~seen)

@@ -27,7 +27,7 @@ def mean_per_segment(per_query: pd.DataFrame, by: Sequence[str], metrics: Sequen
     (NaN when n < 2), the interval of ``scipy.stats.ttest_1samp(values).confidence_interval(ci)``.
     """
     by = list(by)
-    stats = ["mean", "count", "std"] if ci is not None else ["mean", "count"]
+    stats: list = ["mean", "count", "std"] if ci is not None else ["mean", "count"]
     if not by:
         grouped = per_query.groupby("metric", sort=False)["value"].agg(stats).reindex(list(metrics))
         out = pd.DataFrame({"metric": list(metrics)})

@@ -57,7 +57,7 @@ class Alignment:
 
     values: np.ndarray
     present: np.ndarray
-    misaligned: tuple[np.ndarray, np.ndarray, np.ndarray]
+    misaligned: tuple[np.ndarray, ...]
     n_filled: int
     n_dropped: int
 

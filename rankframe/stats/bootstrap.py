@@ -14,6 +14,7 @@ Segments or comparisons with fewer than 2 queries get NaN.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,7 @@ class BootstrapResult:
     ci_low: np.ndarray
     ci_high: np.ndarray
     n_resamples: int
-    entropy: int
+    entropy: int | Sequence[int] | None  # the root SeedSequence entropy: reproduces the draws
 
 
 def bootstrap_ci(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, level: float = 0.95,

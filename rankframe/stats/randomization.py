@@ -33,7 +33,7 @@ gives exactly the same p-values for a given seed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +53,7 @@ class RandomizationResult:
     pvalue: np.ndarray
     exact: np.ndarray
     n_resamples: int
-    entropy: int
+    entropy: int | Sequence[int] | None  # the root SeedSequence entropy: reproduces the draws
 
 
 def seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:

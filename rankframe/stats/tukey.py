@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import numpy.typing as npt
 
 from ._segments import check_offsets, segment_of_row, segment_sum
 
@@ -95,7 +96,7 @@ def _sf_one(q: np.ndarray, k: int, df: float) -> np.ndarray:
     return (range_sf(q[:, None] * s, k) * ws * np.exp(log_f)).sum(axis=1)
 
 
-def studentized_range_sf(q: np.ndarray, k: np.ndarray, df: np.ndarray) -> np.ndarray:
+def studentized_range_sf(q: npt.ArrayLike, k: npt.ArrayLike, df: npt.ArrayLike) -> np.ndarray:
     """``P(Q_{k, df} >= q)``, vectorized (module docstring); ``k`` int >= 2, ``df`` > 0 (``inf`` allowed).
 
     Examples
