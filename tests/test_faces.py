@@ -77,3 +77,28 @@ def test_five_faces_agree_with_trec_eval_c(shared_data):
     for face, got in faces.items():
         for m in METRICS:
             assert got[m] == pytest.approx(expected[m], abs=1e-9), f"{face}: {m}"
+
+
+def test_sql_macros_have_the_registrys_policy_defaults():
+    # One query per policy case, every option left at its default on both faces:
+    #   q_ok: grades [1, 0] -> AP 1 (a normal query)
+    #   q_norel: judged, nothing relevant -> no_relevant (default "zero": AP 0; "nan"/"skip" would differ)
+    #   q_noret: judged (grade 1), nothing retrieved -> no_retrieved (default "zero": row with AP 0)
+    #   q_nojudge: retrieved, nothing judged -> no_judged (default "skip": no row)
+    from rankframe.registry import POLICY_DEFAULTS
+
+    assert POLICY_DEFAULTS == {"no_relevant": "zero", "no_retrieved": "zero", "no_judged": "skip"}
+    df = pd.DataFrame({
+        "query": ["q_ok", "q_ok", "q_norel", "q_noret", "q_nojudge"],
+        "item": ["a", "b", "a", "a", "a"],
+        "rank": pd.array([1, 2, 1, None, 1], dtype="Int64"),
+        "relevance": [1, 0, 0, 1, None],
+    })
+    py = rankframe.evaluate(df, ["AP"], per_query=True)
+    assert dict(zip(py["query"], py["value"])) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
+    con = rankframe.sql.install(duckdb.connect())
+    con.register("t", df)
+    sql = con.sql('SELECT query, "AP" FROM rf_per_query(\'t\') ORDER BY query').fetchall()
+    assert dict(sql) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
+    means = con.sql('SELECT n_queries, "AP" FROM rf_means(\'t\')').fetchall()
+    assert means == [(3, pytest.approx(1 / 3))]
