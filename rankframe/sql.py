@@ -27,7 +27,7 @@ __all__ = ["directory", "files", "text", "install", "BUNDLE"]
 #: name of the generated single-file bundle (``.read sql/rankframe.sql`` in the DuckDB CLI)
 BUNDLE = "rankframe.sql"
 _HEAD = ["prepare.sql"]
-_TAIL = ["evaluate.sql", "validate.sql"]
+_TAIL = ["evaluate.sql", "compare.sql", "validate.sql"]
 
 
 def directory() -> Path:
