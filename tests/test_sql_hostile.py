@@ -89,6 +89,7 @@ BAD_SEGMENTS = [
     ("NULL", r"must be a list of column names \(such as \['model'\]\)\. Got NULL instead\."),
     ("[1]", r"must be a list of column names \(such as \['model'\]\)\. Got \[1\] instead\."),
     ("['model', NULL]", r"must be a list of column names .*Got \[model, NULL\] instead\."),
+    ("'model'", r"must be a list of column names \(such as \['model'\]\)\. Got 'model' instead\."),
     ("['model', 'model']", r"lists a column more than once\. Got \[model, model\] instead\."),
     ("['model', 'MODEL']", r"names column\(s\) not in the table: 'MODEL' \(did you mean 'model'\?\)"),
     ("['query']", r"must not contain 'query': the query column is always the last column of the unit"),
