@@ -196,7 +196,8 @@ CREATE OR REPLACE MACRO rf__compare_per_query(tbl, k, units, order_by, rel, grad
 CREATE OR REPLACE MACRO rf__compare_long(tbl, system, k, segments, metrics, order_by, rel, graded_rel, gain, ideal,
                                          max_grade, p, p_denominator, r_denominator, ap_denominator, no_relevant,
                                          no_retrieved, no_judged, ok) AS TABLE
-    SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c)),
+    SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
+                             OR c = 'rf__all'),
            struct_pack(*COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                                           OR c = 'rf__all')) AS rf__seg,
            coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS rf__sys,
@@ -221,7 +222,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                                    p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
                                    ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
                                    no_judged := 'skip', allow_duplicates := false) AS TABLE
-    WITH rf__long AS (
+    WITH rf__long AS MATERIALIZED (
         SELECT * FROM rf__compare_long(
             tbl, system, k, segments, metrics, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
             r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
@@ -284,8 +285,9 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
         FROM rf__summary AS s WHERE s.n >= 2),
     rf__grid AS (
         SELECT g.*, m.rf__metric, m.rf__mpos, y.rf__sys
-        FROM (SELECT DISTINCT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c)
-                                                AND NOT rf__reserved(c)), l.rf__seg FROM rf__long AS l) AS g
+        FROM (SELECT DISTINCT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c)
+                                                 AND NOT rf__reserved(c)) OR c = 'rf__all'), l.rf__seg
+              FROM rf__long AS l) AS g
         CROSS JOIN (SELECT unnest(rf__compare_cols(metrics)) AS rf__metric,
                            unnest(range(1, len(rf__compare_cols(metrics)) + 1)) AS rf__mpos) AS m
         CROSS JOIN (SELECT DISTINCT l.rf__sys FROM rf__long AS l
@@ -320,7 +322,9 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                min(least(1.0, CAST(a.rf__m AS DOUBLE) / a.rf__rank * a.rf__p)) OVER (
                    ORDER BY a.rf__rank ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS rf__bh
         FROM rf__ranked AS a)
-    SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c)),
+    SELECT * EXCLUDE (rf__all, rf__seg, rf__mpos, rf__sys) FROM (
+    SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
+                             OR c IN ('rf__all', 'rf__seg', 'rf__mpos', 'rf__sys')),
            o.rf__name || CASE WHEN rf__as_k(k) IS NOT NULL AND o.rf__name NOT IN ('Rprec', 'Bpref')
                               THEN '@' || CAST(rf__as_k(k) AS VARCHAR) ELSE '' END AS metric,
            o.rf__sys AS system,
@@ -349,5 +353,5 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                 WHEN o.rf__wins + o.rf__losses = 0 THEN 'identical on every query (all differences 0): no p-value'
                 WHEN o.rf__sd = 0 THEN 'every difference is the same (sd = 0)'
            END AS note
-    FROM rf__adjusted AS o
-    ORDER BY o.rf__seg, o.rf__mpos, o.rf__sys;
+    FROM rf__adjusted AS o)
+    ORDER BY rf__seg, rf__mpos, rf__sys;
