@@ -10,18 +10,22 @@
 CREATE OR REPLACE MACRO rf__tiny(v) AS CASE WHEN abs(v) < 1e-300 THEN 1e-300 ELSE v END;
 
 -- the continued fraction of I_x(a, b) for w = {'a', 'b', 'x'}: 128 half-steps of modified Lentz over the
--- precomputed coefficients (the state carries the product h up to the previous half-step: h * c * d is the value)
+-- precomputed coefficients (field c of the list's entries after the first, which is the initial state: DuckDB 1.x
+-- has no typed initial value in list_reduce); the state carries the product h up to the previous half-step:
+-- h * c * d is the value
 CREATE OR REPLACE MACRO rf__betacf(w) AS
     list_reduce(
-        list_transform(range(2, 130), lambda rf__j:
-            CASE WHEN rf__j % 2 = 0
-                 THEN (rf__j // 2) * (w.b - (rf__j // 2)) * w.x / ((w.a - 1.0 + rf__j) * (w.a + rf__j))
-                 ELSE -(w.a + (rf__j // 2)) * (w.a + w.b + (rf__j // 2)) * w.x / ((w.a + rf__j - 1.0) * (w.a + rf__j))
-            END),
-        lambda rf__s, rf__aa: {'c': rf__tiny(1.0 + rf__aa / rf__s.c), 'd': 1.0 / rf__tiny(1.0 + rf__aa * rf__s.d),
-                               'h': rf__s.h * rf__s.c * rf__s.d},
-        {'c': CAST(1.0 AS DOUBLE), 'd': 1.0 / rf__tiny(1.0 - (w.a + w.b) * w.x / (w.a + 1.0)),
-         'h': CAST(1.0 AS DOUBLE)});
+        list_prepend(
+            {'c': CAST(1.0 AS DOUBLE), 'd': 1.0 / rf__tiny(1.0 - (w.a + w.b) * w.x / (w.a + 1.0)),
+             'h': CAST(1.0 AS DOUBLE)},
+            list_transform(range(2, 130), lambda rf__j: {'c': CAST(
+                CASE WHEN rf__j % 2 = 0
+                     THEN (rf__j // 2) * (w.b - (rf__j // 2)) * w.x / ((w.a - 1.0 + rf__j) * (w.a + rf__j))
+                     ELSE -(w.a + (rf__j // 2)) * (w.a + w.b + (rf__j // 2)) * w.x
+                          / ((w.a + rf__j - 1.0) * (w.a + rf__j)) END AS DOUBLE),
+                'd': CAST(0 AS DOUBLE), 'h': CAST(0 AS DOUBLE)})),
+        lambda rf__s, rf__e: {'c': rf__tiny(1.0 + rf__e.c / rf__s.c), 'd': 1.0 / rf__tiny(1.0 + rf__e.c * rf__s.d),
+                              'h': rf__s.h * rf__s.c * rf__s.d});
 
 -- I_x(a, b) for v = {'a', 'b', 'x', 'y'} with y = 1 - x given separately (exact when x is near 1)
 CREATE OR REPLACE MACRO rf__ibeta_v(v) AS
@@ -54,16 +58,18 @@ CREATE OR REPLACE MACRO rf_t_cdf(t, df) AS
 -- [0, pi/2] of t = sqrt(df) tan(th) (its x = cos^2 th and 1 - x = sin^2 th are exact; the tail falls from 1 to
 -- 0), then 4 Newton steps on t with the density
 CREATE OR REPLACE MACRO rf__t_upper(u) AS
-    list_reduce(range(4),
-        lambda rf__t, rf__i: rf__t + (rf__t_p2(rf__t, u.df) - u.alpha) / 2.0
-            / exp(lgamma((u.df + 1.0) / 2.0) - lgamma(u.df / 2.0) - 0.5 * ln(u.df * pi())
-                  - (u.df + 1.0) / 2.0 * ln(1.0 + rf__t * rf__t / u.df)),
-        sqrt(u.df) * tan(list_reduce(range(40),
+    list_reduce(list_prepend(
+        sqrt(u.df) * tan(list_reduce(list_prepend({'lo': CAST(0 AS DOUBLE), 'hi': pi() / 2.0},
+                                                  list_transform(range(40), lambda rf__i: {'lo': CAST(0 AS DOUBLE),
+                                                                                           'hi': CAST(0 AS DOUBLE)})),
             lambda rf__b, rf__i: list_transform([(rf__b.lo + rf__b.hi) / 2.0], lambda rf__m:
                 CASE WHEN rf__ibeta_v({'a': u.df / 2.0, 'b': 0.5, 'x': cos(rf__m) * cos(rf__m),
                                        'y': sin(rf__m) * sin(rf__m)}) > u.alpha
-                     THEN {'lo': rf__m, 'hi': rf__b.hi} ELSE {'lo': rf__b.lo, 'hi': rf__m} END)[1],
-            {'lo': CAST(0 AS DOUBLE), 'hi': pi() / 2.0}).lo));
+                     THEN {'lo': rf__m, 'hi': rf__b.hi} ELSE {'lo': rf__b.lo, 'hi': rf__m} END)[1]).lo),
+        [CAST(0 AS DOUBLE), 0.0, 0.0, 0.0]),
+        lambda rf__t, rf__i: rf__t + (rf__t_p2(rf__t, u.df) - u.alpha) / 2.0
+            / exp(lgamma((u.df + 1.0) / 2.0) - lgamma(u.df / 2.0) - 0.5 * ln(u.df * pi())
+                  - (u.df + 1.0) / 2.0 * ln(1.0 + rf__t * rf__t / u.df)));
 
 -- the q-quantile of Student's t with df > 0 degrees of freedom (scipy.stats.t.ppf): -inf / +inf at q = 0 / 1,
 -- NaN outside [0, 1]

@@ -174,12 +174,12 @@ def test_through_the_duckdb_cli(tmp_path):
     if binary is None:
         pytest.skip("!!! the `duckdb` command-line binary is not installed — rf_compare was NOT run through the CLI !!!")
     script = "\n".join([f".read '{rf_sql.directory() / rf_sql.BUNDLE}'", ".bail on", ".mode csv", ".headers on",
-                        f"SELECT * FROM rf_compare('{PAIRED}', baseline := 'bm25', metrics := ['AP', 'nDCG'], "
+                        ".nullvalue NULL", f"SELECT * FROM rf_compare('{PAIRED}', baseline := 'bm25', metrics := ['AP', 'nDCG'], "
                         "k := 10, segments := ['length']);"]) + "\n"
     proc = subprocess.run([binary, "-batch", "-init", "/dev/null"], input=script, cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and "Error" not in proc.stderr, proc.stderr
-    got = pd.read_csv(pd.io.common.StringIO(proc.stdout), keep_default_na=False, na_values=[""])
-    got["note"] = got["note"].where(got["note"].notna(), None)
+    got = pd.read_csv(pd.io.common.StringIO(proc.stdout), keep_default_na=False, na_values=["NULL"])
+    got["note"] = got["note"].astype(object).where(got["note"].notna(), None)
     want = rankframe.compare(pd.read_parquet(PAIRED), ["AP@10", "nDCG@10"], baseline="bm25", by="length")
     assert_parity(got, want, ["length"])
