@@ -1188,14 +1188,12 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                 SELECT d.rf__ok FROM rf__check_duplicates(
                     tbl, list_append(TRY_CAST(segments AS VARCHAR[]), system), allow_duplicates, (
                     SELECT c.rf__ok FROM rf__check_table(
-                        tbl,
-                        CASE WHEN (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction)
-                                   FROM rf__columns(tbl) AS n)
-                             THEN list_append(TRY_CAST(segments AS VARCHAR[]), system) END,
-                        'rf_compare', rf__outputs(),
+                        tbl, segments, 'rf_compare', rf__outputs(),
                         rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
                                          r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
-                                         allow_duplicates, 'rf_compare')) AS c)) AS d)) AS y))),
+                                         allow_duplicates, 'rf_compare')
+                        AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction)
+                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
     rf__present AS (
         SELECT l.rf__seg, list(DISTINCT CAST(l.rf__sys AS VARCHAR)) AS rf__systems
         FROM rf__long AS l GROUP BY ALL),
