@@ -26,8 +26,8 @@ DATA_ARGS = {
     "ndcg": ["judged_grades"],
     "nerr": ["judged_grades"],
 }
-TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate"}
-HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved"}
+TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
+HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf"}
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +243,8 @@ def test_bad_parameters_raise_a_clear_error(con, sql, message):
 
 def test_loader_order_and_bundle_is_up_to_date():
     names = [f.name for f in rf_sql.files()]
-    assert names[0] == "prepare.sql" and names[-2:] == ["evaluate.sql", "validate.sql"]
+    # helpers first, then the metrics, then the table macros (compare.sql uses evaluate.sql's rf_per_query)
+    assert names[0] == "prepare.sql" and names[-3:] == ["evaluate.sql", "compare.sql", "validate.sql"]
     assert {f"{s.name}.sql" for s in METRICS} <= set(names)
     bundle = rf_sql.directory() / rf_sql.BUNDLE
     assert bundle.read_text() == rf_sql.text(), (
