@@ -47,8 +47,8 @@ def assert_parity(got: pd.DataFrame, want: pd.DataFrame, by: list[str]) -> None:
                 ok = _close(g, w, 1e-6)
             elif col in ("mean", "baseline_mean", "delta", "ci_low", "ci_high", "effect_size"):
                 ok = _close(g, w, 1e-9)
-            else:
-                ok = (g is None and w is None) or str(g) == str(w)
+            else:  # counts, names and notes (a missing note is None in pandas, None or NaN from duckdb's .df())
+                ok = (pd.isna(g) and pd.isna(w)) or str(g) == str(w)
             assert ok, f"row {i} {dict(got.loc[i, keys])} {col}: sql {g!r}, pandas {w!r}"
 
 
@@ -183,3 +183,19 @@ def test_through_the_duckdb_cli(tmp_path):
     got["note"] = got["note"].astype(object).where(got["note"].notna(), None)
     want = rankframe.compare(pd.read_parquet(PAIRED), ["AP@10", "nDCG@10"], baseline="bm25", by="length")
     assert_parity(got, want, ["length"])
+
+
+@pytest.mark.parametrize("policy", ["zero", "nan"])
+def test_absent_systems_null_segment_int_systems(con, policy):
+    # system 2 has no row in segment 'c', the baseline (1) none in segment 'b': notes, n = 0; a NULL segment value
+    # is a segment of its own (pandas groupby dropna=False); systems are integers, baseline := 1 (an int)
+    df = _random_table(7, 3)
+    df = df[~((df.sys == "S2") & (df.seg == "c")) & ~((df.sys == "S1") & (df.seg == "b"))].copy()
+    df["sysn"] = df.pop("sys").str[1].astype(int)
+    df.loc[df.seg == "a", "dev"] = None
+    con.register("absent", df)
+    got = con.sql("SELECT * FROM rf_compare('absent', system := 'sysn', baseline := 1, metrics := ['AP', 'RR'], "
+                  f"k := 3, segments := ['seg', 'dev'], no_relevant := '{policy}')").df()
+    want = rankframe.compare(df, ["AP@3", "RR@3"], system="sysn", baseline=1, by=["seg", "dev"], no_relevant=policy)
+    assert_parity(got, want, ["seg", "dev"])
+    assert set(got.note.dropna()) == {"system has no queries in this segment", "baseline has no queries in this segment"}
