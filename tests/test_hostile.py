@@ -96,6 +96,9 @@ CASES = [
          sql=("", '"ERR"', r"max_grade")),
     Case("ERR grade above max_grade outside the top k", lambda: base().assign(relevance=[0, 0, 5, 0, 1, 1]),
          ["ERR@1"], error=P, pattern=r"'max_grade' parameter of ERR must be >= every grade", cli=()),
+    Case("ERR with a huge max_grade", base, ["ERR(max_grade=2000)"],
+         # Pr(g) = (2^g - 1) / 2^2000 underflows to 0 for grades 0..2: ERR = 0 (finite, never an OverflowError)
+         values={"ERR(max_grade=2000)": 0.0}, cli=(), sql=("max_grade := 2000", '"ERR"', "")),
     Case("k beyond int64", base, [f"P@{2**63}"], error=P,
          pattern=r"'k' parameter of precision must be an int >= 1 \(at most 2\*\*63 - 1\)", cli=(),
          sql=("k := 1e30", '"P"', r"'k' parameter")),

@@ -15,7 +15,8 @@ def stop_probability(grades: np.ndarray, max_grade: int) -> np.ndarray:
         raise ParameterError(
             f"The 'max_grade' parameter of ERR must be >= every grade in the table. Got {max_grade!r} "
             f"but the table has grade {g.max():g}.")
-    return (np.exp2(g) - 1.0) / 2.0**max_grade
+    # (2^g - 1) / 2^m written as 2^(g - m) - 2^-m: finite for any max_grade (2.0**m overflows past m = 1023)
+    return np.exp2(g - max_grade) - np.exp2(-float(max_grade))
 
 
 def err_of_lists(prep, group, pos, prob):
