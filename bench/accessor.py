@@ -47,13 +47,27 @@ def run_ranx(df):
     from ranx import Qrels, Run, evaluate
 
     judged = df[df["relevance"] > 0]
-    qrels = Qrels.from_df(judged.assign(q=judged["query"].astype(str).astype(object), d=judged["item"].astype(str).astype(object),
-                                        s=judged["relevance"].astype(np.int64)), q_id_col="q", doc_id_col="d",
-                          score_col="s")
+    qrels = Qrels.from_df(
+        judged.assign(
+            q=judged["query"].astype(str).astype(object),
+            d=judged["item"].astype(str).astype(object),
+            s=judged["relevance"].astype(np.int64),
+        ),
+        q_id_col="q",
+        doc_id_col="d",
+        score_col="s",
+    )
     ret = df[df["rank"].notna()]
-    run = Run.from_df(ret.assign(q=ret["query"].astype(str).astype(object), d=ret["item"].astype(str).astype(object),
-                                 s=(1.0 / ret["rank"]).astype(np.float64)), q_id_col="q", doc_id_col="d",
-                      score_col="s")
+    run = Run.from_df(
+        ret.assign(
+            q=ret["query"].astype(str).astype(object),
+            d=ret["item"].astype(str).astype(object),
+            s=(1.0 / ret["rank"]).astype(np.float64),
+        ),
+        q_id_col="q",
+        doc_id_col="d",
+        score_col="s",
+    )
     return evaluate(qrels, run, ["map@10", "ndcg@10", "precision@10", "recall@100", "mrr@10"])
 
 
@@ -92,20 +106,30 @@ def main() -> None:
         t_rf2, _ = timed(lambda: run_rankframe(df))
         t_rf = min(t_rf, t_rf2)
         row = {"rows": len(df), "queries": nq, "rankframe_s": t_rf, "peak_mem_x_input": peak / size}
-        print(f"{len(df):,} rows: rankframe {t_rf:.2f}s (peak extra memory {peak / size:.2f}x the "
-              f"{size / 2**20:.0f} MiB frame)\n{res.to_string(index=False)}", flush=True)
+        print(
+            f"{len(df):,} rows: rankframe {t_rf:.2f}s (peak extra memory {peak / size:.2f}x the "
+            f"{size / 2**20:.0f} MiB frame)\n{res.to_string(index=False)}",
+            flush=True,
+        )
         if not args.skip_others:
             t_ranx, r = timed(lambda: run_ranx(df))
             print(f"  ranx {t_ranx:.2f}s {r}", flush=True)
             t_trec, r = timed(lambda: run_pytrec(df))
             print(f"  pytrec_eval {t_trec:.2f}s {r}", flush=True)
-            row |= {"ranx_s": t_ranx, "pytrec_eval_s": t_trec, "x_vs_ranx": t_ranx / t_rf,
-                    "x_vs_pytrec_eval": t_trec / t_rf}
+            row |= {
+                "ranx_s": t_ranx,
+                "pytrec_eval_s": t_trec,
+                "x_vs_ranx": t_ranx / t_rf,
+                "x_vs_pytrec_eval": t_trec / t_rf,
+            }
         rows.append(row)
         df = None  # free the frame before the next size
     print()
-    print(pd.DataFrame(rows).to_markdown(index=False, floatfmt=".2f") if _has_tabulate()
-          else pd.DataFrame(rows).round(2).to_string(index=False))
+    print(
+        pd.DataFrame(rows).to_markdown(index=False, floatfmt=".2f")
+        if _has_tabulate()
+        else pd.DataFrame(rows).round(2).to_string(index=False)
+    )
 
 
 def _has_tabulate() -> bool:

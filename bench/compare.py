@@ -66,8 +66,18 @@ def peak_rss_mib() -> float:
 
 
 def step_parameters(**kw):
-    base = dict(pairs="baseline", test=None, ci_method=None, ci=0.95, correction="holm", missing="error",
-                n_resamples=10_000, seed=0, engine="pandas", options={})
+    base = dict(
+        pairs="baseline",
+        test=None,
+        ci_method=None,
+        ci=0.95,
+        correction="holm",
+        missing="error",
+        n_resamples=10_000,
+        seed=0,
+        engine="pandas",
+        options={},
+    )
     base.update(kw)
     p = _check_parameters(base)
     p["family"] = []
@@ -83,9 +93,12 @@ def main() -> None:
     args = ap.parse_args()
 
     t_gen, df = timed(lambda: table(args.queries, args.depth))
-    print(f"table: {len(df):,} rows ({N_SYSTEMS} systems x {args.queries:,} queries, depth {args.depth}, "
-          f"{N_SEGMENTS} segments), {df.memory_usage(deep=True).sum() / 2**20:.0f} MiB, built in {t_gen:.1f} s; "
-          f"peak RSS so far {peak_rss_mib():.0f} MiB", flush=True)
+    print(
+        f"table: {len(df):,} rows ({N_SYSTEMS} systems x {args.queries:,} queries, depth {args.depth}, "
+        f"{N_SEGMENTS} segments), {df.memory_usage(deep=True).sum() / 2**20:.0f} MiB, built in {t_gen:.1f} s; "
+        f"peak RSS so far {peak_rss_mib():.0f} MiB",
+        flush=True,
+    )
 
     t_eval, per = timed(lambda: rankframe.evaluate(df, METRICS, by=["segment", "system"], per_query=True))
     print(f"1. evaluation (per query, {len(per):,} values): {t_eval:.2f} s", flush=True)
@@ -96,8 +109,11 @@ def main() -> None:
     for _ in range(3):
         t, out = timed(lambda: _compare_per_query(per, names, ["segment"], "query", "system", "sys0", p_t))
         times.append(t)
-    print(f"2. comparison step (align + t-tests + t intervals + Holm, {len(out)} comparisons): "
-          f"best {min(times):.2f} s, runs {', '.join(f'{t:.2f}' for t in times)}", flush=True)
+    print(
+        f"2. comparison step (align + t-tests + t intervals + Holm, {len(out)} comparisons): "
+        f"best {min(times):.2f} s, runs {', '.join(f'{t:.2f}' for t in times)}",
+        flush=True,
+    )
     t_call, full = timed(lambda: compare(df, METRICS, baseline="sys0", by="segment"))
     pd.testing.assert_frame_equal(full, out)
     print(f"   whole compare() call (evaluation included): {t_call:.2f} s", flush=True)
@@ -105,8 +121,11 @@ def main() -> None:
 
     p_r = step_parameters(test="randomization", n_resamples=args.resamples, seed=1)
     t_rand, rand = timed(lambda: _compare_per_query(per, names, ["segment"], "query", "system", "sys0", p_r))
-    print(f"3. randomization test, {args.resamples:,} sign flips x {len(rand)} comparisons "
-          f"(~{args.queries // N_SEGMENTS:,} queries each): {t_rand:.2f} s", flush=True)
+    print(
+        f"3. randomization test, {args.resamples:,} sign flips x {len(rand)} comparisons "
+        f"(~{args.queries // N_SEGMENTS:,} queries each): {t_rand:.2f} s",
+        flush=True,
+    )
     print(rand[["segment", "metric", "system", "n", "delta", "p_value", "p_adjusted"]].head(5).to_string(index=False))
 
     if args.scipy:
@@ -115,11 +134,21 @@ def main() -> None:
         one = per[(per["segment"] == 0) & (per["metric"] == "AP@10")]
         wide = one.pivot(index="query", columns="system", values="value")
         a, b = wide["sys1"].to_numpy(), wide["sys0"].to_numpy()
-        t_sp, res = timed(lambda: stats.permutation_test((a, b), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                                         permutation_type="samples", vectorized=True,
-                                                         n_resamples=1_000, rng=np.random.default_rng(0)))
-        print(f"4. scipy.stats.permutation_test, one comparison, n = {len(a):,}, 1,000 resamples: {t_sp:.2f} s "
-              f"(x10 for 10,000: ~{10 * t_sp:.0f} s); p = {res.pvalue:.4f}", flush=True)
+        t_sp, res = timed(
+            lambda: stats.permutation_test(
+                (a, b),
+                lambda x, y, axis: np.mean(x - y, axis=axis),
+                permutation_type="samples",
+                vectorized=True,
+                n_resamples=1_000,
+                rng=np.random.default_rng(0),
+            )
+        )
+        print(
+            f"4. scipy.stats.permutation_test, one comparison, n = {len(a):,}, 1,000 resamples: {t_sp:.2f} s "
+            f"(x10 for 10,000: ~{10 * t_sp:.0f} s); p = {res.pvalue:.4f}",
+            flush=True,
+        )
     print(f"peak RSS: {peak_rss_mib():.0f} MiB")
 
 

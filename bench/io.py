@@ -77,12 +77,18 @@ def main() -> None:
         names = ["query", "Q0", "item", "rank", "score", "tag"]
         dtype = {"query": str, "Q0": str, "item": str, "rank": "int64", "score": "float64", "tag": str}
         cases += [
-            ('pandas.read_csv(sep=r"\\s+")', lambda: pd.read_csv(run, sep=r"\s+", header=None, names=names,
-                                                                   dtype=dtype)),
-            ('pandas.read_csv(sep=" ", engine="c")',
-             lambda: pd.read_csv(run, sep=" ", header=None, names=names, dtype=dtype, engine="c")),
-            ('pandas.read_csv(sep=" ", engine="pyarrow")',
-             lambda: pd.read_csv(run, sep=" ", header=None, names=names, dtype=dtype, engine="pyarrow")),
+            (
+                'pandas.read_csv(sep=r"\\s+")',
+                lambda: pd.read_csv(run, sep=r"\s+", header=None, names=names, dtype=dtype),
+            ),
+            (
+                'pandas.read_csv(sep=" ", engine="c")',
+                lambda: pd.read_csv(run, sep=" ", header=None, names=names, dtype=dtype, engine="c"),
+            ),
+            (
+                'pandas.read_csv(sep=" ", engine="pyarrow")',
+                lambda: pd.read_csv(run, sep=" ", header=None, names=names, dtype=dtype, engine="pyarrow"),
+            ),
         ]
     load = open("/proc/loadavg").read().split()[0]
     print(f"load average before: {load}  (2 cores; > 1 means other work ran)")
@@ -101,8 +107,10 @@ def main() -> None:
         walls = [w for w, _ in results[name]]
         best = min(walls)
         cpu = results[name][walls.index(best)][1]
-        print(f"{name:<64} {best:7.2f} {statistics.median(walls):9.2f} {cpu:6.2f} {a.lines / best / 1e6:10.2f}"
-              f"   ({rows[name]:,} rows)")
+        print(
+            f"{name:<64} {best:7.2f} {statistics.median(walls):9.2f} {cpu:6.2f} {a.lines / best / 1e6:10.2f}"
+            f"   ({rows[name]:,} rows)"
+        )
     load = open("/proc/loadavg").read().split()[0]
     print(f"load average after: {load}")
 

@@ -80,8 +80,9 @@ def peak_rss_mb() -> float:
     return float("nan")
 
 
-def run_duckdb(path: str, threads: int, memory_limit: str | None, temp_dir: str | None,
-               order_by: str = "position") -> dict:
+def run_duckdb(
+    path: str, threads: int, memory_limit: str | None, temp_dir: str | None, order_by: str = "position"
+) -> dict:
     import duckdb
 
     sys.path.insert(0, str(ROOT))
@@ -118,9 +119,16 @@ def run_duckdb(path: str, threads: int, memory_limit: str | None, temp_dir: str 
     w.join()
     rows = con.sql(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()[0][0]
     n_q = con.sql("SELECT count(*) FROM per_query").fetchall()[0][0]
-    return {"rows": rows, "queries": n_q, "per_query_s": t1 - t0, "per_segment_s": t2 - t1,
-            "rows_per_s": rows / (t1 - t0), "peak_rss_mb": peak_rss_mb(), "spilled_mb": spill["max_bytes"] / 2**20,
-            "segments": [list(map(lambda v: round(v, 6) if isinstance(v, float) else v, r)) for r in seg]}
+    return {
+        "rows": rows,
+        "queries": n_q,
+        "per_query_s": t1 - t0,
+        "per_segment_s": t2 - t1,
+        "rows_per_s": rows / (t1 - t0),
+        "peak_rss_mb": peak_rss_mb(),
+        "spilled_mb": spill["max_bytes"] / 2**20,
+        "segments": [list(map(lambda v: round(v, 6) if isinstance(v, float) else v, r)) for r in seg],
+    }
 
 
 def run_python(path: str, engine: str, n_queries: int) -> dict:
@@ -137,13 +145,27 @@ def run_python(path: str, engine: str, n_queries: int) -> dict:
         from ranx import Qrels, Run, evaluate
 
         judged = df[df["relevance"] > 0]
-        qrels = Qrels.from_df(judged.assign(q_id=judged["query"].astype(str).astype(object), doc_id=judged["item"].astype(str).astype(object),
-                                            score=judged["relevance"].astype(int)),
-                              q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+        qrels = Qrels.from_df(
+            judged.assign(
+                q_id=judged["query"].astype(str).astype(object),
+                doc_id=judged["item"].astype(str).astype(object),
+                score=judged["relevance"].astype(int),
+            ),
+            q_id_col="q_id",
+            doc_id_col="doc_id",
+            score_col="score",
+        )
         ret = df[df["rank"].notna()]
-        run = Run.from_df(ret.assign(q_id=ret["query"].astype(str).astype(object), doc_id=ret["item"].astype(str).astype(object),
-                                     score=-ret["rank"].astype(float)),
-                          q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+        run = Run.from_df(
+            ret.assign(
+                q_id=ret["query"].astype(str).astype(object),
+                doc_id=ret["item"].astype(str).astype(object),
+                score=-ret["rank"].astype(float),
+            ),
+            q_id_col="q_id",
+            doc_id_col="doc_id",
+            score_col="score",
+        )
         t0 = time.perf_counter()  # the metric computation only (conversion excluded)
         evaluate(qrels, run, ["map@10", "ndcg@10", "precision@10", "recall@100", "mrr@10"])
     else:
@@ -152,13 +174,19 @@ def run_python(path: str, engine: str, n_queries: int) -> dict:
         rankframe.evaluate(df, metrics, by="segment", per_query=True, engine=engine, validate=False)
         rankframe.evaluate(df, metrics, by="segment", engine=engine, validate=False)
     t1 = time.perf_counter()
-    return {"engine": engine, "rows": rows, "seconds": t1 - t0, "rows_per_s": rows / (t1 - t0),
-            "peak_rss_mb": peak_rss_mb()}
+    return {
+        "engine": engine,
+        "rows": rows,
+        "seconds": t1 - t0,
+        "rows_per_s": rows / (t1 - t0),
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def sub(kind: str, **kw) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child", kind, "--child-args", json.dumps(kw)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", kind, "--child-args", json.dumps(kw)], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1:] or ["?"], "returncode": proc.returncode}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -190,26 +218,34 @@ def main() -> None:
     if not path.exists():
         t0 = time.perf_counter()
         rows = generate(a.queries, path)
-        log(f"generated {path}: {rows:,} rows in {time.perf_counter() - t0:.0f}s, "
-            f"{path.stat().st_size / 2**20:.0f} MiB")
+        log(
+            f"generated {path}: {rows:,} rows in {time.perf_counter() - t0:.0f}s, {path.stat().st_size / 2**20:.0f} MiB"
+        )
     log("metrics: AP@10, nDCG@10, P@10, R@100, RR@10 per query, then means per segment (query % 7)")
     # order_by 'position': the generator's ranks are 1..n per query, so no window sort is needed (checked by
     # rf_agg_n_retrieved); 'rank' is the general path that numbers positions with a window
     window = sub("duckdb", path=str(path), threads=a.threads, memory_limit=None, temp_dir=None, order_by="rank")
-    log(f"duckdb macros, order_by := 'rank' (window), default memory: "
-        f"{json.dumps({k: v for k, v in window.items() if k != 'segments'})}")
+    log(
+        f"duckdb macros, order_by := 'rank' (window), default memory: "
+        f"{json.dumps({k: v for k, v in window.items() if k != 'segments'})}"
+    )
     res = sub("duckdb", path=str(path), threads=a.threads, memory_limit=None, temp_dir=None)
-    log(f"duckdb macros, order_by := 'position', default memory: "
-        f"{json.dumps({k: v for k, v in res.items() if k != 'segments'})}")
+    log(
+        f"duckdb macros, order_by := 'position', default memory: "
+        f"{json.dumps({k: v for k, v in res.items() if k != 'segments'})}"
+    )
     if "segments" in res and "segments" in window:
         log(f"  same per-segment means with and without the window: {res['segments'] == window['segments']}")
     if "segments" in res:
         log(f"  per-segment means (segment, n, AP@10, nDCG@10, P@10, R@100, RR@10): {res['segments'][:2]} ...")
     spill_dir = str(OUT / "spill")
-    res2 = sub("duckdb", path=str(path), threads=a.threads, memory_limit=a.memory_limit, temp_dir=spill_dir,
-               order_by="rank")
-    log(f"duckdb macros, order_by := 'rank', memory_limit={a.memory_limit}, temp_directory={spill_dir}: "
-        f"{json.dumps({k: v for k, v in res2.items() if k != 'segments'})}")
+    res2 = sub(
+        "duckdb", path=str(path), threads=a.threads, memory_limit=a.memory_limit, temp_dir=spill_dir, order_by="rank"
+    )
+    log(
+        f"duckdb macros, order_by := 'rank', memory_limit={a.memory_limit}, temp_directory={spill_dir}: "
+        f"{json.dumps({k: v for k, v in res2.items() if k != 'segments'})}"
+    )
     if "segments" in res and "segments" in res2:
         log(f"  same per-segment means as the unlimited run: {res['segments'] == res2['segments']}")
     if not a.skip_compare:

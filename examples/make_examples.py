@@ -47,8 +47,9 @@ def recs() -> pd.DataFrame:
             order = np.argsort(-score, kind="stable")
             shown = set(order[:DEPTH].tolist())
             for pos, i in enumerate(order[:DEPTH], start=1):
-                rows.append((user, f"i{items[i]:05d}", pos, float(grade[i]) if rated[i] else None, country,
-                             device, model))
+                rows.append(
+                    (user, f"i{items[i]:05d}", pos, float(grade[i]) if rated[i] else None, country, device, model)
+                )
             for i in range(POOL):  # rated items the model did not show: judged, not retrieved
                 if i not in shown and rated[i] and grade[i] > 0:
                     rows.append((user, f"i{items[i]:05d}", None, float(grade[i]), country, device, model))

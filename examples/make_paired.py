@@ -62,8 +62,10 @@ def main() -> None:
     """Write examples/paired.parquet."""
     df = paired()
     df.to_parquet(HERE / "paired.parquet", index=False)
-    print(f"wrote {HERE / 'paired.parquet'}: {len(df)} rows, {df['system'].nunique()} systems, "
-          f"{df['query'].nunique()} queries")
+    print(
+        f"wrote {HERE / 'paired.parquet'}: {len(df)} rows, {df['system'].nunique()} systems, "
+        f"{df['query'].nunique()} queries"
+    )
 
 
 if __name__ == "__main__":

@@ -12,23 +12,44 @@ from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate
 from .io import (
-                 InputFileError,
-                 read_long,
-                 read_trec,
-                 read_trec_qrels,
-                 read_trec_run,
-                 write_long,
-                 write_trec_qrels,
-                 write_trec_run,
+    InputFileError,
+    read_long,
+    read_trec,
+    read_trec_qrels,
+    read_trec_run,
+    write_long,
+    write_trec_qrels,
+    write_trec_run,
 )
 from .join import join_qrels
 from .names import Measure, parse
 from .registry import METRICS
 from .schema import schema, validate
 
-__all__ = ["Columns", "InputFileError", "METRICS", "Measure", "MetricSyntaxError", "ParameterError", "RankMetrics",
-           "RankframeError",
-           "UnknownMetricError", "ValidationError", "evaluate", "join_qrels", "parse", "read_long", "read_trec",
-           "read_trec_qrels", "read_trec_run", "schema", "validate", "write_long", "write_trec_qrels",
-           "write_trec_run", "sql", "compare"]
+__all__ = [
+    "Columns",
+    "InputFileError",
+    "METRICS",
+    "Measure",
+    "MetricSyntaxError",
+    "ParameterError",
+    "RankMetrics",
+    "RankframeError",
+    "UnknownMetricError",
+    "ValidationError",
+    "evaluate",
+    "join_qrels",
+    "parse",
+    "read_long",
+    "read_trec",
+    "read_trec_qrels",
+    "read_trec_run",
+    "schema",
+    "validate",
+    "write_long",
+    "write_trec_qrels",
+    "write_trec_run",
+    "sql",
+    "compare",
+]
 __version__ = "0.1.0"

@@ -14,8 +14,17 @@ from .names import Measure
 from .registry import METRICS, MetricSpec
 from .schema import schema, validate
 
-_CALL_OPTIONS = ("qrels", "qrels_columns", "validate", "engine", "allow_duplicates", "no_relevant", "no_retrieved",
-                 "no_judged", "ci")
+_CALL_OPTIONS = (
+    "qrels",
+    "qrels_columns",
+    "validate",
+    "engine",
+    "allow_duplicates",
+    "no_relevant",
+    "no_retrieved",
+    "no_judged",
+    "ci",
+)
 
 
 class RankMetrics:
@@ -79,8 +88,12 @@ class RankMetrics:
 
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
-        validate(self._obj, self._columns, by=as_column_list(by, "validate"),
-                 allow_duplicates=as_flag("allow_duplicates", allow_duplicates, "validate"))
+        validate(
+            self._obj,
+            self._columns,
+            by=as_column_list(by, "validate"),
+            allow_duplicates=as_flag("allow_duplicates", allow_duplicates, "validate"),
+        )
         return self._obj
 
     def schema(self, *, by: Sequence[str] = (), allow_duplicates: bool = False):
@@ -92,8 +105,10 @@ class RankMetrics:
         params = dict(kwargs)
         if args:
             if len(args) > 1 or not any(p.name == "k" for p in spec.params):
-                raise ParameterError(f"{spec.name}() takes only k as a positional argument (got {len(args)} "
-                                     "positional argument(s)); name the others, e.g. rel=2")
+                raise ParameterError(
+                    f"{spec.name}() takes only k as a positional argument (got {len(args)} "
+                    "positional argument(s)); name the others, e.g. rel=2"
+                )
             params["k"] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
         try:
@@ -103,8 +118,9 @@ class RankMetrics:
                 try:
                     spec.param(name)
                 except RankframeError:
-                    raise unknown_name_error(f"argument of {spec.name}()", name,
-                                             [p.name for p in spec.params] + list(_CALL_OPTIONS)) from None
+                    raise unknown_name_error(
+                        f"argument of {spec.name}()", name, [p.name for p in spec.params] + list(_CALL_OPTIONS)
+                    ) from None
             raise
         out = self.evaluate([measure], by=by, per_query=per_query, **options)
         label = str(measure)
@@ -120,8 +136,9 @@ class RankMetrics:
 
 
 # Values by hand on one query: grades [0, 2, 1] in rank order plus one judged, unretrieved item of grade 1 (|R| = 3).
-_EXAMPLE_FRAME = ('pd.DataFrame({"query": 1, "item": ["a", "b", "c", "d"], "rank": [1, 2, 3, None], '
-                  '"relevance": [0, 2, 1, 1]})')
+_EXAMPLE_FRAME = (
+    'pd.DataFrame({"query": 1, "item": ["a", "b", "c", "d"], "rank": [1, 2, 3, None], "relevance": [0, 2, 1, 1]})'
+)
 _EXAMPLES = {
     "precision": "0.66667",  # 2 hits / 3 retrieved
     "recall": "0.66667",  # 2 of 3 relevant found
@@ -146,8 +163,7 @@ def _method(spec: MetricSpec):
     def method(self: RankMetrics, *args: Any, by=None, per_query: bool = False, **kwargs: Any):
         return self._one(spec, args, by, per_query, kwargs)
 
-    params = "\n".join(
-        f"{p.name} : default {p.default!r}\n    {p.description}; {p.expected()}." for p in spec.params)
+    params = "\n".join(f"{p.name} : default {p.default!r}\n    {p.description}; {p.expected()}." for p in spec.params)
     method.__name__ = spec.name
     method.__doc__ = (
         f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
@@ -161,7 +177,8 @@ def _method(spec: MetricSpec):
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"
         f">>> df = {_EXAMPLE_FRAME}\n"
-        f">>> round(df.rank_metrics.{spec.name}(), 5)\n{_EXAMPLES[spec.name]}\n")
+        f">>> round(df.rank_metrics.{spec.name}(), 5)\n{_EXAMPLES[spec.name]}\n"
+    )
     return method
 
 

@@ -48,11 +48,13 @@ def check_grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]
             raise ParameterError(
                 f"The 'max_grade' parameter of {m.spec.canonical} must be >= every grade in the table. Got "
                 f"{m.kw['max_grade']!r} but column {columns.relevance!r} has grade {top:g}; pass "
-                f"max_grade={math.ceil(top)} (the top grade of your scale) in {str(m)!r}.")
+                f"max_grade={math.ceil(top)} (the top grade of your scale) in {str(m)!r}."
+            )
         if m.kw.get("gain") == "exponential":
             limit = _EXP_LIMIT - math.ceil(math.log2(len(df) + 1))
             if top > limit:
                 raise ParameterError(
                     f"gain='exponential' (2^g - 1) overflows float64 for grade {top:g} in column "
                     f"{columns.relevance!r} of this {len(df)}-row table (grades up to {limit} work); use "
-                    f"gain='linear' or rescale the grades ({str(m)!r}).")
+                    f"gain='linear' or rescale the grades ({str(m)!r})."
+                )

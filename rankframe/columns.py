@@ -33,8 +33,9 @@ class Columns:
         if unknown:
             from .errors import ParameterError, did_you_mean
 
-            raise ParameterError(f"unknown column role {unknown[0]!r}{did_you_mean(unknown[0], valid)}; the "
-                                 f"roles are {sorted(valid)}")
+            raise ParameterError(
+                f"unknown column role {unknown[0]!r}{did_you_mean(unknown[0], valid)}; the roles are {sorted(valid)}"
+            )
         bad = {k: v for k, v in names.items() if v is not None and not isinstance(v, str)}
         if bad:
             from .errors import parameter_error
@@ -54,5 +55,4 @@ class Columns:
             return cls().with_(**value)
         from .errors import parameter_error
 
-        raise parameter_error("evaluate", owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}",
-                              value)
+        raise parameter_error("evaluate", owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}", value)

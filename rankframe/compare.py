@@ -27,8 +27,24 @@ CI_METHODS = ("t", "bootstrap", "tukey")
 PAIRS = ("baseline", "all")
 CORRECTIONS = stats.CORRECTIONS
 #: the output columns after the ``by`` columns, in order
-OUTPUT_COLUMNS = ("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
-                  "p_value", "p_adjusted", "effect_size", "wins", "ties", "losses", "note")
+OUTPUT_COLUMNS = (
+    "metric",
+    "system",
+    "baseline",
+    "n",
+    "mean",
+    "baseline_mean",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "note",
+)
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
 _OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine"}
 EVALUATE_OPTIONS = tuple(p for p in inspect.signature(evaluate).parameters if p not in _OWN)
@@ -66,17 +82,20 @@ def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
         p["test"] = "tukey" if p["pairs"] == "all" else "t"
     p["test"] = _choice("test", p["test"], TESTS)
     if p["test"] == "tukey" and p["pairs"] != "all":
-        raise ParameterError("test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
-                             "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline")
+        raise ParameterError(
+            "test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
+            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline"
+        )
     if p["ci_method"] is None:
         p["ci_method"] = "tukey" if p["test"] == "tukey" else "t"
     p["ci_method"] = _choice("ci_method", p["ci_method"], CI_METHODS)
     if p["ci_method"] == "tukey" and p["test"] != "tukey":
-        raise ParameterError("ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
-                             f"test={p['test']!r} use ci_method='t' or 'bootstrap'")
+        raise ParameterError(
+            "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
+            f"test={p['test']!r} use ci_method='t' or 'bootstrap'"
+        )
     ci = p["ci"]
-    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) \
-            or not 0 < ci < 1:
+    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) or not 0 < ci < 1:
         raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
     p["ci"] = float(ci)
     p["correction"] = _choice("correction", p["correction"], CORRECTIONS)
@@ -90,8 +109,10 @@ def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
         raise parameter_error("compare", "engine", "one of 'pandas', 'duckdb'", p["engine"])
     for key in p["options"]:
         if key not in EVALUATE_OPTIONS:
-            raise ParameterError(f"compare got an unknown option {key!r}; the evaluate options it passes on are "
-                                 f"{list(EVALUATE_OPTIONS)}.{_hint(key, EVALUATE_OPTIONS)}")
+            raise ParameterError(
+                f"compare got an unknown option {key!r}; the evaluate options it passes on are "
+                f"{list(EVALUATE_OPTIONS)}.{_hint(key, EVALUATE_OPTIONS)}"
+            )
     return p
 
 
@@ -111,32 +132,54 @@ def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Column
     if not isinstance(system, str):
         raise parameter_error("compare", "system", "a column name (str)", system)
     if system in by:
-        raise ParameterError(f"the system column {system!r} is also in by={by}: compare adds it to the segments "
-                             "itself; by= names only the segment columns (country, device, ...)")
+        raise ParameterError(
+            f"the system column {system!r} is also in by={by}: compare adds it to the segments "
+            "itself; by= names only the segment columns (country, device, ...)"
+        )
     roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
     taken = [r for r, c in roles.items() if c == system]
     if taken:
-        raise ParameterError(f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
-                             "column that names the system (run) of each row")
+        raise ParameterError(
+            f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
+            "column that names the system (run) of each row"
+        )
     clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
     if clash:
-        raise ParameterError(f"the column {clash[0]!r} has the name of an output column of compare "
-                             f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
-                             f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})")
+        raise ParameterError(
+            f"the column {clash[0]!r} has the name of an output column of compare "
+            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
+            f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+        )
     if system not in df.columns:
         raise missing_columns_error([system], list(df.columns))
     nulls = df[system].isna()
     if nulls.any():
-        raise ValidationError([{"column": system, "rule": "every row must name its system (no null values)",
-                                "count": int(nulls.sum()), "examples": df[nulls].head(5)}])
+        raise ValidationError(
+            [
+                {
+                    "column": system,
+                    "rule": "every row must name its system (no null values)",
+                    "count": int(nulls.sum()),
+                    "examples": df[nulls].head(5),
+                }
+            ]
+        )
 
 
 def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
     """The baseline (checked against the systems of the table) and the systems found."""
     found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
     if len(found) < 2:
-        raise ValidationError([{"column": system, "rule": f"compare needs at least 2 systems in column {system!r}; "
-                                f"found {len(found)}: {found[:5]}", "count": 0, "examples": None}])
+        raise ValidationError(
+            [
+                {
+                    "column": system,
+                    "rule": f"compare needs at least 2 systems in column {system!r}; found {len(found)}: {found[:5]}",
+                    "count": 0,
+                    "examples": None,
+                }
+            ]
+        )
     if baseline is None:
         return (df[system].iloc[0] if pairs == "baseline" else None), found
     matches = [s for s in found if s == baseline or str(s) == str(baseline)]
@@ -144,8 +187,10 @@ def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) 
     if not exact:
         hint = f" (the table's value {matches[0]!r} has another type)" if matches else _hint(baseline, found)
         shown = sorted(found, key=str)[:20]
-        raise ParameterError(f"The 'baseline' parameter of compare must be one of the systems in column "
-                             f"{system!r}: {shown}. Got {baseline!r} instead.{hint}")
+        raise ParameterError(
+            f"The 'baseline' parameter of compare must be one of the systems in column "
+            f"{system!r}: {shown}. Got {baseline!r} instead.{hint}"
+        )
     return exact[0], found
 
 
@@ -179,21 +224,31 @@ def _codes(per: pd.DataFrame, by: list[str], query: str, system: str, names: lis
     return seg_keys, offsets, row.astype(np.int64), row_q, q_uniques, m_codes, s_codes.astype(np.int64), s_uniques
 
 
-def _misaligned_error(alignment: stats.Alignment, seg_keys: pd.DataFrame, by: list[str], row_seg: np.ndarray,
-                      row_q: np.ndarray, q_uniques, names: list[str], s_uniques, query: str, system: str
-                      ) -> ValidationError:
+def _misaligned_error(
+    alignment: stats.Alignment,
+    seg_keys: pd.DataFrame,
+    by: list[str],
+    row_seg: np.ndarray,
+    row_q: np.ndarray,
+    q_uniques,
+    names: list[str],
+    s_uniques,
+    query: str,
+    system: str,
+) -> ValidationError:
     rows, metric, sysc = alignment.misaligned
     take = slice(0, 5)
-    ex = seg_keys.iloc[row_seg[rows[take]]].reset_index(drop=True) if by else pd.DataFrame(index=range(
-        len(rows[take])))
+    ex = seg_keys.iloc[row_seg[rows[take]]].reset_index(drop=True) if by else pd.DataFrame(index=range(len(rows[take])))
     ex[query] = np.asarray(q_uniques)[row_q[rows[take]]]
     ex["metric"] = np.asarray(names, dtype=object)[metric[take]]
     ex[f"{system} without a value"] = np.asarray(s_uniques)[sysc[take]]
     n_queries = len(np.unique(rows))
-    rule = (f"systems must be compared on the same queries within a segment, but {n_queries} (segment, query) "
-            f"unit(s) have a value for some systems and none (no row, or NaN) for others. Pass missing='zero' to "
-            f"count such a query as 0 for the system that lacks it (like trec_eval -c), or missing='drop' to leave "
-            f"it out of that segment's comparisons")
+    rule = (
+        f"systems must be compared on the same queries within a segment, but {n_queries} (segment, query) "
+        f"unit(s) have a value for some systems and none (no row, or NaN) for others. Pass missing='zero' to "
+        f"count such a query as 0 for the system that lacks it (like trec_eval -c), or missing='drop' to leave "
+        f"it out of that segment's comparisons"
+    )
     return ValidationError([{"column": system, "rule": rule, "count": len(rows), "examples": ex}])
 
 
@@ -207,8 +262,10 @@ def _family_columns(family: object, by: list[str]) -> list[str]:
         raise parameter_error("compare", "family", f"'all' or column name(s) among {allowed}", family)
     bad = [c for c in cols if c not in allowed]
     if bad:
-        raise ParameterError(f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
-                             f"Got {family!r} instead.{_hint(bad[0], allowed)}")
+        raise ParameterError(
+            f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
+            f"Got {family!r} instead.{_hint(bad[0], allowed)}"
+        )
     return list(dict.fromkeys(cols))
 
 
@@ -333,37 +390,50 @@ def compare(
     elif isinstance(system, str) and system != columns.system:
         columns = columns.with_(system=system)  # the qrels join scores every system on every judged query
     by = _as_list(by, "by")
-    p = _check_parameters(dict(pairs=pairs, test=test, ci_method=ci_method, ci=ci, correction=correction,
-                               missing=missing, n_resamples=n_resamples, seed=seed, engine=engine, options=options))
+    p = _check_parameters(
+        dict(
+            pairs=pairs,
+            test=test,
+            ci_method=ci_method,
+            ci=ci,
+            correction=correction,
+            missing=missing,
+            n_resamples=n_resamples,
+            seed=seed,
+            engine=engine,
+            options=options,
+        )
+    )
     test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
     if isinstance(metrics, (str, Measure)):
         metrics = [metrics]
     if not isinstance(metrics, (list, tuple)) or not metrics:
-        raise parameter_error("compare", "metrics", "a metric name such as 'nDCG@10' or a non-empty list of them",
-                              metrics)
+        raise parameter_error(
+            "compare", "metrics", "a metric name such as 'nDCG@10' or a non-empty list of them", metrics
+        )
     names = list(dict.fromkeys(str(parse(m)) for m in metrics))
     p["family"] = _family_columns(family, by)
     _check_columns(df, system, by, columns)
     baseline, _ = _pick_baseline(df, system, baseline, pairs)
 
-    per = evaluate(df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine,
-                   **options)
+    per = evaluate(df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options)
     return _compare_per_query(per, names, by, columns.query, system, baseline, p)
 
 
-def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query: str, system: str,
-                       baseline: object, p: dict[str, Any]) -> pd.DataFrame:
+def _compare_per_query(
+    per: pd.DataFrame, names: list[str], by: list[str], query: str, system: str, baseline: object, p: dict[str, Any]
+) -> pd.DataFrame:
     """Everything after evaluation: codes, alignment, tests, intervals, corrections, the output frame."""
     test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
     seg_keys, offsets, row, row_q, q_uniques, m_codes, s_codes, s_uniques = _codes(per, by, query, system, names)
     n_rows, n_metrics, n_systems = offsets[-1], len(names), len(s_uniques)
-    values, exists = stats.pivot(row, m_codes, s_codes, per["value"].to_numpy(np.float64),
-                                 (n_rows, n_metrics, n_systems))
+    values, exists = stats.pivot(
+        row, m_codes, s_codes, per["value"].to_numpy(np.float64), (n_rows, n_metrics, n_systems)
+    )
     alignment = stats.align(values, exists, offsets, p["missing"])
     if p["missing"] == "error" and alignment.misaligned[0].size:
         row_seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-        raise _misaligned_error(alignment, seg_keys, by, row_seg, row_q, q_uniques, names, s_uniques, query,
-                                system)
+        raise _misaligned_error(alignment, seg_keys, by, row_seg, row_q, q_uniques, names, s_uniques, query, system)
     values = alignment.values
 
     labels = list(s_uniques)
@@ -374,8 +444,9 @@ def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query
     if pairs == "baseline":
         pair_idx = np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
     else:
-        pair_idx = np.array([(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)],
-                            dtype=np.int64).reshape(-1, 2)
+        pair_idx = np.array(
+            [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
+        ).reshape(-1, 2)
     n_pairs = len(pair_idx)
     x = values[:, :, pair_idx[:, 0]].reshape(n_rows, n_metrics * n_pairs)
     y = values[:, :, pair_idx[:, 1]].reshape(n_rows, n_metrics * n_pairs)
@@ -449,8 +520,17 @@ def _compare_per_query(per: pd.DataFrame, names: list[str], by: list[str], query
     out["ties"] = summary.ties.ravel().astype(np.int64)
     out["losses"] = summary.losses.ravel().astype(np.int64)
     out["note"] = pd.Series(note.ravel(), dtype=object)  # None where nothing is NaN, whatever pandas infers
-    out.attrs.update(test=test, ci_method=ci_method, ci=ci, correction=p["correction"], family=family_text,
-                     pairs=pairs, baseline=baseline, missing=p["missing"], **attrs)
+    out.attrs.update(
+        test=test,
+        ci_method=ci_method,
+        ci=ci,
+        correction=p["correction"],
+        family=family_text,
+        pairs=pairs,
+        baseline=baseline,
+        missing=p["missing"],
+        **attrs,
+    )
     if p["missing"] != "error":
         out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
     return out

@@ -69,8 +69,9 @@ def did_you_mean(name: str, known: Iterable[object]) -> str:
     return f" (did you mean {match!r}?)"
 
 
-def missing_columns_error(missing: Sequence[str], present: Sequence[str], table: str = "ranking table"
-                          ) -> ValidationError:
+def missing_columns_error(
+    missing: Sequence[str], present: Sequence[str], table: str = "ranking table"
+) -> ValidationError:
     """Build the failure for columns that are not in the frame, with a did-you-mean hint."""
     import pandas as pd
 

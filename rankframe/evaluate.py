@@ -30,8 +30,9 @@ def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> lis
     if isinstance(by, (list, tuple)) and all(isinstance(b, str) for b in by):
         repeated = sorted({b for b in by if list(by).count(b) > 1})
         if repeated:
-            raise ParameterError(f"The {name!r} parameter of {owner} names column {repeated[0]!r} twice; "
-                                 "give each segment column once.")
+            raise ParameterError(
+                f"The {name!r} parameter of {owner} names column {repeated[0]!r} twice; give each segment column once."
+            )
         return list(by)
     raise parameter_error(owner, name, "a column name or a list of column names", by)
 
@@ -49,8 +50,10 @@ def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:
     for i, label in enumerate(labels):
         if label in labels[:i]:
             first = metrics[labels.index(label)]
-            raise ParameterError(f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
-                                 f"{metrics[i]!r}); give each metric once.")
+            raise ParameterError(
+                f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
+                f"{metrics[i]!r}); give each metric once."
+            )
     return out
 
 
@@ -64,15 +67,19 @@ def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:
 def check_output_names(by: Sequence[str], columns: Columns, per_query: bool) -> None:
     """No user column may take an output column's name, and the query column is not a segment."""
     if columns.query in by:
-        raise ParameterError(f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
-                             "query is always part of the unit (use per_query=True for one value per query).")
+        raise ParameterError(
+            f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
+            "query is always part of the unit (use per_query=True for one value per query)."
+        )
     shown = [*by, *([columns.query] if per_query else [])]
     clash = [name for name in shown if name in OUTPUT_COLUMNS]
     if clash:
         role = "segment column" if clash[0] in by else "query column"
-        raise ParameterError(f"the {role} {clash[0]!r} has the name of an output column of evaluate "
-                             f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
-                             f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})")
+        raise ParameterError(
+            f"the {role} {clash[0]!r} has the name of an output column of evaluate "
+            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
+            f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+        )
 
 
 def evaluate(
@@ -173,10 +180,18 @@ def evaluate(
         validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
     if qrels is not None:
         if not isinstance(qrels, pd.DataFrame):
-            raise parameter_error("evaluate", "qrels", "a pandas DataFrame (query, item, relevance)",
-                                  type(qrels).__name__)
-        df = join_qrels(df, qrels, columns, by, qrels_columns=Columns.coerce(qrels_columns, "qrels_columns"),
-                        validate=validate, allow_duplicates=allow_duplicates)
+            raise parameter_error(
+                "evaluate", "qrels", "a pandas DataFrame (query, item, relevance)", type(qrels).__name__
+            )
+        df = join_qrels(
+            df,
+            qrels,
+            columns,
+            by,
+            qrels_columns=Columns.coerce(qrels_columns, "qrels_columns"),
+            validate=validate,
+            allow_duplicates=allow_duplicates,
+        )
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     with keys.shared():

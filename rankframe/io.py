@@ -622,8 +622,9 @@ def read_trec(
     run = _read_runs(run_paths, keep_first_duplicate, with_rank=False)[0]
     qrels = _read_qrels_table(qrels_path)[0]
     # both files are already checked (fields, numbers, duplicates) by the readers: join without re-validating
-    joined = join_qrels(_to_pandas(run.select(["query", "item", "score", "system"])), _to_pandas(qrels),
-                        by=["system"], validate=False)
+    joined = join_qrels(
+        _to_pandas(run.select(["query", "item", "score", "system"])), _to_pandas(qrels), by=["system"], validate=False
+    )
     return joined[["query", "item", "score", "relevance", "system"]]
 
 

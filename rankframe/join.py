@@ -60,7 +60,8 @@ def check_id_kinds(run: pd.DataFrame, qrels: pd.DataFrame, run_cols: Columns, qr
                 f"the run's {what} ids (column {a!r}, {run[a].dtype}: e.g. {run[a].iloc[0]!r}) and the qrels' "
                 f"{what} ids (column {b!r}, {qrels[b].dtype}: e.g. {qrels[b].iloc[0]!r}) are of different kinds "
                 f"({ka} vs {kb}) and would never match; convert one side, e.g. "
-                f"run[{a!r}].astype(str) or qrels[{b!r}].astype(run[{a!r}].dtype)")
+                f"run[{a!r}].astype(str) or qrels[{b!r}].astype(run[{a!r}].dtype)"
+            )
 
 
 def join_qrels(
@@ -114,14 +115,17 @@ def join_qrels(
     qc = qrels_columns or c
     by = list(by)
     if c.relevance in run.columns:
-        raise ParameterError(f"the run table already has a relevance column {c.relevance!r}; pass either a single "
-                             "table with judgments or a run plus qrels=, not both")
+        raise ParameterError(
+            f"the run table already has a relevance column {c.relevance!r}; pass either a single "
+            "table with judgments or a run plus qrels=, not both"
+        )
     if validate:
         validate_table(run, c, by=by, allow_duplicates=allow_duplicates, require_relevance=False, table="run table")
         validate_table(qrels, qc, allow_duplicates=False, table="qrels table", ranked=False)
     check_id_kinds(run, qrels, c, qc)
-    judgments = pd.DataFrame({c.query: qrels[qc.query], c.item: qrels[qc.item],
-                              c.relevance: qrels[qc.relevance]}).reset_index(drop=True)
+    judgments = pd.DataFrame(
+        {c.query: qrels[qc.query], c.item: qrels[qc.item], c.relevance: qrels[qc.relevance]}
+    ).reset_index(drop=True)
     return _join(run.reset_index(drop=True), judgments, c, by)
 
 
@@ -155,15 +159,22 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     #    plus each judged query no run row mentions, with null segments
     described_cols = [*segments, c.query]
     described = keys.group_codes(run, described_cols) if len(run) else None
-    a_keys = (described.keys if described is not None
-              else pd.DataFrame({col: run[col].iloc[:0] for col in described_cols}))
+    a_keys = (
+        described.keys if described is not None else pd.DataFrame({col: run[col].iloc[:0] for col in described_cols})
+    )
     seen = np.zeros(len(judged_queries), dtype=bool)
     seen[rq[rq >= 0]] = True
     unseen = np.flatnonzero(~seen)
     if len(unseen):
-        extra = pd.DataFrame({**{s: pd.Series([None] * len(unseen), dtype=run[s].dtype if _nullable(run[s])
-                                              else object) for s in segments},
-                              c.query: judged_queries.take(unseen)})
+        extra = pd.DataFrame(
+            {
+                **{
+                    s: pd.Series([None] * len(unseen), dtype=run[s].dtype if _nullable(run[s]) else object)
+                    for s in segments
+                },
+                c.query: judged_queries.take(unseen),
+            }
+        )
         a_keys = pd.concat([a_keys, extra], ignore_index=True)
     n_a = len(a_keys)
     a_query = judged_queries.get_indexer(pd.Index(a_keys[c.query]))  # -1: a query without judgments adds no rows

@@ -71,8 +71,9 @@ def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
     parts = [_factorize(df[c]) for c in cols]
     if len(parts) == 1:
         codes, uniques = parts[0]
-        return Groups(codes.astype(index_dtype(len(uniques)), copy=False), len(uniques),
-                      pd.DataFrame({cols[0]: uniques}))
+        return Groups(
+            codes.astype(index_dtype(len(uniques)), copy=False), len(uniques), pd.DataFrame({cols[0]: uniques})
+        )
     combined = np.zeros(len(df), dtype=np.int64)
     for codes, uniques in parts:
         combined = combined * len(uniques) + codes
@@ -104,8 +105,7 @@ class RankedOrder:
 
 def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
     """Order retrieved rows by (unit, rank); scatter without sorting when ranks are 1..n in every unit."""
-    return _cached(("ranked", id(df), rank_col, id(groups)), (df, groups),
-                   lambda: _ranked_order(df, groups, rank_col))
+    return _cached(("ranked", id(df), rank_col, id(groups)), (df, groups), lambda: _ranked_order(df, groups, rank_col))
 
 
 def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -166,8 +166,11 @@ def _factorize_items(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
 
 def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None = None) -> np.ndarray:
     """Row indices whose (unit, item) appears more than once."""
-    return _cached(("dupitems", id(df), item_col, id(groups), rank_col), (df, groups),
-                   lambda: _duplicate_item_rows(df, groups, item_col, rank_col))
+    return _cached(
+        ("dupitems", id(df), item_col, id(groups), rank_col),
+        (df, groups),
+        lambda: _duplicate_item_rows(df, groups, item_col, rank_col),
+    )
 
 
 def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None) -> np.ndarray:

@@ -95,8 +95,9 @@ def parse(text: str | Measure) -> Measure:
         name = "k" if key == "@" else spec.param(key).name
         if name in names:
             first, second = (f"{names[name]}=" if names[name] != "@" else "@"), (f"{key}=" if key != "@" else "@")
-            raise ParameterError(f"metric {text!r} gives the {name!r} parameter twice ({first}... and "
-                                 f"{second}...); give it once.")
+            raise ParameterError(
+                f"metric {text!r} gives the {name!r} parameter twice ({first}... and {second}...); give it once."
+            )
         names[name] = key
         params[name] = value
     return Measure.of(spec, **params)

@@ -52,9 +52,19 @@ class Prepared:
         def make() -> Prepared:
             keep = self.pos <= k
             offsets = keys.offsets_from_counts(np.minimum(np.diff(self.offsets), k))
-            return Prepared(self.n, self.units, offsets, self.group[keep], self.pos[keep], self.grade[keep],
-                            self.judged_group, self.judged_grade, self.n_judged, self.n_judged_zero,
-                            root=self.root or self)
+            return Prepared(
+                self.n,
+                self.units,
+                offsets,
+                self.group[keep],
+                self.pos[keep],
+                self.grade[keep],
+                self.judged_group,
+                self.judged_grade,
+                self.n_judged,
+                self.n_judged_zero,
+                root=self.root or self,
+            )
 
         return self.memo(("cut", k), make)
 
@@ -101,7 +111,6 @@ class Prepared:
         total = np.cumsum(values)
         start = np.concatenate(([0.0], total))[self.offsets[:-1]]
         return total - start[self.group]
-
 
 
 def cumprod_in_lists(group: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -156,8 +165,11 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
     else:
         grade = keys.as_float(relevance.iloc[rows])
     judged_mask, nonzero = _judged_masks(relevance)
-    n_judged = (np.bincount(groups.codes, minlength=groups.n) if judged_mask is None
-                else np.bincount(groups.codes[judged_mask], minlength=groups.n))
+    n_judged = (
+        np.bincount(groups.codes, minlength=groups.n)
+        if judged_mask is None
+        else np.bincount(groups.codes[judged_mask], minlength=groups.n)
+    )
     nonzero_rows = np.flatnonzero(nonzero)
     n_nonzero = np.bincount(groups.codes[nonzero_rows], minlength=groups.n)
     return Prepared(

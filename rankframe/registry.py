@@ -80,26 +80,43 @@ def _is_number(v: Any) -> bool:
 
 def k_param() -> Param:
     """The cutoff parameter shared by most metrics."""
-    return Param("k", None, "cutoff: only the top k ranked items count (None = the whole list)", kind="k",
-                 aliases=("cutoff",))
+    return Param(
+        "k", None, "cutoff: only the top k ranked items count (None = the whole list)", kind="k", aliases=("cutoff",)
+    )
 
 
 def rel_param(default: float | None = 1) -> Param:
     """The relevance-threshold parameter (binary metrics default to 1, graded ones to None)."""
     if default is None:
-        text = ("relevance threshold for gains: grades below it give no gain (None = use every positive grade "
-                "as is, trec_eval)")
+        text = (
+            "relevance threshold for gains: grades below it give no gain (None = use every positive grade "
+            "as is, trec_eval)"
+        )
     else:
         text = "relevance threshold: an item is relevant when its grade >= rel (trec_eval -l)"
     return Param("rel", default, text, kind="threshold", aliases=("threshold", "relevance_level"))
 
 
-GAIN = Param("gain", "linear", "gain of a grade g: 'linear' = g (trec_eval, scikit-learn), "
-             "'exponential' = 2^g - 1 (Burges, gdeval, ranx ndcg_burges)", choices=("linear", "exponential"))
-IDEAL = Param("ideal", "judged", "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
-              "or 'retrieved' items only (scikit-learn, torchmetrics)", choices=("judged", "retrieved"))
-MAX_GRADE = Param("max_grade", 4, "grade of certain satisfaction in ERR's Pr = (2^g - 1) / 2^max_grade "
-                  "(4 = gdeval, ir_measures ERR)", kind="int>=1")
+GAIN = Param(
+    "gain",
+    "linear",
+    "gain of a grade g: 'linear' = g (trec_eval, scikit-learn), "
+    "'exponential' = 2^g - 1 (Burges, gdeval, ranx ndcg_burges)",
+    choices=("linear", "exponential"),
+)
+IDEAL = Param(
+    "ideal",
+    "judged",
+    "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
+    "or 'retrieved' items only (scikit-learn, torchmetrics)",
+    choices=("judged", "retrieved"),
+)
+MAX_GRADE = Param(
+    "max_grade",
+    4,
+    "grade of certain satisfaction in ERR's Pr = (2^g - 1) / 2^max_grade (4 = gdeval, ir_measures ERR)",
+    kind="int>=1",
+)
 
 
 @dataclass(frozen=True)
@@ -137,8 +154,10 @@ class MetricSpec:
         for key, val in given.items():
             p = self.param(key)
             if p.name in seen:
-                raise ParameterError(f"The {p.name!r} parameter of {self.canonical} is given twice (as "
-                                     f"{seen[p.name]!r} and {key!r}); give it once.")
+                raise ParameterError(
+                    f"The {p.name!r} parameter of {self.canonical} is given twice (as "
+                    f"{seen[p.name]!r} and {key!r}); give it once."
+                )
             seen[p.name] = key
             values[p.name] = p.check(self.name, val)
         return values
@@ -149,45 +168,173 @@ def _spec(name, canonical, aliases, summary, params, **kw) -> MetricSpec:
 
 
 METRICS: tuple[MetricSpec, ...] = (
-    _spec("precision", "P", ["p", "precision"], "fraction of the top k that is relevant",
-          [k_param(), rel_param(), Param("denominator", "k", "'k' (trec_eval) or 'retrieved' = min(k, number "
-                                         "retrieved)", choices=("k", "retrieved"))], trec_eval="P"),
-    _spec("recall", "R", ["r", "recall"], "fraction of the relevant judged items found in the top k",
-          [k_param(), rel_param(), Param("denominator", "relevant", "'relevant' = all relevant judged (trec_eval) "
-                                         "or 'min_k' = min(k, relevant) (capped recall)",
-                                         choices=("relevant", "min_k"))],
-          perfect_is_one=True, needs_relevant=True, trec_eval="recall"),
-    _spec("ap", "AP", ["ap", "map", "average_precision"], "average precision at the ranks of relevant items",
-          [k_param(), rel_param(), Param("denominator", "relevant", "'relevant' = all relevant judged (trec_eval, "
-                                         "ranx), 'min_k' = min(relevant, k) (Spark, MS Recommenders), "
-                                         "'retrieved' = relevant found in the top k (torchmetrics)",
-                                         choices=("relevant", "min_k", "retrieved"))],
-          perfect_is_one=True, needs_relevant=True, trec_eval="map"),
-    _spec("rr", "RR", ["rr", "mrr", "recip_rank", "reciprocal_rank"], "1 / rank of the first relevant item",
-          [k_param(), rel_param()], perfect_is_one=True, trec_eval="recip_rank"),
-    _spec("cg", "CG", ["cg"], "sum of the gains of the top k", [k_param(), rel_param(None), GAIN],
-          bounded=False, binary=False),
-    _spec("dcg", "DCG", ["dcg"], "sum of gain / log2(rank + 1) over the top k", [k_param(), rel_param(None), GAIN],
-          bounded=False, binary=False),
-    _spec("idcg", "IDCG", ["idcg"], "DCG of the ideal ordering", [k_param(), rel_param(None), GAIN, IDEAL],
-          bounded=False, binary=False),
-    _spec("ndcg", "nDCG", ["ndcg"], "DCG / IDCG", [k_param(), rel_param(None), GAIN, IDEAL],
-          perfect_is_one=True, needs_relevant=True, binary=False, trec_eval="ndcg"),
-    _spec("err", "ERR", ["err", "expected_reciprocal_rank"], "expected reciprocal rank (cascade model)",
-          [k_param(), MAX_GRADE], binary=False),
-    _spec("nerr", "nERR", ["nerr"], "ERR / ERR of the ideal ordering", [k_param(), MAX_GRADE, IDEAL],
-          perfect_is_one=True, needs_relevant=True, binary=False),
-    _spec("r_precision", "Rprec", ["rprec", "r_precision", "r-precision"], "precision at rank R = number relevant",
-          [rel_param()], perfect_is_one=True, needs_relevant=True, trec_eval="Rprec"),
-    _spec("hit_rate", "Success", ["success", "hit_rate", "hits", "hitrate"], "1 if a relevant item is in the top k",
-          [k_param(), rel_param()], perfect_is_one=True, trec_eval="success"),
+    _spec(
+        "precision",
+        "P",
+        ["p", "precision"],
+        "fraction of the top k that is relevant",
+        [
+            k_param(),
+            rel_param(),
+            Param(
+                "denominator",
+                "k",
+                "'k' (trec_eval) or 'retrieved' = min(k, number retrieved)",
+                choices=("k", "retrieved"),
+            ),
+        ],
+        trec_eval="P",
+    ),
+    _spec(
+        "recall",
+        "R",
+        ["r", "recall"],
+        "fraction of the relevant judged items found in the top k",
+        [
+            k_param(),
+            rel_param(),
+            Param(
+                "denominator",
+                "relevant",
+                "'relevant' = all relevant judged (trec_eval) or 'min_k' = min(k, relevant) (capped recall)",
+                choices=("relevant", "min_k"),
+            ),
+        ],
+        perfect_is_one=True,
+        needs_relevant=True,
+        trec_eval="recall",
+    ),
+    _spec(
+        "ap",
+        "AP",
+        ["ap", "map", "average_precision"],
+        "average precision at the ranks of relevant items",
+        [
+            k_param(),
+            rel_param(),
+            Param(
+                "denominator",
+                "relevant",
+                "'relevant' = all relevant judged (trec_eval, "
+                "ranx), 'min_k' = min(relevant, k) (Spark, MS Recommenders), "
+                "'retrieved' = relevant found in the top k (torchmetrics)",
+                choices=("relevant", "min_k", "retrieved"),
+            ),
+        ],
+        perfect_is_one=True,
+        needs_relevant=True,
+        trec_eval="map",
+    ),
+    _spec(
+        "rr",
+        "RR",
+        ["rr", "mrr", "recip_rank", "reciprocal_rank"],
+        "1 / rank of the first relevant item",
+        [k_param(), rel_param()],
+        perfect_is_one=True,
+        trec_eval="recip_rank",
+    ),
+    _spec(
+        "cg",
+        "CG",
+        ["cg"],
+        "sum of the gains of the top k",
+        [k_param(), rel_param(None), GAIN],
+        bounded=False,
+        binary=False,
+    ),
+    _spec(
+        "dcg",
+        "DCG",
+        ["dcg"],
+        "sum of gain / log2(rank + 1) over the top k",
+        [k_param(), rel_param(None), GAIN],
+        bounded=False,
+        binary=False,
+    ),
+    _spec(
+        "idcg",
+        "IDCG",
+        ["idcg"],
+        "DCG of the ideal ordering",
+        [k_param(), rel_param(None), GAIN, IDEAL],
+        bounded=False,
+        binary=False,
+    ),
+    _spec(
+        "ndcg",
+        "nDCG",
+        ["ndcg"],
+        "DCG / IDCG",
+        [k_param(), rel_param(None), GAIN, IDEAL],
+        perfect_is_one=True,
+        needs_relevant=True,
+        binary=False,
+        trec_eval="ndcg",
+    ),
+    _spec(
+        "err",
+        "ERR",
+        ["err", "expected_reciprocal_rank"],
+        "expected reciprocal rank (cascade model)",
+        [k_param(), MAX_GRADE],
+        binary=False,
+    ),
+    _spec(
+        "nerr",
+        "nERR",
+        ["nerr"],
+        "ERR / ERR of the ideal ordering",
+        [k_param(), MAX_GRADE, IDEAL],
+        perfect_is_one=True,
+        needs_relevant=True,
+        binary=False,
+    ),
+    _spec(
+        "r_precision",
+        "Rprec",
+        ["rprec", "r_precision", "r-precision"],
+        "precision at rank R = number relevant",
+        [rel_param()],
+        perfect_is_one=True,
+        needs_relevant=True,
+        trec_eval="Rprec",
+    ),
+    _spec(
+        "hit_rate",
+        "Success",
+        ["success", "hit_rate", "hits", "hitrate"],
+        "1 if a relevant item is in the top k",
+        [k_param(), rel_param()],
+        perfect_is_one=True,
+        trec_eval="success",
+    ),
     _spec("f1", "F1", ["f1", "f"], "harmonic mean of P@k and R@k", [k_param(), rel_param()], needs_relevant=True),
-    _spec("bpref", "Bpref", ["bpref"], "binary preference (trec_eval definition)", [rel_param()],
-          perfect_is_one=True, needs_relevant=True, trec_eval="bpref"),
-    _spec("rbp", "RBP", ["rbp", "rank_biased_precision"], "rank-biased precision (1 - p) sum p^(rank-1) rel",
-          [k_param(), rel_param(), Param("p", 0.8, "persistence", kind="open_unit", aliases=("persistence",))]),
-    _spec("judged", "Judged", ["judged"], "fraction of the top min(k, retrieved) that has a judgment",
-          [k_param()], binary=False),
+    _spec(
+        "bpref",
+        "Bpref",
+        ["bpref"],
+        "binary preference (trec_eval definition)",
+        [rel_param()],
+        perfect_is_one=True,
+        needs_relevant=True,
+        trec_eval="bpref",
+    ),
+    _spec(
+        "rbp",
+        "RBP",
+        ["rbp", "rank_biased_precision"],
+        "rank-biased precision (1 - p) sum p^(rank-1) rel",
+        [k_param(), rel_param(), Param("p", 0.8, "persistence", kind="open_unit", aliases=("persistence",))],
+    ),
+    _spec(
+        "judged",
+        "Judged",
+        ["judged"],
+        "fraction of the top min(k, retrieved) that has a judgment",
+        [k_param()],
+        binary=False,
+    ),
 )
 
 BY_NAME: dict[str, MetricSpec] = {m.name: m for m in METRICS}
@@ -209,13 +356,27 @@ def lookup(name: str) -> MetricSpec:
 # Query-set policies: what a query's value is when its value is undefined or when it has no data.
 POLICY_CHOICES = ("zero", "nan", "skip")
 POLICIES: tuple[Param, ...] = (
-    Param("no_relevant", "zero", "judged query with nothing relevant (metrics undefined without relevant "
-          "items): 'zero' counts it as 0 (trec_eval), 'nan' keeps it as NaN (left out of means), 'skip' drops it",
-          choices=POLICY_CHOICES),
-    Param("no_retrieved", "zero", "judged query with nothing retrieved: 'zero' counts it as 0 (trec_eval -c, "
-          "ir_measures), 'skip' drops it (trec_eval default), 'nan' keeps NaN", choices=POLICY_CHOICES),
-    Param("no_judged", "skip", "query with retrieved rows but no judgment at all: 'skip' drops it (trec_eval), "
-          "'zero' scores it 0, 'nan' keeps NaN", choices=POLICY_CHOICES),
+    Param(
+        "no_relevant",
+        "zero",
+        "judged query with nothing relevant (metrics undefined without relevant "
+        "items): 'zero' counts it as 0 (trec_eval), 'nan' keeps it as NaN (left out of means), 'skip' drops it",
+        choices=POLICY_CHOICES,
+    ),
+    Param(
+        "no_retrieved",
+        "zero",
+        "judged query with nothing retrieved: 'zero' counts it as 0 (trec_eval -c, "
+        "ir_measures), 'skip' drops it (trec_eval default), 'nan' keeps NaN",
+        choices=POLICY_CHOICES,
+    ),
+    Param(
+        "no_judged",
+        "skip",
+        "query with retrieved rows but no judgment at all: 'skip' drops it (trec_eval), "
+        "'zero' scores it 0, 'nan' keeps NaN",
+        choices=POLICY_CHOICES,
+    ),
 )
 
 

@@ -30,14 +30,31 @@ def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
 
 def _is_numeric(s: pd.Series) -> bool:
     t = s.dtype
-    return (pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
-            and not pd.api.types.is_complex_dtype(t))
+    return (
+        pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) and not pd.api.types.is_complex_dtype(t)
+    )
 
 
 # inferred kinds of an object id column that hold one type of value; "mixed-integer" is '1' next to 1, which the
 # pandas engine would keep apart and SQL would merge, so it is rejected (as are "mixed" and unhashable values)
-_ONE_KIND = {"string", "integer", "floating", "mixed-integer-float", "decimal", "bytes", "boolean", "date",
-             "datetime", "datetime64", "time", "timedelta", "timedelta64", "period", "empty", "categorical"}
+_ONE_KIND = {
+    "string",
+    "integer",
+    "floating",
+    "mixed-integer-float",
+    "decimal",
+    "bytes",
+    "boolean",
+    "date",
+    "datetime",
+    "datetime64",
+    "time",
+    "timedelta",
+    "timedelta64",
+    "period",
+    "empty",
+    "categorical",
+}
 
 
 def _id_kind(s: pd.Series) -> str:
@@ -58,9 +75,15 @@ def _one_id_type(s: pd.Series):
 
 
 def _id_checks(name: str) -> list[pa.Check]:
-    return [pa.Check(_one_id_type, element_wise=False, name="one id type",
-                     error=f"{name} ids must all have one type (found mixed types such as '1' and 1, which "
-                           "different engines would keep apart or merge; convert the column with .astype(str))")]
+    return [
+        pa.Check(
+            _one_id_type,
+            element_wise=False,
+            name="one id type",
+            error=f"{name} ids must all have one type (found mixed types such as '1' and 1, which "
+            "different engines would keep apart or merge; convert the column with .astype(str))",
+        )
+    ]
 
 
 def _only_if_numeric(fn):
@@ -133,10 +156,15 @@ def schema(
         cols[c.relevance] = pa.Column(
             nullable=True,
             checks=[
-                pa.Check(_is_numeric, element_wise=False, name="numeric dtype",
-                         error="relevance must be numeric (null = unjudged)"),
-                pa.Check(_only_if_numeric(_finite_or_null), name="finite",
-                         error="relevance must be finite (null = unjudged)"),
+                pa.Check(
+                    _is_numeric,
+                    element_wise=False,
+                    name="numeric dtype",
+                    error="relevance must be numeric (null = unjudged)",
+                ),
+                pa.Check(
+                    _only_if_numeric(_finite_or_null), name="finite", error="relevance must be finite (null = unjudged)"
+                ),
             ],
         )
     frame_checks = []
@@ -144,10 +172,17 @@ def schema(
         cols[c.rank] = pa.Column(
             nullable=True,
             checks=[
-                pa.Check(_is_numeric, element_wise=False, name="numeric dtype",
-                         error="rank must be numeric (null = judged but not retrieved)"),
-                pa.Check(_only_if_numeric(_positive_integer), name="positive integer",
-                         error="rank must be an integer >= 1 (null = judged but not retrieved)"),
+                pa.Check(
+                    _is_numeric,
+                    element_wise=False,
+                    name="numeric dtype",
+                    error="rank must be numeric (null = judged but not retrieved)",
+                ),
+                pa.Check(
+                    _only_if_numeric(_positive_integer),
+                    name="positive integer",
+                    error="rank must be an integer >= 1 (null = judged but not retrieved)",
+                ),
             ],
         )
 
@@ -158,14 +193,19 @@ def schema(
             dup = keys.ranked_order(df, groups, c.rank).duplicate_rank_rows
             return pd.Series(_row_mask(len(df), dup), index=df.index)
 
-        frame_checks.append(pa.Check(unique_rank, name=f"unique:{c.rank}",
-                                     error=f"rank must be unique within each ({', '.join(unit)})"))
+        frame_checks.append(
+            pa.Check(unique_rank, name=f"unique:{c.rank}", error=f"rank must be unique within each ({', '.join(unit)})")
+        )
     elif order == "score":
         cols[c.score] = pa.Column(
             nullable=True,
             checks=[
-                pa.Check(_is_numeric, element_wise=False, name="numeric dtype",
-                         error="score must be numeric (null = not retrieved)"),
+                pa.Check(
+                    _is_numeric,
+                    element_wise=False,
+                    name="numeric dtype",
+                    error="score must be numeric (null = not retrieved)",
+                ),
                 pa.Check(_only_if_numeric(_finite_or_null), name="finite", error="score must be finite"),
             ],
         )
@@ -177,9 +217,14 @@ def schema(
             dup = keys.duplicate_item_rows(df, groups, c.item, rank_col)
             return pd.Series(_row_mask(len(df), dup), index=df.index)
 
-        frame_checks.append(pa.Check(unique_item, name=f"unique:{c.item}",
-                                     error=f"{c.item} must be unique within each ({', '.join(unit)}) "
-                                     "(pass allow_duplicates=True to keep repeated rows)"))
+        frame_checks.append(
+            pa.Check(
+                unique_item,
+                name=f"unique:{c.item}",
+                error=f"{c.item} must be unique within each ({', '.join(unit)}) "
+                "(pass allow_duplicates=True to keep repeated rows)",
+            )
+        )
     return pa.DataFrameSchema(cols, checks=frame_checks, strict=False, name="rankframe long table")
 
 
@@ -210,25 +255,54 @@ def validate(
     """
     c = columns or Columns()
     if not isinstance(df, pd.DataFrame):
-        raise ValidationError([{"column": "<table>", "rule": f"expected a pandas DataFrame, got "
-                                f"{type(df).__name__}", "count": 0, "examples": None}], table=table)
+        raise ValidationError(
+            [
+                {
+                    "column": "<table>",
+                    "rule": f"expected a pandas DataFrame, got {type(df).__name__}",
+                    "count": 0,
+                    "examples": None,
+                }
+            ],
+            table=table,
+        )
     present = list(df.columns)
     repeated = sorted({str(x) for x in df.columns[df.columns.duplicated()]})
     if repeated:
-        raise ValidationError([{"column": name, "rule": f"column names must be unique: {name!r} appears "
-                                f"{present.count(name)} times", "count": 0} for name in repeated], table=table)
+        raise ValidationError(
+            [
+                {
+                    "column": name,
+                    "rule": f"column names must be unique: {name!r} appears {present.count(name)} times",
+                    "count": 0,
+                }
+                for name in repeated
+            ],
+            table=table,
+        )
     order_col = ranking_column(present, c) if ranked else None
     required = [c.query, c.item, *by] + ([c.relevance] if require_relevance else [])
     missing = [name for name in dict.fromkeys(required) if name not in present]
     if missing or (order_col is None and ranked):
         failures = missing_columns_error(missing, present, table).failures
         if order_col is None and ranked:
-            failures.append({"column": c.rank, "rule": f"neither a rank column {c.rank!r} nor a score column "
-                             f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
-                             f"{present}", "count": 0})
+            failures.append(
+                {
+                    "column": c.rank,
+                    "rule": f"neither a rank column {c.rank!r} nor a score column "
+                    f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
+                    f"{present}",
+                    "count": 0,
+                }
+            )
         raise ValidationError(failures, table=table)
-    sch = schema(c, by=by, order=None if order_col is None else "rank" if order_col == c.rank else "score",
-                 allow_duplicates=allow_duplicates, require_relevance=require_relevance)
+    sch = schema(
+        c,
+        by=by,
+        order=None if order_col is None else "rank" if order_col == c.rank else "score",
+        allow_duplicates=allow_duplicates,
+        require_relevance=require_relevance,
+    )
     # validate a shallow view with a 0..n-1 index: failure cases then name row positions, so example rows are
     # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied
     view = df.copy(deep=False)

@@ -15,8 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # tests/oracle.py, tests/strateg
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # rankframe from this tree
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
-settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=_SUPPRESS,
-                          print_blob=True)
+settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=_SUPPRESS, print_blob=True)
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_SUPPRESS)
 settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=_SUPPRESS)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
@@ -29,8 +28,10 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 def shared_data() -> Path:
     """``../shared/data`` (real TREC data); skip loudly when it is not there."""
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"!!! SHARED TEST DATA NOT FOUND at {SHARED_DATA} — trec_eval/robust03/ir_measures parity "
-                    f"tests were NOT run. Put the shared/ folder next to the repository. !!!")
+        pytest.skip(
+            f"!!! SHARED TEST DATA NOT FOUND at {SHARED_DATA} — trec_eval/robust03/ir_measures parity "
+            f"tests were NOT run. Put the shared/ folder next to the repository. !!!"
+        )
     return SHARED_DATA
 
 
@@ -58,12 +59,19 @@ def hypothesis_examples(ci: int, dev: int | None = None) -> int:
 # --------------------------------------------------------------------------- real TREC data, parsed here
 # (plain pandas, ids as str; the IO module is tested elsewhere and not relied on)
 
+
 def read_qrels(path) -> pd.DataFrame:
     """TREC qrels ``qid iter docno rel`` -> DataFrame(query, item, relevance) with string ids."""
     import pandas as pd
 
-    df = pd.read_csv(path, sep=r"\s+", header=None, names=["query", "iter", "item", "relevance"],
-                     dtype={"query": str, "iter": str, "item": str, "relevance": "int64"}, comment="#")
+    df = pd.read_csv(
+        path,
+        sep=r"\s+",
+        header=None,
+        names=["query", "iter", "item", "relevance"],
+        dtype={"query": str, "iter": str, "item": str, "relevance": "int64"},
+        comment="#",
+    )
     return df[["query", "item", "relevance"]]
 
 
@@ -74,9 +82,13 @@ def read_run(path) -> pd.DataFrame:
     """
     import pandas as pd
 
-    df = pd.read_csv(path, sep=r"\s+", header=None, names=["query", "q0", "item", "rank", "score", "tag"],
-                     dtype={"query": str, "q0": str, "item": str, "rank": "int64", "score": "float64",
-                            "tag": str})
+    df = pd.read_csv(
+        path,
+        sep=r"\s+",
+        header=None,
+        names=["query", "q0", "item", "rank", "score", "tag"],
+        dtype={"query": str, "q0": str, "item": str, "rank": "int64", "score": "float64", "tag": str},
+    )
     return df[["query", "item", "score"]]
 
 
@@ -101,8 +113,10 @@ REAL = {
     "trec_eval_test": ("trec_eval/test/qrels.test", "trec_eval/test/results.test", 1),
     "trec_eval_rel_level": ("trec_eval/test/qrels.rel_level", "trec_eval/test/results.test", 2),
     "compat": ("ir_measures_compat/compat.qrels", "ir_measures_compat/compat.run", 1),
-    **{f"robust03_{r}": ("trectools_robust03/robust03_qrels.txt.gz", f"trectools_robust03/runs/input.{r}.gz", 1)
-       for r in ["MU03rob01", "NLPR03vb10", "humR03dc", "pircRBa1", "rutcor03100", "uic0301"]},
+    **{
+        f"robust03_{r}": ("trectools_robust03/robust03_qrels.txt.gz", f"trectools_robust03/runs/input.{r}.gz", 1)
+        for r in ["MU03rob01", "NLPR03vb10", "humR03dc", "pircRBa1", "rutcor03100", "uic0301"]
+    },
 }
 
 _CACHE: dict = {}

@@ -56,8 +56,7 @@ def run_cli(tmp_path: Path, df: pd.DataFrame, metrics: list[str], extra: tuple[s
     """``rankframe evaluate table.parquet -m ... --format csv`` in-process; means from its CSV output."""
     path = tmp_path / "table.parquet"
     df.to_parquet(path)
-    args = ["evaluate", str(path), *[a for m in metrics for a in ("-m", m)], "--format", "csv", "--no-progress",
-            *extra]
+    args = ["evaluate", str(path), *[a for m in metrics for a in ("-m", m)], "--format", "csv", "--no-progress", *extra]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -90,5 +89,6 @@ def assert_error(outcome: Outcome, kinds: tuple[str, ...], pattern: str, face: s
     """The face failed with one of the expected error kinds and a message matching ``pattern``."""
     assert outcome.error is not None, f"{face}: expected an error matching {pattern!r}, got {outcome.means}"
     assert outcome.error in kinds, f"{face}: expected {kinds}, got {outcome.error}: {outcome.message}"
-    assert re.search(pattern, outcome.message, flags=re.S), \
+    assert re.search(pattern, outcome.message, flags=re.S), (
         f"{face}: message does not match {pattern!r}:\n{outcome.message}"
+    )

@@ -42,8 +42,9 @@ class QueryData:
         return len(self.ranked)
 
 
-def build_queries(df: pd.DataFrame, *, by=(), query="query", item="item", rank="rank", relevance="relevance",
-                  score="score") -> dict:
+def build_queries(
+    df: pd.DataFrame, *, by=(), query="query", item="item", rank="rank", relevance="relevance", score="score"
+) -> dict:
     """Group the long table into ``{(*by values, query): QueryData}`` with plain Python."""
     by = list(by or [])
     has_rank = rank in df.columns
@@ -79,6 +80,7 @@ def build_queries(df: pd.DataFrame, *, by=(), query="query", item="item", rank="
 
 # ----------------------------------------------------------------------------------------------- helpers
 
+
 def _hits(qd: QueryData, rel: float) -> list[int]:
     return [1 if (g is not None and g >= rel) else 0 for g in qd.ranked]
 
@@ -98,7 +100,7 @@ def _gain(g, rel, gain) -> float:
     if rel is not None and g < rel:
         return 0.0
     g = max(g, 0.0)
-    return g if gain == "linear" else 2.0 ** g - 1.0
+    return g if gain == "linear" else 2.0**g - 1.0
 
 
 def _dcg(gains: list[float], k: int | None) -> float:
@@ -120,7 +122,7 @@ def _err(grades: list, k: int | None, max_grade: int) -> float:
         g = 0.0 if g is None else max(g, 0.0)
         if g > max_grade:
             raise ValueError(f"grade {g} above max_grade {max_grade}")
-        pr = (2.0 ** g - 1.0) / 2.0 ** max_grade
+        pr = (2.0**g - 1.0) / 2.0**max_grade
         total += not_yet * pr / (i + 1)
         not_yet *= 1.0 - pr
     return total
@@ -148,6 +150,7 @@ def _recall(qd, k, rel, denominator="relevant"):
 
 
 # ----------------------------------------------------------------------------------------------- metrics
+
 
 def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     """The formula of docs/metrics.md for one query (no query-set policy applied)."""
@@ -233,7 +236,7 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     if name == "rbp":
         p = kw["p"]
         hits = _hits(qd, rel)
-        return (1 - p) * sum(hits[i] * p ** i for i in range(top))
+        return (1 - p) * sum(hits[i] * p**i for i in range(top))
     if name == "judged":
         if top == 0:
             return 0.0
@@ -270,9 +273,21 @@ def query_value(measure, qd: QueryData, *, no_relevant="zero", no_retrieved="zer
     return metric_value(name, kw, qd)
 
 
-def evaluate(df: pd.DataFrame, metrics, *, by=None, per_query=False, no_relevant="zero", no_retrieved="zero",
-             no_judged="skip", query="query", item="item", rank="rank", relevance="relevance",
-             score="score") -> pd.DataFrame:
+def evaluate(
+    df: pd.DataFrame,
+    metrics,
+    *,
+    by=None,
+    per_query=False,
+    no_relevant="zero",
+    no_retrieved="zero",
+    no_judged="skip",
+    query="query",
+    item="item",
+    rank="rank",
+    relevance="relevance",
+    score="score",
+) -> pd.DataFrame:
     """Reference ``rankframe.evaluate``: tidy frame ``[*by, query?, metric, value]`` (means also have ``n``)."""
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -299,8 +314,16 @@ def evaluate(df: pd.DataFrame, metrics, *, by=None, per_query=False, no_relevant
     return pd.DataFrame(rows, columns=cols)
 
 
-def compare_frames(got: pd.DataFrame, expected: pd.DataFrame, keys: list[str], *, rel: float = 1e-12,
-                   abs_: float = 1e-12, context: str = "", missing_is_nan: bool = True) -> None:
+def compare_frames(
+    got: pd.DataFrame,
+    expected: pd.DataFrame,
+    keys: list[str],
+    *,
+    rel: float = 1e-12,
+    abs_: float = 1e-12,
+    context: str = "",
+    missing_is_nan: bool = True,
+) -> None:
     """Assert two tidy result frames agree row for row (matched on ``keys``; key values compared as str).
 
     With ``missing_is_nan`` a missing row in one frame equals a NaN row in the other (an aggregate over a
@@ -323,16 +346,20 @@ def compare_frames(got: pd.DataFrame, expected: pd.DataFrame, keys: list[str], *
 
     if with_n:
         gn, en = index(got, "n"), index(expected, "n")
-        wrong = [f"{k}: n = {gn.get(k, 0)}, expected {en.get(k, 0)}" for k in sorted(set(gn) | set(en))
-                 if gn.get(k, 0) != en.get(k, 0)]
+        wrong = [
+            f"{k}: n = {gn.get(k, 0)}, expected {en.get(k, 0)}"
+            for k in sorted(set(gn) | set(en))
+            if gn.get(k, 0) != en.get(k, 0)
+        ]
         assert not wrong, f"{context}: {len(wrong)} wrong n:\n" + "\n".join(wrong[:20])
     g, e = index(got), index(expected)
     problems = []
     for key in sorted(set(g) | set(e)):
         a, b = g.get(key, math.nan), e.get(key, math.nan)
         if not missing_is_nan and (key not in g or key not in e):
-            problems.append(f"{key}: {'missing from result' if key not in g else 'unexpected row'} "
-                            f"(expected {b!r}, got {a!r})")
+            problems.append(
+                f"{key}: {'missing from result' if key not in g else 'unexpected row'} (expected {b!r}, got {a!r})"
+            )
         elif key not in g and not _isnull(b):
             problems.append(f"{key}: missing from result, expected {b!r}")
         elif key not in e and not _isnull(a):

@@ -52,8 +52,16 @@ def _unit(draw, items, mode, grades, kinds):
         rows[0]["_ret"] = True
     retrieved_rows = [r for r in rows if r["_ret"]]
     if mode in ("rank", "both"):
-        ranks = sorted(draw(st.lists(st.integers(1, 3 * len(rows) + 2), min_size=len(retrieved_rows),
-                                     max_size=len(retrieved_rows), unique=True)))
+        ranks = sorted(
+            draw(
+                st.lists(
+                    st.integers(1, 3 * len(rows) + 2),
+                    min_size=len(retrieved_rows),
+                    max_size=len(retrieved_rows),
+                    unique=True,
+                )
+            )
+        )
         for r, rk in zip(retrieved_rows, draw(st.permutations(ranks))):
             r["rank"] = rk
         for r in rows:
@@ -62,8 +70,7 @@ def _unit(draw, items, mode, grades, kinds):
         tie_scores = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 2.5])
         for r in rows:
             if r["_ret"] or mode == "both":
-                r["score"] = draw(st.one_of(tie_scores, tie_scores,
-                                            st.integers(-500, 500).map(lambda v: v / 100)))
+                r["score"] = draw(st.one_of(tie_scores, tie_scores, st.integers(-500, 500).map(lambda v: v / 100)))
                 r["score"] += 0.0  # no -0.0
             else:
                 r["score"] = None
@@ -83,8 +90,16 @@ def _unit(draw, items, mode, grades, kinds):
 
 
 @st.composite
-def tables(draw, mode: str | None = None, segments: bool | None = None, id_kind: str | None = None,
-           max_queries: int = 5, grades=GRADES, kinds=UNIT_KINDS, dtypes: bool = True) -> pd.DataFrame:
+def tables(
+    draw,
+    mode: str | None = None,
+    segments: bool | None = None,
+    id_kind: str | None = None,
+    max_queries: int = 5,
+    grades=GRADES,
+    kinds=UNIT_KINDS,
+    dtypes: bool = True,
+) -> pd.DataFrame:
     """A random long table (see the module docstring). ``mode`` in {"rank", "score", "both"}."""
     mode = mode or draw(st.sampled_from(["rank", "rank", "score", "both"]))
     segments = draw(st.booleans()) if segments is None else segments
@@ -278,5 +293,16 @@ def nan_safe_equal(a: float, b: float, tol: float = 1e-12) -> bool:
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 
-__all__ = ["tables", "to_trec", "trec_measure", "pytrec_values", "all_measures", "by_of", "qkey", "GRADES",
-           "SMALL_GRADES", "perfect_table", "nan_safe_equal"]
+__all__ = [
+    "tables",
+    "to_trec",
+    "trec_measure",
+    "pytrec_values",
+    "all_measures",
+    "by_of",
+    "qkey",
+    "GRADES",
+    "SMALL_GRADES",
+    "perfect_table",
+    "nan_safe_equal",
+]

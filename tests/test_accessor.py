@@ -13,13 +13,15 @@ import rankframe
 
 def table() -> pd.DataFrame:
     # q1: R N R (+1 judged relevant not retrieved) ; q2: N R ; two countries
-    return pd.DataFrame({
-        "query": [1, 1, 1, 1, 2, 2],
-        "item": [10, 11, 12, 13, 10, 14],
-        "rank": [1, 2, 3, None, 1, 2],
-        "relevance": [1, 0, 2, 1, 0, 1],
-        "country": ["de", "de", "de", "de", "fr", "fr"],
-    })
+    return pd.DataFrame(
+        {
+            "query": [1, 1, 1, 1, 2, 2],
+            "item": [10, 11, 12, 13, 10, 14],
+            "rank": [1, 2, 3, None, 1, 2],
+            "relevance": [1, 0, 2, 1, 0, 1],
+            "country": ["de", "de", "de", "de", "fr", "fr"],
+        }
+    )
 
 
 # AP by hand: q1 relevant = {10, 12, 13}: (1/1 + 2/3) / 3 = 5/9 ; q2: (1/2) / 1 = 1/2

@@ -103,15 +103,20 @@ def test_wilcoxon_rows_match_scipy(paired):
 def test_randomization_exact_rows_match_scipy_permutation_test(paired):
     # 8 queries per segment: 2**8 = 256 <= n_resamples, so both enumerate every sign pattern exactly
     small = paired[paired["query"].isin([f"q{i:02d}" for i in range(1, 17)])]
-    out = compare(small, ["nDCG@5", "P@5"], baseline="bm25", by="length", test="randomization",
-                  n_resamples=1000, seed=1)
+    out = compare(
+        small, ["nDCG@5", "P@5"], baseline="bm25", by="length", test="randomization", n_resamples=1000, seed=1
+    )
     assert out.attrs["exact_segments"] == 2 and out.attrs["n_resamples"] == 1000
     wide = _wide(small, ["nDCG@5", "P@5"], ["length"])
     for key, block in _segments(wide, ["length"]):
         for system in ("dense", "hybrid"):
-            ref = sps.permutation_test((block[system].to_numpy(), block["bm25"].to_numpy()),
-                                       lambda a, b, axis: np.mean(a - b, axis=axis), permutation_type="samples",
-                                       vectorized=True, n_resamples=1000)
+            ref = sps.permutation_test(
+                (block[system].to_numpy(), block["bm25"].to_numpy()),
+                lambda a, b, axis: np.mean(a - b, axis=axis),
+                permutation_type="samples",
+                vectorized=True,
+                n_resamples=1000,
+            )
             assert _row(out, ["length"], key, system)["p_value"] == pytest.approx(ref.pvalue, abs=1e-12)
 
 
@@ -129,15 +134,21 @@ def test_randomization_is_seeded(paired):
 
 
 def test_bootstrap_interval_matches_scipy_in_distribution(paired):
-    out = compare(paired, ["nDCG@5"], baseline="bm25", by="length", ci_method="bootstrap", n_resamples=20_000,
-                  seed=3)
+    out = compare(paired, ["nDCG@5"], baseline="bm25", by="length", ci_method="bootstrap", n_resamples=20_000, seed=3)
     assert out.attrs["ci_method"] == "bootstrap"
     wide = _wide(paired, ["nDCG@5"], ["length"])
     for key, block in _segments(wide, ["length"]):
         for system in ("dense", "hybrid"):
             a, b = block[system].to_numpy(), block["bm25"].to_numpy()
-            ref = sps.bootstrap((a, b), lambda u, v, axis: np.mean(u - v, axis=axis), paired=True, vectorized=True,
-                                n_resamples=20_000, method="percentile", rng=np.random.default_rng(4))
+            ref = sps.bootstrap(
+                (a, b),
+                lambda u, v, axis: np.mean(u - v, axis=axis),
+                paired=True,
+                vectorized=True,
+                n_resamples=20_000,
+                method="percentile",
+                rng=np.random.default_rng(4),
+            )
             se = (a - b).std(ddof=1) / np.sqrt(len(a))
             row = _row(out, ["length"], key, system)
             assert row["ci_low"] == pytest.approx(ref.confidence_interval.low, abs=0.15 * se)
@@ -163,18 +174,27 @@ def test_all_pairs_tukey_hand_derivation_per_segment():
     # B - A = C - A = 0.3, C - B = 0, q = 3 / sqrt(11 / 12) = 3.1334, p = P(Q(3, 6) >= q).
     # Segment "b": C moved up by 0.2 on every query (C: 6 9 3 10): residuals unchanged (a constant per system
     # is absorbed by its column mean), so MSE and se are the same; C - A = 0.5, C - B = 0.2.
-    df = pd.concat([_precision_table({"A": [1, 3, 2, 2], "B": [4, 5, 6, 5], "C": [4, 7, 1, 8]}, "a"),
-                    _precision_table({"A": [1, 3, 2, 2], "B": [4, 5, 6, 5], "C": [6, 9, 3, 10]}, "b")])
+    df = pd.concat(
+        [
+            _precision_table({"A": [1, 3, 2, 2], "B": [4, 5, 6, 5], "C": [4, 7, 1, 8]}, "a"),
+            _precision_table({"A": [1, 3, 2, 2], "B": [4, 5, 6, 5], "C": [6, 9, 3, 10]}, "b"),
+        ]
+    )
     out = compare(df, "P@10", by="segment", pairs="all")
     assert out.attrs["test"] == "tukey" and out.attrs["ci_method"] == "tukey"
     assert out[["segment", "system", "baseline"]].values.tolist() == [
-        ["a", "B", "A"], ["a", "C", "A"], ["a", "C", "B"], ["b", "B", "A"], ["b", "C", "A"], ["b", "C", "B"]]
+        ["a", "B", "A"],
+        ["a", "C", "A"],
+        ["a", "C", "B"],
+        ["b", "B", "A"],
+        ["b", "C", "A"],
+        ["b", "C", "B"],
+    ]
     se = np.sqrt(11 / 12) / 10
     qcrit = sps.studentized_range.ppf(0.95, 3, 6)  # 4.339 in Tukey's table
     expected_delta = [0.3, 0.3, 0.0, 0.3, 0.5, 0.2]
     np.testing.assert_allclose(out["delta"], expected_delta, atol=1e-12)
-    np.testing.assert_allclose(out["p_value"], sps.studentized_range.sf(np.abs(expected_delta) / se, 3, 6),
-                               rtol=1e-9)
+    np.testing.assert_allclose(out["p_value"], sps.studentized_range.sf(np.abs(expected_delta) / se, 3, 6), rtol=1e-9)
     np.testing.assert_allclose(out["ci_high"] - out["delta"], qcrit * se, rtol=1e-9)
     assert out["p_value"].iloc[0] == pytest.approx(sps.studentized_range.sf(3.1334, 3, 6), rel=1e-4)
     np.testing.assert_allclose(out["p_adjusted"], multipletests(out["p_value"], method="holm")[1], rtol=1e-12)
@@ -182,8 +202,7 @@ def test_all_pairs_tukey_hand_derivation_per_segment():
 
 def test_all_pairs_with_a_paired_test_and_baseline_first(paired):
     out = compare(paired, ["AP"], pairs="all", test="t", baseline="hybrid")
-    assert out[["system", "baseline"]].values.tolist() == [["bm25", "hybrid"], ["dense", "hybrid"],
-                                                          ["dense", "bm25"]]
+    assert out[["system", "baseline"]].values.tolist() == [["bm25", "hybrid"], ["dense", "hybrid"], ["dense", "bm25"]]
     wide = _wide(paired, ["AP"])
     ref = sps.ttest_rel(wide["dense"], wide["bm25"])
     assert out["p_value"].iloc[2] == pytest.approx(ref.pvalue, rel=1e-9)
@@ -255,8 +274,14 @@ def test_misaligned_queries_are_an_error_naming_them():
 def test_qrels_score_every_system_on_every_judged_query(system):
     # B retrieved nothing for q2: with qrels= the join gives B the unit (q2, nothing retrieved), which the
     # default no_retrieved="zero" counts as 0 (trec_eval -c): aligned, no error, whatever the system column's name
-    run = pd.DataFrame({system: ["A", "A", "A", "B", "B"], "query": ["q0", "q1", "q2", "q0", "q1"],
-                        "item": ["r", "r", "r", "n", "r"], "rank": [1, 1, 1, 1, 1]})
+    run = pd.DataFrame(
+        {
+            system: ["A", "A", "A", "B", "B"],
+            "query": ["q0", "q1", "q2", "q0", "q1"],
+            "item": ["r", "r", "r", "n", "r"],
+            "rank": [1, 1, 1, 1, 1],
+        }
+    )
     qrels = pd.DataFrame({"query": ["q0", "q1", "q2"], "item": ["r", "r", "r"], "relevance": [1, 1, 1]})
     out = compare(run, "P@1", system=system, baseline="A", qrels=qrels)
     assert out[["n", "mean", "baseline_mean", "wins", "ties", "losses"]].values.tolist() == [[3, 1 / 3, 1.0, 0, 1, 2]]
@@ -292,15 +317,18 @@ def test_baseline_of_another_type_is_named(paired):
 
 
 def test_categorical_columns_and_a_null_segment(paired):
-    cat = paired.assign(system=paired["system"].astype("category").cat.add_categories(["never used"]),
-                        length=paired["length"].astype("category"))
+    cat = paired.assign(
+        system=paired["system"].astype("category").cat.add_categories(["never used"]),
+        length=paired["length"].astype("category"),
+    )
     out = compare(cat, "AP", baseline="bm25", by="length")
     ref = compare(paired, "AP", baseline="bm25", by="length")
     assert out["system"].astype(str).tolist() == ref["system"].tolist() == ["dense", "hybrid"] * 2
     np.testing.assert_allclose(out["p_value"], ref["p_value"], rtol=1e-12)
     # q01 has no segment value: it becomes its own (null) segment, listed last, with n = 1 and a note
-    null = compare(paired.assign(length=paired["length"].where(paired["query"] != "q01")), "AP", baseline="bm25",
-                   by="length")
+    null = compare(
+        paired.assign(length=paired["length"].where(paired["query"] != "q01")), "AP", baseline="bm25", by="length"
+    )
     assert null["length"].isna().tolist() == [False] * 4 + [True] * 2
     assert null["n"].tolist() == [16, 16, 15, 15, 1, 1]
     assert null["note"].dtype == object and null["note"].iloc[0] is None
@@ -338,8 +366,10 @@ def test_small_segments_identical_and_constant_differences():
     for test in ("t", "randomization", "wilcoxon"):
         out = compare(df, "P@1", baseline="A", by="seg", test=test, seed=0).set_index("seg")
         assert out.loc["one", "n"] == 1 and out.loc["one", "note"].startswith("only 1 query")
-        assert out.loc["one", "delta"] == -1 and np.isnan(out.loc["one", ["p_value", "ci_low", "effect_size"]]
-                                                            .astype(float)).all()
+        assert (
+            out.loc["one", "delta"] == -1
+            and np.isnan(out.loc["one", ["p_value", "ci_low", "effect_size"]].astype(float)).all()
+        )
         assert out.loc["same", "note"].startswith("identical on every query") and np.isnan(out.loc["same", "p_value"])
         assert out.loc["same", "ties"] == 3
         assert out.loc["up", "note"] == "every difference is the same (sd = 0)"
@@ -350,8 +380,12 @@ def test_small_segments_identical_and_constant_differences():
 
 
 def test_system_absent_from_a_segment():
-    df = pd.concat([_two_systems([1, 0, 1], [0, 0, 1], segment=lambda q: "s1"),
-                    _two_systems([1, 1], [0, 1], queries=["r0", "r1"], segment=lambda q: "s2")])
+    df = pd.concat(
+        [
+            _two_systems([1, 0, 1], [0, 0, 1], segment=lambda q: "s1"),
+            _two_systems([1, 1], [0, 1], queries=["r0", "r1"], segment=lambda q: "s2"),
+        ]
+    )
     c = df[df["system"] == "B"].assign(system="C")
     df = pd.concat([df, c[c["seg"] == "s1"]])  # C only exists in segment s1
     out = compare(df, "P@1", baseline="A", by="seg")
@@ -360,27 +394,30 @@ def test_system_absent_from_a_segment():
     assert (out[(out["seg"] == "s2") & (out["system"] == "B")]["n"] == 2).all()
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(test="ttest"), "'test' parameter of compare must be one of"),
-    (dict(ci=1.5), "'ci' parameter"),
-    (dict(ci=True), "'ci' parameter"),
-    (dict(ci_method="percentile"), "'ci_method'"),
-    (dict(correction="fdr"), "'correction'"),
-    (dict(missing="ignore"), "'missing'"),
-    (dict(pairs="some"), "'pairs'"),
-    (dict(n_resamples=0), "'n_resamples'"),
-    (dict(n_resamples=10.0), "'n_resamples'"),
-    (dict(seed=-1), "'seed'"),
-    (dict(seed="x"), "'seed'"),
-    (dict(family="metrics"), r"did you mean 'metric'\?"),
-    (dict(family=3), "'family'"),
-    (dict(engine="spark"), "'engine'"),
-    (dict(test="tukey"), "pass pairs='all'"),
-    (dict(ci_method="tukey"), "needs test='tukey'"),
-    (dict(no_relevent="nan"), r"did you mean 'no_relevant'\?"),
-    (dict(no_relevant="maybe"), "no_relevant"),
-    (dict(metrics=[]), "'metrics'"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(test="ttest"), "'test' parameter of compare must be one of"),
+        (dict(ci=1.5), "'ci' parameter"),
+        (dict(ci=True), "'ci' parameter"),
+        (dict(ci_method="percentile"), "'ci_method'"),
+        (dict(correction="fdr"), "'correction'"),
+        (dict(missing="ignore"), "'missing'"),
+        (dict(pairs="some"), "'pairs'"),
+        (dict(n_resamples=0), "'n_resamples'"),
+        (dict(n_resamples=10.0), "'n_resamples'"),
+        (dict(seed=-1), "'seed'"),
+        (dict(seed="x"), "'seed'"),
+        (dict(family="metrics"), r"did you mean 'metric'\?"),
+        (dict(family=3), "'family'"),
+        (dict(engine="spark"), "'engine'"),
+        (dict(test="tukey"), "pass pairs='all'"),
+        (dict(ci_method="tukey"), "needs test='tukey'"),
+        (dict(no_relevent="nan"), r"did you mean 'no_relevant'\?"),
+        (dict(no_relevant="maybe"), "no_relevant"),
+        (dict(metrics=[]), "'metrics'"),
+    ],
+)
 def test_parameter_errors(paired, kwargs, match):
     metrics = kwargs.pop("metrics", "AP")
     with pytest.raises(RankframeError, match=match):

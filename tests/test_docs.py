@@ -37,8 +37,9 @@ EXAMPLES = [(path, line, code) for path in DOCS for line, code in python_blocks(
 def test_docs_parameter_table_matches_registry():
     doc = (ROOT / "docs" / "metrics.md").read_text()
     table = doc.split("<!-- params:start -->")[1].split("<!-- params:end -->")[0].strip()
-    assert table == params_markdown(), "run: python -c 'from rankframe.registry import write_params_doc; " \
-        "write_params_doc()'"
+    assert table == params_markdown(), (
+        "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
+    )
 
 
 def test_docs_define_every_metric():
@@ -51,8 +52,9 @@ def test_the_readme_has_python_examples():
     assert any(path.name == "README.md" for path, _, _ in EXAMPLES)
 
 
-@pytest.mark.parametrize(("path", "line", "code"), EXAMPLES,
-                         ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _ in EXAMPLES])
+@pytest.mark.parametrize(
+    ("path", "line", "code"), EXAMPLES, ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _ in EXAMPLES]
+)
 def test_python_example_runs(path: Path, line: int, code: str, monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("MPLBACKEND", "Agg")

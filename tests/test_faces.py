@@ -60,9 +60,18 @@ def test_five_faces_agree_with_trec_eval_c(shared_data):
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = cli.main(["evaluate", str(run_path), "--qrels", str(qrels_path), *[a for m in METRICS for a in
-                                                                                   ("-m", m)],
-                         "--format", "csv", "--no-progress"])
+        code = cli.main(
+            [
+                "evaluate",
+                str(run_path),
+                "--qrels",
+                str(qrels_path),
+                *[a for m in METRICS for a in ("-m", m)],
+                "--format",
+                "csv",
+                "--no-progress",
+            ]
+        )
     assert code == 0
     printed = pd.read_csv(io.StringIO(out.getvalue()))
     faces["cli"] = dict(zip(printed["metric"], printed["value"]))
@@ -88,17 +97,19 @@ def test_sql_macros_have_the_registrys_policy_defaults():
     from rankframe.registry import POLICY_DEFAULTS
 
     assert POLICY_DEFAULTS == {"no_relevant": "zero", "no_retrieved": "zero", "no_judged": "skip"}
-    df = pd.DataFrame({
-        "query": ["q_ok", "q_ok", "q_norel", "q_noret", "q_nojudge"],
-        "item": ["a", "b", "a", "a", "a"],
-        "rank": pd.array([1, 2, 1, None, 1], dtype="Int64"),
-        "relevance": [1, 0, 0, 1, None],
-    })
+    df = pd.DataFrame(
+        {
+            "query": ["q_ok", "q_ok", "q_norel", "q_noret", "q_nojudge"],
+            "item": ["a", "b", "a", "a", "a"],
+            "rank": pd.array([1, 2, 1, None, 1], dtype="Int64"),
+            "relevance": [1, 0, 0, 1, None],
+        }
+    )
     py = rankframe.evaluate(df, ["AP"], per_query=True)
     assert dict(zip(py["query"], py["value"])) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
     con = rankframe.sql.install(duckdb.connect())
     con.register("t", df)
-    sql = con.sql('SELECT query, "AP" FROM rf_per_query(\'t\') ORDER BY query').fetchall()
+    sql = con.sql("SELECT query, \"AP\" FROM rf_per_query('t') ORDER BY query").fetchall()
     assert dict(sql) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
-    means = con.sql('SELECT n_queries, "AP" FROM rf_means(\'t\')').fetchall()
+    means = con.sql("SELECT n_queries, \"AP\" FROM rf_means('t')").fetchall()
     assert means == [(3, pytest.approx(1 / 3))]

@@ -29,13 +29,15 @@ MAP = 13 / 24
 
 
 def base() -> pd.DataFrame:
-    return pd.DataFrame({
-        "query": [1, 1, 1, 2, 2, 2],
-        "item": ["a", "b", "c", "a", "b", "d"],
-        "rank": pd.array([1, 2, 3, 1, 2, None], dtype="Int64"),
-        "relevance": [1, 0, 2, 0, 1, 1],
-        "model": ["m1", "m1", "m1", "m2", "m2", "m2"],
-    })
+    return pd.DataFrame(
+        {
+            "query": [1, 1, 1, 2, 2, 2],
+            "item": ["a", "b", "c", "a", "b", "d"],
+            "rank": pd.array([1, 2, 3, 1, 2, None], dtype="Int64"),
+            "relevance": [1, 0, 2, 0, 1, 1],
+            "model": ["m1", "m1", "m1", "m2", "m2", "m2"],
+        }
+    )
 
 
 @dataclass
@@ -57,90 +59,272 @@ V = ("ValidationError",)
 P = ("ParameterError",)
 
 CASES = [
-    Case("misspelled segment", base, ["AP"], {"by": "modle"}, error=V,
-         pattern=r"'modle'.*\(did you mean 'model'\?\)", cli=("--by", "modle"),
-         sql=("segments := ['modle']", '"AP"', r"modle")),
-    Case("duplicate rows", lambda: pd.concat([base(), base().iloc[[0]]], ignore_index=True), ["AP"], error=V,
-         pattern=r"item must be unique within each \(query\).*allow_duplicates", cli=(),
-         sql=("", '"AP"', r"(?i)duplicate|unique")),
-    Case("mixed query id types", lambda: base().astype({"query": object}).assign(
-        query=["1", 1, 1, 2, 2, 2]), ["AP"], error=V, pattern=r"query ids must all have one type"),
-    Case("mixed item id types", lambda: base().assign(item=["a", 1, "c", "a", "b", "d"]), ["AP"], error=V,
-         pattern=r"item ids must all have one type"),
-    Case("segment named value", lambda: base().rename(columns={"model": "value"}), ["AP"], {"by": "value"},
-         error=P, pattern=r"segment column 'value' has the name of an output column", cli=("--by", "value")),
-    Case("segment named metric", lambda: base().rename(columns={"model": "metric"}), ["AP"], {"by": "metric"},
-         error=P, pattern=r"segment column 'metric' has the name of an output column", cli=("--by", "metric")),
-    Case("query column named metric", lambda: base().rename(columns={"query": "metric"}), ["AP"],
-         {"columns": {"query": "metric"}, "per_query": True}, error=P,
-         pattern=r"query column 'metric' has the name of an output column"),
-    Case("segment named like an internal column", lambda: base().rename(columns={"model": "_m"}), ["AP"],
-         {"by": "_m"}, values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4}),
-    Case("segment named rf_pos", lambda: base().rename(columns={"model": "rf_pos"}), ["AP"], {"by": "rf_pos"},
-         values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4},
-         sql=("segments := ['rf_pos']", '"AP"', r"rf_pos")),
-    Case("segment named like a SQL output column", lambda: base().rename(columns={"model": "AP"}), ["AP"],
-         {"by": "AP"}, values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4},
-         sql=("segments := ['AP']", '"AP"', r"also output columns of rf_means: 'AP'")),
-    Case("segment named index", lambda: base().rename(columns={"model": "index"}), ["AP"], {"by": "index"},
-         values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4}),
-    Case("exponential gain overflow", lambda: base().assign(relevance=[2000, 0, 2, 0, 1, 1]),
-         ["nDCG(gain='exponential')"], error=P, pattern=r"gain='exponential'.*overflows.*grade 2000", cli=()),
+    Case(
+        "misspelled segment",
+        base,
+        ["AP"],
+        {"by": "modle"},
+        error=V,
+        pattern=r"'modle'.*\(did you mean 'model'\?\)",
+        cli=("--by", "modle"),
+        sql=("segments := ['modle']", '"AP"', r"modle"),
+    ),
+    Case(
+        "duplicate rows",
+        lambda: pd.concat([base(), base().iloc[[0]]], ignore_index=True),
+        ["AP"],
+        error=V,
+        pattern=r"item must be unique within each \(query\).*allow_duplicates",
+        cli=(),
+        sql=("", '"AP"', r"(?i)duplicate|unique"),
+    ),
+    Case(
+        "mixed query id types",
+        lambda: base().astype({"query": object}).assign(query=["1", 1, 1, 2, 2, 2]),
+        ["AP"],
+        error=V,
+        pattern=r"query ids must all have one type",
+    ),
+    Case(
+        "mixed item id types",
+        lambda: base().assign(item=["a", 1, "c", "a", "b", "d"]),
+        ["AP"],
+        error=V,
+        pattern=r"item ids must all have one type",
+    ),
+    Case(
+        "segment named value",
+        lambda: base().rename(columns={"model": "value"}),
+        ["AP"],
+        {"by": "value"},
+        error=P,
+        pattern=r"segment column 'value' has the name of an output column",
+        cli=("--by", "value"),
+    ),
+    Case(
+        "segment named metric",
+        lambda: base().rename(columns={"model": "metric"}),
+        ["AP"],
+        {"by": "metric"},
+        error=P,
+        pattern=r"segment column 'metric' has the name of an output column",
+        cli=("--by", "metric"),
+    ),
+    Case(
+        "query column named metric",
+        lambda: base().rename(columns={"query": "metric"}),
+        ["AP"],
+        {"columns": {"query": "metric"}, "per_query": True},
+        error=P,
+        pattern=r"query column 'metric' has the name of an output column",
+    ),
+    Case(
+        "segment named like an internal column",
+        lambda: base().rename(columns={"model": "_m"}),
+        ["AP"],
+        {"by": "_m"},
+        values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4},
+    ),
+    Case(
+        "segment named rf_pos",
+        lambda: base().rename(columns={"model": "rf_pos"}),
+        ["AP"],
+        {"by": "rf_pos"},
+        values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4},
+        sql=("segments := ['rf_pos']", '"AP"', r"rf_pos"),
+    ),
+    Case(
+        "segment named like a SQL output column",
+        lambda: base().rename(columns={"model": "AP"}),
+        ["AP"],
+        {"by": "AP"},
+        values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4},
+        sql=("segments := ['AP']", '"AP"', r"also output columns of rf_means: 'AP'"),
+    ),
+    Case(
+        "segment named index",
+        lambda: base().rename(columns={"model": "index"}),
+        ["AP"],
+        {"by": "index"},
+        values={("m1", "AP"): 5 / 6, ("m2", "AP"): 1 / 4},
+    ),
+    Case(
+        "exponential gain overflow",
+        lambda: base().assign(relevance=[2000, 0, 2, 0, 1, 1]),
+        ["nDCG(gain='exponential')"],
+        error=P,
+        pattern=r"gain='exponential'.*overflows.*grade 2000",
+        cli=(),
+    ),
     Case("metric parameter given twice", base, ["AP(k=5)@10"], error=P, pattern=r"'k' parameter twice", cli=()),
-    Case("metric parameter and its alias", base, ["AP(rel=2, threshold=3)"], error=P,
-         pattern=r"'rel' parameter twice", cli=()),
-    Case("complex relevance", lambda: base().assign(relevance=np.array([1, 0, 2, 0, 1, 1], dtype=complex)),
-         ["AP"], error=V, pattern=r"relevance must be numeric"),
-    Case("ERR grade above max_grade", lambda: base().assign(relevance=[5, 0, 2, 0, 1, 1]), ["ERR"], error=P,
-         pattern=r"'max_grade' parameter of ERR must be >= every grade.*grade 5", cli=(),
-         sql=("", '"ERR"', r"max_grade")),
-    Case("ERR grade above max_grade outside the top k", lambda: base().assign(relevance=[0, 0, 5, 0, 1, 1]),
-         ["ERR@1"], error=P, pattern=r"'max_grade' parameter of ERR must be >= every grade", cli=()),
-    Case("ERR with a huge max_grade", base, ["ERR(max_grade=2000)"],
-         # Pr(g) = (2^g - 1) / 2^2000 underflows to 0 for grades 0..2: ERR = 0 (finite, never an OverflowError)
-         values={"ERR(max_grade=2000)": 0.0}, cli=(), sql=("max_grade := 2000", '"ERR"', "")),
-    Case("k beyond int64", base, [f"P@{2**63}"], error=P,
-         pattern=r"'k' parameter of precision must be an int >= 1 \(at most 2\*\*63 - 1\)", cli=(),
-         sql=("k := 1e30", '"P"', r"'k' parameter")),
+    Case(
+        "metric parameter and its alias",
+        base,
+        ["AP(rel=2, threshold=3)"],
+        error=P,
+        pattern=r"'rel' parameter twice",
+        cli=(),
+    ),
+    Case(
+        "complex relevance",
+        lambda: base().assign(relevance=np.array([1, 0, 2, 0, 1, 1], dtype=complex)),
+        ["AP"],
+        error=V,
+        pattern=r"relevance must be numeric",
+    ),
+    Case(
+        "ERR grade above max_grade",
+        lambda: base().assign(relevance=[5, 0, 2, 0, 1, 1]),
+        ["ERR"],
+        error=P,
+        pattern=r"'max_grade' parameter of ERR must be >= every grade.*grade 5",
+        cli=(),
+        sql=("", '"ERR"', r"max_grade"),
+    ),
+    Case(
+        "ERR grade above max_grade outside the top k",
+        lambda: base().assign(relevance=[0, 0, 5, 0, 1, 1]),
+        ["ERR@1"],
+        error=P,
+        pattern=r"'max_grade' parameter of ERR must be >= every grade",
+        cli=(),
+    ),
+    Case(
+        "ERR with a huge max_grade",
+        base,
+        ["ERR(max_grade=2000)"],
+        # Pr(g) = (2^g - 1) / 2^2000 underflows to 0 for grades 0..2: ERR = 0 (finite, never an OverflowError)
+        values={"ERR(max_grade=2000)": 0.0},
+        cli=(),
+        sql=("max_grade := 2000", '"ERR"', ""),
+    ),
+    Case(
+        "k beyond int64",
+        base,
+        [f"P@{2**63}"],
+        error=P,
+        pattern=r"'k' parameter of precision must be an int >= 1 \(at most 2\*\*63 - 1\)",
+        cli=(),
+        sql=("k := 1e30", '"P"', r"'k' parameter"),
+    ),
     Case("k as a string in SQL", base, ["P@2"], values={"P@2": 0.5}, sql=("k := '10'", '"P"', r"'k' parameter")),
-    Case("k far beyond the lists", base, ["P@1000"], values={"P@1000": 0.0015}, cli=(),
-         sql=("k := 1000", '"P"', "")),
-    Case("duplicated column names", lambda: pd.concat([base(), base()[["rank"]]], axis=1), ["AP"], error=V,
-         pattern=r"column names must be unique: 'rank' appears 2 times"),
+    Case("k far beyond the lists", base, ["P@1000"], values={"P@1000": 0.0015}, cli=(), sql=("k := 1000", '"P"', "")),
+    Case(
+        "duplicated column names",
+        lambda: pd.concat([base(), base()[["rank"]]], axis=1),
+        ["AP"],
+        error=V,
+        pattern=r"column names must be unique: 'rank' appears 2 times",
+    ),
     Case("by is a number", base, ["AP"], {"by": 5}, error=P, pattern=r"'by' parameter of evaluate must be a column"),
-    Case("by names a column twice", base, ["AP"], {"by": ["model", "model"]}, error=P,
-         pattern=r"names column 'model' twice"),
+    Case(
+        "by names a column twice",
+        base,
+        ["AP"],
+        {"by": ["model", "model"]},
+        error=P,
+        pattern=r"names column 'model' twice",
+    ),
     Case("by is empty", base, ["AP"], {"by": []}, values={"AP": MAP}),
     Case("by holds the query column", base, ["AP"], {"by": "query"}, error=P, pattern=r"contains the query column"),
     Case("metric asked twice under two names", base, ["AP", "map"], error=P, pattern=r"asks for AP twice", cli=()),
     Case("metrics is a number", base, 5, error=P, pattern=r"'metrics' parameter of evaluate must be a metric name"),
     Case("metrics is empty", base, [], error=P, pattern=r"must name at least one metric"),
-    Case("columns as a dict", lambda: base().rename(columns={"query": "user"}), ["AP"],
-         {"columns": {"query": "user"}}, values={"AP": MAP}, cli=("--query", "user")),
-    Case("columns with a misspelled role", base, ["AP"], {"columns": {"qurey": "user"}}, error=P,
-         pattern=r"unknown column role 'qurey' \(did you mean 'query'\?\)"),
-    Case("per_query is a string", base, ["AP"], {"per_query": "yes"}, error=P,
-         pattern=r"'per_query' parameter of evaluate must be True or False"),
-    Case("string relevance", lambda: base().assign(relevance=["1", "0", "2", "0", "1", "1"]), ["AP"], error=V,
-         pattern=r"relevance must be numeric", cli=()),
-    Case("bool relevance", lambda: base().assign(relevance=[True, False, True, False, True, True]), ["AP"],
-         error=V, pattern=r"relevance must be numeric", cli=()),
-    Case("null query id", lambda: base().astype({"query": "Int64"}).assign(
-        query=pd.array([1, 1, None, 2, 2, 2], dtype="Int64")), ["AP"], error=V,
-         pattern=r"column 'query': must not be null", cli=()),
-    Case("infinite relevance", lambda: base().assign(relevance=[1, 0, np.inf, 0, 1, 1]), ["AP"], error=V,
-         pattern=r"relevance must be finite", cli=()),
-    Case("rank zero and fractional", lambda: base().assign(rank=[0, 1.5, 3, 1, 2, np.nan]), ["AP"], error=V,
-         pattern=r"rank must be an integer >= 1", cli=()),
-    Case("negative grades count as not relevant", lambda: base().assign(relevance=[1, -3, 2, -1, 1, 1]), ["AP"],
-         values={"AP": MAP}, cli=(), sql=("", '"AP"', "")),
-    Case("nothing relevant anywhere", lambda: base().assign(relevance=0), ["AP", "P@2"],
-         values={"AP": 0.0, "P@2": 0.0}, cli=(), sql=("", '"AP"', "")),
-    Case("huge table of one query", lambda: pd.DataFrame({
-        "query": 1, "item": np.arange(200_000), "rank": np.arange(1, 200_001),
-        "relevance": (np.arange(200_000) % 1000 == 0).astype(int)}), ["P@1000", "R@1000"],
+    Case(
+        "columns as a dict",
+        lambda: base().rename(columns={"query": "user"}),
+        ["AP"],
+        {"columns": {"query": "user"}},
+        values={"AP": MAP},
+        cli=("--query", "user"),
+    ),
+    Case(
+        "columns with a misspelled role",
+        base,
+        ["AP"],
+        {"columns": {"qurey": "user"}},
+        error=P,
+        pattern=r"unknown column role 'qurey' \(did you mean 'query'\?\)",
+    ),
+    Case(
+        "per_query is a string",
+        base,
+        ["AP"],
+        {"per_query": "yes"},
+        error=P,
+        pattern=r"'per_query' parameter of evaluate must be True or False",
+    ),
+    Case(
+        "string relevance",
+        lambda: base().assign(relevance=["1", "0", "2", "0", "1", "1"]),
+        ["AP"],
+        error=V,
+        pattern=r"relevance must be numeric",
+        cli=(),
+    ),
+    Case(
+        "bool relevance",
+        lambda: base().assign(relevance=[True, False, True, False, True, True]),
+        ["AP"],
+        error=V,
+        pattern=r"relevance must be numeric",
+        cli=(),
+    ),
+    Case(
+        "null query id",
+        lambda: base().astype({"query": "Int64"}).assign(query=pd.array([1, 1, None, 2, 2, 2], dtype="Int64")),
+        ["AP"],
+        error=V,
+        pattern=r"column 'query': must not be null",
+        cli=(),
+    ),
+    Case(
+        "infinite relevance",
+        lambda: base().assign(relevance=[1, 0, np.inf, 0, 1, 1]),
+        ["AP"],
+        error=V,
+        pattern=r"relevance must be finite",
+        cli=(),
+    ),
+    Case(
+        "rank zero and fractional",
+        lambda: base().assign(rank=[0, 1.5, 3, 1, 2, np.nan]),
+        ["AP"],
+        error=V,
+        pattern=r"rank must be an integer >= 1",
+        cli=(),
+    ),
+    Case(
+        "negative grades count as not relevant",
+        lambda: base().assign(relevance=[1, -3, 2, -1, 1, 1]),
+        ["AP"],
+        values={"AP": MAP},
+        cli=(),
+        sql=("", '"AP"', ""),
+    ),
+    Case(
+        "nothing relevant anywhere",
+        lambda: base().assign(relevance=0),
+        ["AP", "P@2"],
+        values={"AP": 0.0, "P@2": 0.0},
+        cli=(),
+        sql=("", '"AP"', ""),
+    ),
+    Case(
+        "huge table of one query",
+        lambda: pd.DataFrame(
+            {
+                "query": 1,
+                "item": np.arange(200_000),
+                "rank": np.arange(1, 200_001),
+                "relevance": (np.arange(200_000) % 1000 == 0).astype(int),
+            }
+        ),
+        ["P@1000", "R@1000"],
         # one relevant item every 1000 ranks, the first at rank 1: P@1000 = 1/1000; R@1000 = 1/200
-        values={"P@1000": 0.001, "R@1000": 1 / 200}, cli=()),
+        values={"P@1000": 0.001, "R@1000": 1 / 200},
+        cli=(),
+    ),
 ]
 
 
@@ -222,18 +406,24 @@ def test_qrels_with_other_id_dtype_and_own_column_names(engine):
     # judgments with their own column names: the base table's grades as (qid, doc, grade)
     judged = base().loc[lambda d: d["relevance"] > 0, ["query", "item", "relevance"]]
     qrels = judged.rename(columns={"query": "qid", "item": "doc", "relevance": "grade"})
-    got = rankframe.evaluate(run, ["AP"], qrels=qrels, engine=engine,
-                             qrels_columns={"query": "qid", "item": "doc", "relevance": "grade"})
+    got = rankframe.evaluate(
+        run, ["AP"], qrels=qrels, engine=engine, qrels_columns={"query": "qid", "item": "doc", "relevance": "grade"}
+    )
     assert got["value"].iloc[0] == pytest.approx(MAP, abs=1e-12)
     with pytest.raises(rankframe.ValidationError, match=r"(?s)the qrels table breaks.*column 'item' not in dataframe"):
         rankframe.evaluate(run, ["AP"], qrels=qrels, engine=engine)
 
 
 def test_dictionary_encoded_ids_with_segments(engine):
-    table = pa.table({"query": pa.array(["1", "1", "1", "2", "2", "2"]).dictionary_encode(),
-                      "item": ["a", "b", "c", "a", "b", "d"], "rank": pa.array([1, 2, 3, 1, 2, None]),
-                      "relevance": [1, 0, 2, 0, 1, 1],
-                      "model": pa.array(["m1", "m1", "m1", "m2", "m2", "m2"]).dictionary_encode()})
+    table = pa.table(
+        {
+            "query": pa.array(["1", "1", "1", "2", "2", "2"]).dictionary_encode(),
+            "item": ["a", "b", "c", "a", "b", "d"],
+            "rank": pa.array([1, 2, 3, 1, 2, None]),
+            "relevance": [1, 0, 2, 0, 1, 1],
+            "model": pa.array(["m1", "m1", "m1", "m2", "m2", "m2"]).dictionary_encode(),
+        }
+    )
     for df in (table.to_pandas(), table.to_pandas(types_mapper=pd.ArrowDtype)):
         got = rankframe.evaluate(df, ["AP"], by="model", engine=engine)
         assert dict(zip(got["model"].astype(str), got["value"])) == pytest.approx({"m1": 5 / 6, "m2": 1 / 4})

@@ -38,8 +38,13 @@ def check_against_oracle(df, metrics, engine, policies, per_query, context=""):
     got = rankframe.evaluate(df, metrics, engine=engine, **kw)
     expected = oracle.evaluate(df, metrics, **kw)
     keys = [*(by or []), *(["query"] if per_query else []), "metric"]
-    oracle.compare_frames(got, expected, keys, missing_is_nan=not per_query,
-                          context=f"{context} engine={engine} {policies} per_query={per_query}\n{df}\n")
+    oracle.compare_frames(
+        got,
+        expected,
+        keys,
+        missing_is_nan=not per_query,
+        context=f"{context} engine={engine} {policies} per_query={per_query}\n{df}\n",
+    )
 
 
 def test_measure_grid_covers_every_declared_choice():
@@ -58,10 +63,12 @@ def test_random_tables_equal_oracle(engine):
     @given(data=st.data())
     def run(data):
         df = data.draw(S.tables(), label="table")
-        metrics = data.draw(st.lists(st.sampled_from(measures_for(df)), min_size=1, max_size=n_metrics,
-                                     unique=True), label="metrics")
-        policies = {p: data.draw(st.sampled_from(POLICY_CHOICES), label=p)
-                    for p in ("no_relevant", "no_retrieved", "no_judged")}
+        metrics = data.draw(
+            st.lists(st.sampled_from(measures_for(df)), min_size=1, max_size=n_metrics, unique=True), label="metrics"
+        )
+        policies = {
+            p: data.draw(st.sampled_from(POLICY_CHOICES), label=p) for p in ("no_relevant", "no_retrieved", "no_judged")
+        }
         per_query = data.draw(st.booleans(), label="per_query")
         check_against_oracle(df, metrics, engine, policies, per_query)
 
@@ -74,14 +81,20 @@ def test_every_measure_and_option_on_fixed_tables(engine):
     k_values = (None, 1, 3, 20) if engine == "pandas" else (None, 3)
 
     # no shrinking: each example is hundreds of metrics; a failure prints the whole (small) table instead
-    @settings(max_examples=n, derandomize=True, database=None, suppress_health_check=SUPPRESS,
-              phases=[Phase.explicit, Phase.generate])
+    @settings(
+        max_examples=n,
+        derandomize=True,
+        database=None,
+        suppress_health_check=SUPPRESS,
+        phases=[Phase.explicit, Phase.generate],
+    )
     @given(df=S.tables(segments=True, max_queries=6))
     def run(df):
         metrics = measures_for(df, k_values)
         check_against_oracle(df, metrics, engine, {}, per_query=True)
-        check_against_oracle(df, metrics, engine, {"no_relevant": "nan", "no_retrieved": "skip",
-                                                   "no_judged": "zero"}, per_query=False)
+        check_against_oracle(
+            df, metrics, engine, {"no_relevant": "nan", "no_retrieved": "skip", "no_judged": "zero"}, per_query=False
+        )
 
     run()
 
@@ -94,12 +107,13 @@ def test_random_tables_equal_pytrec_eval(engine):
     @given(data=st.data())
     def run(data):
         df = data.draw(S.tables(), label="table")
-        metrics = data.draw(st.lists(st.sampled_from(trec_metrics), min_size=1,
-                                     max_size=METRICS_PER_EXAMPLE[engine], unique=True), label="metrics")
+        metrics = data.draw(
+            st.lists(st.sampled_from(trec_metrics), min_size=1, max_size=METRICS_PER_EXAMPLE[engine], unique=True),
+            label="metrics",
+        )
         qrels, trec_run = S.to_trec(df)
         expected = S.pytrec_values(qrels, trec_run, metrics)
-        got = rankframe.evaluate(df, metrics, engine=engine, by=S.by_of(df), per_query=True,
-                                 no_retrieved="skip")
+        got = rankframe.evaluate(df, metrics, engine=engine, by=S.by_of(df), per_query=True, no_retrieved="skip")
         values: dict = {}
         for rec in got.to_dict("records"):
             values.setdefault(rec["metric"], {})[S.qkey(rec.get("seg"), rec["query"])] = rec["value"]

@@ -19,8 +19,9 @@ SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 K_VALUES = [None, 1, 3, 5, 10]
 # rank-given tables (distinct ranks -> distinct scores -1 * rank: ranx breaks ties arbitrarily), grades 0..4,
 # every query judged (ranx and gdeval leave unjudged queries out)
-TABLES = S.tables(mode="rank", segments=False, grades=st.integers(0, 4),
-                  kinds=["normal", "normal", "normal", "nothing_relevant"])
+TABLES = S.tables(
+    mode="rank", segments=False, grades=st.integers(0, 4), kinds=["normal", "normal", "normal", "nothing_relevant"]
+)
 
 
 def per_query(df, metrics, engine, **kw) -> dict:
@@ -63,8 +64,11 @@ def _gdeval_available() -> bool:
     try:
         import ir_measures
 
-        list(ir_measures.iter_calc([ir_measures.ERR @ 5], [ir_measures.Qrel("1", "d", 1)],
-                                   [ir_measures.ScoredDoc("1", "d", 1.0)]))
+        list(
+            ir_measures.iter_calc(
+                [ir_measures.ERR @ 5], [ir_measures.Qrel("1", "d", 1)], [ir_measures.ScoredDoc("1", "d", 1.0)]
+            )
+        )
     except Exception:  # noqa: BLE001
         return False
     return True
@@ -78,8 +82,15 @@ def test_err_equals_gdeval(engine):
 
     # gdeval needs integer topic ids and prints 5 decimals; its maximum grade is 4 (rankframe's default)
     @settings(max_examples=hypothesis_examples(25 if engine == "pandas" else 6), suppress_health_check=SUPPRESS)
-    @given(df=S.tables(mode="rank", segments=False, id_kind="int", grades=st.integers(0, 4),
-                       kinds=["normal", "normal", "nothing_relevant"]))
+    @given(
+        df=S.tables(
+            mode="rank",
+            segments=False,
+            id_kind="int",
+            grades=st.integers(0, 4),
+            kinds=["normal", "normal", "nothing_relevant"],
+        )
+    )
     def body(df):
         qrels, run = S.to_trec(df)
         q = [ir_measures.Qrel(qid, doc, rel) for qid, docs in qrels.items() for doc, rel in docs.items()]

@@ -19,8 +19,14 @@ import rankframe
 
 
 def run() -> pd.DataFrame:
-    return pd.DataFrame({"query": ["q1", "q1", "q2", "q2", "q2"], "item": ["a", "b", "c", "c", "d"],
-                         "rank": [1, 2, 1, 1, 2], "system": ["A", "A", "A", "B", "B"]})
+    return pd.DataFrame(
+        {
+            "query": ["q1", "q1", "q2", "q2", "q2"],
+            "item": ["a", "b", "c", "c", "d"],
+            "rank": [1, 2, 1, 1, 2],
+            "system": ["A", "A", "A", "B", "B"],
+        }
+    )
 
 
 def qrels() -> pd.DataFrame:
@@ -30,8 +36,9 @@ def qrels() -> pd.DataFrame:
 def test_every_system_is_scored_on_every_judged_query(engine):
     got = rankframe.evaluate(run(), ["AP"], qrels=qrels(), by="system", per_query=True, engine=engine)
     per_query = {(s, q): v for s, q, v in zip(got["system"], got["query"], got["value"])}
-    assert per_query == pytest.approx({("A", "q1"): 0.5, ("A", "q2"): 0.5, ("A", "q3"): 0.0,
-                                       ("B", "q1"): 0.0, ("B", "q2"): 1.0, ("B", "q3"): 0.0})
+    assert per_query == pytest.approx(
+        {("A", "q1"): 0.5, ("A", "q2"): 0.5, ("A", "q3"): 0.0, ("B", "q1"): 0.0, ("B", "q2"): 1.0, ("B", "q3"): 0.0}
+    )
     means = rankframe.evaluate(run(), ["AP"], qrels=qrels(), by="system", engine=engine)
     assert dict(zip(means["system"], means["value"])) == pytest.approx({"A": 1 / 3, "B": 1 / 3})
     skip = rankframe.evaluate(run(), ["AP"], qrels=qrels(), by="system", engine=engine, no_retrieved="skip")
@@ -52,11 +59,9 @@ def test_read_trec_and_evaluate_qrels_agree(tmp_path, engine):
 
 def test_judged_queries_no_run_row_mentions_go_to_a_null_segment(engine):
     # segments describe queries: q1 is 'de', q2 'fr' in the run; q3 only in the judgments -> null segment, AP 0
-    segmented = run()[lambda d: d["system"] == "A"].drop(columns="system").assign(
-        country=["de", "de", "fr"])
+    segmented = run()[lambda d: d["system"] == "A"].drop(columns="system").assign(country=["de", "de", "fr"])
     got = rankframe.evaluate(segmented, ["AP"], qrels=qrels(), by="country", engine=engine)
-    values = {("nan" if isinstance(c, float) and math.isnan(c) else c): v
-              for c, v in zip(got["country"], got["value"])}
+    values = {("nan" if isinstance(c, float) and math.isnan(c) else c): v for c, v in zip(got["country"], got["value"])}
     assert values == pytest.approx({"de": 0.5, "fr": 0.5, "nan": 0.0})
 
 
@@ -65,6 +70,10 @@ def test_join_rows_by_hand():
     added = joined[joined["rank"].isna()].sort_values(["system", "query", "item"])
     # A misses q2's d and all of q3; B misses q1's b and q3's e (q2's c and d are retrieved)
     assert list(zip(added["system"], added["query"], added["item"])) == [
-        ("A", "q2", "d"), ("A", "q3", "e"), ("B", "q1", "b"), ("B", "q3", "e")]
+        ("A", "q2", "d"),
+        ("A", "q3", "e"),
+        ("B", "q1", "b"),
+        ("B", "q3", "e"),
+    ]
     retrieved = joined[joined["rank"].notna()]
     assert list(retrieved["relevance"].fillna(-1)) == [-1, 1, 1, 1, 1]  # a unjudged; b, c, c, d judged 1

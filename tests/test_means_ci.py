@@ -29,8 +29,13 @@ def test_n_counts_the_queries_of_each_mean(engine):
     got = rankframe.evaluate(table(), ["AP", "P@5"], by="seg", engine=engine)
     assert list(got.columns) == ["seg", "metric", "value", "n"]
     assert dict(zip(zip(got["seg"], got["metric"]), got["n"])) == {
-        ("long", "AP"): 15, ("long", "P@5"): 15, ("short", "AP"): 25, ("short", "P@5"): 25,
-        ("single", "AP"): 1, ("single", "P@5"): 1}
+        ("long", "AP"): 15,
+        ("long", "P@5"): 15,
+        ("short", "AP"): 25,
+        ("short", "P@5"): 25,
+        ("single", "AP"): 1,
+        ("single", "P@5"): 1,
+    }
 
 
 def test_ci_equals_scipy_ttest_1samp_per_segment(engine):

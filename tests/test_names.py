@@ -9,16 +9,36 @@ from rankframe.names import parse
 from rankframe.registry import METRICS
 
 
-@pytest.mark.parametrize("text, canonical", [
-    ("map@10", "AP@10"), ("MAP@10", "AP@10"), ("AP@10", "AP@10"), ("nDCG@10", "nDCG@10"), ("ndcg@10", "nDCG@10"),
-    ("P@5", "P@5"), ("precision@5", "P@5"), ("R@100", "R@100"), ("recall@100", "R@100"), ("RR", "RR"),
-    ("mrr@10", "RR@10"), ("Rprec", "Rprec"), ("R-precision", "Rprec"), ("Bpref", "Bpref"),
-    ("Success@10", "Success@10"), ("hit_rate@10", "Success@10"), ("Judged@10", "Judged@10"),
-    ("ERR@20", "ERR@20"), ("P(rel=2)@10", "P(rel=2)@10"), ("AP(rel=2)@100", "AP(rel=2)@100"),
-    ("AP(rel=1)@100", "AP@100"), ("nDCG(gain=exponential)@10", "nDCG(gain='exponential')@10"),
-    ("ndcg(gain='exponential', ideal='retrieved')@5", "nDCG(gain='exponential', ideal='retrieved')@5"),
-    ("RBP(p=0.5)", "RBP(p=0.5)"), ("ERR(max_grade=3)@10", "ERR(max_grade=3)@10"),
-])
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("map@10", "AP@10"),
+        ("MAP@10", "AP@10"),
+        ("AP@10", "AP@10"),
+        ("nDCG@10", "nDCG@10"),
+        ("ndcg@10", "nDCG@10"),
+        ("P@5", "P@5"),
+        ("precision@5", "P@5"),
+        ("R@100", "R@100"),
+        ("recall@100", "R@100"),
+        ("RR", "RR"),
+        ("mrr@10", "RR@10"),
+        ("Rprec", "Rprec"),
+        ("R-precision", "Rprec"),
+        ("Bpref", "Bpref"),
+        ("Success@10", "Success@10"),
+        ("hit_rate@10", "Success@10"),
+        ("Judged@10", "Judged@10"),
+        ("ERR@20", "ERR@20"),
+        ("P(rel=2)@10", "P(rel=2)@10"),
+        ("AP(rel=2)@100", "AP(rel=2)@100"),
+        ("AP(rel=1)@100", "AP@100"),
+        ("nDCG(gain=exponential)@10", "nDCG(gain='exponential')@10"),
+        ("ndcg(gain='exponential', ideal='retrieved')@5", "nDCG(gain='exponential', ideal='retrieved')@5"),
+        ("RBP(p=0.5)", "RBP(p=0.5)"),
+        ("ERR(max_grade=3)@10", "ERR(max_grade=3)@10"),
+    ],
+)
 def test_parse_and_canonical_form(text, canonical):
     m = parse(text)
     assert str(m) == canonical

@@ -31,8 +31,7 @@ def _check(expected: dict, got: dict, context=""):
 
 def test_trec_measure_set_covers_every_trec_metric():
     names = {S.trec_measure(m)[0].split(".")[0] for m in TREC_MEASURES}
-    assert names == {"P", "recall", "map", "map_cut", "recip_rank", "ndcg", "ndcg_cut", "Rprec", "bpref",
-                     "success"}
+    assert names == {"P", "recall", "map", "map_cut", "recip_rank", "ndcg", "ndcg_cut", "Rprec", "bpref", "success"}
 
 
 @settings(max_examples=hypothesis_examples(60))
@@ -47,28 +46,61 @@ def test_oracle_tie_break_is_trec_evals():
     # scores tie; trec_eval orders docno descending as strings: "b" > "a", "9" > "10" > "007"
     import pandas as pd
 
-    df = pd.DataFrame({"query": "q", "item": ["a", "b", "10", "9", "007"], "score": [1.0, 1.0, 2.0, 2.0, 2.0],
-                       "relevance": [1, 0, 0, 1, 0]})
+    df = pd.DataFrame(
+        {
+            "query": "q",
+            "item": ["a", "b", "10", "9", "007"],
+            "score": [1.0, 1.0, 2.0, 2.0, 2.0],
+            "relevance": [1, 0, 0, 1, 0],
+        }
+    )
     qd = oracle.build_queries(df)[("q",)]
     assert qd.ranked == [1.0, 0.0, 0.0, 0.0, 1.0]  # 9, 10, 007, b, a
     qrels, run = S.to_trec(df)
-    _check(S.pytrec_values(qrels, run, ["RR", "AP", "P@1", "nDCG@3"]),
-           _oracle_by_key(df, ["RR", "AP", "P@1", "nDCG@3"], no_retrieved="skip"))
+    _check(
+        S.pytrec_values(qrels, run, ["RR", "AP", "P@1", "nDCG@3"]),
+        _oracle_by_key(df, ["RR", "AP", "P@1", "nDCG@3"], no_retrieved="skip"),
+    )
 
 
-REAL_MEASURES = ["P@5", "P@10", "P@20", "R@5", "R@10", "R@100", "R@1000", "AP", "AP@10", "AP@100", "RR", "nDCG",
-                 "nDCG@5", "nDCG@10", "nDCG@20", "Rprec", "Success@1", "Success@5", "Success@10", "Bpref"]
+REAL_MEASURES = [
+    "P@5",
+    "P@10",
+    "P@20",
+    "R@5",
+    "R@10",
+    "R@100",
+    "R@1000",
+    "AP",
+    "AP@10",
+    "AP@100",
+    "RR",
+    "nDCG",
+    "nDCG@5",
+    "nDCG@10",
+    "nDCG@20",
+    "Rprec",
+    "Success@1",
+    "Success@5",
+    "Success@10",
+    "Bpref",
+]
 
 
-@pytest.mark.parametrize("name", ["trec_eval_test", "trec_eval_rel_level", "compat", "robust03_MU03rob01",
-                                  "robust03_NLPR03vb10"])
+@pytest.mark.parametrize(
+    "name", ["trec_eval_test", "trec_eval_rel_level", "compat", "robust03_MU03rob01", "robust03_NLPR03vb10"]
+)
 def test_oracle_equals_pytrec_eval_on_real_data(shared_data, name):
     run, qrels, level = load_real(shared_data, name)
-    measures = REAL_MEASURES if level == 1 else [m if m.startswith("nDCG") else _with_rel(m, level)
-                                                  for m in REAL_MEASURES]
+    measures = (
+        REAL_MEASURES if level == 1 else [m if m.startswith("nDCG") else _with_rel(m, level) for m in REAL_MEASURES]
+    )
     q, r = trec_dicts(run, qrels)
-    _check(S.pytrec_values(q, r, measures),
-           _oracle_by_key(long_table(run, qrels), measures, no_retrieved="skip"), context=name)
+    _check(
+        S.pytrec_values(q, r, measures),
+        _oracle_by_key(long_table(run, qrels), measures, no_retrieved="skip"),
+        context=name,
+    )
 
 
 def _with_rel(metric: str, level: int) -> str:

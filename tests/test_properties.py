@@ -20,8 +20,9 @@ from rankframe.registry import METRICS, POLICY_CHOICES
 
 EXAMPLES = {"pandas": 40, "duckdb": 6}
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-POLICIES = st.fixed_dictionaries({p: st.sampled_from(POLICY_CHOICES)
-                                  for p in ("no_relevant", "no_retrieved", "no_judged")})
+POLICIES = st.fixed_dictionaries(
+    {p: st.sampled_from(POLICY_CHOICES) for p in ("no_relevant", "no_retrieved", "no_judged")}
+)
 
 
 def choice_grid(spec, k=None) -> list[str]:
@@ -30,18 +31,24 @@ def choice_grid(spec, k=None) -> list[str]:
     for p in spec.params:
         if p.choices:
             grids = [{**g, p.name: c} for g in grids for c in p.choices]
-    return [str(rankframe.Measure.of(spec, k=k, **g)) if "k" in {p.name for p in spec.params}
-            else str(rankframe.Measure.of(spec, **g)) for g in grids]
+    return [
+        str(rankframe.Measure.of(spec, k=k, **g))
+        if "k" in {p.name for p in spec.params}
+        else str(rankframe.Measure.of(spec, **g))
+        for g in grids
+    ]
 
 
 def measures(draw_from: st.DataObject, df, n=6) -> list[str]:
-    return draw_from.draw(st.lists(st.sampled_from(measures_for(df)), min_size=1, max_size=n, unique=True),
-                          label="metrics")
+    return draw_from.draw(
+        st.lists(st.sampled_from(measures_for(df)), min_size=1, max_size=n, unique=True), label="metrics"
+    )
 
 
 def _run(engine, body, factor=1):
     settings(max_examples=hypothesis_examples(EXAMPLES[engine] * factor), suppress_health_check=SUPPRESS)(
-        given(data=st.data())(body))()
+        given(data=st.data())(body)
+    )()
 
 
 def test_bounded_metrics_stay_in_unit_interval(engine):
@@ -51,8 +58,9 @@ def test_bounded_metrics_stay_in_unit_interval(engine):
     def body(data):
         df = data.draw(S.tables(), label="table")
         ms = measures(data, df)
-        res = rankframe.evaluate(df, ms, engine=engine, by=S.by_of(df), per_query=True,
-                                 **data.draw(POLICIES, label="policies"))
+        res = rankframe.evaluate(
+            df, ms, engine=engine, by=S.by_of(df), per_query=True, **data.draw(POLICIES, label="policies")
+        )
         for m, v in zip(res["metric"], res["value"]):
             spec = rankframe.parse(m).spec
             if spec.bounded and not math.isnan(v):
@@ -69,8 +77,11 @@ PERFECT = [m for m in METRICS if m.perfect_is_one]
 @pytest.mark.parametrize("spec", PERFECT, ids=[m.name for m in PERFECT])
 def test_perfect_ranking_scores_one(engine, spec):
     # all judged items retrieved, grade-descending, from the top; each query has something relevant
-    grades = st.lists(st.integers(0, 4), min_size=1, max_size=8).map(lambda g: g + [1]).map(
-        lambda g: sorted(g, reverse=True))
+    grades = (
+        st.lists(st.integers(0, 4), min_size=1, max_size=8)
+        .map(lambda g: g + [1])
+        .map(lambda g: sorted(g, reverse=True))
+    )
     metrics = choice_grid(spec)
 
     @settings(max_examples=hypothesis_examples(15 if engine == "pandas" else 3), suppress_health_check=SUPPRESS)
@@ -120,8 +131,9 @@ def test_query_relabelling_invariance(engine):
         a = rankframe.evaluate(df, ms, engine=engine, by=by, per_query=True, **policies)
         b = rankframe.evaluate(relabelled, ms, engine=engine, by=by, per_query=True, **policies)
         a = a.assign(query=a["query"].map(mapping))
-        oracle.compare_frames(b, a, [*(by or []), "query", "metric"], missing_is_nan=False,
-                              context="relabelled queries")
+        oracle.compare_frames(
+            b, a, [*(by or []), "query", "metric"], missing_is_nan=False, context="relabelled queries"
+        )
         a = rankframe.evaluate(df, ms, engine=engine, by=by, **policies)
         b = rankframe.evaluate(relabelled, ms, engine=engine, by=by, **policies)
         oracle.compare_frames(b, a, [*(by or []), "metric"], context="relabelled queries, means")
@@ -132,27 +144,32 @@ def test_query_relabelling_invariance(engine):
 def _nothing_relevant_table() -> pd.DataFrame:
     # query "a": something relevant; query "z": judged and retrieved, nothing relevant (grades 0 and -1, an
     # unjudged row, and an unretrieved grade-0 judgment)
-    return pd.DataFrame({
-        "query": ["a", "a", "a", "z", "z", "z", "z"],
-        "item": ["x", "y", "w", "x", "y", "v", "w"],
-        "rank": pd.array([1, 2, None, 1, 2, 3, None], dtype="Int64"),
-        "relevance": [2.0, 0.0, 1.0, 0.0, -1.0, None, 0.0],
-    })
+    return pd.DataFrame(
+        {
+            "query": ["a", "a", "a", "z", "z", "z", "z"],
+            "item": ["x", "y", "w", "x", "y", "v", "w"],
+            "rank": pd.array([1, 2, None, 1, 2, 3, None], dtype="Int64"),
+            "relevance": [2.0, 0.0, 1.0, 0.0, -1.0, None, 0.0],
+        }
+    )
 
 
 @pytest.mark.parametrize("spec", METRICS, ids=[m.name for m in METRICS])
 def test_no_relevant_policy(engine, spec):
     df = _nothing_relevant_table()
     metrics = choice_grid(spec, k=3) if any(p.name == "k" for p in spec.params) else choice_grid(spec)
-    results = {pol: rankframe.evaluate(df, metrics, engine=engine, per_query=True, no_relevant=pol)
-               for pol in POLICY_CHOICES}
+    results = {
+        pol: rankframe.evaluate(df, metrics, engine=engine, per_query=True, no_relevant=pol) for pol in POLICY_CHOICES
+    }
     mean_results = {pol: rankframe.evaluate(df, metrics, engine=engine, no_relevant=pol) for pol in POLICY_CHOICES}
     for m in metrics:
         label = str(rankframe.parse(m))
-        z = {pol: res[(res["metric"] == label) & (res["query"] == "z")]["value"].tolist()
-             for pol, res in results.items()}
-        a = {pol: res[(res["metric"] == label) & (res["query"] == "a")]["value"].tolist()
-             for pol, res in results.items()}
+        z = {
+            pol: res[(res["metric"] == label) & (res["query"] == "z")]["value"].tolist() for pol, res in results.items()
+        }
+        a = {
+            pol: res[(res["metric"] == label) & (res["query"] == "a")]["value"].tolist() for pol, res in results.items()
+        }
         assert a["zero"] == a["nan"] == a["skip"] and len(a["zero"]) == 1, (label, a)  # untouched
         if spec.needs_relevant:
             assert z["zero"] == [0.0], (label, z)

@@ -17,8 +17,24 @@ import rankframe.sql as rf_sql
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRED = ROOT / "examples" / "paired.parquet"
-COLS = ["metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "ci_low", "ci_high", "p_value",
-        "p_adjusted", "effect_size", "wins", "ties", "losses", "note"]
+COLS = [
+    "metric",
+    "system",
+    "baseline",
+    "n",
+    "mean",
+    "baseline_mean",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "note",
+]
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +73,21 @@ def test_paired_example_parity(con):
     con.register("paired", df)
     for by in ([], ["length"]):
         for correction in ("holm", "bh"):
-            sql = ("SELECT * FROM rf_compare('paired', baseline := 'bm25', metrics := ['AP', 'nDCG', 'RR'], "
-                   f"k := 10, segments := {by!r}, correction := '{correction}')")
+            sql = (
+                "SELECT * FROM rf_compare('paired', baseline := 'bm25', metrics := ['AP', 'nDCG', 'RR'], "
+                f"k := 10, segments := {by!r}, correction := '{correction}')"
+            )
             got = con.sql(sql).df()
-            want = rankframe.compare(df, ["AP@10", "nDCG@10", "RR@10"], system="system", baseline="bm25", by=by,
-                                     test="t", ci_method="t", correction=correction)
+            want = rankframe.compare(
+                df,
+                ["AP@10", "nDCG@10", "RR@10"],
+                system="system",
+                baseline="bm25",
+                by=by,
+                test="t",
+                ci_method="t",
+                correction=correction,
+            )
             assert_parity(got, want, by)
 
 
@@ -73,33 +99,77 @@ def _random_table(seed: int, n_systems: int) -> pd.DataFrame:
             seg = "abc"[q % 3]
             n_items = int(rng.integers(2, 6))
             for i in range(n_items):
-                rows.append({"sys": f"S{s}", "query": q, "seg": seg, "dev": ["m", "d"][q % 2], "item": f"i{i}",
-                             "rank": i + 1, "relevance": int(rng.integers(0, 3))})
+                rows.append(
+                    {
+                        "sys": f"S{s}",
+                        "query": q,
+                        "seg": seg,
+                        "dev": ["m", "d"][q % 2],
+                        "item": f"i{i}",
+                        "rank": i + 1,
+                        "relevance": int(rng.integers(0, 3)),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("seed, n_systems, correction, by", [
-    (1, 2, "bonferroni", ["seg"]),
-    (2, 3, None, ["seg", "dev"]),
-    (3, 4, "holm", ["seg"]),
-])
+@pytest.mark.parametrize(
+    "seed, n_systems, correction, by",
+    [
+        (1, 2, "bonferroni", ["seg"]),
+        (2, 3, None, ["seg", "dev"]),
+        (3, 4, "holm", ["seg"]),
+    ],
+)
 def test_random_tables_parity(con, seed, n_systems, correction, by):
     df = _random_table(seed, n_systems)
     con.register("rnd", df)
     corr = "NULL" if correction is None else f"'{correction}'"
-    got = con.sql(f"SELECT * FROM rf_compare('rnd', system := 'sys', baseline := 'S1', metrics := ['AP', 'nDCG', "
-                  f"'P'], k := 3, segments := {by!r}, correction := {corr}, ci := 0.9)").df()
-    want = rankframe.compare(df, ["AP@3", "nDCG@3", "P@3"], system="sys", baseline="S1", by=by, test="t",
-                             ci_method="t", correction=correction, ci=0.9)
+    got = con.sql(
+        f"SELECT * FROM rf_compare('rnd', system := 'sys', baseline := 'S1', metrics := ['AP', 'nDCG', "
+        f"'P'], k := 3, segments := {by!r}, correction := {corr}, ci := 0.9)"
+    ).df()
+    want = rankframe.compare(
+        df,
+        ["AP@3", "nDCG@3", "P@3"],
+        system="sys",
+        baseline="S1",
+        by=by,
+        test="t",
+        ci_method="t",
+        correction=correction,
+        ci=0.9,
+    )
     assert_parity(got, want, by)
 
 
 def test_t_cdf_against_scipy(con):
     dfs = [1, 2, 3, 5, 10, 30, 100, 1000, 10**4, 10**5, 10**6]
-    ts = [-1e6, -30.0, -3.0, -1.96, -0.5, -1e-8, 0.0, 1e-8, 0.01, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 100.0, 1e3,
-          1e5, 1e10]
-    rows = con.execute("SELECT t, df, rf_t_cdf(t, df), rf__t_p2(t, df) FROM unnest(?) a(t) CROSS JOIN unnest(?) b(df)",
-                       [ts, dfs]).fetchall()
+    ts = [
+        -1e6,
+        -30.0,
+        -3.0,
+        -1.96,
+        -0.5,
+        -1e-8,
+        0.0,
+        1e-8,
+        0.01,
+        0.5,
+        1.0,
+        2.0,
+        3.0,
+        5.0,
+        10.0,
+        30.0,
+        100.0,
+        1e3,
+        1e5,
+        1e10,
+    ]
+    rows = con.execute(
+        "SELECT t, df, rf_t_cdf(t, df), rf__t_p2(t, df) FROM unnest(?) a(t) CROSS JOIN unnest(?) b(df)", [ts, dfs]
+    ).fetchall()
     assert len(rows) == len(ts) * len(dfs)
     for t, df, cdf, p2 in rows:
         assert _close(cdf, float(stats.t.cdf(t, df)), 1e-8), (t, df, cdf)
@@ -111,8 +181,9 @@ def test_t_cdf_against_scipy(con):
 def test_t_ppf_against_scipy(con):
     dfs = [1, 2, 3, 5, 10, 30, 1000, 10**6]
     qs = [1e-10, 0.001, 0.025, 0.3, 0.5, 0.6, 0.95, 0.975, 0.999, 1 - 1e-10]
-    rows = con.execute("SELECT q, df, rf_t_ppf(q, df) FROM unnest(?) a(q) CROSS JOIN unnest(?) b(df)",
-                       [qs, dfs]).fetchall()
+    rows = con.execute(
+        "SELECT q, df, rf_t_ppf(q, df) FROM unnest(?) a(q) CROSS JOIN unnest(?) b(df)", [qs, dfs]
+    ).fetchall()
     for q, df, v in rows:
         assert _close(v, float(stats.t.ppf(q, df)), 1e-8), (q, df, v)
     ends = con.sql("SELECT rf_t_ppf(0, 5), rf_t_ppf(1, 5), isnan(rf_t_ppf(1.5, 5))").fetchall()[0]
@@ -124,13 +195,17 @@ def test_edge_rows_match_pandas(con):
     # the same difference on every query (sd = 0: p = 0, zero-width interval, effect +inf in pandas)
     rows = []
     for sysname, rel_y in (("A", 1), ("B", 1)):
-        rows += [{"system": sysname, "seg": "x", "query": 1, "item": "a", "rank": 1, "relevance": 1 if sysname == "A" else 0}]
+        rows += [
+            {"system": sysname, "seg": "x", "query": 1, "item": "a", "rank": 1, "relevance": 1 if sysname == "A" else 0}
+        ]
         for q in (2, 3):
             rows += [{"system": sysname, "seg": "y", "query": q, "item": "a", "rank": 1, "relevance": rel_y}]
         for q in (4, 5, 6):
-            rel = [1, 0] if sysname == "A" else [0, 1]   # RR: A = 1, B = 1/2 on every query
-            rows += [{"system": sysname, "seg": "z", "query": q, "item": it, "rank": r + 1, "relevance": rel[r]}
-                     for r, it in enumerate("ab")]
+            rel = [1, 0] if sysname == "A" else [0, 1]  # RR: A = 1, B = 1/2 on every query
+            rows += [
+                {"system": sysname, "seg": "z", "query": q, "item": it, "rank": r + 1, "relevance": rel[r]}
+                for r, it in enumerate("ab")
+            ]
     df = pd.DataFrame(rows)
     con.register("edge", df)
     got = con.sql("SELECT * FROM rf_compare('edge', baseline := 'A', metrics := ['RR'], segments := ['seg'])").df()
@@ -140,16 +215,19 @@ def test_edge_rows_match_pandas(con):
     assert z.p_value == 0 and z.ci_low == z.ci_high == -0.5 and z.effect_size == -math.inf
 
 
-@pytest.mark.parametrize("call, message", [
-    ("baseline := 'bm26', metrics := ['AP']", "The 'baseline' parameter of rf_compare must be one of the systems"),
-    ("metrics := ['AP']", "Got NULL instead"),
-    ("baseline := 'bm25', metrics := ['AP'], segments := ['lenght']", "did you mean 'length'"),
-    ("baseline := 'bm25', metrics := ['AP'], k := '10'", "The 'k' parameter of rf_compare must be an int >= 1"),
-    ("baseline := 'bm25', metrics := ['MAP']", "The 'metrics' parameter of rf_compare"),
-    ("baseline := 'bm25', metrics := ['AP'], system := 'sytem'", "did you mean 'system'"),
-    ("baseline := 'bm25', metrics := ['AP'], ci := 1.5", "The 'ci' parameter of rf_compare"),
-    ("baseline := 'bm25', metrics := ['AP'], correction := 'fdr'", "The 'correction' parameter of rf_compare"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ("baseline := 'bm26', metrics := ['AP']", "The 'baseline' parameter of rf_compare must be one of the systems"),
+        ("metrics := ['AP']", "Got NULL instead"),
+        ("baseline := 'bm25', metrics := ['AP'], segments := ['lenght']", "did you mean 'length'"),
+        ("baseline := 'bm25', metrics := ['AP'], k := '10'", "The 'k' parameter of rf_compare must be an int >= 1"),
+        ("baseline := 'bm25', metrics := ['MAP']", "The 'metrics' parameter of rf_compare"),
+        ("baseline := 'bm25', metrics := ['AP'], system := 'sytem'", "did you mean 'system'"),
+        ("baseline := 'bm25', metrics := ['AP'], ci := 1.5", "The 'ci' parameter of rf_compare"),
+        ("baseline := 'bm25', metrics := ['AP'], correction := 'fdr'", "The 'correction' parameter of rf_compare"),
+    ],
+)
 def test_hostile_parameters(con, call, message):
     con.register("paired", pd.read_parquet(PAIRED))
     with pytest.raises(duckdb.Error, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -172,12 +250,31 @@ def test_through_the_duckdb_cli(tmp_path):
 
     binary = duckdb_cli()
     if binary is None:
-        pytest.skip("!!! the `duckdb` command-line binary is not installed — rf_compare was NOT run through the CLI !!!")
-    script = "\n".join([f".read '{rf_sql.directory() / rf_sql.BUNDLE}'", ".bail on", ".mode csv", ".headers on",
-                        ".nullvalue NULL", f"SELECT * FROM rf_compare('{PAIRED}', baseline := 'bm25', metrics := ['AP', 'nDCG'], "
-                        "k := 10, segments := ['length']);"]) + "\n"
-    proc = subprocess.run([binary, "-batch", "-init", "/dev/null"], input=script, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+        pytest.skip(
+            "!!! the `duckdb` command-line binary is not installed — rf_compare was NOT run through the CLI !!!"
+        )
+    script = (
+        "\n".join(
+            [
+                f".read '{rf_sql.directory() / rf_sql.BUNDLE}'",
+                ".bail on",
+                ".mode csv",
+                ".headers on",
+                ".nullvalue NULL",
+                f"SELECT * FROM rf_compare('{PAIRED}', baseline := 'bm25', metrics := ['AP', 'nDCG'], "
+                "k := 10, segments := ['length']);",
+            ]
+        )
+        + "\n"
+    )
+    proc = subprocess.run(
+        [binary, "-batch", "-init", "/dev/null"],
+        input=script,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0 and "Error" not in proc.stderr, proc.stderr
     got = pd.read_csv(pd.io.common.StringIO(proc.stdout), keep_default_na=False, na_values=["NULL"])
     got["note"] = got["note"].astype(object).where(got["note"].notna(), None)
@@ -194,8 +291,13 @@ def test_absent_systems_null_segment_int_systems(con, policy):
     df["sysn"] = df.pop("sys").str[1].astype(int)
     df.loc[df.seg == "a", "dev"] = None
     con.register("absent", df)
-    got = con.sql("SELECT * FROM rf_compare('absent', system := 'sysn', baseline := 1, metrics := ['AP', 'RR'], "
-                  f"k := 3, segments := ['seg', 'dev'], no_relevant := '{policy}')").df()
+    got = con.sql(
+        "SELECT * FROM rf_compare('absent', system := 'sysn', baseline := 1, metrics := ['AP', 'RR'], "
+        f"k := 3, segments := ['seg', 'dev'], no_relevant := '{policy}')"
+    ).df()
     want = rankframe.compare(df, ["AP@3", "RR@3"], system="sysn", baseline=1, by=["seg", "dev"], no_relevant=policy)
     assert_parity(got, want, ["seg", "dev"])
-    assert set(got.note.dropna()) == {"system has no queries in this segment", "baseline has no queries in this segment"}
+    assert set(got.note.dropna()) == {
+        "system has no queries in this segment",
+        "baseline has no queries in this segment",
+    }

@@ -35,7 +35,7 @@ def _cells(x, y, offsets):
     """(segment, column, x values, y values) of every comparison, valid values only."""
     for s in range(len(offsets) - 1):
         for c in range(x.shape[1]):
-            a, b = x[offsets[s]:offsets[s + 1], c], y[offsets[s]:offsets[s + 1], c]
+            a, b = x[offsets[s] : offsets[s + 1], c], y[offsets[s] : offsets[s + 1], c]
             ok = ~np.isnan(a) & ~np.isnan(b)
             yield s, c, a[ok], b[ok]
 
@@ -59,7 +59,10 @@ def test_ttest_matches_scipy_ttest_rel(discrete, level):
         assert summary.mean_y[s, c] == pytest.approx(b.mean(), abs=1e-13)
         assert summary.effect_size[s, c] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-10)
         assert (summary.wins[s, c], summary.ties[s, c], summary.losses[s, c]) == (
-            (d > 0).sum(), (d == 0).sum(), (d < 0).sum())
+            (d > 0).sum(),
+            (d == 0).sum(),
+            (d < 0).sum(),
+        )
         assert res.statistic[s, c] == pytest.approx(ref.statistic, rel=1e-10)
         assert res.df[s, c] == ref.df
         assert res.pvalue[s, c] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
@@ -117,7 +120,7 @@ def test_wilcoxon_matches_scipy_on_every_method():
     x = np.full((n_max, len(cases)), np.nan)
     y = np.full((n_max, len(cases)), np.nan)
     for c, (a, b) in enumerate(cases):
-        x[:len(a), c], y[:len(b), c] = a, b
+        x[: len(a), c], y[: len(b), c] = a, b
     res = stats.wilcoxon_test(x, y, np.array([0, n_max]))
     methods = set()
     for c, (a, b) in enumerate(cases):
@@ -164,8 +167,14 @@ def test_randomization_exact_matches_scipy_permutation_test(discrete):
     res = stats.sign_flip_test(x, y, offsets, n_resamples=4096, seed=0)
     assert res.exact.all()
     for s, c, a, b in _cells(x, y, offsets):
-        ref = sps.permutation_test((a, b), _stat_mean_diff, permutation_type="samples", n_resamples=4096,
-                                   alternative="two-sided", vectorized=True)
+        ref = sps.permutation_test(
+            (a, b),
+            _stat_mean_diff,
+            permutation_type="samples",
+            n_resamples=4096,
+            alternative="two-sided",
+            vectorized=True,
+        )
         assert res.pvalue[s, c] == pytest.approx(ref.pvalue, abs=1e-12)
 
 
@@ -179,8 +188,14 @@ def test_randomization_random_mode_agrees_with_scipy_in_distribution():
     res = stats.sign_flip_test(x, y, offsets, n_resamples=B, seed=3)
     assert not res.exact.any()
     for c in range(3):
-        ref = sps.permutation_test((x[:, c], y[:, c]), _stat_mean_diff, permutation_type="samples",
-                                   n_resamples=B, vectorized=True, rng=np.random.default_rng(4))
+        ref = sps.permutation_test(
+            (x[:, c], y[:, c]),
+            _stat_mean_diff,
+            permutation_type="samples",
+            n_resamples=B,
+            vectorized=True,
+            rng=np.random.default_rng(4),
+        )
         p = ref.pvalue
         # scipy's two-sided p is 2 * min(one-sided); for the symmetric sign-flip null it estimates the same p
         assert abs(res.pvalue[0, c] - p) < 5 * np.sqrt(2 * p * (1 - p) / B) + 3 / B, (c, res.pvalue[0, c], p)
@@ -191,7 +206,7 @@ def _naive_sign_flip(x, y, offsets, n_resamples, seed):
     children = np.random.SeedSequence(seed).spawn(len(offsets) - 1)
     p = np.full((len(offsets) - 1, x.shape[1]), np.nan)
     for s in range(len(offsets) - 1):
-        d = np.nan_to_num(x[offsets[s]:offsets[s + 1]] - y[offsets[s]:offsets[s + 1]], nan=0.0)
+        d = np.nan_to_num(x[offsets[s] : offsets[s + 1]] - y[offsets[s] : offsets[s + 1]], nan=0.0)
         n = d.shape[0]
         words = -(-n // 64)
         bitgen = np.random.PCG64(children[s])
@@ -260,8 +275,16 @@ def test_bootstrap_percentile_matches_scipy_in_distribution():
     B = 20_000
     res = stats.bootstrap_ci(x, y, offsets, 0.95, n_resamples=B, seed=5)
     for s, c, a, b in _cells(x, y, offsets):
-        ref = sps.bootstrap((a, b), _stat_mean_diff, paired=True, vectorized=True, n_resamples=B,
-                            method="percentile", confidence_level=0.95, rng=np.random.default_rng(6))
+        ref = sps.bootstrap(
+            (a, b),
+            _stat_mean_diff,
+            paired=True,
+            vectorized=True,
+            n_resamples=B,
+            method="percentile",
+            confidence_level=0.95,
+            rng=np.random.default_rng(6),
+        )
         se = (a - b).std(ddof=1) / np.sqrt(len(a))
         # each bound's Monte Carlo sd is ~0.02 se at B = 20000; 0.15 se is > 5 sd for the difference of two
         assert res.ci_low[s, c] == pytest.approx(ref.confidence_interval.low, abs=0.15 * se)
@@ -386,8 +409,7 @@ def test_studentized_range_matches_scipy(k, df):
     got = tukey.studentized_range_sf(q, k, df)
     keep = ref > 1e-6
     np.testing.assert_allclose(got[keep], ref[keep], rtol=1e-7)
-    assert tukey.studentized_range_ppf(0.95, k, df) == pytest.approx(sps.studentized_range.ppf(0.95, k, df),
-                                                                        rel=1e-7)
+    assert tukey.studentized_range_ppf(0.95, k, df) == pytest.approx(sps.studentized_range.ppf(0.95, k, df), rel=1e-7)
 
 
 def test_blocked_anova_mse_matches_statsmodels_ols():

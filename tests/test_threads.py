@@ -18,12 +18,14 @@ import rankframe
 def _frame(seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     n_queries, depth = 200, 10
-    return pd.DataFrame({
-        "query": np.repeat(np.arange(n_queries) + 1000 * seed, depth),
-        "item": np.tile(np.arange(depth), n_queries),
-        "rank": np.tile(np.arange(1, depth + 1), n_queries),
-        "relevance": rng.integers(0, 3, n_queries * depth),
-    })
+    return pd.DataFrame(
+        {
+            "query": np.repeat(np.arange(n_queries) + 1000 * seed, depth),
+            "item": np.tile(np.arange(depth), n_queries),
+            "rank": np.tile(np.arange(1, depth + 1), n_queries),
+            "relevance": rng.integers(0, 3, n_queries * depth),
+        }
+    )
 
 
 def test_threads_get_their_own_answers(engine):

@@ -18,8 +18,28 @@ from conftest import REAL, load_real, long_table, trec_dicts
 
 import rankframe
 
-METRICS = ["P@5", "P@10", "P@20", "R@5", "R@10", "R@100", "R@1000", "AP", "AP@10", "AP@100", "RR", "nDCG",
-           "nDCG@5", "nDCG@10", "nDCG@20", "Rprec", "Success@1", "Success@5", "Success@10", "Bpref"]
+METRICS = [
+    "P@5",
+    "P@10",
+    "P@20",
+    "R@5",
+    "R@10",
+    "R@100",
+    "R@1000",
+    "AP",
+    "AP@10",
+    "AP@100",
+    "RR",
+    "nDCG",
+    "nDCG@5",
+    "nDCG@10",
+    "nDCG@20",
+    "Rprec",
+    "Success@1",
+    "Success@5",
+    "Success@10",
+    "Bpref",
+]
 
 # data sets whose mean is checked as well (a second call; the per-query check covers the rest)
 MEAN_CHECKED = {"trec_eval_test", "trec_eval_rel_level", "compat", "robust03_MU03rob01", "robust03_uic0301"}
@@ -44,8 +64,10 @@ def assert_matches_pytrec(got: dict, expected: dict, context: str):
     problems = []
     for m, per_q in expected.items():
         if set(got.get(m, {})) != set(per_q):
-            problems.append(f"{m}: queries differ: only rankframe {sorted(set(got.get(m, {})) - set(per_q))[:5]}, "
-                            f"only trec_eval {sorted(set(per_q) - set(got.get(m, {})))[:5]}")
+            problems.append(
+                f"{m}: queries differ: only rankframe {sorted(set(got.get(m, {})) - set(per_q))[:5]}, "
+                f"only trec_eval {sorted(set(per_q) - set(got.get(m, {})))[:5]}"
+            )
             continue
         bad = [(q, got[m][q], v) for q, v in per_q.items() if not math.isclose(got[m][q], v, abs_tol=1e-9)]
         if bad:
@@ -94,20 +116,34 @@ CUTOFFS = {"1", "5", "10", "20", "100"}  # of trec_eval's 5, 10, 15, 20, 30, 100
 
 # trec_eval measure -> our metric (P, R and F1 without a cutoff are trec_eval's set_P, set_recall, set_F)
 def trec_name_to_metric(tm: str) -> str | None:
-    fixed = {"map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "Bpref", "set_P": "P",
-             "set_recall": "R", "set_F": "F1"}
+    fixed = {
+        "map": "AP",
+        "recip_rank": "RR",
+        "ndcg": "nDCG",
+        "Rprec": "Rprec",
+        "bpref": "Bpref",
+        "set_P": "P",
+        "set_recall": "R",
+        "set_F": "F1",
+    }
     if tm in fixed:
         return fixed[tm]
-    for prefix, ours in [("P_", "P"), ("recall_", "R"), ("map_cut_", "AP"), ("ndcg_cut_", "nDCG"),
-                         ("success_", "Success")]:
-        if tm.startswith(prefix) and tm[len(prefix):] in CUTOFFS:
-            return f"{ours}@{tm[len(prefix):]}"
+    for prefix, ours in [
+        ("P_", "P"),
+        ("recall_", "R"),
+        ("map_cut_", "AP"),
+        ("ndcg_cut_", "nDCG"),
+        ("success_", "Success"),
+    ]:
+        if tm.startswith(prefix) and tm[len(prefix) :] in CUTOFFS:
+            return f"{ours}@{tm[len(prefix) :]}"
     return None
 
 
-@pytest.mark.parametrize(("out", "qrels_file", "level"),
-                         [("out.test", "qrels.test", 1), ("out.test.aq", "qrels.test", 1),
-                          ("out.test.aql", "qrels.rel_level", 2)])
+@pytest.mark.parametrize(
+    ("out", "qrels_file", "level"),
+    [("out.test", "qrels.test", 1), ("out.test.aq", "qrels.test", 1), ("out.test.aql", "qrels.rel_level", 2)],
+)
 def test_trec_eval_expected_outputs(shared_data, engine, out, qrels_file, level):
     """trec_eval 10.0's own output files (4 decimals), per query where given (-q) and for 'all'."""
     from conftest import read_qrels, read_run
@@ -126,6 +162,5 @@ def test_trec_eval_expected_outputs(shared_data, engine, out, qrels_file, level)
     means = rankframe.evaluate(df, metrics, engine=engine, no_retrieved="skip")
     got = {(m, str(q)): v for m, q, v in zip(per_q["metric"], per_q["query"], per_q["value"])}
     got.update({(m, "all"): v for m, v in zip(means["metric"], means["value"])})
-    bad = {key: (got.get(key), v) for key, v in expected.items()
-           if key not in got or abs(got[key] - v) > 5e-5 + 1e-12}
+    bad = {key: (got.get(key), v) for key, v in expected.items() if key not in got or abs(got[key] - v) > 5e-5 + 1e-12}
     assert not bad, f"{out} ({engine}): (rankframe, trec_eval) differ: {bad}"

@@ -11,12 +11,14 @@ from rankframe import ValidationError
 
 
 def good() -> pd.DataFrame:
-    return pd.DataFrame({
-        "query": ["q1", "q1", "q1", "q2", "q2"],
-        "item": ["a", "b", "c", "a", "d"],
-        "rank": [1, 2, np.nan, 1, 2],
-        "relevance": [1, 0, 2, np.nan, 1],
-    })
+    return pd.DataFrame(
+        {
+            "query": ["q1", "q1", "q1", "q2", "q2"],
+            "item": ["a", "b", "c", "a", "d"],
+            "rank": [1, 2, np.nan, 1, 2],
+            "relevance": [1, 0, 2, np.nan, 1],
+        }
+    )
 
 
 def check_fails(df: pd.DataFrame, column: str, words: str, **kw) -> ValidationError:
@@ -63,8 +65,9 @@ def test_duplicate_query_item():
 
 
 def test_duplicate_item_with_integer_ids_and_segments():
-    df = pd.DataFrame({"seg": ["x", "x", "y"], "query": [1, 1, 1], "item": [5, 5, 5], "rank": [1, 2, 1],
-                       "relevance": [1, 1, 1]})
+    df = pd.DataFrame(
+        {"seg": ["x", "x", "y"], "query": [1, 1, 1], "item": [5, 5, 5], "rank": [1, 2, 1], "relevance": [1, 1, 1]}
+    )
     with pytest.raises(ValidationError):
         rankframe.evaluate(df, "AP")
     # per segment the (segment, query, item) key is unique only for segment y
@@ -126,7 +129,9 @@ def test_duplicates_opt_in_keeps_every_row():
 
 @pytest.mark.parametrize("k", [0, -1, 2.5, "3"])
 def test_k_below_one_is_a_parameter_error(k):
-    with pytest.raises(rankframe.ParameterError, match=r"The 'k' parameter of .* must be an int >= 1 \(at most 2\*\*63 - 1\) or None"):
+    with pytest.raises(
+        rankframe.ParameterError, match=r"The 'k' parameter of .* must be an int >= 1 \(at most 2\*\*63 - 1\) or None"
+    ):
         good().rank_metrics.ap(k=k)
 
 
@@ -168,12 +173,14 @@ def test_fast_duplicate_checks_agree_with_pandas(seed):
     # the vectorised rank/item checks must flag exactly the rows pandas' duplicated() flags
     rng = np.random.default_rng(seed)
     n = 400
-    df = pd.DataFrame({
-        "query": rng.integers(0, 20, n),
-        "item": rng.integers(0, 60, n) * (10**12 if seed % 2 else 1),
-        "rank": np.where(rng.random(n) < 0.2, np.nan, rng.integers(1, 40, n)),
-        "relevance": rng.integers(0, 3, n),
-    })
+    df = pd.DataFrame(
+        {
+            "query": rng.integers(0, 20, n),
+            "item": rng.integers(0, 60, n) * (10**12 if seed % 2 else 1),
+            "rank": np.where(rng.random(n) < 0.2, np.nan, rng.integers(1, 40, n)),
+            "relevance": rng.integers(0, 3, n),
+        }
+    )
     from rankframe import keys
 
     groups = keys.group_codes(df, ["query"])
@@ -188,8 +195,14 @@ def test_fast_duplicate_checks_agree_with_pandas(seed):
 
 def test_fast_duplicate_check_on_dense_ranks():
     # ranks exactly 1..n per query (the scatter path) with one repeated item in the unretrieved rows
-    df = pd.DataFrame({"query": [1, 1, 1, 2, 2, 2], "item": [7, 8, 9, 7, 8, 8],
-                       "rank": [2, 1, np.nan, 1, 2, np.nan], "relevance": [1, 0, 1, 0, 1, 1]})
+    df = pd.DataFrame(
+        {
+            "query": [1, 1, 1, 2, 2, 2],
+            "item": [7, 8, 9, 7, 8, 8],
+            "rank": [2, 1, np.nan, 1, 2, np.nan],
+            "relevance": [1, 0, 1, 0, 1, 1],
+        }
+    )
     err = check_fails(df, "item", "must be unique")
     f = next(f for f in err.failures if f["column"] == "item")
     assert set(f["examples"].index) == {4, 5}

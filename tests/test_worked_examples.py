@@ -69,8 +69,11 @@ def test_cg_dcg_idcg_ndcg_of_a_graded_list(engine):
     # IDCG@3 = 3 + 3/log2(3) + 2/2 = 5.892789; IDCG@5 = 5.892789 + 0.861353 + 0.386853 = 7.140995
     # nDCG@3 = 4 / 5.892789 = 0.678796; nDCG@5 = 5.248206 / 7.140995 = 0.734941
     df = ranked({"q": [3, 0, 2, 2, 1]}, unretrieved={"q": [3]})
-    got = means(df, ["CG@1", "CG@3", "CG@5", "DCG@1", "DCG@3", "DCG@5", "IDCG@1", "IDCG@3", "IDCG@5",
-                     "nDCG@3", "nDCG@5"], engine)
+    got = means(
+        df,
+        ["CG@1", "CG@3", "CG@5", "DCG@1", "DCG@3", "DCG@5", "IDCG@1", "IDCG@3", "IDCG@5", "nDCG@3", "nDCG@5"],
+        engine,
+    )
     assert [got["CG@1"], got["CG@3"], got["CG@5"]] == pytest.approx([3, 5, 8], abs=A5)
     assert [got["DCG@1"], got["DCG@3"], got["DCG@5"]] == pytest.approx([3, 4.0, 5.24821], abs=A5)
     assert [got["IDCG@1"], got["IDCG@3"], got["IDCG@5"]] == pytest.approx([3, 5.89279, 7.14100], abs=A5)
@@ -80,8 +83,9 @@ def test_cg_dcg_idcg_ndcg_of_a_graded_list(engine):
 
 def test_ndcg_from_scores_scikit_learn_convention(engine):
     # score order A(.9) F(.8) C(.7) D(.6) E(.3) B(.1): grades 3,3,2,2,1,0 — the ideal order, so nDCG@5 = 1
-    df = pd.DataFrame({"query": "q", "item": list("ABCDEF"), "score": [0.9, 0.1, 0.7, 0.6, 0.3, 0.8],
-                       "relevance": [3, 0, 2, 2, 1, 3]})
+    df = pd.DataFrame(
+        {"query": "q", "item": list("ABCDEF"), "score": [0.9, 0.1, 0.7, 0.6, 0.3, 0.8], "relevance": [3, 0, 2, 2, 1, 3]}
+    )
     got = means(df, ["nDCG(ideal='retrieved')@5", "nDCG@5"], engine)
     assert got["nDCG(ideal='retrieved')@5"] == pytest.approx(1.0, abs=A5)
     assert got["nDCG@5"] == pytest.approx(1.0, abs=A5)
@@ -102,13 +106,17 @@ def test_ap_at_10_capped_denominator(engine):
     # 3 relevant, hits at 1, 3, 5: (1 + 2/3 + 3/5) / min(3, 10) = 0.755556
     df = ranked({"u": [1, 0, 1, 0, 1, 0, 0, 0, 0, 0]})
     assert means(df, ["AP(denominator='min_k')@10"], engine)["AP(denominator='min_k')@10"] == pytest.approx(
-        0.75556, abs=A5)
+        0.75556, abs=A5
+    )
 
 
 def _three_queries() -> pd.DataFrame:
     relevant = {1: {11, 1, 7, 17, 21}, 2: {4, 16, 1}, 3: {26, 10, 22, 8}}
-    lists = {1: [11, 1, 17, 7, 21, 8, 0, 28, 9, 20], 2: [16, 1, 6, 18, 3, 4, 25, 19, 8, 14],
-             3: [24, 10, 26, 2, 8, 28, 4, 23, 13, 21]}
+    lists = {
+        1: [11, 1, 17, 7, 21, 8, 0, 28, 9, 20],
+        2: [16, 1, 6, 18, 3, 4, 25, 19, 8, 14],
+        3: [24, 10, 26, 2, 8, 28, 4, 23, 13, 21],
+    }
     rows = []
     for q, items in lists.items():
         for i, it in enumerate(items):
@@ -150,16 +158,20 @@ def test_three_queries_recommender_metrics(engine):
 def test_ap_with_one_relevant_item(engine):
     # the relevant item 1 at positions 2, 3, 4, 5: AP@5 = 1/2, 1/3, 1/4, 1/5
     lists = {"a": [2, 1, 3, 4, 5], "b": [3, 2, 1, 4, 5], "c": [4, 2, 3, 1, 5], "d": [4, 2, 3, 5, 1]}
-    df = pd.DataFrame([{"query": q, "item": it, "rank": i + 1, "relevance": int(it == 1)}
-                       for q, items in lists.items() for i, it in enumerate(items)])
+    df = pd.DataFrame(
+        [
+            {"query": q, "item": it, "rank": i + 1, "relevance": int(it == 1)}
+            for q, items in lists.items()
+            for i, it in enumerate(items)
+        ]
+    )
     pq = per_query(df, "AP@5", engine)
     assert [pq[q] for q in "abcd"] == pytest.approx([0.5, 0.33333, 0.25, 0.2], abs=A5)
 
 
 def test_duplicate_items(engine):
     # list [1,1,3,4,1] against {1}: hits at 1, 2, 5
-    df = pd.DataFrame({"query": "q", "item": [1, 1, 3, 4, 1], "rank": [1, 2, 3, 4, 5],
-                       "relevance": [1, 1, 0, 0, 1]})
+    df = pd.DataFrame({"query": "q", "item": [1, 1, 3, 4, 1], "rank": [1, 2, 3, 4, 5], "relevance": [1, 1, 0, 0, 1]})
     with pytest.raises(rankframe.ValidationError):
         rankframe.evaluate(df, ["P@5"], engine=engine)
     # (1/1 + 2/2 + 3/5) / 3 = 0.866667; P@5 = 3/5

@@ -18,8 +18,9 @@ def order_per_query(per_query: pd.DataFrame, by: Sequence[str], query: str, metr
     return per_query.iloc[order].reset_index(drop=True)
 
 
-def mean_per_segment(per_query: pd.DataFrame, by: Sequence[str], metrics: Sequence[str],
-                     ci: float | None = None) -> pd.DataFrame:
+def mean_per_segment(
+    per_query: pd.DataFrame, by: Sequence[str], metrics: Sequence[str], ci: float | None = None
+) -> pd.DataFrame:
     """Mean over queries (NaN left out) per segment and metric, with ``n`` = the queries it averages.
 
     Every (segment, metric) pair appears. With ``ci`` (a level in (0, 1)) the frame also has ``std_err`` =

@@ -11,8 +11,7 @@ from .idcg import ideal_lists
 
 def compute(prep, *, k, max_grade, ideal):
     actual, _ = err(prep, k=k, max_grade=max_grade)
-    g, prob, pos = ideal_lists(prep, lambda grades: stop_probability(grades, max_grade), ideal,
-                             ("err", max_grade))
+    g, prob, pos = ideal_lists(prep, lambda grades: stop_probability(grades, max_grade), ideal, ("err", max_grade))
     none = np.bincount(g, minlength=prep.n) == 0
     if k is not None:
         keep = pos <= k

@@ -28,5 +28,19 @@ from .randomization import sign_flip_test
 from .tukey import BlockedAnova, blocked_anova, tukey_hsd
 from .wilcoxon import wilcoxon_test
 
-__all__ = ["Alignment", "BlockedAnova", "CORRECTIONS", "PairedSummary", "adjust", "align", "blocked_anova",
-           "bootstrap_ci", "pivot", "sign_flip_test", "summarize", "ttest", "tukey_hsd", "wilcoxon_test"]
+__all__ = [
+    "Alignment",
+    "BlockedAnova",
+    "CORRECTIONS",
+    "PairedSummary",
+    "adjust",
+    "align",
+    "blocked_anova",
+    "bootstrap_ci",
+    "pivot",
+    "sign_flip_test",
+    "summarize",
+    "ttest",
+    "tukey_hsd",
+    "wilcoxon_test",
+]

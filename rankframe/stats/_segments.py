@@ -8,8 +8,13 @@ import numpy as np
 def check_offsets(offsets: np.ndarray, n_rows: int) -> np.ndarray:
     """Return ``offsets`` as int64 after checking that they start at 0, end at ``n_rows`` and never decrease."""
     offsets = np.asarray(offsets, dtype=np.int64)
-    if offsets.ndim != 1 or offsets.size < 2 or offsets[0] != 0 or offsets[-1] != n_rows \
-            or np.any(np.diff(offsets) < 0):
+    if (
+        offsets.ndim != 1
+        or offsets.size < 2
+        or offsets[0] != 0
+        or offsets[-1] != n_rows
+        or np.any(np.diff(offsets) < 0)
+    ):
         raise ValueError(f"offsets must rise from 0 to the number of rows ({n_rows}); got {offsets!r}")
     return offsets
 
@@ -26,9 +31,10 @@ def segment_sum(a: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         return np.zeros((n_seg, *a.shape[1:]), dtype=np.result_type(a.dtype, np.int64))
     if n_seg <= 1024 and a.shape[0] >= 64 * n_seg:
         if a.dtype == bool:
-            return np.stack([np.count_nonzero(a[offsets[s]:offsets[s + 1]], axis=0) for s in range(n_seg)]
-                            ).astype(np.int64)
-        return np.stack([a[offsets[s]:offsets[s + 1]].sum(axis=0) for s in range(n_seg)])
+            return np.stack([np.count_nonzero(a[offsets[s] : offsets[s + 1]], axis=0) for s in range(n_seg)]).astype(
+                np.int64
+            )
+        return np.stack([a[offsets[s] : offsets[s + 1]].sum(axis=0) for s in range(n_seg)])
     starts = np.minimum(offsets[:-1], a.shape[0] - 1)
     if a.dtype == bool:
         a = a.astype(np.int64)

@@ -25,8 +25,9 @@ from ._segments import check_offsets, segment_of_row, segment_sum
 MISSING = ("error", "zero", "drop")
 
 
-def pivot(unit: np.ndarray, metric: np.ndarray, system: np.ndarray, value: np.ndarray, shape: tuple[int, int, int]
-          ) -> tuple[np.ndarray, np.ndarray]:
+def pivot(
+    unit: np.ndarray, metric: np.ndarray, system: np.ndarray, value: np.ndarray, shape: tuple[int, int, int]
+) -> tuple[np.ndarray, np.ndarray]:
     """Scatter long-form values into ``values[unit, metric, system]`` (NaN where absent).
 
     Returns ``(values, exists)`` where ``exists[unit, system]`` says that the system has a row for the query

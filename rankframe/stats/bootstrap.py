@@ -35,8 +35,14 @@ class BootstrapResult:
     entropy: int | Sequence[int] | None  # the root SeedSequence entropy: reproduces the draws
 
 
-def bootstrap_ci(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, level: float = 0.95,
-                 n_resamples: int = 10_000, seed: int | np.random.SeedSequence | None = None) -> BootstrapResult:
+def bootstrap_ci(
+    x: np.ndarray,
+    y: np.ndarray,
+    offsets: np.ndarray,
+    level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | np.random.SeedSequence | None = None,
+) -> BootstrapResult:
     """Paired percentile bootstrap interval of ``mean(x - y)`` per segment and column (module docstring).
 
     Examples
@@ -61,7 +67,7 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, level: float
     high = np.full((n_seg, d.shape[1]), np.nan)
     q = np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     for s in range(n_seg):  # a loop over segments and their distinct query sets; the work is vectorized inside
-        block = d[offsets[s]:offsets[s + 1]]
+        block = d[offsets[s] : offsets[s + 1]]
         valid = ~np.isnan(block)
         patterns, which = np.unique(np.packbits(valid, axis=0).T, axis=0, return_inverse=True)
         rng = np.random.Generator(np.random.PCG64(children[s]))
@@ -78,7 +84,7 @@ def bootstrap_ci(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, level: float
                 c = min(step, n_resamples - a)
                 draws = rng.integers(0, n, size=(c, n)) + (np.arange(c) * n)[:, None]
                 counts = np.bincount(draws.ravel(), minlength=c * n).reshape(c, n)
-                means[a:a + c] = (counts.astype(np.float64) @ sample) / n
+                means[a : a + c] = (counts.astype(np.float64) @ sample) / n
             bounds = np.quantile(means, q, axis=0)
             low[s, cols], high[s, cols] = bounds[0], bounds[1]
     return BootstrapResult(ci_low=low, ci_high=high, n_resamples=int(n_resamples), entropy=root.entropy)

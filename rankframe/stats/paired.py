@@ -74,8 +74,7 @@ def summarize(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> PairedSummar
     wins = segment_sum(d0 > 0, offsets)
     losses = segment_sum(d0 < 0, offsets)
     ties = n - wins - losses
-    return PairedSummary(n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=ties,
-                         losses=losses)
+    return PairedSummary(n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=ties, losses=losses)
 
 
 @dataclass(frozen=True)
@@ -113,5 +112,6 @@ def ttest(summary: PairedSummary, level: float = 0.95) -> TtestResult:
     t[bad] = np.nan
     p[bad] = np.nan
     half[bad] = np.nan
-    return TtestResult(statistic=t, df=np.where(bad, np.nan, df), pvalue=p, ci_low=summary.delta - half,
-                       ci_high=summary.delta + half)
+    return TtestResult(
+        statistic=t, df=np.where(bad, np.nan, df), pvalue=p, ci_low=summary.delta - half, ci_high=summary.delta + half
+    )

@@ -85,8 +85,14 @@ def _chunks(total: int, n_rows: int) -> Iterator[tuple[int, int]]:
         yield start, min(total, start + step)
 
 
-def _random_hits(block: np.ndarray, total: np.ndarray, abs_sum: np.ndarray, threshold: np.ndarray,
-                 bitgen: np.random.BitGenerator, n_resamples: int) -> np.ndarray:
+def _random_hits(
+    block: np.ndarray,
+    total: np.ndarray,
+    abs_sum: np.ndarray,
+    threshold: np.ndarray,
+    bitgen: np.random.BitGenerator,
+    n_resamples: int,
+) -> np.ndarray:
     """Count, per column, the random sign patterns with ``|T*| >= threshold`` (float32 sums, certified)."""
     n_rows, n_cols = block.shape
     width = min(BLOCK, n_rows)
@@ -114,15 +120,20 @@ def _random_hits(block: np.ndarray, total: np.ndarray, abs_sum: np.ndarray, thre
             rows, cols = np.nonzero(unsure)
             per = max(1, CHUNK_ELEMENTS // n_rows)
             for i in range(0, rows.size, per):
-                r, k = rows[i:i + per], cols[i:i + per]
+                r, k = rows[i : i + per], cols[i : i + per]
                 sums = np.einsum("ij,ji->i", bits[r].astype(np.float64), block[:, k])
                 hit = np.abs(total[k] - 2.0 * sums) >= threshold[k]
                 hits += np.bincount(k[hit], minlength=n_cols)
     return hits
 
 
-def sign_flip_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_resamples: int = 10_000,
-                   seed: int | np.random.SeedSequence | None = None) -> RandomizationResult:
+def sign_flip_test(
+    x: np.ndarray,
+    y: np.ndarray,
+    offsets: np.ndarray,
+    n_resamples: int = 10_000,
+    seed: int | np.random.SeedSequence | None = None,
+) -> RandomizationResult:
     """Two-sided paired sign-flip test of ``mean(x - y) = 0`` per segment and column (module docstring).
 
     Examples
@@ -149,7 +160,7 @@ def sign_flip_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_resample
     pvalue = np.full((n_seg, d.shape[1]), np.nan)
     exact = np.zeros(n_seg, dtype=bool)
     for s in range(n_seg):  # a loop over segments; the work is the matrix products inside
-        block = np.ascontiguousarray(d[offsets[s]:offsets[s + 1]])
+        block = np.ascontiguousarray(d[offsets[s] : offsets[s + 1]])
         n_rows = block.shape[0]
         total = block.sum(axis=0)
         abs_sum = np.abs(block).sum(axis=0)

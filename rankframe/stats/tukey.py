@@ -65,9 +65,9 @@ def _log_range_sf(k: int):
     log_r = np.empty(w.size)
     for i in range(0, w.size, 256):  # bounded memory: 256 x 640 at a time
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = special.ndtr(z - w[i:i + 256, None]) / phi_z  # Phi(z - w) / Phi(z), in [0, 1]
+            ratio = special.ndtr(z - w[i : i + 256, None]) / phi_z  # Phi(z - w) / Phi(z), in [0, 1]
             inner = -np.expm1((k - 1) * np.log1p(-ratio))  # 1 - (1 - ratio)**(k - 1), accurate when small
-        log_r[i:i + 256] = np.log(inner @ dens)
+        log_r[i : i + 256] = np.log(inner @ dens)
     return interpolate.CubicSpline(w, log_r)
 
 
@@ -91,8 +91,13 @@ def _sf_one(q: np.ndarray, k: int, df: float) -> np.ndarray:
     t, wt = _gauss_legendre(0.0, 1.0, 12)
     s = lo + (top - lo)[:, None] * t[None, :]
     ws = (top - lo)[:, None] * wt[None, :]
-    log_f = (np.log(2.0) + (df / 2.0) * np.log(df / 2.0) - special.gammaln(df / 2.0) + (df - 1.0) * np.log(s)
-             - df * s * s / 2.0)  # density of s = sqrt(chi2_df / df)
+    log_f = (
+        np.log(2.0)
+        + (df / 2.0) * np.log(df / 2.0)
+        - special.gammaln(df / 2.0)
+        + (df - 1.0) * np.log(s)
+        - df * s * s / 2.0
+    )  # density of s = sqrt(chi2_df / df)
     return (range_sf(q[:, None] * s, k) * ws * np.exp(log_f)).sum(axis=1)
 
 

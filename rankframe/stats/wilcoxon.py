@@ -131,5 +131,6 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> Wilcoxon
         greater = (null >= w).mean(axis=0)
         p[idx] = np.clip(2.0 * np.minimum(less, greater), 0.0, 1.0)
     shape = (n_seg, n_col)
-    return WilcoxonResult(statistic=np.minimum(r_plus, r_minus).reshape(shape), pvalue=p.reshape(shape),
-                          method=method.reshape(shape))
+    return WilcoxonResult(
+        statistic=np.minimum(r_plus, r_minus).reshape(shape), pvalue=p.reshape(shape), method=method.reshape(shape)
+    )
