@@ -301,3 +301,24 @@ def test_absent_systems_null_segment_int_systems(con, policy):
         "system has no queries in this segment",
         "baseline has no queries in this segment",
     }
+
+
+def test_docs_example(con, monkeypatch):
+    # docs/sql.md "Comparing systems in SQL": its block = rankframe.compare on the same file
+    import re
+
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / "sql.md").read_text()
+    block = re.search(r"```sql\n-- example: compare_systems\n(.*?)```", text, re.S).group(1)
+    got = con.sql(block).df()
+    want = rankframe.compare(pd.read_parquet(PAIRED), ["AP@10", "nDCG@10"], baseline="bm25", by="length")
+    cols = list(got.columns)
+    assert cols == ["length", "metric", "system", "n", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "wins",
+                    "ties", "losses"]
+    assert list(got["metric"] + got["system"]) == list(want["metric"] + want["system"])  # same order
+    for c in cols[3:]:
+        tol = 1e-6 if c.startswith("p_") else 1e-9
+        assert np.allclose(got[c].astype(float), want[c].astype(float), rtol=tol, atol=tol), c
+    t = con.sql(re.search(r"```sql\n-- example: t_distribution\n(.*?)```", text, re.S).group(1)).fetchall()[0]
+    assert math.isclose(t[0], stats.t.cdf(2.0, 10), rel_tol=1e-9) and math.isclose(t[1], stats.t.ppf(0.975, 10),
+                                                                                     rel_tol=1e-9)
