@@ -313,12 +313,25 @@ def test_docs_example(con, monkeypatch):
     got = con.sql(block).df()
     want = rankframe.compare(pd.read_parquet(PAIRED), ["AP@10", "nDCG@10"], baseline="bm25", by="length")
     cols = list(got.columns)
-    assert cols == ["length", "metric", "system", "n", "delta", "ci_low", "ci_high", "p_value", "p_adjusted", "wins",
-                    "ties", "losses"]
+    assert cols == [
+        "length",
+        "metric",
+        "system",
+        "n",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_adjusted",
+        "wins",
+        "ties",
+        "losses",
+    ]
     assert list(got["metric"] + got["system"]) == list(want["metric"] + want["system"])  # same order
     for c in cols[3:]:
         tol = 1e-6 if c.startswith("p_") else 1e-9
         assert np.allclose(got[c].astype(float), want[c].astype(float), rtol=tol, atol=tol), c
     t = con.sql(re.search(r"```sql\n-- example: t_distribution\n(.*?)```", text, re.S).group(1)).fetchall()[0]
-    assert math.isclose(t[0], stats.t.cdf(2.0, 10), rel_tol=1e-9) and math.isclose(t[1], stats.t.ppf(0.975, 10),
-                                                                                     rel_tol=1e-9)
+    assert math.isclose(t[0], stats.t.cdf(2.0, 10), rel_tol=1e-9) and math.isclose(
+        t[1], stats.t.ppf(0.975, 10), rel_tol=1e-9
+    )
