@@ -253,8 +253,10 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                                       || '-c) or leave them out in a view first.',
                                       CAST(count(*) AS VARCHAR), array_to_string(min(a.rf__example, 3), '; ')))
                     ELSE true END AS rf__ok
-        FROM (SELECT printf('%s query=%s metric=%s without a value for %s',
-                            CAST(u.rf__seg AS VARCHAR), CAST(u.rf__q AS VARCHAR), u.rf__metric,
+        FROM (SELECT printf('%squery=%s metric=%s without a value for %s',
+                            replace(replace(CAST(u.rf__seg AS VARCHAR) || ' ', ', ''rf__all'': true', ''),
+                                    '{''rf__all'': true} ', ''),
+                            CAST(u.rf__q AS VARCHAR), u.rf__metric,
                             rf__quoted(list_sort(list_filter(pr.rf__systems,
                                                              lambda s: NOT list_contains(u.rf__have, s)))))
                          AS rf__example
