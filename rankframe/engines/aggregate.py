@@ -30,24 +30,24 @@ def mean_per_segment(
     by = list(by)
     stats: list = ["mean", "count", "std"] if ci is not None else ["mean", "count"]
     if not by:
-        grouped = per_query.groupby("metric", sort=False)["value"].agg(stats).reindex(list(metrics))
+        table = per_query.groupby("metric", sort=False)["value"].agg(stats).reindex(list(metrics))
+        columns = {stat: table[stat].to_numpy(dtype=np.float64) for stat in stats}
         out = pd.DataFrame({"metric": list(metrics)})
-        table = grouped
     else:
         grouped = per_query.groupby([*by, "metric"], sort=False, observed=True, dropna=False)["value"].agg(stats)
-        # segments in sorted order (nulls last), each with every metric in the order asked
-        segments = grouped["count"].unstack("metric").sort_index(na_position="last").index
-        rows = np.repeat(np.arange(len(segments)), len(metrics))
-        keys = segments.to_frame(index=False).iloc[rows].reset_index(drop=True)
-        keys["metric"] = np.tile(np.asarray(metrics, dtype=object), len(segments))
-        table = grouped.reindex(pd.MultiIndex.from_frame(keys))
-        out = keys
-    n = table["count"].fillna(0).to_numpy(dtype=np.int64)
-    out = out.assign(value=table["mean"].to_numpy(dtype=np.float64), n=n)
+        # one row per segment (sorted, nulls last), one column per (statistic, metric) in the order asked; no
+        # MultiIndex is built from the segment values (pandas 2.2 fails on Arrow dictionary columns there)
+        wide = grouped.unstack("metric").sort_index(na_position="last")
+        columns = {stat: wide[stat].reindex(columns=list(metrics)).to_numpy(dtype=np.float64).ravel() for stat in stats}
+        rows = np.repeat(np.arange(len(wide)), len(metrics))
+        out = wide.index.to_frame(index=False).iloc[rows].reset_index(drop=True)
+        out["metric"] = np.tile(np.asarray(metrics, dtype=object), len(wide))
+    n = np.nan_to_num(columns["count"], nan=0.0).astype(np.int64)
+    out = out.assign(value=columns["mean"], n=n)
     if ci is not None:
         from scipy import stats as st
 
-        sd = table["std"].to_numpy(dtype=np.float64)
+        sd = columns["std"]
         with np.errstate(invalid="ignore", divide="ignore"):
             se = np.where(n >= 2, sd / np.sqrt(np.maximum(n, 1)), np.nan)
             half = st.t.ppf((1 + ci) / 2, np.maximum(n - 1, 1)) * se
