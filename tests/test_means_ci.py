@@ -66,3 +66,12 @@ def test_ci_through_the_accessor_and_bad_levels():
             rankframe.evaluate(df, ["AP"], ci=bad)
     with pytest.raises(rankframe.ParameterError, match=r"does not apply with per_query=True"):
         rankframe.evaluate(df, ["AP"], ci=0.95, per_query=True)
+
+
+def test_every_query_skipped_gives_an_empty_frame_with_the_columns(engine):
+    # one query with retrieved rows and no judgment: no_judged="skip" (the default) leaves no unit to average
+    df = pd.DataFrame({"query": [1], "item": [1], "rank": [1], "relevance": [np.nan], "seg": ["a"]})
+    got = rankframe.evaluate(df, ["AP"], by="seg", engine=engine, ci=0.95)
+    assert list(got.columns) == ["seg", "metric", "value", "n", "std_err", "ci_low", "ci_high"] and got.empty
+    overall = rankframe.evaluate(df, ["AP"], engine=engine)
+    assert list(overall["n"]) == [0] and np.isnan(overall["value"].iloc[0])

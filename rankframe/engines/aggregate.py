@@ -37,11 +37,15 @@ def mean_per_segment(
         grouped = per_query.groupby([*by, "metric"], sort=False, observed=True, dropna=False)["value"].agg(stats)
         # one row per segment (sorted, nulls last), one column per (statistic, metric) in the order asked; no
         # MultiIndex is built from the segment values (pandas 2.2 fails on Arrow dictionary columns there)
-        wide = grouped.unstack("metric").sort_index(na_position="last")
-        columns = {stat: wide[stat].reindex(columns=list(metrics)).to_numpy(dtype=np.float64).ravel() for stat in stats}
-        rows = np.repeat(np.arange(len(wide)), len(metrics))
-        out = wide.index.to_frame(index=False).iloc[rows].reset_index(drop=True)
-        out["metric"] = np.tile(np.asarray(metrics, dtype=object), len(wide))
+        if grouped.empty:  # every unit was skipped by the policies: no segment to report
+            out = pd.DataFrame({**{c: per_query[c].iloc[:0] for c in by}, "metric": pd.Series([], dtype=object)})
+            columns = {stat: np.empty(0) for stat in stats}
+        else:
+            wide = grouped.unstack("metric").sort_index(na_position="last")
+            columns = {s: wide[s].reindex(columns=list(metrics)).to_numpy(dtype=np.float64).ravel() for s in stats}
+            rows = np.repeat(np.arange(len(wide)), len(metrics))
+            out = wide.index.to_frame(index=False).iloc[rows].reset_index(drop=True)
+            out["metric"] = np.tile(np.asarray(metrics, dtype=object), len(wide))
     n = np.nan_to_num(columns["count"], nan=0.0).astype(np.int64)
     out = out.assign(value=columns["mean"], n=n)
     if ci is not None:
