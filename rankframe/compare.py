@@ -7,7 +7,6 @@ comparisons at once. See ``docs/comparing.md`` for which test to use when and ho
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -17,7 +16,7 @@ import pandas as pd
 
 from . import stats
 from .columns import Columns
-from .errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate
 from .names import Measure, parse
 from .stats.align import MISSING
@@ -58,9 +57,8 @@ NOTE_CONSTANT = "every difference is the same (sd = 0)"
 
 
 def _hint(name: object, known: Iterable[object]) -> str:
-    text = [str(k) for k in known]
-    close = difflib.get_close_matches(str(name), text, n=1)
-    return f" Hint: did you mean {close[0]!r}?" if close else ""
+    close = close_match(name, known, ignore_case=False)
+    return f" Hint: did you mean {close!r}?" if close else ""
 
 
 def _choice(name: str, value: object, choices: Sequence[object]) -> Any:

@@ -48,25 +48,30 @@ def parameter_error(owner: str, name: str, expected: str, got: object) -> Parame
     return ParameterError(f"The {name!r} parameter of {owner} must be {expected}. Got {got!r} instead.")
 
 
+def close_match(name: object, known: Iterable[object], *, ignore_case: bool = True) -> str | None:
+    """The known name closest to ``name`` (difflib), as it is spelled in ``known``; None when none is close."""
+    text = [str(k) for k in known]
+    if not ignore_case:
+        close = difflib.get_close_matches(str(name), text, n=1)
+        return close[0] if close else None
+    close = difflib.get_close_matches(str(name).lower(), [t.lower() for t in text], n=1)
+    return next(t for t in text if t.lower() == close[0]) if close else None
+
+
 def unknown_name_error(kind: str, got: str, known: Iterable[str]) -> UnknownMetricError:
     """Build the message for an unknown name, with the known names and a close match if there is one."""
     known = sorted(set(known), key=str.lower)
-    hint = difflib.get_close_matches(got.lower(), [k.lower() for k in known], n=1)
     text = f"unknown {kind} {got!r}. Known: {', '.join(known)}."
-    if hint:
-        match = next(k for k in known if k.lower() == hint[0])
+    match = close_match(got, known)
+    if match is not None:
         text += f" Hint: did you mean {match!r}?"
     return UnknownMetricError(text)
 
 
 def did_you_mean(name: str, known: Iterable[object]) -> str:
     """`` (did you mean 'x'?)`` when a known name is close to ``name`` (case-insensitive), else ``""``."""
-    text = [str(k) for k in known]
-    close = difflib.get_close_matches(str(name).lower(), [t.lower() for t in text], n=1)
-    if not close:
-        return ""
-    match = next(t for t in text if t.lower() == close[0])
-    return f" (did you mean {match!r}?)"
+    match = close_match(name, known)
+    return "" if match is None else f" (did you mean {match!r}?)"
 
 
 def missing_columns_error(
