@@ -136,3 +136,24 @@ def test_query_with_100k_rows(spark):
     small = _gen_like(5, 10, 4).assign(query=lambda d: d["query"] + 1)
     df = pd.concat([big, small], ignore_index=True)
     check(spark, df, ["AP", "nDCG@1000", "R@50000", "RR", "P@100"])
+
+
+def test_docs_spark_transcripts_run_as_written(spark, monkeypatch):
+    # docs/spark.md's examples are >>> transcripts (tests/test_docs.py leaves them to their page's test): run them
+    # here, with the shared session, from the repository root
+    import doctest
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    text = (root / "docs" / "spark.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+    assert len(blocks) >= 2
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    globs: dict = {}
+    for i, block in enumerate(blocks):
+        test = parser.get_doctest(block, globs, f"docs/spark.md block {i}", "docs/spark.md", 0)
+        runner.run(test, clear_globs=False)
+        globs = test.globs  # the next block sees this one's names (get_doctest copies the dict)
+    assert runner.failures == 0

@@ -241,7 +241,7 @@ def means(per: Any, metrics: Sequence[str], *, by: str | Sequence[str] | None = 
     from pyspark.sql import functions as F
 
     by_list = as_column_list(by, "means")
-    names = [str(m) for m in metrics]
+    names = [str(m) for m in parse_metrics(metrics, "means")]  # canonical labels, as the per-query frame has
     value = F.when(~F.isnan(F.col("value")), F.col("value"))
     stats = per.groupBy(*[F.col(f"`{b}`") for b in by_list], F.col("metric")).agg(
         F.avg(value).alias("__mean"), F.count(value).alias("__count"), F.stddev_samp(value).alias("__std")
