@@ -32,7 +32,8 @@ FORMATS = ("table", "csv", "json", "markdown", "trec")
 COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 _LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
-# trec_eval's measure families, in the order trec_eval prints them (``-m all_trec``)
+# trec_eval's measure families, in the order trec_eval prints them (``-m all_trec``); a declared trec_eval name
+# missing here is printed after these
 _TREC_ORDER = ("map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success")
 
 
@@ -56,21 +57,11 @@ def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
     if any(v != defaults[n] for n, v in kw.items() if n != "k"):
         return None  # trec_eval measures use default parameters (rel >= 1, linear gain, judged ideal)
     k = kw.get("k")
-    name = {
-        ("ap", False): "map",
-        ("ap", True): "map_cut",
-        ("ndcg", False): "ndcg",
-        ("ndcg", True): "ndcg_cut",
-        ("precision", True): "P",
-        ("recall", True): "recall",
-        ("hit_rate", True): "success",
-        ("rr", False): "recip_rank",
-        ("r_precision", False): "Rprec",
-        ("bpref", False): "bpref",
-    }.get((spec.name, k is not None))
+    name = spec.trec_eval_cut if k is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
     if name is None:
         return None
-    return (f"{name}_{k}" if k is not None else name), (_TREC_ORDER.index(name), k or 0)
+    order = _TREC_ORDER.index(name) if name in _TREC_ORDER else len(_TREC_ORDER)
+    return (f"{name}_{k}" if k is not None else name), (order, k or 0)
 
 
 def _trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col: str) -> list[str]:

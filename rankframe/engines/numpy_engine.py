@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..columns import Columns
-from ..metrics import KERNELS
 from ..names import Measure
 from ..prepare import Prepared, prepare
+from ..registry import KERNELS
 
 
 def evaluate(
