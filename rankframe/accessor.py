@@ -24,6 +24,7 @@ _CALL_OPTIONS = (
     "no_retrieved",
     "no_judged",
     "ci",
+    "agg",
 )
 
 
@@ -154,7 +155,7 @@ def _method(spec: MetricSpec):
         f"``ci_low``, ``ci_high`` (a Series, or a DataFrame per segment).\n\n"
         f"Parameters\n----------\n{params}\n"
         "by, per_query, qrels, qrels_columns, validate, engine, allow_duplicates, no_relevant, no_retrieved, "
-        "no_judged, ci\n"
+        "no_judged, ci, agg\n"
         "    As for :func:`rankframe.evaluate`.\n\n"
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"

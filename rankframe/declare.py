@@ -164,6 +164,10 @@ class MetricSpec:
     example: str = ""  # value on the accessor's example frame (see above)
     example_why: str = ""  # its hand derivation
     sql_data_args: tuple[str, ...] = ()  # data arguments of rf_<name> after ``grades`` (n_rel, judged_grades, ...)
+    #: (parameter, name in the SQL table macros) where rf_per_query / rf_means name it otherwise (one parameter of
+    #: the table macros serves several metrics: graded_rel is CG/DCG/IDCG/nDCG's rel, p_denominator P's denominator)
+    sql_table_params: tuple[tuple[str, str], ...] = ()
+    count: bool = False  # a count (NumRel, ...): defined on an empty list, so no_retrieved='zero' keeps its value
     table_column: bool = True  # a column of the SQL table macros rf_per_query / rf_means (named canonical)
     order: int = 1000  # position in listings (docs tables, rf_per_query's columns, the SQL bundle)
     extra: dict = field(default_factory=dict)
@@ -179,6 +183,10 @@ class MetricSpec:
     def needs_relevant(self) -> bool:
         """Undefined (0/0) without relevant items: the ``no_relevant`` policy applies."""
         return self.nothing_relevant is not None
+
+    def table_param(self, name: str) -> str:
+        """The name of a parameter of this metric in the SQL table macros."""
+        return dict(self.sql_table_params).get(name, name)
 
     @property
     def trec_names(self) -> tuple[str, ...]:

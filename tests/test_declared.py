@@ -95,16 +95,35 @@ def test_table_macros_have_a_column_per_metric(spec):
     assert re.search(rf'rf__agg_{spec.name}\(x\.rf_pos, x\.rf_g\b[^;]*?\) AS "{col}"', text), (
         f'rf__per_query_raw has no column "{col}" computed by rf__agg_{spec.name}'
     )
-    applied = re.search(rf'rf__apply_policy\(r\."{col}", r\.rf__n_judged, r\.rf__n_ret, ([\w.]+),', text)
+    applied = re.search(
+        rf'rf__apply_policy\(r\."{col}", r\.rf__n_judged, (r\.rf__n_ret|rf__count_n_ret\(r\.rf__n_ret, no_retrieved\)), '
+        r"([\w.]+),",
+        text,
+    )
     assert applied, f'rf__per_query does not apply the policies to "{col}"'
-    assert applied.group(1) == _NONE_COLUMN[spec.nothing_relevant], (
-        f'"{col}": the table macros test nothing relevant with {applied.group(1)}, the declaration says '
+    count = applied.group(1) != "r.rf__n_ret"
+    assert count == spec.count, f'"{col}": rf__count_n_ret in the table macros iff the metric is a declared count'
+    assert applied.group(2) == _NONE_COLUMN[spec.nothing_relevant], (
+        f'"{col}": the table macros test nothing relevant with {applied.group(2)}, the declaration says '
         f"{spec.nothing_relevant!r}"
     )
     means = re.search(r"rf_mean\(COLUMNS\(lambda c: c IN \((.*?)\)\)\)", text, re.S)
     assert means and f"'{col}'" in means.group(1), f'rf_means does not average "{col}"'
     outputs = re.search(r"MACRO rf__outputs\(\) AS\s*\[(.*?)\];", text, re.S)
     assert outputs and f"'{col.lower()}'" in outputs.group(1), f"rf__outputs() lacks '{col.lower()}'"
+
+
+@pytest.mark.parametrize("macro", ["rf_per_query", "rf_means"])
+def test_table_macros_take_every_declared_parameter_with_its_default(macro):
+    found = macro_signature(_table_macro_text(), macro)
+    assert found is not None
+    named = found[1]
+    for spec in METRICS:
+        if spec.table_column:
+            for p in spec.params:
+                name = spec.table_param(p.name)
+                assert name in named, f"{macro} has no parameter {name} ({spec.canonical}'s {p.name})"
+                assert named[name] == _sql_literal(p.default), f"{macro}: {name}'s default vs {spec.canonical}'s"
 
 
 def test_table_macros_have_no_undeclared_column():

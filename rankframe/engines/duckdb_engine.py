@@ -82,8 +82,12 @@ def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, st
         f"{measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}" for i, m in enumerate(measures)
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
+    # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
+    keeps = policies["no_retrieved"] == "zero"
     applied = ",\n  ".join(
-        f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}" for i in range(len(measures))
+        f"rf__apply_policy(m{i}, n_judged, {'greatest(n_ret, 1)' if m.spec.count and keeps else 'n_ret'}, r{i}, "
+        f"{pol}) AS m{i}"
+        for i, m in enumerate(measures)
     )
     return f"""
 WITH raw AS (

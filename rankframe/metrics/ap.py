@@ -30,6 +30,7 @@ SPEC = MetricSpec(
     example="0.38889",
     example_why="(1/2 + 2/3) / 3",
     sql_data_args=("n_rel",),
+    sql_table_params=(("denominator", "ap_denominator"),),
     order=30,
 )
 

@@ -19,6 +19,7 @@ SPEC = MetricSpec(
     binary=False,
     example="3.0",
     example_why="0 + 2 + 1",
+    sql_table_params=(("rel", "graded_rel"),),
     order=50,
 )
 

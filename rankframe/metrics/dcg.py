@@ -19,6 +19,7 @@ SPEC = MetricSpec(
     binary=False,
     example="1.76186",
     example_why="2/log2(3) + 1/log2(4)",
+    sql_table_params=(("rel", "graded_rel"),),
     order=60,
 )
 

@@ -23,6 +23,7 @@ SPEC = MetricSpec(
     example="3.13093",
     example_why="2 + 1/log2(3) + 1/log2(4)",
     sql_data_args=("judged_grades",),
+    sql_table_params=(("rel", "graded_rel"),),
     order=70,
 )
 

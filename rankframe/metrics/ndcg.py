@@ -28,6 +28,7 @@ SPEC = MetricSpec(
     example="0.56273",
     example_why="1.76186 / 3.13093",
     sql_data_args=("judged_grades",),
+    sql_table_params=(("rel", "graded_rel"),),
     order=80,
 )
 

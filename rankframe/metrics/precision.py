@@ -22,6 +22,7 @@ SPEC = MetricSpec(
     ir_measures="P",
     example="0.66667",
     example_why="2 hits / 3 retrieved",
+    sql_table_params=(("denominator", "p_denominator"),),
     order=10,
 )
 

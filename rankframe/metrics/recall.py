@@ -28,6 +28,7 @@ SPEC = MetricSpec(
     example="0.66667",
     example_why="2 of 3 relevant found",
     sql_data_args=("n_rel",),
+    sql_table_params=(("denominator", "r_denominator"),),
     order=20,
 )
 
