@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from . import sql
+from . import display, plot, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -50,6 +50,8 @@ __all__ = [
     "write_trec_qrels",
     "write_trec_run",
     "sql",
+    "display",
+    "plot",
     "compare",
 ]
 __version__ = "0.1.0"

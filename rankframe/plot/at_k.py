@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, kind, label_of
+from ._common import as_names, axes, kind, label_of, pyplot
 
 DEFAULT_KS = tuple(range(1, 21))
 
@@ -78,6 +78,7 @@ def at_k(
     import rankframe
 
     columns = Columns.coerce(columns)
+    pyplot()  # the missing extra is reported before any work
     what = kind(data, columns, "at_k")
     if what == "long":
         metric = "nDCG" if metric is None else metric

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import LOSS, NEUTRAL, WIN, as_names, axes, kind, need_columns, one_metric
+from ._common import LOSS, NEUTRAL, WIN, as_names, axes, kind, need_columns, one_metric, pyplot
 
 
 def per_query_deltas(
@@ -87,6 +87,7 @@ def differences(
     import rankframe
 
     columns = Columns.coerce(columns)
+    pyplot()  # the missing extra is reported before any work
     system_col = columns.system
     what = kind(data, columns, "differences")
     if what == "long":

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, kind, label_of, need_columns, one_metric
+from ._common import as_names, axes, kind, label_of, need_columns, one_metric, pyplot
 
 KINDS = ("box", "violin")
 
@@ -52,6 +52,7 @@ def distribution(
     import rankframe
 
     columns = Columns.coerce(columns)
+    pyplot()  # the missing extra is reported before any work
     if not isinstance(style, str) or style not in KINDS:
         raise parameter_error("distribution", "style", "one of 'box', 'violin'", style)
     what = kind(data, columns, "distribution")

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import LOSS, NEUTRAL, WIN, axes, kind, label_of, one_metric
+from ._common import LOSS, NEUTRAL, WIN, axes, kind, label_of, one_metric, pyplot
 
 
 def forest(
@@ -56,6 +56,7 @@ def forest(
     import rankframe
 
     columns = Columns.coerce(columns)
+    pyplot()  # the missing extra is reported before any work
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise parameter_error("forest", "alpha", "a level in the open interval (0, 1), e.g. 0.05", alpha)
     if not isinstance(sort, bool):

@@ -1,9 +1,10 @@
 """Interpolated precision–recall curve: trec_eval's 11-point ``iprec_at_recall``, one line per system.
 
 For a query with ``R`` relevant items, the interpolated precision at recall level ``r`` is the highest precision
-at any rank whose recall is at least ``r``::
+at any rank from the one where recall reaches ``r`` on; as in trec_eval, "recall reaches r" means the run has
+retrieved ``need(r) = floor(r * R + 0.9)`` relevant items (so 0.7 of 3 relevant is reached with 2)::
 
-    iprec(r) = max { P@i : rel_so_far(i) / R >= r },   0 when no rank reaches r,
+    iprec(r) = max { P@i : rel_so_far(i) >= need(r) },   0 when fewer than need(r) are retrieved,
 
 at ``r`` = 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall_0.00 ... _1.00``), averaged over the queries of
 each group. Query-set rules as rankframe's defaults (= ``trec_eval -c``): a judged query a run did not
@@ -21,7 +22,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, label_of, need_columns
+from ._common import as_names, axes, label_of, need_columns, pyplot
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -81,15 +82,14 @@ def iprec_at_recall(
     before = np.concatenate([[0], running])[p.offsets[:-1]]
     so_far = running - np.repeat(before, n_ret)
     precision = so_far / p.pos
-    with np.errstate(divide="ignore", invalid="ignore"):
-        recall = np.where(n_rel[p.group] > 0, so_far / n_rel[p.group], 0.0)
     # suffix maximum of precision within each list: reversed, lists shifted apart (precision <= 1 < 2)
     shift = 2.0 * (p.n - p.group[::-1])
     best_after = (np.maximum.accumulate(precision[::-1] + shift) - shift)[::-1]
     levels = np.asarray(RECALL_LEVELS)
     table = np.zeros((p.n, len(levels)))
     for j, level in enumerate(levels):  # 11 recall levels, not a loop over queries
-        hit = np.flatnonzero((recall >= level) & (n_rel[p.group] > 0))
+        needed = np.floor(level * n_rel + 0.9)  # trec_eval: relevant items to reach level r, (long)(r * R + 0.9)
+        hit = np.flatnonzero((so_far >= needed[p.group]) & (n_rel[p.group] > 0))
         units, first = np.unique(p.group[hit], return_index=True)
         table[units, j] = best_after[hit[first]]
     keep = p.n_judged > 0  # no judgment at all: skipped (no_judged="skip")
@@ -141,6 +141,7 @@ def pr_curve(
         x: recall level, y: interpolated precision, both in [0, 1]; one labelled line per group.
     """
     columns = Columns.coerce(columns)
+    pyplot()  # the missing extra is reported before any work
     if not isinstance(data, pd.DataFrame):
         raise parameter_error(
             "pr_curve", "data", "a DataFrame (a long ranking table or iprec_at_recall's output)", data
