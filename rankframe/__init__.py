@@ -24,6 +24,7 @@ from .io import (
 from .join import join_qrels
 from .names import Measure, parse
 from .registry import METRICS
+from .report import report
 from .schema import schema, validate
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "sql",
     "display",
     "plot",
+    "report",
     "compare",
 ]
 __version__ = "0.1.0"

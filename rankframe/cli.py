@@ -229,6 +229,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
     _compare_parser(sub)
+    from .report import add_parser as _report_parser  # rankframe report: rankframe/report.py
+
+    _report_parser(sub)
 
     sq = sub.add_parser(
         "sql",
@@ -983,6 +986,12 @@ def _validate(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from .report import run
+
+    return run(args)
+
+
 def _print(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -996,7 +1005,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate}[args.command]
+    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}[
+        args.command
+    ]
     try:
         return command(args)
     except RankframeError as e:

@@ -308,7 +308,7 @@ def model(frame: pd.DataFrame, digits: int = 4) -> Model:
 _CSS = (
     "table.rankframe{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:0.5em 0}"
     "table.rankframe caption{caption-side:top;text-align:left;font-size:0.9em;color:#444;padding:0.2em 0}"
-    "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #ddd}"
+    "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #ddd;white-space:nowrap}"
     "table.rankframe th{border-bottom:2px solid #888;text-align:left}"
     "table.rankframe td.num,table.rankframe th.num{text-align:right}"
     "table.rankframe td.up{background:#e3f4e1;color:#1b5e20}"
