@@ -39,7 +39,7 @@ _GENERATED = re.compile(r'<span class="generated">[^<]*</span>')
 
 def _png(fig: Any) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    fig.savefig(buf, format="png", dpi=96, metadata={"Software": None})
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -111,6 +111,9 @@ def report(
         raise parameter_error("report", "title", "a str", title)
     if path is not None and not isinstance(path, (str, Path)):
         raise parameter_error("report", "path", "a file path (str or Path) or None", path)
+    if path is not None and not Path(path).parent.is_dir():
+        where = str(Path(path).parent)
+        raise ParameterError(f"report: cannot write {str(path)!r}: its directory {where!r} does not exist")
     columns = Columns.coerce(columns)
     system = columns.system if system is None else system
     columns = columns.with_(system=system) if isinstance(system, str) else columns
