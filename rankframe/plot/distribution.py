@@ -113,5 +113,12 @@ def distribution(
     mean_handle = Line2D(
         [], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="black", label="mean"
     )
-    ax.legend(handles=[shape, mean_handle], loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    ax.legend(
+        handles=[shape, mean_handle],
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=2,
+        fontsize="small",
+        frameon=False,
+    )
     return ax
