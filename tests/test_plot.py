@@ -265,6 +265,21 @@ def test_each_plot_renders_a_non_blank_png_of_the_asked_size(runs, draw):
     assert len({tuple(p) for p in img[::7, ::7].reshape(-1, 3)}) > 10  # colours, not one flat fill
 
 
+def test_the_readme_picture_is_what_its_script_draws(tmp_path):
+    from PIL import Image, ImageChops
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import make_readme_plot
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    fresh = make_readme_plot.main(tmp_path / "forest.png")
+    with Image.open(fresh) as a, Image.open(ROOT / "docs" / "img" / "forest.png") as b:
+        assert a.size == b.size == (768, 384)
+        diff = np.asarray(ImageChops.difference(a.convert("RGB"), b.convert("RGB")), dtype=float)
+        assert diff.mean() < 3  # the same picture (a few anti-aliased pixels may differ across matplotlib builds)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # the optional extra, hostile input
 
