@@ -23,6 +23,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from .columns import Columns
+from .display import compare_caption
 from .errors import RankframeError, ValidationError
 from .io import InputFileError
 
@@ -269,6 +270,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
     _compare_parser(sub)
+    from .report import add_parser as _report_parser  # rankframe report: rankframe/report.py
+
+    _report_parser(sub)
 
     sq = sub.add_parser(
         "sql",
@@ -792,45 +796,6 @@ def _render(
     return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
 
 
-_TEST_WORDS = {
-    "t": "paired t-test",
-    "randomization": "paired randomization test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "tukey": "blocked Tukey HSD",
-}
-_CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
-
-
-def compare_caption(attrs: dict) -> str:
-    """One line naming the test, the interval, the correction and its family, from ``compare(...).attrs``.
-
-    >>> compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
-    ...                  "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
-    "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
-    """
-    random = f"{attrs.get('n_resamples')} resamples, seed {attrs.get('seed')}"
-    test = _TEST_WORDS[attrs["test"]]
-    if attrs["test"] == "randomization":
-        test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
-    who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
-    level = f"{attrs['ci'] * 100:.6g}%"
-    interval = {
-        "t": f"{level} t interval",
-        "bootstrap": f"{level} paired bootstrap interval ({random})",
-        "tukey": f"{level} Tukey simultaneous interval",
-    }[attrs["ci_method"]]
-    correction = attrs["correction"]
-    family = str(attrs["family"])  # "all 8 comparisons of the call", "per metric (2 families)"
-    family = family if family.startswith("per ") else f"over {family}"
-    adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
-    parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
-    if attrs.get("missing", "error") != "error":
-        key = "filled" if attrs["missing"] == "zero" else "dropped"
-        done = f"{attrs.get(key, 0)} {key}"
-        parts.append(f"missing values: {attrs['missing']} ({done})")
-    return "; ".join(parts)
-
-
 def _render_compare(out: pd.DataFrame, fmt: str) -> str:
     """Format compare's result: every column at full precision (csv, json), or rounded under a caption line."""
     if fmt in ("csv", "json"):
@@ -1071,6 +1036,12 @@ def _validate(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from .report import run
+
+    return run(args)
+
+
 def _print(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -1084,7 +1055,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate}[args.command]
+    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}[
+        args.command
+    ]
     try:
         return command(args)
     except RankframeError as e:
