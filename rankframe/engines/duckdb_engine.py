@@ -110,13 +110,21 @@ def _windows(measures: Sequence[Measure], part: str) -> tuple[list[str], dict[in
     return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
 
 
-def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, str], source: str = _VIEW) -> str:
-    """The whole evaluation as one SQL query over the view ``source`` (columns query = unit code, item, ...).
+def build_sql(
+    measures: Sequence[Measure],
+    order_by: str,
+    policies: dict[str, str],
+    source: str = _VIEW,
+    segments: Sequence[str] = (),
+) -> str:
+    """The whole evaluation as one SQL query over the view ``source`` (columns query, item, rank|score, ...).
 
+    The unit is (segments..., query); the DuckDB engine passes one integer code per unit as ``query``.
     ERR and nERR take their running products from windows over the prepared rows (``WINDOWED``), every other
     metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
     """
-    windows, aggregates = _windows(measures, "query")
+    keys = ", ".join([*segments, "query"])
+    windows, aggregates = _windows(measures, "query" if not segments else f"row({keys})")
     values = ",\n  ".join(
         f"{aggregates.get(i) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}"
         for i, m in enumerate(measures)
@@ -125,17 +133,21 @@ def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, st
     applied = ",\n  ".join(
         f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}" for i in range(len(measures))
     )
-    rows = f"SELECT query, rf_pos, rf_g FROM rf_prepare('{source}', order_by := {_literal(order_by)})"
+    seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"
+    rows = (
+        f"SELECT {keys}, rf_pos, rf_g "
+        f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
+    )
     if windows:
         rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
     return f"""
 WITH raw AS (
-  SELECT query, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
+  SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
   {values}
   FROM ({rows})
-  GROUP BY query
+  GROUP BY {keys}
 ), applied AS (
-  SELECT query,
+  SELECT {keys},
   {applied}
   FROM raw
 )
