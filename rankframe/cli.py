@@ -258,7 +258,27 @@ def _parser() -> argparse.ArgumentParser:
         "exp(mean(log(max(x, 1e-5))))), median, sum",
     )
     _policy_options(ev)
-    ev.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
+    ev.add_argument(
+        "--engine",
+        choices=("pandas", "duckdb"),
+        default=None,
+        help="where to compute (default: duckdb for one Parquet table, read and computed in DuckDB without "
+        "loading it into pandas; pandas otherwise); duckdb with one .csv table reads it in DuckDB too",
+    )
+    g = ev.add_argument_group(
+        "DuckDB settings (one long table read in DuckDB: a Parquet table, or any table with --engine duckdb)"
+    )
+    g.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="DuckDB's memory limit, e.g. 1GB or 500MB (default 1GB); past it DuckDB spills to --temp-directory",
+    )
+    g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
+    g.add_argument(
+        "--temp-directory",
+        metavar="DIR",
+        help="where DuckDB spills (default: a fresh folder in the system's temporary directory, removed after)",
+    )
     ev.add_argument(
         "--format",
         choices=FORMATS,
@@ -836,6 +856,14 @@ def _evaluate(args) -> int:
         asked = {str(m) for m in measures}
         measures += [rankframe.parse(c) for c in TREC_COUNTS if c not in asked]
     trec_inputs = not all(_is_long(p) for p in args.inputs)
+    if _sql_road(args):
+        result = _evaluate_in_duckdb(args, measures, columns, by, policies)
+        return _output(args, result, measures, labels, by, columns, policies)
+    if any(getattr(args, o) is not None for o in ("memory_limit", "threads", "temp_directory")):
+        raise UsageError(
+            "--memory-limit, --threads and --temp-directory set DuckDB for one long table read in DuckDB (a "
+            "Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
+        )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     with Progress(steps, enabled=False if args.no_progress else None) as progress:
         loaded = _load(args, columns, by, progress)
@@ -853,13 +881,64 @@ def _evaluate(args) -> int:
             agg="mean" if per_query or trec_format else args.agg,
             columns=columns,
             qrels=loaded.judgments,
-            engine=args.engine,
+            engine=args.engine or "pandas",
             allow_duplicates=args.allow_duplicates,
             ci=args.ci,
             no_relevant=policies["no_relevant"],
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
         )
+    return _output(args, result, measures, labels, by, columns, policies)
+
+
+def _sql_road(args) -> bool:
+    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only."""
+    if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
+        return False
+    if args.engine == "duckdb":
+        return True
+    if args.engine is None:
+        name = args.inputs[0].lower()
+        return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+    return False
+
+
+def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], policies: dict) -> pd.DataFrame:
+    """The SQL road: the file's rows stay in DuckDB (bounded memory); only per-query values reach pandas."""
+    import rankframe
+
+    from .engines import duckdb_source
+
+    _check_options(args, trec=False)
+    path = args.inputs[0]
+    with Progress(2, enabled=False if args.no_progress else None) as progress:
+        progress.step(f"reading {Path(path).name} in DuckDB")
+        names = duckdb_source.column_names(path)
+        _check_columns(pd.DataFrame(columns=names), path, args, columns, by, need_relevance=True)
+        progress.step("evaluating in DuckDB")
+        config = {"memory_limit": args.memory_limit, "threads": args.threads, "temp_directory": args.temp_directory}
+        if args.threads is not None and args.threads < 1:
+            raise UsageError(f"--threads must be >= 1, got {args.threads}")
+        if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
+            raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
+        return rankframe.evaluate(
+            path,
+            measures,
+            by=by or None,
+            per_query=args.per_query,
+            columns=columns,
+            allow_duplicates=args.allow_duplicates,
+            ci=args.ci,
+            no_relevant=policies["no_relevant"],
+            no_retrieved=policies["no_retrieved"],
+            no_judged=policies["no_judged"],
+            duckdb_config=config,
+        )
+
+
+def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:
+    """Print evaluate's result in the chosen format (or fail when every query was skipped)."""
+    per_query = args.per_query
     if result.empty or ("n" in result.columns and not result["n"].any()):  # n: the queries each mean averages
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
         raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies ({chosen})")
