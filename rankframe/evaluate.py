@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import inputs, keys
 from .checks import check_grades
 from .columns import Columns
 from .errors import ParameterError, parameter_error
@@ -98,15 +99,17 @@ def evaluate(
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
-) -> pd.DataFrame:
+    output: str = "pandas",
+) -> Any:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
     Parameters
     ----------
-    df : DataFrame
-        One row per (query, item) with ``query``, ``item``, ``rank`` (or ``score``), ``relevance`` columns
-        (names configurable through ``columns``). Rows with a null rank are judged but not retrieved; rows with a
-        null relevance are unjudged. Never modified.
+    df : DataFrame, pyarrow Table or RecordBatchReader, polars DataFrame or LazyFrame, DuckDB relation, path
+        Any table ``rankframe.inputs`` reads (``docs/inputs.md``): one row per (query, item) with ``query``,
+        ``item``, ``rank`` (or ``score``), ``relevance`` columns (names configurable through ``columns``).
+        Rows with a null rank are judged but not retrieved; rows with a null relevance are unjudged. Never
+        modified.
     metrics : str or list of str
         Metric names such as ``"AP@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map@10"``, ``"RR"``
         (see ``docs/metrics.md``).
@@ -116,11 +119,12 @@ def evaluate(
         Return one value per (segment, query) instead of the mean per segment.
     columns : Columns or dict, optional
         Column names of ``df`` (and ``qrels``), e.g. ``{"query": "user_id", "rank": "position"}``.
-    qrels : DataFrame, optional
-        Separate judgments (query, item, relevance) for a run table without a relevance column; gives the same
-        results as the single-table form. One rule (:func:`rankframe.join_qrels`): every system (the ``system``
-        column, when it is in ``by``) is scored on every judged query; a judged query that no run row mentions
-        is a unit with nothing retrieved, in a null segment.
+    qrels : table, optional
+        Separate judgments (query, item, relevance; any table kind ``df`` takes) for a run table without a
+        relevance column; gives the same results as the single-table form. One rule
+        (:func:`rankframe.join_qrels`): every system (the ``system`` column, when it is in ``by``) is scored on
+        every judged query; a judged query that no run row mentions is a unit with nothing retrieved, in a null
+        segment.
     qrels_columns : Columns or dict, optional
         Column names of ``qrels`` when they differ from ``df``'s (default: the same as ``columns``).
     validate : bool, default True
@@ -135,10 +139,12 @@ def evaluate(
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
+    output : {"pandas", "arrow", "polars"}, default "pandas"
+        The type of the result: a pandas DataFrame, a ``pyarrow.Table`` or a ``polars.DataFrame`` (same columns).
 
     Returns
     -------
-    DataFrame
+    DataFrame (or pyarrow Table / polars DataFrame with ``output=``)
         Per query: ``[*by, <query column>, "metric", "value"]``. Means: ``[*by, "metric", "value", "n"]`` where
         ``n`` is the number of queries averaged (NaN values are left out), plus ``std_err, ci_low, ci_high``
         with ``ci``. ``metric`` is the canonical metric string.
@@ -176,13 +182,15 @@ def evaluate(
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
-    if not isinstance(df, pd.DataFrame):
-        validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
+    output = inputs.check_output(output)
+    df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
     if qrels is not None:
-        if not isinstance(qrels, pd.DataFrame):
-            raise parameter_error(
-                "evaluate", "qrels", "a pandas DataFrame (query, item, relevance)", type(qrels).__name__
-            )
+        qrels = inputs.to_pandas(
+            qrels,
+            owner="evaluate",
+            name="qrels",
+            columns=Columns.coerce(qrels_columns, "qrels_columns") if qrels_columns is not None else columns,
+        )
         df = join_qrels(
             df,
             qrels,
@@ -207,5 +215,7 @@ def evaluate(
 
     names = [str(m) for m in measures]
     if per_query:
-        return order_per_query(values, by, columns.query, names)
-    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
+        out = order_per_query(values, by, columns.query, names)
+    else:
+        out = mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
+    return inputs.from_pandas(out, output)

@@ -240,8 +240,9 @@ def validate(
 ) -> None:
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
-    The frame is never modified. ``table`` names the table in the message (``"qrels table"`` for judgments);
-    ``ranked=False`` checks a table without a rank or score column (judgments).
+    ``df`` is any table :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...); it is never modified.
+    ``table`` names the table in the message (``"qrels table"`` for judgments); ``ranked=False`` checks a
+    table without a rank or score column (judgments).
 
     Examples
     --------
@@ -254,18 +255,10 @@ def validate(
     2
     """
     c = columns or Columns()
-    if not isinstance(df, pd.DataFrame):
-        raise ValidationError(
-            [
-                {
-                    "column": "<table>",
-                    "rule": f"expected a pandas DataFrame, got {type(df).__name__}",
-                    "count": 0,
-                    "examples": None,
-                }
-            ],
-            table=table,
-        )
+    if not isinstance(df, pd.DataFrame):  # any table kind, read as the engines read it (rankframe.inputs)
+        from .inputs import to_pandas
+
+        df = to_pandas(df, owner="validate", name="df", columns=c)
     present = list(df.columns)
     repeated = sorted({str(x) for x in df.columns[df.columns.duplicated()]})
     if repeated:
