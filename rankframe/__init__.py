@@ -1,11 +1,11 @@
 """rankframe: ranking-quality metrics over long-format tables, in pandas and DuckDB SQL.
 
-``import rankframe`` registers the ``df.rank_metrics`` accessor.
+``import rankframe`` registers the ``df.rank_metrics`` accessor (and ``pl_df.rank_metrics`` when polars is used).
 """
 
 from __future__ import annotations
 
-from . import sql
+from . import polars_namespace, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -53,3 +53,5 @@ __all__ = [
     "compare",
 ]
 __version__ = "0.1.0"
+
+polars_namespace.install()  # pl_df.rank_metrics, once polars is imported (never imports polars itself)
