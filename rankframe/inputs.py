@@ -47,6 +47,8 @@ def kind(data: object) -> str:
     """
     if isinstance(data, pd.DataFrame):
         return "pandas"
+    if isinstance(data, (pd.Series, pd.Index)):
+        return "unknown"  # a column (pandas 3 Series export an Arrow stream of one array, not a table)
     if isinstance(data, (str, os.PathLike)):
         return "path"
     module = _module(data)
@@ -111,6 +113,13 @@ def to_arrow(data: object, *, owner: str = "evaluate", name: str = "df"):
             data = data.collect()  # type: ignore[attr-defined]
             k = "polars"
         if k == "polars":
+            # polars exports Object columns as raw pointers (fixed_size_binary): ids would be silently wrong
+            objects = [c for c, t in data.schema.items() if str(t) == "Object"]  # type: ignore[attr-defined]
+            if objects:
+                raise ParameterError(
+                    f"The {name!r} parameter of {owner}: column {objects[0]!r} is a polars Object column, which "
+                    "Arrow cannot carry (mixed Python values); cast it to pl.String or an integer type first."
+                )
             return data.to_arrow()  # type: ignore[attr-defined]
         if k == "relation":
             out = data.arrow()  # type: ignore[attr-defined]
@@ -140,10 +149,22 @@ def arrow_to_pandas(table: Any, *, owner: str = "evaluate", name: str = "df") ->
     try:
         return table.to_pandas(split_blocks=True)
     except (pa.ArrowException, TypeError, ValueError) as e:
+        column = next((f for f in table.schema if not _converts(table.column(f.name))), None)
+        where = f"column {column.name!r} ({column.type})" if column is not None else "the table"
         raise ParameterError(
-            f"The {name!r} parameter of {owner}: could not convert the Arrow table to pandas "
-            f"({type(e).__name__}: {e}); cast the offending column to a numeric or string type first."
+            f"The {name!r} parameter of {owner}: {where} has no pandas equivalent ({type(e).__name__}: {e}); "
+            "cast it to a numeric or string type first."
         ) from None
+
+
+def _converts(column: Any) -> bool:
+    import pyarrow as pa
+
+    try:
+        column.slice(0, 1).to_pandas()
+    except (pa.ArrowException, TypeError, ValueError):
+        return False
+    return True
 
 
 def check_output(output: object, owner: str = "evaluate") -> str:
