@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from . import polars_namespace, sql
+from . import inputs, polars_namespace, progress, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -23,6 +23,7 @@ from .io import (
 )
 from .join import join_qrels
 from .names import Measure, parse
+from .progress import options
 from .registry import METRICS
 from .schema import schema, validate
 
@@ -51,6 +52,9 @@ __all__ = [
     "write_trec_run",
     "sql",
     "compare",
+    "inputs",
+    "options",
+    "progress",
 ]
 __version__ = "0.1.0"
 

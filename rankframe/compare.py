@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import inputs, stats
+from . import progress as progress_
 from .columns import Columns
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate
@@ -45,7 +46,7 @@ OUTPUT_COLUMNS = (
     "note",
 )
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
-_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output"}
+_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
 EVALUATE_OPTIONS = tuple(p for p in inspect.signature(evaluate).parameters if p not in _OWN)
 
 NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
@@ -295,6 +296,7 @@ def compare(
     qrels: Any = None,
     engine: str = "pandas",
     output: str = "pandas",
+    progress: bool | None = None,
     **options: Any,
 ) -> Any:
     """Compare systems on the same queries, per segment and metric: paired tests, intervals, corrections.
@@ -351,6 +353,9 @@ def compare(
         Where the per-query metrics are computed (same numbers).
     output : {"pandas", "arrow", "polars"}, default "pandas"
         The type of the result (``out.attrs`` exist only on the pandas result).
+    progress : bool, optional
+        Show a progress bar for the resampling tests and DuckDB queries (True), never (False), or when the
+        session is interactive (None; see ``rankframe.progress`` for the switches).
     **options
         Passed on to :func:`rankframe.evaluate`: ``no_relevant``, ``no_retrieved``, ``no_judged``,
         ``validate``, ``allow_duplicates``, ...
@@ -422,8 +427,12 @@ def compare(
     _check_columns(df, system, by, columns)
     baseline, _ = _pick_baseline(df, system, baseline, pairs)
 
-    per = evaluate(df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options)
-    return inputs.from_pandas(_compare_per_query(per, names, by, columns.query, system, baseline, p), output)
+    with progress_.using(progress):
+        per = evaluate(
+            df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options
+        )
+        out = _compare_per_query(per, names, by, columns.query, system, baseline, p)
+    return inputs.from_pandas(out, output)
 
 
 def _compare_per_query(
@@ -465,7 +474,8 @@ def _compare_per_query(
     if test == "t":
         pvalue = stats.ttest(summary, ci).pvalue
     elif test == "randomization":
-        res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], p["seed"])
+        with progress_.bar("compare: randomization test", unit="flips"):
+            res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], p["seed"])
         pvalue = res.pvalue
         attrs.update(n_resamples=res.n_resamples, seed=res.entropy, exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
@@ -477,7 +487,8 @@ def _compare_per_query(
         tt = stats.ttest(summary, ci)
         low, high = tt.ci_low, tt.ci_high
     elif ci_method == "bootstrap":
-        boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], p["seed"])
+        with progress_.bar("compare: bootstrap", unit="resamples"):
+            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], p["seed"])
         low, high = boot.ci_low, boot.ci_high
         attrs.update(n_resamples=boot.n_resamples, seed=boot.entropy)
     else:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import inputs, keys
+from . import progress as progress_
 from .checks import check_grades
 from .columns import Columns
 from .errors import ParameterError, parameter_error
@@ -100,6 +101,7 @@ def evaluate(
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
     output: str = "pandas",
+    progress: bool | None = None,
 ) -> Any:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
@@ -141,6 +143,9 @@ def evaluate(
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
     output : {"pandas", "arrow", "polars"}, default "pandas"
         The type of the result: a pandas DataFrame, a ``pyarrow.Table`` or a ``polars.DataFrame`` (same columns).
+    progress : bool, optional
+        Show progress of long steps (file reads, DuckDB queries) always (True), never (False), or when the
+        session is interactive (None, default; see ``rankframe.progress`` for the switches).
 
     Returns
     -------
@@ -183,6 +188,28 @@ def evaluate(
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
+    with progress_.using(progress):
+        out = _evaluate(
+            df, measures, by, per_query, columns, qrels, qrels_columns, validate, engine, allow_duplicates, ci, policies
+        )
+    return inputs.from_pandas(out, output)
+
+
+def _evaluate(
+    df: object,
+    measures: list[Measure],
+    by: list[str],
+    per_query: bool,
+    columns: Columns,
+    qrels: object,
+    qrels_columns: Columns | dict | None,
+    validate: bool,
+    engine: str,
+    allow_duplicates: bool,
+    ci: float | None,
+    policies: dict[str, str],
+) -> pd.DataFrame:
+    """Everything after the argument checks (inside the call's progress setting)."""
     df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
     if qrels is not None:
         qrels = inputs.to_pandas(
@@ -215,7 +242,5 @@ def evaluate(
 
     names = [str(m) for m in measures]
     if per_query:
-        out = order_per_query(values, by, columns.query, names)
-    else:
-        out = mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
-    return inputs.from_pandas(out, output)
+        return order_per_query(values, by, columns.query, names)
+    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
