@@ -45,7 +45,10 @@ def polars_export(t: pa.Table) -> pd.DataFrame:
 
 
 def duckdb_export(t: pa.Table) -> pd.DataFrame:
-    return duckdb.from_arrow(t).df()
+    # a relation is computed inside DuckDB and its results come back through Arrow (duckdb_source), so the same
+    # data as pandas is Arrow's export (text as pandas' str dtype), not DuckDB's own .df() (text as object)
+    rel = duckdb.from_arrow(t)
+    return (getattr(rel, "to_arrow_table", None) or rel.arrow)().to_pandas()
 
 
 def arrow_export(t: pa.Table) -> pd.DataFrame:

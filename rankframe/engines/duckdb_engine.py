@@ -30,6 +30,7 @@ from ..columns import Columns
 from ..declare import NOTHING_RELEVANT
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
+from .aggregate import metric_labels
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"
@@ -228,6 +229,6 @@ def evaluate(
     codes = res["query"].to_numpy(dtype=np.int64)
     order = np.lexsort((index, codes))  # units in key order (the codes are sorted keys), then metrics as asked
     out = groups.keys.take(codes[order]).reset_index(drop=True)
-    out["metric"] = names[index[order]]
+    out["metric"] = metric_labels(names[index[order]], out.index)
     out["value"] = res["rf__value"].to_numpy(dtype=np.float64)[order]
     return out[out_cols]

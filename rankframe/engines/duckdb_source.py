@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, ValidationError, missing_columns_error
 from ..names import Measure
+from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
 #: file names read as long tables (as ``rankframe.io.read_long``)
@@ -205,8 +207,9 @@ def validate_source(
         (order_col, order, "judged but not retrieved" if order == "rank" else "not retrieved"),
     ):
         if not _numeric(types[col]):
+            # one failure case, the column's type: as pandera counts a dtype rule on a pandas input
             failures.append(
-                {"column": col, "rule": f"{word} must be numeric (null = {null})", "count": 0, "examples": None}
+                {"column": col, "rule": f"{word} must be numeric (null = {null})", "count": 1, "examples": None}
             )
     if failures:
         raise ValidationError(failures)
@@ -365,14 +368,22 @@ def _per_query(
     order_by = "position" if dense else order
     segments = [f"rf_s{i}" for i in range(len(by))]
     sql = build_sql(measures, order_by, policies, source=_SRC, segments=segments)
-    res = con.execute(sql).df()
+    res = _fetch_pandas(con.execute(sql))
     index = res["rf__metric"].str.slice(1).astype(np.int64).to_numpy()
     names = np.asarray([str(m) for m in measures], dtype=object)
     out = pd.DataFrame({b: res[s] for b, s in zip(by, segments)})
     out[columns.query] = res["query"]
-    out["metric"] = names[index]
+    out["metric"] = metric_labels(names[index], out.index)
     out["value"] = res["rf__value"].to_numpy(dtype=np.float64)
     return out
+
+
+def _fetch_pandas(result: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """A result through Arrow, so text columns get the dtype a pandas input would have (``str`` on pandas 3)."""
+    fetch = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # DuckDB 2.x / 1.x
+    with warnings.catch_warnings():  # the per-query result is small next to the input; the copy is fine
+        warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
+        return fetch().to_pandas()
 
 
 def settings_from(config: object) -> Settings:
