@@ -104,12 +104,12 @@ class RankMetrics:
     def _one(self, spec: MetricSpec, args: tuple, by, per_query: bool, kwargs: dict[str, Any]):
         params = dict(kwargs)
         if args:
-            if len(args) > 1 or not any(p.name == "k" for p in spec.params):
+            if len(args) > 1 or not any(p.name == spec.at for p in spec.params):
                 raise ParameterError(
-                    f"{spec.name}() takes only k as a positional argument (got {len(args)} "
+                    f"{spec.name}() takes only {spec.at} as a positional argument (got {len(args)} "
                     "positional argument(s)); name the others, e.g. rel=2"
                 )
-            params["k"] = args[0]
+            params[spec.at] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
         try:
             measure = Measure.of(spec, **params)
@@ -156,7 +156,10 @@ _EXAMPLES = {
     "bpref": "0.0",  # N = 1 judged non-relevant, ranked above both hits: 1 - min(1, 3)/min(3, 1) = 0 each
     "rbp": "0.288",  # 0.2 (0.8 + 0.8^2)
     "judged": "1.0",
+    "iprec": "0.66667",  # recall 0.5 of |R| = 3: the floor(1.5 + 0.9) = 2nd hit (rank 3) on: max(2/3) = 2/3
 }
+#: the positional argument of the docstring example, for metrics that need one
+_EXAMPLE_ARGS = {"iprec": "0.5"}
 
 
 def _method(spec: MetricSpec):
@@ -177,7 +180,7 @@ def _method(spec: MetricSpec):
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"
         f">>> df = {_EXAMPLE_FRAME}\n"
-        f">>> round(df.rank_metrics.{spec.name}(), 5)\n{_EXAMPLES[spec.name]}\n"
+        f">>> round(df.rank_metrics.{spec.name}({_EXAMPLE_ARGS.get(spec.name, '')}), 5)\n{_EXAMPLES[spec.name]}\n"
     )
     return method
 

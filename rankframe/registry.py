@@ -25,7 +25,7 @@ class Param:
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit"
+    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "positive"
     aliases: tuple[str, ...] = ()
 
     def expected(self) -> str:
@@ -37,6 +37,8 @@ class Param:
             "threshold": "a finite number" + (" or None" if self.default is None else ""),
             "int>=1": "an int >= 1",
             "open_unit": "a float in the open interval (0, 1)",
+            "unit": "a float in [0, 1]",
+            "positive": "a finite float > 0",
         }[self.kind]
 
     def check(self, owner: str, value: Any) -> Any:
@@ -60,6 +62,12 @@ class Param:
             value = int(value) if ok else value
         elif self.kind == "open_unit":
             ok = _is_number(value) and 0 < value < 1
+            value = float(value) if ok else value
+        elif self.kind == "unit":
+            ok = _is_number(value) and 0 <= value <= 1
+            value = float(value) if ok else value
+        elif self.kind == "positive":
+            ok = _is_number(value) and 0 < value < math.inf
             value = float(value) if ok else value
         if not ok:
             raise parameter_error(owner, self.name, self.expected(), value)
@@ -136,6 +144,11 @@ class MetricSpec:
     extra: dict = field(default_factory=dict)
 
     @property
+    def at(self) -> str:
+        """The parameter written after ``@`` in a metric string: the cutoff ``k``, or IPrec's recall level."""
+        return self.extra.get("at", "k")
+
+    @property
     def sql_macro(self) -> str:
         """Name of this metric's scalar DuckDB macro."""
         return f"rf_{self.name}"
@@ -160,6 +173,12 @@ class MetricSpec:
                 )
             seen[p.name] = key
             values[p.name] = p.check(self.name, val)
+        for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
+            if values[p.name] is None and p.kind == "unit":
+                raise ParameterError(
+                    f"The {p.name!r} parameter of {self.canonical} must be given: {p.expected()}, "
+                    f"e.g. {self.canonical}@0.5."
+                )
         return values
 
 
@@ -334,6 +353,26 @@ METRICS: tuple[MetricSpec, ...] = (
         "fraction of the top min(k, retrieved) that has a judgment",
         [k_param()],
         binary=False,
+    ),
+    _spec(
+        "iprec",
+        "IPrec",
+        ["iprec", "iprec_at_recall", "interpolated_precision"],
+        "interpolated precision at a recall level: the best precision at or after it (trec_eval)",
+        [
+            Param(
+                "recall",
+                None,
+                "recall level r in [0, 1] (written after @: IPrec@0.5); it is reached at the "
+                "floor(r |R| + 0.9)-th relevant item (trec_eval 9, pytrec_eval, ir_measures)",
+                kind="unit",
+            ),
+            rel_param(),
+        ],
+        perfect_is_one=True,
+        needs_relevant=True,
+        trec_eval="iprec_at_recall",
+        extra={"at": "recall"},
     ),
 )
 

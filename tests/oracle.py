@@ -241,6 +241,24 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         if top == 0:
             return 0.0
         return sum(1 for g in qd.ranked[:top] if g is not None) / top
+    if name == "iprec":
+        # trec_eval's loop (m_iprec_at_recall.c, 9.x cut): walk the list bottom-up keeping the best precision
+        # seen; at the cut-th relevant item that best value is the answer
+        hits = _hits(qd, rel)
+        cut = math.floor(kw["recall"] * _num_rel(qd, rel) + 0.9)
+        found = sum(hits)
+        if cut > found:
+            return 0.0
+        best = 0.0
+        for i in range(n, 0, -1):
+            if found == 0:
+                break
+            best = max(best, found / i)
+            if hits[i - 1]:
+                if found == cut:
+                    return best
+                found -= 1
+        return best
     raise KeyError(name)
 
 

@@ -224,6 +224,8 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
         return ("bpref", "bpref", level)
     if name == "hit_rate" and k is not None:
         return cut("success")
+    if name == "iprec" and kw["recall"] in {i / 10 for i in range(11)}:
+        return ("iprec_at_recall", f"iprec_at_recall_{kw['recall']:.2f}", level)
     return None
 
 
@@ -266,6 +268,8 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
                 vals = list(max_grades)
             elif p.kind == "open_unit":
                 vals = list(p_values)
+            elif p.kind == "unit":
+                vals = [0.0, 0.3, 1.0]
             else:
                 vals = [p.default]
             grids = [g + [(p.name, v)] for g in grids for v in vals]

@@ -25,6 +25,7 @@ DATA_ARGS = {
     "idcg": ["judged_grades"],
     "ndcg": ["judged_grades"],
     "nerr": ["judged_grades"],
+    "iprec": ["n_rel"],
 }
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf"}
