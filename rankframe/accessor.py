@@ -157,6 +157,11 @@ _EXAMPLES = {
     "rbp": "0.288",  # 0.2 (0.8 + 0.8^2)
     "judged": "1.0",
     "iprec": "0.66667",  # recall 0.5 of |R| = 3: the floor(1.5 + 0.9) = 2nd hit (rank 3) on: max(2/3) = 2/3
+    "infap": "0.38889",  # (1/2 + (1/2)(1/1)(eps/(1 + 2 eps)) + 1/3 + (2/3)(2/2)(1/2)) / 3, eps = 1e-5
+    "set_p": "0.66667",  # 2 relevant of 3 retrieved
+    "set_r": "0.66667",  # 2 of |R| = 3
+    "set_f": "0.66667",  # P = R = 2/3
+    "set_ap": "0.44444",  # 2^2 / (3 * 3)
 }
 #: the positional argument of the docstring example, for metrics that need one
 _EXAMPLE_ARGS = {"iprec": "0.5"}

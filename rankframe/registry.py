@@ -25,7 +25,7 @@ class Param:
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "positive"
+    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative"
     aliases: tuple[str, ...] = ()
 
     def expected(self) -> str:
@@ -38,7 +38,7 @@ class Param:
             "int>=1": "an int >= 1",
             "open_unit": "a float in the open interval (0, 1)",
             "unit": "a float in [0, 1]",
-            "positive": "a finite float > 0",
+            "nonnegative": "a finite float >= 0",
         }[self.kind]
 
     def check(self, owner: str, value: Any) -> Any:
@@ -66,8 +66,8 @@ class Param:
         elif self.kind == "unit":
             ok = _is_number(value) and 0 <= value <= 1
             value = float(value) if ok else value
-        elif self.kind == "positive":
-            ok = _is_number(value) and 0 < value < math.inf
+        elif self.kind == "nonnegative":
+            ok = _is_number(value) and 0 <= value < math.inf
             value = float(value) if ok else value
         if not ok:
             raise parameter_error(owner, self.name, self.expected(), value)
@@ -373,6 +373,60 @@ METRICS: tuple[MetricSpec, ...] = (
         needs_relevant=True,
         trec_eval="iprec_at_recall",
         extra={"at": "recall"},
+    ),
+    _spec(
+        "infap",
+        "infAP",
+        ["infap", "inferred_ap"],
+        "inferred AP: AP estimated from a sampled judgment pool (trec_eval, Yilmaz & Aslam)",
+        [rel_param()],
+        needs_relevant=True,
+        trec_eval="infAP",
+    ),
+    _spec(
+        "set_p",
+        "SetP",
+        ["setp", "set_p", "set_precision"],
+        "relevant retrieved / retrieved, over the whole list (trec_eval set_P)",
+        [rel_param()],
+        trec_eval="set_P",
+    ),
+    _spec(
+        "set_r",
+        "SetR",
+        ["setr", "set_r", "set_recall"],
+        "relevant retrieved / relevant judged, over the whole list (trec_eval set_recall)",
+        [rel_param()],
+        perfect_is_one=True,
+        needs_relevant=True,
+        trec_eval="set_recall",
+    ),
+    _spec(
+        "set_f",
+        "SetF",
+        ["setf", "set_f"],
+        "weighted harmonic mean (beta + 1) P R / (beta P + R) of SetP and SetR (trec_eval set_F)",
+        [
+            rel_param(),
+            Param(
+                "beta",
+                1.0,
+                "weight of recall against precision in (beta + 1) P R / (beta P + R) (trec_eval, ir_measures; the "
+                "textbook F_b is beta = b**2)",
+                kind="nonnegative",
+            ),
+        ],
+        needs_relevant=True,
+        trec_eval="set_F",
+    ),
+    _spec(
+        "set_ap",
+        "SetAP",
+        ["setap", "set_ap", "set_map"],
+        "SetP x SetR = relevant retrieved^2 / (retrieved x relevant) (trec_eval set_map)",
+        [rel_param()],
+        needs_relevant=True,
+        trec_eval="set_map",
     ),
 )
 

@@ -787,6 +787,143 @@ CREATE OR REPLACE MACRO rf_agg_iprec(pos, grade, recall := NULL, rel := 1) AS
          THEN NULL
          ELSE rf__agg_iprec(pos, grade, rf__as_num(recall), rf__as_num(rel)) END;
 
+-- ==== infap.sql ====
+-- infAP — inferred AP (docs/metrics.md "infAP", trec_eval infAP): a retrieved row is unjudged (NULL grade: not in
+-- the pool, skipped), pooled but not judged (a negative grade), judged non-relevant (0 <= g < rel) or relevant
+-- (g >= rel). The relevant row at position i with r relevant, n non-relevant and u pooled-unjudged rows above it
+-- adds 1 when i = 1, else 1/i + ((i-1)/i) ((r+n+u)/(i-1)) ((r+eps)/(r+n+2 eps)), eps = 1e-5; infAP = sum / |R|.
+CREATE OR REPLACE MACRO rf__infap_term(i, r, n, u) AS
+    CASE WHEN i = 1 THEN CAST(1 AS DOUBLE)
+         ELSE 1.0 / i + ((i - 1.0) / i) * ((r + n + u) / (i - 1.0))
+                        * ((r + 0.00001) / (r + n + 2 * 0.00001)) END;
+
+-- from the ascending positions of the relevant, judged non-relevant and pooled-unjudged retrieved rows and |R|
+CREATE OR REPLACE MACRO rf__infap(rel_pos, nonrel_pos, pooled_pos, n_rel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(list_sum(list_transform(coalesce(rel_pos, []),
+                  lambda p, j: rf__infap_term(CAST(p AS DOUBLE), j - 1.0,
+                                              len(list_filter(coalesce(nonrel_pos, []), lambda x: x < p)),
+                                              len(list_filter(coalesce(pooled_pos, []), lambda x: x < p))))),
+                       CAST(0 AS DOUBLE)) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__infap_grades(grades, n_rel, rel) AS
+    rf__infap(rf__hitpos(grades, NULL, rel),
+              list_filter(list_transform(grades, lambda x, i: CASE WHEN x >= 0 AND x < rel THEN i END),
+                          lambda i: i IS NOT NULL),
+              list_filter(list_transform(grades, lambda x, i: CASE WHEN x < 0 THEN i END), lambda i: i IS NOT NULL),
+              n_rel);
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_infap(grades, n_rel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_infap') IS NULL
+         THEN NULL
+         ELSE rf__infap_grades(coalesce(grades, []), n_rel, rf__as_num(rel)) END;
+
+CREATE OR REPLACE MACRO rf__agg_infap(pos, grade, rel) AS
+    rf__infap(list_sort(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel)),
+              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+              list(pos) FILTER (WHERE pos IS NOT NULL AND grade < 0),
+              count(grade) FILTER (WHERE grade >= rel));
+
+CREATE OR REPLACE MACRO rf_agg_infap(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_infap') IS NULL
+         THEN NULL
+         ELSE rf__agg_infap(pos, grade, rf__as_num(rel)) END;
+
+-- ==== set_p.sql ====
+-- SetP — set precision (docs/metrics.md "SetP", trec_eval set_P): relevant retrieved / retrieved over the whole
+-- list; 0 when nothing is retrieved.
+CREATE OR REPLACE MACRO rf__set_p(rel_ret, n_ret) AS
+    CASE WHEN n_ret = 0 THEN CAST(0 AS DOUBLE) ELSE rel_ret / n_ret END;
+
+CREATE OR REPLACE MACRO rf_set_p(grades, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_set_p') IS NULL
+         THEN NULL
+         ELSE rf__set_p(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, []))) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_p(pos, grade, rel) AS
+    rf__set_p(count(pos) FILTER (WHERE grade >= rel), count(pos));
+
+CREATE OR REPLACE MACRO rf_agg_set_p(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_p') IS NULL
+         THEN NULL
+         ELSE rf__agg_set_p(pos, grade, rf__as_num(rel)) END;
+
+-- ==== set_r.sql ====
+-- SetR — set recall (docs/metrics.md "SetR", trec_eval set_recall): relevant retrieved / |R| over the whole
+-- list; 0 when |R| = 0.
+CREATE OR REPLACE MACRO rf__set_r(rel_ret, n_rel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE) ELSE rel_ret / n_rel END;
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_set_r(grades, n_rel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_set_r') IS NULL
+         THEN NULL
+         ELSE rf__set_r(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), n_rel) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_r(pos, grade, rel) AS
+    rf__set_r(count(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel));
+
+CREATE OR REPLACE MACRO rf_agg_set_r(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_r') IS NULL
+         THEN NULL
+         ELSE rf__agg_set_r(pos, grade, rf__as_num(rel)) END;
+
+-- ==== set_f.sql ====
+-- SetF — set F (docs/metrics.md "SetF", trec_eval set_F): (beta + 1) P R / (beta P + R) with P = SetP, R = SetR
+-- (beta: trec_eval's and ir_measures' weight of recall; the textbook F_b is beta = b^2); 0 when the denominator is 0.
+
+-- a weight >= 0 (finite)
+CREATE OR REPLACE MACRO rf__beta(v, owner) AS
+    CASE WHEN rf__number(v) >= 0 AND isfinite(rf__number(v)) THEN rf__number(v)
+         ELSE error(printf('The ''beta'' parameter of %s must be a finite float >= 0. Got %s instead.', owner,
+                           rf__repr(v))) END;
+
+CREATE OR REPLACE MACRO rf__f_beta(p, r, beta) AS
+    CASE WHEN beta * p + r = 0 THEN CAST(0 AS DOUBLE) ELSE (beta + 1.0) * p * r / (beta * p + r) END;
+
+CREATE OR REPLACE MACRO rf__set_f(rel_ret, n_ret, n_rel, beta) AS
+    rf__f_beta(rf__set_p(rel_ret, n_ret), rf__set_r(rel_ret, n_rel), beta);
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_set_f(grades, n_rel, rel := 1, beta := 1.0) AS
+    CASE WHEN rf__rel(rel, 'rf_set_f') IS NULL
+              OR rf__beta(beta, 'rf_set_f') < 0
+         THEN NULL
+         ELSE rf__set_f(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, [])),
+                        n_rel, rf__as_num(beta)) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_f(pos, grade, rel, beta) AS
+    rf__set_f(count(pos) FILTER (WHERE grade >= rel), count(pos), count(grade) FILTER (WHERE grade >= rel), beta);
+
+CREATE OR REPLACE MACRO rf_agg_set_f(pos, grade, rel := 1, beta := 1.0) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_f') IS NULL
+              OR rf__beta(beta, 'rf_agg_set_f') < 0
+         THEN NULL
+         ELSE rf__agg_set_f(pos, grade, rf__as_num(rel), rf__as_num(beta)) END;
+
+-- ==== set_ap.sql ====
+-- SetAP — set AP (docs/metrics.md "SetAP", trec_eval set_map): relevant retrieved^2 / (retrieved |R|) = SetP SetR;
+-- 0 when nothing is retrieved or |R| = 0.
+CREATE OR REPLACE MACRO rf__set_ap(rel_ret, n_ret, n_rel) AS
+    CASE WHEN n_ret = 0 OR n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE CAST(rel_ret AS DOUBLE) * rel_ret / (CAST(n_ret AS DOUBLE) * n_rel) END;
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_set_ap(grades, n_rel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_set_ap') IS NULL
+         THEN NULL
+         ELSE rf__set_ap(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, [])),
+                         n_rel) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_ap(pos, grade, rel) AS
+    rf__set_ap(count(pos) FILTER (WHERE grade >= rel), count(pos), count(grade) FILTER (WHERE grade >= rel));
+
+CREATE OR REPLACE MACRO rf_agg_set_ap(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_ap') IS NULL
+         THEN NULL
+         ELSE rf__agg_set_ap(pos, grade, rf__as_num(rel)) END;
+
 -- ==== evaluate.sql ====
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
 --

@@ -259,6 +259,40 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
                     return best
                 found -= 1
         return best
+    if name in ("set_p", "set_r", "set_f", "set_ap"):
+        rel_ret, n_rel = sum(_hits(qd, rel)), _num_rel(qd, rel)
+        p = rel_ret / n if n else 0.0
+        r = rel_ret / n_rel if n_rel else 0.0
+        if name == "set_p":
+            return p
+        if name == "set_r":
+            return r
+        if name == "set_ap":
+            return p * r
+        beta = kw["beta"]
+        return 0.0 if beta * p + r == 0 else (beta + 1) * p * r / (beta * p + r)
+    if name == "infap":
+        # trec_eval's loop (m_infap.c); a negative grade = pooled but not judged, None = not in the pool
+        eps = 0.00001
+        total, rel_so_far, nonrel_so_far, pooled_so_far = 0.0, 0, 0, 0
+        for j, g in enumerate(qd.ranked):
+            if g is None:
+                continue
+            if g < 0:
+                pooled_so_far += 1
+            elif g < rel:
+                nonrel_so_far += 1
+            else:
+                rel_so_far += 1
+                if j == 0:
+                    total += 1.0
+                else:
+                    fj = float(j)
+                    total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+                        (rel_so_far - 1 + nonrel_so_far + pooled_so_far) / fj
+                    ) * ((rel_so_far - 1 + eps) / (rel_so_far - 1 + nonrel_so_far + 2 * eps))
+        n_rel = _num_rel(qd, rel)
+        return total / n_rel if n_rel else 0.0
     raise KeyError(name)
 
 

@@ -224,6 +224,10 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
         return ("bpref", "bpref", level)
     if name == "hit_rate" and k is not None:
         return cut("success")
+    if name in ("infap", "set_p", "set_r", "set_ap") or (name == "set_f" and kw["beta"] == 1.0):
+        # (pytrec_eval takes only the first set_F parameter of an evaluator: beta = 1 only)
+        trec = {"infap": "infAP", "set_p": "set_P", "set_r": "set_recall", "set_ap": "set_map", "set_f": "set_F"}
+        return (trec[name], trec[name], level)
     if name == "iprec" and kw["recall"] in {i / 10 for i in range(11)}:
         return ("iprec_at_recall", f"iprec_at_recall_{kw['recall']:.2f}", level)
     return None
@@ -270,6 +274,8 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
                 vals = list(p_values)
             elif p.kind == "unit":
                 vals = [0.0, 0.3, 1.0]
+            elif p.kind == "nonnegative":
+                vals = [p.default, 0.5, 2.0]
             else:
                 vals = [p.default]
             grids = [g + [(p.name, v)] for g in grids for v in vals]

@@ -96,3 +96,98 @@ def test_iprec_names_and_parameters():
             rankframe.parse(bad)
     # the accessor takes the level as its positional argument
     assert IPREC_TABLE.rank_metrics.iprec(0.3) == pytest.approx(0.6)
+
+
+SET_MEASURES = {"infAP": "infAP", "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F", "SetAP": "set_map"}
+
+
+@pytest.mark.parametrize("name", ["trec_eval_test", "trec_eval_rel_level", "compat", "robust03_MU03rob01"])
+def test_infap_and_set_measures_equal_pytrec_eval_per_query(shared_data, engine, name):
+    import pytrec_eval
+
+    run, qrels, level = load_real(shared_data, name)
+    q, r = trec_dicts(run, qrels)
+    res = pytrec_eval.RelevanceEvaluator(q, set(SET_MEASURES.values()), relevance_level=level).evaluate(r)
+    metrics = [f"{m}(rel={level})" if level != 1 else m for m in SET_MEASURES]
+    expected = {(label, qid): vals[SET_MEASURES[label.split("(")[0]]] for qid, vals in res.items() for label in metrics}
+    out = rankframe.evaluate(long_table(run, qrels), metrics, engine=engine, per_query=True, no_retrieved="skip")
+    _assert_close(_per_query(out), expected, f"{name} ({engine})")
+
+
+# pooled-but-unjudged rows (negative labels), rows outside the pool (no label), a query with nothing relevant and
+# one whose only relevant item is not retrieved; pytrec_eval reads every negative label as "pooled, not judged"
+POOL_QRELS = {
+    "1": {"a": 1, "b": 1, "c": 1, "x": 0, "u": -1, "v": -2},
+    "2": {"a": 0, "b": 0},
+    "3": {"a": 1},
+}
+POOL_RUN = {
+    "1": {"a": 3.0, "z": 2.0, "u": 1.8, "x": 1.5, "v": 1.2, "b": 1.0, "c": 0.5},
+    "2": {"a": 1.0, "q": 0.5},
+    "3": {"z": 1.0},
+}
+
+
+def _table_of(qrels: dict, run: dict) -> pd.DataFrame:
+    rows = {(q, d): {"query": q, "item": d, "relevance": g} for q, docs in qrels.items() for d, g in docs.items()}
+    for q, docs in run.items():
+        for d, s in docs.items():
+            rows.setdefault((q, d), {"query": q, "item": d, "relevance": None})["score"] = s
+    return pd.DataFrame(list(rows.values())).astype({"relevance": "float64", "score": "float64"})
+
+
+def test_infap_and_set_measures_on_a_sampled_pool(engine):
+    import pytrec_eval
+
+    res = pytrec_eval.RelevanceEvaluator(POOL_QRELS, set(SET_MEASURES.values())).evaluate(POOL_RUN)
+    expected = {(m, q): vals[t] for q, vals in res.items() for m, t in SET_MEASURES.items()}
+    out = rankframe.evaluate(_table_of(POOL_QRELS, POOL_RUN), list(SET_MEASURES), engine=engine, per_query=True)
+    _assert_close(_per_query(out), expected, f"pool ({engine})")
+    # by hand, query 1 (ranks a z u x v b c; u, v pooled-unjudged, z outside the pool): the hits at i = 6 and 7 see
+    # r = 1, n = 1, u = 2 and r = 2, n = 1, u = 2 above them
+    eps = 1e-5
+    b = 1 / 6 + (5 / 6) * (4 / 5) * ((1 + eps) / (2 + 2 * eps))
+    c = 1 / 7 + (6 / 7) * (5 / 6) * ((2 + eps) / (3 + 2 * eps))
+    assert expected[("infAP", "1")] == pytest.approx((1 + b + c) / 3, abs=1e-12)
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.5, 2.0])
+def test_set_f_beta_equals_ir_measures(engine, beta):
+    ir_measures = pytest.importorskip("ir_measures")
+    from ir_measures import SetF
+
+    got = rankframe.evaluate(_table_of(POOL_QRELS, POOL_RUN), [f"SetF(beta={beta})"], engine=engine, per_query=True)
+    expected = {
+        (f"SetF(beta={beta})", m.query_id): m.value
+        for m in ir_measures.iter_calc([SetF(beta=beta)], POOL_QRELS, POOL_RUN)
+    }
+    _assert_close(_per_query(got), expected, f"SetF(beta={beta}) ({engine})")
+
+
+SET_SQL_CASES = [
+    # grades in rank order [1, NULL, 0, 1], |R| = 3: h = 2 relevant of n = 4 retrieved
+    ("rf_set_p([1, NULL, 0, 1])", 2 / 4),
+    ("rf_set_r([1, NULL, 0, 1], 3)", 2 / 3),
+    ("rf_set_f([1, NULL, 0, 1], 3)", 2 * (1 / 2) * (2 / 3) / (1 / 2 + 2 / 3)),
+    ("rf_set_f([1, NULL, 0, 1], 3, beta := 2)", 3 * (1 / 2) * (2 / 3) / (2 * (1 / 2) + 2 / 3)),
+    ("rf_set_ap([1, NULL, 0, 1], 3)", 4 / (4 * 3)),
+    ("rf_set_ap([]::INT[], 3)", 0.0),
+    # infAP: hits at 1 and 4 (r = 1, n = 1, u = 0 above the second; the NULL at 2 is outside the pool)
+    ("rf_infap([1, NULL, 0, 1], 3)", (1 + 1 / 4 + (3 / 4) * (2 / 3) * ((1 + 1e-5) / (2 + 2e-5))) / 3),
+    ("rf_infap([0, -1, 1], 1)", 1 / 3 + (2 / 3) * (2 / 2) * (1e-5 / (1 + 2e-5))),
+]
+
+
+@pytest.mark.parametrize(("expr", "value"), SET_SQL_CASES, ids=[c[0] for c in SET_SQL_CASES])
+def test_set_and_infap_sql_macros_by_hand(expr, value):
+    con = rf_sql.install(duckdb.connect())
+    assert con.sql(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
+
+
+def test_set_f_beta_is_checked_on_every_face():
+    for bad in [-1, "x", float("inf"), None]:
+        with pytest.raises(rankframe.ParameterError, match="'beta' parameter of set_f must be a finite float >= 0"):
+            rankframe.parse("SetF").spec.bind(beta=bad)
+    con = rf_sql.install(duckdb.connect())
+    with pytest.raises(duckdb.Error, match="'beta' parameter of rf_set_f must be a finite float >= 0"):
+        con.sql("SELECT rf_set_f([1], 1, beta := -1)").fetchall()

@@ -26,6 +26,10 @@ DATA_ARGS = {
     "ndcg": ["judged_grades"],
     "nerr": ["judged_grades"],
     "iprec": ["n_rel"],
+    "infap": ["n_rel"],
+    "set_r": ["n_rel"],
+    "set_f": ["n_rel"],
+    "set_ap": ["n_rel"],
 }
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf"}
