@@ -108,10 +108,10 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
            rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
            rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
-           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, NULL, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
            rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
-           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_bpref(x.rf_pos, x.rf_g, NULL, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
            rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
     FROM rf__prepare(tbl, segments, order_by, ok) AS x

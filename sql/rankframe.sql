@@ -598,27 +598,31 @@ CREATE OR REPLACE MACRO rf_agg_nerr(pos, grade, k := NULL, max_grade := 4, ideal
          ELSE rf__agg_nerr(pos, grade, rf__as_k(k), rf__as_num(max_grade), rf__lc(ideal)) END;
 
 -- ==== r_precision.sql ====
--- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0.
-CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, rel) AS
-    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE) ELSE len(rf__hitpos(grades, n_rel, rel)) / n_rel END;
-
-CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_r_precision') IS NULL
-         THEN NULL
-         ELSE rf__r_precision_grades(coalesce(grades, []), n_rel, rf__as_num(rel)) END;
-
--- |R| = n_rel; the hits are the relevant rows with a position <= |R|
-CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel) AS
+-- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0; with a cutoff k, of
+-- the list cut at k (trec_eval -M k): sum_{i <= min(|R|, k)} hit_i / |R|.
+CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, k, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
-         ELSE len(list_filter(coalesce(hit_positions, []), lambda p: p <= n_rel)) / n_rel END;
+         ELSE len(rf__hitpos(grades, least(n_rel, coalesce(k, n_rel)), rel)) / n_rel END;
 
-CREATE OR REPLACE MACRO rf__agg_r_precision(pos, grade, rel) AS
-    rf__r_precision(list(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel));
-
-CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_agg_r_precision') IS NULL
+CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_r_precision') < 0
+              OR rf__rel(rel, 'rf_r_precision') IS NULL
          THEN NULL
-         ELSE rf__agg_r_precision(pos, grade, rf__as_num(rel)) END;
+         ELSE rf__r_precision_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+
+-- |R| = n_rel; the hits are the relevant rows with a position <= min(|R|, k)
+CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel, k) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE len(list_filter(coalesce(hit_positions, []), lambda p: p <= least(n_rel, coalesce(k, n_rel)))) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__agg_r_precision(pos, grade, k, rel) AS
+    rf__r_precision(list(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel), k);
+
+CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_r_precision') < 0
+              OR rf__rel(rel, 'rf_agg_r_precision') IS NULL
+         THEN NULL
+         ELSE rf__agg_r_precision(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== hit_rate.sql ====
 -- Success — hit rate@k (docs/metrics.md "Success"): 1 if a relevant item is in the top k, else 0.
@@ -668,7 +672,8 @@ CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
 -- ==== bpref.sql ====
 -- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
 -- retrieved item with n_i judged non-relevant retrieved above it scores 1 if n_i = 0, else
--- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0).
+-- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0). With a cutoff k, the bpref of the list cut
+-- at k (trec_eval -M k): only the top k rows count as retrieved; |R| and N still count every judgment.
 CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
     CASE WHEN n_above = 0 THEN CAST(1 AS DOUBLE)
          ELSE 1.0 - least(n_above, n_rel) / least(n_rel, n_nonrel) END;
@@ -681,10 +686,12 @@ CREATE OR REPLACE MACRO rf__bpref_grades(grades, n_rel, n_nonrel, rel) AS
                                            n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
 
 -- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
-CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_bpref') IS NULL
+CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_bpref') < 0
+              OR rf__rel(rel, 'rf_bpref') IS NULL
          THEN NULL
-         ELSE rf__bpref_grades(coalesce(grades, []), n_rel, n_nonrel, rf__as_num(rel)) END;
+         ELSE rf__bpref_grades(list_slice(coalesce(grades, []), 1, coalesce(rf__as_k(k), 9223372036854775807)),
+                               n_rel, n_nonrel, rf__as_num(rel)) END;
 
 -- from the positions of the relevant and of the judged non-relevant retrieved rows and the two counts
 CREATE OR REPLACE MACRO rf__bpref(rel_pos, nonrel_pos, n_rel, n_nonrel) AS
@@ -693,16 +700,17 @@ CREATE OR REPLACE MACRO rf__bpref(rel_pos, nonrel_pos, n_rel, n_nonrel) AS
                   lambda p: rf__bpref_term(len(list_filter(coalesce(nonrel_pos, []), lambda x: x < p)),
                                            n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
 
-CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, rel) AS
-    rf__bpref(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel),
-              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, k, rel) AS
+    rf__bpref(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+              list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= 0 AND grade < rel),
               count(grade) FILTER (WHERE grade >= rel),
               count(grade) FILTER (WHERE grade >= 0 AND grade < rel));
 
-CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_agg_bpref') IS NULL
+CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_bpref') < 0
+              OR rf__rel(rel, 'rf_agg_bpref') IS NULL
          THEN NULL
-         ELSE rf__agg_bpref(pos, grade, rf__as_num(rel)) END;
+         ELSE rf__agg_bpref(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== rbp.sql ====
 -- RBP — rank-biased precision@k (docs/metrics.md "RBP"): (1 - p) sum_{i<=k} hit_i p^(i-1); binary, no residual.
@@ -1035,10 +1043,10 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
            rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
            rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
-           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, NULL, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
            rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
-           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_bpref(x.rf_pos, x.rf_g, NULL, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
            rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
     FROM rf__prepare(tbl, segments, order_by, ok) AS x

@@ -204,11 +204,11 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         ideal = sorted((max(g, 0.0) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
         ierr = _err(ideal, k, kw["max_grade"])
         return 0.0 if ierr == 0 else err / ierr
-    if name == "r_precision":
+    if name == "r_precision":  # with k: of the list cut at k (trec_eval -M k)
         nrel = _num_rel(qd, rel)
         if nrel == 0:
             return 0.0
-        return sum(_hits(qd, rel)[:nrel]) / nrel
+        return sum(_hits(qd, rel)[: min(nrel, top)]) / nrel
     if name == "hit_rate":
         return 1.0 if sum(_hits(qd, rel)[:top]) > 0 else 0.0
     if name == "f1":
@@ -222,7 +222,7 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         big_n = sum(1 for g in qd.judged if 0 <= g < rel)
         total = 0.0
         nonrel_above = 0
-        for g in qd.ranked:
+        for g in qd.ranked[:top]:  # with k: the list cut at k (trec_eval -M k)
             if g is None:
                 continue
             if g >= rel:

@@ -218,9 +218,9 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
         return ("recip_rank", "recip_rank", level)
     if name == "ndcg" and kw["gain"] == "linear" and kw["ideal"] == "judged" and rel is None:
         return ("ndcg", "ndcg", level) if k is None else cut("ndcg_cut")
-    if name == "r_precision":
+    if name == "r_precision" and k is None:
         return ("Rprec", "Rprec", level)
-    if name == "bpref":
+    if name == "bpref" and k is None:
         return ("bpref", "bpref", level)
     if name == "hit_rate" and k is not None:
         return cut("success")
