@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .errors import ParameterError, parameter_error, unknown_name_error
 
 _MISSING = object()
@@ -25,7 +27,8 @@ class Param:
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative"
+    # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative" | "base" | "gains" | "flag"
+    kind: str = "choice"
     aliases: tuple[str, ...] = ()
 
     def expected(self) -> str:
@@ -39,6 +42,9 @@ class Param:
             "open_unit": "a float in the open interval (0, 1)",
             "unit": "a float in [0, 1]",
             "nonnegative": "a finite float >= 0",
+            "base": "a finite float > 1",
+            "gains": "a dict {grade: gain} of finite numbers, or None",
+            "flag": "True or False",
         }[self.kind]
 
     def check(self, owner: str, value: Any) -> Any:
@@ -66,12 +72,45 @@ class Param:
         elif self.kind == "unit":
             ok = _is_number(value) and 0 <= value <= 1
             value = float(value) if ok else value
+        elif self.kind == "flag":
+            ok = isinstance(value, (bool, np.bool_))
+            value = bool(value) if ok else value
+        elif self.kind == "base":
+            ok = _is_number(value) and 1 < value < math.inf
+            value = float(value) if ok else value
+        elif self.kind == "gains":
+            if value is not None:
+                ok = isinstance(value, dict) and all(
+                    _is_number(x) and math.isfinite(x) for pair in value.items() for x in pair
+                )
+                value = GainMap.of(value) if ok else value
         elif self.kind == "nonnegative":
             ok = _is_number(value) and 0 <= value < math.inf
             value = float(value) if ok else value
         if not ok:
             raise parameter_error(owner, self.name, self.expected(), value)
         return value
+
+
+class GainMap(tuple):
+    """A ``gains={grade: gain}`` mapping, normalised to sorted ``(grade, gain)`` pairs (hashable, comparable).
+
+    Its repr is the dict's, so a metric label such as ``nDCG(gains={0: 0, 1: 1, 2: 3})`` parses back to it.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, mapping: dict) -> GainMap:
+        """Normalise a dict of numbers (integral values print as ints)."""
+
+        def num(x: Any) -> float | int:
+            return int(x) if float(x).is_integer() else float(x)
+
+        return cls(sorted((num(g), num(v)) for g, v in mapping.items()))
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{g!r}: {v!r}" for g, v in self) + "}"
 
 
 def _is_int(v: Any) -> bool:
@@ -118,6 +157,26 @@ IDEAL = Param(
     "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
     "or 'retrieved' items only (scikit-learn, torchmetrics)",
     choices=("judged", "retrieved"),
+)
+LOG_BASE = Param(
+    "log_base",
+    2.0,
+    "base b of the discount 1 / log_b(rank + 1) (2 = trec_eval; scikit-learn's log_base)",
+    kind="base",
+)
+JUDGED_ONLY = Param(
+    "judged_only",
+    False,
+    "remove the unjudged retrieved items before computing (trec_eval -J, ir_measures judged_only=); the "
+    "query-set policies still see the whole list",
+    kind="flag",
+)
+GAINS = Param(
+    "gains",
+    None,
+    "gain of each listed grade, e.g. {0: 0, 1: 1, 2: 3}, applied before `gain` (unlisted grades keep their "
+    "value; trec_eval ndcg's gain parameters, ir_measures gains=)",
+    kind="gains",
 )
 MAX_GRADE = Param(
     "max_grade",
@@ -201,6 +260,7 @@ METRICS: tuple[MetricSpec, ...] = (
                 "'k' (trec_eval) or 'retrieved' = min(k, number retrieved)",
                 choices=("k", "retrieved"),
             ),
+            JUDGED_ONLY,
         ],
         trec_eval="P",
     ),
@@ -218,6 +278,7 @@ METRICS: tuple[MetricSpec, ...] = (
                 "'relevant' = all relevant judged (trec_eval) or 'min_k' = min(k, relevant) (capped recall)",
                 choices=("relevant", "min_k"),
             ),
+            JUDGED_ONLY,
         ],
         perfect_is_one=True,
         needs_relevant=True,
@@ -239,6 +300,7 @@ METRICS: tuple[MetricSpec, ...] = (
                 "'retrieved' = relevant found in the top k (torchmetrics)",
                 choices=("relevant", "min_k", "retrieved"),
             ),
+            JUDGED_ONLY,
         ],
         perfect_is_one=True,
         needs_relevant=True,
@@ -249,7 +311,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "RR",
         ["rr", "mrr", "recip_rank", "reciprocal_rank"],
         "1 / rank of the first relevant item",
-        [k_param(), rel_param()],
+        [k_param(), rel_param(), JUDGED_ONLY],
         perfect_is_one=True,
         trec_eval="recip_rank",
     ),
@@ -267,7 +329,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "DCG",
         ["dcg"],
         "sum of gain / log2(rank + 1) over the top k",
-        [k_param(), rel_param(None), GAIN],
+        [k_param(), rel_param(None), GAIN, LOG_BASE, GAINS],
         bounded=False,
         binary=False,
     ),
@@ -276,7 +338,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "IDCG",
         ["idcg"],
         "DCG of the ideal ordering",
-        [k_param(), rel_param(None), GAIN, IDEAL],
+        [k_param(), rel_param(None), GAIN, IDEAL, LOG_BASE, GAINS],
         bounded=False,
         binary=False,
     ),
@@ -285,7 +347,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "nDCG",
         ["ndcg"],
         "DCG / IDCG",
-        [k_param(), rel_param(None), GAIN, IDEAL],
+        [k_param(), rel_param(None), GAIN, IDEAL, LOG_BASE, GAINS, JUDGED_ONLY],
         perfect_is_one=True,
         needs_relevant=True,
         binary=False,
@@ -314,7 +376,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "Rprec",
         ["rprec", "r_precision", "r-precision"],
         "precision at rank R = number relevant (with k: of the list cut at k, as trec_eval -M k)",
-        [k_param(), rel_param()],
+        [k_param(), rel_param(), JUDGED_ONLY],
         perfect_is_one=True,
         needs_relevant=True,
         trec_eval="Rprec",
@@ -324,11 +386,28 @@ METRICS: tuple[MetricSpec, ...] = (
         "Success",
         ["success", "hit_rate", "hits", "hitrate"],
         "1 if a relevant item is in the top k",
-        [k_param(), rel_param()],
+        [k_param(), rel_param(), JUDGED_ONLY],
         perfect_is_one=True,
         trec_eval="success",
     ),
-    _spec("f1", "F1", ["f1", "f"], "harmonic mean of P@k and R@k", [k_param(), rel_param()], needs_relevant=True),
+    _spec(
+        "f1",
+        "F1",
+        ["f1", "f"],
+        "weighted harmonic mean (beta + 1) P R / (beta P + R) of P@k and R@k (beta = 1: F1)",
+        [
+            k_param(),
+            rel_param(),
+            Param(
+                "beta",
+                1.0,
+                "weight of recall against precision in (beta + 1) P R / (beta P + R), as SetF (trec_eval set_F, "
+                "ir_measures); the textbook F_b (scikit-learn fbeta_score(beta=b)) is beta = b**2",
+                kind="nonnegative",
+            ),
+        ],
+        needs_relevant=True,
+    ),
     _spec(
         "bpref",
         "Bpref",
@@ -368,6 +447,7 @@ METRICS: tuple[MetricSpec, ...] = (
                 kind="unit",
             ),
             rel_param(),
+            JUDGED_ONLY,
         ],
         perfect_is_one=True,
         needs_relevant=True,
@@ -388,7 +468,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "SetP",
         ["setp", "set_p", "set_precision"],
         "relevant retrieved / retrieved, over the whole list (trec_eval set_P)",
-        [rel_param()],
+        [rel_param(), JUDGED_ONLY],
         trec_eval="set_P",
     ),
     _spec(
@@ -415,6 +495,7 @@ METRICS: tuple[MetricSpec, ...] = (
                 "textbook F_b is beta = b**2)",
                 kind="nonnegative",
             ),
+            JUDGED_ONLY,
         ],
         needs_relevant=True,
         trec_eval="set_F",
@@ -424,7 +505,7 @@ METRICS: tuple[MetricSpec, ...] = (
         "SetAP",
         ["setap", "set_ap", "set_map"],
         "SetP x SetR = relevant retrieved^2 / (retrieved x relevant) (trec_eval set_map)",
-        [rel_param()],
+        [rel_param(), JUDGED_ONLY],
         needs_relevant=True,
         trec_eval="set_map",
     ),

@@ -16,11 +16,12 @@ CREATE OR REPLACE MACRO rf__iprec(hitpos, n_rel, recall) AS
              CAST(0 AS DOUBLE));
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_iprec(grades, n_rel, recall := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_iprec(grades, n_rel, recall := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__unit(recall, 'recall', 'rf_iprec') < 0
               OR rf__rel(rel, 'rf_iprec') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_iprec') IS NULL
          THEN NULL
-         ELSE rf__iprec(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel)), n_rel, rf__as_num(recall)) END;
+         ELSE rf__iprec(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel)), n_rel, rf__as_num(recall)) END;
 
 CREATE OR REPLACE MACRO rf__agg_iprec(pos, grade, recall, rel) AS
     rf__iprec(list_sort(coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel), [])),

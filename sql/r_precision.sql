@@ -4,11 +4,12 @@ CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, k, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
          ELSE len(rf__hitpos(grades, least(n_rel, coalesce(k, n_rel)), rel)) / n_rel END;
 
-CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_r_precision') < 0
               OR rf__rel(rel, 'rf_r_precision') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_r_precision') IS NULL
          THEN NULL
-         ELSE rf__r_precision_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__r_precision_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel)) END;
 
 -- |R| = n_rel; the hits are the relevant rows with a position <= min(|R|, k)
 CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel, k) AS

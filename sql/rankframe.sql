@@ -153,6 +153,13 @@ CREATE OR REPLACE MACRO rf__hitpos(grades, k, rel) AS
                                lambda x, i: CASE WHEN x >= rel THEN i END),
                 lambda i: i IS NOT NULL);
 
+-- judged_only := true (trec_eval -J, ir_measures judged_only=): the list without its unjudged (NULL) entries
+CREATE OR REPLACE MACRO rf__judged_list(grades, judged_only) AS
+    CASE WHEN rf__as_bool(judged_only) THEN list_filter(grades, lambda x: x IS NOT NULL) ELSE grades END;
+-- (the aggregates rf_agg_<name> take no judged_only: give them the positions among the judged retrieved rows, e.g.
+-- CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query ORDER BY rf_pos) END,
+-- as the DuckDB engine does)
+
 -- AP's sum over the sorted hit positions p_j of j / p_j
 CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
     coalesce(list_sum(list_transform(hitpos, lambda p, j: CAST(j AS DOUBLE) / p)), 0.0);
@@ -309,12 +316,13 @@ CREATE OR REPLACE MACRO rf__precision_grades(grades, k, rel, denominator) AS
     rf__precision(len(rf__hitpos(grades, k, rel)), len(grades), k, denominator);
 
 -- grades: relevance grades of the ranked list in rank order (NULL = unjudged)
-CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k') AS
+CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_precision') < 0
               OR rf__rel(rel, 'rf_precision') IS NULL
               OR rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_precision') IS NULL
          THEN NULL
-         ELSE rf__precision_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__precision_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_precision(pos, grade, k, rel, denominator) AS
     rf__precision(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
@@ -340,12 +348,13 @@ CREATE OR REPLACE MACRO rf__recall_grades(grades, n_rel, k, rel, denominator) AS
     rf__recall(len(rf__hitpos(grades, k, rel)), n_rel, len(grades), k, denominator);
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_recall') < 0
               OR rf__rel(rel, 'rf_recall') IS NULL
               OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_recall') IS NULL
          THEN NULL
-         ELSE rf__recall_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__recall_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_recall(pos, grade, k, rel, denominator) AS
     rf__recall(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
@@ -373,12 +382,13 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
 CREATE OR REPLACE MACRO rf__ap_grades(grades, n_rel, k, rel, denominator) AS
     rf__ap(rf__hitpos(grades, k, rel), n_rel, len(grades), k, denominator);
 
-CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_ap') < 0
               OR rf__rel(rel, 'rf_ap') IS NULL
               OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_ap') IS NULL
          THEN NULL
-         ELSE rf__ap_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__ap_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_ap(pos, grade, k, rel, denominator) AS
     rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel), [])),
@@ -397,11 +407,12 @@ CREATE OR REPLACE MACRO rf__rr(first_hit) AS coalesce(1.0 / CAST(first_hit AS DO
 
 CREATE OR REPLACE MACRO rf__rr_grades(grades, k, rel) AS rf__rr(rf__hitpos(grades, k, rel)[1]);
 
-CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_rr') < 0
               OR rf__rel(rel, 'rf_rr') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_rr') IS NULL
          THEN NULL
-         ELSE rf__rr_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__rr_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rr(pos, grade, k, rel) AS
     rf__rr(min(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel));
@@ -441,94 +452,153 @@ CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'l
          ELSE rf__agg_cg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
 -- ==== dcg.sql ====
--- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log2(i + 1).
--- An infinite sum (exponential gains of grades near 1023) is an error (rf__finite_gain).
-CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain) AS
-    rf__finite_gain(rf__dcg_list(list_transform(grades, lambda x: rf__gain(x, rel, gain)), k), list_max(grades));
+-- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log_b(i + 1), b = log_base
+-- (2 = trec_eval). gains := MAP {grade: gain} first replaces each listed grade (trec_eval ndcg gain parameters,
+-- ir_measures gains=); rel compares the grade itself. An infinite sum (exponential gains of grades near 1023) is an
+-- error (rf__finite_gain).
 
-CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear') AS
+-- a discount base: a finite number > 1
+CREATE OR REPLACE MACRO rf__log_base(v, owner) AS
+    CASE WHEN rf__number(v) > 1 AND isfinite(rf__number(v)) THEN rf__number(v)
+         ELSE error(printf('The ''log_base'' parameter of %s must be a finite float > 1. Got %s instead.', owner,
+                           rf__repr(v))) END;
+
+-- a gain map: NULL (none) or a MAP of numbers, as MAP(DOUBLE, DOUBLE)
+CREATE OR REPLACE MACRO rf__gains(m, owner) AS
+    CASE WHEN m IS NULL THEN CAST(NULL AS MAP(DOUBLE, DOUBLE))
+         WHEN starts_with(typeof(m), 'MAP(') AND TRY_CAST(m AS MAP(DOUBLE, DOUBLE)) IS NOT NULL
+         THEN TRY_CAST(m AS MAP(DOUBLE, DOUBLE))
+         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or None. '
+                           || 'Got %s instead.', owner, rf__repr(m))) END;
+
+-- the gain of grade g: 0 for NULL or below rel, else the gain of its mapped value (unlisted grades keep theirs)
+CREATE OR REPLACE MACRO rf__gain_m(g, rel, gain, gains) AS
+    CASE WHEN gains IS NULL THEN rf__gain(g, rel, gain)
+         WHEN g IS NULL OR g < rel THEN CAST(0 AS DOUBLE)
+         ELSE rf__gain(coalesce(map_extract_value(gains, CAST(g AS DOUBLE)), g), NULL, gain) END;
+
+-- log_b(i + 1) = log2(i + 1) / log2(b), the divisor of position i (exactly log2(i + 1) for b = 2)
+CREATE OR REPLACE MACRO rf__disc(i, base) AS log2(i + 1) / log2(base);
+
+-- DCG of a list of gains already in order, cut at k (NULL = whole list), base b
+CREATE OR REPLACE MACRO rf__dcg_list_b(gains, k, base) AS
+    coalesce(list_sum(list_transform(list_slice(gains, 1, coalesce(k, len(gains))),
+                                     lambda x, i: x / rf__disc(i, base))), 0.0);
+
+CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(list_transform(grades, lambda x: rf__gain_m(x, rel, gain, gains)), k, base),
+                    list_max(grades));
+
+CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_dcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg') = ''
+              OR rf__log_base(log_base, 'rf_dcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_dcg')) < 0
          THEN NULL
-         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
+                             TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain) AS
-    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain) / log2(pos + 1))
+CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
+    rf__finite_gain(coalesce(sum(rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base))
                                  FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), CAST(0 AS DOUBLE)),
                     max(grade));
 
-CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
+CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,
+                                   gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_dcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_dcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_dcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_dcg')) < 0
          THEN NULL
-         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
+                          TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- ==== idcg.sql ====
 -- IDCG — ideal DCG@k (docs/metrics.md "IDCG"): DCG@k of the gains of the judged rows (ideal 'judged',
--- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending.
+-- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending; discount base log_base,
+-- grades mapped by gains first (as DCG).
 -- Only positive gains matter (zero gains sort last and add nothing). An infinite sum is an error (rf__finite_gain).
-CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal) AS
+CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains) AS
     list_sort(list_filter(list_transform(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
-                                         lambda x: rf__gain(x, rel, gain)),
+                                         lambda x: rf__gain_m(x, rel, gain, gains)),
                           lambda x: x > 0), 'DESC');
 
-CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
-    rf__finite_gain(rf__dcg_list(rf__ideal_gains(grades, judged_grades, rel, gain, ideal), k),
+CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains), k, base),
                     greatest(list_max(grades), list_max(judged_grades)));
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
-CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_idcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg') = ''
+              OR rf__log_base(log_base, 'rf_idcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_idcg')) < 0
          THEN NULL
          ELSE rf__idcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal)) END;
+                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal) AS
-    list_sort(coalesce(list(rf__gain(grade, rel, gain))
-                  FILTER (WHERE rf__gain(grade, rel, gain) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)), []), 'DESC');
+CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
+    list_sort(coalesce(list(rf__gain_m(grade, rel, gain, gains))
+                  FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
+                       []), 'DESC');
 
-CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal) AS
-    rf__finite_gain(rf__dcg_list(rf__agg_ideal_gains(pos, grade, rel, gain, ideal), k), max(grade));
+CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base), max(grade));
 
-CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                    log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_idcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_idcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_idcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_idcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_idcg')) < 0
          THEN NULL
-         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- ==== ndcg.sql ====
--- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0.
+-- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0 (same log_base and gains
+-- on both sides).
 CREATE OR REPLACE MACRO rf__ratio(a, b) AS CASE WHEN b = 0 THEN CAST(0 AS DOUBLE) ELSE a / b END;
 
-CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
-    rf__ratio(rf__dcg_grades(grades, k, rel, gain), rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal));
+CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
+    rf__ratio(rf__dcg_grades(grades, k, rel, gain, base, gains),
+              rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                log_base := 2.0, gains := NULL, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_ndcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg') = ''
+              OR rf__log_base(log_base, 'rf_ndcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_ndcg')) < 0
+              OR rf__flag(judged_only, 'judged_only', 'rf_ndcg') IS NULL
          THEN NULL
-         ELSE rf__ndcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__ndcg_grades(rf__judged_list(coalesce(grades, []), judged_only), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
+                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal) AS
-    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain), rf__agg_idcg(pos, grade, k, rel, gain, ideal));
+CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain, base, gains),
+              rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                    log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_ndcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_ndcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_ndcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_ndcg')) < 0
          THEN NULL
-         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- ==== err.sql ====
 -- ERR — expected reciprocal rank@k (docs/metrics.md "ERR"), cascade model:
@@ -604,11 +674,12 @@ CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, k, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
          ELSE len(rf__hitpos(grades, least(n_rel, coalesce(k, n_rel)), rel)) / n_rel END;
 
-CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_r_precision') < 0
               OR rf__rel(rel, 'rf_r_precision') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_r_precision') IS NULL
          THEN NULL
-         ELSE rf__r_precision_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__r_precision_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel)) END;
 
 -- |R| = n_rel; the hits are the relevant rows with a position <= min(|R|, k)
 CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel, k) AS
@@ -629,11 +700,12 @@ CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, k := NULL, rel := 1) AS
 CREATE OR REPLACE MACRO rf__hit_rate_grades(grades, k, rel) AS
     CASE WHEN len(rf__hitpos(grades, k, rel)) > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
 
-CREATE OR REPLACE MACRO rf_hit_rate(grades, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_hit_rate(grades, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_hit_rate') < 0
               OR rf__rel(rel, 'rf_hit_rate') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_hit_rate') IS NULL
          THEN NULL
-         ELSE rf__hit_rate_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__hit_rate_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel)) END;
 
 CREATE OR REPLACE MACRO rf__agg_hit_rate(pos, grade, k, rel) AS
     CASE WHEN count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) > 0
@@ -646,28 +718,38 @@ CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
          ELSE rf__agg_hit_rate(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== f1.sql ====
--- F1@k (docs/metrics.md "F1"): 2 P R / (P + R) with P = P@k (denominator 'k'), R = R@k (denominator
--- 'relevant'); 0 when P + R = 0.
-CREATE OR REPLACE MACRO rf__f1(p, r) AS
-    CASE WHEN p + r = 0 THEN CAST(0 AS DOUBLE) ELSE 2 * p * r / (p + r) END;
+-- F1@k (docs/metrics.md "F1"): (beta + 1) P R / (beta P + R) with P = P@k (denominator 'k'), R = R@k (denominator
+-- 'relevant'); beta = 1 (default): 2 P R / (P + R); 0 when the denominator is 0. beta is trec_eval set_F's and
+-- ir_measures' weight of recall (the textbook F_b is beta = b^2), as SetF.
 
-CREATE OR REPLACE MACRO rf__f1_grades(grades, n_rel, k, rel) AS
-    rf__f1(rf__precision_grades(grades, k, rel, 'k'), rf__recall_grades(grades, n_rel, k, rel, 'relevant'));
+-- a weight >= 0 (finite)
+CREATE OR REPLACE MACRO rf__beta(v, owner) AS
+    CASE WHEN rf__number(v) >= 0 AND isfinite(rf__number(v)) THEN rf__number(v)
+         ELSE error(printf('The ''beta'' parameter of %s must be a finite float >= 0. Got %s instead.', owner,
+                           rf__repr(v))) END;
 
-CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf__f_beta(p, r, beta) AS
+    CASE WHEN beta * p + r = 0 THEN CAST(0 AS DOUBLE) ELSE (beta + 1.0) * p * r / (beta * p + r) END;
+
+CREATE OR REPLACE MACRO rf__f1_grades(grades, n_rel, k, rel, beta) AS
+    rf__f_beta(rf__precision_grades(grades, k, rel, 'k'), rf__recall_grades(grades, n_rel, k, rel, 'relevant'), beta);
+
+CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1, beta := 1.0) AS
     CASE WHEN rf__k(k, 'rf_f1') < 0
               OR rf__rel(rel, 'rf_f1') IS NULL
+              OR rf__beta(beta, 'rf_f1') < 0
          THEN NULL
-         ELSE rf__f1_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__f1_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__as_num(beta)) END;
 
-CREATE OR REPLACE MACRO rf__agg_f1(pos, grade, k, rel) AS
-    rf__f1(rf__agg_precision(pos, grade, k, rel, 'k'), rf__agg_recall(pos, grade, k, rel, 'relevant'));
+CREATE OR REPLACE MACRO rf__agg_f1(pos, grade, k, rel, beta) AS
+    rf__f_beta(rf__agg_precision(pos, grade, k, rel, 'k'), rf__agg_recall(pos, grade, k, rel, 'relevant'), beta);
 
-CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1, beta := 1.0) AS
     CASE WHEN rf__k(k, 'rf_agg_f1') < 0
               OR rf__rel(rel, 'rf_agg_f1') IS NULL
+              OR rf__beta(beta, 'rf_agg_f1') < 0
          THEN NULL
-         ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel), rf__as_num(beta)) END;
 
 -- ==== bpref.sql ====
 -- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
@@ -779,11 +861,12 @@ CREATE OR REPLACE MACRO rf__iprec(hitpos, n_rel, recall) AS
              CAST(0 AS DOUBLE));
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_iprec(grades, n_rel, recall := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_iprec(grades, n_rel, recall := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__unit(recall, 'recall', 'rf_iprec') < 0
               OR rf__rel(rel, 'rf_iprec') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_iprec') IS NULL
          THEN NULL
-         ELSE rf__iprec(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel)), n_rel, rf__as_num(recall)) END;
+         ELSE rf__iprec(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel)), n_rel, rf__as_num(recall)) END;
 
 CREATE OR REPLACE MACRO rf__agg_iprec(pos, grade, recall, rel) AS
     rf__iprec(list_sort(coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel), [])),
@@ -844,10 +927,11 @@ CREATE OR REPLACE MACRO rf_agg_infap(pos, grade, rel := 1) AS
 CREATE OR REPLACE MACRO rf__set_p(rel_ret, n_ret) AS
     CASE WHEN n_ret = 0 THEN CAST(0 AS DOUBLE) ELSE rel_ret / n_ret END;
 
-CREATE OR REPLACE MACRO rf_set_p(grades, rel := 1) AS
+CREATE OR REPLACE MACRO rf_set_p(grades, rel := 1, judged_only := false) AS
     CASE WHEN rf__rel(rel, 'rf_set_p') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_p') IS NULL
          THEN NULL
-         ELSE rf__set_p(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, []))) END;
+         ELSE rf__set_p(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only))) END;
 
 CREATE OR REPLACE MACRO rf__agg_set_p(pos, grade, rel) AS
     rf__set_p(count(pos) FILTER (WHERE grade >= rel), count(pos));
@@ -880,25 +964,18 @@ CREATE OR REPLACE MACRO rf_agg_set_r(pos, grade, rel := 1) AS
 -- ==== set_f.sql ====
 -- SetF — set F (docs/metrics.md "SetF", trec_eval set_F): (beta + 1) P R / (beta P + R) with P = SetP, R = SetR
 -- (beta: trec_eval's and ir_measures' weight of recall; the textbook F_b is beta = b^2); 0 when the denominator is 0.
-
--- a weight >= 0 (finite)
-CREATE OR REPLACE MACRO rf__beta(v, owner) AS
-    CASE WHEN rf__number(v) >= 0 AND isfinite(rf__number(v)) THEN rf__number(v)
-         ELSE error(printf('The ''beta'' parameter of %s must be a finite float >= 0. Got %s instead.', owner,
-                           rf__repr(v))) END;
-
-CREATE OR REPLACE MACRO rf__f_beta(p, r, beta) AS
-    CASE WHEN beta * p + r = 0 THEN CAST(0 AS DOUBLE) ELSE (beta + 1.0) * p * r / (beta * p + r) END;
+-- (rf__beta and rf__f_beta: f1.sql)
 
 CREATE OR REPLACE MACRO rf__set_f(rel_ret, n_ret, n_rel, beta) AS
     rf__f_beta(rf__set_p(rel_ret, n_ret), rf__set_r(rel_ret, n_rel), beta);
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_set_f(grades, n_rel, rel := 1, beta := 1.0) AS
+CREATE OR REPLACE MACRO rf_set_f(grades, n_rel, rel := 1, beta := 1.0, judged_only := false) AS
     CASE WHEN rf__rel(rel, 'rf_set_f') IS NULL
               OR rf__beta(beta, 'rf_set_f') < 0
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_f') IS NULL
          THEN NULL
-         ELSE rf__set_f(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, [])),
+         ELSE rf__set_f(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only)),
                         n_rel, rf__as_num(beta)) END;
 
 CREATE OR REPLACE MACRO rf__agg_set_f(pos, grade, rel, beta) AS
@@ -918,10 +995,11 @@ CREATE OR REPLACE MACRO rf__set_ap(rel_ret, n_ret, n_rel) AS
          ELSE CAST(rel_ret AS DOUBLE) * rel_ret / (CAST(n_ret AS DOUBLE) * n_rel) END;
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_set_ap(grades, n_rel, rel := 1) AS
+CREATE OR REPLACE MACRO rf_set_ap(grades, n_rel, rel := 1, judged_only := false) AS
     CASE WHEN rf__rel(rel, 'rf_set_ap') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_ap') IS NULL
          THEN NULL
-         ELSE rf__set_ap(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, [])),
+         ELSE rf__set_ap(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only)),
                          n_rel) END;
 
 CREATE OR REPLACE MACRO rf__agg_set_ap(pos, grade, rel) AS
@@ -1038,14 +1116,14 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
            rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
            rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
-           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
-           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
-           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
+           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, 2.0, NULL) AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "IDCG",
+           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "nDCG",
            rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
            rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
            rf__agg_r_precision(x.rf_pos, x.rf_g, NULL, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
-           rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, 1.0) AS "F1",
            rf__agg_bpref(x.rf_pos, x.rf_g, NULL, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
            rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"

@@ -5,10 +5,11 @@ CREATE OR REPLACE MACRO rf__set_ap(rel_ret, n_ret, n_rel) AS
          ELSE CAST(rel_ret AS DOUBLE) * rel_ret / (CAST(n_ret AS DOUBLE) * n_rel) END;
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_set_ap(grades, n_rel, rel := 1) AS
+CREATE OR REPLACE MACRO rf_set_ap(grades, n_rel, rel := 1, judged_only := false) AS
     CASE WHEN rf__rel(rel, 'rf_set_ap') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_ap') IS NULL
          THEN NULL
-         ELSE rf__set_ap(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, [])),
+         ELSE rf__set_ap(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only)),
                          n_rel) END;
 
 CREATE OR REPLACE MACRO rf__agg_set_ap(pos, grade, rel) AS

@@ -3,10 +3,11 @@
 CREATE OR REPLACE MACRO rf__set_p(rel_ret, n_ret) AS
     CASE WHEN n_ret = 0 THEN CAST(0 AS DOUBLE) ELSE rel_ret / n_ret END;
 
-CREATE OR REPLACE MACRO rf_set_p(grades, rel := 1) AS
+CREATE OR REPLACE MACRO rf_set_p(grades, rel := 1, judged_only := false) AS
     CASE WHEN rf__rel(rel, 'rf_set_p') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_p') IS NULL
          THEN NULL
-         ELSE rf__set_p(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), len(coalesce(grades, []))) END;
+         ELSE rf__set_p(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only))) END;
 
 CREATE OR REPLACE MACRO rf__agg_set_p(pos, grade, rel) AS
     rf__set_p(count(pos) FILTER (WHERE grade >= rel), count(pos));

@@ -94,19 +94,21 @@ def _top(n: int, k: int | None) -> int:
     return n if k is None else min(k, n)
 
 
-def _gain(g, rel, gain) -> float:
+def _gain(g, rel, gain, gains=None) -> float:
     if g is None:
         return 0.0
     if rel is not None and g < rel:
         return 0.0
+    if gains:  # gains={grade: gain}: listed grades take their gain, the others keep their value
+        g = dict(gains).get(g, g)
     g = max(g, 0.0)
     return g if gain == "linear" else 2.0**g - 1.0
 
 
-def _dcg(gains: list[float], k: int | None) -> float:
+def _dcg(gains: list[float], k: int | None, log_base: float = 2.0) -> float:
     total = 0.0
     for i in range(_top(len(gains), k)):
-        total += gains[i] / math.log2(i + 2)
+        total += gains[i] / math.log(i + 2, log_base)
     return total
 
 
@@ -154,6 +156,8 @@ def _recall(qd, k, rel, denominator="relevant"):
 
 def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     """The formula of docs/metrics.md for one query (no query-set policy applied)."""
+    if kw.get("judged_only"):  # trec_eval -J: the unjudged items leave the list, the ones below move up
+        qd = QueryData(ranked=[g for g in qd.ranked if g is not None], judged=qd.judged)
     k = kw.get("k")
     rel = kw.get("rel")
     n = qd.n
@@ -189,11 +193,12 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         gain = kw["gain"]
         if name == "cg":
             return sum(_gain(g, rel, gain) for g in qd.ranked[:top])
-        dcg = _dcg([_gain(g, rel, gain) for g in qd.ranked], k)
+        gains, base = kw["gains"], kw["log_base"]
+        dcg = _dcg([_gain(g, rel, gain, gains) for g in qd.ranked], k, base)
         if name == "dcg":
             return dcg
-        ideal = sorted((_gain(g, rel, gain) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
-        idcg = _dcg(ideal, k)
+        ideal = sorted((_gain(g, rel, gain, gains) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
+        idcg = _dcg(ideal, k, base)
         if name == "idcg":
             return idcg
         return 0.0 if idcg == 0 else dcg / idcg
@@ -214,7 +219,8 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     if name == "f1":
         p = _precision(qd, k, rel, "k")
         r = _recall(qd, k, rel, "relevant")
-        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+        beta = kw["beta"]
+        return 0.0 if beta * p + r == 0 else (beta + 1) * p * r / (beta * p + r)
     if name == "bpref":
         nrel = _num_rel(qd, rel)
         if nrel == 0:
@@ -299,7 +305,7 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
 def nothing_relevant(name: str, kw: dict, qd: QueryData) -> bool:
     """The "nothing relevant" test of the no_relevant policy (docs: Query-set policies)."""
     if name == "ndcg":
-        return not any(_gain(g, kw["rel"], kw["gain"]) > 0 for g in _ideal_grades(qd, kw["ideal"]))
+        return not any(_gain(g, kw["rel"], kw["gain"], kw["gains"]) > 0 for g in _ideal_grades(qd, kw["ideal"]))
     if name == "nerr":
         return not any(g > 0 for g in _ideal_grades(qd, kw["ideal"]))
     return _num_rel(qd, kw["rel"]) == 0

@@ -59,5 +59,5 @@ def test_unparseable(bad):
 
 
 def test_unknown_parameter_names_the_declared_ones():
-    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, k, rel"):
+    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, judged_only, k, rel"):
         parse("AP(denom='min_k')@10")

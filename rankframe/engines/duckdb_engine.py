@@ -29,6 +29,7 @@ from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
+from ..registry import GainMap
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"
@@ -48,6 +49,9 @@ def _cursor() -> duckdb.DuckDBPyConnection:
 def _literal(value: Any) -> str:
     if value is None:
         return "NULL"
+    if isinstance(value, GainMap):  # gains={grade: gain}: a DuckDB MAP of doubles
+        pairs = ", ".join(f"{_literal(float(g))}: {_literal(float(v))}" for g, v in value)
+        return f"MAP {{{pairs}}}" if pairs else "CAST(MAP {} AS MAP(DOUBLE, DOUBLE))"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -61,8 +65,15 @@ def _literal(value: Any) -> str:
 
 
 def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
-    """The aggregate expression ``rf_agg_<name>(pos, grade, param := value, ...)`` of one bound measure."""
-    args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in m.params]
+    """The aggregate expression ``rf_agg_<name>(pos, grade, param := value, ...)`` of one bound measure.
+
+    ``judged_only=True`` reads the positions among the judged retrieved rows (``rf_jpos``, see :func:`build_sql`)
+    instead of passing the flag, whose list form in the macro is slower.
+    """
+    params = tuple((n, v) for n, v in m.params if n != "judged_only")
+    if m.kw.get("judged_only"):
+        pos = "rf_jpos"
+    args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in params]
     return f"rf_agg_{m.spec.name}({', '.join(args)})"
 
 
@@ -71,6 +82,8 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     if not m.spec.needs_relevant:
         return "false"
     kw = m.kw
+    if m.spec.name == "ndcg" and kw["gains"] is not None:  # mapped gains: no ideal gain at all
+        return f"{measure_sql(m, pos, grade).replace('rf_agg_ndcg(', 'rf_agg_idcg(', 1)} = 0"
     if m.spec.name in ("ndcg", "nerr"):
         rel = kw.get("rel") if m.spec.name == "ndcg" else None
         return (
@@ -89,11 +102,19 @@ def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, st
     applied = ",\n  ".join(
         f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}" for i in range(len(measures))
     )
+    source = f"rf_prepare('{_VIEW}', order_by := {_literal(order_by)})"
+    if any(m.kw.get("judged_only") for m in measures):
+        # judged_only=True (trec_eval -J): the position among the judged retrieved rows of the unit (NULL for the
+        # unjudged ones, which the measure then does not see as retrieved); n_ret and the policies keep rf_pos
+        source = (
+            "(SELECT *, CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query "
+            f"ORDER BY rf_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) END AS rf_jpos FROM {source})"
+        )
     return f"""
 WITH raw AS (
   SELECT query, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
   {values}
-  FROM rf_prepare('{_VIEW}', order_by := {_literal(order_by)})
+  FROM {source}
   GROUP BY query
 ), applied AS (
   SELECT query,

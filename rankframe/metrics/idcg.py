@@ -7,8 +7,8 @@ import numpy as np
 from ..prepare import discount, gain_of, sorted_desc_in_unit
 
 
-def compute(prep, *, k, rel, gain, ideal):
-    return idcg(prep, k, rel, gain, ideal), None
+def compute(prep, *, k, rel, gain, ideal, log_base, gains):
+    return idcg(prep, k, rel, gain, ideal, log_base, gains), None
 
 
 def ideal_lists(prep, gains_of, ideal, key):
@@ -20,12 +20,14 @@ def ideal_lists(prep, gains_of, ideal, key):
     return prep.memo(("ideal", ideal, *key), lambda: sorted_desc_in_unit(group, gains_of(grades), prep.n))
 
 
-def idcg(prep, k, rel, gain, ideal):
+def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
     """IDCG@k per unit (shared with nDCG)."""
 
     def make():
-        g, v, pos = ideal_lists(prep, lambda grades: gain_of(grades, gain, rel), ideal, ("gain", gain, rel))
+        g, v, pos = ideal_lists(
+            prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, ("gain", gain, rel, gains)
+        )
         keep = slice(None) if k is None else pos <= k
-        return np.bincount(g[keep], weights=(v * discount(pos))[keep], minlength=prep.n)
+        return np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
 
-    return prep.memo(("idcg", k, rel, gain, ideal), make)
+    return prep.memo(("idcg", k, rel, gain, ideal, log_base, gains), make)
