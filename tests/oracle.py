@@ -299,6 +299,15 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
                     ) * ((rel_so_far - 1 + eps) / (rel_so_far - 1 + nonrel_so_far + 2 * eps))
         n_rel = _num_rel(qd, rel)
         return total / n_rel if n_rel else 0.0
+    # counts (by hand: ranx hits@k, trec_eval num_q / num_ret / num_rel / num_rel_ret)
+    if name in ("hits", "num_rel_ret"):
+        return float(sum(_hits(qd, rel)[:top]))
+    if name == "num_q":
+        return 1.0
+    if name == "num_ret":
+        return float(top)
+    if name == "num_rel":
+        return float(_num_rel(qd, rel))
     raise KeyError(name)
 
 
@@ -324,7 +333,7 @@ def query_value(measure, qd: QueryData, *, no_relevant="zero", no_retrieved="zer
     name, kw = m.spec.name, m.kw
     if not qd.judged:
         return _policy(no_judged)
-    if qd.n == 0:
+    if qd.n == 0 and not (m.spec.count and no_retrieved == "zero"):  # a count keeps its value (trec_eval -c)
         return _policy(no_retrieved)
     if m.spec.needs_relevant and nothing_relevant(name, kw, qd):
         return _policy(no_relevant)

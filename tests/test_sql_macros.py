@@ -13,24 +13,9 @@ import duckdb
 import pytest
 
 import rankframe.sql as rf_sql
+from rankframe.declare import ENGINE_PARAMS
 from rankframe.registry import METRICS
 
-# data arguments of the scalar macros (everything else is a registry parameter)
-DATA_ARGS = {
-    "recall": ["n_rel"],
-    "ap": ["n_rel"],
-    "r_precision": ["n_rel"],
-    "f1": ["n_rel"],
-    "bpref": ["n_rel", "n_nonrel"],
-    "idcg": ["judged_grades"],
-    "ndcg": ["judged_grades"],
-    "nerr": ["judged_grades"],
-    "iprec": ["n_rel"],
-    "infap": ["n_rel"],
-    "set_r": ["n_rel"],
-    "set_f": ["n_rel"],
-    "set_ap": ["n_rel"],
-}
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf"}
 
@@ -59,10 +44,10 @@ def test_every_metric_has_its_macros_with_the_registry_parameters(con):
     for spec in METRICS:
         params = [p.name for p in spec.params]
         assert spec.sql_macro in macros, f"no macro {spec.sql_macro} for metric {spec.canonical}"
-        assert macros[spec.sql_macro] == ["grades", *DATA_ARGS.get(spec.name, []), *params], spec.name
+        assert macros[spec.sql_macro] == ["grades", *spec.sql_data_args, *params], spec.name
         agg = f"rf_agg_{spec.name}"
         # the aggregates take positions: judged_only is the caller's numbering of the judged rows (docs/sql.md)
-        assert macros.get(agg) == ["pos", "grade", *(p for p in params if p != "judged_only")], agg
+        assert macros.get(agg) == ["pos", "grade", *(p for p in params if p not in ENGINE_PARAMS)], agg
 
 
 def test_every_metric_macro_is_a_registry_metric(con):

@@ -1,9 +1,27 @@
-"""F@k: weighted harmonic mean (beta + 1) P R / (beta P + R) of P@k and R@k (beta = 1: F1)."""
+"""F1@k: (beta + 1) P R / (beta P + R) of P@k and R@k; beta = 1 (default): the harmonic mean 2 P R / (P + R)."""
 
 from __future__ import annotations
 
+from ..declare import BETA, MetricSpec, k_param, rel_param
 from . import precision, recall
 from .set_f import f_measure
+
+SPEC = MetricSpec(
+    name="f1",
+    canonical="F1",
+    aliases=("f1", "f"),
+    summary="weighted harmonic mean (beta + 1) P R / (beta P + R) of P@k and R@k (beta = 1: F1)",
+    params=(
+        k_param(),
+        rel_param(),
+        BETA,
+    ),
+    nothing_relevant="relevant",
+    example="0.66667",
+    example_why="P = R = 2/3",
+    sql_data_args=("n_rel",),
+    order=130,
+)
 
 
 def compute(prep, *, k, rel, beta):

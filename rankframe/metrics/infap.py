@@ -14,7 +14,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import MetricSpec, rel_param
+
 EPSILON = 0.00001
+
+
+SPEC = MetricSpec(
+    name="infap",
+    canonical="infAP",
+    aliases=("infap", "inferred_ap"),
+    summary="inferred AP: AP estimated from a sampled judgment pool (trec_eval, Yilmaz & Aslam)",
+    params=(rel_param(),),
+    nothing_relevant="relevant",
+    trec_eval="infAP",
+    ir_measures="infAP",
+    example="0.38889",
+    example_why="(1/2 + (1/2)(1/1)(eps/(1 + 2 eps)) + 1/3 + (2/3)(2/2)(1/2)) / 3, eps = 1e-5",
+    sql_data_args=("n_rel",),
+    table_column=False,
+    order=310,
+)
 
 
 def compute(prep, *, rel):

@@ -11,6 +11,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, Param, rel_param
+
+SPEC = MetricSpec(
+    name="iprec",
+    canonical="IPrec",
+    aliases=("iprec", "iprec_at_recall", "interpolated_precision"),
+    summary="interpolated precision at a recall level: the best precision at or after it (trec_eval)",
+    params=(
+        Param(
+            "recall",
+            None,
+            "recall level r in [0, 1] (written after @: IPrec@0.5); it is reached at the floor(r |R| + 0.9)-th "
+            "relevant item (trec_eval 9, pytrec_eval, ir_measures)",
+            kind="unit",
+        ),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    ir_measures="IPrec",
+    example="0.66667",
+    example_why="recall 0.5 of |R| = 3: the floor(1.5 + 0.9) = 2nd hit (rank 3) on: 2/3",
+    sql_data_args=("n_rel",),
+    table_column=False,
+    order=300,
+    extra={"at": "recall", "example_args": "0.5"},
+)
+
 
 def recall_cut(recall: float, n_rel: np.ndarray) -> np.ndarray:
     """The number of relevant items that reaches ``recall``: floor(r |R| + 0.9), as trec_eval 9 computes it."""

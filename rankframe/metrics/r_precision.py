@@ -4,6 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="r_precision",
+    canonical="Rprec",
+    aliases=("rprec", "r_precision", "r-precision"),
+    summary="precision at rank R = number relevant",
+    params=(
+        k_param(),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    trec_eval="Rprec",
+    ir_measures="Rprec",
+    example="0.66667",
+    example_why="2 hits in the top |R| = 3",
+    sql_data_args=("n_rel",),
+    order=110,
+)
+
 
 def compute(prep, *, k, rel):
     top = prep.cut(k)

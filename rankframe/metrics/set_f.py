@@ -8,7 +8,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import BETA, JUDGED_ONLY, MetricSpec, rel_param
 from .set_p import set_counts
+
+SPEC = MetricSpec(
+    name="set_f",
+    canonical="SetF",
+    aliases=("setf",),
+    summary="weighted harmonic mean (beta + 1) P R / (beta P + R) of SetP and SetR (trec_eval set_F)",
+    params=(rel_param(), BETA, JUDGED_ONLY),
+    nothing_relevant="relevant",
+    trec_eval="set_F",
+    ir_measures="SetF",
+    example="0.66667",
+    example_why="P = R = 2/3",
+    sql_data_args=("n_rel",),
+    table_column=False,
+    order=340,
+)
 
 
 def f_measure(p: np.ndarray, r: np.ndarray, beta: float) -> np.ndarray:
