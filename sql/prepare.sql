@@ -149,6 +149,13 @@ CREATE OR REPLACE MACRO rf__hitpos(grades, k, rel) AS
                                lambda x, i: CASE WHEN x >= rel THEN i END),
                 lambda i: i IS NOT NULL);
 
+-- judged_only := true (trec_eval -J, ir_measures judged_only=): the list without its unjudged (NULL) entries
+CREATE OR REPLACE MACRO rf__judged_list(grades, judged_only) AS
+    CASE WHEN rf__as_bool(judged_only) THEN list_filter(grades, lambda x: x IS NOT NULL) ELSE grades END;
+-- (the aggregates rf_agg_<name> take no judged_only: give them the positions among the judged retrieved rows, e.g.
+-- CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query ORDER BY rf_pos) END,
+-- as the DuckDB engine does)
+
 -- AP's sum over the sorted hit positions p_j of j / p_j
 CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
     coalesce(list_sum(list_transform(hitpos, lambda p, j: CAST(j AS DOUBLE) / p)), 0.0);

@@ -153,6 +153,13 @@ CREATE OR REPLACE MACRO rf__hitpos(grades, k, rel) AS
                                lambda x, i: CASE WHEN x >= rel THEN i END),
                 lambda i: i IS NOT NULL);
 
+-- judged_only := true (trec_eval -J, ir_measures judged_only=): the list without its unjudged (NULL) entries
+CREATE OR REPLACE MACRO rf__judged_list(grades, judged_only) AS
+    CASE WHEN rf__as_bool(judged_only) THEN list_filter(grades, lambda x: x IS NOT NULL) ELSE grades END;
+-- (the aggregates rf_agg_<name> take no judged_only: give them the positions among the judged retrieved rows, e.g.
+-- CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query ORDER BY rf_pos) END,
+-- as the DuckDB engine does)
+
 -- AP's sum over the sorted hit positions p_j of j / p_j
 CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
     coalesce(list_sum(list_transform(hitpos, lambda p, j: CAST(j AS DOUBLE) / p)), 0.0);
@@ -309,12 +316,13 @@ CREATE OR REPLACE MACRO rf__precision_grades(grades, k, rel, denominator) AS
     rf__precision(len(rf__hitpos(grades, k, rel)), len(grades), k, denominator);
 
 -- grades: relevance grades of the ranked list in rank order (NULL = unjudged)
-CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k') AS
+CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_precision') < 0
               OR rf__rel(rel, 'rf_precision') IS NULL
               OR rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_precision') IS NULL
          THEN NULL
-         ELSE rf__precision_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__precision_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_precision(pos, grade, k, rel, denominator) AS
     rf__precision(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
@@ -340,12 +348,13 @@ CREATE OR REPLACE MACRO rf__recall_grades(grades, n_rel, k, rel, denominator) AS
     rf__recall(len(rf__hitpos(grades, k, rel)), n_rel, len(grades), k, denominator);
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_recall') < 0
               OR rf__rel(rel, 'rf_recall') IS NULL
               OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_recall') IS NULL
          THEN NULL
-         ELSE rf__recall_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__recall_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_recall(pos, grade, k, rel, denominator) AS
     rf__recall(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
@@ -373,12 +382,13 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
 CREATE OR REPLACE MACRO rf__ap_grades(grades, n_rel, k, rel, denominator) AS
     rf__ap(rf__hitpos(grades, k, rel), n_rel, len(grades), k, denominator);
 
-CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_ap') < 0
               OR rf__rel(rel, 'rf_ap') IS NULL
               OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_ap') IS NULL
          THEN NULL
-         ELSE rf__ap_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__ap_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_ap(pos, grade, k, rel, denominator) AS
     rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel), [])),
@@ -397,11 +407,12 @@ CREATE OR REPLACE MACRO rf__rr(first_hit) AS coalesce(1.0 / CAST(first_hit AS DO
 
 CREATE OR REPLACE MACRO rf__rr_grades(grades, k, rel) AS rf__rr(rf__hitpos(grades, k, rel)[1]);
 
-CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_rr') < 0
               OR rf__rel(rel, 'rf_rr') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_rr') IS NULL
          THEN NULL
-         ELSE rf__rr_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__rr_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rr(pos, grade, k, rel) AS
     rf__rr(min(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel));
@@ -441,94 +452,153 @@ CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'l
          ELSE rf__agg_cg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
 -- ==== dcg.sql ====
--- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log2(i + 1).
--- An infinite sum (exponential gains of grades near 1023) is an error (rf__finite_gain).
-CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain) AS
-    rf__finite_gain(rf__dcg_list(list_transform(grades, lambda x: rf__gain(x, rel, gain)), k), list_max(grades));
+-- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log_b(i + 1), b = log_base
+-- (2 = trec_eval). gains := MAP {grade: gain} first replaces each listed grade (trec_eval ndcg gain parameters,
+-- ir_measures gains=); rel compares the grade itself. An infinite sum (exponential gains of grades near 1023) is an
+-- error (rf__finite_gain).
 
-CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear') AS
+-- a discount base: a finite number > 1
+CREATE OR REPLACE MACRO rf__log_base(v, owner) AS
+    CASE WHEN rf__number(v) > 1 AND isfinite(rf__number(v)) THEN rf__number(v)
+         ELSE error(printf('The ''log_base'' parameter of %s must be a finite float > 1. Got %s instead.', owner,
+                           rf__repr(v))) END;
+
+-- a gain map: NULL (none) or a MAP of numbers, as MAP(DOUBLE, DOUBLE)
+CREATE OR REPLACE MACRO rf__gains(m, owner) AS
+    CASE WHEN m IS NULL THEN CAST(NULL AS MAP(DOUBLE, DOUBLE))
+         WHEN starts_with(typeof(m), 'MAP(') AND TRY_CAST(m AS MAP(DOUBLE, DOUBLE)) IS NOT NULL
+         THEN TRY_CAST(m AS MAP(DOUBLE, DOUBLE))
+         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or None. '
+                           || 'Got %s instead.', owner, rf__repr(m))) END;
+
+-- the gain of grade g: 0 for NULL or below rel, else the gain of its mapped value (unlisted grades keep theirs)
+CREATE OR REPLACE MACRO rf__gain_m(g, rel, gain, gains) AS
+    CASE WHEN gains IS NULL THEN rf__gain(g, rel, gain)
+         WHEN g IS NULL OR g < rel THEN CAST(0 AS DOUBLE)
+         ELSE rf__gain(coalesce(map_extract_value(gains, CAST(g AS DOUBLE)), g), NULL, gain) END;
+
+-- log_b(i + 1) = log2(i + 1) / log2(b), the divisor of position i (exactly log2(i + 1) for b = 2)
+CREATE OR REPLACE MACRO rf__disc(i, base) AS log2(i + 1) / log2(base);
+
+-- DCG of a list of gains already in order, cut at k (NULL = whole list), base b
+CREATE OR REPLACE MACRO rf__dcg_list_b(gains, k, base) AS
+    coalesce(list_sum(list_transform(list_slice(gains, 1, coalesce(k, len(gains))),
+                                     lambda x, i: x / rf__disc(i, base))), 0.0);
+
+CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(list_transform(grades, lambda x: rf__gain_m(x, rel, gain, gains)), k, base),
+                    list_max(grades));
+
+CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_dcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg') = ''
+              OR rf__log_base(log_base, 'rf_dcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_dcg')) < 0
          THEN NULL
-         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
+                             TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain) AS
-    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain) / log2(pos + 1))
+CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
+    rf__finite_gain(coalesce(sum(rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base))
                                  FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), CAST(0 AS DOUBLE)),
                     max(grade));
 
-CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
+CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,
+                                   gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_dcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_dcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_dcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_dcg')) < 0
          THEN NULL
-         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
+                          TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- ==== idcg.sql ====
 -- IDCG — ideal DCG@k (docs/metrics.md "IDCG"): DCG@k of the gains of the judged rows (ideal 'judged',
--- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending.
+-- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending; discount base log_base,
+-- grades mapped by gains first (as DCG).
 -- Only positive gains matter (zero gains sort last and add nothing). An infinite sum is an error (rf__finite_gain).
-CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal) AS
+CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains) AS
     list_sort(list_filter(list_transform(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
-                                         lambda x: rf__gain(x, rel, gain)),
+                                         lambda x: rf__gain_m(x, rel, gain, gains)),
                           lambda x: x > 0), 'DESC');
 
-CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
-    rf__finite_gain(rf__dcg_list(rf__ideal_gains(grades, judged_grades, rel, gain, ideal), k),
+CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains), k, base),
                     greatest(list_max(grades), list_max(judged_grades)));
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
-CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_idcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg') = ''
+              OR rf__log_base(log_base, 'rf_idcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_idcg')) < 0
          THEN NULL
          ELSE rf__idcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal)) END;
+                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal) AS
-    list_sort(coalesce(list(rf__gain(grade, rel, gain))
-                  FILTER (WHERE rf__gain(grade, rel, gain) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)), []), 'DESC');
+CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
+    list_sort(coalesce(list(rf__gain_m(grade, rel, gain, gains))
+                  FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
+                       []), 'DESC');
 
-CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal) AS
-    rf__finite_gain(rf__dcg_list(rf__agg_ideal_gains(pos, grade, rel, gain, ideal), k), max(grade));
+CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base), max(grade));
 
-CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                    log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_idcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_idcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_idcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_idcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_idcg')) < 0
          THEN NULL
-         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- ==== ndcg.sql ====
--- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0.
+-- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0 (same log_base and gains
+-- on both sides).
 CREATE OR REPLACE MACRO rf__ratio(a, b) AS CASE WHEN b = 0 THEN CAST(0 AS DOUBLE) ELSE a / b END;
 
-CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
-    rf__ratio(rf__dcg_grades(grades, k, rel, gain), rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal));
+CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
+    rf__ratio(rf__dcg_grades(grades, k, rel, gain, base, gains),
+              rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                log_base := 2.0, gains := NULL, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_ndcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg') = ''
+              OR rf__log_base(log_base, 'rf_ndcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_ndcg')) < 0
+              OR rf__flag(judged_only, 'judged_only', 'rf_ndcg') IS NULL
          THEN NULL
-         ELSE rf__ndcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__ndcg_grades(rf__judged_list(coalesce(grades, []), judged_only), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
+                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal) AS
-    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain), rf__agg_idcg(pos, grade, k, rel, gain, ideal));
+CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain, base, gains),
+              rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                    log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_ndcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_ndcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_ndcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_ndcg')) < 0
          THEN NULL
-         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- ==== err.sql ====
 -- ERR — expected reciprocal rank@k (docs/metrics.md "ERR"), cascade model:
@@ -640,38 +710,44 @@ CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_befo
                         rf__err_w(ideal_pos, grade, ideal_before, k, max_grade)) END;
 
 -- ==== r_precision.sql ====
--- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0.
-CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, rel) AS
-    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE) ELSE len(rf__hitpos(grades, n_rel, rel)) / n_rel END;
-
-CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_r_precision') IS NULL
-         THEN NULL
-         ELSE rf__r_precision_grades(coalesce(grades, []), n_rel, rf__as_num(rel)) END;
-
--- |R| = n_rel; the hits are the relevant rows with a position <= |R|
-CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel) AS
+-- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0; with a cutoff k, of
+-- the list cut at k (trec_eval -M k): sum_{i <= min(|R|, k)} hit_i / |R|.
+CREATE OR REPLACE MACRO rf__r_precision_grades(grades, n_rel, k, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
-         ELSE len(list_filter(coalesce(hit_positions, []), lambda p: p <= n_rel)) / n_rel END;
+         ELSE len(rf__hitpos(grades, least(n_rel, coalesce(k, n_rel)), rel)) / n_rel END;
 
-CREATE OR REPLACE MACRO rf__agg_r_precision(pos, grade, rel) AS
-    rf__r_precision(list(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel));
-
-CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_agg_r_precision') IS NULL
+CREATE OR REPLACE MACRO rf_r_precision(grades, n_rel, k := NULL, rel := 1, judged_only := false) AS
+    CASE WHEN rf__k(k, 'rf_r_precision') < 0
+              OR rf__rel(rel, 'rf_r_precision') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_r_precision') IS NULL
          THEN NULL
-         ELSE rf__agg_r_precision(pos, grade, rf__as_num(rel)) END;
+         ELSE rf__r_precision_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+
+-- |R| = n_rel; the hits are the relevant rows with a position <= min(|R|, k)
+CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel, k) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE len(list_filter(coalesce(hit_positions, []), lambda p: p <= least(n_rel, coalesce(k, n_rel)))) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__agg_r_precision(pos, grade, k, rel) AS
+    rf__r_precision(list(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel), k);
+
+CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_r_precision') < 0
+              OR rf__rel(rel, 'rf_agg_r_precision') IS NULL
+         THEN NULL
+         ELSE rf__agg_r_precision(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== hit_rate.sql ====
 -- Success — hit rate@k (docs/metrics.md "Success"): 1 if a relevant item is in the top k, else 0.
 CREATE OR REPLACE MACRO rf__hit_rate_grades(grades, k, rel) AS
     CASE WHEN len(rf__hitpos(grades, k, rel)) > 0 THEN CAST(1 AS DOUBLE) ELSE CAST(0 AS DOUBLE) END;
 
-CREATE OR REPLACE MACRO rf_hit_rate(grades, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_hit_rate(grades, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_hit_rate') < 0
               OR rf__rel(rel, 'rf_hit_rate') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_hit_rate') IS NULL
          THEN NULL
-         ELSE rf__hit_rate_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__hit_rate_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel)) END;
 
 CREATE OR REPLACE MACRO rf__agg_hit_rate(pos, grade, k, rel) AS
     CASE WHEN count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) > 0
@@ -701,33 +777,44 @@ CREATE OR REPLACE MACRO rf_agg_hits(pos, grade, k := NULL, rel := 1) AS
          ELSE rf__agg_hits(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== f1.sql ====
--- F1@k (docs/metrics.md "F1"): 2 P R / (P + R) with P = P@k (denominator 'k'), R = R@k (denominator
--- 'relevant'); 0 when P + R = 0.
-CREATE OR REPLACE MACRO rf__f1(p, r) AS
-    CASE WHEN p + r = 0 THEN CAST(0 AS DOUBLE) ELSE 2 * p * r / (p + r) END;
+-- F1@k (docs/metrics.md "F1"): (beta + 1) P R / (beta P + R) with P = P@k (denominator 'k'), R = R@k (denominator
+-- 'relevant'); beta = 1 (default): 2 P R / (P + R); 0 when the denominator is 0. beta is trec_eval set_F's and
+-- ir_measures' weight of recall (the textbook F_b is beta = b^2), as SetF.
 
-CREATE OR REPLACE MACRO rf__f1_grades(grades, n_rel, k, rel) AS
-    rf__f1(rf__precision_grades(grades, k, rel, 'k'), rf__recall_grades(grades, n_rel, k, rel, 'relevant'));
+-- a weight >= 0 (finite)
+CREATE OR REPLACE MACRO rf__beta(v, owner) AS
+    CASE WHEN rf__number(v) >= 0 AND isfinite(rf__number(v)) THEN rf__number(v)
+         ELSE error(printf('The ''beta'' parameter of %s must be a finite float >= 0. Got %s instead.', owner,
+                           rf__repr(v))) END;
 
-CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf__f_beta(p, r, beta) AS
+    CASE WHEN beta * p + r = 0 THEN CAST(0 AS DOUBLE) ELSE (beta + 1.0) * p * r / (beta * p + r) END;
+
+CREATE OR REPLACE MACRO rf__f1_grades(grades, n_rel, k, rel, beta) AS
+    rf__f_beta(rf__precision_grades(grades, k, rel, 'k'), rf__recall_grades(grades, n_rel, k, rel, 'relevant'), beta);
+
+CREATE OR REPLACE MACRO rf_f1(grades, n_rel, k := NULL, rel := 1, beta := 1.0) AS
     CASE WHEN rf__k(k, 'rf_f1') < 0
               OR rf__rel(rel, 'rf_f1') IS NULL
+              OR rf__beta(beta, 'rf_f1') < 0
          THEN NULL
-         ELSE rf__f1_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__f1_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__as_num(beta)) END;
 
-CREATE OR REPLACE MACRO rf__agg_f1(pos, grade, k, rel) AS
-    rf__f1(rf__agg_precision(pos, grade, k, rel, 'k'), rf__agg_recall(pos, grade, k, rel, 'relevant'));
+CREATE OR REPLACE MACRO rf__agg_f1(pos, grade, k, rel, beta) AS
+    rf__f_beta(rf__agg_precision(pos, grade, k, rel, 'k'), rf__agg_recall(pos, grade, k, rel, 'relevant'), beta);
 
-CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1, beta := 1.0) AS
     CASE WHEN rf__k(k, 'rf_agg_f1') < 0
               OR rf__rel(rel, 'rf_agg_f1') IS NULL
+              OR rf__beta(beta, 'rf_agg_f1') < 0
          THEN NULL
-         ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel), rf__as_num(beta)) END;
 
 -- ==== bpref.sql ====
 -- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
 -- retrieved item with n_i judged non-relevant retrieved above it scores 1 if n_i = 0, else
--- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0).
+-- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0). With a cutoff k, the bpref of the list cut
+-- at k (trec_eval -M k): only the top k rows count as retrieved; |R| and N still count every judgment.
 -- O(n log n), no pairwise comparison: in the list of the judged retrieved rows in rank order (relevant or judged
 -- non-relevant), the j-th relevant row at index v has exactly v - j judged non-relevant rows above it.
 CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
@@ -747,26 +834,30 @@ CREATE OR REPLACE MACRO rf__bpref_grades(grades, n_rel, n_nonrel, rel) AS
                             n_rel, n_nonrel) / n_rel END;
 
 -- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
-CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_bpref') IS NULL
+CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_bpref') < 0
+              OR rf__rel(rel, 'rf_bpref') IS NULL
          THEN NULL
-         ELSE rf__bpref_grades(coalesce(grades, []), n_rel, n_nonrel, rf__as_num(rel)) END;
+         ELSE rf__bpref_grades(list_slice(coalesce(grades, []), 1, coalesce(rf__as_k(k), 9223372036854775807)),
+                               n_rel, n_nonrel, rf__as_num(rel)) END;
 
-CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, rel) AS
+CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, k, rel) AS
     CASE WHEN count(grade) FILTER (WHERE grade >= rel) = 0 THEN CAST(0 AS DOUBLE)
          ELSE rf__bpref_sum(list_transform(
                   coalesce(list_sort(list({'p': pos, 'r': grade >= rel})
-                                     FILTER (WHERE pos IS NOT NULL AND (grade >= rel OR (grade >= 0 AND grade < rel)))),
+                                     FILTER (WHERE pos <= coalesce(k, 9223372036854775807)
+                                             AND (grade >= rel OR (grade >= 0 AND grade < rel)))),
                            []),
                   lambda x: x.r),
               count(grade) FILTER (WHERE grade >= rel),
               count(grade) FILTER (WHERE grade >= 0 AND grade < rel))
               / count(grade) FILTER (WHERE grade >= rel) END;
 
-CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_agg_bpref') IS NULL
+CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_bpref') < 0
+              OR rf__rel(rel, 'rf_agg_bpref') IS NULL
          THEN NULL
-         ELSE rf__agg_bpref(pos, grade, rf__as_num(rel)) END;
+         ELSE rf__agg_bpref(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
 -- ==== rbp.sql ====
 -- RBP — rank-biased precision@k (docs/metrics.md "RBP"): (1 - p) sum_{i<=k} hit_i p^(i-1); binary, no residual.
@@ -870,6 +961,174 @@ CREATE OR REPLACE MACRO rf_agg_num_rel_ret(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_num_rel_ret') IS NULL
          THEN NULL
          ELSE rf__agg_num_rel_ret(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- ==== iprec.sql ====
+-- IPrec — interpolated precision at recall level r (docs/metrics.md "IPrec", trec_eval iprec_at_recall):
+-- with p_1 < p_2 < ... the ranks of the retrieved relevant items and c = floor(r |R| + 0.9) (trec_eval 9,
+-- pytrec_eval), the largest j / p_j over the hits j >= max(c, 1); 0 when fewer than c are retrieved.
+
+-- a level in [0, 1] that must be given (NULL is an error: IPrec has no default level)
+CREATE OR REPLACE MACRO rf__unit(v, pname, owner) AS
+    CASE WHEN rf__number(v) BETWEEN 0 AND 1 THEN rf__number(v)
+         ELSE error(printf('The ''%s'' parameter of %s must be a float in [0, 1]. Got %s instead.', pname, owner,
+                           rf__repr(v))) END;
+
+CREATE OR REPLACE MACRO rf__iprec(hitpos, n_rel, recall) AS
+    coalesce(list_max(list_filter(list_transform(hitpos,
+                                                 lambda p, j: CASE WHEN j >= floor(recall * n_rel + 0.9)
+                                                                   THEN CAST(j AS DOUBLE) / p END),
+                                  lambda x: x IS NOT NULL)),
+             CAST(0 AS DOUBLE));
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_iprec(grades, n_rel, recall := NULL, rel := 1, judged_only := false) AS
+    CASE WHEN rf__unit(recall, 'recall', 'rf_iprec') < 0
+              OR rf__rel(rel, 'rf_iprec') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_iprec') IS NULL
+         THEN NULL
+         ELSE rf__iprec(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel)), n_rel, rf__as_num(recall)) END;
+
+CREATE OR REPLACE MACRO rf__agg_iprec(pos, grade, recall, rel) AS
+    rf__iprec(list_sort(coalesce(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel), [])),
+              count(grade) FILTER (WHERE grade >= rel), recall);
+
+CREATE OR REPLACE MACRO rf_agg_iprec(pos, grade, recall := NULL, rel := 1) AS
+    CASE WHEN rf__unit(recall, 'recall', 'rf_agg_iprec') < 0
+              OR rf__rel(rel, 'rf_agg_iprec') IS NULL
+         THEN NULL
+         ELSE rf__agg_iprec(pos, grade, rf__as_num(recall), rf__as_num(rel)) END;
+
+-- ==== infap.sql ====
+-- infAP — inferred AP (docs/metrics.md "infAP", trec_eval infAP): a retrieved row is unjudged (NULL grade: not in
+-- the pool, skipped), pooled but not judged (a negative grade), judged non-relevant (0 <= g < rel) or relevant
+-- (g >= rel). The relevant row at position i with r relevant, n non-relevant and u pooled-unjudged rows above it
+-- adds 1 when i = 1, else 1/i + ((i-1)/i) ((r+n+u)/(i-1)) ((r+eps)/(r+n+2 eps)), eps = 1e-5; infAP = sum / |R|.
+CREATE OR REPLACE MACRO rf__infap_term(i, r, n, u) AS
+    CASE WHEN i = 1 THEN CAST(1 AS DOUBLE)
+         ELSE 1.0 / i + ((i - 1.0) / i) * ((r + n + u) / (i - 1.0))
+                        * ((r + 0.00001) / (r + n + 2 * 0.00001)) END;
+
+-- from the ascending positions of the relevant, judged non-relevant and pooled-unjudged retrieved rows and |R|
+CREATE OR REPLACE MACRO rf__infap(rel_pos, nonrel_pos, pooled_pos, n_rel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE coalesce(list_sum(list_transform(coalesce(rel_pos, []),
+                  lambda p, j: rf__infap_term(CAST(p AS DOUBLE), j - 1.0,
+                                              len(list_filter(coalesce(nonrel_pos, []), lambda x: x < p)),
+                                              len(list_filter(coalesce(pooled_pos, []), lambda x: x < p))))),
+                       CAST(0 AS DOUBLE)) / n_rel END;
+
+CREATE OR REPLACE MACRO rf__infap_grades(grades, n_rel, rel) AS
+    rf__infap(rf__hitpos(grades, NULL, rel),
+              list_filter(list_transform(grades, lambda x, i: CASE WHEN x >= 0 AND x < rel THEN i END),
+                          lambda i: i IS NOT NULL),
+              list_filter(list_transform(grades, lambda x, i: CASE WHEN x < 0 THEN i END), lambda i: i IS NOT NULL),
+              n_rel);
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_infap(grades, n_rel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_infap') IS NULL
+         THEN NULL
+         ELSE rf__infap_grades(coalesce(grades, []), n_rel, rf__as_num(rel)) END;
+
+CREATE OR REPLACE MACRO rf__agg_infap(pos, grade, rel) AS
+    rf__infap(list_sort(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel)),
+              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+              list(pos) FILTER (WHERE pos IS NOT NULL AND grade < 0),
+              count(grade) FILTER (WHERE grade >= rel));
+
+CREATE OR REPLACE MACRO rf_agg_infap(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_infap') IS NULL
+         THEN NULL
+         ELSE rf__agg_infap(pos, grade, rf__as_num(rel)) END;
+
+-- ==== set_p.sql ====
+-- SetP — set precision (docs/metrics.md "SetP", trec_eval set_P): relevant retrieved / retrieved over the whole
+-- list; 0 when nothing is retrieved.
+CREATE OR REPLACE MACRO rf__set_p(rel_ret, n_ret) AS
+    CASE WHEN n_ret = 0 THEN CAST(0 AS DOUBLE) ELSE rel_ret / n_ret END;
+
+CREATE OR REPLACE MACRO rf_set_p(grades, rel := 1, judged_only := false) AS
+    CASE WHEN rf__rel(rel, 'rf_set_p') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_p') IS NULL
+         THEN NULL
+         ELSE rf__set_p(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only))) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_p(pos, grade, rel) AS
+    rf__set_p(count(pos) FILTER (WHERE grade >= rel), count(pos));
+
+CREATE OR REPLACE MACRO rf_agg_set_p(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_p') IS NULL
+         THEN NULL
+         ELSE rf__agg_set_p(pos, grade, rf__as_num(rel)) END;
+
+-- ==== set_r.sql ====
+-- SetR — set recall (docs/metrics.md "SetR", trec_eval set_recall): relevant retrieved / |R| over the whole
+-- list; 0 when |R| = 0.
+CREATE OR REPLACE MACRO rf__set_r(rel_ret, n_rel) AS
+    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE) ELSE rel_ret / n_rel END;
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_set_r(grades, n_rel, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_set_r') IS NULL
+         THEN NULL
+         ELSE rf__set_r(len(rf__hitpos(coalesce(grades, []), NULL, rf__as_num(rel))), n_rel) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_r(pos, grade, rel) AS
+    rf__set_r(count(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel));
+
+CREATE OR REPLACE MACRO rf_agg_set_r(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_r') IS NULL
+         THEN NULL
+         ELSE rf__agg_set_r(pos, grade, rf__as_num(rel)) END;
+
+-- ==== set_f.sql ====
+-- SetF — set F (docs/metrics.md "SetF", trec_eval set_F): (beta + 1) P R / (beta P + R) with P = SetP, R = SetR
+-- (beta: trec_eval's and ir_measures' weight of recall; the textbook F_b is beta = b^2); 0 when the denominator is 0.
+-- (rf__beta and rf__f_beta: f1.sql)
+
+CREATE OR REPLACE MACRO rf__set_f(rel_ret, n_ret, n_rel, beta) AS
+    rf__f_beta(rf__set_p(rel_ret, n_ret), rf__set_r(rel_ret, n_rel), beta);
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_set_f(grades, n_rel, rel := 1, beta := 1.0, judged_only := false) AS
+    CASE WHEN rf__rel(rel, 'rf_set_f') IS NULL
+              OR rf__beta(beta, 'rf_set_f') < 0
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_f') IS NULL
+         THEN NULL
+         ELSE rf__set_f(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only)),
+                        n_rel, rf__as_num(beta)) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_f(pos, grade, rel, beta) AS
+    rf__set_f(count(pos) FILTER (WHERE grade >= rel), count(pos), count(grade) FILTER (WHERE grade >= rel), beta);
+
+CREATE OR REPLACE MACRO rf_agg_set_f(pos, grade, rel := 1, beta := 1.0) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_f') IS NULL
+              OR rf__beta(beta, 'rf_agg_set_f') < 0
+         THEN NULL
+         ELSE rf__agg_set_f(pos, grade, rf__as_num(rel), rf__as_num(beta)) END;
+
+-- ==== set_ap.sql ====
+-- SetAP — set AP (docs/metrics.md "SetAP", trec_eval set_map): relevant retrieved^2 / (retrieved |R|) = SetP SetR;
+-- 0 when nothing is retrieved or |R| = 0.
+CREATE OR REPLACE MACRO rf__set_ap(rel_ret, n_ret, n_rel) AS
+    CASE WHEN n_ret = 0 OR n_rel = 0 THEN CAST(0 AS DOUBLE)
+         ELSE CAST(rel_ret AS DOUBLE) * rel_ret / (CAST(n_ret AS DOUBLE) * n_rel) END;
+
+-- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
+CREATE OR REPLACE MACRO rf_set_ap(grades, n_rel, rel := 1, judged_only := false) AS
+    CASE WHEN rf__rel(rel, 'rf_set_ap') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_set_ap') IS NULL
+         THEN NULL
+         ELSE rf__set_ap(len(rf__hitpos(rf__judged_list(coalesce(grades, []), judged_only), NULL, rf__as_num(rel))), len(rf__judged_list(coalesce(grades, []), judged_only)),
+                         n_rel) END;
+
+CREATE OR REPLACE MACRO rf__agg_set_ap(pos, grade, rel) AS
+    rf__set_ap(count(pos) FILTER (WHERE grade >= rel), count(pos), count(grade) FILTER (WHERE grade >= rel));
+
+CREATE OR REPLACE MACRO rf_agg_set_ap(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_set_ap') IS NULL
+         THEN NULL
+         ELSE rf__agg_set_ap(pos, grade, rf__as_num(rel)) END;
 
 -- ==== evaluate.sql ====
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
@@ -981,15 +1240,15 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
            rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
            rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
-           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
-           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
-           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
+           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, 2.0, NULL) AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "IDCG",
+           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "nDCG",
            rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
            rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
-           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, k, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
-           rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
-           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, 1.0) AS "F1",
+           rf__agg_bpref(x.rf_pos, x.rf_g, k, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
            rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
            rf__agg_hits(x.rf_pos, x.rf_g, k, rel) AS "Hits",
@@ -1054,7 +1313,7 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
 -- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
--- cutoff k (k NULL = whole list; Rprec, Bpref, NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
+-- cutoff k (k NULL = whole list; Rprec and Bpref are those of the list cut at k, as trec_eval -M k; NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
 -- NumRelRet) keep their value for a query with nothing retrieved under no_retrieved := 'zero' (trec_eval -c). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
 -- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
 -- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is

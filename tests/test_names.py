@@ -48,7 +48,8 @@ def test_parse_and_canonical_form(text, canonical):
 def test_every_declared_metric_and_alias_parses():
     for spec in METRICS:
         for name in (spec.name, spec.canonical, *spec.aliases):
-            assert parse(name).spec is spec
+            # IPrec has no default recall level: it is written after @
+            assert parse(name if spec.at == "k" else f"{name}@0.5").spec is spec
 
 
 @pytest.mark.parametrize("bad", ["", "P@", "P(2)@5", "@5", "P@5@6", "P(rel=)@3"])
@@ -58,5 +59,5 @@ def test_unparseable(bad):
 
 
 def test_unknown_parameter_names_the_declared_ones():
-    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, k, rel"):
+    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, judged_only, k, rel"):
         parse("AP(denom='min_k')@10")
