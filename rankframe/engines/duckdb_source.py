@@ -171,7 +171,7 @@ def prepare_view(
         *(f"{_quote(b)} AS rf_s{i}" for i, b in enumerate(by)),
     ]
     if csv:  # the text itself, for the rule "must be numeric"
-        parts += [f"{_quote(order_col)} AS rf__ord_txt", f"{_quote(columns.relevance)} AS rf__rel_txt"]
+        parts += [f"{_quote(order_col)} AS rf_ord_txt", f"{_quote(columns.relevance)} AS rf_rel_txt"]
     con.execute(f"CREATE OR REPLACE TEMP VIEW {_SRC} AS SELECT {', '.join(parts)} FROM {rel}")
     if csv:
         types = {**types, order_col: "DOUBLE", columns.relevance: "DOUBLE"}
@@ -228,12 +228,12 @@ def validate_source(
         row_rules["text_rel"] = (
             columns.relevance,
             "relevance must be numeric (null = unjudged)",
-            "relevance IS NULL AND nullif(trim(rf__rel_txt), '') IS NOT NULL",
+            "relevance IS NULL AND nullif(trim(rf_rel_txt), '') IS NOT NULL",
         )
         row_rules["text_ord"] = (
             order_col,
             f"{order} must be numeric (null = " + ("judged but not retrieved)" if rank_checks else "not retrieved)"),
-            f"{order} IS NULL AND nullif(trim(rf__ord_txt), '') IS NOT NULL",
+            f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
         )
     counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
     sets = [f"({unit})"]
@@ -275,7 +275,7 @@ FROM g"""
     if dup_ranks:
         failures.append(
             {
-                "column": columns.rank,
+                "column": "rank",  # as the pandas schema names its frame-wide rank rule
                 "rule": f"rank must be unique within each ({unit_words})",
                 "count": int(dup_rank_rows),
                 "examples": _examples(
