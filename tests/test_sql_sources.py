@@ -128,3 +128,15 @@ def test_duckdb_settings_are_checked_and_a_low_limit_still_works(tmp_path):
         rankframe.evaluate(pd.read_parquet(path), "AP", columns=COLS, duckdb_config={"threads": 1})
     with pytest.raises(rankframe.RankframeError, match="file not found"):
         rankframe.evaluate(tmp_path / "nope.parquet", "AP")
+
+
+@pytest.mark.parametrize("order", ["rank", "score"])
+def test_allow_duplicates_and_scores_equal_the_pandas_engine(tmp_path, order):
+    # a repeated item kept as its own entry (allow_duplicates); before: a DuckDB binder error in the rule scan
+    df = pd.DataFrame({"query": [1, 1, 1, 2], "item": ["a", "a", "b", "c"], "relevance": [1, 0, 1, 1]})
+    df[order] = [1, 2, 3, 1] if order == "rank" else [0.9, 0.5, 0.7, 0.1]
+    path = tmp_path / "dups.parquet"
+    df.to_parquet(path)
+    got = rankframe.evaluate(path, ["AP", "P@1", "Bpref"], per_query=True, allow_duplicates=True)
+    want = rankframe.evaluate(df, ["AP", "P@1", "Bpref"], per_query=True, allow_duplicates=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=0, atol=1e-12)

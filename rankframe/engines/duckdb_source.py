@@ -237,12 +237,16 @@ def validate_source(
         )
     counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
     sets = [f"({unit})"]
+    dup_tests = []  # a repeated key of the (unit, item) or (unit, rank) set
     if not allow_duplicates:
         sets.append(f"({unit}, item)")
+        dup_tests.append("(GROUPING(item) = 0 AND item IS NOT NULL)")
     if rank_checks:
         sets.append(f"({unit}, rank)")
+        dup_tests.append("(GROUPING(rank) = 0 AND rank IS NOT NULL)")
     item_set = "GROUPING(item) = 0" if not allow_duplicates else "false"
     rank_set = "GROUPING(rank) = 0" if rank_checks else "false"
+    duplicated = f"(count(*) > 1 AND ({' OR '.join(dup_tests)}))" if dup_tests else "false"
     rank_aggs = (
         "count(rank) AS n_rank, min(rank) AS min_rank, max(rank) AS max_rank"
         if rank_checks
@@ -253,8 +257,7 @@ WITH g AS (
   SELECT {item_set} AS is_item, {rank_set} AS is_rank, count(*) AS n, {counts}, {rank_aggs}
   FROM {_SRC}
   GROUP BY GROUPING SETS ({", ".join(sets)})
-  HAVING NOT ({item_set} OR {rank_set})
-      OR (count(*) > 1 AND (({item_set} AND item IS NOT NULL) OR ({rank_set} AND rank IS NOT NULL)))
+  HAVING NOT ({item_set} OR {rank_set}) OR {duplicated}
 )
 SELECT {", ".join(f"sum({k}) FILTER (WHERE NOT is_item AND NOT is_rank)" for k in row_rules)},
        count(*) FILTER (WHERE is_item), sum(n) FILTER (WHERE is_item),
