@@ -11,6 +11,7 @@ import pandas as pd
 from . import keys
 from .checks import check_grades
 from .columns import Columns
+from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
 from .names import Measure, parse
@@ -96,6 +97,7 @@ def evaluate(
     engine: str = "pandas",
     allow_duplicates: bool = False,
     ci: float | None = None,
+    agg: str = "mean",
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
@@ -135,6 +137,10 @@ def evaluate(
     ci : float, optional
         A confidence level in (0, 1) such as 0.95: the means gain ``std_err`` (sd / sqrt(n)) and the t-interval
         ``ci_low, ci_high`` over the segment's queries (NaN when n < 2). Means only (not with ``per_query``).
+    agg : {"mean", "gmean", "median", "sum"}, default "mean"
+        How per-query values become one value per segment: the arithmetic mean, the geometric mean of trec_eval's
+        ``gm_map`` (``exp(mean(log(max(x, 1e-5))))``), the median, or the sum (trec_eval's ``num_*`` lines).
+        NaN values are left out; ``n`` counts the queries aggregated. Not with ``per_query`` or ``ci``.
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
@@ -179,6 +185,13 @@ def evaluate(
             raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
         if per_query:
             raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
+        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
+    agg = agg.lower()
+    if agg != "mean" and per_query:
+        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+    if agg != "mean" and ci is not None:
+        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
@@ -238,4 +251,4 @@ def _aggregate(
     names = [str(m) for m in measures]
     if per_query:
         return order_per_query(values, by, columns.query, names)
-    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
+    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci), agg=agg)

@@ -694,6 +694,23 @@ CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
          THEN NULL
          ELSE rf__agg_hit_rate(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
+-- ==== hits.sql ====
+-- Hits@k (docs/metrics.md "Hits"): the number of relevant items in the top k (ranx hits@k; a count, not Success).
+CREATE OR REPLACE MACRO rf_hits(grades, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_hits') < 0
+              OR rf__rel(rel, 'rf_hits') IS NULL
+         THEN NULL
+         ELSE CAST(len(rf__hitpos(coalesce(grades, []), rf__as_k(k), rf__as_num(rel))) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_hits(pos, grade, k, rel) AS
+    CAST(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_hits(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_hits') < 0
+              OR rf__rel(rel, 'rf_agg_hits') IS NULL
+         THEN NULL
+         ELSE rf__agg_hits(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
 -- ==== f1.sql ====
 -- F1@k (docs/metrics.md "F1"): 2 P R / (P + R) with P = P@k (denominator 'k'), R = R@k (denominator
 -- 'relevant'); 0 when P + R = 0.
@@ -810,6 +827,61 @@ CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
          THEN NULL
          ELSE rf__agg_judged(pos, grade, rf__as_k(k)) END;
 
+-- ==== num_q.sql ====
+-- NumQ (docs/metrics.md "NumQ"): 1 per evaluated query; summed, the number of queries (trec_eval num_q).
+CREATE OR REPLACE MACRO rf_num_q(grades) AS CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf__agg_num_q(pos, grade) AS CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_q(pos, grade) AS rf__agg_num_q(pos, grade);
+
+-- ==== num_ret.sql ====
+-- NumRet@k (docs/metrics.md "NumRet"): the number of retrieved items, at most k (trec_eval num_ret).
+CREATE OR REPLACE MACRO rf_num_ret(grades, k := NULL) AS
+    CASE WHEN rf__k(k, 'rf_num_ret') < 0
+         THEN NULL
+         ELSE CAST(least(len(coalesce(grades, [])), coalesce(rf__as_k(k), 9223372036854775807)) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_num_ret(pos, grade, k) AS
+    CAST(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_ret(pos, grade, k := NULL) AS
+    CASE WHEN rf__k(k, 'rf_agg_num_ret') < 0
+         THEN NULL
+         ELSE rf__agg_num_ret(pos, grade, rf__as_k(k)) END;
+
+-- ==== num_rel.sql ====
+-- NumRel (docs/metrics.md "NumRel"): the number of judged items with grade >= rel, retrieved or not
+-- (trec_eval num_rel). judged_grades: the grades of every judged item of the query.
+CREATE OR REPLACE MACRO rf_num_rel(grades, judged_grades, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_num_rel') IS NULL
+         THEN NULL
+         ELSE CAST(len(list_filter(coalesce(judged_grades, []), lambda x: x >= rf__as_num(rel))) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_num_rel(pos, grade, rel) AS CAST(count(grade) FILTER (WHERE grade >= rel) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_rel(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_num_rel') IS NULL
+         THEN NULL
+         ELSE rf__agg_num_rel(pos, grade, rf__as_num(rel)) END;
+
+-- ==== num_rel_ret.sql ====
+-- NumRelRet@k (docs/metrics.md "NumRelRet"): the number of relevant retrieved items in the top k
+-- (trec_eval num_rel_ret; the same value as Hits@k, sql/hits.sql).
+CREATE OR REPLACE MACRO rf_num_rel_ret(grades, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_num_rel_ret') < 0
+              OR rf__rel(rel, 'rf_num_rel_ret') IS NULL
+         THEN NULL
+         ELSE CAST(len(rf__hitpos(coalesce(grades, []), rf__as_k(k), rf__as_num(rel))) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_num_rel_ret(pos, grade, k, rel) AS rf__agg_hits(pos, grade, k, rel);
+
+CREATE OR REPLACE MACRO rf_agg_num_rel_ret(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_num_rel_ret') < 0
+              OR rf__rel(rel, 'rf_agg_num_rel_ret') IS NULL
+         THEN NULL
+         ELSE rf__agg_num_rel_ret(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
 -- ==== evaluate.sql ====
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
 --
@@ -843,10 +915,14 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
                                    AND (ideal = 'judged' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
 
+-- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)
+CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
+    CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
+
 -- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
 CREATE OR REPLACE MACRO rf__outputs() AS
     ['p', 'r', 'ap', 'rr', 'cg', 'dcg', 'idcg', 'ndcg', 'err', 'nerr', 'rprec', 'success', 'f1', 'bpref', 'rbp',
-     'judged', 'n_queries'];
+     'judged', 'hits', 'numq', 'numret', 'numrel', 'numrelret', 'n_queries'];
 
 -- the unit's columns in rf_per_query / rf_means: also leaves out the output names, which the check rejects,
 -- so that such a segment is the check's error and not a binder error about an ambiguous column
@@ -926,7 +1002,12 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
            rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
-           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
+           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
+           rf__agg_hits(x.rf_pos, x.rf_g, k, rel) AS "Hits",
+           rf__agg_num_q(x.rf_pos, x.rf_g) AS "NumQ",
+           rf__agg_num_ret(x.rf_pos, x.rf_g, k) AS "NumRet",
+           rf__agg_num_rel(x.rf_pos, x.rf_g, rel) AS "NumRel",
+           rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel) AS "NumRelRet"
     FROM (SELECT w.*,
                  -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
                  -- by DuckDB when neither column is selected
@@ -960,7 +1041,12 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
            rf__apply_policy(r."F1", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "F1",
            rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
            rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
-           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
+           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged",
+           rf__apply_policy(r."Hits", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Hits",
+           rf__apply_policy(r."NumQ", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumQ",
+           rf__apply_policy(r."NumRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRet",
+           rf__apply_policy(r."NumRel", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRel",
+           rf__apply_policy(r."NumRelRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRelRet"
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator),
@@ -978,8 +1064,9 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
--- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
--- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
+-- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
+-- cutoff k (k NULL = whole list; Rprec, Bpref, NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
+-- NumRelRet) keep their value for a query with nothing retrieved under no_retrieved := 'zero' (trec_eval -c). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
 -- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
 -- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is
 -- selected).
@@ -1008,7 +1095,8 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
         SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
-                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))
+                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged', 'Hits', 'NumQ',
+                                               'NumRet', 'NumRel', 'NumRelRet')))
         FROM (SELECT true AS rf__all, *
               FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                  p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,

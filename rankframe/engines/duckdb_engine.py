@@ -27,6 +27,7 @@ import pandas as pd
 from .. import keys
 from .. import sql as rf_sql
 from ..columns import Columns
+from ..declare import NOTHING_RELEVANT
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 
@@ -67,17 +68,12 @@ def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
 
 
 def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
-    """SQL for the no_relevant test of a measure (``false`` for metrics that do not need relevant items)."""
-    if not m.spec.needs_relevant:
+    """SQL for the no_relevant test of a measure, from its declared ``nothing_relevant`` (``false`` without one)."""
+    if m.spec.nothing_relevant is None:
         return "false"
     kw = m.kw
-    if m.spec.name in ("ndcg", "nerr"):
-        rel = kw.get("rel") if m.spec.name == "ndcg" else None
-        return (
-            f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(rel)}, graded := true, "
-            f"ideal := {_literal(kw['ideal'])})"
-        )
-    return f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(kw['rel'])})"
+    template = NOTHING_RELEVANT[m.spec.nothing_relevant][1]
+    return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
 
 
 #: metrics whose running product is a window over the rows (``rf__err_before``), not a per-unit list: O(n log n)
@@ -130,8 +126,12 @@ def build_sql(
         for i, m in enumerate(measures)
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
+    # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
+    keeps = policies["no_retrieved"] == "zero"
     applied = ",\n  ".join(
-        f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}" for i in range(len(measures))
+        f"rf__apply_policy(m{i}, n_judged, {'greatest(n_ret, 1)' if m.spec.count and keeps else 'n_ret'}, r{i}, "
+        f"{pol}) AS m{i}"
+        for i, m in enumerate(measures)
     )
     seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"
     rows = (
