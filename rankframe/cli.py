@@ -921,11 +921,13 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
             raise UsageError(f"--threads must be >= 1, got {args.threads}")
         if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
             raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
+        trec_format = args.format == "trec"
         return rankframe.evaluate(
             path,
             measures,
             by=by or None,
-            per_query=args.per_query,
+            per_query=args.per_query or trec_format,  # trec_eval's all lines are aggregated by _trec_lines
+            agg="mean" if args.per_query or trec_format else args.agg,
             columns=columns,
             allow_duplicates=args.allow_duplicates,
             ci=args.ci,
