@@ -275,6 +275,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
     g.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="skip the table's rule checks (for a big table you trust: the uniqueness checks cost more than "
+        "the metrics)",
+    )
+    g.add_argument(
         "--temp-directory",
         metavar="DIR",
         help="where DuckDB spills (default: a fresh folder in the system's temporary directory, removed after)",
@@ -859,10 +865,11 @@ def _evaluate(args) -> int:
     if _sql_road(args):
         result = _evaluate_in_duckdb(args, measures, columns, by, policies)
         return _output(args, result, measures, labels, by, columns, policies)
-    if any(getattr(args, o) is not None for o in ("memory_limit", "threads", "temp_directory")):
+    duckdb_only = ("memory_limit", "threads", "temp_directory", "no_validate")
+    if any(getattr(args, o) not in (None, False) for o in duckdb_only):
         raise UsageError(
-            "--memory-limit, --threads and --temp-directory set DuckDB for one long table read in DuckDB (a "
-            "Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
+            "--memory-limit, --threads, --temp-directory and --no-validate are for one long table read in DuckDB "
+            "(a Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
         )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     with Progress(steps, enabled=False if args.no_progress else None) as progress:
@@ -935,6 +942,7 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
             duckdb_config=config,
+            validate=not args.no_validate,
         )
 
 

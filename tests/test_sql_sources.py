@@ -140,3 +140,42 @@ def test_allow_duplicates_and_scores_equal_the_pandas_engine(tmp_path, order):
     got = rankframe.evaluate(path, ["AP", "P@1", "Bpref"], per_query=True, allow_duplicates=True)
     want = rankframe.evaluate(df, ["AP", "P@1", "Bpref"], per_query=True, allow_duplicates=True)
     pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=0, atol=1e-12)
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from rankframe.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("extra", [[], ["--no-validate"], ["--memory-limit", "100MB", "--threads", "1"]])
+def test_cli_reads_a_parquet_table_in_duckdb_with_the_pandas_engines_values(tmp_path, capsys, extra):
+    path = tmp_path / "runs.parquet"
+    _table(4, dense=False).to_parquet(path)
+    args = ["evaluate", str(path), "-m", "AP", "-m", "nERR@5", "--by", "seg", "--format", "csv"]
+    args += ["--query", "qid", "--item", "doc", "--rank", "pos", "--relevance", "grade"]
+    code, out, err = _cli(capsys, *args, *extra)
+    assert code == 0 and err == ""
+    code, want, _ = _cli(capsys, *args, "--engine", "pandas")
+    got_rows = [line.split(",") for line in out.splitlines()]
+    want_rows = [line.split(",") for line in want.splitlines()]
+    assert [r[:2] + r[3:] for r in got_rows] == [r[:2] + r[3:] for r in want_rows]  # all but the value
+    np.testing.assert_allclose(
+        [float(r[2]) for r in got_rows[1:]], [float(r[2]) for r in want_rows[1:]], rtol=0, atol=1e-12
+    )
+
+
+def test_cli_duckdb_options_fail_cleanly(tmp_path, capsys):
+    path = tmp_path / "runs.parquet"
+    _table().to_parquet(path)
+    cols = ["--query", "qid", "--item", "doc", "--rank", "pos", "--relevance", "grade", "--by", "seg"]
+    code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--memory-limit", "lots")
+    assert code == 2 and err.count("\n") == 1 and "memory_limit" in err
+    code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--temp-directory", str(tmp_path / "no"))
+    assert code == 2 and "no such directory" in err
+    code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--engine", "pandas", "--threads", "1")
+    assert code == 2 and "read in DuckDB" in err
+    code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols[:-2])  # (seg, qid) repeats items per qid
+    assert code == 2 and "doc must be unique within each (qid)" in err

@@ -311,6 +311,16 @@ FROM g"""
     return bool(dense) and rank_checks
 
 
+def _dense(con: duckdb.DuckDBPyConnection, n_segments: int) -> bool:
+    """True when every unit's ranks are 1..n, given unique ranks (one GROUP BY over the units, no sort)."""
+    unit = ", ".join([*(f"rf_s{i}" for i in range(n_segments)), "query"])
+    row = con.execute(
+        f"SELECT bool_and(n = 0 OR (lo = 1 AND hi = n)) FROM (SELECT count(rank) AS n, min(rank) AS lo, "
+        f"max(rank) AS hi FROM {_SRC} GROUP BY {unit})"
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def _examples(con: duckdb.DuckDBPyConnection, cond: str, by: Sequence[str], columns: Columns) -> pd.DataFrame:
     """Up to 5 offending rows, with the caller's column names (only fetched when a rule is broken)."""
     shown = [("query", columns.query), ("item", columns.item)]
@@ -362,9 +372,10 @@ def _per_query(
     label, rel = _open(con, source)
     csv = label != "DuckDB relation" and str(label).lower().endswith(CSV_SUFFIXES)
     order, types = prepare_view(con, rel, columns, by, csv)
-    dense = False
     if validate:
         dense = validate_source(con, columns, by, order, types, allow_duplicates, csv)
+    else:  # the caller vouches for the rules (unique ranks): one light scan finds whether ranks are 1..n
+        dense = order == "rank" and _dense(con, len(by))
     order_by = "position" if dense else order
     segments = [f"rf_s{i}" for i in range(len(by))]
     sql = build_sql(measures, order_by, policies, source=_SRC, segments=segments)
