@@ -173,7 +173,7 @@ def prepare_view(
         *(f"{_quote(b)} AS rf_s{i}" for i, b in enumerate(by)),
     ]
     if csv:  # the text itself, for the rule "must be numeric"
-        parts += [f"{_quote(order_col)} AS rf__ord_txt", f"{_quote(columns.relevance)} AS rf__rel_txt"]
+        parts += [f"{_quote(order_col)} AS rf_ord_txt", f"{_quote(columns.relevance)} AS rf_rel_txt"]
     con.execute(f"CREATE OR REPLACE TEMP VIEW {_SRC} AS SELECT {', '.join(parts)} FROM {rel}")
     if csv:
         types = {**types, order_col: "DOUBLE", columns.relevance: "DOUBLE"}
@@ -231,21 +231,25 @@ def validate_source(
         row_rules["text_rel"] = (
             columns.relevance,
             "relevance must be numeric (null = unjudged)",
-            "relevance IS NULL AND nullif(trim(rf__rel_txt), '') IS NOT NULL",
+            "relevance IS NULL AND nullif(trim(rf_rel_txt), '') IS NOT NULL",
         )
         row_rules["text_ord"] = (
             order_col,
             f"{order} must be numeric (null = " + ("judged but not retrieved)" if rank_checks else "not retrieved)"),
-            f"{order} IS NULL AND nullif(trim(rf__ord_txt), '') IS NOT NULL",
+            f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
         )
     counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
     sets = [f"({unit})"]
+    dup_tests = []  # a repeated key of the (unit, item) or (unit, rank) set
     if not allow_duplicates:
         sets.append(f"({unit}, item)")
+        dup_tests.append("(GROUPING(item) = 0 AND item IS NOT NULL)")
     if rank_checks:
         sets.append(f"({unit}, rank)")
+        dup_tests.append("(GROUPING(rank) = 0 AND rank IS NOT NULL)")
     item_set = "GROUPING(item) = 0" if not allow_duplicates else "false"
     rank_set = "GROUPING(rank) = 0" if rank_checks else "false"
+    duplicated = f"(count(*) > 1 AND ({' OR '.join(dup_tests)}))" if dup_tests else "false"
     rank_aggs = (
         "count(rank) AS n_rank, min(rank) AS min_rank, max(rank) AS max_rank"
         if rank_checks
@@ -256,8 +260,7 @@ WITH g AS (
   SELECT {item_set} AS is_item, {rank_set} AS is_rank, count(*) AS n, {counts}, {rank_aggs}
   FROM {_SRC}
   GROUP BY GROUPING SETS ({", ".join(sets)})
-  HAVING NOT ({item_set} OR {rank_set})
-      OR (count(*) > 1 AND (({item_set} AND item IS NOT NULL) OR ({rank_set} AND rank IS NOT NULL)))
+  HAVING NOT ({item_set} OR {rank_set}) OR {duplicated}
 )
 SELECT {", ".join(f"sum({k}) FILTER (WHERE NOT is_item AND NOT is_rank)" for k in row_rules)},
        count(*) FILTER (WHERE is_item), sum(n) FILTER (WHERE is_item),
@@ -278,7 +281,7 @@ FROM g"""
     if dup_ranks:
         failures.append(
             {
-                "column": columns.rank,
+                "column": "rank",  # as the pandas schema names its frame-wide rank rule
                 "rule": f"rank must be unique within each ({unit_words})",
                 "count": int(dup_rank_rows),
                 "examples": _examples(
@@ -309,6 +312,16 @@ FROM g"""
     if failures:
         raise ValidationError(failures)
     return bool(dense) and rank_checks
+
+
+def _dense(con: duckdb.DuckDBPyConnection, n_segments: int) -> bool:
+    """True when every unit's ranks are 1..n, given unique ranks (one GROUP BY over the units, no sort)."""
+    unit = ", ".join([*(f"rf_s{i}" for i in range(n_segments)), "query"])
+    row = con.execute(
+        f"SELECT bool_and(n = 0 OR (lo = 1 AND hi = n)) FROM (SELECT count(rank) AS n, min(rank) AS lo, "
+        f"max(rank) AS hi FROM {_SRC} GROUP BY {unit})"
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def _examples(con: duckdb.DuckDBPyConnection, cond: str, by: Sequence[str], columns: Columns) -> pd.DataFrame:
@@ -362,9 +375,10 @@ def _per_query(
     label, rel = _open(con, source)
     csv = label != "DuckDB relation" and str(label).lower().endswith(CSV_SUFFIXES)
     order, types = prepare_view(con, rel, columns, by, csv)
-    dense = False
     if validate:
         dense = validate_source(con, columns, by, order, types, allow_duplicates, csv)
+    else:  # the caller vouches for the rules (unique ranks): one light scan finds whether ranks are 1..n
+        dense = order == "rank" and _dense(con, len(by))
     order_by = "position" if dense else order
     segments = [f"rf_s{i}" for i in range(len(by))]
     sql = build_sql(measures, order_by, policies, source=_SRC, segments=segments)
