@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from . import inputs, polars_namespace, progress, sql
+from . import display, inputs, plot, polars_namespace, progress, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -25,6 +25,7 @@ from .join import join_qrels
 from .names import Measure, parse
 from .progress import options
 from .registry import METRICS
+from .report import report
 from .schema import schema, validate
 
 __all__ = [
@@ -51,6 +52,9 @@ __all__ = [
     "write_trec_qrels",
     "write_trec_run",
     "sql",
+    "display",
+    "plot",
+    "report",
     "compare",
     "inputs",
     "options",

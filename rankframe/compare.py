@@ -17,6 +17,7 @@ import pandas as pd
 from . import inputs, stats
 from . import progress as progress_
 from .columns import Columns
+from .display import comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate
 from .names import Measure, parse
@@ -363,6 +364,7 @@ def compare(
     Returns
     -------
     DataFrame
+        A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
         p_adjusted, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the two means over them,
         ``delta = mean - baseline_mean`` (the mean per-query difference), ``effect_size = delta / sd`` of the
@@ -431,7 +433,7 @@ def compare(
         per = evaluate(
             df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options
         )
-        out = _compare_per_query(per, names, by, columns.query, system, baseline, p)
+        out = comparison_frame(_compare_per_query(per, names, by, columns.query, system, baseline, p))
     return inputs.from_pandas(out, output)
 
 
