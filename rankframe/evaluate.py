@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -115,8 +116,7 @@ def evaluate(
         ``item``, ``rank`` (or ``score``), ``relevance`` columns (names configurable through ``columns``).
         Rows with a null rank are judged but not retrieved; rows with a null relevance are unjudged. Never
         modified. A Parquet/CSV path (str or ``Path``) or a DuckDB relation is read and computed in DuckDB
-        without a pandas copy (``docs/sql.md``, "Big files"); Arrow and polars tables become pandas through
-        Arrow (numeric columns without nulls are not copied).
+        without a pandas copy (``docs/sql.md``, "Big files").
     metrics : str or list of str
         Metric names such as ``"AP@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map@10"``, ``"RR"``
         (see ``docs/metrics.md``).
@@ -220,31 +220,31 @@ def evaluate(
             engine,
             allow_duplicates,
             ci,
-            agg,
             policies,
+            agg,
             duckdb_config,
         )
     return inputs.from_pandas(out, output)
 
 
 def _evaluate(
-    df: Any,
+    df: object,
     measures: list[Measure],
     by: list[str],
     per_query: bool,
     columns: Columns,
-    qrels: Any,
+    qrels: object,
     qrels_columns: Columns | dict | None,
     validate: bool,
     engine: str,
     allow_duplicates: bool,
     ci: float | None,
-    agg: str,
     policies: dict[str, str],
+    agg: str,
     duckdb_config: dict | None,
 ) -> pd.DataFrame:
     """Everything after the argument checks (inside the call's progress setting)."""
-    if inputs.kind(df) in ("path", "relation"):  # files and DuckDB relations: computed in DuckDB (issue 10)
+    if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
         from .engines import duckdb_source
 
         if qrels is None:
