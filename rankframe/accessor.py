@@ -24,6 +24,7 @@ _CALL_OPTIONS = (
     "no_retrieved",
     "no_judged",
     "ci",
+    "agg",
 )
 
 
@@ -135,28 +136,10 @@ class RankMetrics:
         return out.set_index(segments)["value"].rename(label)
 
 
-# Values by hand on one query: grades [0, 2, 1] in rank order plus one judged, unretrieved item of grade 1 (|R| = 3).
+# The example frame of every metric method's doctest (rankframe.declare.MetricSpec.example: the value by hand).
 _EXAMPLE_FRAME = (
     'pd.DataFrame({"query": 1, "item": ["a", "b", "c", "d"], "rank": [1, 2, 3, None], "relevance": [0, 2, 1, 1]})'
 )
-_EXAMPLES = {
-    "precision": "0.66667",  # 2 hits / 3 retrieved
-    "recall": "0.66667",  # 2 of 3 relevant found
-    "ap": "0.38889",  # (1/2 + 2/3) / 3
-    "rr": "0.5",  # first hit at rank 2
-    "cg": "3.0",  # 0 + 2 + 1
-    "dcg": "1.76186",  # 2/log2(3) + 1/log2(4)
-    "idcg": "3.13093",  # 2 + 1/log2(3) + 1/log2(4)
-    "ndcg": "0.56273",  # 1.76186 / 3.13093
-    "err": "0.11068",  # (1/2)(3/16) + (1/3)(1/16)(13/16)
-    "nerr": "0.48381",  # / (3/16 + (1/2)(1/16)(13/16) + (1/3)(1/16)(13/16)(15/16))
-    "r_precision": "0.66667",  # 2 hits in the top |R| = 3
-    "hit_rate": "1.0",
-    "f1": "0.66667",  # P = R = 2/3
-    "bpref": "0.0",  # N = 1 judged non-relevant, ranked above both hits: 1 - min(1, 3)/min(3, 1) = 0 each
-    "rbp": "0.288",  # 0.2 (0.8 + 0.8^2)
-    "judged": "1.0",
-}
 
 
 def _method(spec: MetricSpec):
@@ -172,19 +155,20 @@ def _method(spec: MetricSpec):
         f"``ci_low``, ``ci_high`` (a Series, or a DataFrame per segment).\n\n"
         f"Parameters\n----------\n{params}\n"
         "by, per_query, qrels, qrels_columns, validate, engine, allow_duplicates, no_relevant, no_retrieved, "
-        "no_judged, ci\n"
+        "no_judged, ci, agg\n"
         "    As for :func:`rankframe.evaluate`.\n\n"
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"
         f">>> df = {_EXAMPLE_FRAME}\n"
-        f">>> round(df.rank_metrics.{spec.name}(), 5)\n{_EXAMPLES[spec.name]}\n"
+        f">>> round(df.rank_metrics.{spec.name}(), 5){'  # ' + spec.example_why if spec.example_why else ''}\n"
+        f"{spec.example}\n"
     )
     return method
 
 
 def _method_names(spec: MetricSpec) -> list[str]:
     names = [spec.name] + [a.lower() for a in spec.aliases]
-    return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1 and n not in ("hits",)]
+    return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1]
 
 
 for _spec in METRICS:

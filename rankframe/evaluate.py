@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -10,6 +11,7 @@ import pandas as pd
 from . import keys
 from .checks import check_grades
 from .columns import Columns
+from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
 from .names import Measure, parse
@@ -95,18 +97,21 @@ def evaluate(
     engine: str = "pandas",
     allow_duplicates: bool = False,
     ci: float | None = None,
+    agg: str = "mean",
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
+    duckdb_config: dict | None = None,
 ) -> pd.DataFrame:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
     Parameters
     ----------
-    df : DataFrame
+    df : DataFrame, path or duckdb.DuckDBPyRelation
         One row per (query, item) with ``query``, ``item``, ``rank`` (or ``score``), ``relevance`` columns
         (names configurable through ``columns``). Rows with a null rank are judged but not retrieved; rows with a
-        null relevance are unjudged. Never modified.
+        null relevance are unjudged. Never modified. A Parquet/CSV path (str or ``Path``) or a DuckDB relation
+        is read and computed in DuckDB without a pandas copy (``docs/sql.md``, "Big files").
     metrics : str or list of str
         Metric names such as ``"AP@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map@10"``, ``"RR"``
         (see ``docs/metrics.md``).
@@ -132,9 +137,16 @@ def evaluate(
     ci : float, optional
         A confidence level in (0, 1) such as 0.95: the means gain ``std_err`` (sd / sqrt(n)) and the t-interval
         ``ci_low, ci_high`` over the segment's queries (NaN when n < 2). Means only (not with ``per_query``).
+    agg : {"mean", "gmean", "median", "sum"}, default "mean"
+        How per-query values become one value per segment: the arithmetic mean, the geometric mean of trec_eval's
+        ``gm_map`` (``exp(mean(log(max(x, 1e-5))))``), the median, or the sum (trec_eval's ``num_*`` lines).
+        NaN values are left out; ``n`` counts the queries aggregated. Not with ``per_query`` or ``ci``.
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
+    duckdb_config : dict, optional
+        For a path or relation input: DuckDB's ``memory_limit`` (default ``"1GB"``), ``threads`` and
+        ``temp_directory`` (where it spills instead of failing).
 
     Returns
     -------
@@ -173,9 +185,34 @@ def evaluate(
             raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
         if per_query:
             raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
+        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
+    agg = agg.lower()
+    if agg != "mean" and per_query:
+        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+    if agg != "mean" and ci is not None:
+        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
+    if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
+        from .engines import duckdb_source
+
+        if qrels is None:
+            values = duckdb_source.per_query(
+                df,
+                measures,
+                columns,
+                by,
+                policies,
+                validate=validate,
+                allow_duplicates=allow_duplicates,
+                settings=duckdb_source.settings_from(duckdb_config),
+            )
+            return _aggregate(values, measures, by, columns, per_query, ci)
+        df = duckdb_source.to_pandas(df, columns)  # a separate qrels table is joined in pandas
+    elif duckdb_config is not None:
+        raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
     if not isinstance(df, pd.DataFrame):
         validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
     if qrels is not None:
@@ -203,9 +240,15 @@ def evaluate(
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         values = engine_module.evaluate(df, measures, columns, by, per_query, policies)
+    return _aggregate(values, measures, by, columns, per_query, ci)
+
+
+def _aggregate(
+    values: pd.DataFrame, measures: list[Measure], by: list[str], columns: Columns, per_query: bool, ci: float | None
+) -> pd.DataFrame:
     from .engines.aggregate import mean_per_segment, order_per_query
 
     names = [str(m) for m in measures]
     if per_query:
         return order_per_query(values, by, columns.query, names)
-    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
+    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci), agg=agg)

@@ -562,6 +562,25 @@ CREATE OR REPLACE MACRO rf_agg_err(pos, grade, k := NULL, max_grade := 4) AS
          THEN NULL
          ELSE rf__agg_err(pos, grade, rf__as_k(k), rf__as_num(max_grade)) END;
 
+-- ERR over the rows of a table in O(n log n), for the table macros (rf_per_query, rf_means) and the DuckDB engine.
+-- rf__err_before is the product prod_{j<i} (1 - Pr(g_j)) over the rows above each row of the unit (part), a window
+-- in position order (NULL positions last): a window product is exact about Pr = 1 (the product is 0 from the next
+-- row on; no logarithm), and one such column serves every cutoff. rf__agg_err_w sums the unit's terms
+-- Pr(g_i) before_i / i over the rows within the cutoff. (rf_agg_err above, an aggregate over a unit's rows,
+-- cannot hold a window: it compares every pair of rows with a positive grade within the cutoff, fine for ERR@k
+-- with a small k but quadratic without a cutoff.)
+CREATE OR REPLACE MACRO rf__err_before(part, pos, grade, max_grade) AS
+    coalesce(product(1.0 - rf__pr(grade, max_grade)) OVER (
+                 PARTITION BY part ORDER BY pos ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+             CAST(1 AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf__err_w(pos, grade, before, k, max_grade) AS
+    coalesce(sum(rf__pr(grade, max_grade) * before / pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
+             CAST(0 AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf__agg_err_w(pos, grade, before, k, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__err_w(pos, grade, before, k, max_grade) END;
+
 -- ==== nerr.sql ====
 -- nERR — ERR@k / ERR@k of the ideal ordering (docs/metrics.md "nERR"); the ideal list is made of the judged
 -- rows ('judged') or the retrieved rows ('retrieved'), sorted by grade descending; 0 when the ideal is 0.
@@ -596,6 +615,29 @@ CREATE OR REPLACE MACRO rf_agg_nerr(pos, grade, k := NULL, max_grade := 4, ideal
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_nerr') = ''
          THEN NULL
          ELSE rf__agg_nerr(pos, grade, rf__as_k(k), rf__as_num(max_grade), rf__lc(ideal)) END;
+
+-- nERR over the rows of a table in O(n log n) (see rf__err_before): the ideal list is the unit's rows with a
+-- positive grade (judged, or also retrieved with ideal = 'retrieved') by grade descending; rf__ideal_pos numbers
+-- them and rf__ideal_before is the product over the rows above in that order (NULL / 1 for the other rows). Both
+-- windows have the same PARTITION BY and ORDER BY, so DuckDB sorts once and both see the same order of tied grades.
+CREATE OR REPLACE MACRO rf__ideal_key(pos, grade, ideal) AS
+    CASE WHEN grade > 0 AND (ideal = 'judged' OR pos IS NOT NULL) THEN grade END;
+
+CREATE OR REPLACE MACRO rf__ideal_pos(part, pos, grade, ideal) AS
+    CASE WHEN rf__ideal_key(pos, grade, ideal) IS NOT NULL
+         THEN row_number() OVER (PARTITION BY part ORDER BY rf__ideal_key(pos, grade, ideal) DESC NULLS LAST) END;
+
+CREATE OR REPLACE MACRO rf__ideal_before(part, pos, grade, ideal, max_grade) AS
+    coalesce(product(CASE WHEN rf__ideal_key(pos, grade, ideal) IS NOT NULL
+                          THEN 1.0 - rf__pr(grade, max_grade) ELSE 1.0 END) OVER (
+                 PARTITION BY part ORDER BY rf__ideal_key(pos, grade, ideal) DESC NULLS LAST
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+             CAST(1 AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_before, k, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR')
+         THEN rf__ratio(rf__err_w(pos, grade, before, k, max_grade),
+                        rf__err_w(ideal_pos, grade, ideal_before, k, max_grade)) END;
 
 -- ==== r_precision.sql ====
 -- Rprec — R-precision (docs/metrics.md "Rprec"): sum_{i <= |R|} hit_i / |R|, 0 when |R| = 0.
@@ -641,6 +683,23 @@ CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
          THEN NULL
          ELSE rf__agg_hit_rate(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
 
+-- ==== hits.sql ====
+-- Hits@k (docs/metrics.md "Hits"): the number of relevant items in the top k (ranx hits@k; a count, not Success).
+CREATE OR REPLACE MACRO rf_hits(grades, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_hits') < 0
+              OR rf__rel(rel, 'rf_hits') IS NULL
+         THEN NULL
+         ELSE CAST(len(rf__hitpos(coalesce(grades, []), rf__as_k(k), rf__as_num(rel))) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_hits(pos, grade, k, rel) AS
+    CAST(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_hits(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_hits') < 0
+              OR rf__rel(rel, 'rf_agg_hits') IS NULL
+         THEN NULL
+         ELSE rf__agg_hits(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
 -- ==== f1.sql ====
 -- F1@k (docs/metrics.md "F1"): 2 P R / (P + R) with P = P@k (denominator 'k'), R = R@k (denominator
 -- 'relevant'); 0 when P + R = 0.
@@ -669,16 +728,23 @@ CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1) AS
 -- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
 -- retrieved item with n_i judged non-relevant retrieved above it scores 1 if n_i = 0, else
 -- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0).
+-- O(n log n), no pairwise comparison: in the list of the judged retrieved rows in rank order (relevant or judged
+-- non-relevant), the j-th relevant row at index v has exactly v - j judged non-relevant rows above it.
 CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
     CASE WHEN n_above = 0 THEN CAST(1 AS DOUBLE)
          ELSE 1.0 - least(n_above, n_rel) / least(n_rel, n_nonrel) END;
 
+-- the sum of the terms from the is-relevant flags of the judged retrieved rows in rank order
+CREATE OR REPLACE MACRO rf__bpref_sum(flags, n_rel, n_nonrel) AS
+    coalesce(list_sum(list_transform(
+        list_filter(list_transform(flags, lambda f, v: CASE WHEN f THEN v END), lambda v: v IS NOT NULL),
+        lambda v, j: rf__bpref_term(v - j, n_rel, n_nonrel))), CAST(0 AS DOUBLE));
+
 CREATE OR REPLACE MACRO rf__bpref_grades(grades, n_rel, n_nonrel, rel) AS
     CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
-         ELSE coalesce(list_sum(list_transform(
-                  rf__hitpos(grades, NULL, rel),
-                  lambda p: rf__bpref_term(len(list_filter(list_slice(grades, 1, p - 1), lambda y: y >= 0 AND y < rel)),
-                                           n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
+         ELSE rf__bpref_sum(list_transform(list_filter(grades, lambda y: y >= rel OR (y >= 0 AND y < rel)),
+                                           lambda y: y >= rel),
+                            n_rel, n_nonrel) / n_rel END;
 
 -- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
 CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
@@ -686,18 +752,16 @@ CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
          THEN NULL
          ELSE rf__bpref_grades(coalesce(grades, []), n_rel, n_nonrel, rf__as_num(rel)) END;
 
--- from the positions of the relevant and of the judged non-relevant retrieved rows and the two counts
-CREATE OR REPLACE MACRO rf__bpref(rel_pos, nonrel_pos, n_rel, n_nonrel) AS
-    CASE WHEN n_rel = 0 THEN CAST(0 AS DOUBLE)
-         ELSE coalesce(list_sum(list_transform(coalesce(rel_pos, []),
-                  lambda p: rf__bpref_term(len(list_filter(coalesce(nonrel_pos, []), lambda x: x < p)),
-                                           n_rel, n_nonrel))), CAST(0 AS DOUBLE)) / n_rel END;
-
 CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, rel) AS
-    rf__bpref(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel),
-              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+    CASE WHEN count(grade) FILTER (WHERE grade >= rel) = 0 THEN CAST(0 AS DOUBLE)
+         ELSE rf__bpref_sum(list_transform(
+                  coalesce(list_sort(list({'p': pos, 'r': grade >= rel})
+                                     FILTER (WHERE pos IS NOT NULL AND (grade >= rel OR (grade >= 0 AND grade < rel)))),
+                           []),
+                  lambda x: x.r),
               count(grade) FILTER (WHERE grade >= rel),
-              count(grade) FILTER (WHERE grade >= 0 AND grade < rel));
+              count(grade) FILTER (WHERE grade >= 0 AND grade < rel))
+              / count(grade) FILTER (WHERE grade >= rel) END;
 
 CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
     CASE WHEN rf__rel(rel, 'rf_agg_bpref') IS NULL
@@ -752,6 +816,61 @@ CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
          THEN NULL
          ELSE rf__agg_judged(pos, grade, rf__as_k(k)) END;
 
+-- ==== num_q.sql ====
+-- NumQ (docs/metrics.md "NumQ"): 1 per evaluated query; summed, the number of queries (trec_eval num_q).
+CREATE OR REPLACE MACRO rf_num_q(grades) AS CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf__agg_num_q(pos, grade) AS CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_q(pos, grade) AS rf__agg_num_q(pos, grade);
+
+-- ==== num_ret.sql ====
+-- NumRet@k (docs/metrics.md "NumRet"): the number of retrieved items, at most k (trec_eval num_ret).
+CREATE OR REPLACE MACRO rf_num_ret(grades, k := NULL) AS
+    CASE WHEN rf__k(k, 'rf_num_ret') < 0
+         THEN NULL
+         ELSE CAST(least(len(coalesce(grades, [])), coalesce(rf__as_k(k), 9223372036854775807)) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_num_ret(pos, grade, k) AS
+    CAST(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_ret(pos, grade, k := NULL) AS
+    CASE WHEN rf__k(k, 'rf_agg_num_ret') < 0
+         THEN NULL
+         ELSE rf__agg_num_ret(pos, grade, rf__as_k(k)) END;
+
+-- ==== num_rel.sql ====
+-- NumRel (docs/metrics.md "NumRel"): the number of judged items with grade >= rel, retrieved or not
+-- (trec_eval num_rel). judged_grades: the grades of every judged item of the query.
+CREATE OR REPLACE MACRO rf_num_rel(grades, judged_grades, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_num_rel') IS NULL
+         THEN NULL
+         ELSE CAST(len(list_filter(coalesce(judged_grades, []), lambda x: x >= rf__as_num(rel))) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_num_rel(pos, grade, rel) AS CAST(count(grade) FILTER (WHERE grade >= rel) AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_rel(pos, grade, rel := 1) AS
+    CASE WHEN rf__rel(rel, 'rf_agg_num_rel') IS NULL
+         THEN NULL
+         ELSE rf__agg_num_rel(pos, grade, rf__as_num(rel)) END;
+
+-- ==== num_rel_ret.sql ====
+-- NumRelRet@k (docs/metrics.md "NumRelRet"): the number of relevant retrieved items in the top k
+-- (trec_eval num_rel_ret; the same value as Hits@k, sql/hits.sql).
+CREATE OR REPLACE MACRO rf_num_rel_ret(grades, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_num_rel_ret') < 0
+              OR rf__rel(rel, 'rf_num_rel_ret') IS NULL
+         THEN NULL
+         ELSE CAST(len(rf__hitpos(coalesce(grades, []), rf__as_k(k), rf__as_num(rel))) AS DOUBLE) END;
+
+CREATE OR REPLACE MACRO rf__agg_num_rel_ret(pos, grade, k, rel) AS rf__agg_hits(pos, grade, k, rel);
+
+CREATE OR REPLACE MACRO rf_agg_num_rel_ret(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_num_rel_ret') < 0
+              OR rf__rel(rel, 'rf_agg_num_rel_ret') IS NULL
+         THEN NULL
+         ELSE rf__agg_num_rel_ret(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
 -- ==== evaluate.sql ====
 -- rankframe: table macros for the whole job (per-query values and per-segment means).
 --
@@ -785,10 +904,14 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
                                    AND (ideal = 'judged' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
 
+-- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)
+CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
+    CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
+
 -- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
 CREATE OR REPLACE MACRO rf__outputs() AS
     ['p', 'r', 'ap', 'rr', 'cg', 'dcg', 'idcg', 'ndcg', 'err', 'nerr', 'rprec', 'success', 'f1', 'bpref', 'rbp',
-     'judged', 'n_queries'];
+     'judged', 'hits', 'numq', 'numret', 'numrel', 'numrelret', 'n_queries'];
 
 -- the unit's columns in rf_per_query / rf_means: also leaves out the output names, which the check rejects,
 -- so that such a segment is the check's error and not a binder error about an ambiguous column
@@ -861,15 +984,29 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
            rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
            rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
-           rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
-           rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
+           rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
+           rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
            rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
            rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
            rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
-           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
-    FROM rf__prepare(tbl, segments, order_by, ok) AS x
+           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
+           rf__agg_hits(x.rf_pos, x.rf_g, k, rel) AS "Hits",
+           rf__agg_num_q(x.rf_pos, x.rf_g) AS "NumQ",
+           rf__agg_num_ret(x.rf_pos, x.rf_g, k) AS "NumRet",
+           rf__agg_num_rel(x.rf_pos, x.rf_g, rel) AS "NumRel",
+           rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel) AS "NumRelRet"
+    FROM (SELECT w.*,
+                 -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
+                 -- by DuckDB when neither column is selected
+                 rf__err_before(w.rf__part, w.rf_pos, w.rf_g, max_grade) AS rf__b,
+                 rf__ideal_pos(w.rf__part, w.rf_pos, w.rf_g, ideal) AS rf__ip,
+                 rf__ideal_before(w.rf__part, w.rf_pos, w.rf_g, ideal, max_grade) AS rf__ib
+          FROM (SELECT v.*,
+                       COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part
+                FROM (SELECT p.*, row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit
+                      FROM rf__prepare(tbl, segments, order_by, ok) AS p) AS v) AS w) AS x
     GROUP BY ALL;
 
 -- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
@@ -893,7 +1030,12 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
            rf__apply_policy(r."F1", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "F1",
            rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
            rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
-           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
+           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged",
+           rf__apply_policy(r."Hits", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Hits",
+           rf__apply_policy(r."NumQ", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumQ",
+           rf__apply_policy(r."NumRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRet",
+           rf__apply_policy(r."NumRel", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRel",
+           rf__apply_policy(r."NumRelRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRelRet"
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator),
@@ -911,8 +1053,9 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
--- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
--- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
+-- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
+-- cutoff k (k NULL = whole list; Rprec, Bpref, NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
+-- NumRelRet) keep their value for a query with nothing retrieved under no_retrieved := 'zero' (trec_eval -c). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
 -- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
 -- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is
 -- selected).
@@ -941,7 +1084,8 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
         SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
-                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))
+                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged', 'Hits', 'NumQ',
+                                               'NumRet', 'NumRel', 'NumRelRet')))
         FROM (SELECT true AS rf__all, *
               FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                  p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,

@@ -241,6 +241,15 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         if top == 0:
             return 0.0
         return sum(1 for g in qd.ranked[:top] if g is not None) / top
+    # counts (by hand: ranx hits@k, trec_eval num_q / num_ret / num_rel / num_rel_ret)
+    if name in ("hits", "num_rel_ret"):
+        return float(sum(_hits(qd, rel)[:top]))
+    if name == "num_q":
+        return 1.0
+    if name == "num_ret":
+        return float(top)
+    if name == "num_rel":
+        return float(_num_rel(qd, rel))
     raise KeyError(name)
 
 
@@ -266,7 +275,7 @@ def query_value(measure, qd: QueryData, *, no_relevant="zero", no_retrieved="zer
     name, kw = m.spec.name, m.kw
     if not qd.judged:
         return _policy(no_judged)
-    if qd.n == 0:
+    if qd.n == 0 and not (m.spec.count and no_retrieved == "zero"):  # a count keeps its value (trec_eval -c)
         return _policy(no_retrieved)
     if m.spec.needs_relevant and nothing_relevant(name, kw, qd):
         return _policy(no_relevant)

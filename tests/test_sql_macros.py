@@ -15,17 +15,6 @@ import pytest
 import rankframe.sql as rf_sql
 from rankframe.registry import METRICS
 
-# data arguments of the scalar macros (everything else is a registry parameter)
-DATA_ARGS = {
-    "recall": ["n_rel"],
-    "ap": ["n_rel"],
-    "r_precision": ["n_rel"],
-    "f1": ["n_rel"],
-    "bpref": ["n_rel", "n_nonrel"],
-    "idcg": ["judged_grades"],
-    "ndcg": ["judged_grades"],
-    "nerr": ["judged_grades"],
-}
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf"}
 
@@ -54,7 +43,7 @@ def test_every_metric_has_its_macros_with_the_registry_parameters(con):
     for spec in METRICS:
         params = [p.name for p in spec.params]
         assert spec.sql_macro in macros, f"no macro {spec.sql_macro} for metric {spec.canonical}"
-        assert macros[spec.sql_macro] == ["grades", *DATA_ARGS.get(spec.name, []), *params], spec.name
+        assert macros[spec.sql_macro] == ["grades", *spec.sql_data_args, *params], spec.name
         agg = f"rf_agg_{spec.name}"
         assert macros.get(agg) == ["pos", "grade", *params], agg
 

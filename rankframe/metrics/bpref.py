@@ -4,6 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import MetricSpec, rel_param
+
+SPEC = MetricSpec(
+    name="bpref",
+    canonical="Bpref",
+    aliases=("bpref",),
+    summary="binary preference (trec_eval definition)",
+    params=(rel_param(),),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    trec_eval="bpref",
+    ir_measures="Bpref",
+    example="0.0",
+    example_why="N = 1 judged non-relevant, ranked above both hits: 1 - min(1, 3)/min(3, 1) = 0 each",
+    sql_data_args=("n_rel", "n_nonrel"),
+    order=140,
+)
+
 
 def compute(prep, *, rel):
     n_rel = prep.n_relevant(rel)

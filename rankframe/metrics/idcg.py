@@ -4,7 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import GAIN, IDEAL, MetricSpec, k_param, rel_param
 from ..prepare import discount, gain_of, sorted_desc_in_unit
+
+SPEC = MetricSpec(
+    name="idcg",
+    canonical="IDCG",
+    aliases=("idcg",),
+    summary="DCG of the ideal ordering",
+    params=(
+        k_param(),
+        rel_param(None),
+        GAIN,
+        IDEAL,
+    ),
+    bounded=False,
+    binary=False,
+    example="3.13093",
+    example_why="2 + 1/log2(3) + 1/log2(4)",
+    sql_data_args=("judged_grades",),
+    sql_table_params=(("rel", "graded_rel"),),
+    order=70,
+)
 
 
 def compute(prep, *, k, rel, gain, ideal):

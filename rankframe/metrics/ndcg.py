@@ -4,8 +4,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import GAIN, IDEAL, MetricSpec, k_param, rel_param
 from .dcg import dcg
 from .idcg import idcg
+
+SPEC = MetricSpec(
+    name="ndcg",
+    canonical="nDCG",
+    aliases=("ndcg",),
+    summary="DCG / IDCG",
+    params=(
+        k_param(),
+        rel_param(None),
+        GAIN,
+        IDEAL,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="gain",
+    binary=False,
+    trec_eval="ndcg",
+    trec_eval_cut="ndcg_cut",
+    ir_measures="nDCG",
+    example="0.56273",
+    example_why="1.76186 / 3.13093",
+    sql_data_args=("judged_grades",),
+    sql_table_params=(("rel", "graded_rel"),),
+    order=80,
+)
 
 
 def compute(prep, *, k, rel, gain, ideal):
