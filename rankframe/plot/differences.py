@@ -21,7 +21,7 @@ def per_query_deltas(
     where either system has no value (no row, or NaN) are left out.
     """
     need_columns(per, [system_col], owner, "system")
-    found = list(pd.unique(per[system_col]))
+    found = pd.unique(per[system_col]).tolist()
     if len(found) < 2:
         raise ParameterError(f"{owner}: needs 2 systems in column {system_col!r}; found {len(found)}: {found[:5]}")
     for name, value in (("system", system), ("baseline", baseline)):

@@ -86,12 +86,17 @@ def iprec_at_recall(
     shift = 2.0 * (p.n - p.group[::-1])
     best_after = (np.maximum.accumulate(precision[::-1] + shift) - shift)[::-1]
     levels = np.asarray(RECALL_LEVELS)
-    table = np.zeros((p.n, len(levels)))
-    for j, level in enumerate(levels):  # 11 recall levels, not a loop over queries
-        needed = np.floor(level * n_rel + 0.9)  # trec_eval: relevant items to reach level r, (long)(r * R + 0.9)
-        hit = np.flatnonzero((so_far >= needed[p.group]) & (n_rel[p.group] > 0))
-        units, first = np.unique(p.group[hit], return_index=True)
-        table[units, j] = best_after[hit[first]]
+    # trec_eval: level r is reached at the need(r)-th relevant item, need(r) = (long)(r * R + 0.9)
+    need = np.floor(levels[None, :] * n_rel[:, None] + 0.9).astype(np.int64)  # (units, 11)
+    rel_at = np.flatnonzero(relevant)  # list positions of the relevant retrieved items, unit by unit
+    rel_ret = np.bincount(p.group[rel_at], minlength=p.n)
+    first_rel = np.concatenate([[0], np.cumsum(rel_ret)])[:-1]
+    reached = (n_rel[:, None] > 0) & (need <= rel_ret[:, None]) & (n_ret[:, None] > 0)
+    nth = rel_at[np.clip(first_rel[:, None] + need - 1, 0, max(len(rel_at) - 1, 0))] if len(rel_at) else need * 0
+    at = np.where(need == 0, p.offsets[:-1, None], nth)  # need 0: the whole list
+    table = np.zeros(need.shape)
+    if len(best_after):
+        table = np.where(reached, best_after[np.clip(at, 0, len(best_after) - 1)], 0.0)
     keep = p.n_judged > 0  # no judgment at all: skipped (no_judged="skip")
     units_frame = p.units.loc[keep].reset_index(drop=True)
     table = table[keep]
