@@ -288,16 +288,17 @@ def test_sql_prints_macros(capsys):
 
 
 def _installed_tree(site: Path) -> None:
-    """Lay out the package as the wheel installs it: rankframe/ plus the force-included paths of pyproject."""
+    """Lay out the package as the wheel installs it: rankframe/ plus rankframe/_sql (what hatch_build.py adds)."""
     import shutil
 
-    config = (ROOT / "pyproject.toml").read_text()
-    section = config.split("[tool.hatch.build.targets.wheel.force-include]", 1)[1].split("\n[", 1)[0]
-    pairs = re.findall(r'^"([^"]+)"\s*=\s*"([^"]+)"', section, flags=re.M)
-    assert pairs == [("sql", "rankframe/_sql")]
+    from rankframe import sql
+
+    assert "hatch_build.py" in (ROOT / "pyproject.toml").read_text()
     shutil.copytree(ROOT / "rankframe", site / "rankframe", ignore=shutil.ignore_patterns("__pycache__"))
-    for src, dst in pairs:
-        shutil.copytree(ROOT / src, site / dst)
+    (site / "rankframe" / "_sql").mkdir()
+    for path in sql.files(ROOT / "sql"):
+        shutil.copy(path, site / "rankframe" / "_sql" / path.name)
+    (site / "rankframe" / "_sql" / sql.BUNDLE).write_text(sql.text(ROOT / "sql"))
 
 
 def test_sql_command_works_from_an_installed_package(tmp_path):
