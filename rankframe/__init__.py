@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from . import sql
+from . import display, plot, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -24,6 +24,7 @@ from .io import (
 from .join import join_qrels
 from .names import Measure, parse
 from .registry import METRICS
+from .report import report
 from .schema import schema, validate
 
 __all__ = [
@@ -50,6 +51,9 @@ __all__ = [
     "write_trec_qrels",
     "write_trec_run",
     "sql",
+    "display",
+    "plot",
+    "report",
     "compare",
 ]
 __version__ = "0.1.0"

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from .columns import Columns
+from .display import compare_caption
 from .errors import RankframeError, ValidationError
 from .io import InputFileError
 
@@ -257,7 +258,27 @@ def _parser() -> argparse.ArgumentParser:
         "exp(mean(log(max(x, 1e-5))))), median, sum",
     )
     _policy_options(ev)
-    ev.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
+    ev.add_argument(
+        "--engine",
+        choices=("pandas", "duckdb"),
+        default=None,
+        help="where to compute (default: duckdb for one Parquet table, read and computed in DuckDB without "
+        "loading it into pandas; pandas otherwise); duckdb with one .csv table reads it in DuckDB too",
+    )
+    g = ev.add_argument_group(
+        "DuckDB settings (one long table read in DuckDB: a Parquet table, or any table with --engine duckdb)"
+    )
+    g.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="DuckDB's memory limit, e.g. 1GB or 500MB (default 1GB); past it DuckDB spills to --temp-directory",
+    )
+    g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
+    g.add_argument(
+        "--temp-directory",
+        metavar="DIR",
+        help="where DuckDB spills (default: a fresh folder in the system's temporary directory, removed after)",
+    )
     ev.add_argument(
         "--format",
         choices=FORMATS,
@@ -269,6 +290,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
     _compare_parser(sub)
+    from .report import add_parser as _report_parser  # rankframe report: rankframe/report.py
+
+    _report_parser(sub)
 
     sq = sub.add_parser(
         "sql",
@@ -799,45 +823,6 @@ def _render(
     return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
 
 
-_TEST_WORDS = {
-    "t": "paired t-test",
-    "randomization": "paired randomization test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "tukey": "blocked Tukey HSD",
-}
-_CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
-
-
-def compare_caption(attrs: dict) -> str:
-    """One line naming the test, the interval, the correction and its family, from ``compare(...).attrs``.
-
-    >>> compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
-    ...                  "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
-    "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
-    """
-    random = f"{attrs.get('n_resamples')} resamples, seed {attrs.get('seed')}"
-    test = _TEST_WORDS[attrs["test"]]
-    if attrs["test"] == "randomization":
-        test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
-    who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
-    level = f"{attrs['ci'] * 100:.6g}%"
-    interval = {
-        "t": f"{level} t interval",
-        "bootstrap": f"{level} paired bootstrap interval ({random})",
-        "tukey": f"{level} Tukey simultaneous interval",
-    }[attrs["ci_method"]]
-    correction = attrs["correction"]
-    family = str(attrs["family"])  # "all 8 comparisons of the call", "per metric (2 families)"
-    family = family if family.startswith("per ") else f"over {family}"
-    adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
-    parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
-    if attrs.get("missing", "error") != "error":
-        key = "filled" if attrs["missing"] == "zero" else "dropped"
-        done = f"{attrs.get(key, 0)} {key}"
-        parts.append(f"missing values: {attrs['missing']} ({done})")
-    return "; ".join(parts)
-
-
 def _render_compare(out: pd.DataFrame, fmt: str) -> str:
     """Format compare's result: every column at full precision (csv, json), or rounded under a caption line."""
     if fmt in ("csv", "json"):
@@ -878,6 +863,14 @@ def _evaluate(args) -> int:
         asked = {str(m) for m in measures}
         measures += [rankframe.parse(c) for c in TREC_COUNTS if c not in asked]
     trec_inputs = not all(_is_long(p) for p in args.inputs)
+    if _sql_road(args):
+        result = _evaluate_in_duckdb(args, measures, columns, by, policies)
+        return _output(args, result, measures, labels, by, columns, policies)
+    if any(getattr(args, o) is not None for o in ("memory_limit", "threads", "temp_directory")):
+        raise UsageError(
+            "--memory-limit, --threads and --temp-directory set DuckDB for one long table read in DuckDB (a "
+            "Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
+        )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     with Progress(steps, enabled=False if args.no_progress else None) as progress:
         loaded = _load(args, columns, by, progress)
@@ -895,13 +888,64 @@ def _evaluate(args) -> int:
             agg="mean" if per_query or trec_format else args.agg,
             columns=columns,
             qrels=loaded.judgments,
-            engine=args.engine,
+            engine=args.engine or "pandas",
             allow_duplicates=args.allow_duplicates,
             ci=args.ci,
             no_relevant=policies["no_relevant"],
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
         )
+    return _output(args, result, measures, labels, by, columns, policies)
+
+
+def _sql_road(args) -> bool:
+    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only."""
+    if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
+        return False
+    if args.engine == "duckdb":
+        return True
+    if args.engine is None:
+        name = args.inputs[0].lower()
+        return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+    return False
+
+
+def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], policies: dict) -> pd.DataFrame:
+    """The SQL road: the file's rows stay in DuckDB (bounded memory); only per-query values reach pandas."""
+    import rankframe
+
+    from .engines import duckdb_source
+
+    _check_options(args, trec=False)
+    path = args.inputs[0]
+    with Progress(2, enabled=False if args.no_progress else None) as progress:
+        progress.step(f"reading {Path(path).name} in DuckDB")
+        names = duckdb_source.column_names(path)
+        _check_columns(pd.DataFrame(columns=names), path, args, columns, by, need_relevance=True)
+        progress.step("evaluating in DuckDB")
+        config = {"memory_limit": args.memory_limit, "threads": args.threads, "temp_directory": args.temp_directory}
+        if args.threads is not None and args.threads < 1:
+            raise UsageError(f"--threads must be >= 1, got {args.threads}")
+        if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
+            raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
+        return rankframe.evaluate(
+            path,
+            measures,
+            by=by or None,
+            per_query=args.per_query,
+            columns=columns,
+            allow_duplicates=args.allow_duplicates,
+            ci=args.ci,
+            no_relevant=policies["no_relevant"],
+            no_retrieved=policies["no_retrieved"],
+            no_judged=policies["no_judged"],
+            duckdb_config=config,
+        )
+
+
+def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:
+    """Print evaluate's result in the chosen format (or fail when every query was skipped)."""
+    per_query = args.per_query
     if result.empty or ("n" in result.columns and not result["n"].any()):  # n: the queries each mean averages
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
         raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies ({chosen})")
@@ -1084,6 +1128,12 @@ def _validate(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from .report import run
+
+    return run(args)
+
+
 def _print(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -1097,7 +1147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate}[args.command]
+    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}[
+        args.command
+    ]
     try:
         return command(args)
     except RankframeError as e:

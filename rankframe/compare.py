@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import stats
 from .columns import Columns
+from .display import comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate
 from .names import Measure, parse
@@ -354,6 +355,7 @@ def compare(
     Returns
     -------
     DataFrame
+        A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
         p_adjusted, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the two means over them,
         ``delta = mean - baseline_mean`` (the mean per-query difference), ``effect_size = delta / sd`` of the
@@ -415,7 +417,7 @@ def compare(
     baseline, _ = _pick_baseline(df, system, baseline, pairs)
 
     per = evaluate(df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options)
-    return _compare_per_query(per, names, by, columns.query, system, baseline, p)
+    return comparison_frame(_compare_per_query(per, names, by, columns.query, system, baseline, p))
 
 
 def _compare_per_query(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -100,15 +101,17 @@ def evaluate(
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
+    duckdb_config: dict | None = None,
 ) -> pd.DataFrame:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
     Parameters
     ----------
-    df : DataFrame
+    df : DataFrame, path or duckdb.DuckDBPyRelation
         One row per (query, item) with ``query``, ``item``, ``rank`` (or ``score``), ``relevance`` columns
         (names configurable through ``columns``). Rows with a null rank are judged but not retrieved; rows with a
-        null relevance are unjudged. Never modified.
+        null relevance are unjudged. Never modified. A Parquet/CSV path (str or ``Path``) or a DuckDB relation
+        is read and computed in DuckDB without a pandas copy (``docs/sql.md``, "Big files").
     metrics : str or list of str
         Metric names such as ``"AP@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map@10"``, ``"RR"``
         (see ``docs/metrics.md``).
@@ -141,6 +144,9 @@ def evaluate(
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
+    duckdb_config : dict, optional
+        For a path or relation input: DuckDB's ``memory_limit`` (default ``"1GB"``), ``threads`` and
+        ``temp_directory`` (where it spills instead of failing).
 
     Returns
     -------
@@ -189,6 +195,24 @@ def evaluate(
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
+    if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
+        from .engines import duckdb_source
+
+        if qrels is None:
+            values = duckdb_source.per_query(
+                df,
+                measures,
+                columns,
+                by,
+                policies,
+                validate=validate,
+                allow_duplicates=allow_duplicates,
+                settings=duckdb_source.settings_from(duckdb_config),
+            )
+            return _aggregate(values, measures, by, columns, per_query, ci)
+        df = duckdb_source.to_pandas(df, columns)  # a separate qrels table is joined in pandas
+    elif duckdb_config is not None:
+        raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
     if not isinstance(df, pd.DataFrame):
         validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
     if qrels is not None:
@@ -216,6 +240,12 @@ def evaluate(
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         values = engine_module.evaluate(df, measures, columns, by, per_query, policies)
+    return _aggregate(values, measures, by, columns, per_query, ci)
+
+
+def _aggregate(
+    values: pd.DataFrame, measures: list[Measure], by: list[str], columns: Columns, per_query: bool, ci: float | None
+) -> pd.DataFrame:
     from .engines.aggregate import mean_per_segment, order_per_query
 
     names = [str(m) for m in measures]

@@ -11,10 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import pandera.pandas as pa
-from pandera.errors import SchemaErrors
 
 from . import keys
+from ._pandera import SchemaErrors, pa
 from .columns import Columns
 from .errors import ValidationError, did_you_mean, missing_columns_error
 

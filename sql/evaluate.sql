@@ -110,8 +110,8 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
            rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
            rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
-           rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
-           rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
+           rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
+           rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
            rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
            rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
@@ -123,7 +123,16 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_num_ret(x.rf_pos, x.rf_g, k) AS "NumRet",
            rf__agg_num_rel(x.rf_pos, x.rf_g, rel) AS "NumRel",
            rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel) AS "NumRelRet"
-    FROM rf__prepare(tbl, segments, order_by, ok) AS x
+    FROM (SELECT w.*,
+                 -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
+                 -- by DuckDB when neither column is selected
+                 rf__err_before(w.rf__part, w.rf_pos, w.rf_g, max_grade) AS rf__b,
+                 rf__ideal_pos(w.rf__part, w.rf_pos, w.rf_g, ideal) AS rf__ip,
+                 rf__ideal_before(w.rf__part, w.rf_pos, w.rf_g, ideal, max_grade) AS rf__ib
+          FROM (SELECT v.*,
+                       COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part
+                FROM (SELECT p.*, row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit
+                      FROM rf__prepare(tbl, segments, order_by, ok) AS p) AS v) AS w) AS x
     GROUP BY ALL;
 
 -- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any

@@ -76,10 +76,54 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
 
 
-def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, str]) -> str:
-    """The whole evaluation as one SQL query over the view ``rf__input`` (columns query = unit code, item, ...)."""
+#: metrics whose running product is a window over the rows (``rf__err_before``), not a per-unit list: O(n log n)
+WINDOWED = ("err", "nerr")
+
+
+def _windows(measures: Sequence[Measure], part: str) -> tuple[list[str], dict[int, str]]:
+    """The window columns ERR/nERR need over the unit ``part``, and the aggregate of each such measure.
+
+    One column of running products per max_grade (``rf__b<max_grade>``, shared by every cutoff), and for nERR
+    the ideal positions per ``ideal`` choice and the ideal running products per (ideal, max_grade).
+    """
+    cols: dict[str, str] = {}
+    aggregates: dict[int, str] = {}
+    for i, m in enumerate(measures):
+        if m.spec.name not in WINDOWED:
+            continue
+        kw = m.kw
+        k, mg = _literal(kw["k"]), _literal(kw["max_grade"])
+        before = f"rf__b{kw['max_grade']}"
+        cols.setdefault(before, f"rf__err_before({part}, rf_pos, rf_g, {mg})")
+        if m.spec.name == "err":
+            aggregates[i] = f"rf__agg_err_w(rf_pos, rf_g, {before}, {k}, {mg})"
+            continue
+        ideal = str(kw["ideal"])
+        ipos, ibefore = f"rf__ip_{ideal}", f"rf__ib_{ideal}_{kw['max_grade']}"
+        cols.setdefault(ipos, f"rf__ideal_pos({part}, rf_pos, rf_g, {_literal(ideal)})")
+        cols.setdefault(ibefore, f"rf__ideal_before({part}, rf_pos, rf_g, {_literal(ideal)}, {mg})")
+        aggregates[i] = f"rf__agg_nerr_w(rf_pos, rf_g, {before}, {ipos}, {ibefore}, {k}, {mg})"
+    return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
+
+
+def build_sql(
+    measures: Sequence[Measure],
+    order_by: str,
+    policies: dict[str, str],
+    source: str = _VIEW,
+    segments: Sequence[str] = (),
+) -> str:
+    """The whole evaluation as one SQL query over the view ``source`` (columns query, item, rank|score, ...).
+
+    The unit is (segments..., query); the DuckDB engine passes one integer code per unit as ``query``.
+    ERR and nERR take their running products from windows over the prepared rows (``WINDOWED``), every other
+    metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
+    """
+    keys = ", ".join([*segments, "query"])
+    windows, aggregates = _windows(measures, "query" if not segments else f"row({keys})")
     values = ",\n  ".join(
-        f"{measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}" for i, m in enumerate(measures)
+        f"{aggregates.get(i) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}"
+        for i, m in enumerate(measures)
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
     # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
@@ -89,14 +133,21 @@ def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, st
         f"{pol}) AS m{i}"
         for i, m in enumerate(measures)
     )
+    seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"
+    rows = (
+        f"SELECT {keys}, rf_pos, rf_g "
+        f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
+    )
+    if windows:
+        rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
     return f"""
 WITH raw AS (
-  SELECT query, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
+  SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
   {values}
-  FROM rf_prepare('{_VIEW}', order_by := {_literal(order_by)})
-  GROUP BY query
+  FROM ({rows})
+  GROUP BY {keys}
 ), applied AS (
-  SELECT query,
+  SELECT {keys},
   {applied}
   FROM raw
 )
