@@ -209,7 +209,7 @@ def evaluate(
                 allow_duplicates=allow_duplicates,
                 settings=duckdb_source.settings_from(duckdb_config),
             )
-            return _aggregate(values, measures, by, columns, per_query, ci)
+            return _aggregate(values, measures, by, columns, per_query, ci, agg)
         df = duckdb_source.to_pandas(df, columns)  # a separate qrels table is joined in pandas
     elif duckdb_config is not None:
         raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
@@ -240,11 +240,17 @@ def evaluate(
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         values = engine_module.evaluate(df, measures, columns, by, per_query, policies)
-    return _aggregate(values, measures, by, columns, per_query, ci)
+    return _aggregate(values, measures, by, columns, per_query, ci, agg)
 
 
 def _aggregate(
-    values: pd.DataFrame, measures: list[Measure], by: list[str], columns: Columns, per_query: bool, ci: float | None
+    values: pd.DataFrame,
+    measures: list[Measure],
+    by: list[str],
+    columns: Columns,
+    per_query: bool,
+    ci: float | None,
+    agg: str = "mean",
 ) -> pd.DataFrame:
     from .engines.aggregate import mean_per_segment, order_per_query
 
