@@ -72,9 +72,16 @@ class RankMetrics:
         2      fr     RR    0.5  1
         3      fr    P@1    0.0  1
         """
+        return self._result(self._evaluate(metrics, by=by, per_query=per_query, **options))
+
+    def _evaluate(self, metrics: Any, *, by: Any = None, per_query: bool = False, **options: Any) -> pd.DataFrame:
         columns = options.pop("columns", None)
         columns = self._columns if columns is None else Columns.coerce(columns)
         return evaluate(self._obj, metrics, by=by, per_query=per_query, columns=columns, **options)
+
+    def _result(self, result: Any) -> Any:
+        """A result as this namespace gives it (pandas here; the polars namespace converts)."""
+        return result
 
     def compare(self, metrics: str | Measure | Iterable[str | Measure], **options: Any) -> pd.DataFrame:
         """Compare systems per segment and metric: paired tests, intervals, corrections.
@@ -85,7 +92,7 @@ class RankMetrics:
 
         columns = options.pop("columns", None)
         columns = self._columns if columns is None else Columns.coerce(columns)
-        return compare(self._obj, metrics, columns=columns, **options)
+        return self._result(compare(self._obj, metrics, columns=columns, **options))
 
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
@@ -123,17 +130,17 @@ class RankMetrics:
                         f"argument of {spec.name}()", name, [p.name for p in spec.params] + list(_CALL_OPTIONS)
                     ) from None
             raise
-        out = self.evaluate([measure], by=by, per_query=per_query, **options)
+        out = self._evaluate([measure], by=by, per_query=per_query, **options)
         label = str(measure)
         segments = as_column_list(by)
         if per_query:
-            return out.set_index([*segments, self._columns.query])["value"].rename(label)
+            return self._result(out.set_index([*segments, self._columns.query])["value"].rename(label))
         if options.get("ci") is not None:  # the mean with its interval: a Series, or a frame per segment
             table = out.drop(columns="metric")
-            return table.iloc[0].rename(label) if not segments else table.set_index(segments)
+            return self._result(table.iloc[0].rename(label) if not segments else table.set_index(segments))
         if not segments:
             return float(out["value"].iloc[0])
-        return out.set_index(segments)["value"].rename(label)
+        return self._result(out.set_index(segments)["value"].rename(label))
 
 
 # The example frame of every metric method's doctest (rankframe.declare.MetricSpec.example: the value by hand).

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from . import progress as progress_mod
 from .columns import Columns
 from .display import compare_caption
 from .errors import RankframeError, ValidationError
@@ -154,9 +155,13 @@ class Progress:
 
     def __init__(self, total: int, *, enabled: bool | None = None, delay: float = 1.5, stream=None):
         self.stream = stream or sys.stderr
-        if enabled is None:
-            enabled = bool(getattr(self.stream, "isatty", lambda: False)()) and not os.environ.get(
-                "RANKFRAME_NO_PROGRESS"
+        if enabled is None:  # the switches of rankframe.progress (option, RANKFRAME_PROGRESS), then the terminal
+            decided = progress_mod.forced()
+            enabled = (
+                decided
+                if decided is not None
+                else bool(getattr(self.stream, "isatty", lambda: False)())
+                and not os.environ.get("RANKFRAME_NO_PROGRESS")
             )
         self.enabled = enabled
         self.total, self.done, self.label = max(total, 1), 0, ""
@@ -872,7 +877,11 @@ def _evaluate(args) -> int:
             "Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
         )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
-    with Progress(steps, enabled=False if args.no_progress else None) as progress:
+    # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
+    with (
+        progress_mod.using(False if args.no_progress else None),
+        Progress(steps, enabled=False if args.no_progress else None) as progress,
+    ):
         loaded = _load(args, columns, by, progress)
         if loaded.trec:
             columns = Columns()
@@ -985,7 +994,11 @@ def _compare(args) -> int:
     if trec_inputs and not several:
         raise UsageError(f"compare needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
-    with Progress(steps, enabled=False if args.no_progress else None) as progress:
+    # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
+    with (
+        progress_mod.using(False if args.no_progress else None),
+        Progress(steps, enabled=False if args.no_progress else None) as progress,
+    ):
         loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
         # runs and several tables get a column 'system'; one table has its own (--system)
         system = loaded.system if loaded.system is not None else columns.system

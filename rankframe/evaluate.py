@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import inputs, keys
+from . import progress as progress_
 from .checks import check_grades
 from .columns import Columns
 from .engines.aggregate import AGGREGATIONS
@@ -102,16 +104,19 @@ def evaluate(
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
     duckdb_config: dict | None = None,
-) -> pd.DataFrame:
+    output: str = "pandas",
+    progress: bool | None = None,
+) -> Any:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
     Parameters
     ----------
-    df : DataFrame, path or duckdb.DuckDBPyRelation
-        One row per (query, item) with ``query``, ``item``, ``rank`` (or ``score``), ``relevance`` columns
-        (names configurable through ``columns``). Rows with a null rank are judged but not retrieved; rows with a
-        null relevance are unjudged. Never modified. A Parquet/CSV path (str or ``Path``) or a DuckDB relation
-        is read and computed in DuckDB without a pandas copy (``docs/sql.md``, "Big files").
+    df : DataFrame, pyarrow Table or RecordBatchReader, polars DataFrame or LazyFrame, DuckDB relation, path
+        Any table ``rankframe.inputs`` reads (``docs/inputs.md``): one row per (query, item) with ``query``,
+        ``item``, ``rank`` (or ``score``), ``relevance`` columns (names configurable through ``columns``).
+        Rows with a null rank are judged but not retrieved; rows with a null relevance are unjudged. Never
+        modified. A Parquet/CSV path (str or ``Path``) or a DuckDB relation is read and computed in DuckDB
+        without a pandas copy (``docs/sql.md``, "Big files").
     metrics : str or list of str
         Metric names such as ``"AP@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map@10"``, ``"RR"``
         (see ``docs/metrics.md``).
@@ -121,11 +126,12 @@ def evaluate(
         Return one value per (segment, query) instead of the mean per segment.
     columns : Columns or dict, optional
         Column names of ``df`` (and ``qrels``), e.g. ``{"query": "user_id", "rank": "position"}``.
-    qrels : DataFrame, optional
-        Separate judgments (query, item, relevance) for a run table without a relevance column; gives the same
-        results as the single-table form. One rule (:func:`rankframe.join_qrels`): every system (the ``system``
-        column, when it is in ``by``) is scored on every judged query; a judged query that no run row mentions
-        is a unit with nothing retrieved, in a null segment.
+    qrels : table, optional
+        Separate judgments (query, item, relevance; any table kind ``df`` takes) for a run table without a
+        relevance column; gives the same results as the single-table form. One rule
+        (:func:`rankframe.join_qrels`): every system (the ``system`` column, when it is in ``by``) is scored on
+        every judged query; a judged query that no run row mentions is a unit with nothing retrieved, in a null
+        segment.
     qrels_columns : Columns or dict, optional
         Column names of ``qrels`` when they differ from ``df``'s (default: the same as ``columns``).
     validate : bool, default True
@@ -147,10 +153,15 @@ def evaluate(
     duckdb_config : dict, optional
         For a path or relation input: DuckDB's ``memory_limit`` (default ``"1GB"``), ``threads`` and
         ``temp_directory`` (where it spills instead of failing).
+    output : {"pandas", "arrow", "polars"}, default "pandas"
+        The type of the result: a pandas DataFrame, a ``pyarrow.Table`` or a ``polars.DataFrame`` (same columns).
+    progress : bool, optional
+        Show progress of long steps (file reads, DuckDB queries) always (True), never (False), or when the
+        session is interactive (None, default; see ``rankframe.progress`` for the switches).
 
     Returns
     -------
-    DataFrame
+    DataFrame (or pyarrow Table / polars DataFrame with ``output=``)
         Per query: ``[*by, <query column>, "metric", "value"]``. Means: ``[*by, "metric", "value", "n"]`` where
         ``n`` is the number of queries averaged (NaN values are left out), plus ``std_err, ci_low, ci_high``
         with ``ci``. ``metric`` is the canonical metric string.
@@ -195,6 +206,44 @@ def evaluate(
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
+    output = inputs.check_output(output)
+    with progress_.using(progress):
+        out = _evaluate(
+            df,
+            measures,
+            by,
+            per_query,
+            columns,
+            qrels,
+            qrels_columns,
+            validate,
+            engine,
+            allow_duplicates,
+            ci,
+            policies,
+            agg,
+            duckdb_config,
+        )
+    return inputs.from_pandas(out, output)
+
+
+def _evaluate(
+    df: object,
+    measures: list[Measure],
+    by: list[str],
+    per_query: bool,
+    columns: Columns,
+    qrels: object,
+    qrels_columns: Columns | dict | None,
+    validate: bool,
+    engine: str,
+    allow_duplicates: bool,
+    ci: float | None,
+    policies: dict[str, str],
+    agg: str,
+    duckdb_config: dict | None,
+) -> pd.DataFrame:
+    """Everything after the argument checks (inside the call's progress setting)."""
     if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
         from .engines import duckdb_source
 
@@ -213,13 +262,14 @@ def evaluate(
         df = duckdb_source.to_pandas(df, columns)  # a separate qrels table is joined in pandas
     elif duckdb_config is not None:
         raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
-    if not isinstance(df, pd.DataFrame):
-        validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
+    df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
     if qrels is not None:
-        if not isinstance(qrels, pd.DataFrame):
-            raise parameter_error(
-                "evaluate", "qrels", "a pandas DataFrame (query, item, relevance)", type(qrels).__name__
-            )
+        qrels = inputs.to_pandas(
+            qrels,
+            owner="evaluate",
+            name="qrels",
+            columns=Columns.coerce(qrels_columns, "qrels_columns") if qrels_columns is not None else columns,
+        )
         df = join_qrels(
             df,
             qrels,

@@ -92,7 +92,8 @@ _NONE_COLUMN = {None: "false", "relevant": "r.rf__none_rel", "gain": "r.rf__none
 def test_table_macros_have_a_column_per_metric(spec):
     text = _table_macro_text()
     col = spec.canonical
-    assert re.search(rf'rf__agg_{spec.name}(?:_\w+)?\(x\.rf_pos, x\.rf_g\b[^;]*?\) AS "{col}"', text), (
+    # rf__agg_<name>_w: the windowed form (ERR, nERR) that reads running products computed over the unit
+    assert re.search(rf'rf__agg_{spec.name}(?:_w)?\(x\.rf_pos, x\.rf_g\b[^;]*?\) AS "{col}"', text), (
         f'rf__per_query_raw has no column "{col}" computed by rf__agg_{spec.name}'
     )
     applied = re.search(

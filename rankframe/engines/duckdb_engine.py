@@ -24,7 +24,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import keys
+from .. import keys, progress
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..declare import NOTHING_RELEVANT
@@ -43,7 +43,7 @@ def _cursor() -> duckdb.DuckDBPyConnection:
     with _LOCK:
         if _DB is None:
             _DB = rf_sql.install(duckdb.connect())
-        return _DB.cursor()
+        return progress.configure_duckdb(_DB.cursor())
 
 
 def _literal(value: Any) -> str:
