@@ -308,7 +308,14 @@ def _parser() -> argparse.ArgumentParser:
     sq = sub.add_parser(
         "sql",
         help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
-        description="Print every rankframe DuckDB macro as one SQL script.",
+        description="Print every rankframe DuckDB macro as one SQL script, or write it with -o FILE (then `.read FILE` "
+        "in the DuckDB CLI).",
+    )
+    sq.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the script to FILE (for `.read FILE` in the DuckDB CLI) instead of printing it",
     )
     sq.set_defaults(inputs=[])
 
@@ -1107,8 +1114,14 @@ def _sql(args) -> int:
         raise RankframeError(f"the SQL macros are not available: {e}") from None
     try:
         text = sql.text()
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         raise RankframeError(str(e)) from None
+    if args.output is not None:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write --output {args.output!r}: {e.strerror or e}") from None
+        return 0
     _print(text.rstrip("\n"))
     return 0
 
