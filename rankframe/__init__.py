@@ -1,11 +1,11 @@
 """rankframe: ranking-quality metrics over long-format tables, in pandas and DuckDB SQL.
 
-``import rankframe`` registers the ``df.rank_metrics`` accessor.
+``import rankframe`` registers the ``df.rank_metrics`` accessor (and ``pl_df.rank_metrics`` when polars is used).
 """
 
 from __future__ import annotations
 
-from . import sql
+from . import display, inputs, plot, polars_namespace, progress, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -23,7 +23,9 @@ from .io import (
 )
 from .join import join_qrels
 from .names import Measure, parse
+from .progress import options
 from .registry import METRICS
+from .report import report
 from .schema import schema, validate
 
 __all__ = [
@@ -50,6 +52,14 @@ __all__ = [
     "write_trec_qrels",
     "write_trec_run",
     "sql",
+    "display",
+    "plot",
+    "report",
     "compare",
+    "inputs",
+    "options",
+    "progress",
 ]
 __version__ = "0.1.0"
+
+polars_namespace.install()  # pl_df.rank_metrics, once polars is imported (never imports polars itself)

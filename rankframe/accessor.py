@@ -24,6 +24,7 @@ _CALL_OPTIONS = (
     "no_retrieved",
     "no_judged",
     "ci",
+    "agg",
 )
 
 
@@ -71,9 +72,16 @@ class RankMetrics:
         2      fr     RR    0.5  1
         3      fr    P@1    0.0  1
         """
+        return self._result(self._evaluate(metrics, by=by, per_query=per_query, **options))
+
+    def _evaluate(self, metrics: Any, *, by: Any = None, per_query: bool = False, **options: Any) -> pd.DataFrame:
         columns = options.pop("columns", None)
         columns = self._columns if columns is None else Columns.coerce(columns)
         return evaluate(self._obj, metrics, by=by, per_query=per_query, columns=columns, **options)
+
+    def _result(self, result: Any) -> Any:
+        """A result as this namespace gives it (pandas here; the polars namespace converts)."""
+        return result
 
     def compare(self, metrics: str | Measure | Iterable[str | Measure], **options: Any) -> pd.DataFrame:
         """Compare systems per segment and metric: paired tests, intervals, corrections.
@@ -84,7 +92,7 @@ class RankMetrics:
 
         columns = options.pop("columns", None)
         columns = self._columns if columns is None else Columns.coerce(columns)
-        return compare(self._obj, metrics, columns=columns, **options)
+        return self._result(compare(self._obj, metrics, columns=columns, **options))
 
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
@@ -104,12 +112,12 @@ class RankMetrics:
     def _one(self, spec: MetricSpec, args: tuple, by, per_query: bool, kwargs: dict[str, Any]):
         params = dict(kwargs)
         if args:
-            if len(args) > 1 or not any(p.name == "k" for p in spec.params):
+            if len(args) > 1 or not any(p.name == spec.at for p in spec.params):
                 raise ParameterError(
-                    f"{spec.name}() takes only k as a positional argument (got {len(args)} "
+                    f"{spec.name}() takes only {spec.at} as a positional argument (got {len(args)} "
                     "positional argument(s)); name the others, e.g. rel=2"
                 )
-            params["k"] = args[0]
+            params[spec.at] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
         try:
             measure = Measure.of(spec, **params)
@@ -122,41 +130,23 @@ class RankMetrics:
                         f"argument of {spec.name}()", name, [p.name for p in spec.params] + list(_CALL_OPTIONS)
                     ) from None
             raise
-        out = self.evaluate([measure], by=by, per_query=per_query, **options)
+        out = self._evaluate([measure], by=by, per_query=per_query, **options)
         label = str(measure)
         segments = as_column_list(by)
         if per_query:
-            return out.set_index([*segments, self._columns.query])["value"].rename(label)
+            return self._result(out.set_index([*segments, self._columns.query])["value"].rename(label))
         if options.get("ci") is not None:  # the mean with its interval: a Series, or a frame per segment
             table = out.drop(columns="metric")
-            return table.iloc[0].rename(label) if not segments else table.set_index(segments)
+            return self._result(table.iloc[0].rename(label) if not segments else table.set_index(segments))
         if not segments:
             return float(out["value"].iloc[0])
-        return out.set_index(segments)["value"].rename(label)
+        return self._result(out.set_index(segments)["value"].rename(label))
 
 
-# Values by hand on one query: grades [0, 2, 1] in rank order plus one judged, unretrieved item of grade 1 (|R| = 3).
+# The example frame of every metric method's doctest (rankframe.declare.MetricSpec.example: the value by hand).
 _EXAMPLE_FRAME = (
     'pd.DataFrame({"query": 1, "item": ["a", "b", "c", "d"], "rank": [1, 2, 3, None], "relevance": [0, 2, 1, 1]})'
 )
-_EXAMPLES = {
-    "precision": "0.66667",  # 2 hits / 3 retrieved
-    "recall": "0.66667",  # 2 of 3 relevant found
-    "ap": "0.38889",  # (1/2 + 2/3) / 3
-    "rr": "0.5",  # first hit at rank 2
-    "cg": "3.0",  # 0 + 2 + 1
-    "dcg": "1.76186",  # 2/log2(3) + 1/log2(4)
-    "idcg": "3.13093",  # 2 + 1/log2(3) + 1/log2(4)
-    "ndcg": "0.56273",  # 1.76186 / 3.13093
-    "err": "0.11068",  # (1/2)(3/16) + (1/3)(1/16)(13/16)
-    "nerr": "0.48381",  # / (3/16 + (1/2)(1/16)(13/16) + (1/3)(1/16)(13/16)(15/16))
-    "r_precision": "0.66667",  # 2 hits in the top |R| = 3
-    "hit_rate": "1.0",
-    "f1": "0.66667",  # P = R = 2/3
-    "bpref": "0.0",  # N = 1 judged non-relevant, ranked above both hits: 1 - min(1, 3)/min(3, 1) = 0 each
-    "rbp": "0.288",  # 0.2 (0.8 + 0.8^2)
-    "judged": "1.0",
-}
 
 
 def _method(spec: MetricSpec):
@@ -165,6 +155,8 @@ def _method(spec: MetricSpec):
 
     params = "\n".join(f"{p.name} : default {p.default!r}\n    {p.description}; {p.expected()}." for p in spec.params)
     method.__name__ = spec.name
+    example_args = spec.extra.get("example_args", "")  # a metric without a default (IPrec's level)
+    why = "  # " + spec.example_why if spec.example_why else ""
     method.__doc__ = (
         f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
         f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
@@ -172,19 +164,20 @@ def _method(spec: MetricSpec):
         f"``ci_low``, ``ci_high`` (a Series, or a DataFrame per segment).\n\n"
         f"Parameters\n----------\n{params}\n"
         "by, per_query, qrels, qrels_columns, validate, engine, allow_duplicates, no_relevant, no_retrieved, "
-        "no_judged, ci\n"
+        "no_judged, ci, agg\n"
         "    As for :func:`rankframe.evaluate`.\n\n"
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"
         f">>> df = {_EXAMPLE_FRAME}\n"
-        f">>> round(df.rank_metrics.{spec.name}(), 5)\n{_EXAMPLES[spec.name]}\n"
+        f">>> round(df.rank_metrics.{spec.name}({example_args}), 5){why}\n"
+        f"{spec.example}\n"
     )
     return method
 
 
 def _method_names(spec: MetricSpec) -> list[str]:
     names = [spec.name] + [a.lower() for a in spec.aliases]
-    return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1 and n not in ("hits",)]
+    return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1]
 
 
 for _spec in METRICS:

@@ -22,7 +22,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from . import progress as progress_mod
 from .columns import Columns
+from .display import compare_caption
 from .errors import RankframeError, ValidationError
 from .io import InputFileError
 
@@ -32,8 +34,24 @@ FORMATS = ("table", "csv", "json", "markdown", "trec")
 COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 _LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
-# trec_eval's measure families, in the order trec_eval prints them (``-m all_trec``)
-_TREC_ORDER = ("map", "Rprec", "bpref", "recip_rank", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success")
+# trec_eval's measure families, in the order trec_eval prints them (``-m all_trec``); a declared trec_eval name
+# missing here is printed after these
+_TREC_ORDER = (
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "P",
+    "recall",
+    "ndcg",
+    "ndcg_cut",
+    "map_cut",
+    "success",
+)
 
 
 class UsageError(RankframeError):
@@ -56,46 +74,64 @@ def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
     if any(v != defaults[n] for n, v in kw.items() if n != "k"):
         return None  # trec_eval measures use default parameters (rel >= 1, linear gain, judged ideal)
     k = kw.get("k")
-    name = {
-        ("ap", False): "map",
-        ("ap", True): "map_cut",
-        ("ndcg", False): "ndcg",
-        ("ndcg", True): "ndcg_cut",
-        ("precision", True): "P",
-        ("recall", True): "recall",
-        ("hit_rate", True): "success",
-        ("rr", False): "recip_rank",
-        ("r_precision", False): "Rprec",
-        ("bpref", False): "bpref",
-    }.get((spec.name, k is not None))
+    name = spec.trec_eval_cut if k is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
     if name is None:
         return None
-    return (f"{name}_{k}" if k is not None else name), (_TREC_ORDER.index(name), k or 0)
+    order = _TREC_ORDER.index(name) if name in _TREC_ORDER else len(_TREC_ORDER)
+    return (f"{name}_{k}" if k is not None else name), (order, k or 0)
 
 
-def _trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col: str) -> list[str]:
-    r"""trec_eval's output: ``%-22s\t%s\t%.4f`` lines, per query (sorted) then ``all``, for each system."""
+#: the summary lines trec_eval prints before its measures (``runid``, then these, summed over queries)
+TREC_COUNTS = ("NumQ", "NumRet", "NumRel", "NumRelRet")
+
+
+def _trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col: str, agg: str = "mean") -> list[str]:
+    r"""trec_eval's output from per-query values: ``%-22s\t%s\t%.4f`` lines, per query (sorted) then ``all``.
+
+    Counts (NumQ, NumRet, ...) print as integers and their ``all`` line is the sum, as trec_eval's ``num_*`` lines
+    (``num_q`` has no per-query line); other measures' ``all`` line is the mean, or with ``agg="gmean"`` the
+    geometric mean named ``gm_<name>`` (trec_eval's ``gm_map``), or the median / sum.
+    """
+    import numpy as np
+
+    from .engines.aggregate import GMEAN_EPSILON
+
     names = {}
+    specs = {}
     for m in measures:
         t = trec_name(m)
         names[str(m)] = t if t is not None else (str(m), (len(_TREC_ORDER), measures.index(m)))
+        specs[str(m)] = m.spec
     order = sorted(names, key=lambda s: names[s][1])
     lines: list[str] = []
     systems = result["system"].drop_duplicates().tolist() if "system" in result.columns else [None]
     for system in systems:
         part = result if system is None else result[result["system"] == system]
+        pq = part.dropna(subset=["value"])
         if per_query:
-            pq = part.dropna(subset=["value"])
             by_q = {q: g for q, g in pq.groupby(query_col, sort=False)}
             for q in sorted(by_q, key=str):
                 vals = dict(zip(by_q[q]["metric"], by_q[q]["value"]))
-                lines += [_trec_line(names[m][0], q, vals[m]) for m in order if m in vals]
-            means = pq.groupby("metric", sort=False)["value"].mean().to_dict()
-        else:
-            means = dict(zip(part["metric"], part["value"]))
+                lines += [
+                    _trec_line(names[m][0], q, vals[m], specs[m].count)
+                    for m in order
+                    if m in vals and specs[m].name != "num_q"
+                ]
+        grouped = pq.groupby("metric", sort=False)["value"]
+        sums, means = grouped.sum().to_dict(), grouped.mean().to_dict()
+        if agg == "gmean":
+            means = pq.assign(value=np.log(np.maximum(pq["value"], GMEAN_EPSILON))).groupby("metric")["value"].mean()
+            means = np.exp(means).to_dict()
+        elif agg in ("median", "sum"):
+            means = getattr(grouped, agg)().to_dict()
         if system is not None:
             lines.append(f"{'runid':<22}\tall\t{system}")
-        lines += [_trec_line(names[m][0], "all", means[m]) for m in order if m in means and not _isnan(means[m])]
+        for m in order:
+            if specs[m].count and m in sums:
+                lines.append(_trec_line(names[m][0], "all", sums[m], True))
+            elif m in means and not _isnan(means[m]):
+                name = names[m][0] if agg != "gmean" else f"gm_{names[m][0]}"
+                lines.append(_trec_line(name, "all", means[m]))
     return lines
 
 
@@ -103,8 +139,8 @@ def _isnan(v) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
 
-def _trec_line(name: str, qid, value: float) -> str:
-    return f"{name:<22}\t{qid}\t{value:.4f}"
+def _trec_line(name: str, qid, value: float, count: bool = False) -> str:
+    return f"{name:<22}\t{qid}\t{int(round(value))}" if count else f"{name:<22}\t{qid}\t{value:.4f}"
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -119,9 +155,13 @@ class Progress:
 
     def __init__(self, total: int, *, enabled: bool | None = None, delay: float = 1.5, stream=None):
         self.stream = stream or sys.stderr
-        if enabled is None:
-            enabled = bool(getattr(self.stream, "isatty", lambda: False)()) and not os.environ.get(
-                "RANKFRAME_NO_PROGRESS"
+        if enabled is None:  # the switches of rankframe.progress (option, RANKFRAME_PROGRESS), then the terminal
+            decided = progress_mod.forced()
+            enabled = (
+                decided
+                if decided is not None
+                else bool(getattr(self.stream, "isatty", lambda: False)())
+                and not os.environ.get("RANKFRAME_NO_PROGRESS")
             )
         self.enabled = enabled
         self.total, self.done, self.label = max(total, 1), 0, ""
@@ -215,8 +255,41 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LEVEL",
         help="add n, std_err and the t interval of each mean at this level, e.g. 0.95 (not with --per-query)",
     )
+    ev.add_argument(
+        "--agg",
+        choices=("mean", "gmean", "median", "sum"),
+        default="mean",
+        help="how per-query values become one value: mean (default), gmean (trec_eval gm_map: "
+        "exp(mean(log(max(x, 1e-5))))), median, sum",
+    )
     _policy_options(ev)
-    ev.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
+    ev.add_argument(
+        "--engine",
+        choices=("pandas", "duckdb"),
+        default=None,
+        help="where to compute (default: duckdb for one Parquet table, read and computed in DuckDB without "
+        "loading it into pandas; pandas otherwise); duckdb with one .csv table reads it in DuckDB too",
+    )
+    g = ev.add_argument_group(
+        "DuckDB settings (one long table read in DuckDB: a Parquet table, or any table with --engine duckdb)"
+    )
+    g.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="DuckDB's memory limit, e.g. 1GB or 500MB (default 1GB); past it DuckDB spills to --temp-directory",
+    )
+    g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
+    g.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="skip the table's rule checks (for a big table you trust: the uniqueness checks cost more than "
+        "the metrics)",
+    )
+    g.add_argument(
+        "--temp-directory",
+        metavar="DIR",
+        help="where DuckDB spills (default: a fresh folder in the system's temporary directory, removed after)",
+    )
     ev.add_argument(
         "--format",
         choices=FORMATS,
@@ -228,11 +301,21 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
     _compare_parser(sub)
+    from .report import add_parser as _report_parser  # rankframe report: rankframe/report.py
+
+    _report_parser(sub)
 
     sq = sub.add_parser(
         "sql",
         help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
-        description="Print every rankframe DuckDB macro as one SQL script.",
+        description="Print every rankframe DuckDB macro as one SQL script, or write it with -o FILE (then `.read FILE` "
+        "in the DuckDB CLI).",
+    )
+    sq.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the script to FILE (for `.read FILE` in the DuckDB CLI) instead of printing it",
     )
     sq.set_defaults(inputs=[])
 
@@ -751,45 +834,6 @@ def _render(
     return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
 
 
-_TEST_WORDS = {
-    "t": "paired t-test",
-    "randomization": "paired randomization test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "tukey": "blocked Tukey HSD",
-}
-_CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
-
-
-def compare_caption(attrs: dict) -> str:
-    """One line naming the test, the interval, the correction and its family, from ``compare(...).attrs``.
-
-    >>> compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
-    ...                  "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
-    "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
-    """
-    random = f"{attrs.get('n_resamples')} resamples, seed {attrs.get('seed')}"
-    test = _TEST_WORDS[attrs["test"]]
-    if attrs["test"] == "randomization":
-        test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
-    who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
-    level = f"{attrs['ci'] * 100:.6g}%"
-    interval = {
-        "t": f"{level} t interval",
-        "bootstrap": f"{level} paired bootstrap interval ({random})",
-        "tukey": f"{level} Tukey simultaneous interval",
-    }[attrs["ci_method"]]
-    correction = attrs["correction"]
-    family = str(attrs["family"])  # "all 8 comparisons of the call", "per metric (2 families)"
-    family = family if family.startswith("per ") else f"over {family}"
-    adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
-    parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
-    if attrs.get("missing", "error") != "error":
-        key = "filled" if attrs["missing"] == "zero" else "dropped"
-        done = f"{attrs.get(key, 0)} {key}"
-        parts.append(f"missing values: {attrs['missing']} ({done})")
-    return "; ".join(parts)
-
-
 def _render_compare(out: pd.DataFrame, fmt: str) -> str:
     """Format compare's result: every column at full precision (csv, json), or rounded under a caption line."""
     if fmt in ("csv", "json"):
@@ -821,9 +865,30 @@ def _evaluate(args) -> int:
         raise UsageError("--ci gives intervals of means; it does not apply with --per-query")
     if args.ci is not None and args.format == "trec":
         raise UsageError("--format trec prints trec_eval's lines, without intervals; use another format with --ci")
+    if args.agg != "mean" and args.per_query and args.format != "trec":
+        raise UsageError(f"--agg {args.agg} aggregates over queries; it does not apply with --per-query")
+    if args.agg != "mean" and args.ci is not None:
+        raise UsageError(f"--ci gives t-intervals of means; it does not apply with --agg {args.agg}")
+    trec_format = args.format == "trec"
+    if trec_format:  # trec_eval's summary lines num_q, num_ret, num_rel, num_rel_ret come with every measure set
+        asked = {str(m) for m in measures}
+        measures += [rankframe.parse(c) for c in TREC_COUNTS if c not in asked]
     trec_inputs = not all(_is_long(p) for p in args.inputs)
+    if _sql_road(args):
+        result = _evaluate_in_duckdb(args, measures, columns, by, policies)
+        return _output(args, result, measures, labels, by, columns, policies)
+    duckdb_only = ("memory_limit", "threads", "temp_directory", "no_validate")
+    if any(getattr(args, o) not in (None, False) for o in duckdb_only):
+        raise UsageError(
+            "--memory-limit, --threads, --temp-directory and --no-validate are for one long table read in DuckDB "
+            "(a Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
+        )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
-    with Progress(steps, enabled=False if args.no_progress else None) as progress:
+    # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
+    with (
+        progress_mod.using(False if args.no_progress else None),
+        Progress(steps, enabled=False if args.no_progress else None) as progress,
+    ):
         loaded = _load(args, columns, by, progress)
         if loaded.trec:
             columns = Columns()
@@ -835,22 +900,77 @@ def _evaluate(args) -> int:
             loaded.df,
             measures,
             by=by or None,
-            per_query=per_query,
+            per_query=per_query or trec_format,  # trec_eval's all lines are aggregated by _trec_lines
+            agg="mean" if per_query or trec_format else args.agg,
             columns=columns,
             qrels=loaded.judgments,
-            engine=args.engine,
+            engine=args.engine or "pandas",
             allow_duplicates=args.allow_duplicates,
             ci=args.ci,
             no_relevant=policies["no_relevant"],
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
         )
+    return _output(args, result, measures, labels, by, columns, policies)
+
+
+def _sql_road(args) -> bool:
+    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only."""
+    if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
+        return False
+    if args.engine == "duckdb":
+        return True
+    if args.engine is None:
+        name = args.inputs[0].lower()
+        return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+    return False
+
+
+def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], policies: dict) -> pd.DataFrame:
+    """The SQL road: the file's rows stay in DuckDB (bounded memory); only per-query values reach pandas."""
+    import rankframe
+
+    from .engines import duckdb_source
+
+    _check_options(args, trec=False)
+    path = args.inputs[0]
+    with Progress(2, enabled=False if args.no_progress else None) as progress:
+        progress.step(f"reading {Path(path).name} in DuckDB")
+        names = duckdb_source.column_names(path)
+        _check_columns(pd.DataFrame(columns=names), path, args, columns, by, need_relevance=True)
+        progress.step("evaluating in DuckDB")
+        config = {"memory_limit": args.memory_limit, "threads": args.threads, "temp_directory": args.temp_directory}
+        if args.threads is not None and args.threads < 1:
+            raise UsageError(f"--threads must be >= 1, got {args.threads}")
+        if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
+            raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
+        trec_format = args.format == "trec"
+        return rankframe.evaluate(
+            path,
+            measures,
+            by=by or None,
+            per_query=args.per_query or trec_format,  # trec_eval's all lines are aggregated by _trec_lines
+            agg="mean" if args.per_query or trec_format else args.agg,
+            columns=columns,
+            allow_duplicates=args.allow_duplicates,
+            ci=args.ci,
+            no_relevant=policies["no_relevant"],
+            no_retrieved=policies["no_retrieved"],
+            no_judged=policies["no_judged"],
+            duckdb_config=config,
+            validate=not args.no_validate,
+        )
+
+
+def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:
+    """Print evaluate's result in the chosen format (or fail when every query was skipped)."""
+    per_query = args.per_query
     if result.empty or ("n" in result.columns and not result["n"].any()):  # n: the queries each mean averages
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
         raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies ({chosen})")
     keys = [*by, *([columns.query] if per_query else [])]
     if args.format == "trec":
-        text = "\n".join(_trec_lines(result, measures, per_query, columns.query))
+        text = "\n".join(_trec_lines(result, measures, per_query, columns.query, args.agg))
     else:
         text = _render(result, args.format, keys, labels, per_query=per_query, ci=args.ci)
     _print(text)
@@ -884,7 +1004,11 @@ def _compare(args) -> int:
     if trec_inputs and not several:
         raise UsageError(f"compare needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
-    with Progress(steps, enabled=False if args.no_progress else None) as progress:
+    # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
+    with (
+        progress_mod.using(False if args.no_progress else None),
+        Progress(steps, enabled=False if args.no_progress else None) as progress,
+    ):
         loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
         # runs and several tables get a column 'system'; one table has its own (--system)
         system = loaded.system if loaded.system is not None else columns.system
@@ -990,8 +1114,14 @@ def _sql(args) -> int:
         raise RankframeError(f"the SQL macros are not available: {e}") from None
     try:
         text = sql.text()
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         raise RankframeError(str(e)) from None
+    if args.output is not None:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write --output {args.output!r}: {e.strerror or e}") from None
+        return 0
     _print(text.rstrip("\n"))
     return 0
 
@@ -1021,6 +1151,12 @@ def _validate(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from .report import run
+
+    return run(args)
+
+
 def _print(text: str) -> None:
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
@@ -1034,7 +1170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate}[args.command]
+    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}[
+        args.command
+    ]
     try:
         return command(args)
     except RankframeError as e:

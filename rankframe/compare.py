@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import inputs, stats
+from . import progress as progress_
 from .columns import Columns
+from .display import comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate
 from .names import Measure, parse
@@ -45,7 +47,7 @@ OUTPUT_COLUMNS = (
     "note",
 )
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
-_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine"}
+_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
 EVALUATE_OPTIONS = tuple(p for p in inspect.signature(evaluate).parameters if p not in _OWN)
 
 NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
@@ -292,10 +294,12 @@ def compare(
     seed: int | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,
-    qrels: pd.DataFrame | None = None,
+    qrels: Any = None,
     engine: str = "pandas",
+    output: str = "pandas",
+    progress: bool | None = None,
     **options: Any,
-) -> pd.DataFrame:
+) -> Any:
     """Compare systems on the same queries, per segment and metric: paired tests, intervals, corrections.
 
     Every (segment, metric, system) gets one row comparing the system with the baseline on the queries both
@@ -303,8 +307,9 @@ def compare(
 
     Parameters
     ----------
-    df : DataFrame
-        The long ranking table (see :func:`rankframe.evaluate`) with a column naming the system of each row.
+    df : table
+        The long ranking table, any kind :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...), with a
+        column naming the system of each row.
     metrics : str or list of str
         Metric names, e.g. ``["AP@10", "nDCG@10"]``.
     system : str, optional
@@ -343,10 +348,15 @@ def compare(
         from that segment's comparisons for that metric.
     columns : Columns or dict, optional
         Column names of ``df`` (and ``qrels``).
-    qrels : DataFrame, optional
+    qrels : table, optional
         Separate judgments, as in :func:`rankframe.evaluate`.
     engine : {"pandas", "duckdb"}
         Where the per-query metrics are computed (same numbers).
+    output : {"pandas", "arrow", "polars"}, default "pandas"
+        The type of the result (``out.attrs`` exist only on the pandas result).
+    progress : bool, optional
+        Show a progress bar for the resampling tests and DuckDB queries (True), never (False), or when the
+        session is interactive (None; see ``rankframe.progress`` for the switches).
     **options
         Passed on to :func:`rankframe.evaluate`: ``no_relevant``, ``no_retrieved``, ``no_judged``,
         ``validate``, ``allow_duplicates``, ...
@@ -354,6 +364,7 @@ def compare(
     Returns
     -------
     DataFrame
+        A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
         p_adjusted, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the two means over them,
         ``delta = mean - baseline_mean`` (the mean per-query difference), ``effect_size = delta / sd`` of the
@@ -411,11 +422,19 @@ def compare(
         )
     names = list(dict.fromkeys(str(parse(m)) for m in metrics))
     p["family"] = _family_columns(family, by)
+    output = inputs.check_output(output, "compare")
+    df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
+    if qrels is not None:
+        qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
     _check_columns(df, system, by, columns)
     baseline, _ = _pick_baseline(df, system, baseline, pairs)
 
-    per = evaluate(df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options)
-    return _compare_per_query(per, names, by, columns.query, system, baseline, p)
+    with progress_.using(progress):
+        per = evaluate(
+            df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options
+        )
+        out = comparison_frame(_compare_per_query(per, names, by, columns.query, system, baseline, p))
+    return inputs.from_pandas(out, output)
 
 
 def _compare_per_query(
@@ -457,7 +476,8 @@ def _compare_per_query(
     if test == "t":
         pvalue = stats.ttest(summary, ci).pvalue
     elif test == "randomization":
-        res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], p["seed"])
+        with progress_.bar("compare: randomization test", unit="flips"):
+            res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], p["seed"])
         pvalue = res.pvalue
         attrs.update(n_resamples=res.n_resamples, seed=res.entropy, exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
@@ -469,7 +489,8 @@ def _compare_per_query(
         tt = stats.ttest(summary, ci)
         low, high = tt.ci_low, tt.ci_high
     elif ci_method == "bootstrap":
-        boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], p["seed"])
+        with progress_.bar("compare: bootstrap", unit="resamples"):
+            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], p["seed"])
         low, high = boot.ci_low, boot.ci_high
         attrs.update(n_resamples=boot.n_resamples, seed=boot.entropy)
     else:

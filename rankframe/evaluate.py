@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import inputs, keys
+from . import progress as progress_
 from .checks import check_grades
 from .columns import Columns
+from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
 from .names import Measure, parse
@@ -95,18 +99,24 @@ def evaluate(
     engine: str = "pandas",
     allow_duplicates: bool = False,
     ci: float | None = None,
+    agg: str = "mean",
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
-) -> pd.DataFrame:
+    duckdb_config: dict | None = None,
+    output: str = "pandas",
+    progress: bool | None = None,
+) -> Any:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
     Parameters
     ----------
-    df : DataFrame
-        One row per (query, item) with ``query``, ``item``, ``rank`` (or ``score``), ``relevance`` columns
-        (names configurable through ``columns``). Rows with a null rank are judged but not retrieved; rows with a
-        null relevance are unjudged. Never modified.
+    df : DataFrame, pyarrow Table or RecordBatchReader, polars DataFrame or LazyFrame, DuckDB relation, path
+        Any table ``rankframe.inputs`` reads (``docs/inputs.md``): one row per (query, item) with ``query``,
+        ``item``, ``rank`` (or ``score``), ``relevance`` columns (names configurable through ``columns``).
+        Rows with a null rank are judged but not retrieved; rows with a null relevance are unjudged. Never
+        modified. A Parquet/CSV path (str or ``Path``) or a DuckDB relation is read and computed in DuckDB
+        without a pandas copy (``docs/sql.md``, "Big files").
     metrics : str or list of str
         Metric names such as ``"AP@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"map@10"``, ``"RR"``
         (see ``docs/metrics.md``).
@@ -116,11 +126,12 @@ def evaluate(
         Return one value per (segment, query) instead of the mean per segment.
     columns : Columns or dict, optional
         Column names of ``df`` (and ``qrels``), e.g. ``{"query": "user_id", "rank": "position"}``.
-    qrels : DataFrame, optional
-        Separate judgments (query, item, relevance) for a run table without a relevance column; gives the same
-        results as the single-table form. One rule (:func:`rankframe.join_qrels`): every system (the ``system``
-        column, when it is in ``by``) is scored on every judged query; a judged query that no run row mentions
-        is a unit with nothing retrieved, in a null segment.
+    qrels : table, optional
+        Separate judgments (query, item, relevance; any table kind ``df`` takes) for a run table without a
+        relevance column; gives the same results as the single-table form. One rule
+        (:func:`rankframe.join_qrels`): every system (the ``system`` column, when it is in ``by``) is scored on
+        every judged query; a judged query that no run row mentions is a unit with nothing retrieved, in a null
+        segment.
     qrels_columns : Columns or dict, optional
         Column names of ``qrels`` when they differ from ``df``'s (default: the same as ``columns``).
     validate : bool, default True
@@ -132,13 +143,25 @@ def evaluate(
     ci : float, optional
         A confidence level in (0, 1) such as 0.95: the means gain ``std_err`` (sd / sqrt(n)) and the t-interval
         ``ci_low, ci_high`` over the segment's queries (NaN when n < 2). Means only (not with ``per_query``).
+    agg : {"mean", "gmean", "median", "sum"}, default "mean"
+        How per-query values become one value per segment: the arithmetic mean, the geometric mean of trec_eval's
+        ``gm_map`` (``exp(mean(log(max(x, 1e-5))))``), the median, or the sum (trec_eval's ``num_*`` lines).
+        NaN values are left out; ``n`` counts the queries aggregated. Not with ``per_query`` or ``ci``.
     no_relevant, no_retrieved, no_judged : {"zero", "nan", "skip"}
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
+    duckdb_config : dict, optional
+        For a path or relation input: DuckDB's ``memory_limit`` (default ``"1GB"``), ``threads`` and
+        ``temp_directory`` (where it spills instead of failing).
+    output : {"pandas", "arrow", "polars"}, default "pandas"
+        The type of the result: a pandas DataFrame, a ``pyarrow.Table`` or a ``polars.DataFrame`` (same columns).
+    progress : bool, optional
+        Show progress of long steps (file reads, DuckDB queries) always (True), never (False), or when the
+        session is interactive (None, default; see ``rankframe.progress`` for the switches).
 
     Returns
     -------
-    DataFrame
+    DataFrame (or pyarrow Table / polars DataFrame with ``output=``)
         Per query: ``[*by, <query column>, "metric", "value"]``. Means: ``[*by, "metric", "value", "n"]`` where
         ``n`` is the number of queries averaged (NaN values are left out), plus ``std_err, ci_low, ci_high``
         with ``ci``. ``metric`` is the canonical metric string.
@@ -173,16 +196,80 @@ def evaluate(
             raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
         if per_query:
             raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
+        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
+    agg = agg.lower()
+    if agg != "mean" and per_query:
+        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+    if agg != "mean" and ci is not None:
+        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     check_output_names(by, columns, per_query)
-    if not isinstance(df, pd.DataFrame):
-        validate_table(df, columns)  # raises the "expected a pandas DataFrame" error
-    if qrels is not None:
-        if not isinstance(qrels, pd.DataFrame):
-            raise parameter_error(
-                "evaluate", "qrels", "a pandas DataFrame (query, item, relevance)", type(qrels).__name__
+    output = inputs.check_output(output)
+    with progress_.using(progress):
+        out = _evaluate(
+            df,
+            measures,
+            by,
+            per_query,
+            columns,
+            qrels,
+            qrels_columns,
+            validate,
+            engine,
+            allow_duplicates,
+            ci,
+            policies,
+            agg,
+            duckdb_config,
+        )
+    return inputs.from_pandas(out, output)
+
+
+def _evaluate(
+    df: object,
+    measures: list[Measure],
+    by: list[str],
+    per_query: bool,
+    columns: Columns,
+    qrels: object,
+    qrels_columns: Columns | dict | None,
+    validate: bool,
+    engine: str,
+    allow_duplicates: bool,
+    ci: float | None,
+    policies: dict[str, str],
+    agg: str,
+    duckdb_config: dict | None,
+) -> pd.DataFrame:
+    """Everything after the argument checks (inside the call's progress setting)."""
+    if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
+        from .engines import duckdb_source
+
+        if qrels is None:
+            values = duckdb_source.per_query(
+                df,
+                measures,
+                columns,
+                by,
+                policies,
+                validate=validate,
+                allow_duplicates=allow_duplicates,
+                settings=duckdb_source.settings_from(duckdb_config),
             )
+            return _aggregate(values, measures, by, columns, per_query, ci, agg)
+        df = duckdb_source.to_pandas(df, columns)  # a separate qrels table is joined in pandas
+    elif duckdb_config is not None:
+        raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
+    df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
+    if qrels is not None:
+        qrels = inputs.to_pandas(
+            qrels,
+            owner="evaluate",
+            name="qrels",
+            columns=Columns.coerce(qrels_columns, "qrels_columns") if qrels_columns is not None else columns,
+        )
         df = join_qrels(
             df,
             qrels,
@@ -203,9 +290,21 @@ def evaluate(
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         values = engine_module.evaluate(df, measures, columns, by, per_query, policies)
+    return _aggregate(values, measures, by, columns, per_query, ci, agg)
+
+
+def _aggregate(
+    values: pd.DataFrame,
+    measures: list[Measure],
+    by: list[str],
+    columns: Columns,
+    per_query: bool,
+    ci: float | None,
+    agg: str = "mean",
+) -> pd.DataFrame:
     from .engines.aggregate import mean_per_segment, order_per_query
 
     names = [str(m) for m in measures]
     if per_query:
         return order_per_query(values, by, columns.query, names)
-    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci))
+    return mean_per_segment(values, by, names, ci=None if ci is None else float(ci), agg=agg)

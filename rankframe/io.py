@@ -93,7 +93,7 @@ def _read_bytes(path: PathLike) -> bytes:
     p = Path(path)
     try:
         with open(p, "rb") as f:
-            data = f.read()
+            data = _read_all(f, p)
     except FileNotFoundError:
         raise InputFileError(path, "file not found") from None
     except IsADirectoryError:
@@ -106,6 +106,24 @@ def _read_bytes(path: PathLike) -> bytes:
         except (OSError, EOFError, zlib.error) as e:
             raise _gzip_error(path, data, e) from None
     return data
+
+
+_READ_CHUNK = 64 << 20
+
+
+def _read_all(f, p: Path) -> bytes:
+    """The whole file, read in 64 MiB blocks under a progress bar (``rankframe.progress``)."""
+    from . import progress
+
+    size = os.fstat(f.fileno()).st_size
+    if size <= _READ_CHUNK:
+        return f.read()
+    parts = []
+    with progress.bar(f"reading {p.name}", total=size, unit="B", unit_scale=True):
+        while block := f.read(_READ_CHUNK):
+            parts.append(block)
+            progress.advance(len(block))
+    return b"".join(parts)
 
 
 def _gzip_error(path: PathLike, raw: bytes, error: Exception) -> InputFileError:
@@ -411,9 +429,9 @@ def _system_names(paths: Sequence[PathLike], tags: Sequence[str]) -> list[str]:
 def _duckdb():
     import duckdb
 
-    con = duckdb.connect()
-    con.execute("SET enable_progress_bar = false")
-    return con
+    from . import progress
+
+    return progress.configure_duckdb(duckdb.connect())
 
 
 def _duplicate_error(path: PathLike, query: str, item: str, what: str, field: str) -> InputFileError:

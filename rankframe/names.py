@@ -2,7 +2,9 @@
 
 Examples: ``"nDCG@10"``, ``"AP(rel=2)@100"``, ``"map@10"``, ``"P(rel=2)@10"``, ``"RR"``,
 ``"nDCG(gain='exponential')@10"``. Names are case-insensitive; the canonical form
-(``Measure.__str__``) uses the IR community name and leaves out default parameters.
+(``Measure.__str__``) uses the IR community name and leaves out default parameters. trec_eval's measure names
+are accepted too (declared per metric): ``"ndcg_cut_10"`` is ``nDCG@10``, ``"P_5"`` is ``P@5``, ``"map"`` is
+``AP``, ``"recip_rank"`` is ``RR``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import MetricSyntaxError, ParameterError
-from .registry import MetricSpec, lookup
+from .registry import MetricSpec, lookup, trec_cut
 
 
 @dataclass(frozen=True)
@@ -36,11 +38,12 @@ class Measure:
 
     def __str__(self) -> str:
         kw = self.kw
+        at = self.spec.at  # the parameter written after @: k, or IPrec's recall level
         defaults = {p.name: p.default for p in self.spec.params}
-        inner = [f"{n}={v!r}" for n, v in self.params if n != "k" and v != defaults[n]]
+        inner = [f"{n}={v!r}" for n, v in self.params if n != at and v != defaults[n]]
         text = self.spec.canonical + (f"({', '.join(inner)})" if inner else "")
-        if kw.get("k") is not None:
-            text += f"@{kw['k']}"
+        if kw.get(at) is not None:
+            text += f"@{kw[at]}"
         return text
 
     __repr__ = __str__
@@ -55,11 +58,17 @@ def _literal(node: ast.AST, text: str) -> Any:
         raise MetricSyntaxError(f"cannot read a parameter value in metric {text!r}: {ast.unparse(node)}") from None
 
 
+def _given(key: str, name: str) -> str:
+    return "@" if key == "@" else name if key == name else f"{key}="
+
+
 def parse(text: str | Measure) -> Measure:
     """Parse one metric string into a bound :class:`Measure`.
 
     >>> str(parse("map@10")), str(parse("nDCG(gain='exponential')@10")), str(parse("P(rel=2)@5"))
     ('AP@10', "nDCG(gain='exponential')@10", 'P(rel=2)@5')
+    >>> str(parse("ndcg_cut_10")), str(parse("P_5")), str(parse("recip_rank")), str(parse("map_cut_100"))
+    ('nDCG@10', 'P@5', 'RR', 'AP@100')
     """
     if isinstance(text, Measure):
         return text
@@ -85,16 +94,19 @@ def parse(text: str | Measure) -> Measure:
         node = node.func
     if not isinstance(node, ast.Name):
         raise MetricSyntaxError(f"cannot parse metric {text!r}: expected NAME, NAME@K or NAME(param=value)@K")
-    spec = lookup(node.id)
+    cut = trec_cut(node.id)  # trec_eval's cutoff names: P_5, ndcg_cut_10, map_cut_100, recall_1000, success_1
+    spec = lookup(node.id) if cut is None else cut[0]
+    if cut is not None:
+        given.insert(0, (node.id, cut[1]))
     if k is not None:
         given.append(("@", k))
     # each parameter once: AP(rel=2, rel=3), AP(rel=2, threshold=3) and AP(k=5)@10 are ambiguous
     names: dict[str, str] = {}
     params: dict[str, Any] = {}
     for key, value in given:
-        name = "k" if key == "@" else spec.param(key).name
+        name = ("k" if key == node.id else spec.at) if key in ("@", node.id) else spec.param(key).name
         if name in names:
-            first, second = (f"{names[name]}=" if names[name] != "@" else "@"), (f"{key}=" if key != "@" else "@")
+            first, second = (_given(names[name], node.id), _given(key, node.id))
             raise ParameterError(
                 f"metric {text!r} gives the {name!r} parameter twice ({first}... and {second}...); give it once."
             )

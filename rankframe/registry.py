@@ -1,351 +1,81 @@
-"""The declared metric set: names, aliases, parameters, properties.
+"""The declared metric set, collected from ``rankframe/metrics/<name>.py``; the query-set policies.
 
-Everything that needs to know which metrics exist reads this module: the metric-name parser
-(``names.py``), the accessor's methods, the error messages, the DuckDB macro-parity test and the
-property tests. Kernels live in ``rankframe/metrics/<name>.py`` and ``sql/<name>.sql``.
+Each metric module declares ``SPEC = MetricSpec(...)`` beside its ``compute`` kernel (``rankframe.declare``);
+this module imports every module of the ``rankframe.metrics`` package and collects them, in their declared
+``order``: nothing is listed by hand. Everything that needs to know which metrics exist reads ``METRICS``: the
+metric-name parser (``names.py``), the accessor's methods, the error messages, the docs tables, the CLI's
+trec_eval names, the DuckDB engine and the tests of every derived piece (``tests/test_declared.py``).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+import importlib
+import pkgutil
+import re
+from collections.abc import Callable
 from typing import Any
 
-from .errors import ParameterError, parameter_error, unknown_name_error
-
-_MISSING = object()
-K_MAX = 2**63 - 1  # a cutoff must fit a signed 64-bit integer (numpy positions, DuckDB BIGINT)
-
-
-@dataclass(frozen=True)
-class Param:
-    """One declared metric parameter."""
-
-    name: str
-    default: Any
-    description: str
-    choices: tuple[Any, ...] | None = None
-    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit"
-    aliases: tuple[str, ...] = ()
-
-    def expected(self) -> str:
-        """Describe the allowed values, for error messages and docs."""
-        if self.kind == "choice":
-            return "one of " + ", ".join(repr(c) for c in self.choices or ())
-        return {
-            "k": "an int >= 1 (at most 2**63 - 1) or None",
-            "threshold": "a finite number" + (" or None" if self.default is None else ""),
-            "int>=1": "an int >= 1",
-            "open_unit": "a float in the open interval (0, 1)",
-        }[self.kind]
-
-    def check(self, owner: str, value: Any) -> Any:
-        """Return the value, normalised, or raise the declared-constraint error."""
-        ok = True
-        if self.kind == "choice":
-            if isinstance(value, str):
-                value = value.lower()
-            ok = value in (self.choices or ())
-        elif self.kind == "k":
-            if value is not None:
-                ok = _is_int(value) and 1 <= value <= K_MAX
-                value = int(value) if ok else value
-        elif self.kind == "threshold":
-            if value is None:
-                ok = self.default is None
-            else:
-                ok = _is_number(value) and math.isfinite(value)
-        elif self.kind == "int>=1":
-            ok = _is_int(value) and value >= 1
-            value = int(value) if ok else value
-        elif self.kind == "open_unit":
-            ok = _is_number(value) and 0 < value < 1
-            value = float(value) if ok else value
-        if not ok:
-            raise parameter_error(owner, self.name, self.expected(), value)
-        return value
-
-
-def _is_int(v: Any) -> bool:
-    import numbers
-
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
-def _is_number(v: Any) -> bool:
-    import numbers
-
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
-
-
-def k_param() -> Param:
-    """The cutoff parameter shared by most metrics."""
-    return Param(
-        "k", None, "cutoff: only the top k ranked items count (None = the whole list)", kind="k", aliases=("cutoff",)
-    )
-
-
-def rel_param(default: float | None = 1) -> Param:
-    """The relevance-threshold parameter (binary metrics default to 1, graded ones to None)."""
-    if default is None:
-        text = (
-            "relevance threshold for gains: grades below it give no gain (None = use every positive grade "
-            "as is, trec_eval)"
-        )
-    else:
-        text = "relevance threshold: an item is relevant when its grade >= rel (trec_eval -l)"
-    return Param("rel", default, text, kind="threshold", aliases=("threshold", "relevance_level"))
-
-
-GAIN = Param(
-    "gain",
-    "linear",
-    "gain of a grade g: 'linear' = g (trec_eval, scikit-learn), "
-    "'exponential' = 2^g - 1 (Burges, gdeval, ranx ndcg_burges)",
-    choices=("linear", "exponential"),
+from . import metrics as _metrics
+from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary used to live here
+    GAIN,
+    IDEAL,
+    K_MAX,
+    MAX_GRADE,
+    NOTHING_RELEVANT,
+    MetricSpec,
+    Param,
+    k_param,
+    rel_param,
 )
-IDEAL = Param(
-    "ideal",
-    "judged",
-    "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
-    "or 'retrieved' items only (scikit-learn, torchmetrics)",
-    choices=("judged", "retrieved"),
-)
-MAX_GRADE = Param(
-    "max_grade",
-    4,
-    "grade of certain satisfaction in ERR's Pr = (2^g - 1) / 2^max_grade (4 = gdeval, ir_measures ERR)",
-    kind="int>=1",
-)
+from .errors import unknown_name_error
 
 
-@dataclass(frozen=True)
-class MetricSpec:
-    """A declared metric."""
-
-    name: str  # our method name, also the SQL macro suffix (rf_<name>)
-    canonical: str  # IR community name, used in metric strings and result labels
-    aliases: tuple[str, ...]
-    summary: str
-    params: tuple[Param, ...]
-    bounded: bool = True  # value in [0, 1]
-    perfect_is_one: bool = False  # a perfect ranking of all relevant items (k = None) scores 1
-    needs_relevant: bool = False  # undefined (0/0) without relevant items: the no_relevant policy applies
-    binary: bool = True  # uses the relevance threshold, not the grades
-    trec_eval: str | None = None  # trec_eval measure name, where it has the metric
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def sql_macro(self) -> str:
-        """Name of this metric's scalar DuckDB macro."""
-        return f"rf_{self.name}"
-
-    def param(self, name: str) -> Param:
-        """Look a parameter up by name or alias."""
-        for p in self.params:
-            if name == p.name or name in p.aliases:
-                return p
-        raise unknown_name_error(f"parameter of {self.canonical}", name, [p.name for p in self.params])
-
-    def bind(self, **given: Any) -> dict[str, Any]:
-        """Fill defaults and check every value against its declaration."""
-        values = {p.name: p.default for p in self.params}
-        seen: dict[str, str] = {}
-        for key, val in given.items():
-            p = self.param(key)
-            if p.name in seen:
-                raise ParameterError(
-                    f"The {p.name!r} parameter of {self.canonical} is given twice (as "
-                    f"{seen[p.name]!r} and {key!r}); give it once."
-                )
-            seen[p.name] = key
-            values[p.name] = p.check(self.name, val)
-        return values
+def _collect() -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
+    """Every ``SPEC`` of the modules of ``rankframe.metrics`` with its ``compute`` kernel, in declared order."""
+    found = []
+    for info in pkgutil.iter_modules(_metrics.__path__):
+        module = importlib.import_module(f"{_metrics.__name__}.{info.name}")
+        spec = getattr(module, "SPEC", None)
+        if spec is None:
+            continue  # a helper module without a metric of its own
+        if spec.name != info.name:
+            raise ImportError(f"rankframe/metrics/{info.name}.py declares a metric named {spec.name!r}")
+        found.append((spec.order, spec.name, spec, module.compute))
+    found.sort(key=lambda t: (t[0], t[1]))
+    return tuple(t[2] for t in found), {t[1]: t[3] for t in found}
 
 
-def _spec(name, canonical, aliases, summary, params, **kw) -> MetricSpec:
-    return MetricSpec(name, canonical, tuple(aliases), summary, tuple(params), **kw)
-
-
-METRICS: tuple[MetricSpec, ...] = (
-    _spec(
-        "precision",
-        "P",
-        ["p", "precision"],
-        "fraction of the top k that is relevant",
-        [
-            k_param(),
-            rel_param(),
-            Param(
-                "denominator",
-                "k",
-                "'k' (trec_eval) or 'retrieved' = min(k, number retrieved)",
-                choices=("k", "retrieved"),
-            ),
-        ],
-        trec_eval="P",
-    ),
-    _spec(
-        "recall",
-        "R",
-        ["r", "recall"],
-        "fraction of the relevant judged items found in the top k",
-        [
-            k_param(),
-            rel_param(),
-            Param(
-                "denominator",
-                "relevant",
-                "'relevant' = all relevant judged (trec_eval) or 'min_k' = min(k, relevant) (capped recall)",
-                choices=("relevant", "min_k"),
-            ),
-        ],
-        perfect_is_one=True,
-        needs_relevant=True,
-        trec_eval="recall",
-    ),
-    _spec(
-        "ap",
-        "AP",
-        ["ap", "map", "average_precision"],
-        "average precision at the ranks of relevant items",
-        [
-            k_param(),
-            rel_param(),
-            Param(
-                "denominator",
-                "relevant",
-                "'relevant' = all relevant judged (trec_eval, "
-                "ranx), 'min_k' = min(relevant, k) (Spark, MS Recommenders), "
-                "'retrieved' = relevant found in the top k (torchmetrics)",
-                choices=("relevant", "min_k", "retrieved"),
-            ),
-        ],
-        perfect_is_one=True,
-        needs_relevant=True,
-        trec_eval="map",
-    ),
-    _spec(
-        "rr",
-        "RR",
-        ["rr", "mrr", "recip_rank", "reciprocal_rank"],
-        "1 / rank of the first relevant item",
-        [k_param(), rel_param()],
-        perfect_is_one=True,
-        trec_eval="recip_rank",
-    ),
-    _spec(
-        "cg",
-        "CG",
-        ["cg"],
-        "sum of the gains of the top k",
-        [k_param(), rel_param(None), GAIN],
-        bounded=False,
-        binary=False,
-    ),
-    _spec(
-        "dcg",
-        "DCG",
-        ["dcg"],
-        "sum of gain / log2(rank + 1) over the top k",
-        [k_param(), rel_param(None), GAIN],
-        bounded=False,
-        binary=False,
-    ),
-    _spec(
-        "idcg",
-        "IDCG",
-        ["idcg"],
-        "DCG of the ideal ordering",
-        [k_param(), rel_param(None), GAIN, IDEAL],
-        bounded=False,
-        binary=False,
-    ),
-    _spec(
-        "ndcg",
-        "nDCG",
-        ["ndcg"],
-        "DCG / IDCG",
-        [k_param(), rel_param(None), GAIN, IDEAL],
-        perfect_is_one=True,
-        needs_relevant=True,
-        binary=False,
-        trec_eval="ndcg",
-    ),
-    _spec(
-        "err",
-        "ERR",
-        ["err", "expected_reciprocal_rank"],
-        "expected reciprocal rank (cascade model)",
-        [k_param(), MAX_GRADE],
-        binary=False,
-    ),
-    _spec(
-        "nerr",
-        "nERR",
-        ["nerr"],
-        "ERR / ERR of the ideal ordering",
-        [k_param(), MAX_GRADE, IDEAL],
-        perfect_is_one=True,
-        needs_relevant=True,
-        binary=False,
-    ),
-    _spec(
-        "r_precision",
-        "Rprec",
-        ["rprec", "r_precision", "r-precision"],
-        "precision at rank R = number relevant",
-        [rel_param()],
-        perfect_is_one=True,
-        needs_relevant=True,
-        trec_eval="Rprec",
-    ),
-    _spec(
-        "hit_rate",
-        "Success",
-        ["success", "hit_rate", "hits", "hitrate"],
-        "1 if a relevant item is in the top k",
-        [k_param(), rel_param()],
-        perfect_is_one=True,
-        trec_eval="success",
-    ),
-    _spec("f1", "F1", ["f1", "f"], "harmonic mean of P@k and R@k", [k_param(), rel_param()], needs_relevant=True),
-    _spec(
-        "bpref",
-        "Bpref",
-        ["bpref"],
-        "binary preference (trec_eval definition)",
-        [rel_param()],
-        perfect_is_one=True,
-        needs_relevant=True,
-        trec_eval="bpref",
-    ),
-    _spec(
-        "rbp",
-        "RBP",
-        ["rbp", "rank_biased_precision"],
-        "rank-biased precision (1 - p) sum p^(rank-1) rel",
-        [k_param(), rel_param(), Param("p", 0.8, "persistence", kind="open_unit", aliases=("persistence",))],
-    ),
-    _spec(
-        "judged",
-        "Judged",
-        ["judged"],
-        "fraction of the top min(k, retrieved) that has a judgment",
-        [k_param()],
-        binary=False,
-    ),
-)
+#: the declared metrics, in their declared order
+METRICS, KERNELS = _collect()
 
 BY_NAME: dict[str, MetricSpec] = {m.name: m for m in METRICS}
 _ALIASES: dict[str, MetricSpec] = {}
+_TREC_CUT: dict[str, MetricSpec] = {}
 for _m in METRICS:
-    for _a in (_m.name, _m.canonical, *_m.aliases):
-        _ALIASES[_a.lower()] = _m
+    for _a in (_m.name, _m.canonical, *_m.aliases, *([_m.trec_eval] if _m.trec_eval else [])):
+        _other = _ALIASES.setdefault(_a.lower(), _m)
+        if _other is not _m:
+            raise ImportError(f"the metric name {_a!r} is declared by both {_other.name} and {_m.name}")
+    if _m.trec_eval_cut:
+        _TREC_CUT[_m.trec_eval_cut.lower()] = _m
+_TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+)$")
+
+
+def trec_cut(name: str) -> tuple[MetricSpec, int] | None:
+    """A trec_eval cutoff name (``P_5``, ``ndcg_cut_10``, ``map_cut_100``) as (metric, k), else None.
+
+    >>> spec, k = trec_cut("ndcg_cut_10"); (spec.canonical, k)
+    ('nDCG', 10)
+    """
+    m = _TREC_CUT_NAME.match(name)
+    if m is None or name.lower() in _ALIASES:
+        return None
+    spec = _TREC_CUT.get(m.group("family").lower())
+    return None if spec is None else (spec, int(m.group("k")))
 
 
 def lookup(name: str) -> MetricSpec:
-    """Find a metric by any of its names (case-insensitive)."""
+    """Find a metric by any of its names (case-insensitive), trec_eval's whole-list names included."""
     spec = _ALIASES.get(name.lower())
     if spec is None:
         known = [m.canonical for m in METRICS] + [m.name for m in METRICS if m.name != m.canonical.lower()]
@@ -407,12 +137,37 @@ def params_markdown() -> str:
     return "\n".join(lines)
 
 
+def names_markdown() -> str:
+    """The table of names and properties of docs/metrics.md, generated from the declarations."""
+    lines = [
+        "| metric | method | aliases | trec_eval | ir_measures | nothing relevant | range |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for m in METRICS:
+        aliases = ", ".join(f"`{a}`" for a in dict.fromkeys(m.aliases) if a not in (m.name, m.canonical.lower()))
+        trec = ", ".join(
+            [f"`{m.trec_eval}`"] * bool(m.trec_eval) + [f"`{m.trec_eval_cut}_<k>`"] * bool(m.trec_eval_cut)
+        )
+        none = "—" if m.nothing_relevant is None else f"*needs relevant*: {NOTHING_RELEVANT[m.nothing_relevant][0]}"
+        value_range = "[0, 1]" + (", perfect = 1" if m.perfect_is_one else "") if m.bounded else ">= 0"
+        lines.append(
+            f"| `{m.canonical}` | `{m.name}` | {aliases or '—'} | {trec or '—'} | "
+            f"{f'`{m.ir_measures}`' if m.ir_measures else '—'} | {none} | {value_range} |"
+        )
+    return "\n".join(lines)
+
+
+_TABLES = {"names": names_markdown, "params": params_markdown}
+
+
 def write_params_doc(path: str = "docs/metrics.md") -> None:
-    """Regenerate the parameter table between the markers of docs/metrics.md."""
+    """Regenerate the generated tables (between ``<!-- names:start -->``-style markers) of docs/metrics.md."""
     from pathlib import Path
 
     doc = Path(path).read_text()
-    start, end = "<!-- params:start -->", "<!-- params:end -->"
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    Path(path).write_text(f"{head}{start}\n{params_markdown()}\n{end}{tail}")
+    for key, make in _TABLES.items():
+        start, end = f"<!-- {key}:start -->", f"<!-- {key}:end -->"
+        head, rest = doc.split(start, 1)
+        _, tail = rest.split(end, 1)
+        doc = f"{head}{start}\n{make()}\n{end}{tail}"
+    Path(path).write_text(doc)

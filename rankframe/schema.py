@@ -11,10 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import pandera.pandas as pa
-from pandera.errors import SchemaErrors
 
 from . import keys
+from ._pandera import SchemaErrors, pa
 from .columns import Columns
 from .errors import ValidationError, did_you_mean, missing_columns_error
 
@@ -86,14 +85,61 @@ def _id_checks(name: str) -> list[pa.Check]:
     ]
 
 
-def _only_if_numeric(fn):
-    # a non-numeric column is reported once by the dtype rule; its value rules then pass
+def _only_if_numeric(fn, passes=None):
+    # a non-numeric column is reported once by the dtype rule; its value rules then pass. ``passes(s)`` is a
+    # cheap whole-column test (True: every row passes); the row mask is built only when it says no or cannot tell
     def check(s: pd.Series):
         if not _is_numeric(s):
+            return True
+        if passes is not None and passes(s):
             return True
         return pd.Series(fn(keys.as_float(s)), index=s.index)
 
     return check
+
+
+def _integer_typed(s: pd.Series) -> bool:
+    """Numpy or pandas-nullable integers (the values are integers and finite by type)."""
+    dtype = s.dtype
+    return (isinstance(dtype, np.dtype) and dtype.kind in "iu") or isinstance(
+        dtype,
+        (
+            pd.Int8Dtype,
+            pd.Int16Dtype,
+            pd.Int32Dtype,
+            pd.Int64Dtype,
+            pd.UInt8Dtype,
+            pd.UInt16Dtype,
+            pd.UInt32Dtype,
+            pd.UInt64Dtype,
+        ),
+    )
+
+
+def _plain_float(s: pd.Series) -> bool:
+    return isinstance(s.dtype, np.dtype) and s.dtype.kind == "f"
+
+
+def _all_positive_integers(s: pd.Series) -> bool:
+    """Every non-null value is an integer >= 1, tested in a few passes without a row mask (None: cannot tell)."""
+    if not len(s):
+        return True
+    if _integer_typed(s):
+        low = s.min()  # skips nulls; NA/NaN when every value is null
+        return bool(pd.isna(low) or low >= 1)
+    if _plain_float(s):
+        v = s.to_numpy()
+        with np.errstate(invalid="ignore"):
+            return bool(np.nanmin(v) >= 1 and np.nanmax(v) < np.inf and np.array_equal(v, np.floor(v), equal_nan=True))
+    return False
+
+
+def _all_finite(s: pd.Series) -> bool:
+    if _integer_typed(s):
+        return True
+    if _plain_float(s):
+        return not np.isinf(s.to_numpy()).any()
+    return False
 
 
 def _positive_integer(v: np.ndarray):
@@ -163,7 +209,10 @@ def schema(
                     error="relevance must be numeric (null = unjudged)",
                 ),
                 pa.Check(
-                    _only_if_numeric(_finite_or_null), name="finite", error="relevance must be finite (null = unjudged)"
+                    _only_if_numeric(_finite_or_null, _all_finite),
+                    name="finite",
+                    error="relevance must be finite (null = unjudged)",
+                    ignore_na=False,  # nulls pass the rule itself; pandera's dropna would copy the column
                 ),
             ],
         )
@@ -179,9 +228,10 @@ def schema(
                     error="rank must be numeric (null = judged but not retrieved)",
                 ),
                 pa.Check(
-                    _only_if_numeric(_positive_integer),
+                    _only_if_numeric(_positive_integer, _all_positive_integers),
                     name="positive integer",
                     error="rank must be an integer >= 1 (null = judged but not retrieved)",
+                    ignore_na=False,
                 ),
             ],
         )
@@ -191,7 +241,7 @@ def schema(
                 return True
             groups = keys.group_codes(df, unit)
             dup = keys.ranked_order(df, groups, c.rank).duplicate_rank_rows
-            return pd.Series(_row_mask(len(df), dup), index=df.index)
+            return True if not len(dup) else pd.Series(_row_mask(len(df), dup), index=df.index)
 
         frame_checks.append(
             pa.Check(unique_rank, name=f"unique:{c.rank}", error=f"rank must be unique within each ({', '.join(unit)})")
@@ -206,7 +256,12 @@ def schema(
                     name="numeric dtype",
                     error="score must be numeric (null = not retrieved)",
                 ),
-                pa.Check(_only_if_numeric(_finite_or_null), name="finite", error="score must be finite"),
+                pa.Check(
+                    _only_if_numeric(_finite_or_null, _all_finite),
+                    name="finite",
+                    error="score must be finite",
+                    ignore_na=False,
+                ),
             ],
         )
     if not allow_duplicates:
@@ -215,7 +270,7 @@ def schema(
             groups = keys.group_codes(df, unit)
             rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None  # noqa: B023
             dup = keys.duplicate_item_rows(df, groups, c.item, rank_col)
-            return pd.Series(_row_mask(len(df), dup), index=df.index)
+            return True if not len(dup) else pd.Series(_row_mask(len(df), dup), index=df.index)
 
         frame_checks.append(
             pa.Check(
@@ -240,8 +295,9 @@ def validate(
 ) -> None:
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
-    The frame is never modified. ``table`` names the table in the message (``"qrels table"`` for judgments);
-    ``ranked=False`` checks a table without a rank or score column (judgments).
+    ``df`` is any table :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...); it is never modified.
+    ``table`` names the table in the message (``"qrels table"`` for judgments); ``ranked=False`` checks a
+    table without a rank or score column (judgments).
 
     Examples
     --------
@@ -254,18 +310,10 @@ def validate(
     2
     """
     c = columns or Columns()
-    if not isinstance(df, pd.DataFrame):
-        raise ValidationError(
-            [
-                {
-                    "column": "<table>",
-                    "rule": f"expected a pandas DataFrame, got {type(df).__name__}",
-                    "count": 0,
-                    "examples": None,
-                }
-            ],
-            table=table,
-        )
+    if not isinstance(df, pd.DataFrame):  # any table kind, read as the engines read it (rankframe.inputs)
+        from .inputs import to_pandas
+
+        df = to_pandas(df, owner="validate", name="df", columns=c)
     present = list(df.columns)
     repeated = sorted({str(x) for x in df.columns[df.columns.duplicated()]})
     if repeated:
@@ -308,6 +356,7 @@ def validate(
     view = df.copy(deep=False)
     view.index = pd.RangeIndex(len(df))
     with keys.shared():
+        keys.alias(view, df)  # the checks' codes and orders are the engine's (computed once per call)
         try:
             sch.validate(view, lazy=True, inplace=True)
         except SchemaErrors as err:

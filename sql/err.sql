@@ -28,3 +28,22 @@ CREATE OR REPLACE MACRO rf_agg_err(pos, grade, k := NULL, max_grade := 4) AS
               OR rf__max_grade(max_grade, 'rf_agg_err') < 0
          THEN NULL
          ELSE rf__agg_err(pos, grade, rf__as_k(k), rf__as_num(max_grade)) END;
+
+-- ERR over the rows of a table in O(n log n), for the table macros (rf_per_query, rf_means) and the DuckDB engine.
+-- rf__err_before is the product prod_{j<i} (1 - Pr(g_j)) over the rows above each row of the unit (part), a window
+-- in position order (NULL positions last): a window product is exact about Pr = 1 (the product is 0 from the next
+-- row on; no logarithm), and one such column serves every cutoff. rf__agg_err_w sums the unit's terms
+-- Pr(g_i) before_i / i over the rows within the cutoff. (rf_agg_err above, an aggregate over a unit's rows,
+-- cannot hold a window: it compares every pair of rows with a positive grade within the cutoff, fine for ERR@k
+-- with a small k but quadratic without a cutoff.)
+CREATE OR REPLACE MACRO rf__err_before(part, pos, grade, max_grade) AS
+    coalesce(product(1.0 - rf__pr(grade, max_grade)) OVER (
+                 PARTITION BY part ORDER BY pos ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+             CAST(1 AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf__err_w(pos, grade, before, k, max_grade) AS
+    coalesce(sum(rf__pr(grade, max_grade) * before / pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
+             CAST(0 AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf__agg_err_w(pos, grade, before, k, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__err_w(pos, grade, before, k, max_grade) END;

@@ -30,10 +30,14 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
                                    AND (ideal = 'judged' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
 
+-- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)
+CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
+    CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
+
 -- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
 CREATE OR REPLACE MACRO rf__outputs() AS
     ['p', 'r', 'ap', 'rr', 'cg', 'dcg', 'idcg', 'ndcg', 'err', 'nerr', 'rprec', 'success', 'f1', 'bpref', 'rbp',
-     'judged', 'n_queries'];
+     'judged', 'hits', 'numq', 'numret', 'numrel', 'numrelret', 'n_queries'];
 
 -- the unit's columns in rf_per_query / rf_means: also leaves out the output names, which the check rejects,
 -- so that such a segment is the check's error and not a binder error about an ambiguous column
@@ -103,18 +107,32 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
            rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
            rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
-           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
-           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
-           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
-           rf__agg_err(x.rf_pos, x.rf_g, k, max_grade) AS "ERR",
-           rf__agg_nerr(x.rf_pos, x.rf_g, k, max_grade, ideal) AS "nERR",
-           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, 2.0, NULL) AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "IDCG",
+           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "nDCG",
+           rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
+           rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, k, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
-           rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
-           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, 1.0) AS "F1",
+           rf__agg_bpref(x.rf_pos, x.rf_g, k, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
-           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged"
-    FROM rf__prepare(tbl, segments, order_by, ok) AS x
+           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
+           rf__agg_hits(x.rf_pos, x.rf_g, k, rel) AS "Hits",
+           rf__agg_num_q(x.rf_pos, x.rf_g) AS "NumQ",
+           rf__agg_num_ret(x.rf_pos, x.rf_g, k) AS "NumRet",
+           rf__agg_num_rel(x.rf_pos, x.rf_g, rel) AS "NumRel",
+           rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel) AS "NumRelRet"
+    FROM (SELECT w.*,
+                 -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
+                 -- by DuckDB when neither column is selected
+                 rf__err_before(w.rf__part, w.rf_pos, w.rf_g, max_grade) AS rf__b,
+                 rf__ideal_pos(w.rf__part, w.rf_pos, w.rf_g, ideal) AS rf__ip,
+                 rf__ideal_before(w.rf__part, w.rf_pos, w.rf_g, ideal, max_grade) AS rf__ib
+          FROM (SELECT v.*,
+                       COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part
+                FROM (SELECT p.*, row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit
+                      FROM rf__prepare(tbl, segments, order_by, ok) AS p) AS v) AS w) AS x
     GROUP BY ALL;
 
 -- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
@@ -138,7 +156,12 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
            rf__apply_policy(r."F1", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "F1",
            rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
            rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
-           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
+           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged",
+           rf__apply_policy(r."Hits", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Hits",
+           rf__apply_policy(r."NumQ", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumQ",
+           rf__apply_policy(r."NumRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRet",
+           rf__apply_policy(r."NumRel", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRel",
+           rf__apply_policy(r."NumRelRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRelRet"
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator),
@@ -156,8 +179,9 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
--- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged at cutoff k (k NULL = whole list;
--- Rprec and Bpref have no cutoff). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
+-- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
+-- cutoff k (k NULL = whole list; Rprec and Bpref are those of the list cut at k, as trec_eval -M k; NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
+-- NumRelRet) keep their value for a query with nothing retrieved under no_retrieved := 'zero' (trec_eval -c). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
 -- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
 -- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is
 -- selected).
@@ -186,7 +210,8 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
         SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
-                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged')))
+                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged', 'Hits', 'NumQ',
+                                               'NumRet', 'NumRel', 'NumRelRet')))
         FROM (SELECT true AS rf__all, *
               FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                  p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,

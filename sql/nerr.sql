@@ -31,3 +31,26 @@ CREATE OR REPLACE MACRO rf_agg_nerr(pos, grade, k := NULL, max_grade := 4, ideal
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_nerr') = ''
          THEN NULL
          ELSE rf__agg_nerr(pos, grade, rf__as_k(k), rf__as_num(max_grade), rf__lc(ideal)) END;
+
+-- nERR over the rows of a table in O(n log n) (see rf__err_before): the ideal list is the unit's rows with a
+-- positive grade (judged, or also retrieved with ideal = 'retrieved') by grade descending; rf__ideal_pos numbers
+-- them and rf__ideal_before is the product over the rows above in that order (NULL / 1 for the other rows). Both
+-- windows have the same PARTITION BY and ORDER BY, so DuckDB sorts once and both see the same order of tied grades.
+CREATE OR REPLACE MACRO rf__ideal_key(pos, grade, ideal) AS
+    CASE WHEN grade > 0 AND (ideal = 'judged' OR pos IS NOT NULL) THEN grade END;
+
+CREATE OR REPLACE MACRO rf__ideal_pos(part, pos, grade, ideal) AS
+    CASE WHEN rf__ideal_key(pos, grade, ideal) IS NOT NULL
+         THEN row_number() OVER (PARTITION BY part ORDER BY rf__ideal_key(pos, grade, ideal) DESC NULLS LAST) END;
+
+CREATE OR REPLACE MACRO rf__ideal_before(part, pos, grade, ideal, max_grade) AS
+    coalesce(product(CASE WHEN rf__ideal_key(pos, grade, ideal) IS NOT NULL
+                          THEN 1.0 - rf__pr(grade, max_grade) ELSE 1.0 END) OVER (
+                 PARTITION BY part ORDER BY rf__ideal_key(pos, grade, ideal) DESC NULLS LAST
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+             CAST(1 AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_before, k, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR')
+         THEN rf__ratio(rf__err_w(pos, grade, before, k, max_grade),
+                        rf__err_w(ideal_pos, grade, ideal_before, k, max_grade)) END;

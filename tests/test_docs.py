@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rankframe.registry import METRICS, params_markdown
+from rankframe.registry import METRICS, names_markdown, params_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -34,12 +34,11 @@ def python_blocks(path: Path) -> list[tuple[int, str]]:
 EXAMPLES = [(path, line, code) for path in DOCS for line, code in python_blocks(path)]
 
 
-def test_docs_parameter_table_matches_registry():
+@pytest.mark.parametrize(("key", "make"), [("params", params_markdown), ("names", names_markdown)])
+def test_docs_generated_tables_match_the_declarations(key, make):
     doc = (ROOT / "docs" / "metrics.md").read_text()
-    table = doc.split("<!-- params:start -->")[1].split("<!-- params:end -->")[0].strip()
-    assert table == params_markdown(), (
-        "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
-    )
+    table = doc.split(f"<!-- {key}:start -->")[1].split(f"<!-- {key}:end -->")[0].strip()
+    assert table == make(), "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
 
 
 def test_docs_define_every_metric():

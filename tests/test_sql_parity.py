@@ -17,7 +17,7 @@ from strategies import all_measures, by_of, tables
 import rankframe
 import rankframe.sql as rf_sql
 from rankframe.errors import RankframeError
-from rankframe.names import parse
+from rankframe.names import Measure, parse
 
 MEASURES = all_measures(max_grades=(50,))
 POLICY = st.sampled_from(["zero", "nan", "skip"])
@@ -55,16 +55,7 @@ def _scalar_call(m) -> str:
     """The cookbook form: rf_<name>(grades, <data args>, param := value, ...)."""
     from rankframe.engines.duckdb_engine import _literal
 
-    data = {
-        "recall": ["n_rel"],
-        "ap": ["n_rel"],
-        "r_precision": ["n_rel"],
-        "f1": ["n_rel"],
-        "bpref": ["n_rel", "n_nonrel"],
-        "idcg": ["judged_grades"],
-        "ndcg": ["judged_grades"],
-        "nerr": ["judged_grades"],
-    }.get(m.spec.name, [])
+    data = m.spec.sql_data_args  # declared beside the metric (rankframe/metrics/<name>.py)
     kw = m.kw
     rel = kw.get("rel")
     args = ["grades"]
@@ -127,23 +118,11 @@ def test_per_query_table_macro_matches_engine():
     con.register("a_only", df[df.seg == "A"].drop(columns="seg"))
     overall = con.sql("FROM rf_means('a_only', k := 3)").df()
     con.close()
+    # every column of the table macros (declared table_column) at k := 3 where the metric has a cutoff
     names = {
-        "P": "P@3",
-        "R": "R@3",
-        "AP": "AP@3",
-        "RR": "RR@3",
-        "nDCG": "nDCG@3",
-        "ERR": "ERR@3",
-        "Rprec": "Rprec",
-        "Success": "Success@3",
-        "F1": "F1@3",
-        "Bpref": "Bpref",
-        "RBP": "RBP@3",
-        "Judged": "Judged@3",
-        "CG": "CG@3",
-        "DCG": "DCG@3",
-        "IDCG": "IDCG@3",
-        "nERR": "nERR@3",
+        spec.canonical: str(Measure.of(spec, **({"k": 3} if any(p.name == "k" for p in spec.params) else {})))
+        for spec in rankframe.METRICS
+        if spec.table_column
     }
     per_q = rankframe.evaluate(df, list(names.values()), by="seg", per_query=True)
     mean = rankframe.evaluate(df, list(names.values()), by="seg")
@@ -231,29 +210,12 @@ def grid_table(case: dict) -> pd.DataFrame:
 
 def grid_metrics(case: dict) -> dict[str, str]:
     """rf_per_query column -> the metric string with the same parameters (as rankframe.evaluate labels it)."""
-    k = "" if case["k"] is None else f"@{case['k']}"
-    rel = f"rel={case['rel']!r}"
-    grel = "" if case["graded_rel"] is None else f"rel={case['graded_rel']!r}, "
-    gain, ideal, mg = repr(case["gain"]), repr(case["ideal"]), case["max_grade"]
-    strings = {
-        "P": f"P({rel}, denominator={case['p_denominator']!r}){k}",
-        "R": f"R({rel}, denominator={case['r_denominator']!r}){k}",
-        "AP": f"AP({rel}, denominator={case['ap_denominator']!r}){k}",
-        "RR": f"RR({rel}){k}",
-        "CG": f"CG({grel}gain={gain}){k}",
-        "DCG": f"DCG({grel}gain={gain}){k}",
-        "IDCG": f"IDCG({grel}gain={gain}, ideal={ideal}){k}",
-        "nDCG": f"nDCG({grel}gain={gain}, ideal={ideal}){k}",
-        "ERR": f"ERR(max_grade={mg}){k}",
-        "nERR": f"nERR(max_grade={mg}, ideal={ideal}){k}",
-        "Rprec": f"Rprec({rel})",
-        "Success": f"Success({rel}){k}",
-        "F1": f"F1({rel}){k}",
-        "Bpref": f"Bpref({rel})",
-        "RBP": f"RBP({rel}, p={case['p']!r}){k}",
-        "Judged": f"Judged{k}",
-    }
-    return {col: str(parse(s)) for col, s in strings.items()}
+    out = {}
+    for spec in rankframe.METRICS:  # each parameter under its declared table-macro name (sql_table_params)
+        if spec.table_column:
+            given = {p.name: case[spec.table_param(p.name)] for p in spec.params if p.table}
+            out[spec.canonical] = str(Measure.of(spec, **given))
+    return out
 
 
 def grid_sql_args(case: dict) -> str:

@@ -24,11 +24,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import keys
+from .. import keys, progress
 from .. import sql as rf_sql
 from ..columns import Columns
+from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, GainMap
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
+from .aggregate import metric_labels
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"
@@ -42,12 +44,15 @@ def _cursor() -> duckdb.DuckDBPyConnection:
     with _LOCK:
         if _DB is None:
             _DB = rf_sql.install(duckdb.connect())
-        return _DB.cursor()
+        return progress.configure_duckdb(_DB.cursor())
 
 
 def _literal(value: Any) -> str:
     if value is None:
         return "NULL"
+    if isinstance(value, GainMap):  # gains={grade: gain}: a DuckDB MAP of doubles
+        pairs = ", ".join(f"{_literal(float(g))}: {_literal(float(v))}" for g, v in value)
+        return f"MAP {{{pairs}}}" if pairs else "CAST(MAP {} AS MAP(DOUBLE, DOUBLE))"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -61,42 +66,110 @@ def _literal(value: Any) -> str:
 
 
 def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
-    """The aggregate expression ``rf_agg_<name>(pos, grade, param := value, ...)`` of one bound measure."""
-    args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in m.params]
+    """The aggregate expression ``rf_agg_<name>(pos, grade, param := value, ...)`` of one bound measure.
+
+    The aggregates take no ``judged_only``: with ``judged_only=True`` they read the positions among the judged
+    retrieved rows (``rf_jpos``, a window of :func:`build_sql`) instead.
+    """
+    params = tuple((n, v) for n, v in m.params if n not in ENGINE_PARAMS)
+    if m.kw.get("judged_only"):
+        pos = "rf_jpos"
+    args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in params]
     return f"rf_agg_{m.spec.name}({', '.join(args)})"
 
 
 def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
-    """SQL for the no_relevant test of a measure (``false`` for metrics that do not need relevant items)."""
-    if not m.spec.needs_relevant:
+    """SQL for the no_relevant test of a measure, from its declared ``nothing_relevant`` (``false`` without one)."""
+    if m.spec.nothing_relevant is None:
         return "false"
     kw = m.kw
-    if m.spec.name in ("ndcg", "nerr"):
-        rel = kw.get("rel") if m.spec.name == "ndcg" else None
-        return (
-            f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(rel)}, graded := true, "
-            f"ideal := {_literal(kw['ideal'])})"
-        )
-    return f"rf_agg_nothing_relevant({pos}, {grade}, rel := {_literal(kw['rel'])})"
+    if kw.get("gains") is not None:  # mapped gains (nDCG gains=): nothing relevant = no ideal gain at all
+        params = ", ".join(f"{n} := {_literal(v)}" for n, v in m.params if n not in ("k", "judged_only"))
+        return f"rf_agg_idcg({pos}, {grade}, {params}) = 0"
+    template = NOTHING_RELEVANT[m.spec.nothing_relevant][1]
+    return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
 
 
-def build_sql(measures: Sequence[Measure], order_by: str, policies: dict[str, str]) -> str:
-    """The whole evaluation as one SQL query over the view ``rf__input`` (columns query = unit code, item, ...)."""
+#: metrics whose running product is a window over the rows (``rf__err_before``), not a per-unit list: O(n log n)
+WINDOWED = ("err", "nerr")
+
+
+def _windows(measures: Sequence[Measure], part: str) -> tuple[list[str], dict[int, str]]:
+    """The window columns ERR/nERR need over the unit ``part``, and the aggregate of each such measure.
+
+    One column of running products per max_grade (``rf__b<max_grade>``, shared by every cutoff), and for nERR
+    the ideal positions per ``ideal`` choice and the ideal running products per (ideal, max_grade).
+    """
+    cols: dict[str, str] = {}
+    aggregates: dict[int, str] = {}
+    for i, m in enumerate(measures):
+        if m.spec.name not in WINDOWED:
+            continue
+        kw = m.kw
+        k, mg = _literal(kw["k"]), _literal(kw["max_grade"])
+        before = f"rf__b{kw['max_grade']}"
+        cols.setdefault(before, f"rf__err_before({part}, rf_pos, rf_g, {mg})")
+        if m.spec.name == "err":
+            aggregates[i] = f"rf__agg_err_w(rf_pos, rf_g, {before}, {k}, {mg})"
+            continue
+        ideal = str(kw["ideal"])
+        ipos, ibefore = f"rf__ip_{ideal}", f"rf__ib_{ideal}_{kw['max_grade']}"
+        cols.setdefault(ipos, f"rf__ideal_pos({part}, rf_pos, rf_g, {_literal(ideal)})")
+        cols.setdefault(ibefore, f"rf__ideal_before({part}, rf_pos, rf_g, {_literal(ideal)}, {mg})")
+        aggregates[i] = f"rf__agg_nerr_w(rf_pos, rf_g, {before}, {ipos}, {ibefore}, {k}, {mg})"
+    return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
+
+
+def build_sql(
+    measures: Sequence[Measure],
+    order_by: str,
+    policies: dict[str, str],
+    source: str = _VIEW,
+    segments: Sequence[str] = (),
+) -> str:
+    """The whole evaluation as one SQL query over the view ``source`` (columns query, item, rank|score, ...).
+
+    The unit is (segments..., query); the DuckDB engine passes one integer code per unit as ``query``.
+    ERR and nERR take their running products from windows over the prepared rows (``WINDOWED``), every other
+    metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
+    """
+    keys = ", ".join([*segments, "query"])
+    windows, aggregates = _windows(measures, "query" if not segments else f"row({keys})")
     values = ",\n  ".join(
-        f"{measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}" for i, m in enumerate(measures)
+        f"{aggregates.get(i) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}"
+        for i, m in enumerate(measures)
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
+    # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
+    keeps = policies["no_retrieved"] == "zero"
     applied = ",\n  ".join(
-        f"rf__apply_policy(m{i}, n_judged, n_ret, r{i}, {pol}) AS m{i}" for i in range(len(measures))
+        f"rf__apply_policy(m{i}, n_judged, {'greatest(n_ret, 1)' if m.spec.count and keeps else 'n_ret'}, r{i}, "
+        f"{pol}) AS m{i}"
+        for i, m in enumerate(measures)
     )
+    seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"
+    rows = (
+        f"SELECT {keys}, rf_pos, rf_g "
+        f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
+    )
+    if any(m.kw.get("judged_only") for m in measures):
+        # judged_only=True (trec_eval -J): the position among the judged retrieved rows of the unit (NULL for the
+        # unjudged ones, which the measure then does not see as retrieved); n_ret and the policies keep rf_pos
+        windows = [
+            *windows,
+            f"CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY {keys} "
+            "ORDER BY rf_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) END AS rf_jpos",
+        ]
+    if windows:
+        rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
     return f"""
 WITH raw AS (
-  SELECT query, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
+  SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
   {values}
-  FROM rf_prepare('{_VIEW}', order_by := {_literal(order_by)})
-  GROUP BY query
+  FROM ({rows})
+  GROUP BY {keys}
 ), applied AS (
-  SELECT query,
+  SELECT {keys},
   {applied}
   FROM raw
 )
@@ -177,6 +250,6 @@ def evaluate(
     codes = res["query"].to_numpy(dtype=np.int64)
     order = np.lexsort((index, codes))  # units in key order (the codes are sorted keys), then metrics as asked
     out = groups.keys.take(codes[order]).reset_index(drop=True)
-    out["metric"] = names[index[order]]
+    out["metric"] = metric_labels(names[index[order]], out.index)
     out["value"] = res["rf__value"].to_numpy(dtype=np.float64)[order]
     return out[out_cols]

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..columns import Columns
-from ..metrics import KERNELS
 from ..names import Measure
 from ..prepare import Prepared, prepare
+from ..registry import KERNELS
 
 
 def evaluate(
@@ -25,8 +25,13 @@ def evaluate(
     prep = prepare(table, columns, by)
     frames = []
     for m in measures:
-        values, nothing_relevant = KERNELS[m.spec.name](prep, **m.kw)
-        values, keep = apply_policies(prep, values, nothing_relevant if m.spec.needs_relevant else None, policies)
+        kw = m.kw
+        # judged_only=True: the kernel sees the lists without their unjudged items; the policies see the table
+        lists = prep.judged_only() if kw.pop("judged_only", False) else prep  # (declare.ENGINE_PARAMS)
+        values, nothing_relevant = KERNELS[m.spec.name](lists, **kw)
+        values, keep = apply_policies(
+            prep, values, nothing_relevant if m.spec.needs_relevant else None, policies, count=m.spec.count
+        )
         units = prep.units.iloc[keep]
         frames.append(units.assign(metric=str(m), value=values[keep]))
     if not frames:
@@ -35,9 +40,17 @@ def evaluate(
 
 
 def apply_policies(
-    prep: Prepared, values: np.ndarray, nothing_relevant: np.ndarray | None, policies: dict[str, str]
+    prep: Prepared,
+    values: np.ndarray,
+    nothing_relevant: np.ndarray | None,
+    policies: dict[str, str],
+    count: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Apply the query-set policies; return the values and the indices of the units that are kept."""
+    """Apply the query-set policies; return the values and the indices of the units that are kept.
+
+    A ``count`` (NumRel, ...) is defined on an empty list: ``no_retrieved="zero"`` keeps its value (trec_eval -c
+    prints ``num_rel`` 77 for a judged query the run did not retrieve), ``"nan"`` and ``"skip"`` apply as usual.
+    """
     values = values.astype(np.float64, copy=True)
     keep = np.ones(prep.n, dtype=bool)
     no_judged = prep.n_judged == 0
@@ -47,7 +60,8 @@ def apply_policies(
         cases.append((~no_judged & ~no_retrieved & nothing_relevant, policies["no_relevant"]))
     for mask, policy in cases:
         if policy == "zero":
-            values[mask] = 0.0
+            if not (count and mask is no_retrieved):
+                values[mask] = 0.0
         elif policy == "nan":
             values[mask] = np.nan
         else:

@@ -1,21 +1,8 @@
-"""Numpy kernels, one module per metric, named like the registry entries and the ``sql/<name>.sql`` files.
+"""One module per metric: its declaration (``SPEC``) and its numpy kernel (``compute``).
 
-Each module exposes ``compute(prep, **params) -> (values, nothing_relevant)``: one float per evaluation unit,
-and for metrics declared ``needs_relevant`` the mask of units where the value is undefined (0/0), to which the
-``no_relevant`` policy applies (None otherwise).
+``rankframe/metrics/<name>.py`` declares ``SPEC = rankframe.declare.MetricSpec(name="<name>", ...)`` and defines
+``compute(prep, **params) -> (values, nothing_relevant)``: one float per evaluation unit, and for metrics that
+declare ``nothing_relevant`` the mask of units where the value is undefined (0/0), to which the ``no_relevant``
+policy applies (None otherwise). ``rankframe.registry`` collects every module of this package that has a
+``SPEC``; a module without one (shared helpers) is skipped. Its SQL lives in ``sql/<name>.sql``.
 """
-
-from __future__ import annotations
-
-import importlib
-from collections.abc import Callable
-
-from ..registry import METRICS
-
-
-def kernel(name: str) -> Callable:
-    """The ``compute`` function of a declared metric."""
-    return importlib.import_module(f"{__name__}.{name}").compute
-
-
-KERNELS = {m.name: kernel(m.name) for m in METRICS}

@@ -4,6 +4,37 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="ap",
+    canonical="AP",
+    aliases=("ap", "map", "average_precision"),
+    summary="average precision at the ranks of relevant items",
+    params=(
+        k_param(),
+        rel_param(),
+        Param(
+            "denominator",
+            "relevant",
+            "'relevant' = all relevant judged (trec_eval, ranx), 'min_k' = min(relevant, k) (Spark, MS Recommenders), "
+            "'retrieved' = relevant found in the top k (torchmetrics)",
+            choices=("relevant", "min_k", "retrieved"),
+        ),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    trec_eval="map",
+    trec_eval_cut="map_cut",
+    ir_measures="AP",
+    example="0.38889",
+    example_why="(1/2 + 2/3) / 3",
+    sql_data_args=("n_rel",),
+    sql_table_params=(("denominator", "ap_denominator"),),
+    order=30,
+)
+
 
 def compute(prep, *, k, rel, denominator):
     top = prep.cut(k)

@@ -1,11 +1,37 @@
-"""Bpref (trec_eval): relevant retrieved items, penalised by judged non-relevant items ranked above them."""
+"""Bpref (trec_eval): relevant retrieved items, penalised by judged non-relevant items ranked above them.
+
+With a cutoff k, the bpref of the list cut at k (trec_eval -M k): only the top k items are retrieved; |R| and N
+still count every judgment.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..declare import MetricSpec, k_param, rel_param
 
-def compute(prep, *, rel):
+SPEC = MetricSpec(
+    name="bpref",
+    canonical="Bpref",
+    aliases=("bpref",),
+    summary="binary preference (trec_eval definition)",
+    params=(
+        k_param(),
+        rel_param(),
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    trec_eval="bpref",
+    ir_measures="Bpref",
+    example="0.0",
+    example_why="N = 1 judged non-relevant, ranked above both hits: 1 - min(1, 3)/min(3, 1) = 0 each",
+    sql_data_args=("n_rel", "n_nonrel"),
+    order=140,
+)
+
+
+def compute(prep, *, k, rel):
+    prep = prep.cut(k)
     n_rel = prep.n_relevant(rel)
     n_nonrel = prep.count_judged(lambda g: (g >= 0) & (g < rel))
     nonrel = ((prep.grade >= 0) & (prep.grade < rel)).astype(np.float64)

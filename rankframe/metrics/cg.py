@@ -2,7 +2,26 @@
 
 from __future__ import annotations
 
+from ..declare import GAIN, MetricSpec, k_param, rel_param
 from ..prepare import gain_of
+
+SPEC = MetricSpec(
+    name="cg",
+    canonical="CG",
+    aliases=("cg",),
+    summary="sum of the gains of the top k",
+    params=(
+        k_param(),
+        rel_param(None),
+        GAIN,
+    ),
+    bounded=False,
+    binary=False,
+    example="3.0",
+    example_why="0 + 2 + 1",
+    sql_table_params=(("rel", "graded_rel"),),
+    order=50,
+)
 
 
 def compute(prep, *, k, rel, gain):

@@ -4,8 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import MAX_GRADE, MetricSpec, k_param
 from ..errors import ParameterError
 from ..prepare import cumprod_in_lists
+
+SPEC = MetricSpec(
+    name="err",
+    canonical="ERR",
+    aliases=("err", "expected_reciprocal_rank"),
+    summary="expected reciprocal rank (cascade model)",
+    params=(
+        k_param(),
+        MAX_GRADE,
+    ),
+    binary=False,
+    ir_measures="ERR",
+    example="0.11068",
+    example_why="(1/2)(3/16) + (1/3)(1/16)(13/16)",
+    order=90,
+)
 
 
 def stop_probability(grades: np.ndarray, max_grade: int) -> np.ndarray:

@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="hit_rate",
+    canonical="Success",
+    aliases=("success", "hit_rate", "hitrate"),
+    summary="1 if a relevant item is in the top k",
+    params=(
+        k_param(),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    trec_eval_cut="success",
+    ir_measures="Success",
+    example="1.0",
+    order=120,
+)
+
 
 def compute(prep, *, k, rel):
     top = prep.cut(k)

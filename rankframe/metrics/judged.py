@@ -4,6 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import MetricSpec, k_param
+
+SPEC = MetricSpec(
+    name="judged",
+    canonical="Judged",
+    aliases=("judged",),
+    summary="fraction of the top min(k, retrieved) that has a judgment",
+    params=(k_param(),),
+    binary=False,
+    ir_measures="Judged",
+    example="1.0",
+    order=160,
+)
+
 
 def compute(prep, *, k):
     top = prep.cut(k)

@@ -4,13 +4,41 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import GAIN, GAINS, IDEAL, JUDGED_ONLY, LOG_BASE, MetricSpec, k_param, rel_param
 from .dcg import dcg
 from .idcg import idcg
 
+SPEC = MetricSpec(
+    name="ndcg",
+    canonical="nDCG",
+    aliases=("ndcg",),
+    summary="DCG / IDCG",
+    params=(
+        k_param(),
+        rel_param(None),
+        GAIN,
+        IDEAL,
+        LOG_BASE,
+        GAINS,
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="gain",
+    binary=False,
+    trec_eval="ndcg",
+    trec_eval_cut="ndcg_cut",
+    ir_measures="nDCG",
+    example="0.56273",
+    example_why="1.76186 / 3.13093",
+    sql_data_args=("judged_grades",),
+    sql_table_params=(("rel", "graded_rel"),),
+    order=80,
+)
 
-def compute(prep, *, k, rel, gain, ideal):
-    num = dcg(prep, k, rel, gain)
-    den = idcg(prep, k, rel, gain, ideal)
+
+def compute(prep, *, k, rel, gain, ideal, log_base, gains):
+    num = dcg(prep, k, rel, gain, log_base, gains)
+    den = idcg(prep, k, rel, gain, ideal, log_base, gains)
     # "nothing relevant" = the ideal list has no gain at all (not only within the cutoff)
-    none = idcg(prep, None, rel, gain, ideal) == 0
+    none = idcg(prep, None, rel, gain, ideal, 2.0, gains) == 0
     return np.divide(num, den, out=np.zeros(prep.n), where=den > 0), none

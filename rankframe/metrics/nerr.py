@@ -4,9 +4,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import IDEAL, MAX_GRADE, MetricSpec, k_param
 from .err import compute as err
 from .err import err_of_lists, stop_probability
 from .idcg import ideal_lists
+
+SPEC = MetricSpec(
+    name="nerr",
+    canonical="nERR",
+    aliases=("nerr",),
+    summary="ERR / ERR of the ideal ordering",
+    params=(
+        k_param(),
+        MAX_GRADE,
+        IDEAL,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="any_gain",
+    binary=False,
+    example="0.48381",
+    example_why="/ (3/16 + (1/2)(1/16)(13/16) + (1/3)(1/16)(13/16)(15/16))",
+    sql_data_args=("judged_grades",),
+    order=100,
+)
 
 
 def compute(prep, *, k, max_grade, ideal):

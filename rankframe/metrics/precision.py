@@ -4,6 +4,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="precision",
+    canonical="P",
+    aliases=("p", "precision"),
+    summary="fraction of the top k that is relevant",
+    params=(
+        k_param(),
+        rel_param(),
+        Param(
+            "denominator", "k", "'k' (trec_eval) or 'retrieved' = min(k, number retrieved)", choices=("k", "retrieved")
+        ),
+        JUDGED_ONLY,
+    ),
+    trec_eval_cut="P",
+    ir_measures="P",
+    example="0.66667",
+    example_why="2 hits / 3 retrieved",
+    sql_table_params=(("denominator", "p_denominator"),),
+    order=10,
+)
+
 
 def compute(prep, *, k, rel, denominator):
     top = prep.cut(k)

@@ -1,12 +1,35 @@
-"""R-precision: hits in the top |R| / |R|."""
+"""R-precision: hits in the top |R| / |R|; with a cutoff k, of the list cut at k (hits in the top min(|R|, k))."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 
-def compute(prep, *, rel):
+SPEC = MetricSpec(
+    name="r_precision",
+    canonical="Rprec",
+    aliases=("rprec", "r_precision", "r-precision"),
+    summary="precision at rank R = number relevant",
+    params=(
+        k_param(),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    trec_eval="Rprec",
+    ir_measures="Rprec",
+    example="0.66667",
+    example_why="2 hits in the top |R| = 3",
+    sql_data_args=("n_rel",),
+    order=110,
+)
+
+
+def compute(prep, *, k, rel):
+    top = prep.cut(k)
     n_rel = prep.n_relevant(rel)
-    top = prep.pos <= n_rel[prep.group]
-    hits = prep.segment_sum(prep.hits(rel), top)
+    within = top.pos <= n_rel[top.group]
+    hits = top.segment_sum(top.hits(rel), within)
     return np.divide(hits, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0

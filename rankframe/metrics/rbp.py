@@ -4,6 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import MetricSpec, Param, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="rbp",
+    canonical="RBP",
+    aliases=("rbp", "rank_biased_precision"),
+    summary="rank-biased precision (1 - p) sum p^(rank-1) rel",
+    params=(
+        k_param(),
+        rel_param(),
+        Param("p", 0.8, "persistence", kind="open_unit", aliases=("persistence",)),
+    ),
+    ir_measures="RBP",
+    example="0.288",
+    example_why="0.2 (0.8 + 0.8^2)",
+    order=150,
+)
+
 
 def compute(prep, *, k, rel, p):
     top = prep.cut(k)

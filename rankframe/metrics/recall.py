@@ -4,6 +4,35 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="recall",
+    canonical="R",
+    aliases=("r", "recall"),
+    summary="fraction of the relevant judged items found in the top k",
+    params=(
+        k_param(),
+        rel_param(),
+        Param(
+            "denominator",
+            "relevant",
+            "'relevant' = all relevant judged (trec_eval) or 'min_k' = min(k, relevant) (capped recall)",
+            choices=("relevant", "min_k"),
+        ),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    trec_eval_cut="recall",
+    ir_measures="R",
+    example="0.66667",
+    example_why="2 of 3 relevant found",
+    sql_data_args=("n_rel",),
+    sql_table_params=(("denominator", "r_denominator"),),
+    order=20,
+)
+
 
 def compute(prep, *, k, rel, denominator):
     top = prep.cut(k)

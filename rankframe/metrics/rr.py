@@ -4,6 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
+
+SPEC = MetricSpec(
+    name="rr",
+    canonical="RR",
+    aliases=("rr", "mrr", "recip_rank", "reciprocal_rank"),
+    summary="1 / rank of the first relevant item",
+    params=(
+        k_param(),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    trec_eval="recip_rank",
+    ir_measures="RR",
+    example="0.5",
+    example_why="first hit at rank 2",
+    order=40,
+)
+
 
 def compute(prep, *, k, rel):
     top = prep.cut(k)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import progress
 from ._segments import check_offsets
 from .randomization import CHUNK_ELEMENTS, seed_sequence
 
@@ -80,11 +81,13 @@ def bootstrap_ci(
             sample = np.ascontiguousarray(block[np.ix_(rows, cols)])
             means = np.empty((n_resamples, cols.size))
             step = max(1, CHUNK_ELEMENTS // n)
+            progress.expect(n_resamples)
             for a in range(0, n_resamples, step):
                 c = min(step, n_resamples - a)
                 draws = rng.integers(0, n, size=(c, n)) + (np.arange(c) * n)[:, None]
                 counts = np.bincount(draws.ravel(), minlength=c * n).reshape(c, n)
                 means[a : a + c] = (counts.astype(np.float64) @ sample) / n
+                progress.advance(c)
             bounds = np.quantile(means, q, axis=0)
             low[s, cols], high[s, cols] = bounds[0], bounds[1]
     return BootstrapResult(ci_low=low, ci_high=high, n_resamples=int(n_resamples), entropy=root.entropy)

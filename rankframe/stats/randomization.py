@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import progress
 from ._segments import check_offsets, segment_sum
 
 TOLERANCE = 1e-12  # relative to sum(|d|): resamples this close to |T| count as ties
@@ -124,6 +125,7 @@ def _random_hits(
                 sums = np.einsum("ij,ji->i", bits[r].astype(np.float64), block[:, k])
                 hit = np.abs(total[k] - 2.0 * sums) >= threshold[k]
                 hits += np.bincount(k[hit], minlength=n_cols)
+        progress.advance(c)
     return hits
 
 
@@ -168,12 +170,15 @@ def sign_flip_test(
         exact[s] = n_rows < 63 and 2**n_rows <= n_resamples
         if exact[s]:
             n_patterns = 2**n_rows
+            progress.expect(n_patterns)
             hits = np.zeros(block.shape[1], dtype=np.int64)
             for a, b in _chunks(n_patterns, n_rows):
                 flipped = total - 2.0 * (exact_bits(n_rows, a, b).astype(np.float64) @ block)
                 hits += (np.abs(flipped) >= threshold).sum(axis=0)
+                progress.advance(b - a)
             pvalue[s] = hits / n_patterns
         else:
+            progress.expect(int(n_resamples))
             bitgen = np.random.PCG64(children[s])
             hits = _random_hits(block, total, abs_sum, threshold, bitgen, int(n_resamples))
             pvalue[s] = (hits + 1.0) / (n_resamples + 1.0)

@@ -1,0 +1,317 @@
+"""How a metric is declared: ``Param`` (one parameter) and ``MetricSpec`` (one metric), plus shared parameters.
+
+Each metric declares itself once, as ``SPEC = MetricSpec(...)`` beside its numpy kernel in
+``rankframe/metrics/<name>.py``; ``rankframe.registry`` collects the declarations and everything else (the name
+parser, the accessor methods, the docs tables, the CLI's trec_eval names, the DuckDB engine's "nothing relevant"
+rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "Adding a metric".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError, parameter_error, unknown_name_error
+
+_MISSING = object()
+K_MAX = 2**63 - 1  # a cutoff must fit a signed 64-bit integer (numpy positions, DuckDB BIGINT)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared metric parameter."""
+
+    name: str
+    default: Any
+    description: str
+    choices: tuple[Any, ...] | None = None
+    # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative" | "base" | "gains" | "flag"
+    kind: str = "choice"
+    aliases: tuple[str, ...] = ()
+    #: a parameter of the SQL table macros rf_per_query / rf_means (False: they always use the default; the
+    #: list macros rf_<name> and the engines take it)
+    table: bool = True
+
+    def expected(self) -> str:
+        """Describe the allowed values, for error messages and docs."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices or ())
+        return {
+            "k": "an int >= 1 (at most 2**63 - 1) or None",
+            "threshold": "a finite number" + (" or None" if self.default is None else ""),
+            "int>=1": "an int >= 1",
+            "open_unit": "a float in the open interval (0, 1)",
+            "unit": "a float in [0, 1]",
+            "nonnegative": "a finite float >= 0",
+            "base": "a finite float > 1",
+            "gains": "a dict {grade: gain} of finite numbers, or None",
+            "flag": "True or False",
+        }[self.kind]
+
+    def check(self, owner: str, value: Any) -> Any:
+        """Return the value, normalised, or raise the declared-constraint error."""
+        ok = True
+        if self.kind == "choice":
+            if isinstance(value, str):
+                value = value.lower()
+            ok = value in (self.choices or ())
+        elif self.kind == "k":
+            if value is not None:
+                ok = _is_int(value) and 1 <= value <= K_MAX
+                value = int(value) if ok else value
+        elif self.kind == "threshold":
+            if value is None:
+                ok = self.default is None
+            else:
+                ok = _is_number(value) and math.isfinite(value)
+        elif self.kind == "int>=1":
+            ok = _is_int(value) and value >= 1
+            value = int(value) if ok else value
+        elif self.kind == "open_unit":
+            ok = _is_number(value) and 0 < value < 1
+            value = float(value) if ok else value
+        elif self.kind == "unit":
+            ok = _is_number(value) and 0 <= value <= 1
+            value = float(value) if ok else value
+        elif self.kind == "nonnegative":
+            ok = _is_number(value) and 0 <= value < math.inf
+            value = float(value) if ok else value
+        elif self.kind == "base":
+            ok = _is_number(value) and 1 < value < math.inf
+            value = float(value) if ok else value
+        elif self.kind == "gains":
+            if value is not None:
+                ok = isinstance(value, dict) and all(
+                    _is_number(x) and math.isfinite(x) for pair in value.items() for x in pair
+                )
+                value = GainMap.of(value) if ok else value
+        elif self.kind == "flag":
+            ok = isinstance(value, (bool, np.bool_))
+            value = bool(value) if ok else value
+        if not ok:
+            raise parameter_error(owner, self.name, self.expected(), value)
+        return value
+
+
+class GainMap(tuple):
+    """A ``gains={grade: gain}`` mapping, normalised to sorted ``(grade, gain)`` pairs (hashable, comparable).
+
+    Its repr is the dict's, so a metric label such as ``nDCG(gains={0: 0, 1: 1, 2: 3})`` parses back to it.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, mapping: dict) -> GainMap:
+        """Normalise a dict of numbers (integral values print as ints)."""
+
+        def num(x: Any) -> float | int:
+            return int(x) if float(x).is_integer() else float(x)
+
+        return cls(sorted((num(g), num(v)) for g, v in mapping.items()))
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{g!r}: {v!r}" for g, v in self) + "}"
+
+
+def _is_int(v: Any) -> bool:
+    import numbers
+
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    import numbers
+
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def k_param() -> Param:
+    """The cutoff parameter shared by most metrics."""
+    return Param(
+        "k", None, "cutoff: only the top k ranked items count (None = the whole list)", kind="k", aliases=("cutoff",)
+    )
+
+
+def rel_param(default: float | None = 1) -> Param:
+    """The relevance-threshold parameter (binary metrics default to 1, graded ones to None)."""
+    if default is None:
+        text = (
+            "relevance threshold for gains: grades below it give no gain (None = use every positive grade "
+            "as is, trec_eval)"
+        )
+    else:
+        text = "relevance threshold: an item is relevant when its grade >= rel (trec_eval -l)"
+    return Param("rel", default, text, kind="threshold", aliases=("threshold", "relevance_level"))
+
+
+GAIN = Param(
+    "gain",
+    "linear",
+    "gain of a grade g: 'linear' = g (trec_eval, scikit-learn), "
+    "'exponential' = 2^g - 1 (Burges, gdeval, ranx ndcg_burges)",
+    choices=("linear", "exponential"),
+)
+IDEAL = Param(
+    "ideal",
+    "judged",
+    "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
+    "or 'retrieved' items only (scikit-learn, torchmetrics)",
+    choices=("judged", "retrieved"),
+)
+LOG_BASE = Param(
+    "log_base",
+    2.0,
+    "base b of the discount 1 / log_b(rank + 1) (2 = trec_eval; scikit-learn's log_base)",
+    kind="base",
+    table=False,
+)
+GAINS = Param(
+    "gains",
+    None,
+    "gain of each listed grade, e.g. {0: 0, 1: 1, 2: 3}, applied before `gain` (unlisted grades keep their "
+    "value; trec_eval ndcg's gain parameters, ir_measures gains=)",
+    kind="gains",
+    table=False,
+)
+JUDGED_ONLY = Param(
+    "judged_only",
+    False,
+    "remove the unjudged retrieved items before computing (trec_eval -J, ir_measures judged_only=); the "
+    "query-set policies still see the whole list",
+    kind="flag",
+    table=False,
+)
+#: parameters the engines apply before the kernel (the numpy kernels ``compute`` and the SQL aggregates
+#: ``rf_agg_<name>`` never see them; the list macros ``rf_<name>`` take them)
+ENGINE_PARAMS = ("judged_only",)
+#: the weight of recall in (beta + 1) P R / (beta P + R), shared by F1 and SetF
+BETA = Param(
+    "beta",
+    1.0,
+    "weight of recall against precision in (beta + 1) P R / (beta P + R) (trec_eval set_F, ir_measures SetF); "
+    "the textbook F_b (scikit-learn fbeta_score(beta=b)) is beta = b**2",
+    kind="nonnegative",
+    table=False,
+)
+MAX_GRADE = Param(
+    "max_grade",
+    4,
+    "grade of certain satisfaction in ERR's Pr = (2^g - 1) / 2^max_grade (4 = gdeval, ir_measures ERR)",
+    kind="int>=1",
+)
+
+
+#: what "nothing relevant" means for a metric whose value is undefined (0/0) without relevant items: the
+#: ``no_relevant`` policy applies to those units. Key -> (meaning, for docs/metrics.md; the DuckDB aggregate
+#: expression that tests it, formatted with ``pos``, ``grade`` and the measure's SQL literals ``rel``/``ideal``).
+NOTHING_RELEVANT: dict[str, tuple[str, str]] = {
+    "relevant": (
+        "no judged item has a grade >= rel (no relevant item at all)",
+        "rf_agg_nothing_relevant({pos}, {grade}, rel := {rel})",
+    ),
+    "gain": (
+        "the ideal list has no positive gain: no judged item (retrieved item with ideal='retrieved') with a grade "
+        "> 0 and >= rel when rel is set",
+        "rf_agg_nothing_relevant({pos}, {grade}, rel := {rel}, graded := true, ideal := {ideal})",
+    ),
+    "any_gain": (
+        "the ideal list has no positive grade: no judged item (retrieved item with ideal='retrieved') with a grade > 0",
+        "rf_agg_nothing_relevant({pos}, {grade}, rel := NULL, graded := true, ideal := {ideal})",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A declared metric: everything the rest of rankframe needs to know about it.
+
+    ``example`` is the value of the metric (rounded to 5 digits) on the example frame of the accessor's
+    docstrings (one query: grades [0, 2, 1] in rank order and one judged, unretrieved item of grade 1), and
+    ``example_why`` its derivation by hand; both become the accessor method's doctest.
+    """
+
+    name: str  # file name (rankframe/metrics/<name>.py, sql/<name>.sql), accessor method, SQL macros rf_<name>
+    canonical: str  # IR community name, used in metric strings and result labels
+    aliases: tuple[str, ...]  # other input names (case-insensitive); trec_eval's names are added automatically
+    summary: str
+    params: tuple[Param, ...]
+    bounded: bool = True  # value in [0, 1]
+    perfect_is_one: bool = False  # a perfect ranking of all relevant items (k = None) scores 1
+    nothing_relevant: str | None = None  # key of NOTHING_RELEVANT when undefined without relevant items
+    binary: bool = True  # uses the relevance threshold, not the grades
+    trec_eval: str | None = None  # trec_eval's name of the whole-list measure (map, ndcg, recip_rank, Rprec)
+    trec_eval_cut: str | None = None  # trec_eval's family printed with the cutoff: <name>_<k> (P_5, ndcg_cut_10)
+    ir_measures: str | None = None  # ir_measures' name of the measure, where it has it
+    example: str = ""  # value on the accessor's example frame (see above)
+    example_why: str = ""  # its hand derivation
+    sql_data_args: tuple[str, ...] = ()  # data arguments of rf_<name> after ``grades`` (n_rel, judged_grades, ...)
+    #: (parameter, name in the SQL table macros) where rf_per_query / rf_means name it otherwise (one parameter of
+    #: the table macros serves several metrics: graded_rel is CG/DCG/IDCG/nDCG's rel, p_denominator P's denominator)
+    sql_table_params: tuple[tuple[str, str], ...] = ()
+    count: bool = False  # a count (NumRel, ...): defined on an empty list, so no_retrieved='zero' keeps its value
+    table_column: bool = True  # a column of the SQL table macros rf_per_query / rf_means (named canonical)
+    order: int = 1000  # position in listings (docs tables, rf_per_query's columns, the SQL bundle)
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.nothing_relevant is not None and self.nothing_relevant not in NOTHING_RELEVANT:
+            raise ValueError(
+                f"{self.name}: nothing_relevant must be one of {sorted(NOTHING_RELEVANT)}, got "
+                f"{self.nothing_relevant!r}"
+            )
+
+    @property
+    def needs_relevant(self) -> bool:
+        """Undefined (0/0) without relevant items: the ``no_relevant`` policy applies."""
+        return self.nothing_relevant is not None
+
+    def table_param(self, name: str) -> str:
+        """The name of a parameter of this metric in the SQL table macros."""
+        return dict(self.sql_table_params).get(name, name)
+
+    @property
+    def trec_names(self) -> tuple[str, ...]:
+        """trec_eval's names of this metric (the whole-list name and the cutoff family)."""
+        return tuple(n for n in (self.trec_eval, self.trec_eval_cut) if n)
+
+    @property
+    def at(self) -> str:
+        """The parameter written after ``@`` in a metric string: the cutoff ``k``, or IPrec's recall level."""
+        return self.extra.get("at", "k")
+
+    @property
+    def sql_macro(self) -> str:
+        """Name of this metric's scalar DuckDB macro."""
+        return f"rf_{self.name}"
+
+    def param(self, name: str) -> Param:
+        """Look a parameter up by name or alias."""
+        for p in self.params:
+            if name == p.name or name in p.aliases:
+                return p
+        raise unknown_name_error(f"parameter of {self.canonical}", name, [p.name for p in self.params])
+
+    def bind(self, **given: Any) -> dict[str, Any]:
+        """Fill defaults and check every value against its declaration."""
+        values = {p.name: p.default for p in self.params}
+        seen: dict[str, str] = {}
+        for key, val in given.items():
+            p = self.param(key)
+            if p.name in seen:
+                raise ParameterError(
+                    f"The {p.name!r} parameter of {self.canonical} is given twice (as "
+                    f"{seen[p.name]!r} and {key!r}); give it once."
+                )
+            seen[p.name] = key
+            values[p.name] = p.check(self.name, val)
+        for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
+            if values[p.name] is None and p.kind == "unit":
+                raise ParameterError(
+                    f"The {p.name!r} parameter of {self.canonical} must be given: {p.expected()}, "
+                    f"e.g. {self.canonical}@0.5."
+                )
+        return values

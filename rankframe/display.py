@@ -1,0 +1,498 @@
+"""Tables for people: rankframe results as styled HTML (Jupyter), Markdown and LaTeX, with the same markers.
+
+Two kinds of frame are understood:
+
+* **comparisons** (:func:`rankframe.compare`): one row per (segment, metric, system); ``delta`` carries a
+  significance marker from ``p_adjusted`` (``*`` < 0.05, ``**`` < 0.01, ``***`` < 0.001), the better of ``mean``
+  and ``baseline_mean`` is bold, ``n`` and W/T/L are shown, and the caption names the test, the interval and the
+  correction with its family (from ``out.attrs``);
+* **means** (:func:`rankframe.evaluate` without ``per_query``): one row per segment, one column per metric, the
+  interval in brackets when ``ci=`` was asked, ``n`` shown, the best value of each metric bold.
+
+``compare`` returns a :class:`ComparisonFrame`: a plain DataFrame in every respect (``.loc``, ``.to_csv``,
+``pd.merge``, equality with plain frames; anything derived from it is a plain DataFrame) whose only addition is
+that Jupyter shows it as the styled table. For means, ``rankframe.display.table(means)`` gives an object that
+Jupyter shows the same way. No jinja2 or tabulate: the three formats are written here.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParameterError, parameter_error
+
+#: significance markers, from the strictest level down: p_adjusted below the level gets the marker
+LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+#: the columns that make a frame a comparison (``rankframe.compare``'s output)
+COMPARISON_COLUMNS = ("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "p_adjusted")
+#: the columns that make a frame evaluate's means
+MEANS_COLUMNS = ("metric", "value", "n")
+FORMATS = ("html", "markdown", "latex")
+
+_TEST_WORDS = {
+    "t": "paired t-test",
+    "randomization": "paired randomization test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "tukey": "blocked Tukey HSD",
+}
+_CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+
+
+def compare_caption(attrs: dict) -> str:
+    """One line naming the test, the interval, the correction and its family, from ``compare(...).attrs``.
+
+    >>> compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
+    ...                  "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
+    "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
+    """
+    random = f"{attrs.get('n_resamples')} resamples, seed {attrs.get('seed')}"
+    test = _TEST_WORDS[attrs["test"]]
+    if attrs["test"] == "randomization":
+        test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
+    who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
+    level = f"{attrs['ci'] * 100:.6g}%"
+    interval = {
+        "t": f"{level} t interval",
+        "bootstrap": f"{level} paired bootstrap interval ({random})",
+        "tukey": f"{level} Tukey simultaneous interval",
+    }[attrs["ci_method"]]
+    correction = attrs["correction"]
+    family = str(attrs["family"])  # "all 8 comparisons of the call", "per metric (2 families)"
+    family = family if family.startswith("per ") else f"over {family}"
+    adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
+    parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
+    if attrs.get("missing", "error") != "error":
+        key = "filled" if attrs["missing"] == "zero" else "dropped"
+        done = f"{attrs.get(key, 0)} {key}"
+        parts.append(f"missing values: {attrs['missing']} ({done})")
+    return "; ".join(parts)
+
+
+def marker(p_adjusted: float) -> str:
+    """The significance marker of an adjusted p-value: ``***`` < 0.001, ``**`` < 0.01, ``*`` < 0.05, else ``""``.
+
+    >>> marker(0.0004), marker(0.03), marker(0.2), marker(float("nan"))
+    ('***', '*', '', '')
+    """
+    if p_adjusted is None or not isinstance(p_adjusted, (int, float, np.floating)) or math.isnan(p_adjusted):
+        return ""
+    return next((m for level, m in LEVELS if p_adjusted < level), "")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# one neutral table model, three writers
+
+
+@dataclass
+class Cell:
+    """One cell: its text and how to show it."""
+
+    text: str
+    bold: bool = False
+    stars: str = ""  # significance marker after the text
+    tone: str = ""  # "up" / "down": a significant win / loss (HTML colours it)
+    numeric: bool = False
+
+
+@dataclass
+class Model:
+    """A table ready to write: header, rows of cells, caption lines."""
+
+    header: list[str]
+    numeric: list[bool]
+    rows: list[list[Cell]] = field(default_factory=list)
+    caption: list[str] = field(default_factory=list)
+
+
+def _num(v: Any, digits: int) -> str:
+    if v is None or v is pd.NA:
+        return ""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(f):
+        return ""
+    return f"{f:.{digits}f}"
+
+
+def _p(v: Any, digits: int) -> str:
+    """A p-value: ``digits`` decimals, or 2 significant digits when smaller (never a bare 0.0000)."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return ""
+    if math.isnan(f):
+        return ""
+    if 0 < f < 10**-digits:
+        return f"{f:.1e}"
+    return f"{f:.{digits}f}"
+
+
+def _text(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return ""
+    return str(v)
+
+
+def kind(frame: object) -> str:
+    """``"comparison"`` or ``"means"``: which rankframe result a frame is, from its columns.
+
+    Raises :class:`~rankframe.ParameterError` for anything else (a per-query frame, a wide table).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise parameter_error(
+            "display", "frame", "a DataFrame returned by rankframe.compare or rankframe.evaluate", frame
+        )
+    cols = set(map(str, frame.columns))
+    if set(COMPARISON_COLUMNS) <= cols:
+        return "comparison"
+    if set(MEANS_COLUMNS) <= cols:
+        return "means"
+    raise ParameterError(
+        "display needs the frame rankframe.compare returns (columns "
+        f"{list(COMPARISON_COLUMNS)}, ...) or the means rankframe.evaluate returns (columns {list(MEANS_COLUMNS)}, "
+        f"per segment; not per_query=True); got columns {list(map(str, frame.columns))[:12]}"
+    )
+
+
+def _segments(frame: pd.DataFrame, first: str) -> list[str]:
+    cols = [str(c) for c in frame.columns]
+    return cols[: cols.index(first)]
+
+
+def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
+    segs = _segments(frame, "metric")
+    has_ci = {"ci_low", "ci_high"} <= set(frame.columns)
+    level = frame.attrs.get("ci")
+    ci_head = f"{level * 100:.6g}% CI" if isinstance(level, (int, float)) else "CI"
+    header = [*segs, "metric", "system", "baseline", "n", "mean", "baseline mean", "delta"]
+    numeric = [False] * (len(segs) + 3) + [True] * 4
+    optional = [
+        (has_ci, ci_head),
+        ("p_value" in frame.columns, "p"),
+        (True, "p adj."),
+        ("effect_size" in frame.columns, "effect"),
+        ({"wins", "ties", "losses"} <= set(frame.columns), "W/T/L"),
+    ]
+    for present, name in optional:
+        if present:
+            header.append(name)
+            numeric.append(True)
+    notes = "note" in frame.columns and frame["note"].notna().any()
+    if notes:
+        header.append("note")
+        numeric.append(False)
+    model = Model(header, numeric)
+    for r in frame.to_dict("records"):
+        mean, base, delta, p_adj = (r["mean"], r["baseline_mean"], r["delta"], r["p_adjusted"])
+        stars = marker(p_adj)
+        tone = "" if not stars or not np.isfinite(delta) or delta == 0 else ("up" if delta > 0 else "down")
+        better_sys = bool(np.isfinite(mean) and np.isfinite(base) and mean > base)
+        better_base = bool(np.isfinite(mean) and np.isfinite(base) and base > mean)
+        row = [Cell(_text(r[c])) for c in segs]
+        row += [Cell(_text(r["metric"])), Cell(_text(r["system"])), Cell(_text(r["baseline"]))]
+        row += [
+            Cell(_text(r["n"]), numeric=True),
+            Cell(_num(mean, digits), bold=better_sys, numeric=True),
+            Cell(_num(base, digits), bold=better_base, numeric=True),
+            Cell(
+                _num(delta, digits) if not (isinstance(delta, float) and math.isnan(delta)) else "",
+                stars=stars,
+                tone=tone,
+                numeric=True,
+            ),
+        ]
+        if has_ci:
+            lo, hi = _num(r["ci_low"], digits), _num(r["ci_high"], digits)
+            row.append(Cell(f"[{lo}, {hi}]" if lo and hi else "", numeric=True))
+        if "p_value" in frame.columns:
+            row.append(Cell(_p(r["p_value"], digits), numeric=True))
+        row.append(Cell(_p(p_adj, digits), numeric=True))
+        if "effect_size" in frame.columns:
+            row.append(Cell(_num(r["effect_size"], 2), numeric=True))
+        if {"wins", "ties", "losses"} <= set(frame.columns):
+            row.append(Cell(f"{_text(r['wins'])}/{_text(r['ties'])}/{_text(r['losses'])}", numeric=True))
+        if notes:
+            row.append(Cell(_text(r["note"])))
+        model.rows.append(row)
+    attrs = frame.attrs
+    try:
+        model.caption.append(compare_caption(attrs))
+    except (KeyError, TypeError):
+        pass  # a comparison read back from a file has no attrs: no test named
+    model.caption.append(
+        "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; bold: the better mean of the pair"
+        + ("; W/T/L: queries won/tied/lost against the baseline" if "W/T/L" in header else "")
+    )
+    return model
+
+
+def _ci_level(frame: pd.DataFrame) -> float | None:
+    """The level of evaluate's t intervals, read back from the numbers (evaluate records no attrs)."""
+    from scipy import stats
+
+    ok = frame["std_err"].to_numpy(float) > 0
+    ok &= frame["n"].to_numpy(float) >= 2
+    if not ok.any():
+        return None
+    i = int(np.flatnonzero(ok)[0])
+    ratio = (float(frame["ci_high"].iloc[i]) - float(frame["value"].iloc[i])) / float(frame["std_err"].iloc[i])
+    return round(float(2 * stats.t.cdf(ratio, float(frame["n"].iloc[i]) - 1) - 1), 6)
+
+
+def _means_model(frame: pd.DataFrame, digits: int) -> Model:
+    segs = _segments(frame, "metric")
+    has_ci = {"ci_low", "ci_high"} <= set(frame.columns)
+    metrics = list(dict.fromkeys(frame["metric"].tolist()))
+    if segs:
+        keys = frame[segs].drop_duplicates().reset_index(drop=True)
+        pos = frame.groupby(segs, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    else:
+        keys = pd.DataFrame(index=range(1))
+        pos = np.zeros(len(frame), dtype=np.int64)
+    m_pos = pd.Index(metrics).get_indexer(frame["metric"])
+    shape = (len(keys), len(metrics))
+    value = np.full(shape, np.nan)
+    value[pos, m_pos] = frame["value"].to_numpy(float)
+    n = np.zeros(shape, dtype=np.int64)
+    n[pos, m_pos] = frame["n"].to_numpy()
+    low, high = np.full(shape, np.nan), np.full(shape, np.nan)
+    if has_ci:
+        low[pos, m_pos] = frame["ci_low"].to_numpy(float)
+        high[pos, m_pos] = frame["ci_high"].to_numpy(float)
+    with np.errstate(invalid="ignore"):
+        best = np.where(np.isnan(value), -np.inf, value).max(axis=0)
+    one_n = (n == n.max(axis=1, keepdims=True)).all(axis=1)
+    header = [*segs, "n", *metrics]
+    model = Model(header, [False] * len(segs) + [True] * (1 + len(metrics)))
+    for i in range(len(keys)):
+        row = [Cell(_text(keys.iloc[i][c])) for c in segs]
+        row.append(Cell(str(int(n[i].max())), numeric=True))
+        for j in range(len(metrics)):
+            text = _num(value[i, j], digits)
+            if has_ci and text and not np.isnan(low[i, j]):
+                text += f" [{_num(low[i, j], digits)}, {_num(high[i, j], digits)}]"
+            if not one_n[i]:
+                text += f" (n={n[i, j]})"
+            is_best = bool(len(keys) > 1 and np.isfinite(value[i, j]) and value[i, j] == best[j])
+            row.append(Cell(text, bold=is_best, numeric=True))
+        model.rows.append(row)
+    what = "mean over n queries"
+    if has_ci:
+        level = _ci_level(frame)
+        what += (
+            f"; [low, high]: its {level * 100:.6g}% t interval" if level is not None else "; [low, high]: its interval"
+        )
+    if len(keys) > 1:
+        what += "; bold: the best value of each metric"
+    model.caption.append(what)
+    return model
+
+
+def model(frame: pd.DataFrame, digits: int = 4) -> Model:
+    """The neutral table model of a comparison or of means (what the three writers write)."""
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 0 <= digits <= 12:
+        raise parameter_error("display", "digits", "an int in [0, 12]", digits)
+    k = kind(frame)
+    return _comparison_model(frame, int(digits)) if k == "comparison" else _means_model(frame, int(digits))
+
+
+_CSS = (
+    "table.rankframe{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:0.5em 0}"
+    "table.rankframe caption{caption-side:top;text-align:left;font-size:0.9em;color:#444;padding:0.2em 0}"
+    "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #ddd;white-space:nowrap}"
+    "table.rankframe th{border-bottom:2px solid #888;text-align:left}"
+    "table.rankframe td.num,table.rankframe th.num{text-align:right}"
+    "table.rankframe td.up{background:#e3f4e1;color:#1b5e20}"
+    "table.rankframe td.down{background:#fbe3e3;color:#8e1b1b}"
+    "table.rankframe sup{font-size:0.75em}"
+)
+
+
+def _html(m: Model) -> str:
+    e = html.escape
+    out = [f"<style>{_CSS}</style>", '<table class="rankframe">']
+    if m.caption:
+        out.append("<caption>" + "<br>".join(e(c) for c in m.caption) + "</caption>")
+    out.append(
+        "<thead><tr>"
+        + "".join(f"<th{' class=num' if num else ''}>{e(h)}</th>" for h, num in zip(m.header, m.numeric))
+        + "</tr></thead><tbody>"
+    )
+    for row in m.rows:
+        cells = []
+        for c in row:
+            classes = " ".join(x for x in ("num" if c.numeric else "", c.tone) if x)
+            text = e(c.text)
+            if c.bold:
+                text = f"<strong>{text}</strong>"
+            if c.stars:
+                text += f"<sup>{e(c.stars)}</sup>"
+            cells.append(f'<td class="{classes}">{text}</td>' if classes else f"<td>{text}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+
+def _markdown(m: Model) -> str:
+    def cell(c: Cell) -> str:
+        text = _md_escape(c.text)
+        if c.bold and text:
+            text = f"**{text}**"
+        return text + _md_escape(c.stars)
+
+    lines = [f"{_md_escape(c)}  " for c in m.caption]
+    if lines:
+        lines[-1] = lines[-1].rstrip()
+        lines.append("")
+    lines.append("| " + " | ".join(_md_escape(h) for h in m.header) + " |")
+    lines.append("|" + "|".join("---:" if n else "---" for n in m.numeric) + "|")
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in m.rows]
+    return "\n".join(lines)
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex(m: Model) -> str:
+    def cell(c: Cell) -> str:
+        text = _tex(c.text)
+        if c.bold and text:
+            text = rf"\textbf{{{text}}}"
+        return text + (rf"$^{{{c.stars}}}$" if c.stars else "")
+
+    spec = "".join("r" if n else "l" for n in m.numeric)
+    lines = [r"\begin{table}", r"\centering"]
+    if m.caption:
+        lines.append(r"\caption{" + _tex(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
+    lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(_tex(h) for h in m.header) + r" \\", r"\midrule"]
+    lines += [" & ".join(cell(c) for c in row) + r" \\" for row in m.rows]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines)
+
+
+_WRITERS: dict[str, Callable[[Model], str]] = {"html": _html, "markdown": _markdown, "latex": _latex}
+
+
+def render(frame: pd.DataFrame, fmt: str = "html", *, digits: int = 4) -> str:
+    """A comparison or means frame as ``"html"``, ``"markdown"`` or ``"latex"`` (booktabs) text."""
+    if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
+        raise parameter_error("render", "fmt", "one of " + ", ".join(map(repr, FORMATS)), fmt)
+    return _WRITERS[fmt.lower()](model(frame, digits))
+
+
+def to_html(frame: pd.DataFrame, *, digits: int = 4) -> str:
+    """A styled HTML table (with its own ``<style>``): markers, the better value bold, caption.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> means = pd.DataFrame({"metric": ["AP", "AP"], "value": [0.5, 0.25], "n": [2, 2], "system": ["a", "b"]})
+    >>> "<strong>0.5000</strong>" in to_html(means[["system", "metric", "value", "n"]])
+    True
+    """
+    return render(frame, "html", digits=digits)
+
+
+def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
+    r"""A Markdown (pipe) table with the caption above it; ``\*`` markers and ``**bold**`` as in the HTML.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> means = pd.DataFrame({"system": ["a", "b"], "metric": ["AP", "AP"], "value": [0.5, 0.25], "n": [2, 2]})
+    >>> print(to_markdown(means))
+    mean over n queries; bold: the best value of each metric
+    <BLANKLINE>
+    | system | n | AP |
+    |---|---:|---:|
+    | a | 2 | **0.5000** |
+    | b | 2 | 0.2500 |
+    """
+    return render(frame, "markdown", digits=digits)
+
+
+def to_latex(frame: pd.DataFrame, *, digits: int = 4) -> str:
+    r"""A LaTeX ``table`` (booktabs rules: ``\usepackage{booktabs}``), markers as ``$^{*}$``, ``\textbf`` bold."""
+    return render(frame, "latex", digits=digits)
+
+
+class Table:
+    """A result wrapped for display: Jupyter shows the styled HTML; ``str()`` is the Markdown.
+
+    ``rankframe.display.table(rankframe.evaluate(df, [...], by="system", ci=0.95))`` in a notebook cell.
+    """
+
+    def __init__(self, frame: pd.DataFrame, digits: int = 4):
+        self.model = model(frame, digits)
+        self.frame = frame
+
+    def _repr_html_(self) -> str:
+        return _html(self.model)
+
+    def _repr_markdown_(self) -> str:
+        return _markdown(self.model)
+
+    def _repr_latex_(self) -> str:
+        return _latex(self.model)
+
+    def __repr__(self) -> str:
+        return _markdown(self.model)
+
+
+def table(frame: pd.DataFrame, *, digits: int = 4) -> Table:
+    """Wrap a comparison or means frame so that Jupyter shows it as a styled table."""
+    return Table(frame, digits)
+
+
+class ComparisonFrame(pd.DataFrame):
+    """What :func:`rankframe.compare` returns: a DataFrame that Jupyter shows as a styled comparison table.
+
+    Nothing else differs from a DataFrame: every operation (``.loc``, ``sort_values``, ``merge``, ``copy``)
+    returns a plain DataFrame, ``==``/``equals``/``assert_frame_equal`` compare it with plain frames, and
+    ``print`` shows the usual text. ``rankframe.display.to_markdown(out)`` / ``to_latex(out)`` export it.
+    """
+
+    @property
+    def _constructor(self) -> Callable[..., pd.DataFrame]:  # type: ignore[override]
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str | None:  # type: ignore[override]
+        try:
+            return to_html(self)
+        except (ParameterError, KeyError, TypeError, ValueError):  # columns dropped in place: the plain table
+            return pd.DataFrame(self)._repr_html_()
+
+
+def comparison_frame(frame: pd.DataFrame) -> ComparisonFrame:
+    """``frame`` (compare's output) as a :class:`ComparisonFrame`, its ``attrs`` kept; no copy of the data."""
+    out = ComparisonFrame(frame)
+    out.attrs = dict(frame.attrs)
+    return out

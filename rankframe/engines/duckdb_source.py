@@ -1,0 +1,434 @@
+"""Files and DuckDB relations through the DuckDB engine, without a pandas copy of the input (issue 10).
+
+``rankframe.evaluate("runs.parquet", ...)`` (a path, a ``Path``, a ``.csv``/``.tsv`` file or a
+``duckdb.DuckDBPyRelation``) and ``rankframe evaluate runs.parquet`` read the rows in DuckDB only: a view renames
+the columns to the macros' names (query, item, rank|score, relevance, segments ``rf_s0``...), one more scan checks
+the table's rules (the rules of ``rf_validate`` and of the pandas schema, in one GROUP BY with grouping sets), and
+the evaluation is the engine's one query (``duckdb_engine.build_sql``). Only the per-query values come back to
+pandas. A fresh in-memory database per call carries the settings (``memory_limit``, ``threads``,
+``temp_directory``): DuckDB spills its sorts and hash tables to the temporary directory instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from .. import sql as rf_sql
+from ..columns import Columns
+from ..errors import ParameterError, ValidationError, missing_columns_error
+from ..names import Measure
+from .aggregate import metric_labels
+from .duckdb_engine import build_sql, translate_error
+
+#: file names read as long tables (as ``rankframe.io.read_long``)
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+CSV_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
+#: DuckDB's memory limit when none is given: with DuckDB's own overhead the whole process stays under ~2 GB
+DEFAULT_MEMORY_LIMIT = "1GB"
+_SRC = "rf__src"
+_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", '"NULL"', "NULL")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """DuckDB settings of one evaluation: ``SET memory_limit``, ``SET threads``, ``SET temp_directory``.
+
+    ``memory_limit`` is DuckDB's text such as ``"1GB"`` or ``"500MB"`` (default :data:`DEFAULT_MEMORY_LIMIT`),
+    ``threads`` an int >= 1 (default: DuckDB's, the number of cores), ``temp_directory`` where DuckDB spills
+    (default: a fresh folder under the system's temporary directory, removed afterwards).
+    """
+
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_directory: str | None = None
+
+
+def is_source(obj: object) -> bool:
+    """True for what this module reads: a path (str or ``os.PathLike``) or a DuckDB relation."""
+    return isinstance(obj, (str, os.PathLike)) or type(obj).__name__ == "DuckDBPyRelation"
+
+
+def _quote(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _text(value: str) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def connect(settings: Settings | None, spill_dir: str) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory database with the settings applied and the macros installed."""
+    s = settings or Settings()
+    if s.threads is not None and (isinstance(s.threads, bool) or not isinstance(s.threads, int) or s.threads < 1):
+        raise ParameterError(f"The 'threads' setting must be an int >= 1. Got {s.threads!r} instead.")
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET memory_limit = {_text(s.memory_limit or DEFAULT_MEMORY_LIMIT)}")
+    except duckdb.Error as e:
+        con.close()
+        raise ParameterError(
+            f"The 'memory_limit' setting must be a size such as '1GB' or '500MB'. Got {s.memory_limit!r} instead "
+            f"({str(e).splitlines()[0]})."
+        ) from None
+    if s.threads is not None:
+        con.execute(f"SET threads = {int(s.threads)}")
+    con.execute(f"SET temp_directory = {_text(spill_dir)}")
+    con.execute("SET preserve_insertion_order = false")
+    return rf_sql.install(con)
+
+
+def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
+    """Make the relation ``rf__raw`` over the source; return (a label for messages, its SQL)."""
+    from ..io import InputFileError
+
+    if type(source).__name__ == "DuckDBPyRelation":
+        # another connection's relation: stream its rows once (Arrow batches) into a temporary table of ours,
+        # which DuckDB spills to disk under the memory limit
+        con.register("rf__reader", source.to_arrow_reader(100_000))
+        con.execute("CREATE TEMP TABLE rf__raw AS SELECT * FROM rf__reader")
+        con.unregister("rf__reader")
+        return "DuckDB relation", "rf__raw"
+    path = Path(source)
+    if not path.exists():
+        raise InputFileError(str(source), "file not found")
+    if path.is_dir():
+        raise InputFileError(str(source), "is a directory, not a file")
+    name = path.name.lower()
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if name.endswith(PARQUET_SUFFIXES) or head == b"PAR1":
+        if not head:
+            raise InputFileError(str(source), "empty file: 0 bytes, not a Parquet file")
+        reader = f"read_parquet({_text(str(path))})"
+    elif name.endswith(CSV_SUFFIXES):
+        delim = "\t" if name.removesuffix(".gz").endswith(".tsv") else ","
+        # ids and segments as text (as rankframe.io.read_long: '007' stays '007'); numbers are cast in the view
+        reader = f"read_csv({_text(str(path))}, header = true, delim = {_text(delim)}, all_varchar = true)"
+    else:
+        raise InputFileError(str(source), "not a long table: give a .parquet, .csv or .tsv file")
+    try:
+        con.execute(f"CREATE TEMP VIEW rf__raw AS SELECT * FROM {reader}")
+        _describe(con, "rf__raw")
+    except duckdb.Error as e:
+        kind = "a readable Parquet file" if reader.startswith("read_parquet") else "a readable CSV file"
+        raise InputFileError(str(source), f"not {kind} ({str(e).splitlines()[0]})") from None
+    return str(source), "rf__raw"
+
+
+def _describe(con: duckdb.DuckDBPyConnection, rel: str) -> dict[str, str]:
+    return dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {rel})").fetchall())
+
+
+def _numeric(type_name: str) -> bool:
+    return type_name in _NUMBER_TYPES or type_name.startswith("DECIMAL")
+
+
+def prepare_view(
+    con: duckdb.DuckDBPyConnection, rel: str, columns: Columns, by: Sequence[str], csv: bool
+) -> tuple[str, dict[str, str]]:
+    """The view ``rf__src`` with the macros' column names; returns the order column ('rank'/'score') and types.
+
+    Missing columns raise the ValidationError of the pandas path (same message, did-you-mean hint).
+    """
+    types = _describe(con, rel)
+    present = list(types)
+    order = "rank" if columns.rank in types else "score" if columns.score in types else None
+    required = [columns.query, columns.item, *by, columns.relevance]
+    missing = [c for c in dict.fromkeys(required) if c not in types]
+    if missing or order is None:
+        err = missing_columns_error(missing, present)
+        if order is None:
+            from ..errors import did_you_mean
+
+            err.failures.append(
+                {
+                    "column": columns.rank,
+                    "rule": f"neither a rank column {columns.rank!r} nor a score column {columns.score!r} in "
+                    f"dataframe{did_you_mean(columns.rank, present)}. Columns in dataframe: {present}",
+                    "count": 0,
+                }
+            )
+        raise ValidationError(err.failures)
+    order_col = columns.rank if order == "rank" else columns.score
+
+    def number(col: str) -> str:
+        # CSV cells are text: empty = null, anything else must parse (a bad cell is a validation failure)
+        return f"TRY_CAST(nullif(trim({_quote(col)}), '') AS DOUBLE)" if csv else _quote(col)
+
+    parts = [
+        f"{_quote(columns.query)} AS query",
+        f"{_quote(columns.item)} AS item",
+        f"{number(order_col)} AS {order}",
+        f"{number(columns.relevance)} AS relevance",
+        *(f"{_quote(b)} AS rf_s{i}" for i, b in enumerate(by)),
+    ]
+    if csv:  # the text itself, for the rule "must be numeric"
+        parts += [f"{_quote(order_col)} AS rf_ord_txt", f"{_quote(columns.relevance)} AS rf_rel_txt"]
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {_SRC} AS SELECT {', '.join(parts)} FROM {rel}")
+    if csv:
+        types = {**types, order_col: "DOUBLE", columns.relevance: "DOUBLE"}
+    return order, types
+
+
+def validate_source(
+    con: duckdb.DuckDBPyConnection,
+    columns: Columns,
+    by: Sequence[str],
+    order: str,
+    types: dict[str, str],
+    allow_duplicates: bool,
+    csv: bool,
+) -> bool:
+    """Check the rules of the long table in one scan; raise ValidationError; return True when ranks are 1..n.
+
+    The rules and their words are the pandas schema's (``rankframe.schema``): ids not null, relevance and the
+    order column numeric and finite, ranks integers >= 1 and unique per unit, items unique per unit unless
+    ``allow_duplicates``. One GROUP BY with grouping sets (unit, item), (unit, rank) and (unit) counts them all
+    (DuckDB spills its hash tables under the memory limit); example rows are fetched only for a broken rule.
+    """
+    unit_names = [*by, columns.query]
+    unit_cols = [*(f"rf_s{i}" for i in range(len(by))), "query"]
+    unit = ", ".join(unit_cols)
+    unit_words = ", ".join(unit_names)
+    failures: list[dict] = []
+    order_col = columns.rank if order == "rank" else columns.score
+    for col, word, null in (
+        (columns.relevance, "relevance", "unjudged"),
+        (order_col, order, "judged but not retrieved" if order == "rank" else "not retrieved"),
+    ):
+        if not _numeric(types[col]):
+            # one failure case, the column's type: as pandera counts a dtype rule on a pandas input
+            failures.append(
+                {"column": col, "rule": f"{word} must be numeric (null = {null})", "count": 1, "examples": None}
+            )
+    if failures:
+        raise ValidationError(failures)
+    rank_checks = order == "rank"
+    row_rules = {
+        "null_query": (columns.query, "must not be null", "query IS NULL"),
+        "null_item": (columns.item, "must not be null", "item IS NULL"),
+        "bad_rel": (columns.relevance, "relevance must be finite (null = unjudged)", "NOT isfinite(relevance)"),
+    }
+    if rank_checks:
+        row_rules["bad_rank"] = (
+            columns.rank,
+            "rank must be an integer >= 1 (null = judged but not retrieved)",
+            "NOT isfinite(rank) OR rank < 1 OR rank <> floor(rank)",
+        )
+    else:
+        row_rules["bad_score"] = (columns.score, "score must be finite", "NOT isfinite(score)")
+    if csv:
+        row_rules["text_rel"] = (
+            columns.relevance,
+            "relevance must be numeric (null = unjudged)",
+            "relevance IS NULL AND nullif(trim(rf_rel_txt), '') IS NOT NULL",
+        )
+        row_rules["text_ord"] = (
+            order_col,
+            f"{order} must be numeric (null = " + ("judged but not retrieved)" if rank_checks else "not retrieved)"),
+            f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
+        )
+    counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
+    sets = [f"({unit})"]
+    dup_tests = []  # a repeated key of the (unit, item) or (unit, rank) set
+    if not allow_duplicates:
+        sets.append(f"({unit}, item)")
+        dup_tests.append("(GROUPING(item) = 0 AND item IS NOT NULL)")
+    if rank_checks:
+        sets.append(f"({unit}, rank)")
+        dup_tests.append("(GROUPING(rank) = 0 AND rank IS NOT NULL)")
+    item_set = "GROUPING(item) = 0" if not allow_duplicates else "false"
+    rank_set = "GROUPING(rank) = 0" if rank_checks else "false"
+    duplicated = f"(count(*) > 1 AND ({' OR '.join(dup_tests)}))" if dup_tests else "false"
+    rank_aggs = (
+        "count(rank) AS n_rank, min(rank) AS min_rank, max(rank) AS max_rank"
+        if rank_checks
+        else "0 AS n_rank, 1 AS min_rank, 0 AS max_rank"
+    )
+    query = f"""
+WITH g AS (
+  SELECT {item_set} AS is_item, {rank_set} AS is_rank, count(*) AS n, {counts}, {rank_aggs}
+  FROM {_SRC}
+  GROUP BY GROUPING SETS ({", ".join(sets)})
+  HAVING NOT ({item_set} OR {rank_set}) OR {duplicated}
+)
+SELECT {", ".join(f"sum({k}) FILTER (WHERE NOT is_item AND NOT is_rank)" for k in row_rules)},
+       count(*) FILTER (WHERE is_item), sum(n) FILTER (WHERE is_item),
+       count(*) FILTER (WHERE is_rank), sum(n) FILTER (WHERE is_rank),
+       bool_and(n_rank = 0 OR (min_rank = 1 AND max_rank = n_rank)) FILTER (WHERE NOT is_item AND NOT is_rank)
+FROM g"""
+    try:
+        row = con.execute(query).fetchone()
+    except duckdb.Error as e:
+        raise translate_error(e) from None
+    assert row is not None  # noqa: S101 - an aggregate without GROUP BY always gives one row
+    values = list(row)
+    for (col, rule, cond), count in zip(row_rules.values(), values):
+        if count:
+            examples = _examples(con, cond, by, columns)
+            failures.append({"column": col, "rule": rule, "count": int(count), "examples": examples})
+    dup_items, dup_item_rows, dup_ranks, dup_rank_rows, dense = values[len(row_rules) :]
+    if dup_ranks:
+        failures.append(
+            {
+                "column": "rank",  # as the pandas schema names its frame-wide rank rule
+                "rule": f"rank must be unique within each ({unit_words})",
+                "count": int(dup_rank_rows),
+                "examples": _examples(
+                    con,
+                    f"({unit}, rank) IN (SELECT ({unit}, rank) FROM {_SRC} WHERE rank IS NOT NULL "
+                    f"GROUP BY ALL HAVING count(*) > 1)",
+                    by,
+                    columns,
+                ),
+            }
+        )
+    if dup_items:
+        failures.append(
+            {
+                "column": columns.item,
+                "rule": f"{columns.item} must be unique within each ({unit_words}) "
+                "(pass allow_duplicates=True to keep repeated rows)",
+                "count": int(dup_item_rows),
+                "examples": _examples(
+                    con,
+                    f"({unit}, item) IN (SELECT ({unit}, item) FROM {_SRC} WHERE item IS NOT NULL "
+                    f"GROUP BY ALL HAVING count(*) > 1)",
+                    by,
+                    columns,
+                ),
+            }
+        )
+    if failures:
+        raise ValidationError(failures)
+    return bool(dense) and rank_checks
+
+
+def _dense(con: duckdb.DuckDBPyConnection, n_segments: int) -> bool:
+    """True when every unit's ranks are 1..n, given unique ranks (one GROUP BY over the units, no sort)."""
+    unit = ", ".join([*(f"rf_s{i}" for i in range(n_segments)), "query"])
+    row = con.execute(
+        f"SELECT bool_and(n = 0 OR (lo = 1 AND hi = n)) FROM (SELECT count(rank) AS n, min(rank) AS lo, "
+        f"max(rank) AS hi FROM {_SRC} GROUP BY {unit})"
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _examples(con: duckdb.DuckDBPyConnection, cond: str, by: Sequence[str], columns: Columns) -> pd.DataFrame:
+    """Up to 5 offending rows, with the caller's column names (only fetched when a rule is broken)."""
+    shown = [("query", columns.query), ("item", columns.item)]
+    shown += [(f"rf_s{i}", b) for i, b in enumerate(by)]
+    cols = _describe(con, _SRC)
+    for role in ("rank", "score"):
+        if role in cols:
+            shown.append((role, getattr(columns, role)))
+    shown.append(("relevance", columns.relevance))
+    sql = f"SELECT {', '.join(f'{c} AS {_quote(n)}' for c, n in shown)} FROM {_SRC} WHERE {cond} LIMIT 5"
+    return con.execute(sql).df()
+
+
+def per_query(
+    source: Any,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    policies: dict[str, str],
+    *,
+    validate: bool = True,
+    allow_duplicates: bool = False,
+    settings: Settings | None = None,
+) -> pd.DataFrame:
+    """Per-query values ``[*by, query, metric, value]`` of a file or relation, computed in DuckDB."""
+    by = list(by)
+    measures = list(measures)
+    s = settings or Settings()
+    with tempfile.TemporaryDirectory(prefix="rankframe-spill-", dir=s.temp_directory) as spill:
+        con = connect(s, spill)
+        try:
+            return _per_query(con, source, measures, columns, by, policies, validate, allow_duplicates)
+        except duckdb.Error as e:
+            raise translate_error(e) from None
+        finally:
+            con.close()
+
+
+def _per_query(
+    con: duckdb.DuckDBPyConnection,
+    source: Any,
+    measures: list[Measure],
+    columns: Columns,
+    by: list[str],
+    policies: dict[str, str],
+    validate: bool,
+    allow_duplicates: bool,
+) -> pd.DataFrame:
+    label, rel = _open(con, source)
+    csv = label != "DuckDB relation" and str(label).lower().endswith(CSV_SUFFIXES)
+    order, types = prepare_view(con, rel, columns, by, csv)
+    if validate:
+        dense = validate_source(con, columns, by, order, types, allow_duplicates, csv)
+    else:  # the caller vouches for the rules (unique ranks): one light scan finds whether ranks are 1..n
+        dense = order == "rank" and _dense(con, len(by))
+    order_by = "position" if dense else order
+    segments = [f"rf_s{i}" for i in range(len(by))]
+    sql = build_sql(measures, order_by, policies, source=_SRC, segments=segments)
+    res = _fetch_pandas(con.execute(sql))
+    index = res["rf__metric"].str.slice(1).astype(np.int64).to_numpy()
+    names = np.asarray([str(m) for m in measures], dtype=object)
+    out = pd.DataFrame({b: res[s] for b, s in zip(by, segments)})
+    out[columns.query] = res["query"]
+    out["metric"] = metric_labels(names[index], out.index)
+    out["value"] = res["rf__value"].to_numpy(dtype=np.float64)
+    return out
+
+
+def _fetch_pandas(result: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """A result through Arrow, so text columns get the dtype a pandas input would have (``str`` on pandas 3)."""
+    fetch = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # DuckDB 2.x / 1.x
+    with warnings.catch_warnings():  # the per-query result is small next to the input; the copy is fine
+        warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
+        return fetch().to_pandas()
+
+
+def settings_from(config: object) -> Settings:
+    """``duckdb_config={"memory_limit": "1GB", "threads": 2, "temp_directory": "/tmp/x"}`` as Settings."""
+    if config is None:
+        return Settings()
+    known = ("memory_limit", "threads", "temp_directory")
+    if not isinstance(config, dict) or any(k not in known for k in config):
+        raise ParameterError(
+            f"The 'duckdb_config' parameter of evaluate must be a dict with keys among {list(known)}. "
+            f"Got {config!r} instead."
+        )
+    return Settings(**config)
+
+
+def to_pandas(source: Any, columns: Columns) -> pd.DataFrame:
+    """The whole source as a DataFrame (only for the cases the SQL path does not take: a separate qrels table)."""
+    if type(source).__name__ == "DuckDBPyRelation":
+        return source.df()
+    from ..io import read_long
+
+    return read_long(source, columns=columns)
+
+
+def column_names(source: Any) -> list[str]:
+    """The column names of a file or relation (no row is read); InputFileError when the file cannot be read."""
+    con = duckdb.connect()
+    try:
+        _, rel = _open(con, source)
+        return list(_describe(con, rel))
+    except duckdb.Error as e:
+        raise translate_error(e) from None
+    finally:
+        con.close()

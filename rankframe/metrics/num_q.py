@@ -1,0 +1,26 @@
+"""NumQ: 1 per evaluated query (trec_eval ``num_q``: summed, the number of queries)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..declare import MetricSpec
+
+SPEC = MetricSpec(
+    name="num_q",
+    canonical="NumQ",
+    aliases=("numq",),
+    summary="1 per evaluated query; its sum is the number of queries (trec_eval num_q)",
+    params=(),
+    bounded=False,
+    count=True,
+    trec_eval="num_q",
+    ir_measures="NumQ",
+    example="1.0",
+    example_why="one query",
+    order=200,
+)
+
+
+def compute(prep):
+    return np.ones(prep.n), None

@@ -1,0 +1,26 @@
+"""NumRet@k: the number of retrieved items (in the top k) (trec_eval ``num_ret``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..declare import MetricSpec, k_param
+
+SPEC = MetricSpec(
+    name="num_ret",
+    canonical="NumRet",
+    aliases=("numret",),
+    summary="number of retrieved items, at most k (trec_eval num_ret)",
+    params=(k_param(),),
+    bounded=False,
+    count=True,
+    trec_eval="num_ret",
+    ir_measures="NumRet",
+    example="3.0",
+    example_why="ranks 1, 2, 3; item d is judged but not retrieved",
+    order=210,
+)
+
+
+def compute(prep, *, k):
+    return prep.cut(k).n_retrieved.astype(np.float64), None

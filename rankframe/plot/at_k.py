@@ -1,0 +1,145 @@
+"""metric@k curves: the mean of a metric at each cutoff k, one line per system (or segment), a CI band on request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import Columns
+from ..errors import ParameterError, parameter_error
+from ._common import as_names, axes, kind, label_of, pyplot
+
+DEFAULT_KS = tuple(range(1, 21))
+
+
+def _without_k(label: str) -> tuple[str, int | None]:
+    """``"nDCG@10"`` -> ``("nDCG", 10)``; ``"AP(rel=2)@5"`` -> ``("AP(rel=2)", 5)``; no cutoff -> k None."""
+    from ..names import Measure, parse
+
+    m = parse(label)
+    kw = m.kw
+    k = kw.get("k")
+    base = Measure(m.spec, tuple((n, None if n == "k" else v) for n, v in m.params))
+    return str(base), k
+
+
+def _check_ks(ks: object) -> list[int]:
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
+        raise parameter_error("at_k", "ks", "a list of cutoffs (ints >= 1), e.g. range(1, 21)", ks)
+    out = list(ks)
+    if not out or not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1 for k in out):
+        raise parameter_error("at_k", "ks", "a non-empty list of cutoffs (ints >= 1), e.g. range(1, 21)", ks)
+    return sorted(set(int(k) for k in out))
+
+
+def at_k(
+    data: pd.DataFrame,
+    metric: str | None = None,
+    ks: Iterable[int] = DEFAULT_KS,
+    *,
+    by: str | list[str] | None = None,
+    ci: float | None = None,
+    ax: Any = None,
+    columns: Columns | dict | None = None,
+    qrels: pd.DataFrame | None = None,
+    **options: Any,
+) -> Any:
+    """Plot metric@k against k: one line per system (or segment), with a confidence band when asked.
+
+    Parameters
+    ----------
+    data : DataFrame
+        A long ranking table (then ``rankframe.evaluate`` computes ``metric@k`` for every k in ``ks``), or
+        the means ``rankframe.evaluate`` returned for metrics with cutoffs (``["nDCG@1", "nDCG@5", ...]``, any
+        ``by``; with ``ci=`` the band is drawn from their ``ci_low``/``ci_high``).
+    metric : str, optional
+        The metric without its cutoff (``"P"``, ``"R"``, ``"AP"``, ``"nDCG(gain='exponential')"``); default
+        ``"nDCG"`` for a long table. With a frame of means: the metric to draw (default: every one it holds).
+    ks : list of int, default 1..20
+        The cutoffs (long table only).
+    by : str or list of str, optional
+        Long table: the columns whose values make the lines (default: the system column when present).
+    ci : float, optional
+        Long table: a level such as 0.95 draws the t interval of each mean as a band.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    columns, qrels, **options
+        As in :func:`rankframe.evaluate` (column names, separate judgments, query-set policies, ...).
+
+    Returns
+    -------
+    matplotlib Axes
+        x: the cutoff k, y: the metric's mean; one line per group (labelled in the legend), the band a
+        ``fill_between`` polygon from ``ci_low`` to ``ci_high``.
+    """
+    import rankframe
+
+    columns = Columns.coerce(columns)
+    pyplot()  # the missing extra is reported before any work
+    what = kind(data, columns, "at_k")
+    if what == "long":
+        metric = "nDCG" if metric is None else metric
+        if not isinstance(metric, str) or "@" in metric:
+            raise parameter_error("at_k", "metric", "a metric name without its cutoff such as 'nDCG' or 'P'", metric)
+        ks = _check_ks(ks)
+        by_cols = as_names(by, "at_k", "by")
+        if by is None and columns.system in data.columns:
+            by_cols = [columns.system]
+        labels = [f"{metric}@{k}" for k in ks]
+        means = rankframe.evaluate(data, labels, by=by_cols or None, ci=ci, columns=columns, qrels=qrels, **options)
+        wanted: str | None = _without_k(labels[0])[0]
+    elif what == "means":
+        if options or qrels is not None or ci is not None:
+            raise ParameterError("at_k: ci=, qrels= and evaluate's options apply to a long table, not to means")
+        means = data
+        if metric is not None and not isinstance(metric, str):
+            raise parameter_error("at_k", "metric", "a metric name without its cutoff such as 'nDCG' or 'P'", metric)
+        wanted = None if metric is None else _without_k(metric)[0]
+    else:
+        raise ParameterError(
+            f"at_k takes a long ranking table or evaluate's means of metrics with cutoffs; got a {what} frame"
+        )
+    split = {m: _without_k(m) for m in dict.fromkeys(means["metric"].astype(str))}
+    parsed = [split[m] for m in means["metric"].astype(str)]
+    frame = means.assign(_base=[b for b, _ in parsed], _k=pd.array([k for _, k in parsed], dtype="Int64"))
+    frame = frame[frame["_k"].notna()]
+    if wanted is not None:
+        frame = frame[frame["_base"] == wanted]
+    if frame.empty:
+        raise ParameterError(f"at_k: no metric with a cutoff (name@k) to plot for metric={metric!r}")
+    segs = [c for c in means.columns[: list(means.columns).index("metric")]]
+    bases = list(dict.fromkeys(frame["_base"]))
+    ax = axes(ax, "at_k")
+    band = {"ci_low", "ci_high"} <= set(frame.columns)
+    group_cols = [*segs, "_base"]
+    for key, g in frame.groupby(group_cols, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        g = g.sort_values("_k")
+        shown = list(key[:-1]) + ([key[-1]] if len(bases) > 1 else [])
+        label = label_of(shown) if shown else key[-1]
+        x = g["_k"].to_numpy(float)
+        (line,) = ax.plot(x, g["value"].to_numpy(float), marker="o", markersize=3, label=label)
+        if band:
+            ax.fill_between(
+                x,
+                g["ci_low"].to_numpy(float),
+                g["ci_high"].to_numpy(float),
+                color=line.get_color(),
+                alpha=0.2,
+                linewidth=0,
+            )
+    ax.set_xlabel("cutoff k")
+    ax.set_ylabel(f"{bases[0]}@k" if len(bases) == 1 else "metric@k")
+    ks_drawn = sorted(frame["_k"].astype(int).unique())
+    if len(ks_drawn) <= 20:
+        ax.set_xticks(ks_drawn)
+    title = ", ".join(segs) if segs else None
+    if band:
+        level = means.attrs.get("ci", ci)
+        shade = f"shade: {level * 100:.6g}% CI" if isinstance(level, (int, float)) else "shade: CI"
+        title = f"{title} ({shade})" if title else shade
+    ax.legend(title=title)
+    return ax

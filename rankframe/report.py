@@ -1,0 +1,323 @@
+"""One self-contained HTML report of a comparison: tables per segment and the plots, for a review.
+
+``rankframe.report(df, ["nDCG@10", "AP"], baseline="bm25", by="length", path="report.html")`` and
+``rankframe report RUN... --qrels QRELS -m nDCG@10 -m AP -o report.html`` write the same file: the means per
+system (with intervals), the comparison with the baseline over all queries and per segment (styled tables of
+:mod:`rankframe.display`: markers, the better mean bold, the test and correction named), and the plots of
+:mod:`rankframe.plot` as PNG images inlined as ``data:`` URIs. No script, no external URL, font or stylesheet:
+the file opens offline and can be attached to a review as it is. Needs the plot extra (matplotlib).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import display
+from .columns import Columns
+from .errors import ParameterError, parameter_error
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
+max-width:1100px;padding:0 1em;color:#222;line-height:1.4}
+h1{font-size:1.6em;margin-bottom:0.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
+h3{font-size:1.05em;margin-top:1.2em} p.meta{color:#555;margin-top:0}
+figure{display:inline-block;margin:0.6em 1em 0.6em 0;vertical-align:top}
+figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:0.85em;color:#555;max-width:640px}
+"""
+_GENERATED = re.compile(r'<span class="generated">[^<]*</span>')
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=96, metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _figure(draw: Any, alt: str, caption: str, figsize: tuple[float, float] = (6.4, 4.0)) -> str:
+    """Draw on a new figure (outside pyplot's state), return the <figure> with the PNG inlined."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.add_subplot()
+    draw(ax)
+    data = _png(fig)
+    return (
+        f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+
+
+def _text(v: object) -> str:
+    return "(null)" if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v)
+
+
+def report(
+    df: pd.DataFrame,
+    metrics: str | Iterable[str],
+    *,
+    baseline: object = None,
+    by: str | Sequence[str] | None = None,
+    system: str | None = None,
+    title: str = "rankframe report",
+    path: str | Path | None = None,
+    test: str | None = None,
+    ci: float = 0.95,
+    correction: str | None = "holm",
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    missing: str = "error",
+    columns: Columns | dict | None = None,
+    qrels: pd.DataFrame | None = None,
+    **options: Any,
+) -> str:
+    """Write (and return) a self-contained HTML report comparing the systems of a long ranking table.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The long table with a system column (``read_trec`` of several runs writes one), as for
+        :func:`rankframe.compare`.
+    metrics : str or list of str
+        The metrics compared, e.g. ``["nDCG@10", "AP"]``.
+    baseline, by, system, test, ci, correction, n_resamples, seed, missing, columns, qrels, **options
+        As in :func:`rankframe.compare` (``by`` gives one comparison table per segment value).
+    title : str
+        The report's heading and HTML title.
+    path : str or Path, optional
+        Where to write the file (UTF-8); the text is returned either way.
+
+    Returns
+    -------
+    str
+        The HTML document. Two calls on the same input differ only in the ``generated`` time stamp.
+    """
+    import rankframe
+
+    from .plot import at_k, differences, distribution, forest, pr_curve
+    from .plot._common import pyplot
+
+    pyplot()  # the plot extra, before any work
+    if not isinstance(title, str):
+        raise parameter_error("report", "title", "a str", title)
+    if path is not None and not isinstance(path, (str, Path)):
+        raise parameter_error("report", "path", "a file path (str or Path) or None", path)
+    if path is not None and not Path(path).parent.is_dir():
+        where = str(Path(path).parent)
+        raise ParameterError(f"report: cannot write {str(path)!r}: its directory {where!r} does not exist")
+    columns = Columns.coerce(columns)
+    system = columns.system if system is None else system
+    columns = columns.with_(system=system) if isinstance(system, str) else columns
+    by_cols = [by] if isinstance(by, str) else list(by or [])
+    stats: dict[str, Any] = dict(
+        test=test, ci=ci, correction=correction, n_resamples=n_resamples, seed=seed, missing=missing
+    )
+    common: dict[str, Any] = dict(columns=columns, qrels=qrels, **options)
+    overall = rankframe.compare(df, metrics, system=system, baseline=baseline, **stats, **common)
+    names = list(dict.fromkeys(overall["metric"]))
+    baseline = overall.attrs["baseline"]
+    segmented = (
+        rankframe.compare(df, names, system=system, baseline=baseline, by=by_cols, **stats, **common)
+        if by_cols
+        else None
+    )
+    means = rankframe.evaluate(df, names, by=system, ci=ci, **common)
+    per = rankframe.evaluate(df, names, by=[*by_cols, system], per_query=True, **common)
+    systems = [baseline] + [s for s in dict.fromkeys(overall["system"]) if s != baseline]
+    order = {s: i for i, s in enumerate(systems)}
+    means = means.sort_values(system, key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    n_queries = per[columns.query].nunique()
+
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        '<p class="meta">'
+        + html.escape(
+            f"{len(systems)} systems ({', '.join(map(_text, systems))}), baseline {_text(baseline)}; "
+            f"{n_queries} queries; metrics {', '.join(names)}"
+            + (f"; segments by {', '.join(by_cols)}" if by_cols else "")
+            + "; "
+        )
+        + f'<span class="generated">generated {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC by '
+        f"rankframe {rankframe.__version__}</span></p>",
+        "<h2>Means per system</h2>",
+        display.to_html(means),
+        "<h2>Comparison with the baseline, all queries</h2>",
+        display.to_html(overall),
+    ]
+    if segmented is not None:
+        parts.append(f"<h2>Comparison per segment ({html.escape(', '.join(by_cols))})</h2>")
+        keys = segmented[by_cols].drop_duplicates()
+        for key in keys.itertuples(index=False, name=None):
+            mask = pd.Series(True, index=segmented.index)
+            for c, v in zip(by_cols, key):
+                mask &= segmented[c].isna() if _text(v) == "(null)" else segmented[c] == v
+            sub = segmented[mask].reset_index(drop=True)
+            sub.attrs = dict(segmented.attrs)
+            label = ", ".join(f"{c} = {_text(v)}" for c, v in zip(by_cols, key))
+            parts += [f"<h3>{html.escape(label)}</h3>", display.to_html(sub)]
+
+    parts.append("<h2>Plots</h2>")
+    for metric in names:
+        frame = segmented if segmented is not None else overall
+        n_rows = int((frame["metric"] == metric).sum())
+        parts.append(
+            _figure(
+                lambda ax, m=metric, f=frame: forest(f, m, ax=ax),
+                f"forest plot of {metric}",
+                f"{metric}: difference with {_text(baseline)} and its interval, "
+                + ("per segment and system" if segmented is not None else "per system")
+                + ", sorted by effect; filled diamonds: significant after the correction.",
+                figsize=(6.4, max(2.6, 0.35 * n_rows + 1.4)),
+            )
+        )
+        parts.append(
+            _figure(
+                lambda ax, m=metric: distribution(per, m, by=system, ax=ax),
+                f"distribution of per-query {metric}",
+                f"{metric} per query, per system: box = quartiles and median, dot = mean.",
+            )
+        )
+    first = names[0]
+    for other in systems[1:]:
+        parts.append(
+            _figure(
+                lambda ax, s=other: differences(per, first, system=s, baseline=baseline, ax=ax),
+                f"per-query differences of {first}, {_text(other)} against {_text(baseline)}",
+                f"{first} per query: {_text(other)} − {_text(baseline)}, sorted; green: {_text(other)} better.",
+            )
+        )
+    base = str(rankframe.parse(first)).split("@")[0]
+    parts.append(
+        _figure(
+            lambda ax: at_k(df, base, range(1, 21), by=system, ci=ci, ax=ax, **common),
+            f"{base}@k curves",
+            f"{base} at cutoffs 1 to 20 per system; shade: the {ci * 100:.6g}% t interval of the mean.",
+        )
+    )
+    pr_options = {k: v for k, v in options.items() if k in ("validate", "allow_duplicates")}
+    parts.append(
+        _figure(
+            lambda ax: pr_curve(df, by=system, ax=ax, columns=columns, qrels=qrels, **pr_options),
+            "interpolated precision-recall curves",
+            "11-point interpolated precision at recall 0.0 to 1.0 (trec_eval's iprec_at_recall), mean over queries.",
+            figsize=(5.2, 4.4),
+        )
+    )
+    parts.append("</body></html>")
+    text = "\n".join(parts) + "\n"
+    if path is not None:
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise ParameterError(f"report: cannot write {str(path)!r}: {e.strerror or e}") from None
+    return text
+
+
+def without_timestamp(text: str) -> str:
+    """The report with its ``generated`` time stamp blanked: what two runs on the same input share."""
+    return _GENERATED.sub('<span class="generated"></span>', text)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the command: rankframe report RUN... --qrels QRELS -m METRIC -o report.html
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``rankframe report`` (the inputs and options of ``rankframe compare``, plus -o and --title)."""
+    import argparse
+
+    from . import cli
+    from .compare import CORRECTIONS, TESTS
+    from .stats.align import MISSING
+
+    rp = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report (tables per segment and plots) comparing systems",
+        description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
+        "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
+        "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
+        "Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
+        epilog="examples:\n"
+        "  rankframe report examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -o report.html\n"
+        "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cli._input_options(rp, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
+    rp.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    rp.add_argument("--title", default="rankframe report", help="heading of the report (default: rankframe report)")
+    rp.add_argument("--system", dest="col_system", metavar="COL", help="the system column of one long table")
+    rp.add_argument("--baseline", metavar="NAME", help="the system every other one is compared with")
+    rp.add_argument("--test", choices=[t for t in TESTS if t != "tukey"], help="paired test (default: t)")
+    rp.add_argument("--correction", choices=[c or "none" for c in CORRECTIONS], default="holm")
+    rp.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    rp.add_argument("--n-resamples", type=int, default=10_000, metavar="N")
+    rp.add_argument("--seed", type=int, metavar="S", help="seed of the randomization test")
+    rp.add_argument("--missing", choices=MISSING, default="error")
+    cli._policy_options(rp)
+    cli._duplicate_options(rp)
+    cli._column_options(rp)
+    rp.set_defaults(no_progress=True, pairs="baseline")
+
+
+def run(args: Any) -> int:
+    """``rankframe report``: load like ``compare``, write the report, print where it went."""
+    from . import cli
+
+    if not args.metrics:
+        raise cli.UsageError("report needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
+    import rankframe
+
+    measures = [str(rankframe.parse(m)) for m in args.metrics]
+    cli._check_level("--ci", args.ci, "0.95")
+    by = cli._split_by(args.by)
+    columns = cli._columns(args)
+    policies = cli._policies(args)
+    trec_inputs = not all(cli._is_long(p) for p in args.inputs)
+    several = len(args.inputs) > 1
+    if (trec_inputs or several) and args.col_system is not None:
+        raise cli.UsageError("--system names the system column of one long table; with several inputs each is a system")
+    if trec_inputs and not several:
+        raise cli.UsageError(f"report needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
+    with cli.Progress(1, enabled=False) as progress:
+        loaded = cli._load(args, columns, by, progress, system=args.col_system or columns.system)
+    system = loaded.system if loaded.system is not None else columns.system
+    if loaded.trec:
+        columns = Columns()
+    baseline = cli._cli_baseline(loaded.df, system, args, trec_inputs or several)
+    try:
+        report(
+            loaded.df,
+            measures,
+            baseline=baseline,
+            by=by or None,
+            system=system,
+            title=args.title,
+            path=args.output,
+            test=args.test,
+            ci=args.ci,
+            correction=None if args.correction == "none" else args.correction,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            missing=args.missing,
+            columns=columns.with_(system=system),
+            qrels=loaded.judgments,
+            allow_duplicates=args.allow_duplicates,
+            **policies,
+        )
+    except rankframe.ValidationError as e:
+        raise cli._in_cli_words(e) from None
+    cli._print(f"wrote {args.output}")
+    return 0

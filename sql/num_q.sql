@@ -1,0 +1,6 @@
+-- NumQ (docs/metrics.md "NumQ"): 1 per evaluated query; summed, the number of queries (trec_eval num_q).
+CREATE OR REPLACE MACRO rf_num_q(grades) AS CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf__agg_num_q(pos, grade) AS CAST(1 AS DOUBLE);
+
+CREATE OR REPLACE MACRO rf_agg_num_q(pos, grade) AS rf__agg_num_q(pos, grade);
