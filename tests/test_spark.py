@@ -17,6 +17,7 @@ import rankframe
 import rankframe.spark as rs
 
 pytestmark = [
+    pytest.mark.xdist_group("spark"),  # one JVM when the suite runs with --dist loadgroup
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
 ]
@@ -77,6 +78,16 @@ def test_every_metric_and_option_equals_pandas(spark, df, policy):
 def test_sql_engine_equals_pandas(spark, df, policy):
     metrics = [*FIVE, "AP", "nDCG", "P(rel=2)@3", "RR", "R@3", "nDCG(rel=2)@5"]
     check(spark, df, metrics, by=S.by_of(df), engine="sql", **policy)
+
+
+def test_other_aggregations(spark):
+    # agg= gmean (trec_eval's gm_map), median, sum: same means as rankframe.evaluate
+    df = _gen_like(9, 6, 6).assign(seg=lambda d: d["query"] % 2)
+    per = rs.evaluate(to_spark(spark, df), ["AP", "RR@3"], by="seg", per_query=True).cache()
+    for agg in ["gmean", "median", "sum"]:
+        got = rs.means(per, ["AP", "RR@3"], by="seg", agg=agg)
+        expected = rankframe.evaluate(df, ["AP", "RR@3"], by="seg", agg=agg)
+        assert_same_rows(got, expected, ["seg", "metric"], cols=["value", "n"], msg=agg)
 
 
 def test_several_systems_with_duplicates_allowed(spark):

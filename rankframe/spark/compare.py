@@ -32,6 +32,7 @@ from ..compare import (
     _family_groups,
     _hint,
 )
+from ..display import comparison_frame
 from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from ..evaluate import as_column_list
 from ..names import Measure, parse
@@ -218,7 +219,7 @@ def compare(
         validate_table(sdf, cols, by=unit_by, allow_duplicates=allow_duplicates)
     check_grades(sdf, cols, measures)
     per = per_query_frame(sdf, names, cols, unit_by, order_col, policies, buckets)
-    return _compare_per_query(per, names, by_list, cols.query, system, found, baseline, p)
+    return comparison_frame(_compare_per_query(per, names, by_list, cols.query, system, found, baseline, p))
 
 
 def _compare_per_query(

@@ -20,6 +20,7 @@ import pandas as pd
 from .. import keys
 from ..checks import check_top_grade, needs_grade_check
 from ..columns import Columns
+from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
 from ..errors import ParameterError, parameter_error
 from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
 from ..names import Measure
@@ -114,6 +115,7 @@ def evaluate(
     validate: bool = True,
     allow_duplicates: bool = False,
     ci: float | None = None,
+    agg: str = "mean",
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
@@ -127,7 +129,7 @@ def evaluate(
     sdf : pyspark.sql.DataFrame
         The long table (one row per (query, item); columns named as in :func:`rankframe.evaluate`). Never
         modified (Spark frames are immutable) and never collected to the driver.
-    metrics, by, per_query, columns, validate, allow_duplicates, ci, no_relevant, no_retrieved, no_judged
+    metrics, by, per_query, columns, validate, allow_duplicates, ci, agg, no_relevant, no_retrieved, no_judged
         As for :func:`rankframe.evaluate` (``qrels=`` is not taken: join the judgments in Spark first).
     buckets : int, optional
         Number of groups the units are hashed into, each evaluated by one grouped-pandas call (default:
@@ -162,6 +164,7 @@ def evaluate(
         engine,
         buckets,
     )
+    agg = _check_agg(agg, per_query, ci)
     order_col = check_columns(sdf, cols, by_list)
     if validate:
         validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates)
@@ -175,7 +178,19 @@ def evaluate(
         per = per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)
     if per_query:
         return per
-    return means(per, names, by=by_list, ci=ci)
+    return means(per, names, by=by_list, ci=ci, agg=agg)
+
+
+def _check_agg(agg: object, per_query: object, ci: object) -> str:
+    """``agg=`` as :func:`rankframe.evaluate` checks it (same messages); returned in lower case."""
+    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
+        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
+    agg = agg.lower()
+    if agg != "mean" and per_query:
+        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+    if agg != "mean" and ci is not None:
+        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
+    return agg
 
 
 def check_grades(sdf: Any, columns: Columns, measures: Sequence[Measure]) -> None:
@@ -231,20 +246,36 @@ def per_query_frame(
         return projected.groupBy(bucket).applyInPandas(kernel, schema)
 
 
-def means(per: Any, metrics: Sequence[str], *, by: str | Sequence[str] | None = None, ci: float | None = None):
+def means(
+    per: Any,
+    metrics: Sequence[str],
+    *,
+    by: str | Sequence[str] | None = None,
+    ci: float | None = None,
+    agg: str = "mean",
+):
     """Means per segment and metric of a per-query Spark frame, as :func:`rankframe.evaluate` returns them.
 
     ``n``, the mean and the standard deviation of each (segment, metric) are aggregated in Spark (NaN values
     left out); the small result comes to the driver, which adds the t-interval with ``ci`` and orders the rows
-    like the pandas engine (segments sorted, nulls last; metrics in the order given).
+    like the pandas engine (segments sorted, nulls last; metrics in the order given). ``agg`` as in
+    :func:`rankframe.evaluate` ("gmean" = exp of the mean log of max(x, 1e-5); "median" is Spark's exact
+    ``median``).
     """
+    agg = _check_agg(agg, False, ci)
     from pyspark.sql import functions as F
 
     by_list = as_column_list(by, "means")
     names = [str(m) for m in parse_metrics(metrics, "means")]  # canonical labels, as the per-query frame has
     value = F.when(~F.isnan(F.col("value")), F.col("value"))
+    head = {
+        "mean": F.avg(value),
+        "gmean": F.exp(F.avg(F.log(F.greatest(value, F.lit(GMEAN_EPSILON))))),
+        "median": F.median(value),
+        "sum": F.sum(value),
+    }[agg]
     stats = per.groupBy(*[F.col(f"`{b}`") for b in by_list], F.col("metric")).agg(
-        F.avg(value).alias("__mean"), F.count(value).alias("__count"), F.stddev_samp(value).alias("__std")
+        head.alias("__mean"), F.count(value).alias("__count"), F.stddev_samp(value).alias("__std")
     )
     with quiet():
         small = stats.toPandas()
