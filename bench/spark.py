@@ -104,7 +104,7 @@ def child(kind: str, args: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--queries", type=int, default=100_000, help="100000 = 10M rows, 1000000 = 100M rows")
-    ap.add_argument("--masters", default="local[2],local-cluster[2,1,2048]")
+    ap.add_argument("--masters", default="local[2];local-cluster[2,1,2048]", help="';'-separated Spark masters")
     ap.add_argument("--engines", default="pandas,sql")
     ap.add_argument("--partitions", type=int, default=16)
     ap.add_argument("--memory", default="3g", help="spark.driver.memory")
@@ -125,7 +125,7 @@ def main() -> None:
         bench_sql.generate(a.queries, path)
     results = [child("duckdb", {"path": str(path)})]
     print(json.dumps({k: v for k, v in results[-1].items() if k != "means"}), flush=True)
-    for master in a.masters.split(","):
+    for master in a.masters.split(";"):
         for engine in a.engines.split(","):
             # validation is timed once (local[2], grouped pandas): it is the same jobs for every engine
             for validate in (
