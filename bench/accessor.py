@@ -1,18 +1,27 @@
 """Time ``df.rank_metrics.evaluate`` against ranx and pytrec_eval on the shared synthetic table shape.
 
-Usage:  python bench/accessor.py [--queries 10000 100000] [--skip-others]
+Usage:  python bench/accessor.py [--queries 10000 100000] [--skip-others] [--repeat 5] [--rank float Int64]
+        [--profile]
 
 For each size: the same five metrics (AP@10, nDCG@10, P@10, R@100, RR@10) computed
 - by rankframe (pandas engine, validation included, from the DataFrame),
 - by ranx (``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``; numba warmed up first),
 - by pytrec_eval (DataFrame -> dicts + ``RelevanceEvaluator.evaluate``; trec_eval's recip_rank has no cutoff),
-and rankframe's peak extra memory (tracemalloc) relative to the input frame's size. Not a test.
+and rankframe's peak extra memory (tracemalloc) relative to the input frame's size. rankframe is timed
+``--repeat`` times (wall clock and CPU time of the process; best and median are printed) with the rank column as
+float64 (NaN = not retrieved) and as pandas' nullable Int64; the load average is printed next to every number
+(a shared machine inflates wall times; CPU time is less sensitive to it). ``--profile`` prints a cProfile of one
+rankframe call. Not a test.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import importlib.util
+import os
+import pstats
+import statistics
 import time
 import tracemalloc
 from pathlib import Path
@@ -88,34 +97,68 @@ def run_pytrec(df):
     return {n: float(np.mean([v[n] for v in res.values()])) for n in names}
 
 
+def load() -> str:
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def repeated(fn, n: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of ``n`` calls."""
+    walls, cpus = [], []
+    for _ in range(n):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return walls, cpus
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--skip-others", action="store_true", help="time rankframe only")
+    ap.add_argument("--repeat", type=int, default=5, help="rankframe calls per size and rank dtype")
+    ap.add_argument("--rank", nargs="+", default=["float", "Int64"], choices=["float", "Int64"])
+    ap.add_argument("--profile", action="store_true", help="cProfile one rankframe call per size")
     args = ap.parse_args()
     generate = load_generator()
-    run_ranx(generate(50).to_pandas())  # numba compilation is not part of the comparison
+    if not args.skip_others:
+        run_ranx(generate(50).to_pandas())  # numba compilation is not part of the comparison
     rows = []
     for nq in args.queries:
         df = generate(nq).to_pandas()
         size = df.memory_usage(deep=True).sum()
         tracemalloc.start()
-        t_rf, res = timed(lambda: run_rankframe(df))
+        _, res = timed(lambda: run_rankframe(df))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        t_rf2, _ = timed(lambda: run_rankframe(df))
-        t_rf = min(t_rf, t_rf2)
-        row = {"rows": len(df), "queries": nq, "rankframe_s": t_rf, "peak_mem_x_input": peak / size}
+        row = {"rows": len(df), "queries": nq, "peak_mem_x_input": peak / size}
         print(
-            f"{len(df):,} rows: rankframe {t_rf:.2f}s (peak extra memory {peak / size:.2f}x the "
-            f"{size / 2**20:.0f} MiB frame)\n{res.to_string(index=False)}",
+            f"{len(df):,} rows ({load()}): peak extra memory {peak / size:.2f}x the {size / 2**20:.0f} MiB frame\n"
+            f"{res.to_string(index=False)}",
             flush=True,
         )
+        for kind in args.rank:
+            frame = df if kind == "float" else df.assign(rank=df["rank"].astype("Int64"))
+            walls, cpus = repeated(lambda: run_rankframe(frame), args.repeat)  # noqa: B023
+            best, median = min(walls), statistics.median(walls)
+            row |= {f"rankframe_{kind}_best_s": best, f"rankframe_{kind}_median_s": median}
+            print(
+                f"  rankframe, {kind} ranks: wall best {best:.2f}s median {median:.2f}s, CPU best {min(cpus):.2f}s "
+                f"median {statistics.median(cpus):.2f}s over {args.repeat} calls ({load()})",
+                flush=True,
+            )
+            frame = None
+        t_rf = row[f"rankframe_{args.rank[0]}_best_s"]
+        row["rankframe_s"] = t_rf
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.runcall(run_rankframe, df)
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
         if not args.skip_others:
             t_ranx, r = timed(lambda: run_ranx(df))
-            print(f"  ranx {t_ranx:.2f}s {r}", flush=True)
+            print(f"  ranx {t_ranx:.2f}s {r} ({load()})", flush=True)
             t_trec, r = timed(lambda: run_pytrec(df))
-            print(f"  pytrec_eval {t_trec:.2f}s {r}", flush=True)
+            print(f"  pytrec_eval {t_trec:.2f}s {r} ({load()})", flush=True)
             row |= {
                 "ranx_s": t_ranx,
                 "pytrec_eval_s": t_trec,

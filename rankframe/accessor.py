@@ -112,12 +112,12 @@ class RankMetrics:
     def _one(self, spec: MetricSpec, args: tuple, by, per_query: bool, kwargs: dict[str, Any]):
         params = dict(kwargs)
         if args:
-            if len(args) > 1 or not any(p.name == "k" for p in spec.params):
+            if len(args) > 1 or not any(p.name == spec.at for p in spec.params):
                 raise ParameterError(
-                    f"{spec.name}() takes only k as a positional argument (got {len(args)} "
+                    f"{spec.name}() takes only {spec.at} as a positional argument (got {len(args)} "
                     "positional argument(s)); name the others, e.g. rel=2"
                 )
-            params["k"] = args[0]
+            params[spec.at] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
         try:
             measure = Measure.of(spec, **params)
@@ -155,6 +155,8 @@ def _method(spec: MetricSpec):
 
     params = "\n".join(f"{p.name} : default {p.default!r}\n    {p.description}; {p.expected()}." for p in spec.params)
     method.__name__ = spec.name
+    example_args = spec.extra.get("example_args", "")  # a metric without a default (IPrec's level)
+    why = "  # " + spec.example_why if spec.example_why else ""
     method.__doc__ = (
         f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
         f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
@@ -167,7 +169,7 @@ def _method(spec: MetricSpec):
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"
         f">>> df = {_EXAMPLE_FRAME}\n"
-        f">>> round(df.rank_metrics.{spec.name}(), 5){'  # ' + spec.example_why if spec.example_why else ''}\n"
+        f">>> round(df.rank_metrics.{spec.name}({example_args}), 5){why}\n"
         f"{spec.example}\n"
     )
     return method

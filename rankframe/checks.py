@@ -37,12 +37,21 @@ def check_grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]
     * Exponential gain (2^g - 1): the gains and their sums over the table must stay finite in float64, i.e.
       top grade + log2(rows) <= 1023; beyond that nDCG would be inf/inf = NaN and silently leave the mean.
     """
-    wanted = [m for m in measures if m.spec.name in ("err", "nerr") or m.kw.get("gain") == "exponential"]
-    if not wanted:
+    if not needs_grade_check(measures):
         return
-    top = _top_grade(df, columns)
+    check_top_grade(_top_grade(df, columns), len(df), columns, measures)
+
+
+def needs_grade_check(measures: Sequence[Measure]) -> bool:
+    """Whether a requested metric limits the grades (ERR/nERR's ``max_grade``, the exponential gain)."""
+    return any(m.spec.name in ("err", "nerr") or m.kw.get("gain") == "exponential" for m in measures)
+
+
+def check_top_grade(top: float | None, n_rows: int, columns: Columns, measures: Sequence[Measure]) -> None:
+    """The rule of :func:`check_grades` given the table's top judged grade and its row count (any engine)."""
     if top is None:
         return
+    wanted = [m for m in measures if m.spec.name in ("err", "nerr") or m.kw.get("gain") == "exponential"]
     for m in wanted:
         if m.spec.name in ("err", "nerr") and top > m.kw["max_grade"]:
             raise ParameterError(
@@ -51,10 +60,10 @@ def check_grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]
                 f"max_grade={math.ceil(top)} (the top grade of your scale) in {str(m)!r}."
             )
         if m.kw.get("gain") == "exponential":
-            limit = _EXP_LIMIT - math.ceil(math.log2(len(df) + 1))
+            limit = _EXP_LIMIT - math.ceil(math.log2(n_rows + 1))
             if top > limit:
                 raise ParameterError(
                     f"gain='exponential' (2^g - 1) overflows float64 for grade {top:g} in column "
-                    f"{columns.relevance!r} of this {len(df)}-row table (grades up to {limit} work); use "
+                    f"{columns.relevance!r} of this {n_rows}-row table (grades up to {limit} work); use "
                     f"gain='linear' or rescale the grades ({str(m)!r})."
                 )

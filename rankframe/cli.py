@@ -280,6 +280,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
     g.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="skip the table's rule checks (for a big table you trust: the uniqueness checks cost more than "
+        "the metrics)",
+    )
+    g.add_argument(
         "--temp-directory",
         metavar="DIR",
         help="where DuckDB spills (default: a fresh folder in the system's temporary directory, removed after)",
@@ -302,7 +308,14 @@ def _parser() -> argparse.ArgumentParser:
     sq = sub.add_parser(
         "sql",
         help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
-        description="Print every rankframe DuckDB macro as one SQL script.",
+        description="Print every rankframe DuckDB macro as one SQL script, or write it with -o FILE (then `.read FILE` "
+        "in the DuckDB CLI).",
+    )
+    sq.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the script to FILE (for `.read FILE` in the DuckDB CLI) instead of printing it",
     )
     sq.set_defaults(inputs=[])
 
@@ -864,10 +877,11 @@ def _evaluate(args) -> int:
     if _sql_road(args):
         result = _evaluate_in_duckdb(args, measures, columns, by, policies)
         return _output(args, result, measures, labels, by, columns, policies)
-    if any(getattr(args, o) is not None for o in ("memory_limit", "threads", "temp_directory")):
+    duckdb_only = ("memory_limit", "threads", "temp_directory", "no_validate")
+    if any(getattr(args, o) not in (None, False) for o in duckdb_only):
         raise UsageError(
-            "--memory-limit, --threads and --temp-directory set DuckDB for one long table read in DuckDB (a "
-            "Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
+            "--memory-limit, --threads, --temp-directory and --no-validate are for one long table read in DuckDB "
+            "(a Parquet table, or a table with --engine duckdb); these inputs are read with pandas"
         )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
@@ -930,11 +944,13 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
             raise UsageError(f"--threads must be >= 1, got {args.threads}")
         if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
             raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
+        trec_format = args.format == "trec"
         return rankframe.evaluate(
             path,
             measures,
             by=by or None,
-            per_query=args.per_query,
+            per_query=args.per_query or trec_format,  # trec_eval's all lines are aggregated by _trec_lines
+            agg="mean" if args.per_query or trec_format else args.agg,
             columns=columns,
             allow_duplicates=args.allow_duplicates,
             ci=args.ci,
@@ -942,6 +958,7 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
             duckdb_config=config,
+            validate=not args.no_validate,
         )
 
 
@@ -1097,8 +1114,14 @@ def _sql(args) -> int:
         raise RankframeError(f"the SQL macros are not available: {e}") from None
     try:
         text = sql.text()
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:
         raise RankframeError(str(e)) from None
+    if args.output is not None:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write --output {args.output!r}: {e.strerror or e}") from None
+        return 0
     _print(text.rstrip("\n"))
     return 0
 

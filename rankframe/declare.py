@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .errors import ParameterError, parameter_error, unknown_name_error
 
 _MISSING = object()
@@ -26,8 +28,12 @@ class Param:
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    kind: str = "choice"  # "choice" | "k" | "threshold" | "int>=1" | "open_unit"
+    # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative" | "base" | "gains" | "flag"
+    kind: str = "choice"
     aliases: tuple[str, ...] = ()
+    #: a parameter of the SQL table macros rf_per_query / rf_means (False: they always use the default; the
+    #: list macros rf_<name> and the engines take it)
+    table: bool = True
 
     def expected(self) -> str:
         """Describe the allowed values, for error messages and docs."""
@@ -38,6 +44,11 @@ class Param:
             "threshold": "a finite number" + (" or None" if self.default is None else ""),
             "int>=1": "an int >= 1",
             "open_unit": "a float in the open interval (0, 1)",
+            "unit": "a float in [0, 1]",
+            "nonnegative": "a finite float >= 0",
+            "base": "a finite float > 1",
+            "gains": "a dict {grade: gain} of finite numbers, or None",
+            "flag": "True or False",
         }[self.kind]
 
     def check(self, owner: str, value: Any) -> Any:
@@ -62,9 +73,48 @@ class Param:
         elif self.kind == "open_unit":
             ok = _is_number(value) and 0 < value < 1
             value = float(value) if ok else value
+        elif self.kind == "unit":
+            ok = _is_number(value) and 0 <= value <= 1
+            value = float(value) if ok else value
+        elif self.kind == "nonnegative":
+            ok = _is_number(value) and 0 <= value < math.inf
+            value = float(value) if ok else value
+        elif self.kind == "base":
+            ok = _is_number(value) and 1 < value < math.inf
+            value = float(value) if ok else value
+        elif self.kind == "gains":
+            if value is not None:
+                ok = isinstance(value, dict) and all(
+                    _is_number(x) and math.isfinite(x) for pair in value.items() for x in pair
+                )
+                value = GainMap.of(value) if ok else value
+        elif self.kind == "flag":
+            ok = isinstance(value, (bool, np.bool_))
+            value = bool(value) if ok else value
         if not ok:
             raise parameter_error(owner, self.name, self.expected(), value)
         return value
+
+
+class GainMap(tuple):
+    """A ``gains={grade: gain}`` mapping, normalised to sorted ``(grade, gain)`` pairs (hashable, comparable).
+
+    Its repr is the dict's, so a metric label such as ``nDCG(gains={0: 0, 1: 1, 2: 3})`` parses back to it.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, mapping: dict) -> GainMap:
+        """Normalise a dict of numbers (integral values print as ints)."""
+
+        def num(x: Any) -> float | int:
+            return int(x) if float(x).is_integer() else float(x)
+
+        return cls(sorted((num(g), num(v)) for g, v in mapping.items()))
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{g!r}: {v!r}" for g, v in self) + "}"
 
 
 def _is_int(v: Any) -> bool:
@@ -111,6 +161,41 @@ IDEAL = Param(
     "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
     "or 'retrieved' items only (scikit-learn, torchmetrics)",
     choices=("judged", "retrieved"),
+)
+LOG_BASE = Param(
+    "log_base",
+    2.0,
+    "base b of the discount 1 / log_b(rank + 1) (2 = trec_eval; scikit-learn's log_base)",
+    kind="base",
+    table=False,
+)
+GAINS = Param(
+    "gains",
+    None,
+    "gain of each listed grade, e.g. {0: 0, 1: 1, 2: 3}, applied before `gain` (unlisted grades keep their "
+    "value; trec_eval ndcg's gain parameters, ir_measures gains=)",
+    kind="gains",
+    table=False,
+)
+JUDGED_ONLY = Param(
+    "judged_only",
+    False,
+    "remove the unjudged retrieved items before computing (trec_eval -J, ir_measures judged_only=); the "
+    "query-set policies still see the whole list",
+    kind="flag",
+    table=False,
+)
+#: parameters the engines apply before the kernel (the numpy kernels ``compute`` and the SQL aggregates
+#: ``rf_agg_<name>`` never see them; the list macros ``rf_<name>`` take them)
+ENGINE_PARAMS = ("judged_only",)
+#: the weight of recall in (beta + 1) P R / (beta P + R), shared by F1 and SetF
+BETA = Param(
+    "beta",
+    1.0,
+    "weight of recall against precision in (beta + 1) P R / (beta P + R) (trec_eval set_F, ir_measures SetF); "
+    "the textbook F_b (scikit-learn fbeta_score(beta=b)) is beta = b**2",
+    kind="nonnegative",
+    table=False,
 )
 MAX_GRADE = Param(
     "max_grade",
@@ -194,6 +279,11 @@ class MetricSpec:
         return tuple(n for n in (self.trec_eval, self.trec_eval_cut) if n)
 
     @property
+    def at(self) -> str:
+        """The parameter written after ``@`` in a metric string: the cutoff ``k``, or IPrec's recall level."""
+        return self.extra.get("at", "k")
+
+    @property
     def sql_macro(self) -> str:
         """Name of this metric's scalar DuckDB macro."""
         return f"rf_{self.name}"
@@ -218,4 +308,10 @@ class MetricSpec:
                 )
             seen[p.name] = key
             values[p.name] = p.check(self.name, val)
+        for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
+            if values[p.name] is None and p.kind == "unit":
+                raise ParameterError(
+                    f"The {p.name!r} parameter of {self.canonical} must be given: {p.expected()}, "
+                    f"e.g. {self.canonical}@0.5."
+                )
         return values

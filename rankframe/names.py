@@ -38,11 +38,12 @@ class Measure:
 
     def __str__(self) -> str:
         kw = self.kw
+        at = self.spec.at  # the parameter written after @: k, or IPrec's recall level
         defaults = {p.name: p.default for p in self.spec.params}
-        inner = [f"{n}={v!r}" for n, v in self.params if n != "k" and v != defaults[n]]
+        inner = [f"{n}={v!r}" for n, v in self.params if n != at and v != defaults[n]]
         text = self.spec.canonical + (f"({', '.join(inner)})" if inner else "")
-        if kw.get("k") is not None:
-            text += f"@{kw['k']}"
+        if kw.get(at) is not None:
+            text += f"@{kw[at]}"
         return text
 
     __repr__ = __str__
@@ -103,7 +104,7 @@ def parse(text: str | Measure) -> Measure:
     names: dict[str, str] = {}
     params: dict[str, Any] = {}
     for key, value in given:
-        name = "k" if key in ("@", node.id) else spec.param(key).name
+        name = ("k" if key == node.id else spec.at) if key in ("@", node.id) else spec.param(key).name
         if name in names:
             first, second = (_given(names[name], node.id), _given(key, node.id))
             raise ParameterError(

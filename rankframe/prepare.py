@@ -68,6 +68,32 @@ class Prepared:
 
         return self.memo(("cut", k), make)
 
+    def judged_only(self) -> Prepared:
+        """The same units with the unjudged (null-grade) items removed from each ranked list (trec_eval -J).
+
+        The items below an unjudged one move up; the judgments, and so |R| and the ideal lists, stay as they are.
+        """
+
+        def make() -> Prepared:
+            keep = ~np.isnan(self.grade)
+            group = self.group[keep]
+            offsets = keys.offsets_from_counts(np.bincount(group, minlength=self.n))
+            pos = np.arange(len(group), dtype=np.int64) - offsets[:-1][group] + 1
+            return Prepared(
+                self.n,
+                self.units,
+                offsets,
+                group,
+                pos,
+                self.grade[keep],
+                self.judged_group,
+                self.judged_grade,
+                self.n_judged,
+                self.n_judged_zero,
+            )
+
+        return self.memo(("judged_only",), make)
+
     @property
     def longest(self) -> int:
         """Length of the longest ranked list."""
@@ -118,17 +144,28 @@ def cumprod_in_lists(group: np.ndarray, values: np.ndarray) -> np.ndarray:
     return pd.Series(values, copy=False).groupby(group, sort=False).cumprod().to_numpy()
 
 
-def gain_of(grades: np.ndarray, gain: str, rel: float | None) -> np.ndarray:
-    """Gain of each grade: linear max(g, 0) or exponential 2^max(g, 0) - 1; 0 for null or below ``rel``."""
-    g = np.where(np.isnan(grades), 0.0, np.maximum(grades, 0.0))
+def gain_of(grades: np.ndarray, gain: str, rel: float | None, gains: Sequence | None = None) -> np.ndarray:
+    """Gain of each grade: linear max(g, 0) or exponential 2^max(g, 0) - 1; 0 for null or below ``rel``.
+
+    ``gains`` ((grade, value) pairs, ``gains=`` of DCG/IDCG/nDCG) first replaces each listed grade by its value;
+    ``rel`` compares the grade itself.
+    """
+    values = grades
+    if gains:
+        values = grades.copy()
+        for grade, value in gains:  # one pass per listed grade, never per query
+            values[grades == grade] = value
+    g = np.where(np.isnan(values), 0.0, np.maximum(values, 0.0))
     if rel is not None:
         g = np.where(grades >= rel, g, 0.0)
     return np.exp2(g) - 1.0 if gain == "exponential" else g
 
 
-def discount(pos: np.ndarray) -> np.ndarray:
-    """1 / log2(position + 1)."""
-    return 1.0 / np.log2(pos + 1.0)
+def discount(pos: np.ndarray, log_base: float = 2.0) -> np.ndarray:
+    """1 / log_b(position + 1) (b = 2: 1 / log2(position + 1))."""
+    if log_base == 2.0:
+        return 1.0 / np.log2(pos + 1.0)
+    return 1.0 / (np.log2(pos + 1.0) / np.log2(log_base))  # as the SQL macros: log2(i + 1) / log2(b)
 
 
 def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

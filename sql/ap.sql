@@ -12,12 +12,13 @@ CREATE OR REPLACE MACRO rf__ap(hitpos, n_rel, n, k, denominator) AS
 CREATE OR REPLACE MACRO rf__ap_grades(grades, n_rel, k, rel, denominator) AS
     rf__ap(rf__hitpos(grades, k, rel), n_rel, len(grades), k, denominator);
 
-CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_ap') < 0
               OR rf__rel(rel, 'rf_ap') IS NULL
               OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_ap') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_ap') IS NULL
          THEN NULL
-         ELSE rf__ap_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__ap_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_ap(pos, grade, k, rel, denominator) AS
     rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel), [])),

@@ -1,6 +1,7 @@
 -- Bpref (docs/metrics.md "Bpref", trec_eval >= 8.0): N = judged non-relevant rows (0 <= g < rel); each relevant
 -- retrieved item with n_i judged non-relevant retrieved above it scores 1 if n_i = 0, else
--- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0).
+-- 1 - min(n_i, |R|) / min(|R|, N); Bpref = sum / |R| (0 when |R| = 0). With a cutoff k, the bpref of the list cut
+-- at k (trec_eval -M k): only the top k rows count as retrieved; |R| and N still count every judgment.
 -- O(n log n), no pairwise comparison: in the list of the judged retrieved rows in rank order (relevant or judged
 -- non-relevant), the j-th relevant row at index v has exactly v - j judged non-relevant rows above it.
 CREATE OR REPLACE MACRO rf__bpref_term(n_above, n_rel, n_nonrel) AS
@@ -20,23 +21,27 @@ CREATE OR REPLACE MACRO rf__bpref_grades(grades, n_rel, n_nonrel, rel) AS
                             n_rel, n_nonrel) / n_rel END;
 
 -- n_rel: judged rows with grade >= rel; n_nonrel: judged rows with 0 <= grade < rel (retrieved or not)
-CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_bpref') IS NULL
+CREATE OR REPLACE MACRO rf_bpref(grades, n_rel, n_nonrel, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_bpref') < 0
+              OR rf__rel(rel, 'rf_bpref') IS NULL
          THEN NULL
-         ELSE rf__bpref_grades(coalesce(grades, []), n_rel, n_nonrel, rf__as_num(rel)) END;
+         ELSE rf__bpref_grades(list_slice(coalesce(grades, []), 1, coalesce(rf__as_k(k), 9223372036854775807)),
+                               n_rel, n_nonrel, rf__as_num(rel)) END;
 
-CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, rel) AS
+CREATE OR REPLACE MACRO rf__agg_bpref(pos, grade, k, rel) AS
     CASE WHEN count(grade) FILTER (WHERE grade >= rel) = 0 THEN CAST(0 AS DOUBLE)
          ELSE rf__bpref_sum(list_transform(
                   coalesce(list_sort(list({'p': pos, 'r': grade >= rel})
-                                     FILTER (WHERE pos IS NOT NULL AND (grade >= rel OR (grade >= 0 AND grade < rel)))),
+                                     FILTER (WHERE pos <= coalesce(k, 9223372036854775807)
+                                             AND (grade >= rel OR (grade >= 0 AND grade < rel)))),
                            []),
                   lambda x: x.r),
               count(grade) FILTER (WHERE grade >= rel),
               count(grade) FILTER (WHERE grade >= 0 AND grade < rel))
               / count(grade) FILTER (WHERE grade >= rel) END;
 
-CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, rel := 1) AS
-    CASE WHEN rf__rel(rel, 'rf_agg_bpref') IS NULL
+CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, k := NULL, rel := 1) AS
+    CASE WHEN rf__k(k, 'rf_agg_bpref') < 0
+              OR rf__rel(rel, 'rf_agg_bpref') IS NULL
          THEN NULL
-         ELSE rf__agg_bpref(pos, grade, rf__as_num(rel)) END;
+         ELSE rf__agg_bpref(pos, grade, rf__as_k(k), rf__as_num(rel)) END;

@@ -1,23 +1,62 @@
--- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log2(i + 1).
--- An infinite sum (exponential gains of grades near 1023) is an error (rf__finite_gain).
-CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain) AS
-    rf__finite_gain(rf__dcg_list(list_transform(grades, lambda x: rf__gain(x, rel, gain)), k), list_max(grades));
+-- DCG — discounted cumulative gain@k (docs/metrics.md "DCG"): sum_{i<=k} gain(g_i) / log_b(i + 1), b = log_base
+-- (2 = trec_eval). gains := MAP {grade: gain} first replaces each listed grade (trec_eval ndcg gain parameters,
+-- ir_measures gains=); rel compares the grade itself. An infinite sum (exponential gains of grades near 1023) is an
+-- error (rf__finite_gain).
 
-CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear') AS
+-- a discount base: a finite number > 1
+CREATE OR REPLACE MACRO rf__log_base(v, owner) AS
+    CASE WHEN rf__number(v) > 1 AND isfinite(rf__number(v)) THEN rf__number(v)
+         ELSE error(printf('The ''log_base'' parameter of %s must be a finite float > 1. Got %s instead.', owner,
+                           rf__repr(v))) END;
+
+-- a gain map: NULL (none) or a MAP of numbers, as MAP(DOUBLE, DOUBLE)
+CREATE OR REPLACE MACRO rf__gains(m, owner) AS
+    CASE WHEN m IS NULL THEN CAST(NULL AS MAP(DOUBLE, DOUBLE))
+         WHEN starts_with(typeof(m), 'MAP(') AND TRY_CAST(m AS MAP(DOUBLE, DOUBLE)) IS NOT NULL
+         THEN TRY_CAST(m AS MAP(DOUBLE, DOUBLE))
+         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or None. '
+                           || 'Got %s instead.', owner, rf__repr(m))) END;
+
+-- the gain of grade g: 0 for NULL or below rel, else the gain of its mapped value (unlisted grades keep theirs)
+CREATE OR REPLACE MACRO rf__gain_m(g, rel, gain, gains) AS
+    CASE WHEN gains IS NULL THEN rf__gain(g, rel, gain)
+         WHEN g IS NULL OR g < rel THEN CAST(0 AS DOUBLE)
+         ELSE rf__gain(coalesce(map_extract_value(gains, CAST(g AS DOUBLE)), g), NULL, gain) END;
+
+-- log_b(i + 1) = log2(i + 1) / log2(b), the divisor of position i (exactly log2(i + 1) for b = 2)
+CREATE OR REPLACE MACRO rf__disc(i, base) AS log2(i + 1) / log2(base);
+
+-- DCG of a list of gains already in order, cut at k (NULL = whole list), base b
+CREATE OR REPLACE MACRO rf__dcg_list_b(gains, k, base) AS
+    coalesce(list_sum(list_transform(list_slice(gains, 1, coalesce(k, len(gains))),
+                                     lambda x, i: x / rf__disc(i, base))), 0.0);
+
+CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(list_transform(grades, lambda x: rf__gain_m(x, rel, gain, gains)), k, base),
+                    list_max(grades));
+
+CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_dcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg') = ''
+              OR rf__log_base(log_base, 'rf_dcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_dcg')) < 0
          THEN NULL
-         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+         ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
+                             TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain) AS
-    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain) / log2(pos + 1))
+CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
+    rf__finite_gain(coalesce(sum(rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base))
                                  FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), CAST(0 AS DOUBLE)),
                     max(grade));
 
-CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
+CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,
+                                   gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_dcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_dcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_dcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_dcg')) < 0
          THEN NULL
-         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+         ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
+                          TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;

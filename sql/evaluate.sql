@@ -107,15 +107,15 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
            rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
            rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
-           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "DCG",
-           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "IDCG",
-           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal) AS "nDCG",
+           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, 2.0, NULL) AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "IDCG",
+           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "nDCG",
            rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
            rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
-           rf__agg_r_precision(x.rf_pos, x.rf_g, rel) AS "Rprec",
+           rf__agg_r_precision(x.rf_pos, x.rf_g, k, rel) AS "Rprec",
            rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
-           rf__agg_f1(x.rf_pos, x.rf_g, k, rel) AS "F1",
-           rf__agg_bpref(x.rf_pos, x.rf_g, rel) AS "Bpref",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, 1.0) AS "F1",
+           rf__agg_bpref(x.rf_pos, x.rf_g, k, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
            rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
            rf__agg_hits(x.rf_pos, x.rf_g, k, rel) AS "Hits",
@@ -180,7 +180,7 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
 -- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
--- cutoff k (k NULL = whole list; Rprec, Bpref, NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
+-- cutoff k (k NULL = whole list; Rprec and Bpref are those of the list cut at k, as trec_eval -M k; NumQ and NumRel have no cutoff). The counts (NumQ, NumRet, NumRel,
 -- NumRelRet) keep their value for a query with nothing retrieved under no_retrieved := 'zero' (trec_eval -c). Skipped queries are absent; no_relevant := 'skip' leaves NULL in the
 -- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
 -- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is

@@ -1,36 +1,45 @@
 -- IDCG — ideal DCG@k (docs/metrics.md "IDCG"): DCG@k of the gains of the judged rows (ideal 'judged',
--- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending.
+-- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending; discount base log_base,
+-- grades mapped by gains first (as DCG).
 -- Only positive gains matter (zero gains sort last and add nothing). An infinite sum is an error (rf__finite_gain).
-CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal) AS
+CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains) AS
     list_sort(list_filter(list_transform(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
-                                         lambda x: rf__gain(x, rel, gain)),
+                                         lambda x: rf__gain_m(x, rel, gain, gains)),
                           lambda x: x > 0), 'DESC');
 
-CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
-    rf__finite_gain(rf__dcg_list(rf__ideal_gains(grades, judged_grades, rel, gain, ideal), k),
+CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains), k, base),
                     greatest(list_max(grades), list_max(judged_grades)));
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
-CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_idcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg') = ''
+              OR rf__log_base(log_base, 'rf_idcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_idcg')) < 0
          THEN NULL
          ELSE rf__idcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal)) END;
+                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal) AS
-    list_sort(coalesce(list(rf__gain(grade, rel, gain))
-                  FILTER (WHERE rf__gain(grade, rel, gain) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)), []), 'DESC');
+CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
+    list_sort(coalesce(list(rf__gain_m(grade, rel, gain, gains))
+                  FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
+                       []), 'DESC');
 
-CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal) AS
-    rf__finite_gain(rf__dcg_list(rf__agg_ideal_gains(pos, grade, rel, gain, ideal), k), max(grade));
+CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__finite_gain(rf__dcg_list_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base), max(grade));
 
-CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                    log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_idcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_idcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_idcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_idcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_idcg')) < 0
          THEN NULL
-         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;

@@ -1,25 +1,36 @@
--- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0.
+-- nDCG — normalised DCG@k (docs/metrics.md "nDCG"): DCG@k / IDCG@k, 0 when IDCG@k = 0 (same log_base and gains
+-- on both sides).
 CREATE OR REPLACE MACRO rf__ratio(a, b) AS CASE WHEN b = 0 THEN CAST(0 AS DOUBLE) ELSE a / b END;
 
-CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal) AS
-    rf__ratio(rf__dcg_grades(grades, k, rel, gain), rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal));
+CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
+    rf__ratio(rf__dcg_grades(grades, k, rel, gain, base, gains),
+              rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                log_base := 2.0, gains := NULL, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_ndcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg') = ''
+              OR rf__log_base(log_base, 'rf_ndcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_ndcg')) < 0
+              OR rf__flag(judged_only, 'judged_only', 'rf_ndcg') IS NULL
          THEN NULL
-         ELSE rf__ndcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__ndcg_grades(rf__judged_list(coalesce(grades, []), judged_only), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
+                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
-CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal) AS
-    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain), rf__agg_idcg(pos, grade, k, rel, gain, ideal));
+CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain, base, gains),
+              rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged') AS
+CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
+                                    log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_ndcg'))
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg') = ''
               OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_ndcg') = ''
+              OR rf__log_base(log_base, 'rf_agg_ndcg') < 0
+              OR cardinality(rf__gains(gains, 'rf_agg_ndcg')) < 0
          THEN NULL
-         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal)) END;
+         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;

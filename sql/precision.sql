@@ -14,12 +14,13 @@ CREATE OR REPLACE MACRO rf__precision_grades(grades, k, rel, denominator) AS
     rf__precision(len(rf__hitpos(grades, k, rel)), len(grades), k, denominator);
 
 -- grades: relevance grades of the ranked list in rank order (NULL = unjudged)
-CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k') AS
+CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator := 'k', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_precision') < 0
               OR rf__rel(rel, 'rf_precision') IS NULL
               OR rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_precision') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_precision') IS NULL
          THEN NULL
-         ELSE rf__precision_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__precision_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_precision(pos, grade, k, rel, denominator) AS
     rf__precision(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),

@@ -149,6 +149,13 @@ CREATE OR REPLACE MACRO rf__hitpos(grades, k, rel) AS
                                lambda x, i: CASE WHEN x >= rel THEN i END),
                 lambda i: i IS NOT NULL);
 
+-- judged_only := true (trec_eval -J, ir_measures judged_only=): the list without its unjudged (NULL) entries
+CREATE OR REPLACE MACRO rf__judged_list(grades, judged_only) AS
+    CASE WHEN rf__as_bool(judged_only) THEN list_filter(grades, lambda x: x IS NOT NULL) ELSE grades END;
+-- (the aggregates rf_agg_<name> take no judged_only: give them the positions among the judged retrieved rows, e.g.
+-- CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query ORDER BY rf_pos) END,
+-- as the DuckDB engine does)
+
 -- AP's sum over the sorted hit positions p_j of j / p_j
 CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
     coalesce(list_sum(list_transform(hitpos, lambda p, j: CAST(j AS DOUBLE) / p)), 0.0);
@@ -239,10 +246,28 @@ CREATE OR REPLACE MACRO rf__check_table(tbl, segments, owner, outputs, params_ok
 -- order_by is compared case-insensitively ('RANK' = 'rank'). Errors: segments must name columns of the table
 -- (not query, each once); no column may be named rf_pos, rf_g or rf__*.
 -- Without segments the window partitions by query itself (fast); with segments by a struct of the unit's columns.
--- Both branches are bound; the one whose constant condition is false is pruned by DuckDB's planner.
+-- One branch per order_by (position: no window; rank; score), pruned by their constant conditions (below).
 -- rf__prepare is the same with the check as an argument: ok is a scalar subquery over rf__check_table (one row),
 -- applied to the rows before anything else, so that the check's error always comes before any error of a
 -- metric computed over those rows.
+-- the rows of the window branches: the unit's key rf__part (the query itself without segments, which is fast,
+-- else a struct of (segments..., query)), the sort key rf__key (rank ascending, or score descending) and the
+-- score's tie-break rf__tie (item descending as a string, trec_eval)
+CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
+    SELECT u.*, COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part
+    FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
+                 row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
+                 CAST(s.item AS VARCHAR) AS rf__tie,
+                 CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
+                                                 ELSE 'query' END)
+                      AS DOUBLE)
+                     * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
+          FROM query_table(tbl) AS s
+          WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u;
+
+-- Three branches, one per order_by, all bound; the two whose constant condition is false are pruned by
+-- DuckDB's planner. The rank branch sorts on one DOUBLE key only: a constant string tie-break key in its
+-- ORDER BY (as before issue 10) made DuckDB sort with variable-size keys, about 2x slower.
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
     SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
            CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
@@ -251,26 +276,19 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
     FROM query_table(tbl) AS s
     WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
     UNION ALL BY NAME
-    SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__none, rf__part, rf__second),
+    SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part),
            CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
-                PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__second DESC) END AS rf_pos,
+                PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST) END AS rf_pos,
            CAST(t.relevance AS DOUBLE) AS rf_g
-    FROM (SELECT u.*,
-                 -- the unit: the query itself without segments (fast), else a struct of (segments..., query)
-                 COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
-                 -- tie-break: item descending as a string for scores (trec_eval); ranks are unique
-                 COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'rf__tie' ELSE 'rf__none' END)
-                     AS rf__second
-          FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
-                       row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
-                       CAST(s.item AS VARCHAR) AS rf__tie,
-                       CAST(NULL AS VARCHAR) AS rf__none,
-                       CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
-                                                       ELSE 'query' END)
-                            AS DOUBLE)
-                           * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
-                FROM query_table(tbl) AS s
-                WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u) AS t;
+    FROM rf__keyed(tbl, segments, order_by, ok) AS t
+    WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')  -- 'rank', and a bad value reaches ok's error
+    UNION ALL BY NAME
+    SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part),
+           CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
+                PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__tie DESC) END AS rf_pos,
+           CAST(t.relevance AS DOUBLE) AS rf_g
+    FROM rf__keyed(tbl, segments, order_by, ok) AS t
+    WHERE rf__lc(order_by) = 'score';
 
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE
     SELECT * FROM rf__prepare(tbl, segments, order_by,

@@ -9,12 +9,13 @@ CREATE OR REPLACE MACRO rf__recall_grades(grades, n_rel, k, rel, denominator) AS
     rf__recall(len(rf__hitpos(grades, k, rel)), n_rel, len(grades), k, denominator);
 
 -- n_rel: number of judged rows of the query (retrieved or not) with grade >= rel
-CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant') AS
+CREATE OR REPLACE MACRO rf_recall(grades, n_rel, k := NULL, rel := 1, denominator := 'relevant', judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_recall') < 0
               OR rf__rel(rel, 'rf_recall') IS NULL
               OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_recall') = ''
+              OR rf__flag(judged_only, 'judged_only', 'rf_recall') IS NULL
          THEN NULL
-         ELSE rf__recall_grades(coalesce(grades, []), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+         ELSE rf__recall_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_recall(pos, grade, k, rel, denominator) AS
     rf__recall(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),

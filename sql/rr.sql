@@ -3,11 +3,12 @@ CREATE OR REPLACE MACRO rf__rr(first_hit) AS coalesce(1.0 / CAST(first_hit AS DO
 
 CREATE OR REPLACE MACRO rf__rr_grades(grades, k, rel) AS rf__rr(rf__hitpos(grades, k, rel)[1]);
 
-CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1) AS
+CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1, judged_only := false) AS
     CASE WHEN rf__k(k, 'rf_rr') < 0
               OR rf__rel(rel, 'rf_rr') IS NULL
+              OR rf__flag(judged_only, 'judged_only', 'rf_rr') IS NULL
          THEN NULL
-         ELSE rf__rr_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel)) END;
+         ELSE rf__rr_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rr(pos, grade, k, rel) AS
     rf__rr(min(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel));

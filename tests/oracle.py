@@ -94,19 +94,21 @@ def _top(n: int, k: int | None) -> int:
     return n if k is None else min(k, n)
 
 
-def _gain(g, rel, gain) -> float:
+def _gain(g, rel, gain, gains=None) -> float:
     if g is None:
         return 0.0
     if rel is not None and g < rel:
         return 0.0
+    if gains:  # gains={grade: gain}: listed grades take their gain, the others keep their value
+        g = dict(gains).get(g, g)
     g = max(g, 0.0)
     return g if gain == "linear" else 2.0**g - 1.0
 
 
-def _dcg(gains: list[float], k: int | None) -> float:
+def _dcg(gains: list[float], k: int | None, log_base: float = 2.0) -> float:
     total = 0.0
     for i in range(_top(len(gains), k)):
-        total += gains[i] / math.log2(i + 2)
+        total += gains[i] / math.log(i + 2, log_base)
     return total
 
 
@@ -154,6 +156,8 @@ def _recall(qd, k, rel, denominator="relevant"):
 
 def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     """The formula of docs/metrics.md for one query (no query-set policy applied)."""
+    if kw.get("judged_only"):  # trec_eval -J: the unjudged items leave the list, the ones below move up
+        qd = QueryData(ranked=[g for g in qd.ranked if g is not None], judged=qd.judged)
     k = kw.get("k")
     rel = kw.get("rel")
     n = qd.n
@@ -189,11 +193,12 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         gain = kw["gain"]
         if name == "cg":
             return sum(_gain(g, rel, gain) for g in qd.ranked[:top])
-        dcg = _dcg([_gain(g, rel, gain) for g in qd.ranked], k)
+        gains, base = kw["gains"], kw["log_base"]
+        dcg = _dcg([_gain(g, rel, gain, gains) for g in qd.ranked], k, base)
         if name == "dcg":
             return dcg
-        ideal = sorted((_gain(g, rel, gain) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
-        idcg = _dcg(ideal, k)
+        ideal = sorted((_gain(g, rel, gain, gains) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
+        idcg = _dcg(ideal, k, base)
         if name == "idcg":
             return idcg
         return 0.0 if idcg == 0 else dcg / idcg
@@ -204,17 +209,18 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         ideal = sorted((max(g, 0.0) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
         ierr = _err(ideal, k, kw["max_grade"])
         return 0.0 if ierr == 0 else err / ierr
-    if name == "r_precision":
+    if name == "r_precision":  # with k: of the list cut at k (trec_eval -M k)
         nrel = _num_rel(qd, rel)
         if nrel == 0:
             return 0.0
-        return sum(_hits(qd, rel)[:nrel]) / nrel
+        return sum(_hits(qd, rel)[: min(nrel, top)]) / nrel
     if name == "hit_rate":
         return 1.0 if sum(_hits(qd, rel)[:top]) > 0 else 0.0
     if name == "f1":
         p = _precision(qd, k, rel, "k")
         r = _recall(qd, k, rel, "relevant")
-        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
+        beta = kw["beta"]
+        return 0.0 if beta * p + r == 0 else (beta + 1) * p * r / (beta * p + r)
     if name == "bpref":
         nrel = _num_rel(qd, rel)
         if nrel == 0:
@@ -222,7 +228,7 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         big_n = sum(1 for g in qd.judged if 0 <= g < rel)
         total = 0.0
         nonrel_above = 0
-        for g in qd.ranked:
+        for g in qd.ranked[:top]:  # with k: the list cut at k (trec_eval -M k)
             if g is None:
                 continue
             if g >= rel:
@@ -241,6 +247,58 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         if top == 0:
             return 0.0
         return sum(1 for g in qd.ranked[:top] if g is not None) / top
+    if name == "iprec":
+        # trec_eval's loop (m_iprec_at_recall.c, 9.x cut): walk the list bottom-up keeping the best precision
+        # seen; at the cut-th relevant item that best value is the answer
+        hits = _hits(qd, rel)
+        cut = math.floor(kw["recall"] * _num_rel(qd, rel) + 0.9)
+        found = sum(hits)
+        if cut > found:
+            return 0.0
+        best = 0.0
+        for i in range(n, 0, -1):
+            if found == 0:
+                break
+            best = max(best, found / i)
+            if hits[i - 1]:
+                if found == cut:
+                    return best
+                found -= 1
+        return best
+    if name in ("set_p", "set_r", "set_f", "set_ap"):
+        rel_ret, n_rel = sum(_hits(qd, rel)), _num_rel(qd, rel)
+        p = rel_ret / n if n else 0.0
+        r = rel_ret / n_rel if n_rel else 0.0
+        if name == "set_p":
+            return p
+        if name == "set_r":
+            return r
+        if name == "set_ap":
+            return p * r
+        beta = kw["beta"]
+        return 0.0 if beta * p + r == 0 else (beta + 1) * p * r / (beta * p + r)
+    if name == "infap":
+        # trec_eval's loop (m_infap.c); a negative grade = pooled but not judged, None = not in the pool
+        eps = 0.00001
+        total, rel_so_far, nonrel_so_far, pooled_so_far = 0.0, 0, 0, 0
+        for j, g in enumerate(qd.ranked):
+            if g is None:
+                continue
+            if g < 0:
+                pooled_so_far += 1
+            elif g < rel:
+                nonrel_so_far += 1
+            else:
+                rel_so_far += 1
+                if j == 0:
+                    total += 1.0
+                else:
+                    fj = float(j)
+                    total += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+                        (rel_so_far - 1 + nonrel_so_far + pooled_so_far) / fj
+                    ) * ((rel_so_far - 1 + eps) / (rel_so_far - 1 + nonrel_so_far + 2 * eps))
+        n_rel = _num_rel(qd, rel)
+        return total / n_rel if n_rel else 0.0
     # counts (by hand: ranx hits@k, trec_eval num_q / num_ret / num_rel / num_rel_ret)
     if name in ("hits", "num_rel_ret"):
         return float(sum(_hits(qd, rel)[:top]))
@@ -256,7 +314,7 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
 def nothing_relevant(name: str, kw: dict, qd: QueryData) -> bool:
     """The "nothing relevant" test of the no_relevant policy (docs: Query-set policies)."""
     if name == "ndcg":
-        return not any(_gain(g, kw["rel"], kw["gain"]) > 0 for g in _ideal_grades(qd, kw["ideal"]))
+        return not any(_gain(g, kw["rel"], kw["gain"], kw["gains"]) > 0 for g in _ideal_grades(qd, kw["ideal"]))
     if name == "nerr":
         return not any(g > 0 for g in _ideal_grades(qd, kw["ideal"]))
     return _num_rel(qd, kw["rel"]) == 0

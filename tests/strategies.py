@@ -199,6 +199,8 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
 
     m = parse(measure)
     name, kw = m.spec.name, m.kw
+    if kw.get("judged_only"):
+        return None  # (pytrec_eval's judged_docs_only_flag is per evaluator: tests/test_conventions.py)
     k = kw.get("k")
     rel = kw.get("rel")
     if rel is not None and (float(rel) != int(rel) or rel < 1):
@@ -216,14 +218,27 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
         return ("map", "map", level) if k is None else cut("map_cut")
     if name == "rr" and k is None:
         return ("recip_rank", "recip_rank", level)
-    if name == "ndcg" and kw["gain"] == "linear" and kw["ideal"] == "judged" and rel is None:
+    if (
+        name == "ndcg"
+        and kw["gain"] == "linear"
+        and kw["ideal"] == "judged"
+        and rel is None
+        and kw["gains"] is None
+        and kw["log_base"] == 2.0
+    ):
         return ("ndcg", "ndcg", level) if k is None else cut("ndcg_cut")
-    if name == "r_precision":
+    if name == "r_precision" and k is None:
         return ("Rprec", "Rprec", level)
-    if name == "bpref":
+    if name == "bpref" and k is None:
         return ("bpref", "bpref", level)
     if name == "hit_rate" and k is not None:
         return cut("success")
+    if name in ("infap", "set_p", "set_r", "set_ap") or (name == "set_f" and kw["beta"] == 1.0):
+        # (pytrec_eval takes only the first set_F parameter of an evaluator: beta = 1 only)
+        trec = {"infap": "infAP", "set_p": "set_P", "set_r": "set_recall", "set_ap": "set_map", "set_f": "set_F"}
+        return (trec[name], trec[name], level)
+    if name == "iprec" and kw["recall"] in {i / 10 for i in range(11)}:
+        return ("iprec_at_recall", f"iprec_at_recall_{kw['recall']:.2f}", level)
     return None
 
 
@@ -266,6 +281,10 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
                 vals = list(max_grades)
             elif p.kind == "open_unit":
                 vals = list(p_values)
+            elif p.kind == "unit":
+                vals = [0.0, 0.3, 1.0]
+            elif p.kind == "nonnegative":
+                vals = [p.default, 2.0]
             else:
                 vals = [p.default]
             grids = [g + [(p.name, v)] for g in grids for v in vals]
@@ -275,6 +294,21 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
             inner = ", ".join(f"{n}={v!r}" for n, v in kw.items())
             text = spec.canonical + (f"({inner})" if inner else "") + (f"@{k}" if k is not None else "")
             out.append(text)
+    # the discount base and the gain map at their defaults above (the grid would grow fourfold), here with others
+    out += [
+        "DCG(log_base=10)@3",
+        "IDCG(gains={0: 0, 1: 1, 2: 3}, ideal='retrieved')",
+        "nDCG(log_base=10, gains={0: 0, 1: 1, 2: 3})@5",
+        "nDCG(gains={1: 0, 2: 5}, rel=2)",
+        "nDCG(gains={1: 0, 2: 0, 3: 0}, gain='exponential')@3",
+        # judged_only (trec_eval -J) at its default above
+        "P(judged_only=True)@3",
+        "AP(judged_only=True, rel=2)",
+        "nDCG(judged_only=True, ideal='retrieved')@5",
+        "RR(judged_only=True)",
+        "IPrec(judged_only=True)@0.5",
+        "SetF(judged_only=True, beta=2)",
+    ]
     return out
 
 

@@ -101,11 +101,16 @@ def test_formats(capsys):
     assert out.splitlines()[:3] == ["| system | AP | nDCG@10 |", "|---|---:|---:|", "| tiny | 0.3889 | 0.3675 |"]
     code, out, _ = run_main(capsys, *base, "--format", "trec")
     assert code == 0
-    lines = out.splitlines()
+    lines = [ln for ln in out.splitlines() if not ln.startswith("num_")]  # the counts: test_per_query
     assert lines[0] == "runid                 \tall\ttiny"
     assert lines[1] == "map                   \tall\t0.3889"
     assert lines[2].startswith("ndcg_cut_10           \tall\t")
     assert lines[3] == "runid                 \tall\ttiny-b"
+    assert out.splitlines()[1:5] == [
+        f"{n:<22}\tall\t{v}" for n, v in [("num_q", 3), ("num_ret", 10), ("num_rel", 5)]
+    ] + [
+        "num_rel_ret           \tall\t3"
+    ]  # by hand, tiny.run: 5 + 3 + 2 retrieved; relevant D01 D03 D07 (001), D12 D19 (002): D03 D01 D12 retrieved
 
 
 def test_ci_adds_the_interval_of_each_mean(capsys):
@@ -165,11 +170,27 @@ def test_per_query(capsys):
     code, out, _ = run_main(capsys, "evaluate", str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "-q", "--format", "trec")
     assert code == 0
     # tiny-b, see test_runs_side_by_side_table: AP 1, 1, 0 -> mean 2/3; trec_eval's layout and number format
+    # trec_eval's count lines come first (integers; the all line sums them, num_q has no per-query line), by hand
+    # from tiny.qrels and tiny-b.run: 001 retrieves D01 D07 D03, all 3 relevant; 002 D19 D12 (2 relevant of 2);
+    # 003 D22 (judged 0, nothing relevant)
     assert out.splitlines() == [
+        "num_ret               \t001\t3",
+        "num_rel               \t001\t3",
+        "num_rel_ret           \t001\t3",
         "map                   \t001\t1.0000",
+        "num_ret               \t002\t2",
+        "num_rel               \t002\t2",
+        "num_rel_ret           \t002\t2",
         "map                   \t002\t1.0000",
+        "num_ret               \t003\t1",
+        "num_rel               \t003\t0",
+        "num_rel_ret           \t003\t0",
         "map                   \t003\t0.0000",
         "runid                 \tall\ttiny-b",
+        "num_q                 \tall\t3",
+        "num_ret               \tall\t6",
+        "num_rel               \tall\t5",
+        "num_rel_ret           \tall\t5",
         "map                   \tall\t0.6667",
     ]
     code, out, _ = run_main(capsys, "evaluate", str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "--per-query")
@@ -288,16 +309,17 @@ def test_sql_prints_macros(capsys):
 
 
 def _installed_tree(site: Path) -> None:
-    """Lay out the package as the wheel installs it: rankframe/ plus the force-included paths of pyproject."""
+    """Lay out the package as the wheel installs it: rankframe/ plus rankframe/_sql (what hatch_build.py adds)."""
     import shutil
 
-    config = (ROOT / "pyproject.toml").read_text()
-    section = config.split("[tool.hatch.build.targets.wheel.force-include]", 1)[1].split("\n[", 1)[0]
-    pairs = re.findall(r'^"([^"]+)"\s*=\s*"([^"]+)"', section, flags=re.M)
-    assert pairs == [("sql", "rankframe/_sql")]
+    from rankframe import sql
+
+    assert "hatch_build.py" in (ROOT / "pyproject.toml").read_text()
     shutil.copytree(ROOT / "rankframe", site / "rankframe", ignore=shutil.ignore_patterns("__pycache__"))
-    for src, dst in pairs:
-        shutil.copytree(ROOT / src, site / dst)
+    (site / "rankframe" / "_sql").mkdir()
+    for path in sql.files(ROOT / "sql"):
+        shutil.copy(path, site / "rankframe" / "_sql" / path.name)
+    (site / "rankframe" / "_sql" / sql.BUNDLE).write_text(sql.text(ROOT / "sql"))
 
 
 def test_sql_command_works_from_an_installed_package(tmp_path):

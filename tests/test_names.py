@@ -37,6 +37,22 @@ from rankframe.registry import METRICS
         ("ndcg(gain='exponential', ideal='retrieved')@5", "nDCG(gain='exponential', ideal='retrieved')@5"),
         ("RBP(p=0.5)", "RBP(p=0.5)"),
         ("ERR(max_grade=3)@10", "ERR(max_grade=3)@10"),
+        # trec_eval's names (issue 12): input aliases, output labels stay canonical
+        ("ndcg_cut_10", "nDCG@10"),
+        ("map_cut_100", "AP@100"),
+        ("P_5", "P@5"),
+        ("p_5", "P@5"),
+        ("recall_1000", "R@1000"),
+        ("success_1", "Success@1"),
+        ("recip_rank", "RR"),
+        ("map", "AP"),
+        ("ndcg", "nDCG"),
+        ("Rprec", "Rprec"),
+        ("bpref", "Bpref"),
+        ("num_rel_ret", "NumRelRet"),
+        ("P_5(rel=2)", "P(rel=2)@5"),
+        # hits is ranx's count, no longer Success
+        ("hits@3", "Hits@3"),
     ],
 )
 def test_parse_and_canonical_form(text, canonical):
@@ -48,7 +64,8 @@ def test_parse_and_canonical_form(text, canonical):
 def test_every_declared_metric_and_alias_parses():
     for spec in METRICS:
         for name in (spec.name, spec.canonical, *spec.aliases):
-            assert parse(name).spec is spec
+            # IPrec has no default recall level: it is written after @
+            assert parse(name if spec.at == "k" else f"{name}@0.5").spec is spec
 
 
 @pytest.mark.parametrize("bad", ["", "P@", "P(2)@5", "@5", "P@5@6", "P(rel=)@3"])
@@ -58,5 +75,32 @@ def test_unparseable(bad):
 
 
 def test_unknown_parameter_names_the_declared_ones():
-    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, k, rel"):
+    with pytest.raises(rankframe.UnknownMetricError, match="Known: denominator, judged_only, k, rel"):
         parse("AP(denom='min_k')@10")
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        ("ndcg_cut_10@5", rankframe.ParameterError, r"gives the 'k' parameter twice \(ndcg_cut_10\.\.\. and @\.\.\.\)"),
+        ("P_5(k=3)", rankframe.ParameterError, "gives the 'k' parameter twice"),
+        ("P_0", rankframe.ParameterError, r"The 'k' parameter of precision must be an int >= 1"),
+        ("P_99999999999999999999", rankframe.ParameterError, r"at most 2\*\*63 - 1"),
+        ("recip_rank_5", rankframe.UnknownMetricError, "unknown metric 'recip_rank_5'"),  # trec_eval has no cut
+        ("map_cut_", rankframe.UnknownMetricError, "unknown metric"),
+        ("ndcg_cut_x", rankframe.UnknownMetricError, "unknown metric"),
+        ("bpref_10", rankframe.UnknownMetricError, "unknown metric"),
+    ],
+)
+def test_trec_eval_names_hostile(bad, error, match):
+    with pytest.raises(error, match=match):
+        parse(bad)
+
+
+def test_hits_and_success_are_different_measures():
+    import pandas as pd
+
+    # one query, relevant items at ranks 1 and 3: Hits@3 = 2 (a count, ranx), Success@3 = 1
+    df = pd.DataFrame({"query": 1, "item": list("abc"), "rank": [1, 2, 3], "relevance": [1, 0, 1]})
+    assert df.rank_metrics.hits(3) == 2.0 and df.rank_metrics.hit_rate(3) == 1.0
+    assert df.rank_metrics.evaluate(["hits@3", "success@3"])["metric"].tolist() == ["Hits@3", "Success@3"]

@@ -27,8 +27,11 @@ POLICIES = st.fixed_dictionaries(
 
 def choice_grid(spec, k=None) -> list[str]:
     """Every combination of the spec's choice parameters, other parameters at their defaults, cutoff k."""
+    # a parameter without a default (IPrec's recall level) at the levels 0, 0.5 and 1
     grids: list[dict] = [{}]
     for p in spec.params:
+        if p.kind == "unit":
+            grids = [{**g, p.name: r} for g in grids for r in (0.0, 0.5, 1.0)]
         if p.choices:
             grids = [{**g, p.name: c} for g in grids for c in p.choices]
     return [

@@ -254,7 +254,7 @@ def test_through_the_duckdb_cli(tmp_path):
     script = (
         "\n".join(
             [
-                f".read '{rf_sql.directory() / rf_sql.BUNDLE}'",
+                f".read '{rf_sql.bundle()}'",
                 ".bail on",
                 ".mode csv",
                 ".headers on",

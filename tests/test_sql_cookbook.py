@@ -157,7 +157,7 @@ def test_cookbook_through_the_duckdb_cli(data, tmp_path):
             "!!! the `duckdb` command-line binary is not installed (pip install duckdb-cli) — the DuckDB "
             "CLI cookbook test was NOT run !!!"
         )
-    lines = [f".read '{rf_sql.directory() / rf_sql.BUNDLE}'", ".bail on", ".mode csv", ".headers on", ".nullvalue NULL"]
+    lines = [f".read '{rf_sql.bundle()}'", ".bail on", ".mode csv", ".headers on", ".nullvalue NULL"]
     for name, sql in examples().items():
         lines += [f".output '{tmp_path / (name + '.csv')}'", sql.strip(), ".output"]
     proc = subprocess.run(
@@ -207,8 +207,10 @@ def test_readme_sql_block_through_the_duckdb_cli(data):
             "!!! the `duckdb` command-line binary is not installed (pip install duckdb-cli) — the README's "
             "SQL block was NOT run through the CLI !!!"
         )
-    # exactly the README's lines (its own `.read sql/rankframe.sql`, from the repository's top folder), in CSV mode
-    script = ".bail on\n.mode csv\n.headers on\n" + readme_block()
+    # exactly the README's lines, in CSV mode, from the repository's top folder; its `.read` line reads the bundle
+    # (generated, not committed: `rankframe sql -o rankframe.sql` makes it)
+    block = re.sub(r"^\.read .*$", f".read '{rf_sql.bundle()}'", readme_block(), count=1, flags=re.M)
+    script = ".bail on\n.mode csv\n.headers on\n" + block
     proc = subprocess.run(
         [binary, "-batch", "-init", "/dev/null"], input=script, cwd=ROOT, capture_output=True, text=True, timeout=120
     )
@@ -240,7 +242,7 @@ def test_cli_default_empty_segments(tmp_path):
     script = (
         "\n".join(
             [
-                f".read '{rf_sql.directory() / rf_sql.BUNDLE}'",
+                f".read '{rf_sql.bundle()}'",
                 ".bail on",
                 ".mode csv",
                 "CREATE VIEW t AS SELECT * FROM 't.parquet';",

@@ -404,7 +404,7 @@ def test_the_checks_hold_in_the_duckdb_cli(tmp_path):
     script = (
         "\n".join(
             [
-                f".read '{rf_sql.directory() / rf_sql.BUNDLE}'",
+                f".read '{rf_sql.bundle()}'",
                 ".mode csv",
                 "CREATE VIEW high AS SELECT * FROM 'high.parquet';",
                 *statements,

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 import rankframe.sql as rf_sql
+from rankframe.declare import ENGINE_PARAMS
 from rankframe.registry import METRICS
 
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
@@ -45,7 +46,8 @@ def test_every_metric_has_its_macros_with_the_registry_parameters(con):
         assert spec.sql_macro in macros, f"no macro {spec.sql_macro} for metric {spec.canonical}"
         assert macros[spec.sql_macro] == ["grades", *spec.sql_data_args, *params], spec.name
         agg = f"rf_agg_{spec.name}"
-        assert macros.get(agg) == ["pos", "grade", *params], agg
+        # the aggregates take positions: judged_only is the caller's numbering of the judged rows (docs/sql.md)
+        assert macros.get(agg) == ["pos", "grade", *(p for p in params if p not in ENGINE_PARAMS)], agg
 
 
 def test_every_metric_macro_is_a_registry_metric(con):
@@ -71,6 +73,8 @@ def _sql_defaults(name: str) -> dict[str, str]:
 @pytest.mark.parametrize("spec", METRICS, ids=lambda s: s.name)
 def test_macro_defaults_are_the_registry_defaults(spec):
     def lit(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
         return "NULL" if v is None else f"'{v}'" if isinstance(v, str) else repr(v)
 
     assert _sql_defaults(spec.name) == {p.name: lit(p.default) for p in spec.params}
@@ -230,20 +234,36 @@ def test_bad_parameters_raise_a_clear_error(con, sql, message):
         con.sql(sql).fetchall()
 
 
-def test_loader_order_and_bundle_is_up_to_date():
+def test_loader_order_and_the_generated_bundle(tmp_path):
     names = [f.name for f in rf_sql.files()]
     # helpers first, then the metrics, then the table macros (compare.sql uses evaluate.sql's rf_per_query)
     assert names[0] == "prepare.sql" and names[-3:] == ["evaluate.sql", "compare.sql", "validate.sql"]
     assert {f"{s.name}.sql" for s in METRICS} <= set(names)
-    bundle = rf_sql.directory() / rf_sql.BUNDLE
-    assert bundle.read_text() == rf_sql.text(), (
-        "sql/rankframe.sql is stale: run `python -m rankframe.sql > sql/rankframe.sql`"
-    )
+    assert rf_sql.BUNDLE not in names  # a generated bundle lying in the folder is never read as a source
+    # a file comes after the files whose macros it calls (read from the SQL: no list to keep in sync)
+    assert names.index("dcg.sql") < names.index("ndcg.sql") and names.index("err.sql") < names.index("nerr.sql")
+    assert names.index("hits.sql") < names.index("num_rel_ret.sql")
+    bundle = rf_sql.bundle()
+    assert bundle.read_text() == rf_sql.text() and rf_sql.bundle() == bundle  # generated once per process
     c = duckdb.connect()
     c.execute(bundle.read_text())
     if hasattr(c, "complete"):
         c.complete()
     assert c.sql("SELECT rf_rr([0, 1])").fetchall() == [(0.5,)]
+
+
+def test_dependency_order_comes_from_the_sql(tmp_path):
+    # a new metric file that calls another file's macro is placed after it, whatever its name; a cycle is an error
+    for name in ("prepare.sql", "evaluate.sql", "compare.sql", "validate.sql"):
+        (tmp_path / name).write_text("-- empty\n")
+    (tmp_path / "a_new.sql").write_text("CREATE OR REPLACE MACRO rf_a_new(x) AS rf__zz(x) + 1;\n")
+    (tmp_path / "zz.sql").write_text(
+        "-- rf_a_new( in a comment is not a call\nCREATE OR REPLACE MACRO rf__zz(x) AS x;\n"
+    )
+    assert [f.name for f in rf_sql.files(tmp_path)][1:3] == ["zz.sql", "a_new.sql"]
+    (tmp_path / "zz.sql").write_text("CREATE OR REPLACE MACRO rf__zz(x) AS rf_a_new(x);\n")
+    with pytest.raises(ValueError, match="cycle: a_new.sql, zz.sql"):
+        rf_sql.files(tmp_path)
 
 
 def test_install_on_the_default_connection():
@@ -286,9 +306,20 @@ def test_install_after_a_plain_import_rankframe():
 
 
 def test_the_sql_module_imports_nothing_heavy():
-    # duckdb is imported inside install(); at import time only the standard library and the registry
+    # duckdb is imported inside install(); at import time only the standard library (the wheel's build hook loads
+    # the file by path, without rankframe)
     tree = ast.parse(Path(rf_sql.__file__).read_text())
     top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
     names |= {("." * n.level) + (n.module or "") for n in top if isinstance(n, ast.ImportFrom)}
-    assert names <= {"__future__", "pathlib", "typing", ".registry"}, names
+    assert names <= {"__future__", "pathlib", "typing", "re"}, names
+
+
+def test_cli_sql_writes_the_bundle(tmp_path, capsys):
+    from rankframe.cli import main
+
+    assert main(["sql", "-o", str(tmp_path / "rankframe.sql")]) == 0
+    assert (tmp_path / "rankframe.sql").read_text() == rf_sql.text() and capsys.readouterr().out == ""
+    assert main(["sql", "-o", str(tmp_path)]) == 2  # a folder: one line on stderr, no traceback
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write --output" in err

@@ -213,7 +213,8 @@ def grid_metrics(case: dict) -> dict[str, str]:
     out = {}
     for spec in rankframe.METRICS:  # each parameter under its declared table-macro name (sql_table_params)
         if spec.table_column:
-            out[spec.canonical] = str(Measure.of(spec, **{p.name: case[spec.table_param(p.name)] for p in spec.params}))
+            given = {p.name: case[spec.table_param(p.name)] for p in spec.params if p.table}
+            out[spec.canonical] = str(Measure.of(spec, **given))
     return out
 
 

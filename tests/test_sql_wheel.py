@@ -36,6 +36,17 @@ def test_wheel_contains_every_sql_file(wheel):
     missing = {n for n in expected if f"rankframe/_sql/{n}" not in names}
     assert not missing, f"not in the wheel: {sorted(missing)}"
     assert "rankframe/sql.py" in names
+    assert "hatch_build.py" not in names
+
+
+def test_wheel_bundle_is_generated_from_the_sql_files(wheel):
+    # the bundle is built at build time (hatch_build.py), never committed: it is exactly rankframe.sql.text()
+    import rankframe.sql as rf_sql
+
+    shipped = zipfile.ZipFile(wheel).read("rankframe/_sql/rankframe.sql").decode()
+    assert shipped == rf_sql.text()
+    tracked = subprocess.run(["git", "ls-files", "sql/rankframe.sql"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.stdout.strip() == "", "sql/rankframe.sql is generated: do not commit it"
 
 
 def test_installed_copy_loads_macros_from_the_wheel(wheel, tmp_path):

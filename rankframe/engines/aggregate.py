@@ -23,6 +23,16 @@ def order_per_query(per_query: pd.DataFrame, by: Sequence[str], query: str, metr
     return per_query.iloc[order].reset_index(drop=True)
 
 
+#: pandas' default dtype for text (``str`` on pandas 3, ``object`` on 2.x): every engine's ``metric`` column has it,
+#: empty or not, so the faces return identical frames
+TEXT_DTYPE = pd.Series(["metric"]).dtype
+
+
+def metric_labels(labels: object, index: pd.Index | None = None) -> pd.Series:
+    """The ``metric`` column from an array of labels, in :data:`TEXT_DTYPE`."""
+    return pd.Series(labels, index=index, dtype=TEXT_DTYPE)
+
+
 #: the choices of ``agg=``
 AGGREGATIONS = ("mean", "gmean", "median", "sum")
 #: trec_eval's MIN_GEO_MEAN: values are clamped to at least this before the log of the geometric mean
@@ -54,14 +64,14 @@ def mean_per_segment(
         # one row per segment (sorted, nulls last), one column per (statistic, metric) in the order asked; no
         # MultiIndex is built from the segment values (pandas 2.2 fails on Arrow dictionary columns there)
         if grouped.empty:  # every unit was skipped by the policies: no segment to report
-            out = pd.DataFrame({**{c: per_query[c].iloc[:0] for c in by}, "metric": pd.Series([], dtype=object)})
+            out = pd.DataFrame({**{c: per_query[c].iloc[:0] for c in by}, "metric": metric_labels([])})
             columns = {stat: np.empty(0) for stat in stats}
         else:
             wide = grouped.unstack("metric").sort_index(na_position="last")
             columns = {s: wide[s].reindex(columns=list(metrics)).to_numpy(dtype=np.float64).ravel() for s in stats}
             rows = np.repeat(np.arange(len(wide)), len(metrics))
             out = wide.index.to_frame(index=False).iloc[rows].reset_index(drop=True)
-            out["metric"] = np.tile(np.asarray(metrics, dtype=object), len(wide))
+            out["metric"] = metric_labels(np.tile(np.asarray(metrics, dtype=object), len(wide)), out.index)
     n = np.nan_to_num(columns["count"], nan=0.0).astype(np.int64)
     value = columns[head]
     if agg == "gmean":

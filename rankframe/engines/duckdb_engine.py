@@ -27,9 +27,10 @@ import pandas as pd
 from .. import keys, progress
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..declare import NOTHING_RELEVANT
+from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, GainMap
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
+from .aggregate import metric_labels
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"
@@ -49,6 +50,9 @@ def _cursor() -> duckdb.DuckDBPyConnection:
 def _literal(value: Any) -> str:
     if value is None:
         return "NULL"
+    if isinstance(value, GainMap):  # gains={grade: gain}: a DuckDB MAP of doubles
+        pairs = ", ".join(f"{_literal(float(g))}: {_literal(float(v))}" for g, v in value)
+        return f"MAP {{{pairs}}}" if pairs else "CAST(MAP {} AS MAP(DOUBLE, DOUBLE))"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -62,8 +66,15 @@ def _literal(value: Any) -> str:
 
 
 def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
-    """The aggregate expression ``rf_agg_<name>(pos, grade, param := value, ...)`` of one bound measure."""
-    args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in m.params]
+    """The aggregate expression ``rf_agg_<name>(pos, grade, param := value, ...)`` of one bound measure.
+
+    The aggregates take no ``judged_only``: with ``judged_only=True`` they read the positions among the judged
+    retrieved rows (``rf_jpos``, a window of :func:`build_sql`) instead.
+    """
+    params = tuple((n, v) for n, v in m.params if n not in ENGINE_PARAMS)
+    if m.kw.get("judged_only"):
+        pos = "rf_jpos"
+    args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in params]
     return f"rf_agg_{m.spec.name}({', '.join(args)})"
 
 
@@ -72,6 +83,9 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     if m.spec.nothing_relevant is None:
         return "false"
     kw = m.kw
+    if kw.get("gains") is not None:  # mapped gains (nDCG gains=): nothing relevant = no ideal gain at all
+        params = ", ".join(f"{n} := {_literal(v)}" for n, v in m.params if n not in ("k", "judged_only"))
+        return f"rf_agg_idcg({pos}, {grade}, {params}) = 0"
     template = NOTHING_RELEVANT[m.spec.nothing_relevant][1]
     return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
 
@@ -138,6 +152,14 @@ def build_sql(
         f"SELECT {keys}, rf_pos, rf_g "
         f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
     )
+    if any(m.kw.get("judged_only") for m in measures):
+        # judged_only=True (trec_eval -J): the position among the judged retrieved rows of the unit (NULL for the
+        # unjudged ones, which the measure then does not see as retrieved); n_ret and the policies keep rf_pos
+        windows = [
+            *windows,
+            f"CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY {keys} "
+            "ORDER BY rf_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) END AS rf_jpos",
+        ]
     if windows:
         rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
     return f"""
@@ -228,6 +250,6 @@ def evaluate(
     codes = res["query"].to_numpy(dtype=np.int64)
     order = np.lexsort((index, codes))  # units in key order (the codes are sorted keys), then metrics as asked
     out = groups.keys.take(codes[order]).reset_index(drop=True)
-    out["metric"] = names[index[order]]
+    out["metric"] = metric_labels(names[index[order]], out.index)
     out["value"] = res["rf__value"].to_numpy(dtype=np.float64)[order]
     return out[out_cols]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, ValidationError, missing_columns_error
 from ..names import Measure
+from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
 #: file names read as long tables (as ``rankframe.io.read_long``)
@@ -171,7 +173,7 @@ def prepare_view(
         *(f"{_quote(b)} AS rf_s{i}" for i, b in enumerate(by)),
     ]
     if csv:  # the text itself, for the rule "must be numeric"
-        parts += [f"{_quote(order_col)} AS rf__ord_txt", f"{_quote(columns.relevance)} AS rf__rel_txt"]
+        parts += [f"{_quote(order_col)} AS rf_ord_txt", f"{_quote(columns.relevance)} AS rf_rel_txt"]
     con.execute(f"CREATE OR REPLACE TEMP VIEW {_SRC} AS SELECT {', '.join(parts)} FROM {rel}")
     if csv:
         types = {**types, order_col: "DOUBLE", columns.relevance: "DOUBLE"}
@@ -205,8 +207,9 @@ def validate_source(
         (order_col, order, "judged but not retrieved" if order == "rank" else "not retrieved"),
     ):
         if not _numeric(types[col]):
+            # one failure case, the column's type: as pandera counts a dtype rule on a pandas input
             failures.append(
-                {"column": col, "rule": f"{word} must be numeric (null = {null})", "count": 0, "examples": None}
+                {"column": col, "rule": f"{word} must be numeric (null = {null})", "count": 1, "examples": None}
             )
     if failures:
         raise ValidationError(failures)
@@ -228,21 +231,25 @@ def validate_source(
         row_rules["text_rel"] = (
             columns.relevance,
             "relevance must be numeric (null = unjudged)",
-            "relevance IS NULL AND nullif(trim(rf__rel_txt), '') IS NOT NULL",
+            "relevance IS NULL AND nullif(trim(rf_rel_txt), '') IS NOT NULL",
         )
         row_rules["text_ord"] = (
             order_col,
             f"{order} must be numeric (null = " + ("judged but not retrieved)" if rank_checks else "not retrieved)"),
-            f"{order} IS NULL AND nullif(trim(rf__ord_txt), '') IS NOT NULL",
+            f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
         )
     counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
     sets = [f"({unit})"]
+    dup_tests = []  # a repeated key of the (unit, item) or (unit, rank) set
     if not allow_duplicates:
         sets.append(f"({unit}, item)")
+        dup_tests.append("(GROUPING(item) = 0 AND item IS NOT NULL)")
     if rank_checks:
         sets.append(f"({unit}, rank)")
+        dup_tests.append("(GROUPING(rank) = 0 AND rank IS NOT NULL)")
     item_set = "GROUPING(item) = 0" if not allow_duplicates else "false"
     rank_set = "GROUPING(rank) = 0" if rank_checks else "false"
+    duplicated = f"(count(*) > 1 AND ({' OR '.join(dup_tests)}))" if dup_tests else "false"
     rank_aggs = (
         "count(rank) AS n_rank, min(rank) AS min_rank, max(rank) AS max_rank"
         if rank_checks
@@ -253,8 +260,7 @@ WITH g AS (
   SELECT {item_set} AS is_item, {rank_set} AS is_rank, count(*) AS n, {counts}, {rank_aggs}
   FROM {_SRC}
   GROUP BY GROUPING SETS ({", ".join(sets)})
-  HAVING NOT ({item_set} OR {rank_set})
-      OR (count(*) > 1 AND (({item_set} AND item IS NOT NULL) OR ({rank_set} AND rank IS NOT NULL)))
+  HAVING NOT ({item_set} OR {rank_set}) OR {duplicated}
 )
 SELECT {", ".join(f"sum({k}) FILTER (WHERE NOT is_item AND NOT is_rank)" for k in row_rules)},
        count(*) FILTER (WHERE is_item), sum(n) FILTER (WHERE is_item),
@@ -275,7 +281,7 @@ FROM g"""
     if dup_ranks:
         failures.append(
             {
-                "column": columns.rank,
+                "column": "rank",  # as the pandas schema names its frame-wide rank rule
                 "rule": f"rank must be unique within each ({unit_words})",
                 "count": int(dup_rank_rows),
                 "examples": _examples(
@@ -306,6 +312,16 @@ FROM g"""
     if failures:
         raise ValidationError(failures)
     return bool(dense) and rank_checks
+
+
+def _dense(con: duckdb.DuckDBPyConnection, n_segments: int) -> bool:
+    """True when every unit's ranks are 1..n, given unique ranks (one GROUP BY over the units, no sort)."""
+    unit = ", ".join([*(f"rf_s{i}" for i in range(n_segments)), "query"])
+    row = con.execute(
+        f"SELECT bool_and(n = 0 OR (lo = 1 AND hi = n)) FROM (SELECT count(rank) AS n, min(rank) AS lo, "
+        f"max(rank) AS hi FROM {_SRC} GROUP BY {unit})"
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def _examples(con: duckdb.DuckDBPyConnection, cond: str, by: Sequence[str], columns: Columns) -> pd.DataFrame:
@@ -359,20 +375,29 @@ def _per_query(
     label, rel = _open(con, source)
     csv = label != "DuckDB relation" and str(label).lower().endswith(CSV_SUFFIXES)
     order, types = prepare_view(con, rel, columns, by, csv)
-    dense = False
     if validate:
         dense = validate_source(con, columns, by, order, types, allow_duplicates, csv)
+    else:  # the caller vouches for the rules (unique ranks): one light scan finds whether ranks are 1..n
+        dense = order == "rank" and _dense(con, len(by))
     order_by = "position" if dense else order
     segments = [f"rf_s{i}" for i in range(len(by))]
     sql = build_sql(measures, order_by, policies, source=_SRC, segments=segments)
-    res = con.execute(sql).df()
+    res = _fetch_pandas(con.execute(sql))
     index = res["rf__metric"].str.slice(1).astype(np.int64).to_numpy()
     names = np.asarray([str(m) for m in measures], dtype=object)
     out = pd.DataFrame({b: res[s] for b, s in zip(by, segments)})
     out[columns.query] = res["query"]
-    out["metric"] = names[index]
+    out["metric"] = metric_labels(names[index], out.index)
     out["value"] = res["rf__value"].to_numpy(dtype=np.float64)
     return out
+
+
+def _fetch_pandas(result: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """A result through Arrow, so text columns get the dtype a pandas input would have (``str`` on pandas 3)."""
+    fetch = getattr(result, "to_arrow_table", None) or getattr(result, "fetch_arrow_table")  # DuckDB 2.x / 1.x
+    with warnings.catch_warnings():  # the per-query result is small next to the input; the copy is fine
+        warnings.filterwarnings("ignore", message="Arrow output on a DB-API result", category=UserWarning)
+        return fetch().to_pandas()
 
 
 def settings_from(config: object) -> Settings:

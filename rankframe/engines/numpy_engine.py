@@ -25,7 +25,10 @@ def evaluate(
     prep = prepare(table, columns, by)
     frames = []
     for m in measures:
-        values, nothing_relevant = KERNELS[m.spec.name](prep, **m.kw)
+        kw = m.kw
+        # judged_only=True: the kernel sees the lists without their unjudged items; the policies see the table
+        lists = prep.judged_only() if kw.pop("judged_only", False) else prep  # (declare.ENGINE_PARAMS)
+        values, nothing_relevant = KERNELS[m.spec.name](lists, **kw)
         values, keep = apply_policies(
             prep, values, nothing_relevant if m.spec.needs_relevant else None, policies, count=m.spec.count
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, Param, k_param, rel_param
+from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 
 SPEC = MetricSpec(
     name="ap",
@@ -21,6 +21,7 @@ SPEC = MetricSpec(
             "'retrieved' = relevant found in the top k (torchmetrics)",
             choices=("relevant", "min_k", "retrieved"),
         ),
+        JUDGED_ONLY,
     ),
     perfect_is_one=True,
     nothing_relevant="relevant",

@@ -1,17 +1,24 @@
-"""Bpref (trec_eval): relevant retrieved items, penalised by judged non-relevant items ranked above them."""
+"""Bpref (trec_eval): relevant retrieved items, penalised by judged non-relevant items ranked above them.
+
+With a cutoff k, the bpref of the list cut at k (trec_eval -M k): only the top k items are retrieved; |R| and N
+still count every judgment.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, rel_param
+from ..declare import MetricSpec, k_param, rel_param
 
 SPEC = MetricSpec(
     name="bpref",
     canonical="Bpref",
     aliases=("bpref",),
     summary="binary preference (trec_eval definition)",
-    params=(rel_param(),),
+    params=(
+        k_param(),
+        rel_param(),
+    ),
     perfect_is_one=True,
     nothing_relevant="relevant",
     trec_eval="bpref",
@@ -23,7 +30,8 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, rel):
+def compute(prep, *, k, rel):
+    prep = prep.cut(k)
     n_rel = prep.n_relevant(rel)
     n_nonrel = prep.count_judged(lambda g: (g >= 0) & (g < rel))
     nonrel = ((prep.grade >= 0) & (prep.grade < rel)).astype(np.float64)

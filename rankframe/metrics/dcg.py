@@ -1,8 +1,8 @@
-"""DCG@k: sum of gain / log2(position + 1) over the top k."""
+"""DCG@k: sum of gain / log_b(position + 1) over the top k (b = ``log_base``, 2 by default)."""
 
 from __future__ import annotations
 
-from ..declare import GAIN, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, LOG_BASE, MetricSpec, k_param, rel_param
 from ..prepare import discount, gain_of
 
 SPEC = MetricSpec(
@@ -14,6 +14,8 @@ SPEC = MetricSpec(
         k_param(),
         rel_param(None),
         GAIN,
+        LOG_BASE,
+        GAINS,
     ),
     bounded=False,
     binary=False,
@@ -24,11 +26,14 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel, gain):
-    return dcg(prep, k, rel, gain), None
+def compute(prep, *, k, rel, gain, log_base, gains):
+    return dcg(prep, k, rel, gain, log_base, gains), None
 
 
-def dcg(prep, k, rel, gain):
+def dcg(prep, k, rel, gain, log_base=2.0, gains=None):
     """DCG@k per unit (shared with nDCG)."""
     top = prep.cut(k)
-    return top.memo(("dcg", rel, gain), lambda: top.segment_sum(gain_of(top.grade, gain, rel) * discount(top.pos)))
+    return top.memo(
+        ("dcg", rel, gain, log_base, gains),
+        lambda: top.segment_sum(gain_of(top.grade, gain, rel, gains) * discount(top.pos, log_base)),
+    )

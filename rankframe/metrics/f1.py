@@ -1,20 +1,20 @@
-"""F1@k: harmonic mean of P@k and R@k."""
+"""F1@k: (beta + 1) P R / (beta P + R) of P@k and R@k; beta = 1 (default): the harmonic mean 2 P R / (P + R)."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..declare import MetricSpec, k_param, rel_param
+from ..declare import BETA, MetricSpec, k_param, rel_param
 from . import precision, recall
+from .set_f import f_measure
 
 SPEC = MetricSpec(
     name="f1",
     canonical="F1",
     aliases=("f1", "f"),
-    summary="harmonic mean of P@k and R@k",
+    summary="weighted harmonic mean (beta + 1) P R / (beta P + R) of P@k and R@k (beta = 1: F1)",
     params=(
         k_param(),
         rel_param(),
+        BETA,
     ),
     nothing_relevant="relevant",
     example="0.66667",
@@ -24,8 +24,7 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel):
+def compute(prep, *, k, rel, beta):
     p, _ = precision.compute(prep, k=k, rel=rel, denominator="k")
     r, none = recall.compute(prep, k=k, rel=rel, denominator="relevant")
-    s = p + r
-    return np.divide(2 * p * r, s, out=np.zeros(prep.n), where=s > 0), none
+    return f_measure(p, r, beta), none

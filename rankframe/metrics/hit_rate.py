@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..declare import MetricSpec, k_param, rel_param
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 
 SPEC = MetricSpec(
     name="hit_rate",
@@ -12,6 +12,7 @@ SPEC = MetricSpec(
     params=(
         k_param(),
         rel_param(),
+        JUDGED_ONLY,
     ),
     perfect_is_one=True,
     trec_eval_cut="success",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, IDEAL, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, IDEAL, LOG_BASE, MetricSpec, k_param, rel_param
 from ..prepare import discount, gain_of, sorted_desc_in_unit
 
 SPEC = MetricSpec(
@@ -17,6 +17,8 @@ SPEC = MetricSpec(
         rel_param(None),
         GAIN,
         IDEAL,
+        LOG_BASE,
+        GAINS,
     ),
     bounded=False,
     binary=False,
@@ -28,8 +30,8 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel, gain, ideal):
-    return idcg(prep, k, rel, gain, ideal), None
+def compute(prep, *, k, rel, gain, ideal, log_base, gains):
+    return idcg(prep, k, rel, gain, ideal, log_base, gains), None
 
 
 def ideal_lists(prep, gains_of, ideal, key):
@@ -41,12 +43,14 @@ def ideal_lists(prep, gains_of, ideal, key):
     return prep.memo(("ideal", ideal, *key), lambda: sorted_desc_in_unit(group, gains_of(grades), prep.n))
 
 
-def idcg(prep, k, rel, gain, ideal):
+def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
     """IDCG@k per unit (shared with nDCG)."""
 
     def make():
-        g, v, pos = ideal_lists(prep, lambda grades: gain_of(grades, gain, rel), ideal, ("gain", gain, rel))
+        g, v, pos = ideal_lists(
+            prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, ("gain", gain, rel, gains)
+        )
         keep = slice(None) if k is None else pos <= k
-        return np.bincount(g[keep], weights=(v * discount(pos))[keep], minlength=prep.n)
+        return np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
 
-    return prep.memo(("idcg", k, rel, gain, ideal), make)
+    return prep.memo(("idcg", k, rel, gain, ideal, log_base, gains), make)

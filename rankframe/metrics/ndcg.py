@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, IDEAL, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, IDEAL, JUDGED_ONLY, LOG_BASE, MetricSpec, k_param, rel_param
 from .dcg import dcg
 from .idcg import idcg
 
@@ -18,6 +18,9 @@ SPEC = MetricSpec(
         rel_param(None),
         GAIN,
         IDEAL,
+        LOG_BASE,
+        GAINS,
+        JUDGED_ONLY,
     ),
     perfect_is_one=True,
     nothing_relevant="gain",
@@ -33,9 +36,9 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel, gain, ideal):
-    num = dcg(prep, k, rel, gain)
-    den = idcg(prep, k, rel, gain, ideal)
+def compute(prep, *, k, rel, gain, ideal, log_base, gains):
+    num = dcg(prep, k, rel, gain, log_base, gains)
+    den = idcg(prep, k, rel, gain, ideal, log_base, gains)
     # "nothing relevant" = the ideal list has no gain at all (not only within the cutoff)
-    none = idcg(prep, None, rel, gain, ideal) == 0
+    none = idcg(prep, None, rel, gain, ideal, 2.0, gains) == 0
     return np.divide(num, den, out=np.zeros(prep.n), where=den > 0), none

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, Param, k_param, rel_param
+from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 
 SPEC = MetricSpec(
     name="precision",
@@ -17,6 +17,7 @@ SPEC = MetricSpec(
         Param(
             "denominator", "k", "'k' (trec_eval) or 'retrieved' = min(k, number retrieved)", choices=("k", "retrieved")
         ),
+        JUDGED_ONLY,
     ),
     trec_eval_cut="P",
     ir_measures="P",

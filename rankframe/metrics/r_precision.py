@@ -1,17 +1,21 @@
-"""R-precision: hits in the top |R| / |R|."""
+"""R-precision: hits in the top |R| / |R|; with a cutoff k, of the list cut at k (hits in the top min(|R|, k))."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, rel_param
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 
 SPEC = MetricSpec(
     name="r_precision",
     canonical="Rprec",
     aliases=("rprec", "r_precision", "r-precision"),
     summary="precision at rank R = number relevant",
-    params=(rel_param(),),
+    params=(
+        k_param(),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
     perfect_is_one=True,
     nothing_relevant="relevant",
     trec_eval="Rprec",
@@ -23,8 +27,9 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, rel):
+def compute(prep, *, k, rel):
+    top = prep.cut(k)
     n_rel = prep.n_relevant(rel)
-    top = prep.pos <= n_rel[prep.group]
-    hits = prep.segment_sum(prep.hits(rel), top)
+    within = top.pos <= n_rel[top.group]
+    hits = top.segment_sum(top.hits(rel), within)
     return np.divide(hits, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0

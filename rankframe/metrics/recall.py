@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, Param, k_param, rel_param
+from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 
 SPEC = MetricSpec(
     name="recall",
@@ -20,6 +20,7 @@ SPEC = MetricSpec(
             "'relevant' = all relevant judged (trec_eval) or 'min_k' = min(k, relevant) (capped recall)",
             choices=("relevant", "min_k"),
         ),
+        JUDGED_ONLY,
     ),
     perfect_is_one=True,
     nothing_relevant="relevant",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, k_param, rel_param
+from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 
 SPEC = MetricSpec(
     name="rr",
@@ -14,6 +14,7 @@ SPEC = MetricSpec(
     params=(
         k_param(),
         rel_param(),
+        JUDGED_ONLY,
     ),
     perfect_is_one=True,
     trec_eval="recip_rank",

@@ -1,0 +1,64 @@
+"""IPrec@r (trec_eval ``iprec_at_recall``): interpolated precision at recall level r.
+
+Interpolated precision at rank i is the best precision at any rank >= i. Recall level r is reached at the
+c-th relevant retrieved item, c = floor(r |R| + 0.9) (trec_eval 9's rounding, which pytrec_eval and ir_measures
+use; trec_eval 10 rounds r |R| to the nearest integer instead). Between two hits precision only falls, so the
+value is the largest P@p_j = j / p_j over the hits j >= max(c, 1), p_j the rank of the j-th hit; 0 when fewer
+than c relevant items are retrieved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..declare import JUDGED_ONLY, MetricSpec, Param, rel_param
+
+SPEC = MetricSpec(
+    name="iprec",
+    canonical="IPrec",
+    aliases=("iprec", "iprec_at_recall", "interpolated_precision"),
+    summary="interpolated precision at a recall level: the best precision at or after it (trec_eval)",
+    params=(
+        Param(
+            "recall",
+            None,
+            "recall level r in [0, 1] (written after @: IPrec@0.5); it is reached at the floor(r |R| + 0.9)-th "
+            "relevant item (trec_eval 9, pytrec_eval, ir_measures)",
+            kind="unit",
+        ),
+        rel_param(),
+        JUDGED_ONLY,
+    ),
+    perfect_is_one=True,
+    nothing_relevant="relevant",
+    ir_measures="IPrec",
+    example="0.66667",
+    example_why="recall 0.5 of |R| = 3: the floor(1.5 + 0.9) = 2nd hit (rank 3) on: 2/3",
+    sql_data_args=("n_rel",),
+    table_column=False,
+    order=300,
+    extra={"at": "recall", "example_args": "0.5"},
+)
+
+
+def recall_cut(recall: float, n_rel: np.ndarray) -> np.ndarray:
+    """The number of relevant items that reaches ``recall``: floor(r |R| + 0.9), as trec_eval 9 computes it."""
+    return np.floor(recall * n_rel + 0.9)
+
+
+def segment_max(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Largest value per unit (0 where a unit has none); ``group`` must be sorted, as ranked elements are."""
+    out = np.zeros(n)
+    if len(group):
+        starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+        out[group[starts]] = np.maximum.reduceat(values, starts)
+    return out
+
+
+def compute(prep, *, recall, rel):
+    hits = prep.hits(rel)
+    found = prep.cumsum_in_list(hits)  # j: hits at or above each rank
+    n_rel = prep.n_relevant(rel)
+    keep = (hits > 0) & (found >= recall_cut(recall, n_rel)[prep.group])
+    values = segment_max(prep.group[keep], found[keep] / prep.pos[keep], prep.n)
+    return values, n_rel == 0

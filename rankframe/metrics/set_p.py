@@ -1,0 +1,31 @@
+"""SetP (trec_eval ``set_P``): relevant retrieved / retrieved, over the whole ranked list."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..declare import JUDGED_ONLY, MetricSpec, rel_param
+
+SPEC = MetricSpec(
+    name="set_p",
+    canonical="SetP",
+    aliases=("setp", "set_precision"),
+    summary="relevant retrieved / retrieved, over the whole list (trec_eval set_P)",
+    params=(rel_param(), JUDGED_ONLY),
+    trec_eval="set_P",
+    ir_measures="SetP",
+    example="0.66667",
+    example_why="2 relevant of 3 retrieved",
+    table_column=False,
+    order=320,
+)
+
+
+def set_counts(prep, rel):
+    """(relevant retrieved, retrieved, |R|) per unit: the three counts of trec_eval's set measures."""
+    return prep.segment_sum(prep.hits(rel)), prep.n_retrieved.astype(np.float64), prep.n_relevant(rel)
+
+
+def compute(prep, *, rel):
+    rel_ret, n_ret, _ = set_counts(prep, rel)
+    return np.divide(rel_ret, n_ret, out=np.zeros(prep.n), where=n_ret > 0), None

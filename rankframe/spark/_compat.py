@@ -1,0 +1,38 @@
+"""PySpark is an optional extra: import it only here, and say which extra to install when it is missing."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from ..errors import RankframeError
+
+EXTRA = 'pip install "rankframe[spark]"'
+
+
+class MissingExtraError(RankframeError, ImportError):
+    """An optional dependency of the called feature is not installed."""
+
+
+def pyspark() -> ModuleType:
+    """The ``pyspark`` module, or a :class:`MissingExtraError` naming the extra to install."""
+    try:
+        import pyspark as module
+        import pyspark.sql  # noqa: F401  (the DataFrame API)
+    except ImportError as err:  # pragma: no cover - exercised where pyspark is absent
+        raise MissingExtraError(f"rankframe.spark needs PySpark (>= 3.5): {EXTRA}") from err
+    return module
+
+
+def is_spark_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a Spark DataFrame (classic or Spark Connect)."""
+    pyspark()
+    from pyspark.sql import DataFrame
+
+    if isinstance(obj, DataFrame):
+        return True
+    try:  # Spark Connect's DataFrame is another class
+        from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
+    except ImportError:
+        return False
+    return isinstance(obj, ConnectFrame)

@@ -1,0 +1,419 @@
+"""``rankframe.spark.compare``: paired comparisons of systems on a Spark DataFrame, equal to rankframe.compare.
+
+The per-query values are computed where the data is (:func:`rankframe.spark.evaluate`); the per-query values of
+the systems are put side by side per (segment, query, metric) and aligned in Spark (the ``missing`` policy); each
+(segment, metric, pair) is reduced in Spark to its sufficient statistics — n, the two sums, the mean and the sample
+standard deviation of the differences, wins and losses — and only those small rows reach the driver, where
+rankframe's own statistics code (:mod:`rankframe.stats`) computes the paired t-test, its interval and the
+multiple-testing correction. Tests that need every per-query value (randomization, Wilcoxon, Tukey, the bootstrap
+interval) are not distributed: they raise a ParameterError that says how to run them on one segment's values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..columns import Columns
+from ..compare import (
+    NOTE_ALL_ZERO,
+    NOTE_BASELINE_ABSENT,
+    NOTE_CONSTANT,
+    NOTE_NO_QUERY,
+    NOTE_ONE_QUERY,
+    NOTE_SYSTEM_ABSENT,
+    OUTPUT_COLUMNS,
+    _check_parameters,
+    _family_columns,
+    _family_groups,
+    _hint,
+)
+from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from ..evaluate import as_column_list
+from ..names import Measure, parse
+from ..registry import POLICY_DEFAULTS
+from ._compat import pyspark
+from .evaluate import check_grades, check_options, per_query_frame, quiet
+from .validate import _free_name, check_columns
+from .validate import validate as validate_table
+
+DISTRIBUTED_TESTS = ("t",)
+
+
+def _check_system(sdf: Any, system: object, by: list[str], columns: Columns) -> None:
+    if not isinstance(system, str):
+        raise parameter_error("compare", "system", "a column name (str)", system)
+    if system in by:
+        raise ParameterError(
+            f"the system column {system!r} is also in by={by}: compare adds it to the segments "
+            "itself; by= names only the segment columns (country, device, ...)"
+        )
+    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
+    taken = [r for r, c in roles.items() if c == system]
+    if taken:
+        raise ParameterError(
+            f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
+            "column that names the system (run) of each row"
+        )
+    clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
+    if clash:
+        raise ParameterError(
+            f"the column {clash[0]!r} has the name of an output column of compare "
+            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
+            f"df.withColumnRenamed({clash[0]!r}, '{clash[0]}_')"
+        )
+    if system not in sdf.columns:
+        raise missing_columns_error([system], list(sdf.columns))
+
+
+def compare(
+    sdf: Any,
+    metrics: str | Measure | Iterable[str | Measure],
+    *,
+    system: str | None = None,
+    baseline: object = None,
+    by: str | Sequence[str] | None = None,
+    test: str | None = None,
+    ci: float = 0.95,
+    ci_method: str | None = None,
+    correction: str | None = "holm",
+    family: str | Sequence[str] = "all",
+    pairs: str = "baseline",
+    missing: str = "error",
+    columns: Columns | dict | None = None,
+    validate: bool = True,
+    allow_duplicates: bool = False,
+    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: str = POLICY_DEFAULTS["no_judged"],
+    buckets: int | None = None,
+) -> pd.DataFrame:
+    """Compare systems per segment and metric on a Spark DataFrame: paired t-tests, intervals, corrections.
+
+    The same rows as :func:`rankframe.compare` with ``test="t"`` (the default against a baseline), as a small
+    pandas DataFrame: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
+    p_adjusted, effect_size, wins, ties, losses, note]``.
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        The long table with a system column.
+    metrics, system, by, ci, correction, family, pairs, missing, columns
+        As for :func:`rankframe.compare`.
+    baseline : optional
+        The system the others are compared with. Required with ``pairs="baseline"``: a Spark DataFrame has no
+        "first row" to default to.
+    test, ci_method : {"t"}
+        Only the paired t-test and its t interval run distributed (from sufficient statistics). For
+        ``"randomization"``, ``"wilcoxon"``, ``"tukey"`` or ``ci_method="bootstrap"``, which need every
+        per-query value at once, filter one segment and use :func:`rankframe.compare` on ``.toPandas()``.
+    validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
+        As for :func:`rankframe.spark.evaluate`.
+
+    Raises
+    ------
+    ValidationError, ParameterError
+        As :func:`rankframe.compare`.
+    """
+    pyspark()
+    from pyspark.sql import functions as F
+
+    cols = Columns.coerce(columns)
+    if system is None:
+        system = cols.system
+    by_list = as_column_list(by, "compare")
+    p = _check_parameters(
+        dict(
+            pairs=pairs,
+            test=test if test is not None else "t",
+            ci_method=ci_method,
+            ci=ci,
+            correction=correction,
+            missing=missing,
+            n_resamples=1,
+            seed=None,
+            engine="pandas",
+            options={},
+        )
+    )
+    if p["test"] not in DISTRIBUTED_TESTS or p["ci_method"] != "t":
+        raise ParameterError(
+            f"rankframe.spark.compare runs the paired t-test and its t interval (test='t', ci_method='t') from "
+            f"sufficient statistics computed in Spark; test={p['test']!r} with ci_method={p['ci_method']!r} "
+            "needs every per-query value at once: filter one segment and run rankframe.compare on "
+            "sdf.filter(...).toPandas() (docs/spark.md)"
+        )
+    if isinstance(metrics, (str, Measure)):
+        metrics = [metrics]
+    if not isinstance(metrics, (list, tuple)) or not metrics:
+        raise parameter_error(
+            "compare", "metrics", "a metric name such as 'nDCG@10' or a non-empty list of them", metrics
+        )
+    names = list(dict.fromkeys(str(parse(m)) for m in metrics))
+    p["family"] = _family_columns(family, by_list)
+    measures, _, cols, policies = check_options(
+        names,
+        [*by_list],
+        True,
+        validate,
+        allow_duplicates,
+        None,
+        cols,
+        dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged),
+        "pandas",
+        buckets,
+    )
+    check_columns(sdf, cols, by_list)
+    _check_system(sdf, system, by_list, cols)
+    unit_by = [*by_list, system]
+    order_col = check_columns(sdf, cols, unit_by)
+    sys_col = F.col(f"`{system}`")
+    null_systems = sdf.filter(sys_col.isNull()).limit(5)
+    n_null = sdf.filter(sys_col.isNull()).count()
+    if n_null:
+        with quiet():
+            examples = null_systems.toPandas()
+        raise ValidationError(
+            [
+                {
+                    "column": system,
+                    "rule": "every row must name its system (no null values)",
+                    "count": int(n_null),
+                    "examples": examples,
+                }
+            ]
+        )
+    found = sorted(r[0] for r in sdf.select(sys_col).distinct().collect())
+    if len(found) < 2:
+        raise ValidationError(
+            [
+                {
+                    "column": system,
+                    "rule": f"compare needs at least 2 systems in column {system!r}; found {len(found)}: {found[:5]}",
+                    "count": 0,
+                    "examples": None,
+                }
+            ]
+        )
+    if baseline is None and pairs == "baseline":
+        raise ParameterError(
+            f"rankframe.spark.compare needs baseline= with pairs='baseline' (a Spark DataFrame has no first row "
+            f"to take it from); the systems in column {system!r} are {found[:20]}"
+        )
+    if baseline is not None:
+        exact = [s for s in found if s == baseline]
+        if not exact:
+            matches = [s for s in found if str(s) == str(baseline)]
+            hint = f" (the table's value {matches[0]!r} has another type)" if matches else _hint(baseline, found)
+            raise ParameterError(
+                f"The 'baseline' parameter of compare must be one of the systems in column "
+                f"{system!r}: {found[:20]}. Got {baseline!r} instead.{hint}"
+            )
+        baseline = exact[0]
+    if validate:
+        validate_table(sdf, cols, by=unit_by, allow_duplicates=allow_duplicates)
+    check_grades(sdf, cols, measures)
+    per = per_query_frame(sdf, names, cols, unit_by, order_col, policies, buckets)
+    return _compare_per_query(per, names, by_list, cols.query, system, found, baseline, p)
+
+
+def _compare_per_query(
+    per: Any, names: list[str], by: list[str], query: str, system: str, systems: list, baseline: object, p: dict
+) -> pd.DataFrame:
+    from pyspark.sql import functions as F
+
+    n_metrics, n_systems = len(names), len(systems)
+    order = list(range(n_systems))
+    if baseline is not None:
+        b = systems.index(baseline)
+        order = [b] + [i for i in order if i != b]
+    if p["pairs"] == "baseline":
+        pair_idx = np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
+    else:
+        pair_idx = np.array(
+            [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
+        ).reshape(-1, 2)
+    n_pairs = len(pair_idx)
+    seg_cols = [F.col(f"`{b}`") for b in by]
+    taken = [*by, query, system, "metric", "value"]
+    sys_names = [_free_name(taken, f"__rf_s{i}") for i in range(n_systems)]
+    pres_names = [_free_name(taken, f"__rf_p{i}") for i in range(n_systems)]
+
+    # systems present per segment: a small frame (segments x systems), also needed on the driver
+    present_sdf = per.groupBy(*seg_cols).agg(
+        *[
+            F.max(F.when(F.col(f"`{system}`") == F.lit(s), True).otherwise(False)).alias(pres_names[i])
+            for i, s in enumerate(systems)
+        ]
+    )
+    with quiet():
+        present_pd = present_sdf.toPandas()
+    if by:
+        present_pd = present_pd.sort_values(by, na_position="last", kind="stable").reset_index(drop=True)
+    n_seg = len(present_pd)
+
+    value = F.col("value")
+    wide = per.groupBy(*seg_cols, F.col(f"`{query}`"), F.col("metric")).agg(
+        *[
+            F.first(F.when(F.col(f"`{system}`") == F.lit(s), value), ignorenulls=True).alias(sys_names[i])
+            for i, s in enumerate(systems)
+        ]
+    )
+    if by:  # null segments are segments too: join null-safely on renamed copies of the segment columns
+        keys = [_free_name([*taken, *sys_names, *pres_names], f"__rf_k{i}") for i in range(len(by))]
+        right = present_sdf.select(*[F.col(f"`{b}`").alias(k) for b, k in zip(by, keys)], *pres_names)
+        cond = [wide[f"`{b}`"].eqNullSafe(right[k]) for b, k in zip(by, keys)]
+        wide = wide.join(F.broadcast(right), on=cond, how="inner").drop(*keys)
+    else:
+        wide = wide.crossJoin(present_sdf)
+    xs = [F.col(n) for n in sys_names]
+    pres = [F.col(n) for n in pres_names]
+    have = [(x.isNotNull() & ~F.isnan(x) & pr) for x, pr in zip(xs, pres)]
+    count = sum((F.when(h, 1).otherwise(0) for h in have), F.lit(0))
+    k_present = sum((F.when(pr, 1).otherwise(0) for pr in pres), F.lit(0))
+    partial = (count > 0) & (count < k_present)
+    if p["missing"] == "error":
+        holes = [partial & ~h & pr for h, pr in zip(have, pres)]
+        misaligned = wide.filter(partial)
+        n_holes = misaligned.agg(sum((F.sum(F.when(hole, 1).otherwise(0)) for hole in holes), F.lit(0))).first()[0]
+        if n_holes:
+            raise _misaligned_error(misaligned, holes, by, query, system, systems, int(n_holes))
+    elif p["missing"] == "zero":
+        wide = wide.select(
+            *[c for c in wide.columns if c not in sys_names],
+            *[
+                F.when(partial & ~h & pr, F.lit(0.0)).otherwise(x).alias(n)
+                for x, h, pr, n in zip(xs, have, pres, sys_names)
+            ],
+        )
+    else:  # drop
+        wide = wide.select(
+            *[c for c in wide.columns if c not in sys_names],
+            *[F.when(partial, F.lit(float("nan"))).otherwise(x).alias(n) for x, n in zip(xs, sys_names)],
+        )
+    aggs = []
+    for j, (a, b) in enumerate(pair_idx):
+        x, y = F.col(sys_names[a]), F.col(sys_names[b])
+        valid = x.isNotNull() & ~F.isnan(x) & y.isNotNull() & ~F.isnan(y)
+        d = F.when(valid, x - y)
+        aggs += [
+            F.count(d).alias(f"n{j}"),
+            F.sum(F.when(valid, x)).alias(f"sx{j}"),
+            F.sum(F.when(valid, y)).alias(f"sy{j}"),
+            F.sum(d).alias(f"sd{j}"),
+            F.stddev_samp(d).alias(f"sdev{j}"),
+            F.count(F.when(d > 0, 1)).alias(f"w{j}"),
+            F.count(F.when(d < 0, 1)).alias(f"l{j}"),
+        ]
+    suff = wide.groupBy(*seg_cols, F.col("metric")).agg(*aggs)
+    with quiet():
+        small = suff.toPandas()
+    return _assemble(
+        small, present_pd, pres_names, names, by, systems, pair_idx, n_seg, n_metrics, n_pairs, p, baseline
+    )
+
+
+def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg, n_metrics, n_pairs, p, baseline):
+    """The output frame of rankframe.compare from the per-(segment, metric) sufficient statistics."""
+    shape = (n_seg, n_metrics * n_pairs)
+    fields = {key: np.zeros(shape) for key in ("n", "sx", "sy", "sd", "w", "l")}
+    fields["sdev"] = np.full(shape, np.nan)
+    if len(small):
+        seg_index = pd.Series(np.arange(n_seg))
+        if by:
+            keys = present_pd[by].copy()
+            keys["__seg"] = np.arange(n_seg)
+            row_seg = small[by].merge(keys, on=by, how="left")["__seg"].to_numpy(np.int64)
+        else:
+            row_seg = np.zeros(len(small), dtype=np.int64)
+        del seg_index
+        row_metric = pd.Index(names).get_indexer(small["metric"])
+        for j in range(n_pairs):
+            col = row_metric * n_pairs + j
+            for key in fields:
+                fields[key][row_seg, col] = small[f"{key}{j}"].to_numpy(np.float64, na_value=np.nan)
+    n = fields["n"].astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nf = n.astype(np.float64)
+        mean_x, mean_y, delta = fields["sx"] / nf, fields["sy"] / nf, fields["sd"] / nf
+    sd = fields["sdev"].copy()
+    sd[n < 2] = np.nan
+    wins, losses = fields["w"].astype(np.int64), fields["l"].astype(np.int64)
+    summary = stats.PairedSummary(
+        n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=n - wins - losses, losses=losses
+    )
+    tt = stats.ttest(summary, p["ci"])
+    pvalue, low, high = tt.pvalue.copy(), tt.ci_low.copy(), tt.ci_high.copy()
+    effect = summary.effect_size
+    note = np.full(n.shape, None, dtype=object)
+    all_zero = (n >= 2) & (summary.ties == n)
+    constant = (n >= 2) & ~all_zero & (summary.sd == 0)
+    note[constant] = NOTE_CONSTANT
+    note[all_zero] = NOTE_ALL_ZERO
+    pvalue[all_zero] = np.nan
+    note[n == 1] = NOTE_ONE_QUERY
+    note[n == 0] = NOTE_NO_QUERY
+    present = present_pd[pres_names].to_numpy(bool) if n_seg else np.zeros((0, len(systems)), bool)
+    sys_absent = ~present[:, pair_idx[:, 0]]
+    base_absent = ~present[:, pair_idx[:, 1]]
+    note3 = note.reshape(n_seg, n_metrics, n_pairs)
+    note3[np.broadcast_to(base_absent[:, None, :], note3.shape)] = NOTE_BASELINE_ABSENT
+    note3[np.broadcast_to(sys_absent[:, None, :], note3.shape)] = NOTE_SYSTEM_ABSENT
+    few = n < 2
+    for arr in (pvalue, effect, low, high):
+        arr[few] = np.nan
+    seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
+    out = present_pd[by].iloc[seg_rep].reset_index(drop=True) if by else pd.DataFrame(index=range(len(seg_rep)))
+    labels = np.asarray(systems, dtype=object)
+    out["metric"] = np.tile(np.repeat(np.asarray(names, dtype=object), n_pairs), n_seg)
+    out["system"] = labels[np.tile(pair_idx[:, 0], n_seg * n_metrics)]
+    out["baseline"] = labels[np.tile(pair_idx[:, 1], n_seg * n_metrics)]
+    out["n"] = n.ravel().astype(np.int64)
+    out["mean"] = summary.mean_x.ravel()
+    out["baseline_mean"] = summary.mean_y.ravel()
+    out["delta"] = summary.delta.ravel()
+    out["ci_low"] = low.ravel()
+    out["ci_high"] = high.ravel()
+    out["p_value"] = pvalue.ravel()
+    groups, family_text = _family_groups(out, p["family"])
+    out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
+    out["effect_size"] = effect.ravel()
+    out["wins"] = summary.wins.ravel().astype(np.int64)
+    out["ties"] = summary.ties.ravel().astype(np.int64)
+    out["losses"] = summary.losses.ravel().astype(np.int64)
+    out["note"] = pd.Series(note.ravel(), dtype=object)
+    out.attrs.update(
+        test="t",
+        ci_method="t",
+        ci=p["ci"],
+        correction=p["correction"],
+        family=family_text,
+        pairs=p["pairs"],
+        baseline=baseline,
+        missing=p["missing"],
+    )
+    return out
+
+
+def _misaligned_error(misaligned, holes, by, query, system, systems, n_holes) -> ValidationError:
+    from pyspark.sql import functions as F
+
+    lacking = F.array(*[F.when(h, F.lit(str(i))) for i, h in enumerate(holes)])
+    rows = misaligned.select(
+        *[F.col(f"`{b}`") for b in by], F.col(f"`{query}`"), F.col("metric"), F.array_compact(lacking).alias("__rf_l")
+    )
+    n_units = rows.select(*[F.col(f"`{b}`") for b in by], F.col(f"`{query}`")).distinct().count()
+    with quiet():
+        ex = rows.select("*", F.explode("__rf_l").alias("__rf_i")).drop("__rf_l").limit(5).toPandas()
+    ex[f"{system} without a value"] = [systems[int(i)] for i in ex.pop("__rf_i")]
+    rule = (
+        f"systems must be compared on the same queries within a segment, but {n_units} (segment, query) "
+        f"unit(s) have a value for some systems and none (no row, or NaN) for others. Pass missing='zero' to "
+        f"count such a query as 0 for the system that lacks it (like trec_eval -c), or missing='drop' to leave "
+        f"it out of that segment's comparisons"
+    )
+    return ValidationError([{"column": system, "rule": rule, "count": n_holes, "examples": ex}])

@@ -1,0 +1,279 @@
+"""``rankframe.spark.evaluate``: the pandas engine's numbers on a Spark DataFrame, computed where the data is.
+
+The table is projected to the columns the metrics read, keyed by a hash of the evaluation unit (segment values,
+query) into ``buckets`` groups, and each group — many whole queries — goes through rankframe's own numpy engine in
+one Arrow-batched grouped pandas function (``applyInPandas``). No Python loop runs per query and no Python UDF per
+row; a query's rows always meet in one group, whatever the input partitioning. See ``docs/spark.md`` and
+``docs/decisions/0009-spark-engine.md``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import keys
+from ..checks import check_top_grade, needs_grade_check
+from ..columns import Columns
+from ..errors import ParameterError, parameter_error
+from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
+from ..names import Measure
+from ..registry import POLICY_DEFAULTS, bind_policies
+from ._compat import pyspark
+from .validate import _free_name, _numeric, check_columns
+from .validate import validate as validate_table
+
+ENGINES = ("pandas", "sql")
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Silence PySpark 4's notice that it does not "fully support" pandas 3.
+
+    It is raised on every conversion; the parity tests are the judge of that support here.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas.*")
+        yield
+
+
+def bucket_kernel(
+    names: list[str], columns: Columns, by: list[str], policies: dict[str, str], bucket: str
+) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """The function each grouped-pandas call runs: the numpy engine on one bucket of whole queries."""
+
+    def kernel(pdf: pd.DataFrame) -> pd.DataFrame:
+        from ..engines import numpy_engine
+        from ..names import parse
+
+        table = pdf.drop(columns=[bucket])
+        measures = [parse(n) for n in names]
+        with keys.shared():
+            out = numpy_engine.evaluate(table, measures, columns, by, True, policies)
+        return to_spark_ready(out[[*by, columns.query, "metric", "value"]])
+
+    return kernel
+
+
+def to_spark_ready(frame: pd.DataFrame) -> pd.DataFrame:
+    """Columns with pandas extension dtypes (pandas 3's Arrow-backed ``str``, nullable ints) as object columns.
+
+    PySpark's Arrow serializer expects numpy or object columns back from a grouped pandas function.
+    """
+    odd = [c for c in frame.columns if not isinstance(frame[c].dtype, np.dtype)]
+    if not odd:
+        return frame
+    return frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), None) for c in odd})
+
+
+def check_options(
+    metrics: object,
+    by: object,
+    per_query: object,
+    validate: object,
+    allow_duplicates: object,
+    ci: object,
+    columns: Any,
+    policies: dict[str, Any],
+    engine: object,
+    buckets: object,
+) -> tuple[list[Measure], list[str], Columns, dict[str, str]]:
+    """Every argument check that needs no data, with the messages of :func:`rankframe.evaluate`."""
+    cols = Columns.coerce(columns)
+    by_list = as_column_list(by)
+    measures = parse_metrics(metrics)
+    as_flag("per_query", per_query)
+    as_flag("validate", validate)
+    as_flag("allow_duplicates", allow_duplicates)
+    bound = bind_policies(**policies)
+    if ci is not None:
+        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+            raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
+        if per_query:
+            raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+    if not isinstance(engine, str) or engine.lower() not in ENGINES:
+        raise parameter_error("rankframe.spark.evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1):
+        raise parameter_error("rankframe.spark.evaluate", "buckets", "None or an int >= 1", buckets)
+    check_output_names(by_list, cols, bool(per_query))
+    return measures, by_list, cols, bound
+
+
+def evaluate(
+    sdf: Any,
+    metrics: str | Measure | Iterable[str | Measure],
+    *,
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    columns: Columns | dict | None = None,
+    validate: bool = True,
+    allow_duplicates: bool = False,
+    ci: float | None = None,
+    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: str = POLICY_DEFAULTS["no_judged"],
+    buckets: int | None = None,
+    engine: str = "pandas",
+) -> Any:
+    """Evaluate ranking metrics on a Spark DataFrame; the same numbers as :func:`rankframe.evaluate`.
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        The long table (one row per (query, item); columns named as in :func:`rankframe.evaluate`). Never
+        modified (Spark frames are immutable) and never collected to the driver.
+    metrics, by, per_query, columns, validate, allow_duplicates, ci, no_relevant, no_retrieved, no_judged
+        As for :func:`rankframe.evaluate` (``qrels=`` is not taken: join the judgments in Spark first).
+    buckets : int, optional
+        Number of groups the units are hashed into, each evaluated by one grouped-pandas call (default:
+        ``spark.sql.shuffle.partitions``). More buckets = smaller pandas frames per call.
+    engine : {"pandas", "sql"}
+        ``"pandas"`` (default): rankframe's numpy engine in Arrow-batched grouped pandas functions, every metric
+        and option. ``"sql"``: Spark SQL window functions, for P, R, AP, RR and nDCG with their default options
+        only (measured against ``"pandas"`` in ``docs/decisions/0009-spark-engine.md``).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame or pandas.DataFrame
+        ``per_query=True``: a Spark DataFrame ``[*by, <query>, metric, value]`` (one row per unit and metric, in
+        no particular order: sort it if you need to). Otherwise the means, a small pandas DataFrame equal to
+        :func:`rankframe.evaluate`'s: ``[*by, metric, value, n]`` (+ ``std_err, ci_low, ci_high`` with ``ci``).
+
+    Raises
+    ------
+    ValidationError, ParameterError
+        As :func:`rankframe.evaluate`, with the same messages (the table rules run as Spark jobs).
+    """
+    pyspark()
+    measures, by_list, cols, policies = check_options(
+        metrics,
+        by,
+        per_query,
+        validate,
+        allow_duplicates,
+        ci,
+        columns,
+        dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged),
+        engine,
+        buckets,
+    )
+    order_col = check_columns(sdf, cols, by_list)
+    if validate:
+        validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates)
+    check_grades(sdf, cols, measures)
+    names = [str(m) for m in measures]
+    if engine.lower() == "sql":
+        from .sql import per_query_sql
+
+        per = per_query_sql(sdf, measures, cols, by_list, order_col, policies)
+    else:
+        per = per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)
+    if per_query:
+        return per
+    return means(per, names, by=by_list, ci=ci)
+
+
+def check_grades(sdf: Any, columns: Columns, measures: Sequence[Measure]) -> None:
+    """:func:`rankframe.checks.check_grades` as one Spark aggregation (top judged grade, row count)."""
+    if not needs_grade_check(measures):
+        return
+    from pyspark.sql import functions as F
+
+    dtype = sdf.schema[columns.relevance].dataType
+    if not _numeric(dtype):
+        return  # the schema rule reports it
+    rel = F.col(f"`{columns.relevance}`").cast("double")
+    row = sdf.agg(F.max(F.when(~F.isnan(rel), rel)), F.count(F.lit(1))).first()
+    top = None if row[0] is None else float(row[0])
+    if row[1]:
+        check_top_grade(top, int(row[1]), columns, measures)
+
+
+def per_query_frame(
+    sdf: Any,
+    names: list[str],
+    columns: Columns,
+    by: list[str],
+    order_col: str,
+    policies: dict[str, str],
+    buckets: int | None = None,
+) -> Any:
+    """Per-query values ``[*by, query, metric, value]`` as a Spark DataFrame (grouped pandas over buckets)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    c = columns
+    unit = [*by, c.query]
+    ids = list(dict.fromkeys([*unit, c.item]))
+    bucket = _free_name(sdf.columns, "__rankframe_bucket")
+    if buckets is None:
+        buckets = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    projected = sdf.select(
+        *[F.col(f"`{name}`") for name in ids],
+        F.col(f"`{order_col}`").cast("double").alias(order_col),
+        F.col(f"`{c.relevance}`").cast("double").alias(c.relevance),
+        F.pmod(F.xxhash64(*[F.col(f"`{u}`") for u in unit]), F.lit(int(buckets))).alias(bucket),
+    )
+    schema = T.StructType(
+        [
+            *[sdf.schema[name] for name in unit],
+            T.StructField("metric", T.StringType(), False),
+            T.StructField("value", T.DoubleType(), True),
+        ]
+    )
+    kernel = bucket_kernel(names, c, by, policies, bucket)
+    with quiet():
+        return projected.groupBy(bucket).applyInPandas(kernel, schema)
+
+
+def means(per: Any, metrics: Sequence[str], *, by: str | Sequence[str] | None = None, ci: float | None = None):
+    """Means per segment and metric of a per-query Spark frame, as :func:`rankframe.evaluate` returns them.
+
+    ``n``, the mean and the standard deviation of each (segment, metric) are aggregated in Spark (NaN values
+    left out); the small result comes to the driver, which adds the t-interval with ``ci`` and orders the rows
+    like the pandas engine (segments sorted, nulls last; metrics in the order given).
+    """
+    from pyspark.sql import functions as F
+
+    by_list = as_column_list(by, "means")
+    names = [str(m) for m in metrics]
+    value = F.when(~F.isnan(F.col("value")), F.col("value"))
+    stats = per.groupBy(*[F.col(f"`{b}`") for b in by_list], F.col("metric")).agg(
+        F.avg(value).alias("__mean"), F.count(value).alias("__count"), F.stddev_samp(value).alias("__std")
+    )
+    with quiet():
+        small = stats.toPandas()
+    return _means_frame(small, by_list, names, ci)
+
+
+def _means_frame(small: pd.DataFrame, by: list[str], names: list[str], ci: float | None) -> pd.DataFrame:
+    small = small[small["metric"].isin(names)]
+    if not by:
+        table = small.set_index("metric").reindex(names)
+        out = pd.DataFrame({"metric": names})
+    elif not len(small):
+        out = pd.DataFrame({**{b: small[b].iloc[:0] for b in by}, "metric": pd.Series([], dtype=object)})
+        table = small.iloc[:0]
+    else:
+        segments = small[by].drop_duplicates().sort_values(by, na_position="last", kind="stable")
+        rows = np.repeat(np.arange(len(segments)), len(names))
+        out = segments.iloc[rows].reset_index(drop=True)
+        out["metric"] = np.tile(np.asarray(names, dtype=object), len(segments))
+        table = out.merge(small, on=[*by, "metric"], how="left")
+    mean = table["__mean"].to_numpy(dtype=np.float64)
+    n = np.nan_to_num(table["__count"].to_numpy(dtype=np.float64), nan=0.0).astype(np.int64)
+    out = out.assign(value=mean, n=n)
+    if ci is not None:
+        from scipy import stats as st
+
+        sd = table["__std"].to_numpy(dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.where(n >= 2, sd / np.sqrt(np.maximum(n, 1)), np.nan)
+            half = st.t.ppf((1 + ci) / 2, np.maximum(n - 1, 1)) * se
+        out = out.assign(std_err=se, ci_low=mean - half, ci_high=mean + half)
+    return out.reset_index(drop=True)

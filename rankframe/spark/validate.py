@@ -1,0 +1,229 @@
+"""The long table's rules checked as Spark jobs, with the wording of :func:`rankframe.validate`.
+
+The table never travels to the driver: only counts and at most five example rows per broken rule.
+
+Spark columns are typed, so the pandas rule "ids must all have one type" (``'1'`` next to ``1``) cannot break
+here; ids must instead be atomic values (not arrays, maps or structs). NaN counts as null in numeric columns, as
+it does in pandas (a NaN relevance is unjudged, a NaN rank is not retrieved).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..columns import Columns
+from ..errors import ValidationError, did_you_mean, missing_columns_error
+from ._compat import is_spark_frame, pyspark
+
+EXAMPLES = 5
+
+
+def _numeric(dtype: Any) -> bool:
+    from pyspark.sql import types as T
+
+    return isinstance(dtype, T.NumericType)
+
+
+def _floating(dtype: Any) -> bool:
+    from pyspark.sql import types as T
+
+    return isinstance(dtype, (T.DoubleType, T.FloatType))
+
+
+def _atomic(dtype: Any) -> bool:
+    from pyspark.sql import types as T
+
+    return not isinstance(dtype, (T.ArrayType, T.MapType, T.StructType, T.BinaryType))
+
+
+def _null(name: str, dtype: Any):
+    from pyspark.sql import functions as F
+
+    col = F.col(f"`{name}`")
+    return (col.isNull() | F.isnan(col)) if _floating(dtype) else col.isNull()
+
+
+def ranking_column(sdf_columns: Sequence[str], columns: Columns) -> str | None:
+    """``rank`` if present (rank wins over score), else ``score``, else None."""
+    if columns.rank in sdf_columns:
+        return columns.rank
+    if columns.score in sdf_columns:
+        return columns.score
+    return None
+
+
+def check_frame(sdf: Any, table: str = "ranking table") -> None:
+    """A Spark DataFrame with unique column names (no job)."""
+    if not is_spark_frame(sdf):
+        raise ValidationError(
+            [
+                {
+                    "column": "<table>",
+                    "rule": f"expected a Spark DataFrame, got {type(sdf).__name__}",
+                    "count": 0,
+                    "examples": None,
+                }
+            ],
+            table=table,
+        )
+    present = list(sdf.columns)
+    repeated = sorted({c for c in present if present.count(c) > 1})
+    if repeated:
+        raise ValidationError(
+            [
+                {
+                    "column": name,
+                    "rule": f"column names must be unique: {name!r} appears {present.count(name)} times",
+                    "count": 0,
+                }
+                for name in repeated
+            ],
+            table=table,
+        )
+
+
+def check_columns(sdf: Any, columns: Columns, by: Sequence[str], table: str = "ranking table") -> str:
+    """Required columns present (no job); return the column that orders the lists."""
+    check_frame(sdf, table)
+    c = columns
+    present = list(sdf.columns)
+    order_col = ranking_column(present, c)
+    missing = [name for name in dict.fromkeys([c.query, c.item, *by, c.relevance]) if name not in present]
+    if missing or order_col is None:
+        failures = missing_columns_error(missing, present, table).failures
+        if order_col is None:
+            failures.append(
+                {
+                    "column": c.rank,
+                    "rule": f"neither a rank column {c.rank!r} nor a score column "
+                    f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
+                    f"{present}",
+                    "count": 0,
+                }
+            )
+        raise ValidationError(failures, table=table)
+    return order_col
+
+
+def validate(
+    sdf: Any,
+    columns: Columns | dict | None = None,
+    *,
+    by: Sequence[str] = (),
+    allow_duplicates: bool = False,
+    table: str = "ranking table",
+) -> None:
+    """Check a Spark long table against every rule at once; raise one :class:`~rankframe.ValidationError`.
+
+    Column presence and types are read from the schema (no job); value rules run as one aggregation, and the
+    uniqueness rules ((unit, rank) and, unless ``allow_duplicates``, (unit, item)) as one grouped count each.
+    Only the failures' counts and up to five example rows per rule reach the driver.
+    """
+    pyspark()
+    from pyspark.sql import functions as F
+
+    c = Columns.coerce(columns)
+    by = list(by)
+    order_col = check_columns(sdf, c, by, table)
+    types = {f.name: f.dataType for f in sdf.schema.fields}
+    unit = [*by, c.query]
+    failures: list[dict] = []
+    rules: list[tuple[str, str, Any]] = []  # (column, rule, condition marking offending rows)
+    for name in [c.query, c.item, *by]:
+        if not _atomic(types[name]):
+            failures.append(
+                {
+                    "column": name,
+                    "rule": f"{name} ids must be atomic values (string, number, date, ...), not "
+                    f"{types[name].simpleString()}",
+                    "count": 0,
+                }
+            )
+    for name in (c.query, c.item):
+        rules.append((name, "must not be null", _null(name, types[name])))
+    value_rules: list[tuple[str, str, str | None]] = [
+        (c.relevance, "relevance must be numeric (null = unjudged)", "relevance must be finite (null = unjudged)")
+    ]
+    if order_col == c.rank:
+        value_rules.append((c.rank, "rank must be numeric (null = judged but not retrieved)", None))
+    else:
+        value_rules.append((c.score, "score must be numeric (null = not retrieved)", "score must be finite"))
+    for name, numeric_rule, finite_rule in value_rules:
+        dtype = types[name]
+        if not _numeric(dtype):
+            failures.append({"column": name, "rule": numeric_rule + f"; found {dtype.simpleString()}", "count": 0})
+            continue
+        col = F.col(f"`{name}`")
+        if finite_rule is not None and _floating(dtype):
+            rules.append((name, finite_rule, F.abs(col) == float("inf")))
+        if name == c.rank:
+            bad = col < 1
+            if not isinstance(dtype, _integral_types()):
+                bad = bad | (col != F.floor(col)) | (F.abs(col) == float("inf"))
+                bad = bad & ~F.isnan(col)
+            rules.append((name, "rank must be an integer >= 1 (null = judged but not retrieved)", bad))
+    counts = sdf.agg(*[F.count(F.when(cond, 1)).alias(f"r{i}") for i, (_, _, cond) in enumerate(rules)]).first()
+    for i, (name, rule, cond) in enumerate(rules):
+        n = int(counts[i])
+        if n:
+            failures.append({"column": name, "rule": rule, "count": n, "examples": sdf.filter(cond).limit(EXAMPLES)})
+    if order_col == c.rank and _numeric(types[c.rank]):
+        rank = F.col(f"`{c.rank}`")
+        retrieved = sdf.filter(rank.isNotNull() & ~F.isnan(rank)) if _floating(types[c.rank]) else sdf
+        retrieved = retrieved.filter(rank.isNotNull())
+        dup = _repeated(retrieved, [*unit, c.rank], f"rank must be unique within each ({', '.join(unit)})", c.rank)
+        if dup is not None:
+            failures.append(dup)
+    if not allow_duplicates:
+        rule = (
+            f"{c.item} must be unique within each ({', '.join(unit)}) "
+            "(pass allow_duplicates=True to keep repeated rows)"
+        )
+        dup = _repeated(sdf, [*unit, c.item], rule, c.item)
+        if dup is not None:
+            failures.append(dup)
+    if failures:
+        for f in failures:
+            if f.get("examples") is not None and not hasattr(f["examples"], "to_string"):
+                f["examples"] = _to_pandas(f["examples"])
+        raise ValidationError(failures, table=table)
+
+
+def _integral_types() -> tuple[type, ...]:
+    from pyspark.sql import types as T
+
+    return (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.DecimalType)
+
+
+def _repeated(sdf: Any, key: list[str], rule: str, column: str) -> dict | None:
+    """Rows whose ``key`` appears more than once: their count (one grouped count) and up to five of them."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    n = _free_name(sdf.columns, "__rankframe_n")
+    cols = [F.col(f"`{k}`") for k in key]
+    counted = sdf.groupBy(*cols).agg(F.count(F.lit(1)).alias(n))
+    total = counted.filter(F.col(n) > 1).agg(F.sum(n)).first()[0]
+    if not total:
+        return None
+    marked = sdf.withColumn(n, F.count(F.lit(1)).over(Window.partitionBy(*cols)))
+    examples = marked.filter(F.col(n) > 1).drop(n).limit(EXAMPLES)
+    return {"column": column, "rule": rule, "count": int(total), "examples": examples}
+
+
+def _free_name(taken: Sequence[str], base: str) -> str:
+    """``base`` with underscores added until no column of the table has the name."""
+    name = base
+    while name in taken:
+        name += "_"
+    return name
+
+
+def _to_pandas(sdf: Any):
+    """A handful of example rows as a pandas frame (for the message)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # PySpark's notice about pandas 3
+        return sdf.toPandas()
