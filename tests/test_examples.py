@@ -38,6 +38,7 @@ def executed():
     cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
     namespace: dict = {}
     runs = []
+    plt.close("all")  # figures other tests of this process left open are not the notebook's
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(ROOT)
         for cell in cells:

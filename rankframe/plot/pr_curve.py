@@ -9,8 +9,8 @@ retrieved ``need(r) = floor(r * R + 0.9)`` relevant items (so 0.7 of 3 relevant 
 at ``r`` = 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall_0.00 ... _1.00``), averaged over the queries of
 each group. Query-set rules as rankframe's defaults (= ``trec_eval -c``): a judged query a run did not
 retrieve counts 0, a query without relevant items counts 0, a query without judgments is skipped.
-Computed without a loop per query: precision and recall are running sums over the ranked lists of
-:func:`rankframe.prepare.prepare`, the interpolation a segmented suffix maximum.
+Computed by the registered ``IPrec@r`` metric (``rankframe/metrics/iprec.py``, one definition for every face);
+this module only reshapes its values into curve points.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
+from ..names import parse
 from ._common import as_names, axes, label_of, need_columns, pyplot
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -52,9 +53,7 @@ def iprec_at_recall(
     >>> iprec_at_recall(df)["precision"].round(4).unique().tolist()
     [0.6667]
     """
-    from ..join import join_qrels
-    from ..prepare import prepare
-    from ..schema import validate as validate_table
+    from ..evaluate import evaluate
 
     columns = Columns.coerce(columns)
     if not isinstance(df, pd.DataFrame):
@@ -70,49 +69,27 @@ def iprec_at_recall(
     for c in groups:
         if c in ("recall", "precision", "n", columns.query):
             raise ParameterError(f"iprec_at_recall: the column {c!r} cannot be a group (an output column or the query)")
-    if qrels is not None:
-        df = join_qrels(df, qrels, columns, groups, validate=validate, allow_duplicates=allow_duplicates)
-    if validate:
-        validate_table(df, columns, by=groups, allow_duplicates=allow_duplicates)
-    p = prepare(df, columns, groups)
-    n_ret = np.diff(p.offsets)
-    relevant = np.nan_to_num(p.grade, nan=0.0) >= rel
-    n_rel = np.bincount(p.judged_group[p.judged_grade >= rel], minlength=p.n).astype(np.float64)
-    running = np.cumsum(relevant)
-    before = np.concatenate([[0], running])[p.offsets[:-1]]
-    so_far = running - np.repeat(before, n_ret)
-    precision = so_far / p.pos
-    # suffix maximum of precision within each list: reversed, lists shifted apart (precision <= 1 < 2)
-    shift = 2.0 * (p.n - p.group[::-1])
-    best_after = (np.maximum.accumulate(precision[::-1] + shift) - shift)[::-1]
-    levels = np.asarray(RECALL_LEVELS)
-    # trec_eval: level r is reached at the need(r)-th relevant item, need(r) = (long)(r * R + 0.9)
-    need = np.floor(levels[None, :] * n_rel[:, None] + 0.9).astype(np.int64)  # (units, 11)
-    rel_at = np.flatnonzero(relevant)  # list positions of the relevant retrieved items, unit by unit
-    rel_ret = np.bincount(p.group[rel_at], minlength=p.n)
-    first_rel = np.concatenate([[0], np.cumsum(rel_ret)])[:-1]
-    reached = (n_rel[:, None] > 0) & (need <= rel_ret[:, None]) & (n_ret[:, None] > 0)
-    nth = rel_at[np.clip(first_rel[:, None] + need - 1, 0, max(len(rel_at) - 1, 0))] if len(rel_at) else need * 0
-    at = np.where(need == 0, p.offsets[:-1, None], nth)  # need 0: the whole list
-    table = np.zeros(need.shape)
-    if len(best_after):
-        table = np.where(reached, best_after[np.clip(at, 0, len(best_after) - 1)], 0.0)
-    keep = p.n_judged > 0  # no judgment at all: skipped (no_judged="skip")
-    units_frame = p.units.loc[keep].reset_index(drop=True)
-    table = table[keep]
-    out = units_frame.loc[np.repeat(np.arange(len(units_frame)), len(levels))].reset_index(drop=True)
-    out["recall"] = np.tile(levels, len(units_frame))
-    out["precision"] = table.ravel()
+    # the registered IPrec@r metric is the one definition (rankframe/metrics/iprec.py); this only reshapes it
+    names = [f"IPrec(rel={rel!r})@{level}" for level in RECALL_LEVELS]
+    per = evaluate(
+        df,
+        names,
+        by=groups,
+        per_query=True,
+        columns=columns,
+        qrels=qrels,
+        validate=validate,
+        allow_duplicates=allow_duplicates,
+    )
+    level_of = {str(parse(name)): level for name, level in zip(names, RECALL_LEVELS)}
+    out = per.drop(columns=["metric", "value"])
+    out["recall"] = per["metric"].map(level_of).to_numpy(dtype=np.float64)
+    out["precision"] = per["value"].to_numpy(dtype=np.float64)
     if per_query:
         return out
-    if groups:
-        mean = out.groupby([*groups, "recall"], sort=False, dropna=False, observed=True)["precision"].agg(
-            ["mean", "size"]
-        )
-        mean = mean.reset_index().rename(columns={"mean": "precision", "size": "n"})
-    else:
-        mean = out.groupby("recall", sort=False)["precision"].agg(["mean", "size"]).reset_index()
-        mean = mean.rename(columns={"mean": "precision", "size": "n"})
+    keys = [*groups, "recall"]
+    mean = out.groupby(keys, sort=False, dropna=False, observed=True)["precision"].agg(["mean", "count"])
+    mean = mean.reset_index().rename(columns={"mean": "precision", "count": "n"})
     mean["n"] = mean["n"].astype(np.int64)
     return mean
 
