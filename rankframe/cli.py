@@ -965,7 +965,8 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
 def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:
     """Print evaluate's result in the chosen format (or fail when every query was skipped)."""
     per_query = args.per_query
-    if result.empty or ("n" in result.columns and not result["n"].any()):  # n: the queries each mean averages
+    asked = result[result["metric"].isin(labels)] if args.format == "trec" else result  # not the count lines
+    if asked.empty or ("n" in asked.columns and not asked["n"].any()):  # n: the queries each mean averages
         chosen = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in policies.items())
         raise UsageError(f"no query left to evaluate: every query was skipped under the query-set policies ({chosen})")
     keys = [*by, *([columns.query] if per_query else [])]
