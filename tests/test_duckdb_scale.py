@@ -52,9 +52,10 @@ def test_table_macros_equal_pandas_on_one_100k_row_query(one_long_query, pandas_
     con.register("runs", one_long_query)
     want = dict(zip(pandas_values["metric"], pandas_values["value"]))
     t0 = time.perf_counter()
-    for k, err, nerr in ((None, "ERR", "nERR"), (10, "ERR@10", "nERR@10")):
-        got = con.sql(f'SELECT "ERR", "nERR", "Bpref" FROM rf_per_query(runs, k := {k or "NULL"})').fetchall()
-        assert got[0] == pytest.approx((want[err], want[nerr], want["Bpref"]), abs=1e-12)
+    got = con.sql('SELECT "ERR", "nERR", "Bpref" FROM rf_per_query(runs)').fetchall()
+    assert got[0] == pytest.approx((want["ERR"], want["nERR"], want["Bpref"]), abs=1e-12)
+    got = con.sql('SELECT "ERR", "nERR" FROM rf_per_query(runs, k := 10)').fetchall()  # Bpref@10 is trec_eval -M
+    assert got[0] == pytest.approx((want["ERR@10"], want["nERR@10"]), abs=1e-12)
     assert time.perf_counter() - t0 < BOUND_S
 
 
