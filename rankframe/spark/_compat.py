@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -31,8 +32,8 @@ def is_spark_frame(obj: Any) -> bool:
 
     if isinstance(obj, DataFrame):
         return True
-    try:  # Spark Connect's DataFrame is another class
-        from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
-    except ImportError:
-        return False
-    return isinstance(obj, ConnectFrame)
+    # Spark Connect's DataFrame is another class. A Connect frame means its module is loaded already; importing it
+    # here would run pyspark's dependency check, which calls sys.exit(0) in processes whose __main__ has no file
+    # (pytest-xdist workers, embedded interpreters)
+    connect = sys.modules.get("pyspark.sql.connect.dataframe")
+    return connect is not None and isinstance(obj, connect.DataFrame)
