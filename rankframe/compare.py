@@ -126,9 +126,11 @@ def _as_list(value: object, name: str) -> list[str]:
     raise parameter_error("compare", name, "a column name or a list of column names", value)
 
 
-def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Columns) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise parameter_error("compare", "df", "a pandas DataFrame", type(df).__name__)
+def check_system_column(system: object, by: list[str], columns: Columns, present: list, rename_hint: str) -> None:
+    """The rules of the ``system`` argument shared by every face of compare (pandas and Spark).
+
+    ``present`` lists the table's columns; ``rename_hint`` formats a rename call of that face for a column name.
+    """
     if not isinstance(system, str):
         raise parameter_error("compare", "system", "a column name (str)", system)
     if system in by:
@@ -147,11 +149,16 @@ def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Column
     if clash:
         raise ParameterError(
             f"the column {clash[0]!r} has the name of an output column of compare "
-            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
-            f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. {rename_hint.format(name=clash[0])}"
         )
-    if system not in df.columns:
-        raise missing_columns_error([system], list(df.columns))
+    if system not in present:
+        raise missing_columns_error([system], list(present))
+
+
+def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Columns) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise parameter_error("compare", "df", "a pandas DataFrame", type(df).__name__)
+    check_system_column(system, by, columns, list(df.columns), "df.rename(columns={{{name!r}: '{name}_'}})")
     nulls = df[system].isna()
     if nulls.any():
         raise ValidationError(

@@ -26,14 +26,14 @@ from ..compare import (
     NOTE_NO_QUERY,
     NOTE_ONE_QUERY,
     NOTE_SYSTEM_ABSENT,
-    OUTPUT_COLUMNS,
     _check_parameters,
     _family_columns,
     _family_groups,
     _hint,
+    check_system_column,
 )
 from ..display import comparison_frame
-from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from ..errors import ParameterError, ValidationError, parameter_error
 from ..evaluate import as_column_list
 from ..names import Measure, parse
 from ..registry import POLICY_DEFAULTS
@@ -46,29 +46,7 @@ DISTRIBUTED_TESTS = ("t",)
 
 
 def _check_system(sdf: Any, system: object, by: list[str], columns: Columns) -> None:
-    if not isinstance(system, str):
-        raise parameter_error("compare", "system", "a column name (str)", system)
-    if system in by:
-        raise ParameterError(
-            f"the system column {system!r} is also in by={by}: compare adds it to the segments "
-            "itself; by= names only the segment columns (country, device, ...)"
-        )
-    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
-    taken = [r for r, c in roles.items() if c == system]
-    if taken:
-        raise ParameterError(
-            f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
-            "column that names the system (run) of each row"
-        )
-    clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
-    if clash:
-        raise ParameterError(
-            f"the column {clash[0]!r} has the name of an output column of compare "
-            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
-            f"df.withColumnRenamed({clash[0]!r}, '{clash[0]}_')"
-        )
-    if system not in sdf.columns:
-        raise missing_columns_error([system], list(sdf.columns))
+    check_system_column(system, by, columns, list(sdf.columns), "df.withColumnRenamed({name!r}, '{name}_')")
 
 
 def compare(
