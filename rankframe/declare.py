@@ -185,6 +185,18 @@ JUDGED_ONLY = Param(
     kind="flag",
     table=False,
 )
+TIES = Param(
+    "ties",
+    "first",
+    "items with equal scores: 'first' = each keeps its own position in trec_eval's order (score descending, then "
+    "item id descending); 'average' = each gets the mean gain of its tie group (McSherry & Najork; scikit-learn "
+    "ndcg_score/dcg_score, torchmetrics). Ranks never tie: with a rank column both give the same value",
+    choices=("first", "average"),
+)
+#: parameters that need the scores, which the list macros ``rf_<name>`` (grades in rank order) and the aggregates
+#: ``rf_agg_<name>`` (positions and grades) never see: the engines and the SQL table macros take them (docs/sql.md,
+#: "Tied scores", gives the aggregates' recipe: a tie-averaged gain from the window macro ``rf_tie_gain``)
+SCORE_PARAMS = ("ties",)
 #: parameters the engines apply before the kernel (the numpy kernels ``compute`` and the SQL aggregates
 #: ``rf_agg_<name>`` never see them; the list macros ``rf_<name>`` take them)
 ENGINE_PARAMS = ("judged_only",)
