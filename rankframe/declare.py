@@ -31,9 +31,6 @@ class Param:
     # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative" | "base" | "gains" | "flag"
     kind: str = "choice"
     aliases: tuple[str, ...] = ()
-    #: a parameter of the SQL table macros rf_per_query / rf_means (False: they always use the default; the
-    #: list macros rf_<name> and the engines take it)
-    table: bool = True
 
     def expected(self) -> str:
         """Describe the allowed values, for error messages and docs."""
@@ -167,7 +164,6 @@ LOG_BASE = Param(
     2.0,
     "base b of the discount 1 / log_b(rank + 1) (2 = trec_eval; scikit-learn's log_base)",
     kind="base",
-    table=False,
 )
 GAINS = Param(
     "gains",
@@ -175,7 +171,6 @@ GAINS = Param(
     "gain of each listed grade, e.g. {0: 0, 1: 1, 2: 3}, applied before `gain` (unlisted grades keep their "
     "value; trec_eval ndcg's gain parameters, ir_measures gains=)",
     kind="gains",
-    table=False,
 )
 JUDGED_ONLY = Param(
     "judged_only",
@@ -183,7 +178,6 @@ JUDGED_ONLY = Param(
     "remove the unjudged retrieved items before computing (trec_eval -J, ir_measures judged_only=); the "
     "query-set policies still see the whole list",
     kind="flag",
-    table=False,
 )
 TIES = Param(
     "ties",
@@ -207,7 +201,6 @@ BETA = Param(
     "weight of recall against precision in (beta + 1) P R / (beta P + R) (trec_eval set_F, ir_measures SetF); "
     "the textbook F_b (scikit-learn fbeta_score(beta=b)) is beta = b**2",
     kind="nonnegative",
-    table=False,
 )
 MAX_GRADE = Param(
     "max_grade",

@@ -284,9 +284,7 @@ def _text_order(values) -> np.ndarray:
     return pc.sort_indices(text).to_numpy()
 
 
-def _order_by_score(
-    df: pd.DataFrame, groups: keys.Groups, c: Columns
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """trec_eval order: score descending, then item id descending compared as strings (rows, offsets, scores)."""
     score = keys.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
