@@ -14,7 +14,7 @@ CREATE OR REPLACE MACRO rf__gains(m, owner) AS
     CASE WHEN m IS NULL THEN CAST(NULL AS MAP(DOUBLE, DOUBLE))
          WHEN starts_with(typeof(m), 'MAP(') AND TRY_CAST(m AS MAP(DOUBLE, DOUBLE)) IS NOT NULL
          THEN TRY_CAST(m AS MAP(DOUBLE, DOUBLE))
-         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or None. '
+         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or NULL. '
                            || 'Got %s instead.', owner, rf__repr(m))) END;
 
 -- the gain of grade g: 0 for NULL or below rel, else the gain of its mapped value (unlisted grades keep theirs)

@@ -157,7 +157,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                  rf__ideal_before(y.rf__part, y.rf_pos, y.rf_g, ideal, max_grade) AS rf__ib
           FROM (SELECT w.*, w.rf_pos AS rf__jp, CAST(NULL AS DOUBLE) AS rf__tg, CAST(NULL AS DOUBLE) AS rf__tgj
                 FROM w
-                WHERE NOT (judged_only OR (ties = 'average' AND order_by = 'score'))
+                WHERE NOT coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)
                 UNION ALL BY NAME
                 SELECT w.*,
                        CASE WHEN judged_only AND w.rf_pos IS NOT NULL AND w.rf_g IS NOT NULL
@@ -168,7 +168,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                        rf__tie_gain(row(w.rf__part, judged_only AND w.rf_g IS NULL), w.rf__score, w.rf_g, graded_rel,
                                     gain, gains) AS rf__tgj
                 FROM w
-                WHERE judged_only OR (ties = 'average' AND order_by = 'score')) AS y) AS x
+                WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS x
     GROUP BY ALL;
 
 -- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
@@ -202,7 +202,9 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator), rf__as_num(beta), rf__as_num(log_base),
-                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)), rf__as_bool(judged_only), rf__lc(ties),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)), rf__as_bool(judged_only),
+                           -- never NULL: a NULL would prune both row branches, and the check with them
+                           coalesce(rf__lc(ties), ''),
                            (SELECT d.rf__ok
                             FROM rf__check_duplicates(
                                 tbl, segments, allow_duplicates,
