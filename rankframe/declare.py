@@ -249,7 +249,9 @@ class MetricSpec:
     nothing_relevant: str | None = None  # key of NOTHING_RELEVANT when undefined without relevant items
     binary: bool = True  # uses the relevance threshold, not the grades
     trec_eval: str | None = None  # trec_eval's name of the whole-list measure (map, ndcg, recip_rank, Rprec)
-    trec_eval_cut: str | None = None  # trec_eval's family printed with the cutoff: <name>_<k> (P_5, ndcg_cut_10)
+    #: trec_eval's family printed with the cutoff: <name>_<k> (P_5, ndcg_cut_10), or with the parameter written
+    #: after @ when it is not k: <name>_<level:.2f> (iprec_at_recall_0.50)
+    trec_eval_cut: str | None = None
     ir_measures: str | None = None  # ir_measures' name of the measure, where it has it
     example: str = ""  # value on the accessor's example frame (see above)
     example_why: str = ""  # its hand derivation
@@ -259,6 +261,9 @@ class MetricSpec:
     sql_table_params: tuple[tuple[str, str], ...] = ()
     count: bool = False  # a count (NumRel, ...): defined on an empty list, so no_retrieved='zero' keeps its value
     table_column: bool = True  # a column of the SQL table macros rf_per_query / rf_means (named canonical)
+    #: (name, values of the parameter after @): a name that stands for several measures, one per value
+    #: (trec_eval's iprec_at_recall is the 11-point curve IPrec@0.0 ... IPrec@1.0); names.expand reads it
+    family: tuple[str, tuple[Any, ...]] | None = None
     order: int = 1000  # position in listings (docs tables, rf_per_query's columns, the SQL bundle)
     extra: dict = field(default_factory=dict)
 
@@ -287,6 +292,12 @@ class MetricSpec:
     def at(self) -> str:
         """The parameter written after ``@`` in a metric string: the cutoff ``k``, or IPrec's recall level."""
         return self.extra.get("at", "k")
+
+    def trec_cut_name(self, value: Any) -> str:
+        """trec_eval's name of this measure with ``value`` after @ (``P_5``, ``iprec_at_recall_0.50``)."""
+        if self.trec_eval_cut is None:
+            raise ValueError(f"{self.canonical} has no trec_eval cutoff family")
+        return f"{self.trec_eval_cut}_{value:.2f}" if self.at != "k" else f"{self.trec_eval_cut}_{value}"
 
     @property
     def sql_macro(self) -> str:

@@ -24,7 +24,7 @@ import rankframe.metrics
 from rankframe.accessor import RankMetrics
 from rankframe.cli import trec_name
 from rankframe.declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, MetricSpec
-from rankframe.names import Measure, parse
+from rankframe.names import Measure, expand, parse
 from rankframe.registry import KERNELS, METRICS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,11 +187,15 @@ def test_trec_eval_names_are_input_aliases_and_output_names(spec):
     if spec.trec_eval:
         assert parse(spec.trec_eval) == Measure.of(spec)
         assert trec_name(Measure.of(spec))[0] == spec.trec_eval
-    if spec.trec_eval_cut:
-        name = f"{spec.trec_eval_cut}_10"
-        assert parse(name) == Measure.of(spec, k=10), name
-        assert trec_name(Measure.of(spec, k=10))[0] == name
-        assert str(parse(name)) == f"{spec.canonical}@10"  # output labels stay canonical
+    if spec.trec_eval_cut:  # the cutoff k after @, or IPrec's recall level (printed with 2 decimals by trec_eval)
+        value, text = (10, "10") if spec.at == "k" else (0.5, "0.50")
+        name = f"{spec.trec_eval_cut}_{text}"
+        assert parse(name) == Measure.of(spec, **{spec.at: value}), name
+        assert trec_name(Measure.of(spec, **{spec.at: value}))[0] == name
+        assert str(parse(name)) == f"{spec.canonical}@{value}"  # output labels stay canonical
+    if spec.family:  # a name for several measures (iprec_at_recall: the 11-point curve) expands in metric lists
+        family, values = spec.family
+        assert [str(m) for m in expand(family)] == [f"{spec.canonical}@{v}" for v in values]
 
 
 @pytest.mark.parametrize("spec", [m for m in METRICS if m.ir_measures], ids=lambda m: m.name)
