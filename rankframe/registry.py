@@ -157,13 +157,15 @@ def names_markdown() -> str:
     ]
     for m in METRICS:
         aliases = ", ".join(f"`{a}`" for a in dict.fromkeys(m.aliases) if a not in (m.name, m.canonical.lower()))
-        trec = ", ".join(
-            [f"`{m.trec_eval}`"] * bool(m.trec_eval) + [f"`{m.trec_eval_cut}_<k>`"] * bool(m.trec_eval_cut)
-        )
+        trec = [f"`{m.trec_eval}`"] if m.trec_eval else []
+        if m.trec_eval_cut:
+            trec.append(f"`{m.trec_eval_cut}_<k>`" if m.at == "k" else f"`{m.trec_cut_name(0.5)}` (any {m.at} level)")
+        if m.family:
+            trec.append(f"`{m.family[0]}` (its {len(m.family[1])} levels, in a list of metrics)")
         none = "—" if m.nothing_relevant is None else f"*needs relevant*: {NOTHING_RELEVANT[m.nothing_relevant][0]}"
         value_range = "[0, 1]" + (", perfect = 1" if m.perfect_is_one else "") if m.bounded else ">= 0"
         lines.append(
-            f"| `{m.canonical}` | `{m.name}` | {aliases or '—'} | {trec or '—'} | "
+            f"| `{m.canonical}` | `{m.name}` | {aliases or '—'} | {', '.join(trec) or '—'} | "
             f"{f'`{m.ir_measures}`' if m.ir_measures else '—'} | {none} | {value_range} |"
         )
     return "\n".join(lines)
