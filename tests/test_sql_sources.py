@@ -250,3 +250,30 @@ def test_compare_on_a_path_fails_as_on_the_frame(tmp_path):
     with pytest.raises(ValidationError, match=r"item must be unique within each \(system, query\)") as err:
         rankframe.compare(path, "AP")
     assert "d01-10" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "ranks",
+    [
+        [1, 1, 4, 5, 5, 6, 6, 8],  # 8 ranks in 1..8 with the sum of 1..8 (36): only the hash sums tell
+        [1, 3, 3, 4],  # 4 ranks in 1..4, sum 11
+        [2, 4, 4, 9],  # gaps: the exact check
+        [1, 3e9, 3e9, 2],  # ranks beyond the 32-bit range: the exact check
+        [1.0, 2.5, 2.5, 3.0],  # a fractional rank, twice: both rules, as pandas reports them
+    ],
+    ids=["sum of 1..n", "1..n count", "gaps", "huge", "fractional"],
+)
+def test_a_repeated_rank_is_found_whatever_the_ranks_look_like(tmp_path, ranks):
+    # the oracle: the pandas schema's failures (column, rule, offending rows) on the same rows
+    n = len(ranks)
+    df = pd.DataFrame({"query": ["q"] * n + ["r"] * 3, "item": [f"d{i}" for i in range(n + 3)]})
+    df["rank"] = [float(r) for r in ranks] + [1.0, 2.0, 3.0]
+    df["relevance"] = 1
+    path = tmp_path / "ranks.parquet"
+    df.to_parquet(path)
+    with pytest.raises(ValidationError) as pandas_err:
+        rankframe.evaluate(df, "AP")
+    with pytest.raises(ValidationError) as sql_err:
+        rankframe.evaluate(path, "AP")
+    assert _rules(sql_err.value) == _rules(pandas_err.value)
+    assert ("rank", "rank must be unique within each (query)") in [r[:2] for r in _rules(sql_err.value)]

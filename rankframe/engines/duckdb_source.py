@@ -271,32 +271,34 @@ def validate_source(
             f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
         )
     keys = list(row_rules)
-    # pass 1 (no hash table of the size of the table): the row rules, and the ranks of each unit in blocks of 64
-    # values: per (unit, block) a 64-bit mask of the ranks seen; a block holds a repeated rank exactly when its
-    # count of ranks exceeds the bits set. The units are rebuilt from their blocks (ranks 1..n or not).
+    # pass 1, one GROUP BY over the units (no hash table of the size of the table): the row rules, and whether
+    # each unit's ranks are exactly 1..n. For a unit with n ranks, all integers in 1..n, the ranks are a
+    # permutation of 1..n when their sum and their sum of 64-bit hashes equal those of 1..n (from a table of
+    # prefix sums over 1..max n); a repeated rank passes that test only if two sums of hashes coincide (odds
+    # about 2**-64 per unit). Every other unit (gaps, or a failed test) gets the exact check below.
     rint = (
-        f"CASE WHEN rank >= 1 AND rank < {2.0**62!r} AND rank = floor(rank) THEN CAST(rank AS BIGINT) END"
+        "CASE WHEN rank >= 1 AND rank < 2147483648 AND rank = floor(rank) THEN CAST(rank AS BIGINT) END"
         if rank_checks
         else "CAST(NULL AS BIGINT)"
     )
-    # integer ranks >= 2**62 stay out of the blocks: they count as a possible repeat (checked exactly below)
-    huge = f"+ count(*) FILTER (WHERE rank >= {2.0**62!r} AND isfinite(rank))" if rank_checks else ""
+    odd = "count(*) FILTER (WHERE rank IS NOT NULL AND rf__r IS NULL)" if rank_checks else "0"
     counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
     query = f"""
-WITH blocks AS (
-  SELECT {unit}, {counts}, count(rf__r) AS n_rank, min(rf__r) AS lo, max(rf__r) AS hi,
-         count(rf__r) - coalesce(bit_count(bit_or(CAST(1 AS UBIGINT) << CAST(rf__r % 64 AS UBIGINT))), 0)
-           {huge} AS extra
+WITH units AS (
+  SELECT {counts}, count(rf__r) AS n, min(rf__r) AS lo, max(rf__r) AS hi, sum(rf__r) AS s1,
+         sum(hash(rf__r)) FILTER (WHERE rf__r IS NOT NULL) AS sh, {odd} AS odd
   FROM (SELECT *, {rint} AS rf__r FROM {_SRC})
-  GROUP BY {unit}, rf__r >> 6
-), units AS (
-  SELECT {", ".join(f"sum({k}) AS {k}" for k in keys)}, sum(n_rank) AS n_rank, min(lo) AS lo, max(hi) AS hi,
-         sum(extra) AS extra
-  FROM blocks GROUP BY {unit}
+  GROUP BY {unit}
+), prefix AS (
+  SELECT i AS n, sum(hash(i)) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sh
+  FROM range(1, (SELECT coalesce(max(n), 0) + 1 FROM units)) AS t(i)
+), checked AS (
+  SELECT u.*, u.odd = 0 AND (u.n = 0 OR (u.lo = 1 AND u.hi = u.n AND u.s1 = u.n * (u.n + 1) // 2
+                                         AND u.sh = p.sh)) AS ok
+  FROM units AS u LEFT JOIN prefix AS p ON u.n = p.n
 )
-SELECT {", ".join(f"sum({k})" for k in keys)}, sum(extra),
-       bool_and(n_rank = 0 OR (lo = 1 AND hi = n_rank AND extra = 0))
-FROM units"""
+SELECT {", ".join(f"sum({k})" for k in keys)}, count(*) FILTER (WHERE NOT ok), coalesce(bool_and(ok), true)
+FROM checked"""
     try:
         row = con.execute(query).fetchone()
         values = list(row) if row is not None else []
@@ -309,9 +311,9 @@ FROM units"""
             ).fetchone()
             dup_items, dup_item_rows = item_row if item_row is not None else (0, 0)
         dup_ranks = dup_rank_rows = 0
-        if rank_checks and (values[len(keys)] or values[keys.index("bad_rank")]):
-            # a repeated rank (or a rank that is not an integer >= 1, which the blocks leave out): count the rows
-            # of the repeated (unit, rank) keys exactly, as pandas does; only on this failure path
+        if rank_checks and values[len(keys)]:
+            # some unit's ranks are not 1..n (gaps, a repeat, a rank that is not an integer): the exact check of
+            # repeated (unit, rank) keys, counting their rows as pandas does
             rank_row = con.execute(
                 f"SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM {_SRC} WHERE rank IS NOT NULL "
                 f"GROUP BY {unit}, rank HAVING count(*) > 1)"
