@@ -132,7 +132,7 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     if lo:
         shifted -= lo
     present = np.bincount(shifted, minlength=span) > 0
-    number: np.ndarray = np.cumsum(present, dtype=index_dtype(span))
+    number: np.ndarray = np.cumsum(present, dtype=np.intp)
     number -= 1
     return number[shifted], np.flatnonzero(present) + lo
 
@@ -148,9 +148,7 @@ def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
     parts = [_factorize(df[c]) for c in cols]
     if len(parts) == 1:
         codes, uniques = parts[0]
-        return Groups(
-            codes.astype(index_dtype(len(uniques)), copy=False), len(uniques), pd.DataFrame({cols[0]: uniques})
-        )
+        return Groups(codes.astype(np.intp, copy=False), len(uniques), pd.DataFrame({cols[0]: uniques}))
     combined = np.zeros(len(df), dtype=np.int64)
     for codes, uniques in parts:
         combined = combined * len(uniques) + codes
@@ -163,7 +161,7 @@ def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
         rest, digit = np.divmod(rest, len(uniques))
         columns[col] = uniques.take(digit)
     keys = pd.DataFrame({c: columns[c] for c in cols})
-    return Groups(codes.astype(index_dtype(len(uniq_combined)), copy=False), len(uniq_combined), keys)
+    return Groups(codes.astype(np.intp, copy=False), len(uniq_combined), keys)
 
 
 def as_float(col: pd.Series) -> np.ndarray:
@@ -218,7 +216,7 @@ def rank_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None]:
 
 def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
     values, null = rank_values(df[rank_col])
-    idx = index_dtype(len(df))
+    idx = np.intp
     retrieved: np.ndarray
     unranked: np.ndarray
     if null is None:
@@ -258,7 +256,7 @@ def _dense_order(g: np.ndarray, r: np.ndarray, offsets: np.ndarray, retrieved: n
         return retrieved
     if not (r.min() >= 1 and r.max() <= n_ret):  # also False for NaN
         return None
-    idx = index_dtype(n_ret)
+    idx = np.intp
     slot: np.ndarray = r.astype(idx)
     if r.dtype.kind == "f" and not np.array_equal(slot, r):  # a fractional rank
         return None
