@@ -173,6 +173,29 @@ def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Column
         )
 
 
+def _source_baseline(
+    source: object, system: str, baseline: object, by: list[str], columns: Columns, pairs: str, config: object
+) -> object:
+    """``_check_columns`` and ``_pick_baseline`` for a file or DuckDB relation, from one aggregate in DuckDB."""
+    from .engines import duckdb_source
+
+    info = duckdb_source.systems(source, system, duckdb_source.settings_from(config))
+    check_system_column(system, by, columns, info.columns, "a view that renames it (SELECT * RENAME ({name} AS ...))")
+    if info.nulls:
+        raise ValidationError(
+            [
+                {
+                    "column": system,
+                    "rule": "every row must name its system (no null values)",
+                    "count": info.nulls,
+                    "examples": info.examples,
+                }
+            ]
+        )
+    seen = pd.DataFrame({system: pd.Series([*([info.first] if info.found else []), *info.found], dtype=object)})
+    return _pick_baseline(seen, system, baseline, pairs)[0]
+
+
 def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
     """The baseline (checked against the systems of the table) and the systems found."""
     found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
@@ -430,11 +453,16 @@ def compare(
     names = list(dict.fromkeys(str(parse(m)) for m in metrics))
     p["family"] = _family_columns(family, by)
     output = inputs.check_output(output, "compare")
-    df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
-    if qrels is not None:
-        qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
-    _check_columns(df, system, by, columns)
-    baseline, _ = _pick_baseline(df, system, baseline, pairs)
+    if inputs.kind(df) in ("path", "relation") and qrels is None:
+        # a file or DuckDB relation: the per-query values are computed in DuckDB (evaluate's file road), and the
+        # system column is checked there too; no pandas copy of the table (issue 10)
+        baseline = _source_baseline(df, system, baseline, by, columns, pairs, options.get("duckdb_config"))
+    else:
+        df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
+        if qrels is not None:
+            qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
+        _check_columns(df, system, by, columns)
+        baseline, _ = _pick_baseline(df, system, baseline, pairs)
 
     with progress_.using(progress):
         per = evaluate(

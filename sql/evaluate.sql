@@ -89,7 +89,7 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
                                                      AS VARCHAR),
                         CAST(g.rf__item AS VARCHAR), CAST(g.rf__n AS VARCHAR)) AS rf__example, g.rf__n
           FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)), s.item AS rf__item, count(*) AS rf__n
-                FROM query_table(tbl) AS s
+                FROM rf__input(tbl, ['query', 'item', 'relevance']) AS s
                 WHERE NOT rf__as_bool(allow_duplicates) AND s.item IS NOT NULL
                 GROUP BY ALL
                 HAVING count(*) > 1) AS g) AS d;
