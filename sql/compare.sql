@@ -240,8 +240,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                     SELECT c.rf__ok FROM rf__check_table(
                         tbl, segments, 'rf_compare', rf__outputs(),
                         rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                         r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
-                                         allow_duplicates, 'rf_compare')
+                                         r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first',
+                                         no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_compare')
                         AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction)
                              FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
     rf__present AS (
