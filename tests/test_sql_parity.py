@@ -16,6 +16,7 @@ from strategies import all_measures, by_of, tables
 
 import rankframe
 import rankframe.sql as rf_sql
+from rankframe.declare import SCORE_PARAMS
 from rankframe.errors import RankframeError
 from rankframe.names import Measure, parse
 
@@ -72,14 +73,17 @@ def _scalar_call(m) -> str:
         else a
         for a in args
     ]
-    args += [f"{n} := {_literal(v)}" for n, v in m.params]
+    args += [f"{n} := {_literal(v)}" for n, v in m.params if n not in SCORE_PARAMS]  # (ties: needs the scores)
     return f"rf_{m.spec.name}({', '.join(args)})"
 
 
 @settings(max_examples=hypothesis_examples(10))
 @given(df=tables(grades=st.integers(-1, 4)), seed=st.integers(0, 2**32 - 1))
 def test_scalar_list_macros_match_oracle(df, seed):
-    measures = [parse(m) for m in random.Random(seed).sample(all_measures(max_grades=(4,)), 25)]
+    # the list macros see grades in rank order, not scores: ties='average' is the engines' and the table macros'
+    # (its SQL recipe for the aggregates is held to scikit-learn in tests/test_ties.py)
+    listed = [m for m in all_measures(max_grades=(4,)) if "ties='average'" not in m]
+    measures = [parse(m) for m in random.Random(seed).sample(listed, 25)]
     by = by_of(df) or []
     order_by = "rank" if "rank" in df.columns else "score"
     con = rf_sql.install(duckdb.connect())
