@@ -33,6 +33,10 @@ class Prepared:
     judged_grade: np.ndarray  # its grade
     n_judged: np.ndarray  # judged rows per unit
     n_judged_zero: np.ndarray  # judged rows with grade 0 per unit (kept as counts: they are most rows)
+    #: makes the score of each ranked element when the lists are ordered by score (None when ordered by rank:
+    #: ranks never tie); read through ``score`` only by ties="average", so other calls never gather the scores.
+    #: Only uncut lists carry it (a cut reads its tie groups from ``root``)
+    scores: Callable[[], np.ndarray] | None = field(default=None, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
     root: Prepared | None = field(default=None, repr=False)  # the uncut lists, for judged-side quantities
 
@@ -90,6 +94,7 @@ class Prepared:
                 self.judged_grade,
                 self.n_judged,
                 self.n_judged_zero,
+                scores=None if self.scores is None else lambda: self.score[keep],
             )
 
         return self.memo(("judged_only",), make)
@@ -104,6 +109,33 @@ class Prepared:
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
+
+    def tie_average(self, values: np.ndarray) -> np.ndarray:
+        """Each ranked element's ``values`` replaced by their mean over its tie group (equal scores in a unit).
+
+        Called on uncut lists (a cut reads the tie groups of its ``root``). Tied elements are adjacent (the lists
+        are sorted by score), so a tie group is a run of equal (unit, score): one segment mean, no loop. Without
+        scores (lists ordered by rank, which never tie) the values are returned as they are.
+        """
+        if self.scores is None or len(values) == 0:
+            return values
+        tie = self.memo(("tie_groups",), self._tie_groups)
+        size = np.bincount(tie)
+        return (np.bincount(tie, weights=values) / size)[tie]
+
+    @property
+    def score(self) -> np.ndarray:
+        """The score of each ranked element (lists ordered by score only; computed once, when first asked)."""
+        if self.scores is None:
+            raise TypeError("these lists are ordered by rank: they have no scores")
+        return self.memo(("score",), self.scores)
+
+    def _tie_groups(self) -> np.ndarray:
+        s = self.score
+        start = np.empty(len(s), dtype=bool)
+        start[:1] = True
+        start[1:] = (self.group[1:] != self.group[:-1]) | (s[1:] != s[:-1])
+        return np.cumsum(start) - 1
 
     # -- shared building blocks -------------------------------------------------------------------------
     def segment_sum(self, values: np.ndarray | None, mask: np.ndarray | None = None) -> np.ndarray:
@@ -210,6 +242,7 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
     relevance = df[c.relevance]
     values = relevance.to_numpy() if _plain_numpy(relevance) else keys.as_float(relevance)
     lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item) if order_col == c.rank else None
+    scores = None  # ordered by rank: ranks never tie
     if lists is not None:  # the grades come in list order from the packed sort (no gather by row)
         offsets, grade = lists.offsets, lists.grade
     else:
@@ -217,7 +250,8 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
             ranked = keys.ranked_order(df, groups, c.rank)
             rows, offsets = ranked.rows, ranked.offsets
         else:
-            rows, offsets = _order_by_score(df, groups, c)
+            rows, offsets, score = _order_by_score(df, groups, c)
+            scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
         grade = np.take(values, rows).astype(np.float64, copy=False)
     n_ret = np.diff(offsets)
     group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
@@ -239,6 +273,7 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
         judged_grade=values[nonzero_rows].astype(np.float64, copy=False),
         n_judged=n_judged,
         n_judged_zero=n_judged - np.bincount(judged_group, minlength=groups.n),
+        scores=scores,
     )
 
 
@@ -266,8 +301,8 @@ def _text_order(values) -> np.ndarray:
     return pc.sort_indices(text).to_numpy()
 
 
-def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray]:
-    """trec_eval order: score descending, then item id descending compared as strings."""
+def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """trec_eval order: score descending, then item id descending compared as strings (rows, offsets, scores)."""
     score = keys.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
     all_codes, uniques = keys.item_factors(df, c.item)
@@ -277,4 +312,4 @@ def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[
     g = groups.codes[retrieved]
     order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
     offsets = keys.offsets_from_counts(np.bincount(g, minlength=groups.n))
-    return retrieved[order], offsets
+    return retrieved[order], offsets, score

@@ -232,6 +232,38 @@ CREATE OR REPLACE MACRO rf__check_table(tbl, segments, owner, outputs, params_ok
     SELECT rf__check_columns(c.rf__names, segments, owner, outputs) AND params_ok AS rf__ok
     FROM rf__columns(tbl) AS c;
 
+-- the columns a table macro reads: query, item, relevance and the order column (score for order_by := 'score',
+-- else rank)
+CREATE OR REPLACE MACRO rf__required(order_by) AS
+    ['query', 'item', 'relevance', CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END];
+
+-- the required columns a table lacks (compared case-insensitively, as DuckDB binds names)
+CREATE OR REPLACE MACRO rf__lacking(names, required) AS
+    list_filter(required, lambda r: NOT list_contains(list_transform(names, lambda n: lower(n)), r));
+
+CREATE OR REPLACE MACRO rf__missing_message(tbl, names, required) AS
+    printf('The table %s has no column(s) %s, which rankframe''s macros read (query, item, relevance, and rank or '
+           || 'score as order_by says). Columns in the table: %s. Rename yours in a view (CREATE VIEW v AS SELECT '
+           || '*, grade AS relevance FROM t).',
+           rf__repr(tbl),
+           array_to_string(list_transform(rf__lacking(names, required),
+                                          lambda x: '''' || x || '''' || coalesce(' (did you mean '''
+                                                                                  || rf__closest(x, names) || '''?)',
+                                                                                  '')), ', '),
+           rf__quoted(names));
+
+-- the table tbl, plus the required columns it lacks as a branch of one row that raises the message above: a
+-- missing column is then rankframe's error, not a DuckDB binder error. The branch has no row when every required
+-- column is there, and the table's own columns, their order and types are unchanged.
+CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
+    SELECT * FROM query_table(tbl)
+    UNION ALL BY NAME
+    SELECT COLUMNS(lambda c: list_contains(required, c))
+    FROM (SELECT e.m AS query, e.m AS item, e.m AS relevance, e.m AS rank, e.m AS score
+          FROM (SELECT error(rf__missing_message(tbl, c.rf__names, required)) AS m
+                FROM rf__columns(tbl) AS c
+                WHERE len(rf__lacking(c.rf__names, required)) > 0) AS e);
+
 -- ------------------------------------------------------------------------------------------ preparation
 -- rf_prepare(tbl): every column of the table/view tbl plus
 --   rf_pos  position 1..n of the row in its ranking unit (segments..., query), NULL if not retrieved;
@@ -262,7 +294,7 @@ CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
                                                  ELSE 'query' END)
                       AS DOUBLE)
                      * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key
-          FROM query_table(tbl) AS s
+          FROM rf__input(tbl, rf__required(order_by)) AS s
           WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u;
 
 -- Three branches, one per order_by, all bound; the two whose constant condition is false are pruned by
@@ -273,7 +305,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
            CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
-    FROM query_table(tbl) AS s
+    FROM rf__input(tbl, rf__required(order_by)) AS s
     WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
     UNION ALL BY NAME
     SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part),
