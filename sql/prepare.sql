@@ -132,11 +132,13 @@ CREATE OR REPLACE MACRO rf__dcg_list(gains, k) AS
     coalesce(list_sum(list_transform(list_slice(gains, 1, coalesce(k, len(gains))),
                                      lambda x, i: x / log2(i + 1))), 0.0);
 
--- ERR of a list of (position i, Pr) structs sorted by position (cascade: sum Pr_i / i prod_{j<i} (1 - Pr_j));
--- the prefix products are taken over the list itself (lists are short: top k, or only the items with Pr > 0)
+-- ERR of a list of (position i, Pr) structs sorted by position (cascade: sum Pr_i / i prod_{j<i} (1 - Pr_j)),
+-- in one pass over the list: list_reduce carries the running product p of (1 - Pr) and the sum s. O(n) (before
+-- issue 10 every element took the product of a slice of the list: O(n^2), 11.6 s for one 3,000-row query), and
+-- exact at Pr = 1 (the product is 0 from the next element on, no logarithm)
 CREATE OR REPLACE MACRO rf__err_list(items) AS
-    coalesce(list_sum(list_transform(items, lambda x, n: x.pr / x.i
-        * coalesce(list_product(list_transform(list_slice(items, 1, n - 1), lambda y: 1.0 - y.pr)), 1.0))),
+    coalesce(list_reduce(items, lambda acc, x: {'p': acc.p * (1.0 - x.pr), 's': acc.s + acc.p * x.pr / x.i},
+                         {'p': CAST(1 AS DOUBLE), 's': CAST(0 AS DOUBLE)}).s,
              CAST(0 AS DOUBLE));
 
 -- ERR of a list of Pr values in order, cut at k (the ideal list for nERR)
