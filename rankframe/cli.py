@@ -45,6 +45,7 @@ _TREC_ORDER = (
     "Rprec",
     "bpref",
     "recip_rank",
+    "iprec_at_recall",
     "P",
     "recall",
     "ndcg",
@@ -66,19 +67,20 @@ def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
     """trec_eval's name of a measure and its sort key, or None when trec_eval has no such measure.
 
     >>> from rankframe.names import parse
-    >>> trec_name(parse("nDCG@10"))[0], trec_name(parse("AP"))[0], trec_name(parse("P@5"))[0]
-    ('ndcg_cut_10', 'map', 'P_5')
+    >>> trec_name(parse("nDCG@10"))[0], trec_name(parse("AP"))[0], trec_name(parse("IPrec@0.5"))[0]
+    ('ndcg_cut_10', 'map', 'iprec_at_recall_0.50')
     """
     spec, kw = measure.spec, measure.kw
     defaults = {p.name: p.default for p in spec.params}
-    if any(v != defaults[n] for n, v in kw.items() if n != "k"):
+    at = spec.at  # the parameter after @: the cutoff k, or IPrec's recall level
+    if any(v != defaults[n] for n, v in kw.items() if n != at):
         return None  # trec_eval measures use default parameters (rel >= 1, linear gain, judged ideal)
-    k = kw.get("k")
-    name = spec.trec_eval_cut if k is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
+    value = kw.get(at)
+    name = spec.trec_eval_cut if value is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
     if name is None:
         return None
     order = _TREC_ORDER.index(name) if name in _TREC_ORDER else len(_TREC_ORDER)
-    return (f"{name}_{k}" if k is not None else name), (order, k or 0)
+    return (spec.trec_cut_name(value) if value is not None else name), (order, value or 0)
 
 
 #: the summary lines trec_eval prints before its measures (``runid``, then these, summed over queries)
@@ -851,8 +853,11 @@ def _render_compare(out: pd.DataFrame, fmt: str) -> str:
 def _evaluate(args) -> int:
     import rankframe
 
+    from .names import expand
+
     metrics = args.metrics or list(DEFAULT_MEASURES)
-    measures = [rankframe.parse(m) for m in metrics]  # unknown names fail before any file is read
+    # unknown names fail before any file is read; trec_eval's iprec_at_recall is its 11 levels (names.expand)
+    measures = [one for m in metrics for one in expand(m)]
     labels = list(dict.fromkeys(str(m) for m in measures))
     by = _split_by(args.by)
     columns = _columns(args)
@@ -981,9 +986,11 @@ def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, 
 def _compare(args) -> int:
     import rankframe
 
+    from .names import expand
+
     if not args.metrics:
         raise UsageError("compare needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
-    measures = [rankframe.parse(m) for m in args.metrics]  # unknown names fail before any file is read
+    measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
     _check_level("--alpha", args.alpha, "0.05")
     _check_level("--ci", args.ci, "0.95")
     by = _split_by(args.by)

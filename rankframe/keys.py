@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -72,10 +73,68 @@ class Groups:
     n: int
     keys: pd.DataFrame  # one row per code, the unit's column values
 
+    @functools.cached_property
+    def sizes(self) -> np.ndarray:
+        """Rows per unit (computed once: preparation and the duplicate check both need it)."""
+        return np.bincount(self.codes, minlength=self.n)
+
 
 def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    direct = _direct_codes(col)
+    if direct is not None:
+        return direct
     codes, uniques = pd.factorize(col, sort=True, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), pd.Index(uniques)
+
+
+def int_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(integer values, null mask or None) of a numpy or pandas-nullable integer column without a copy; else None.
+
+    A nullable column's values under its nulls are arbitrary: read them only where the mask is False.
+    """
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype):
+        return (col.to_numpy(), None) if dtype.kind in "iu" else None
+    arr = col.array
+    if isinstance(arr, pd.arrays.IntegerArray) and hasattr(arr, "_data") and hasattr(arr, "_mask"):
+        return arr._data, arr._mask  # BaseMaskedArray's buffers (pandas 2.x and 3.x): no conversion pass
+    return None
+
+
+def _direct_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """``pd.factorize(col, sort=True)`` of an integer column without nulls by :func:`dense_codes` (else None)."""
+    found = int_values(col)
+    if found is None or found[1] is not None and found[1].any():
+        return None
+    dense = dense_codes(found[0])
+    if dense is None:
+        return None
+    codes, uniques = dense
+    if isinstance(col.dtype, np.dtype):
+        return codes, pd.Index(uniques.astype(col.dtype))
+    return codes, pd.Index(uniques).astype(col.dtype)
+
+
+def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sorted codes and unique values of integers that span a short range, without hashing (else None).
+
+    When the values span a range not much wider than their count (query ids 0..N), ``bincount`` over the range
+    marks the values present and a running count numbers them in sorted order: a few sequential passes instead
+    of the hash table ``pd.factorize(sort=True)`` builds, with the same codes and uniques (int64).
+    """
+    if not len(values) or values.dtype == np.uint64 and int(values.max()) >= 2**63:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    span = hi - lo + 1
+    if span > 2 * len(values) + 4096:
+        return None
+    shifted = values.astype(np.int64)  # bincount and indexing take int64 (intp) without another conversion
+    if lo:
+        shifted -= lo
+    present = np.bincount(shifted, minlength=span) > 0
+    number: np.ndarray = np.cumsum(present, dtype=np.intp)
+    number -= 1
+    return number[shifted], np.flatnonzero(present) + lo
 
 
 def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
@@ -89,13 +148,12 @@ def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
     parts = [_factorize(df[c]) for c in cols]
     if len(parts) == 1:
         codes, uniques = parts[0]
-        return Groups(
-            codes.astype(index_dtype(len(uniques)), copy=False), len(uniques), pd.DataFrame({cols[0]: uniques})
-        )
+        return Groups(codes.astype(np.intp, copy=False), len(uniques), pd.DataFrame({cols[0]: uniques}))
     combined = np.zeros(len(df), dtype=np.int64)
     for codes, uniques in parts:
         combined = combined * len(uniques) + codes
-    codes, uniq_combined = pd.factorize(combined, sort=True)
+    dense = dense_codes(combined)
+    codes, uniq_combined = dense if dense is not None else pd.factorize(combined, sort=True)
     uniq_combined = np.asarray(uniq_combined, dtype=np.int64)
     columns = {}
     rest = uniq_combined
@@ -103,7 +161,7 @@ def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
         rest, digit = np.divmod(rest, len(uniques))
         columns[col] = uniques.take(digit)
     keys = pd.DataFrame({c: columns[c] for c in cols})
-    return Groups(codes.astype(index_dtype(len(uniq_combined)), copy=False), len(uniq_combined), keys)
+    return Groups(codes.astype(np.intp, copy=False), len(uniq_combined), keys)
 
 
 def as_float(col: pd.Series) -> np.ndarray:
@@ -119,6 +177,7 @@ class RankedOrder:
     offsets: np.ndarray  # int64, len n + 1
     duplicate_rank_rows: np.ndarray  # row indices sharing a (unit, rank) with another row
     dense: bool = False  # every unit's ranks are exactly 1..n (ranks are then positions)
+    unranked: np.ndarray | None = None  # rows with a null rank (judged, not retrieved), in row order
 
 
 def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
@@ -139,30 +198,41 @@ def index_dtype(n: int) -> type:
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
+def rank_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, null mask or None when nothing is null) of a numeric rank column, copied only when it must be.
+
+    Integer columns (numpy or nullable ``Int64``) keep their integers (a nullable column's values under its nulls
+    are arbitrary); float and other numeric columns are read as float64 with NaN for nulls.
+    """
+    found = int_values(col)
+    if found is not None:
+        values, null = found
+    else:
+        values = col.to_numpy() if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f" else as_float(col)
+        values = values.astype(np.float64, copy=False)
+        null = np.isnan(values)
+    return values, null if null is not None and null.any() else None
+
+
 def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
-    rank = as_float(df[rank_col])
-    retrieved: np.ndarray = np.flatnonzero(~np.isnan(rank)).astype(index_dtype(len(df)), copy=False)
-    g = groups.codes[retrieved]
-    r = rank[retrieved]
-    del rank
-    counts = np.bincount(g, minlength=groups.n)
+    values, null = rank_values(df[rank_col])
+    idx = np.intp
+    retrieved: np.ndarray
+    unranked: np.ndarray
+    if null is None:
+        retrieved = np.arange(len(df), dtype=idx)
+        unranked = np.empty(0, dtype=idx)
+        g, r = groups.codes, values
+    else:
+        retrieved = np.flatnonzero(~null).astype(idx, copy=False)
+        unranked = np.flatnonzero(null).astype(idx, copy=False)
+        g, r = groups.codes[retrieved], values[retrieved]
+    del values, null
+    counts = groups.sizes if not len(unranked) else np.bincount(g, minlength=groups.n)
     offsets = offsets_from_counts(counts)
-    # Fast path: every unit's ranks are exactly 1..n, so (unit, rank) is the slot itself. Slots that are all
-    # distinct and inside [0, N) form a bijection, which also proves every rank lies within its unit's range.
-    n_ret = len(r)
-    if n_ret and (r >= 1).all() and (r == np.floor(r)).all() and r.max() <= n_ret:
-        idx = index_dtype(n_ret)
-        slot = offsets.astype(idx)[g]
-        slot += r.astype(idx)
-        slot -= 1
-        if slot.max() < n_ret:
-            # n writes into n slots fill every slot iff no two rows share one: one scatter both builds the order
-            # and proves the bijection (no separate "filled" pass over a random index)
-            rows = np.full(n_ret, -1, dtype=retrieved.dtype)
-            rows[slot] = retrieved
-            if rows.min() >= 0:
-                return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64), dense=True)
-            del rows
+    dense = _dense_order(g, r, offsets, retrieved)
+    if dense is not None:
+        return RankedOrder(dense, offsets, np.empty(0, dtype=np.int64), dense=True, unranked=unranked)
     order = np.lexsort((r, g))
     rows = retrieved[order]
     rs, gs = r[order], g[order]
@@ -170,7 +240,34 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
     dup = np.zeros(len(rows), dtype=bool)
     dup[1:] |= same
     dup[:-1] |= same
-    return RankedOrder(rows, offsets, rows[dup])
+    return RankedOrder(rows, offsets, rows[dup], unranked=unranked)
+
+
+def _dense_order(g: np.ndarray, r: np.ndarray, offsets: np.ndarray, retrieved: np.ndarray) -> np.ndarray | None:
+    """The rows in (unit, rank) order when every unit's ranks are exactly 1..n (else None), by one scatter.
+
+    (unit, rank) is then the slot ``offsets[unit] + rank - 1`` itself. Ranks that are integers in [1, N] give
+    slots >= 0; numpy's bounds check on the scatter rejects slots >= N; N writes into N slots fill every slot
+    iff no two rows share one, and such a bijection also proves every rank lies within its unit's range
+    (counting from the last unit: the rows of units >= u exactly fill the slots >= offsets[u]).
+    """
+    n_ret = len(r)
+    if not n_ret:
+        return retrieved
+    if not (r.min() >= 1 and r.max() <= n_ret):  # also False for NaN
+        return None
+    idx = np.intp
+    slot: np.ndarray = r.astype(idx)
+    if r.dtype.kind == "f" and not np.array_equal(slot, r):  # a fractional rank
+        return None
+    slot -= 1
+    slot += offsets[:-1].astype(idx)[g]
+    rows = np.full(n_ret, -1, dtype=retrieved.dtype)
+    try:
+        rows[slot] = retrieved
+    except IndexError:  # a slot past the end: a rank longer than its list
+        return None
+    return rows if rows.min() >= 0 else None
 
 
 def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:
@@ -219,13 +316,13 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     """Duplicate (unit, item) rows found by sorting each unit's items in a padded matrix.
 
     Much cheaper than hashing 10M distinct keys when units are short lists of similar length (the usual
-    shape): each row of the matrix is a small sort. Returns None when the shape does not suit it.
+    shape): each row of the matrix is a small sort. The rows come grouped by unit from the ranked order that
+    preparation uses anyway (one gather of the items). Returns None when the shape does not suit it.
     """
     if rank_col is None:
         return None
     ranked = ranked_order(df, groups, rank_col)
-    counts = np.bincount(groups.codes, minlength=groups.n)
-    width = int(counts.max(initial=0))
+    width = int(groups.sizes.max(initial=0))
     if groups.n * width > 2 * len(df) + 1024:
         return None
     lo, hi = int(values.min()), int(values.max())
@@ -235,23 +332,33 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     dtype = np.int32 if small else np.int64
     base = lo if small else 0
     # padding gets values no item can have, distinct per column
+    padding = (hi - base + 1 + np.arange(width)).astype(dtype)
     matrix = np.empty((groups.n, width), dtype=dtype)
-    matrix[:] = (hi - base + 1 + np.arange(width)).astype(dtype)
     flat = matrix.reshape(-1)
-    # retrieved rows fill each matrix row from the left in rank order: an increasing (cache-friendly) scatter
+    # retrieved rows fill each matrix row from the left in rank order
     n_ret = np.diff(ranked.offsets)
-    target = np.arange(len(ranked.rows), dtype=np.int64)
-    target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - ranked.offsets[:-1], n_ret)
-    flat[target] = (values[ranked.rows] - base).astype(dtype)
-    del target
+    items = values[ranked.rows]
+    if base:
+        items -= base
+    depth = int(n_ret[0]) if len(n_ret) else 0
+    if len(n_ret) and (n_ret == depth).all():  # lists of one length (the usual shape): a block copy
+        matrix[:, :depth] = items.reshape(groups.n, depth)
+        matrix[:, depth:] = padding[depth:]
+    else:
+        matrix[:] = padding
+        target = np.arange(len(ranked.rows), dtype=np.int64)
+        target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - ranked.offsets[:-1], n_ret)
+        flat[target] = items
+        del target
+    del items
     # the other rows (null rank) go after them, in the order they come
-    rest_rows = np.flatnonzero(np.isnan(as_float(df[rank_col])))
-    if len(rest_rows):
+    rest_rows = ranked.unranked
+    if rest_rows is not None and len(rest_rows):
         rg = groups.codes[rest_rows].astype(np.int64)
         order = np.argsort(rg, kind="stable")
         rest_rows, rg = rest_rows[order], rg[order]
         starts = np.searchsorted(rg, rg, side="left")
-        flat[rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)] = (values[rest_rows] - base).astype(dtype)
+        flat[rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)] = values[rest_rows] - base
     matrix.sort(axis=1)
     same = matrix[:, 1:] == matrix[:, :-1]
     if not same.any():

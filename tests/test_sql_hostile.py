@@ -272,6 +272,7 @@ def python_words(spec: str, param: str, value, owner: str, sql_param: str | None
         f"parameter of {'rankframe' if spec == 'policy' else spec} ", f"parameter of {owner} "
     )
     text = text.replace(f"The {param!r} ", f"The {(sql_param or param)!r} ")
+    text = text.replace("True or False", "true or false")
     return text.replace("or None.", "or NULL.").replace("Got None ", "Got NULL ").replace("Got True ", "Got true ")
 
 
@@ -296,6 +297,14 @@ BAD_PARAMETERS = [
     ("p_denominator := 'all'", "precision", "denominator", "all", "p_denominator"),
     ("r_denominator := 'k'", "recall", "denominator", "k", "r_denominator"),
     ("ap_denominator := NULL", "ap", "denominator", None, "ap_denominator"),
+    ("beta := -1", "f1", "beta", -1, None),
+    ("log_base := 1", "ndcg", "log_base", 1, None),
+    ("log_base := NULL", "dcg", "log_base", None, None),
+    ("gains := 3", "ndcg", "gains", 3, None),
+    ("judged_only := NULL", "ap", "judged_only", None, None),
+    ("judged_only := 'yes'", "ndcg", "judged_only", "yes", None),
+    ("ties := 'avg'", "ndcg", "ties", "avg", None),
+    ("ties := NULL", "dcg", "ties", None, None),
     ("no_judged := 'drop'", "policy", "no_judged", "drop", None),
     ("no_relevant := NULL", "policy", "no_relevant", None, None),
 ]
