@@ -241,18 +241,19 @@ CREATE OR REPLACE MACRO rf__required(order_by) AS
 
 -- the required columns a table lacks (compared case-insensitively, as DuckDB binds names)
 CREATE OR REPLACE MACRO rf__lacking(names, required) AS
-    list_filter(required, lambda r: NOT list_contains(list_transform(names, lambda n: lower(n)), r));
+    list_filter(CAST(required AS VARCHAR[]),
+                lambda r: NOT list_contains(list_transform(CAST(names AS VARCHAR[]), lambda n: lower(n)), r));
 
-CREATE OR REPLACE MACRO rf__missing_message(tbl, names, required) AS
-    printf('The table %s has no column(s) %s, which rankframe''s macros read (query, item, relevance, and rank or '
+-- (the table is not named: tbl may be a name as text or an identifier)
+CREATE OR REPLACE MACRO rf__missing_message(names, required) AS
+    printf('The table has no column(s) %s, which rankframe''s macros read (query, item, relevance, and rank or '
            || 'score as order_by says). Columns in the table: %s. Rename yours in a view (CREATE VIEW v AS SELECT '
            || '*, grade AS relevance FROM t).',
-           rf__repr(tbl),
            array_to_string(list_transform(rf__lacking(names, required),
                                           lambda x: '''' || x || '''' || coalesce(' (did you mean '''
-                                                                                  || rf__closest(x, names) || '''?)',
+                                                                                  || rf__closest(x, CAST(names AS VARCHAR[])) || '''?)',
                                                                                   '')), ', '),
-           rf__quoted(names));
+           rf__quoted(CAST(names AS VARCHAR[])));
 
 -- the table tbl, plus the required columns it lacks as a branch of one row that raises the message above: a
 -- missing column is then rankframe's error, not a DuckDB binder error. The branch has no row when every required
@@ -262,7 +263,7 @@ CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
     UNION ALL BY NAME
     SELECT COLUMNS(lambda c: list_contains(required, c))
     FROM (SELECT e.m AS query, e.m AS item, e.m AS relevance, e.m AS rank, e.m AS score
-          FROM (SELECT error(rf__missing_message(tbl, c.rf__names, required)) AS m
+          FROM (SELECT error(rf__missing_message(c.rf__names, required)) AS m
                 FROM rf__columns(tbl) AS c
                 WHERE len(rf__lacking(c.rf__names, required)) > 0) AS e);
 
