@@ -133,12 +133,16 @@ CREATE OR REPLACE MACRO rf__dcg_list(gains, k) AS
                                      lambda x, i: x / log2(i + 1))), 0.0);
 
 -- ERR of a list of (position i, Pr) structs sorted by position (cascade: sum Pr_i / i prod_{j<i} (1 - Pr_j)),
--- in one pass over the list: list_reduce carries the running product p of (1 - Pr) and the sum s. O(n) (before
--- issue 10 every element took the product of a slice of the list: O(n^2), 11.6 s for one 3,000-row query), and
--- exact at Pr = 1 (the product is 0 from the next element on, no logarithm)
+-- in one pass over the list: list_reduce carries the running product p of (1 - Pr) and the sum s. Each element
+-- becomes {p: 1 - Pr, s: Pr / i} behind a neutral {p: 1, s: 0} (so an empty list gives 0, and the accumulator and
+-- the elements have one type, as DuckDB 1.x's list_reduce needs). O(n) (before issue 10 every element took the
+-- product of a slice of the list: O(n^2), 11.6 s for one 3,000-row query), and exact at Pr = 1 (the product is 0
+-- from the next element on, no logarithm)
 CREATE OR REPLACE MACRO rf__err_list(items) AS
-    coalesce(list_reduce(items, lambda acc, x: {'p': acc.p * (1.0 - x.pr), 's': acc.s + acc.p * x.pr / x.i},
-                         {'p': CAST(1 AS DOUBLE), 's': CAST(0 AS DOUBLE)}).s,
+    coalesce(list_reduce(list_prepend({'p': CAST(1 AS DOUBLE), 's': CAST(0 AS DOUBLE)},
+                                      list_transform(items, lambda x: {'p': CAST(1.0 - x.pr AS DOUBLE),
+                                                                       's': CAST(x.pr / x.i AS DOUBLE)})),
+                         lambda acc, x: {'p': acc.p * x.p, 's': acc.s + acc.p * x.s}).s,
              CAST(0 AS DOUBLE));
 
 -- ERR of a list of Pr values in order, cut at k (the ideal list for nERR)
