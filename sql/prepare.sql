@@ -103,12 +103,19 @@ CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
 
 -- a sum of gains (CG, DCG, IDCG of one query), which must be finite: exponential gains of grades near 1023
 -- overflow float64, and an infinite IDCG would make nDCG NaN (silently left out of a mean)
+-- top_grade names the grade in the message; the aggregates pass it only for exponential gains (a constant CASE
+-- the planner folds, so that the default linear gain keeps no max(grade) state per group: issue 10), NULL otherwise
 CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
-    CASE WHEN isinf(v)
+    CASE WHEN isinf(v) AND top_grade IS NULL
+         THEN error('the sum of the gains of a query is infinite (float64 overflow); rescale the grades or gains.')
+         WHEN isinf(v)
          THEN error(printf('gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the sum of the gains of '
                            || 'a query is infinite; use gain := ''linear'' or rescale the grades.',
                            CAST(top_grade AS DOUBLE)))
          ELSE v END;
+
+-- the largest grade of the group for rf__finite_gain's message, computed only for exponential gains
+CREATE OR REPLACE MACRO rf__agg_top_grade(grade, gain) AS CASE WHEN gain = 'exponential' THEN max(grade) END;
 
 -- ERR's probability of satisfaction Pr(g) = (2^max(g, 0) - 1) / 2^max_grade, computed as 2^(g - max_grade) -
 -- 2^-max_grade (the same number, finite for any max_grade); callers check g <= max_grade first
@@ -161,6 +168,27 @@ CREATE OR REPLACE MACRO rf__judged_list(grades, judged_only) AS
 -- (the aggregates rf_agg_<name> take no judged_only: give them the positions among the judged retrieved rows, e.g.
 -- CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query ORDER BY rf_pos) END,
 -- as the DuckDB engine does)
+
+-- ------------------------------------------------------------------------------- hits in the top k as bits
+-- Speed (issue 10, docs/decisions/0010-sql-big-inputs.md "Speed"): on a large table grouped by query, each
+-- aggregate state of a group is a cache miss per row, so P, AP and RR at a cutoff k <= 62 share ONE aggregate, a
+-- BIGINT whose bit p - 1 is set when the row at position p <= k is a hit (DuckDB binds identical aggregate
+-- expressions once). rf__mask_ok(k) is a constant for a constant k, so the planner folds the CASE of each metric
+-- and drops the aggregates of the branch not taken (a list, a min, a count); a NULL or larger k keeps them.
+CREATE OR REPLACE MACRO rf__mask_ok(k) AS coalesce(k <= 62, false);
+
+-- the mask of the hits (grade >= rel) at positions 1..k (least(k, 62): never a shift past bit 61, even when k is
+-- not a constant and both branches run)
+CREATE OR REPLACE MACRO rf__agg_hitmask(pos, grade, k, rel) AS
+    coalesce(bit_or(CASE WHEN pos BETWEEN 1 AND least(k, 62) AND grade >= rel
+                         THEN CAST(1 AS BIGINT) << CAST(pos - 1 AS INTEGER) END), CAST(0 AS BIGINT));
+
+-- the number of hits in a mask, its first hit position (NULL when none), its sorted hit positions
+CREATE OR REPLACE MACRO rf__mask_count(mask) AS CAST(bit_count(mask) AS BIGINT);
+CREATE OR REPLACE MACRO rf__mask_first(mask) AS
+    CASE WHEN mask <> 0 THEN CAST(bit_count((mask & -mask) - 1) AS BIGINT) + 1 END;
+CREATE OR REPLACE MACRO rf__mask_positions(mask, k) AS
+    list_filter(range(1, least(k, 62) + 1), lambda p: ((mask >> CAST(p - 1 AS INTEGER)) & 1) = 1);
 
 -- AP's sum over the sorted hit positions p_j of j / p_j
 CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
