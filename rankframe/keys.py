@@ -560,8 +560,5 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     same = matrix[:, 1:] == matrix[:, :-1]
     if not same.any():
         return np.empty(0, dtype=np.int64)
-    bad_units = np.flatnonzero(same.any(axis=1))
-    in_bad = np.isin(groups.codes, bad_units)
-    key = groups.codes[in_bad].astype(np.int64) * (hi - lo + 1) + (values[in_bad] - lo)
-    dup = pd.Series(key).duplicated(keep=False).to_numpy()
-    return np.flatnonzero(in_bad)[dup]
+    # (unit, item) compared as a pair: unit * span + item could overflow int64 for wide item ids
+    return _duplicates_among_units(groups, values, np.flatnonzero(same.any(axis=1)))

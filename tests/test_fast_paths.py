@@ -195,3 +195,21 @@ def test_two_column_units_by_counting():
     assert groups.codes.tolist() == [2, 0, 1, 0, 3]
     assert groups.keys.to_dict("list") == {"seg": [1, 2, 2, 3], "query": [7, 5, 7, 5]}
     assert groups.sizes.tolist() == [2, 1, 1, 1]
+
+
+def test_duplicates_among_wide_item_ids_are_compared_as_pairs():
+    # float grades: the row-sort path. Item ids span 2**62 values, so unit * span + item wraps int64: units 0 and 4
+    # would give item -2**61 the same key (0 * 2**62 == 4 * 2**62 mod 2**64) and report it twice though it is unique
+    # within each unit. Only the real duplicates (5 twice in unit 0, 2**61 - 1 twice in unit 4) are reported.
+    lo, hi = -(2**61), 2**61 - 1
+    df = pd.DataFrame(
+        {
+            "query": [0, 0, 0, 1, 2, 3, 4, 4, 4],
+            "item": [lo, 5, 5, 1, 1, 1, lo, hi, hi],
+            "rank": [1.0, 2, 3, 1, 1, 1, 1, 2, 3],
+            "relevance": [1.0, 0, 0, 1, 1, 1, 1, 0, 0],
+        }
+    )
+    with keys.shared():
+        got = keys.duplicate_item_rows(df, keys.group_codes(df, ["query"]), "item", "rank")
+    assert sorted(got.tolist()) == [1, 2, 7, 8]
