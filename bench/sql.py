@@ -15,6 +15,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -108,11 +109,15 @@ def run_duckdb(
 
     w = threading.Thread(target=watch, daemon=True)
     w.start()
+    load = os.getloadavg()[0]
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     con.execute(METRICS_SQL.format(path=path, order_by=order_by))
     if hasattr(con, "complete"):
         con.complete()
     t1 = time.perf_counter()
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     seg = con.sql(SEGMENT_SQL).fetchall()
     t2 = time.perf_counter()
     stop.set()
@@ -125,6 +130,9 @@ def run_duckdb(
         "per_query_s": t1 - t0,
         "per_segment_s": t2 - t1,
         "rows_per_s": rows / (t1 - t0),
+        "cpu_s": cpu,
+        "rows_per_cpu_s_over_threads": rows / (cpu / threads),
+        "load_1min": load,
         "peak_rss_mb": peak_rss_mb(),
         "spilled_mb": spill["max_bytes"] / 2**20,
         "segments": [list(map(lambda v: round(v, 6) if isinstance(v, float) else v, r)) for r in seg],

@@ -919,13 +919,16 @@ def _evaluate(args) -> int:
     return _output(args, result, measures, labels, by, columns, policies)
 
 
-def _sql_road(args) -> bool:
-    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only."""
+def _sql_road(args, engine_default: str | None = None) -> bool:
+    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only.
+
+    ``engine_default``: the --engine value that means "not chosen" (compare's parser defaults to 'pandas').
+    """
     if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
         return False
     if args.engine == "duckdb":
         return True
-    if args.engine is None:
+    if args.engine == engine_default or args.engine is None:
         name = args.inputs[0].lower()
         return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
     return False
@@ -965,6 +968,24 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
             duckdb_config=config,
             validate=not args.no_validate,
         )
+
+
+def _compare_source(args, columns: Columns, by: list[str], progress: Progress) -> tuple[pd.DataFrame, str]:
+    """The SQL road of compare: the column checks and the systems of one Parquet table, from DuckDB (no pandas copy).
+
+    Returns a small frame of the systems (the first row's first, for the default baseline) and the system column.
+    """
+    from .engines import duckdb_source
+
+    _check_options(args, trec=False)
+    path = args.inputs[0]
+    system = args.col_system or columns.system
+    progress.step(f"reading {Path(path).name} in DuckDB")
+    info = duckdb_source.systems(path, system)
+    _check_columns(pd.DataFrame(columns=info.columns), path, args, columns, by, need_relevance=True, system=system)
+    progress.step("evaluating in DuckDB")
+    found = [info.first, *info.found] if info.found else []
+    return pd.DataFrame({system: pd.Series(found, dtype=object)}), system
 
 
 def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:
@@ -1017,16 +1038,23 @@ def _compare(args) -> int:
         progress_mod.using(False if args.no_progress else None),
         Progress(steps, enabled=False if args.no_progress else None) as progress,
     ):
-        loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
-        # runs and several tables get a column 'system'; one table has its own (--system)
-        system = loaded.system if loaded.system is not None else columns.system
-        if loaded.trec:
-            columns = Columns()
-        baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+        if not several and args.qrels is None and _sql_road(args, engine_default="pandas"):
+            # one Parquet table: read in DuckDB only (as evaluate's SQL road); the per-query values come back
+            table, system = _compare_source(args, columns, by, progress)
+            baseline = _cli_baseline(table, system, args, False)
+            table = args.inputs[0]
+        else:
+            loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
+            # runs and several tables get a column 'system'; one table has its own (--system)
+            system = loaded.system if loaded.system is not None else columns.system
+            if loaded.trec:
+                columns = Columns()
+            baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+            table = loaded.df
         progress.step("comparing")
         try:
             out = rankframe.compare(
-                loaded.df,
+                table,
                 measures,
                 system=system,
                 baseline=baseline,
@@ -1041,7 +1069,7 @@ def _compare(args) -> int:
                 seed=args.seed,
                 missing=args.missing,
                 columns=columns.with_(system=system),
-                qrels=loaded.judgments,
+                qrels=None if isinstance(table, str) else loaded.judgments,
                 engine=args.engine,
                 allow_duplicates=args.allow_duplicates,
                 no_relevant=policies["no_relevant"],

@@ -69,22 +69,24 @@ def _resolve(df: pd.DataFrame) -> pd.DataFrame:
 class Groups:
     """Dense integer code per row for the evaluation unit, codes ordered like the sorted keys."""
 
-    codes: np.ndarray  # int32 (int64 for huge tables) per row, 0..n-1
+    codes: np.ndarray  # intp per row, 0..n-1
     n: int
     keys: pd.DataFrame  # one row per code, the unit's column values
+    counted: np.ndarray | None = None  # rows per unit when the coding counted them anyway
 
     @functools.cached_property
     def sizes(self) -> np.ndarray:
         """Rows per unit (computed once: preparation and the duplicate check both need it)."""
-        return np.bincount(self.codes, minlength=self.n)
+        return self.counted if self.counted is not None else np.bincount(self.codes, minlength=self.n)
 
 
-def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray | None]:
+    """Sorted codes, unique values and (when counted on the way) the count of each value of one column."""
     direct = _direct_codes(col)
     if direct is not None:
         return direct
     codes, uniques = pd.factorize(col, sort=True, use_na_sentinel=False)
-    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques), None
 
 
 def int_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None] | None:
@@ -101,7 +103,7 @@ def int_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None] | None:
     return None
 
 
-def _direct_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+def _direct_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray] | None:
     """``pd.factorize(col, sort=True)`` of an integer column without nulls by :func:`dense_codes` (else None)."""
     found = int_values(col)
     if found is None or found[1] is not None and found[1].any():
@@ -109,14 +111,16 @@ def _direct_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
     dense = dense_codes(found[0])
     if dense is None:
         return None
-    codes, uniques = dense
+    codes, uniques, counts = dense
     if isinstance(col.dtype, np.dtype):
-        return codes, pd.Index(uniques.astype(col.dtype))
-    return codes, pd.Index(uniques).astype(col.dtype)
+        return codes, pd.Index(uniques.astype(col.dtype)), counts
+    return codes, pd.Index(uniques).astype(col.dtype), counts
 
 
-def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Sorted codes and unique values of integers that span a short range, without hashing (else None).
+def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Sorted codes, unique values and their counts for integers that span a short range, without hashing.
+
+    None when the values span too wide a range (or there are none).
 
     When the values span a range not much wider than their count (query ids 0..N), ``bincount`` over the range
     marks the values present and a running count numbers them in sorted order: a few sequential passes instead
@@ -131,10 +135,11 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     shifted = values.astype(np.int64)  # bincount and indexing take int64 (intp) without another conversion
     if lo:
         shifted -= lo
-    present = np.bincount(shifted, minlength=span) > 0
+    counts = np.bincount(shifted, minlength=span)
+    present = counts > 0
     number: np.ndarray = np.cumsum(present, dtype=np.intp)
     number -= 1
-    return number[shifted], np.flatnonzero(present) + lo
+    return number[shifted], np.flatnonzero(present) + lo, counts[present]
 
 
 def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
@@ -147,21 +152,25 @@ def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
 def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
     parts = [_factorize(df[c]) for c in cols]
     if len(parts) == 1:
-        codes, uniques = parts[0]
-        return Groups(codes.astype(np.intp, copy=False), len(uniques), pd.DataFrame({cols[0]: uniques}))
+        codes, uniques, counts = parts[0]
+        return Groups(codes.astype(np.intp, copy=False), len(uniques), pd.DataFrame({cols[0]: uniques}), counts)
     combined = np.zeros(len(df), dtype=np.int64)
-    for codes, uniques in parts:
+    for codes, uniques, _ in parts:
         combined = combined * len(uniques) + codes
     dense = dense_codes(combined)
-    codes, uniq_combined = dense if dense is not None else pd.factorize(combined, sort=True)
+    counts = None
+    if dense is not None:
+        codes, uniq_combined, counts = dense
+    else:
+        codes, uniq_combined = pd.factorize(combined, sort=True)
     uniq_combined = np.asarray(uniq_combined, dtype=np.int64)
     columns = {}
     rest = uniq_combined
-    for col, (_, uniques) in reversed(list(zip(cols, parts))):
+    for col, (_, uniques, _) in reversed(list(zip(cols, parts))):
         rest, digit = np.divmod(rest, len(uniques))
         columns[col] = uniques.take(digit)
     keys = pd.DataFrame({c: columns[c] for c in cols})
-    return Groups(codes.astype(np.intp, copy=False), len(uniq_combined), keys)
+    return Groups(codes.astype(np.intp, copy=False), len(uniq_combined), keys, counts)
 
 
 def as_float(col: pd.Series) -> np.ndarray:
@@ -270,6 +279,136 @@ def _dense_order(g: np.ndarray, r: np.ndarray, offsets: np.ndarray, retrieved: n
     return rows if rows.min() >= 0 else None
 
 
+@dataclass(frozen=True)
+class DenseLists:
+    """The ranked lists of a dense rank order (ranks 1..n in every unit), read from one sort of packed keys.
+
+    Shuffled rows make every "reorder a column by rank" a random memory access (a scatter for the order, a
+    gather per column), the slowest step at 10M rows. Here each retrieved row becomes one uint64
+    ``slot | grade code | item key`` (slot = ``offsets[unit] + rank - 1``), and one vectorised sort of those
+    keys orders the slots, carries the grades into list order and groups the items by unit. The sorted slots
+    being exactly 0..N-1 proves the order dense (the bijection argument of :func:`_dense_order`).
+    """
+
+    offsets: np.ndarray  # CSR offsets of the ranked lists, len n + 1
+    grade: np.ndarray  # float64 grade of each ranked element in list order, NaN = unjudged
+    item_keys: np.ndarray | None  # key of each ranked element's item in list order (None: items not integers)
+    item_key: Callable[[np.ndarray], np.ndarray] | None  # item values -> keys (equal items, equal keys)
+    item_exact: bool  # keys are equal only for equal items (else a hash: equal keys are checked again)
+    item_bits: int  # keys lie in [0, 2**item_bits)
+    unranked: np.ndarray  # rows with a null rank (judged, not retrieved), in row order
+
+
+#: bits of the grade code in a packed key (code 255 = null grade)
+_GRADE_BITS = 8
+
+
+def dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
+    """The :class:`DenseLists` of the table (memoised per call), or None when the packed sort does not apply.
+
+    It applies when the ranks are dense (every unit's ranks exactly 1..n) and the grades are integers spanning
+    fewer than 255 values (the usual 0..3 or 0..4 scale); the callers then use :func:`ranked_order`.
+    """
+    df = _resolve(df)
+    return _cached(
+        ("dense_lists", id(df), rank_col, grade_col, item_col, id(groups)),
+        (df, groups),
+        lambda: _dense_lists(df, groups, rank_col, grade_col, item_col),
+    )
+
+
+def _grade_codes(col: pd.Series) -> tuple[np.ndarray, float, bool] | None:
+    """(uint8 code per row = grade - lo, lo, any null) of an integer column spanning < 255 values; 255 = null."""
+    found = int_values(col)
+    if found is None or not len(col):
+        return None
+    values, null = found
+    lo, hi = values.min(), values.max()  # (under a nullable column's nulls: arbitrary values, only widening this)
+    if int(hi) - int(lo) >= 255:
+        return None
+    codes = (values - lo).astype(np.uint8)  # wraps modulo 256, which is exact for a span < 256
+    has_null = null is not None and bool(null.any())
+    if has_null:
+        codes[null] = 255
+    return codes, float(lo), has_null
+
+
+def _item_key_function(values: np.ndarray, bits: int) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
+    """A map of integer item ids to keys in [0, 2**bits), and whether equal keys mean equal ids.
+
+    The offset from the minimum when the ids span fewer than 2**bits values (exact), else a multiplicative hash
+    (equal ids, equal keys; rare collisions, checked again by value).
+    """
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo < 2**bits:
+        if values.dtype == np.uint64:
+            return (lambda v: v - np.uint64(lo)), True
+        return (lambda v: (v.astype(np.int64, copy=False) - lo).view(np.uint64)), True
+    shift = np.uint64(64 - bits)
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    return (lambda v: (v.astype(np.int64, copy=False).view(np.uint64) * golden) >> shift), False
+
+
+def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
+    if rank_col not in df.columns or grade_col not in df.columns:
+        return None
+    grades = _grade_codes(df[grade_col])
+    if grades is None:
+        return None
+    grade_codes, lowest_grade, grade_nulls = grades
+    values, null = rank_values(df[rank_col])
+    found = int_values(df[item_col]) if item_col in df.columns else None
+    item_values = found[0] if found is not None and (found[1] is None or not found[1].any()) else None
+    if null is None:
+        unranked = np.empty(0, dtype=np.intp)
+        g, r = groups.codes, values
+        ranked_items = item_values
+    else:
+        keep = ~null
+        unranked = np.flatnonzero(null)
+        g, r, grade_codes = groups.codes[keep], values[keep], grade_codes[keep]
+        ranked_items = None if item_values is None else item_values[keep]
+    n_ret = len(r)
+    if not n_ret or not (r.min() >= 1 and r.max() <= n_ret):  # (False for NaN)
+        return None
+    slot_bits = (2 * n_ret).bit_length()  # slots < 2N: offsets[unit] <= N, rank <= N
+    item_bits = min(30, 64 - _GRADE_BITS - slot_bits)
+    if item_bits < 16:
+        return None
+    key = r.astype(np.uint64)
+    if r.dtype.kind == "f" and not np.array_equal(key, r):  # a fractional rank
+        return None
+    counts = groups.sizes if null is None else groups.sizes - np.bincount(groups.codes[unranked], minlength=groups.n)
+    offsets = offsets_from_counts(counts)
+    key += (offsets[:-1] - 1).astype(np.uint64)[g]  # offsets[unit] + rank - 1 (uint64 wraps exactly for unit 0)
+    del g, r, values
+    key <<= np.uint64(_GRADE_BITS + item_bits)
+    key |= grade_codes.astype(np.uint64) << np.uint64(item_bits)
+    del grade_codes
+    item_key, exact = None, False
+    if item_values is not None and ranked_items is not None:
+        item_key, exact = _item_key_function(item_values, item_bits)
+        key |= item_key(ranked_items)
+    key.sort()
+    high = key >> np.uint64(item_bits)
+    codes = high.astype(np.uint8)  # the low 8 bits: the grade code
+    high >>= np.uint64(_GRADE_BITS)  # the slots, sorted: exactly 0..N-1 iff they start at 0, end at N-1, never repeat
+    if high[0] != 0 or high[-1] != n_ret - 1 or (high[1:] == high[:-1]).any():
+        return None  # two rows share a slot (a repeated rank, or one past its list): not dense
+    del high
+    grade = codes.astype(np.float64)  # code = grade - lowest grade, 255 = null
+    grade += lowest_grade
+    if grade_nulls:
+        grade[codes == 255] = np.nan
+    del codes
+    item_keys = None
+    if item_key is not None:
+        key &= np.uint64(2**item_bits - 1)
+        item_keys = key.astype(np.int32 if item_bits <= 30 else np.int64)
+    del key
+    return DenseLists(offsets, grade, item_keys, item_key, exact, item_bits, unranked)
+
+
 def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:
     """Integer codes of the item ids and their unique values (hashing strings is costly: done once per call)."""
     df = _resolve(df)
@@ -281,14 +420,72 @@ def _factorize_items(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(uniques)
 
 
-def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None = None) -> np.ndarray:
-    """Row indices whose (unit, item) appears more than once."""
+def duplicate_item_rows(
+    df: pd.DataFrame,
+    groups: Groups,
+    item_col: str,
+    rank_col: str | None = None,
+    lists: DenseLists | None = None,
+) -> np.ndarray:
+    """Row indices whose (unit, item) appears more than once (``lists``: the items already grouped by unit)."""
     df = _resolve(df)
-    return _cached(
-        ("dupitems", id(df), item_col, id(groups), rank_col),
-        (df, groups),
-        lambda: _duplicate_item_rows(df, groups, item_col, rank_col),
-    )
+
+    def make() -> np.ndarray:
+        if lists is not None and lists.item_keys is not None:
+            found = _duplicates_in_lists(df, groups, item_col, lists)
+            if found is not None:
+                return found
+        return _duplicate_item_rows(df, groups, item_col, rank_col)
+
+    return _cached(("dupitems", id(df), item_col, id(groups), rank_col), (df, groups), make)
+
+
+def _duplicates_in_lists(df: pd.DataFrame, groups: Groups, item_col: str, lists: DenseLists) -> np.ndarray | None:
+    """Duplicate (unit, item) rows from the item keys of :class:`DenseLists`: one padded matrix sorted by row.
+
+    Units whose sorted keys repeat hold a duplicate item or (hashed keys) a collision; only their rows are
+    then compared by value. None when the shape does not suit a matrix.
+    """
+    if lists.item_keys is None or lists.item_key is None:
+        return None
+    width = int(groups.sizes.max(initial=0))
+    if groups.n * width > 2 * len(df) + 1024:
+        return None
+    dtype = np.int32 if 2**lists.item_bits + width < 2**31 else np.int64
+    padding = (2**lists.item_bits + np.arange(width)).astype(dtype)  # a value no key has, distinct per column
+    matrix = np.empty((groups.n, width), dtype=dtype)
+    n_ret = np.diff(lists.offsets)
+    depth = int(n_ret[0]) if len(n_ret) else 0
+    if len(n_ret) and (n_ret == depth).all():  # lists of one length (the usual shape): a block copy
+        matrix[:, :depth] = lists.item_keys.reshape(groups.n, depth)
+        matrix[:, depth:] = padding[depth:]
+    else:
+        matrix[:] = padding
+        target = np.arange(len(lists.item_keys), dtype=np.int64)
+        target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - lists.offsets[:-1], n_ret)
+        matrix.reshape(-1)[target] = lists.item_keys
+        del target
+    values = df[item_col].to_numpy()
+    rest_rows = lists.unranked
+    if len(rest_rows):  # the unranked rows go after each list, in the order they come
+        rg = groups.codes[rest_rows].astype(np.int64)
+        order = np.argsort(rg, kind="stable")
+        rest_rows, rg = rest_rows[order], rg[order]
+        starts = np.searchsorted(rg, rg, side="left")
+        place = rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)
+        matrix.reshape(-1)[place] = lists.item_key(values[rest_rows])
+    matrix.sort(axis=1)
+    same = matrix[:, 1:] == matrix[:, :-1]
+    if not same.any():
+        return np.empty(0, dtype=np.int64)
+    return _duplicates_among_units(groups, values, np.flatnonzero(same.any(axis=1)))
+
+
+def _duplicates_among_units(groups: Groups, values: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """Rows of the given units whose (unit, item) value repeats (exact, by hashing the few rows involved)."""
+    rows = np.flatnonzero(np.isin(groups.codes, units))
+    pairs = pd.DataFrame({"unit": groups.codes[rows], "item": values[rows]})
+    return rows[pairs.duplicated(keep=False).to_numpy()]
 
 
 def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None) -> np.ndarray:
@@ -363,8 +560,5 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     same = matrix[:, 1:] == matrix[:, :-1]
     if not same.any():
         return np.empty(0, dtype=np.int64)
-    bad_units = np.flatnonzero(same.any(axis=1))
-    in_bad = np.isin(groups.codes, bad_units)
-    key = groups.codes[in_bad].astype(np.int64) * (hi - lo + 1) + (values[in_bad] - lo)
-    dup = pd.Series(key).duplicated(keep=False).to_numpy()
-    return np.flatnonzero(in_bad)[dup]
+    # (unit, item) compared as a pair: unit * span + item could overflow int64 for wide item ids
+    return _duplicates_among_units(groups, values, np.flatnonzero(same.any(axis=1)))

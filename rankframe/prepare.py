@@ -239,21 +239,25 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
     unit_cols = [*by, c.query]
     groups = keys.group_codes(df, unit_cols)
     order_col = ranking_column(list(df.columns), c)
-    if order_col == c.rank:
-        ranked = keys.ranked_order(df, groups, c.rank)
-        rows, offsets = ranked.rows, ranked.offsets
-        scores = None
-    else:
-        rows, offsets, score = _order_by_score(df, groups, c)
-        scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
-    n_ret = np.diff(offsets)
-    group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
-    pos = np.arange(len(rows), dtype=np.int64)
-    pos -= np.repeat(offsets[:-1], n_ret)
-    pos += 1
     relevance = df[c.relevance]
     values = relevance.to_numpy() if _plain_numpy(relevance) else keys.as_float(relevance)
-    grade = np.take(values, rows).astype(np.float64, copy=False)
+    lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item) if order_col == c.rank else None
+    scores = None  # ordered by rank: ranks never tie
+    if lists is not None:  # the grades come in list order from the packed sort (no gather by row)
+        offsets, grade = lists.offsets, lists.grade
+    else:
+        if order_col == c.rank:
+            ranked = keys.ranked_order(df, groups, c.rank)
+            rows, offsets = ranked.rows, ranked.offsets
+        else:
+            rows, offsets, score = _order_by_score(df, groups, c)
+            scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
+        grade = np.take(values, rows).astype(np.float64, copy=False)
+    n_ret = np.diff(offsets)
+    group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
+    pos = np.arange(len(grade), dtype=np.int64)
+    pos -= np.repeat(offsets[:-1], n_ret)
+    pos += 1
     judged_mask, nonzero = _judged_masks(values)
     n_judged = groups.sizes if judged_mask is None else np.bincount(groups.codes[judged_mask], minlength=groups.n)
     nonzero_rows = np.flatnonzero(nonzero)

@@ -386,17 +386,23 @@ def _proven_valid(
         col = df[name]
         if not (_is_numeric(col) and (_all_finite(col) or not np.isinf(keys.as_float(col)).any())):
             return False
+    groups = keys.group_codes(df, unit)
+    lists = None
     if order == "rank":
         col = df[c.rank]
         if not _is_numeric(col):
             return False
-        ranked = keys.ranked_order(df, keys.group_codes(df, unit), c.rank)
-        # a dense order (ranks exactly 1..n in every unit) proves "integer >= 1" and "unique" at once
-        if not ranked.dense and (len(ranked.duplicate_rank_rows) or not _all_positive_integers(col)):
-            return False
+        # a dense order (ranks exactly 1..n in every unit) proves "integer >= 1" and "unique" at once; the
+        # engine's own packed sort proves it when it applies (keys.dense_lists), else the ranked order
+        if require_relevance:
+            lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item)
+        if lists is None:
+            ranked = keys.ranked_order(df, groups, c.rank)
+            if not ranked.dense and (len(ranked.duplicate_rank_rows) or not _all_positive_integers(col)):
+                return False
     if not allow_duplicates:
         rank_col = c.rank if order == "rank" else None
-        if len(keys.duplicate_item_rows(df, keys.group_codes(df, unit), c.item, rank_col)):
+        if len(keys.duplicate_item_rows(df, groups, c.item, rank_col, lists=lists)):
             return False
     return True
 

@@ -21,7 +21,9 @@ CREATE OR REPLACE MACRO rf_ap(grades, n_rel, k := NULL, rel := 1, denominator :=
          ELSE rf__ap_grades(rf__judged_list(coalesce(grades, []), judged_only), n_rel, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_ap(pos, grade, k, rel, denominator) AS
-    rf__ap(list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel), [])),
+    rf__ap(CASE WHEN rf__mask_ok(k) THEN rf__mask_positions(rf__agg_hitmask(pos, grade, k, rel), k)
+                ELSE list_sort(coalesce(list(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)
+                                                          AND grade >= rel), [])) END,
            count(grade) FILTER (WHERE grade >= rel), count(pos), k, denominator);
 
 CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator := 'relevant') AS

@@ -16,7 +16,7 @@ CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') 
 CREATE OR REPLACE MACRO rf__agg_cg(pos, grade, k, rel, gain) AS
     rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain)) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
                              CAST(0 AS DOUBLE)),
-                    max(grade));
+                    rf__agg_top_grade(grade, gain));
 
 CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
     CASE WHEN rf__k(k, 'rf_agg_cg') < 0

@@ -48,7 +48,7 @@ CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear',
 CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
     rf__finite_gain(coalesce(sum(rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base))
                                  FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), CAST(0 AS DOUBLE)),
-                    max(grade));
+                    rf__agg_top_grade(grade, gain));
 
 CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,
                                    gains := NULL) AS

@@ -23,7 +23,8 @@ CREATE OR REPLACE MACRO rf_precision(grades, k := NULL, rel := 1, denominator :=
          ELSE rf__precision_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
 
 CREATE OR REPLACE MACRO rf__agg_precision(pos, grade, k, rel, denominator) AS
-    rf__precision(count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+    rf__precision(CASE WHEN rf__mask_ok(k) THEN rf__mask_count(rf__agg_hitmask(pos, grade, k, rel))
+                       ELSE count(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) END,
                   count(pos), k, denominator);
 
 -- pos: position in the ranked list (NULL = not retrieved), grade: relevance (NULL = unjudged)

@@ -11,7 +11,8 @@ CREATE OR REPLACE MACRO rf_rr(grades, k := NULL, rel := 1, judged_only := false)
          ELSE rf__rr_grades(rf__judged_list(coalesce(grades, []), judged_only), rf__as_k(k), rf__as_num(rel)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rr(pos, grade, k, rel) AS
-    rf__rr(min(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel));
+    rf__rr(CASE WHEN rf__mask_ok(k) THEN rf__mask_first(rf__agg_hitmask(pos, grade, k, rel))
+                ELSE min(pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel) END);
 
 CREATE OR REPLACE MACRO rf_agg_rr(pos, grade, k := NULL, rel := 1) AS
     CASE WHEN rf__k(k, 'rf_agg_rr') < 0

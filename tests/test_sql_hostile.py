@@ -258,6 +258,53 @@ def test_reserved_column_names_are_a_clear_error(con, macro, name):
     )
 
 
+@pytest.mark.parametrize(
+    ("macro", "drop", "order_by", "lacking"),
+    [
+        *((m, ["relevance"], "rank", "'relevance'") for m in TABLE_MACROS),
+        ("rf_per_query", ["item"], "score", "'item'"),
+        ("rf_means", ["rank"], "rank", "'rank'"),
+        ("rf_prepare", ["rank"], "position", "'rank'"),
+        ("rf_validate", ["score"], "score", "'score'"),
+        ("rf_per_query", ["query", "relevance"], "rank", "'query', 'relevance'"),
+    ],
+)
+def test_a_missing_column_is_named_not_a_binder_error(con, macro, drop, order_by, lacking):
+    # before (issue 10): "Binder Error: Values list "s" does not have a column named "relevance"" and the like
+    con.sql(f"CREATE OR REPLACE TABLE lacking AS SELECT * EXCLUDE ({', '.join(drop)}) FROM t")
+    kept = ", ".join(f"'{c}'" for c in ["model", "query", "item", "rank", "score", "relevance"] if c not in drop)
+    segments = "['model']" if "model" not in drop else "[]"
+    text = error_of(con, call(macro, "lacking", f"segments := {segments}, order_by := '{order_by}'"))
+    assert text == (
+        f"The table has no column(s) {lacking}, which rankframe's macros read (query, item, relevance, "
+        f"and rank or score as order_by says). Columns in the table: {kept}. Rename yours in a view (CREATE VIEW "
+        "v AS SELECT *, grade AS relevance FROM t)."
+    )
+
+
+def test_a_missing_column_has_a_did_you_mean_hint_and_other_order_columns_are_not_needed(con):
+    con.sql("CREATE OR REPLACE TABLE hint AS SELECT * EXCLUDE (relevance), relevance AS relevnce FROM t")
+    assert "'relevance' (did you mean 'relevnce'?)" in error_of(
+        con, call("rf_per_query", "hint", "segments := ['model']")
+    )
+    # a table with rank only, ranked by rank; with score only, ranked by score; Relevance in another case
+    con.sql("CREATE OR REPLACE TABLE rank_only AS SELECT * EXCLUDE (score, relevance), relevance AS Relevance FROM t")
+    con.sql("CREATE OR REPLACE TABLE score_only AS SELECT * EXCLUDE (rank) FROM t")
+    by_model = "segments := ['model']"
+    want = con.sql(f'SELECT "AP" FROM ({call("rf_means", "t", by_model)})').fetchall()
+    assert con.sql(f'SELECT "AP" FROM ({call("rf_means", "rank_only", by_model)})').fetchall() == want
+    assert con.sql(call("rf_prepare", "score_only", "order_by := 'score'")).fetchall()
+    assert con.sql(f"DESCRIBE {call('rf_prepare', 'rank_only')}").df()["column_name"].tolist() == [
+        "model",
+        "query",
+        "item",
+        "rank",
+        "Relevance",
+        "rf_pos",
+        "rf_g",
+    ]
+
+
 # -------------------------------------------------------------------------------------------------- parameters
 
 

@@ -257,7 +257,11 @@ def evaluate(
     order_name = "rank" if has_rank else "score"
     groups = keys.group_codes(table, [*by, columns.query])
     order_by = order_name
-    if has_rank and keys.ranked_order(table, groups, columns.rank).dense:
+    dense = has_rank and (
+        keys.dense_lists(table, groups, columns.rank, columns.relevance, columns.item) is not None  # (validation's)
+        or keys.ranked_order(table, groups, columns.rank).dense
+    )
+    if dense:
         order_by = "position"  # ranks are already 1..n in every unit: skip the window sort
     try:
         src = pd.DataFrame(

@@ -1,0 +1,98 @@
+"""The aggregate macros' speed shapes (issue 10): the bit-mask branch of P/AP/RR at its k <= 62 boundary, the one
+list of nDCG, and the number of aggregate states the planner keeps for the benchmark statement."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import duckdb
+import pytest
+
+import rankframe.sql as rf_sql
+
+
+@pytest.fixture(scope="module")
+def con():
+    c = rf_sql.install(duckdb.connect())
+    # query 1: 70 retrieved rows, hits (grade 1) at positions 1, 61, 62, 63, 70, plus one relevant row not
+    # retrieved (n_rel = 6); query 2: 70 retrieved rows, hits at 62 and 63 only (n_rel = 2)
+    c.sql(
+        """CREATE TABLE t AS
+        SELECT 1 AS query, i AS rf_pos, CASE WHEN i IN (1, 61, 62, 63, 70) THEN 1.0 ELSE 0.0 END AS rf_g
+        FROM range(1, 71) AS r(i)
+        UNION ALL SELECT 1, NULL, 1.0
+        UNION ALL SELECT 2, i, CASE WHEN i IN (62, 63) THEN 1.0 ELSE 0.0 END FROM range(1, 71) AS r(i)"""
+    )
+    yield c
+    c.close()
+
+
+def _agg(con, expr: str) -> dict[int, float]:
+    return dict(con.sql(f"SELECT query, {expr} FROM t GROUP BY query").fetchall())
+
+
+# hand derivation: AP = sum over hits at p <= k of (hits so far) / p, divided by n_rel = 6 (query 1)
+AP_1 = {
+    61: (1 + 2 / 61) / 6,
+    62: (1 + 2 / 61 + 3 / 62) / 6,
+    63: (1 + 2 / 61 + 3 / 62 + 4 / 63) / 6,
+    None: (1 + 2 / 61 + 3 / 62 + 4 / 63 + 5 / 70) / 6,
+}
+P_1 = {61: 2 / 61, 62: 3 / 62, 63: 4 / 63, None: 5 / 70}  # hits in the top k over k (over n = 70 without k)
+RR_2 = {61: 0.0, 62: 1 / 62, 63: 1 / 62, None: 1 / 62}  # query 2's first hit is at 62
+AP_2 = {61: 0.0, 62: (1 / 62) / 2, 63: (1 / 62 + 2 / 63) / 2, None: (1 / 62 + 2 / 63) / 2}
+
+
+@pytest.mark.parametrize("k", [61, 62, 63, None])
+def test_mask_boundary(con, k):
+    """k <= 62 takes the bit-mask branch, 63 and NULL the count/min/list one: same hand values on both sides."""
+    ks = "NULL" if k is None else str(k)
+    ap = _agg(con, f"rf_agg_ap(rf_pos, rf_g, k := {ks})")
+    p = _agg(con, f"rf_agg_precision(rf_pos, rf_g, k := {ks})")
+    rr = _agg(con, f"rf_agg_rr(rf_pos, rf_g, k := {ks})")
+    assert math.isclose(ap[1], AP_1[k], rel_tol=1e-12)
+    assert math.isclose(ap[2], AP_2[k], rel_tol=1e-12)
+    assert math.isclose(p[1], P_1[k], rel_tol=1e-12)
+    assert rr[1] == 1.0
+    assert math.isclose(rr[2], RR_2[k], rel_tol=1e-12)
+
+
+def test_ndcg_one_list_matches_dcg_over_idcg(con):
+    """rf_agg_ndcg (one list of pairs) = rf_agg_dcg / rf_agg_idcg (a sum and a list), at a cutoff and without."""
+    for ks in ("10", "62", "NULL"):
+        got = _agg(con, f"rf_agg_ndcg(rf_pos, rf_g, k := {ks})")
+        dcg = _agg(con, f"rf_agg_dcg(rf_pos, rf_g, k := {ks})")
+        idcg = _agg(con, f"rf_agg_idcg(rf_pos, rf_g, k := {ks})")
+        for q in (1, 2):
+            assert math.isclose(got[q], dcg[q] / idcg[q] if idcg[q] else 0.0, rel_tol=1e-12), (ks, q)
+
+
+def test_linear_overflow_is_an_error(con):
+    """Without max(grade) for linear gains, an infinite sum still stops with a message (not a silent inf/NaN)."""
+    with pytest.raises(duckdb.Error, match="sum of the gains of a query is infinite"):
+        con.sql("SELECT rf_agg_dcg(p, g) FROM (VALUES (1, 1e308), (2, 1e308), (3, 1e308)) AS v(p, g)").fetchall()
+
+
+def test_benchmark_statement_keeps_few_aggregate_states(con):
+    """bench/sql.py's statement: 9 aggregate states per query (was 15, with 2 lists), a single list."""
+    con.sql(
+        "CREATE TABLE b AS SELECT query, row_number() OVER () AS item, rf_pos AS rank, rf_g AS relevance, query % 7 AS segment FROM t"
+    )
+    plan = con.sql(
+        """EXPLAIN (FORMAT json)
+        SELECT query, any_value(segment), rf_agg_ap(rf_pos, rf_g, k := 10), rf_agg_ndcg(rf_pos, rf_g, k := 10),
+               rf_agg_precision(rf_pos, rf_g, k := 10), rf_agg_recall(rf_pos, rf_g, k := 100),
+               rf_agg_rr(rf_pos, rf_g, k := 10)
+        FROM rf_prepare('b', order_by := 'position') GROUP BY query
+        HAVING count(rf_g) > 0 AND rf_agg_n_retrieved(rf_pos, order_by := 'position') >= 0"""
+    ).fetchall()[0][1]
+
+    def aggregates(node):
+        if node.get("name") == "HASH_GROUP_BY":
+            return node["extra_info"]["Aggregates"]
+        return next((a for c in node.get("children", []) if (a := aggregates(c))), None)
+
+    aggs = next(a for n in json.loads(plan) if (a := aggregates(n)))
+    assert len(aggs) <= 9, aggs
+    assert sum(a.startswith("list(") for a in aggs) == 1, aggs
