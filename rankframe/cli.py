@@ -45,6 +45,7 @@ _TREC_ORDER = (
     "Rprec",
     "bpref",
     "recip_rank",
+    "iprec_at_recall",
     "P",
     "recall",
     "ndcg",
@@ -66,19 +67,20 @@ def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
     """trec_eval's name of a measure and its sort key, or None when trec_eval has no such measure.
 
     >>> from rankframe.names import parse
-    >>> trec_name(parse("nDCG@10"))[0], trec_name(parse("AP"))[0], trec_name(parse("P@5"))[0]
-    ('ndcg_cut_10', 'map', 'P_5')
+    >>> trec_name(parse("nDCG@10"))[0], trec_name(parse("AP"))[0], trec_name(parse("IPrec@0.5"))[0]
+    ('ndcg_cut_10', 'map', 'iprec_at_recall_0.50')
     """
     spec, kw = measure.spec, measure.kw
     defaults = {p.name: p.default for p in spec.params}
-    if any(v != defaults[n] for n, v in kw.items() if n != "k"):
+    at = spec.at  # the parameter after @: the cutoff k, or IPrec's recall level
+    if any(v != defaults[n] for n, v in kw.items() if n != at):
         return None  # trec_eval measures use default parameters (rel >= 1, linear gain, judged ideal)
-    k = kw.get("k")
-    name = spec.trec_eval_cut if k is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
+    value = kw.get(at)
+    name = spec.trec_eval_cut if value is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
     if name is None:
         return None
     order = _TREC_ORDER.index(name) if name in _TREC_ORDER else len(_TREC_ORDER)
-    return (f"{name}_{k}" if k is not None else name), (order, k or 0)
+    return (spec.trec_cut_name(value) if value is not None else name), (order, value or 0)
 
 
 #: the summary lines trec_eval prints before its measures (``runid``, then these, summed over queries)
@@ -851,8 +853,11 @@ def _render_compare(out: pd.DataFrame, fmt: str) -> str:
 def _evaluate(args) -> int:
     import rankframe
 
+    from .names import expand
+
     metrics = args.metrics or list(DEFAULT_MEASURES)
-    measures = [rankframe.parse(m) for m in metrics]  # unknown names fail before any file is read
+    # unknown names fail before any file is read; trec_eval's iprec_at_recall is its 11 levels (names.expand)
+    measures = [one for m in metrics for one in expand(m)]
     labels = list(dict.fromkeys(str(m) for m in measures))
     by = _split_by(args.by)
     columns = _columns(args)
@@ -914,13 +919,16 @@ def _evaluate(args) -> int:
     return _output(args, result, measures, labels, by, columns, policies)
 
 
-def _sql_road(args) -> bool:
-    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only."""
+def _sql_road(args, engine_default: str | None = None) -> bool:
+    """One long table and no --qrels, Parquet (or any table with --engine duckdb): read it in DuckDB only.
+
+    ``engine_default``: the --engine value that means "not chosen" (compare's parser defaults to 'pandas').
+    """
     if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
         return False
     if args.engine == "duckdb":
         return True
-    if args.engine is None:
+    if args.engine == engine_default or args.engine is None:
         name = args.inputs[0].lower()
         return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
     return False
@@ -962,6 +970,24 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
         )
 
 
+def _compare_source(args, columns: Columns, by: list[str], progress: Progress) -> tuple[pd.DataFrame, str]:
+    """The SQL road of compare: the column checks and the systems of one Parquet table, from DuckDB (no pandas copy).
+
+    Returns a small frame of the systems (the first row's first, for the default baseline) and the system column.
+    """
+    from .engines import duckdb_source
+
+    _check_options(args, trec=False)
+    path = args.inputs[0]
+    system = args.col_system or columns.system
+    progress.step(f"reading {Path(path).name} in DuckDB")
+    info = duckdb_source.systems(path, system)
+    _check_columns(pd.DataFrame(columns=info.columns), path, args, columns, by, need_relevance=True, system=system)
+    progress.step("evaluating in DuckDB")
+    found = [info.first, *info.found] if info.found else []
+    return pd.DataFrame({system: pd.Series(found, dtype=object)}), system
+
+
 def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:
     """Print evaluate's result in the chosen format (or fail when every query was skipped)."""
     per_query = args.per_query
@@ -981,9 +1007,11 @@ def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, 
 def _compare(args) -> int:
     import rankframe
 
+    from .names import expand
+
     if not args.metrics:
         raise UsageError("compare needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
-    measures = [rankframe.parse(m) for m in args.metrics]  # unknown names fail before any file is read
+    measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
     _check_level("--alpha", args.alpha, "0.05")
     _check_level("--ci", args.ci, "0.95")
     by = _split_by(args.by)
@@ -1010,16 +1038,23 @@ def _compare(args) -> int:
         progress_mod.using(False if args.no_progress else None),
         Progress(steps, enabled=False if args.no_progress else None) as progress,
     ):
-        loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
-        # runs and several tables get a column 'system'; one table has its own (--system)
-        system = loaded.system if loaded.system is not None else columns.system
-        if loaded.trec:
-            columns = Columns()
-        baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+        if not several and args.qrels is None and _sql_road(args, engine_default="pandas"):
+            # one Parquet table: read in DuckDB only (as evaluate's SQL road); the per-query values come back
+            table, system = _compare_source(args, columns, by, progress)
+            baseline = _cli_baseline(table, system, args, False)
+            table = args.inputs[0]
+        else:
+            loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
+            # runs and several tables get a column 'system'; one table has its own (--system)
+            system = loaded.system if loaded.system is not None else columns.system
+            if loaded.trec:
+                columns = Columns()
+            baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+            table = loaded.df
         progress.step("comparing")
         try:
             out = rankframe.compare(
-                loaded.df,
+                table,
                 measures,
                 system=system,
                 baseline=baseline,
@@ -1034,7 +1069,7 @@ def _compare(args) -> int:
                 seed=args.seed,
                 missing=args.missing,
                 columns=columns.with_(system=system),
-                qrels=loaded.judgments,
+                qrels=None if isinstance(table, str) else loaded.judgments,
                 engine=args.engine,
                 allow_duplicates=args.allow_duplicates,
                 no_relevant=policies["no_relevant"],

@@ -173,6 +173,29 @@ def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Column
         )
 
 
+def _source_baseline(
+    source: object, system: str, baseline: object, by: list[str], columns: Columns, pairs: str, config: object
+) -> object:
+    """``_check_columns`` and ``_pick_baseline`` for a file or DuckDB relation, from one aggregate in DuckDB."""
+    from .engines import duckdb_source
+
+    info = duckdb_source.systems(source, system, duckdb_source.settings_from(config))
+    check_system_column(system, by, columns, info.columns, "a view that renames it (SELECT * RENAME ({name} AS ...))")
+    if info.nulls:
+        raise ValidationError(
+            [
+                {
+                    "column": system,
+                    "rule": "every row must name its system (no null values)",
+                    "count": info.nulls,
+                    "examples": info.examples,
+                }
+            ]
+        )
+    seen = pd.DataFrame({system: pd.Series([*([info.first] if info.found else []), *info.found], dtype=object)})
+    return _pick_baseline(seen, system, baseline, pairs)[0]
+
+
 def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
     """The baseline (checked against the systems of the table) and the systems found."""
     found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
@@ -430,11 +453,16 @@ def compare(
     names = list(dict.fromkeys(str(parse(m)) for m in metrics))
     p["family"] = _family_columns(family, by)
     output = inputs.check_output(output, "compare")
-    df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
-    if qrels is not None:
-        qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
-    _check_columns(df, system, by, columns)
-    baseline, _ = _pick_baseline(df, system, baseline, pairs)
+    if inputs.kind(df) in ("path", "relation") and qrels is None:
+        # a file or DuckDB relation: the per-query values are computed in DuckDB (evaluate's file road), and the
+        # system column is checked there too; no pandas copy of the table (issue 10)
+        baseline = _source_baseline(df, system, baseline, by, columns, pairs, options.get("duckdb_config"))
+    else:
+        df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
+        if qrels is not None:
+            qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
+        _check_columns(df, system, by, columns)
+        baseline, _ = _pick_baseline(df, system, baseline, pairs)
 
     with progress_.using(progress):
         per = evaluate(
@@ -461,16 +489,8 @@ def _compare_per_query(
     values = alignment.values
 
     labels = list(s_uniques)
-    order = list(range(n_systems))
-    if baseline is not None:
-        b = next(i for i, s in enumerate(labels) if s == baseline)
-        order = [b] + [i for i in order if i != b]
-    if pairs == "baseline":
-        pair_idx = np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
-    else:
-        pair_idx = np.array(
-            [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
-        ).reshape(-1, 2)
+    baseline_at = None if baseline is None else next(i for i, s in enumerate(labels) if s == baseline)
+    pair_idx = pair_indices(n_systems, baseline_at, pairs)
     n_pairs = len(pair_idx)
     x = values[:, :, pair_idx[:, 0]].reshape(n_rows, n_metrics * n_pairs)
     y = values[:, :, pair_idx[:, 1]].reshape(n_rows, n_metrics * n_pairs)
@@ -504,8 +524,64 @@ def _compare_per_query(
         assert tukey is not None  # ci_method == "tukey" computed it above
         low, high = tukey.ci_low.reshape(n_seg, -1), tukey.ci_high.reshape(n_seg, -1)
 
+    out = result_frame(
+        seg_keys if by else None,
+        names,
+        pd.Index(s_uniques),
+        pair_idx,
+        summary,
+        pvalue,
+        low,
+        high,
+        alignment.present,
+        p,
+        test=test,
+        ci_method=ci_method,
+        baseline=baseline,
+    )
+    out.attrs.update(attrs)
+    if p["missing"] != "error":
+        out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
+    return out
+
+
+def pair_indices(n_systems: int, baseline_at: int | None, pairs: str) -> np.ndarray:
+    """(system, baseline) index pairs: each system against the baseline (first system when None), or all pairs."""
+    order = list(range(n_systems))
+    if baseline_at is not None:
+        order = [baseline_at] + [i for i in order if i != baseline_at]
+    if pairs == "baseline":
+        return np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
+    return np.array(
+        [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
+    ).reshape(-1, 2)
+
+
+def result_frame(
+    seg_keys: pd.DataFrame | None,
+    names: list[str],
+    labels: pd.Index,
+    pair_idx: np.ndarray,
+    summary: stats.PairedSummary,
+    pvalue: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    present: np.ndarray,
+    p: dict[str, Any],
+    *,
+    test: str,
+    ci_method: str,
+    baseline: object,
+) -> pd.DataFrame:
+    """Compare's output frame from the (segment, metric x pair) statistics: notes, NaNs, correction, columns.
+
+    Shared by the pandas/DuckDB face and rankframe.spark.compare, so both give the same frame, dtypes included.
+    ``seg_keys`` holds the segment columns (one row per segment, None without segments), ``present`` which
+    systems have queries in each segment (segments x systems).
+    """
+    n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
     n = summary.n
-    pvalue = pvalue.copy()
+    pvalue, low, high = pvalue.copy(), low.copy(), high.copy()
     effect = summary.effect_size
     note = np.full(n.shape, None, dtype=object)
     all_zero = (n >= 2) & (summary.ties == n)
@@ -516,7 +592,6 @@ def _compare_per_query(
         pvalue[all_zero] = np.nan
     note[n == 1] = NOTE_ONE_QUERY
     note[n == 0] = NOTE_NO_QUERY
-    present = alignment.present  # (segments, systems)
     sys_absent = ~present[:, pair_idx[:, 0]]
     base_absent = ~present[:, pair_idx[:, 1]]
     note3 = note.reshape(n_seg, n_metrics, n_pairs)
@@ -527,11 +602,13 @@ def _compare_per_query(
         arr[few] = np.nan
 
     seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
-    out = seg_keys.iloc[seg_rep].reset_index(drop=True) if by else pd.DataFrame(index=range(len(seg_rep)))
-    label_index = pd.Index(s_uniques)
+    if seg_keys is not None:
+        out = seg_keys.iloc[seg_rep].reset_index(drop=True)
+    else:
+        out = pd.DataFrame(index=range(len(seg_rep)))
     out["metric"] = np.tile(np.repeat(np.asarray(names, dtype=object), n_pairs), n_seg)
-    out["system"] = label_index.take(np.tile(pair_idx[:, 0], n_seg * n_metrics))
-    out["baseline"] = label_index.take(np.tile(pair_idx[:, 1], n_seg * n_metrics))
+    out["system"] = labels.take(np.tile(pair_idx[:, 0], n_seg * n_metrics))
+    out["baseline"] = labels.take(np.tile(pair_idx[:, 1], n_seg * n_metrics))
     out["n"] = n.ravel().astype(np.int64)
     out["mean"] = summary.mean_x.ravel()
     out["baseline_mean"] = summary.mean_y.ravel()
@@ -549,14 +626,11 @@ def _compare_per_query(
     out.attrs.update(
         test=test,
         ci_method=ci_method,
-        ci=ci,
+        ci=p["ci"],
         correction=p["correction"],
         family=family_text,
-        pairs=pairs,
+        pairs=p["pairs"],
         baseline=baseline,
         missing=p["missing"],
-        **attrs,
     )
-    if p["missing"] != "error":
-        out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
     return out

@@ -31,9 +31,6 @@ class Param:
     # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative" | "base" | "gains" | "flag"
     kind: str = "choice"
     aliases: tuple[str, ...] = ()
-    #: a parameter of the SQL table macros rf_per_query / rf_means (False: they always use the default; the
-    #: list macros rf_<name> and the engines take it)
-    table: bool = True
 
     def expected(self) -> str:
         """Describe the allowed values, for error messages and docs."""
@@ -167,7 +164,6 @@ LOG_BASE = Param(
     2.0,
     "base b of the discount 1 / log_b(rank + 1) (2 = trec_eval; scikit-learn's log_base)",
     kind="base",
-    table=False,
 )
 GAINS = Param(
     "gains",
@@ -175,7 +171,6 @@ GAINS = Param(
     "gain of each listed grade, e.g. {0: 0, 1: 1, 2: 3}, applied before `gain` (unlisted grades keep their "
     "value; trec_eval ndcg's gain parameters, ir_measures gains=)",
     kind="gains",
-    table=False,
 )
 JUDGED_ONLY = Param(
     "judged_only",
@@ -183,8 +178,19 @@ JUDGED_ONLY = Param(
     "remove the unjudged retrieved items before computing (trec_eval -J, ir_measures judged_only=); the "
     "query-set policies still see the whole list",
     kind="flag",
-    table=False,
 )
+TIES = Param(
+    "ties",
+    "first",
+    "items with equal scores: 'first' = each keeps its own position in trec_eval's order (score descending, then "
+    "item id descending); 'average' = each gets the mean gain of its tie group (McSherry & Najork; scikit-learn "
+    "ndcg_score/dcg_score, torchmetrics). Ranks never tie: with a rank column both give the same value",
+    choices=("first", "average"),
+)
+#: parameters that need the scores, which the list macros ``rf_<name>`` (grades in rank order) and the aggregates
+#: ``rf_agg_<name>`` (positions and grades) never see: the engines and the SQL table macros take them (docs/sql.md,
+#: "Tied scores", gives the aggregates' recipe: a tie-averaged gain from the window macro ``rf_tie_gain``)
+SCORE_PARAMS = ("ties",)
 #: parameters the engines apply before the kernel (the numpy kernels ``compute`` and the SQL aggregates
 #: ``rf_agg_<name>`` never see them; the list macros ``rf_<name>`` take them)
 ENGINE_PARAMS = ("judged_only",)
@@ -195,7 +201,6 @@ BETA = Param(
     "weight of recall against precision in (beta + 1) P R / (beta P + R) (trec_eval set_F, ir_measures SetF); "
     "the textbook F_b (scikit-learn fbeta_score(beta=b)) is beta = b**2",
     kind="nonnegative",
-    table=False,
 )
 MAX_GRADE = Param(
     "max_grade",
@@ -244,7 +249,9 @@ class MetricSpec:
     nothing_relevant: str | None = None  # key of NOTHING_RELEVANT when undefined without relevant items
     binary: bool = True  # uses the relevance threshold, not the grades
     trec_eval: str | None = None  # trec_eval's name of the whole-list measure (map, ndcg, recip_rank, Rprec)
-    trec_eval_cut: str | None = None  # trec_eval's family printed with the cutoff: <name>_<k> (P_5, ndcg_cut_10)
+    #: trec_eval's family printed with the cutoff: <name>_<k> (P_5, ndcg_cut_10), or with the parameter written
+    #: after @ when it is not k: <name>_<level:.2f> (iprec_at_recall_0.50)
+    trec_eval_cut: str | None = None
     ir_measures: str | None = None  # ir_measures' name of the measure, where it has it
     example: str = ""  # value on the accessor's example frame (see above)
     example_why: str = ""  # its hand derivation
@@ -254,6 +261,9 @@ class MetricSpec:
     sql_table_params: tuple[tuple[str, str], ...] = ()
     count: bool = False  # a count (NumRel, ...): defined on an empty list, so no_retrieved='zero' keeps its value
     table_column: bool = True  # a column of the SQL table macros rf_per_query / rf_means (named canonical)
+    #: (name, values of the parameter after @): a name that stands for several measures, one per value
+    #: (trec_eval's iprec_at_recall is the 11-point curve IPrec@0.0 ... IPrec@1.0); names.expand reads it
+    family: tuple[str, tuple[Any, ...]] | None = None
     order: int = 1000  # position in listings (docs tables, rf_per_query's columns, the SQL bundle)
     extra: dict = field(default_factory=dict)
 
@@ -282,6 +292,12 @@ class MetricSpec:
     def at(self) -> str:
         """The parameter written after ``@`` in a metric string: the cutoff ``k``, or IPrec's recall level."""
         return self.extra.get("at", "k")
+
+    def trec_cut_name(self, value: Any) -> str:
+        """trec_eval's name of this measure with ``value`` after @ (``P_5``, ``iprec_at_recall_0.50``)."""
+        if self.trec_eval_cut is None:
+            raise ValueError(f"{self.canonical} has no trec_eval cutoff family")
+        return f"{self.trec_eval_cut}_{value:.2f}" if self.at != "k" else f"{self.trec_eval_cut}_{value}"
 
     @property
     def sql_macro(self) -> str:

@@ -16,7 +16,7 @@ from .columns import Columns
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
-from .names import Measure, parse
+from .names import Measure, expand
 from .registry import POLICY_DEFAULTS, bind_policies
 from .schema import validate as validate_table
 
@@ -47,18 +47,18 @@ def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:
         metrics = [metrics]
     if not isinstance(metrics, (list, tuple)):
         raise parameter_error(owner, "metrics", "a metric name such as 'nDCG@10' or a list of them", metrics)
-    out = [parse(m) for m in metrics]
-    if not out:
+    given = [(m, one) for m in metrics for one in expand(m)]  # iprec_at_recall: trec_eval's 11 levels
+    if not given:
         raise ParameterError(f"The 'metrics' parameter of {owner} must name at least one metric. Got [] instead.")
-    labels = [str(m) for m in out]
+    labels = [str(m) for _, m in given]
     for i, label in enumerate(labels):
         if label in labels[:i]:
-            first = metrics[labels.index(label)]
+            first = given[labels.index(label)][0]
             raise ParameterError(
                 f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
-                f"{metrics[i]!r}); give each metric once."
+                f"{given[i][0]!r}); give each metric once."
             )
-    return out
+    return [m for _, m in given]
 
 
 def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:

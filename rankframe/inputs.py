@@ -41,7 +41,7 @@ def _module(obj: object) -> str:
 
 
 def kind(data: object) -> str:
-    """The kind of a table: ``pandas``, ``arrow``, ``polars``, ``polars-lazy``, ``relation``, ``stream``, ``path``.
+    """The kind of a table: pandas, arrow, polars, polars-lazy, relation, stream, path or spark.
 
     ``unknown`` for anything else (a list, a dict, a Series, None, ...).
     """
@@ -67,13 +67,22 @@ def kind(data: object) -> str:
         return "unknown"  # a polars Series is a column, not a table
     if module == "duckdb" and hasattr(data, "arrow"):
         return "relation"
+    if module == "pyspark":
+        return "spark"  # a Spark (or pandas-on-Spark) DataFrame: rankframe.spark keeps the job on the cluster
     if hasattr(data, "__arrow_c_stream__"):
         return "stream"
     return "unknown"
 
 
 def type_error(data: object, owner: str, name: str) -> ParameterError:
-    """The error for a table argument of an unsupported type."""
+    """The error for a table argument of an unsupported type (a Spark DataFrame gets a pointer to rankframe.spark)."""
+    if kind(data) == "spark":
+        # collecting a Spark table to the driver is exactly what a Spark user must not do by accident
+        return ParameterError(
+            f"The {name!r} parameter of {owner} is a Spark DataFrame ({type(data).__name__}); rankframe.{owner} "
+            f"reads tables on one machine. Use rankframe.spark.{owner}(sdf, ...) to compute on Spark with the same "
+            f"definitions (docs/spark.md), or pass sdf.toPandas() if the table is small."
+        )
     return ParameterError(
         f"The {name!r} parameter of {owner} must be a table: {ACCEPTED}. Got {type(data).__name__} instead."
     )
@@ -93,7 +102,7 @@ def to_pandas(
     k = kind(data)
     if k == "pandas":
         return data  # type: ignore[return-value]
-    if k == "unknown":
+    if k in ("unknown", "spark"):
         raise type_error(data, owner, name)
     if k == "path":
         # SQLFAST's file road (DuckDB, without pandas) replaces this where the caller can take it
@@ -108,6 +117,8 @@ def to_arrow(data: object, *, owner: str = "evaluate", name: str = "df"):
     import pyarrow as pa
 
     k = kind(data)
+    if k == "spark":
+        raise type_error(data, owner, name)
     try:
         if k == "polars-lazy":
             data = data.collect()  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -68,14 +69,77 @@ def _resolve(df: pd.DataFrame) -> pd.DataFrame:
 class Groups:
     """Dense integer code per row for the evaluation unit, codes ordered like the sorted keys."""
 
-    codes: np.ndarray  # int32 (int64 for huge tables) per row, 0..n-1
+    codes: np.ndarray  # intp per row, 0..n-1
     n: int
     keys: pd.DataFrame  # one row per code, the unit's column values
+    counted: np.ndarray | None = None  # rows per unit when the coding counted them anyway
+
+    @functools.cached_property
+    def sizes(self) -> np.ndarray:
+        """Rows per unit (computed once: preparation and the duplicate check both need it)."""
+        return self.counted if self.counted is not None else np.bincount(self.codes, minlength=self.n)
 
 
-def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+def _factorize(col: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray | None]:
+    """Sorted codes, unique values and (when counted on the way) the count of each value of one column."""
+    direct = _direct_codes(col)
+    if direct is not None:
+        return direct
     codes, uniques = pd.factorize(col, sort=True, use_na_sentinel=False)
-    return codes.astype(np.int64, copy=False), pd.Index(uniques)
+    return codes.astype(np.int64, copy=False), pd.Index(uniques), None
+
+
+def int_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """(integer values, null mask or None) of a numpy or pandas-nullable integer column without a copy; else None.
+
+    A nullable column's values under its nulls are arbitrary: read them only where the mask is False.
+    """
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype):
+        return (col.to_numpy(), None) if dtype.kind in "iu" else None
+    arr = col.array
+    if isinstance(arr, pd.arrays.IntegerArray) and hasattr(arr, "_data") and hasattr(arr, "_mask"):
+        return arr._data, arr._mask  # BaseMaskedArray's buffers (pandas 2.x and 3.x): no conversion pass
+    return None
+
+
+def _direct_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray] | None:
+    """``pd.factorize(col, sort=True)`` of an integer column without nulls by :func:`dense_codes` (else None)."""
+    found = int_values(col)
+    if found is None or found[1] is not None and found[1].any():
+        return None
+    dense = dense_codes(found[0])
+    if dense is None:
+        return None
+    codes, uniques, counts = dense
+    if isinstance(col.dtype, np.dtype):
+        return codes, pd.Index(uniques.astype(col.dtype)), counts
+    return codes, pd.Index(uniques).astype(col.dtype), counts
+
+
+def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Sorted codes, unique values and their counts for integers that span a short range, without hashing.
+
+    None when the values span too wide a range (or there are none).
+
+    When the values span a range not much wider than their count (query ids 0..N), ``bincount`` over the range
+    marks the values present and a running count numbers them in sorted order: a few sequential passes instead
+    of the hash table ``pd.factorize(sort=True)`` builds, with the same codes and uniques (int64).
+    """
+    if not len(values) or values.dtype == np.uint64 and int(values.max()) >= 2**63:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    span = hi - lo + 1
+    if span > 2 * len(values) + 4096:
+        return None
+    shifted = values.astype(np.int64)  # bincount and indexing take int64 (intp) without another conversion
+    if lo:
+        shifted -= lo
+    counts = np.bincount(shifted, minlength=span)
+    present = counts > 0
+    number: np.ndarray = np.cumsum(present, dtype=np.intp)
+    number -= 1
+    return number[shifted], np.flatnonzero(present) + lo, counts[present]
 
 
 def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
@@ -88,22 +152,25 @@ def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
 def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
     parts = [_factorize(df[c]) for c in cols]
     if len(parts) == 1:
-        codes, uniques = parts[0]
-        return Groups(
-            codes.astype(index_dtype(len(uniques)), copy=False), len(uniques), pd.DataFrame({cols[0]: uniques})
-        )
+        codes, uniques, counts = parts[0]
+        return Groups(codes.astype(np.intp, copy=False), len(uniques), pd.DataFrame({cols[0]: uniques}), counts)
     combined = np.zeros(len(df), dtype=np.int64)
-    for codes, uniques in parts:
+    for codes, uniques, _ in parts:
         combined = combined * len(uniques) + codes
-    codes, uniq_combined = pd.factorize(combined, sort=True)
+    dense = dense_codes(combined)
+    counts = None
+    if dense is not None:
+        codes, uniq_combined, counts = dense
+    else:
+        codes, uniq_combined = pd.factorize(combined, sort=True)
     uniq_combined = np.asarray(uniq_combined, dtype=np.int64)
     columns = {}
     rest = uniq_combined
-    for col, (_, uniques) in reversed(list(zip(cols, parts))):
+    for col, (_, uniques, _) in reversed(list(zip(cols, parts))):
         rest, digit = np.divmod(rest, len(uniques))
         columns[col] = uniques.take(digit)
     keys = pd.DataFrame({c: columns[c] for c in cols})
-    return Groups(codes.astype(index_dtype(len(uniq_combined)), copy=False), len(uniq_combined), keys)
+    return Groups(codes.astype(np.intp, copy=False), len(uniq_combined), keys, counts)
 
 
 def as_float(col: pd.Series) -> np.ndarray:
@@ -119,6 +186,7 @@ class RankedOrder:
     offsets: np.ndarray  # int64, len n + 1
     duplicate_rank_rows: np.ndarray  # row indices sharing a (unit, rank) with another row
     dense: bool = False  # every unit's ranks are exactly 1..n (ranks are then positions)
+    unranked: np.ndarray | None = None  # rows with a null rank (judged, not retrieved), in row order
 
 
 def ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
@@ -139,30 +207,41 @@ def index_dtype(n: int) -> type:
     return np.int32 if n < 2**31 - 1 else np.int64
 
 
+def rank_values(col: pd.Series) -> tuple[np.ndarray, np.ndarray | None]:
+    """(values, null mask or None when nothing is null) of a numeric rank column, copied only when it must be.
+
+    Integer columns (numpy or nullable ``Int64``) keep their integers (a nullable column's values under its nulls
+    are arbitrary); float and other numeric columns are read as float64 with NaN for nulls.
+    """
+    found = int_values(col)
+    if found is not None:
+        values, null = found
+    else:
+        values = col.to_numpy() if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f" else as_float(col)
+        values = values.astype(np.float64, copy=False)
+        null = np.isnan(values)
+    return values, null if null is not None and null.any() else None
+
+
 def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrder:
-    rank = as_float(df[rank_col])
-    retrieved: np.ndarray = np.flatnonzero(~np.isnan(rank)).astype(index_dtype(len(df)), copy=False)
-    g = groups.codes[retrieved]
-    r = rank[retrieved]
-    del rank
-    counts = np.bincount(g, minlength=groups.n)
+    values, null = rank_values(df[rank_col])
+    idx = np.intp
+    retrieved: np.ndarray
+    unranked: np.ndarray
+    if null is None:
+        retrieved = np.arange(len(df), dtype=idx)
+        unranked = np.empty(0, dtype=idx)
+        g, r = groups.codes, values
+    else:
+        retrieved = np.flatnonzero(~null).astype(idx, copy=False)
+        unranked = np.flatnonzero(null).astype(idx, copy=False)
+        g, r = groups.codes[retrieved], values[retrieved]
+    del values, null
+    counts = groups.sizes if not len(unranked) else np.bincount(g, minlength=groups.n)
     offsets = offsets_from_counts(counts)
-    # Fast path: every unit's ranks are exactly 1..n, so (unit, rank) is the slot itself. Slots that are all
-    # distinct and inside [0, N) form a bijection, which also proves every rank lies within its unit's range.
-    n_ret = len(r)
-    if n_ret and (r >= 1).all() and (r == np.floor(r)).all() and r.max() <= n_ret:
-        idx = index_dtype(n_ret)
-        slot = offsets.astype(idx)[g]
-        slot += r.astype(idx)
-        slot -= 1
-        if slot.max() < n_ret:
-            # n writes into n slots fill every slot iff no two rows share one: one scatter both builds the order
-            # and proves the bijection (no separate "filled" pass over a random index)
-            rows = np.full(n_ret, -1, dtype=retrieved.dtype)
-            rows[slot] = retrieved
-            if rows.min() >= 0:
-                return RankedOrder(rows, offsets, np.empty(0, dtype=np.int64), dense=True)
-            del rows
+    dense = _dense_order(g, r, offsets, retrieved)
+    if dense is not None:
+        return RankedOrder(dense, offsets, np.empty(0, dtype=np.int64), dense=True, unranked=unranked)
     order = np.lexsort((r, g))
     rows = retrieved[order]
     rs, gs = r[order], g[order]
@@ -170,7 +249,164 @@ def _ranked_order(df: pd.DataFrame, groups: Groups, rank_col: str) -> RankedOrde
     dup = np.zeros(len(rows), dtype=bool)
     dup[1:] |= same
     dup[:-1] |= same
-    return RankedOrder(rows, offsets, rows[dup])
+    return RankedOrder(rows, offsets, rows[dup], unranked=unranked)
+
+
+def _dense_order(g: np.ndarray, r: np.ndarray, offsets: np.ndarray, retrieved: np.ndarray) -> np.ndarray | None:
+    """The rows in (unit, rank) order when every unit's ranks are exactly 1..n (else None), by one scatter.
+
+    (unit, rank) is then the slot ``offsets[unit] + rank - 1`` itself. Ranks that are integers in [1, N] give
+    slots >= 0; numpy's bounds check on the scatter rejects slots >= N; N writes into N slots fill every slot
+    iff no two rows share one, and such a bijection also proves every rank lies within its unit's range
+    (counting from the last unit: the rows of units >= u exactly fill the slots >= offsets[u]).
+    """
+    n_ret = len(r)
+    if not n_ret:
+        return retrieved
+    if not (r.min() >= 1 and r.max() <= n_ret):  # also False for NaN
+        return None
+    idx = np.intp
+    slot: np.ndarray = r.astype(idx)
+    if r.dtype.kind == "f" and not np.array_equal(slot, r):  # a fractional rank
+        return None
+    slot -= 1
+    slot += offsets[:-1].astype(idx)[g]
+    rows = np.full(n_ret, -1, dtype=retrieved.dtype)
+    try:
+        rows[slot] = retrieved
+    except IndexError:  # a slot past the end: a rank longer than its list
+        return None
+    return rows if rows.min() >= 0 else None
+
+
+@dataclass(frozen=True)
+class DenseLists:
+    """The ranked lists of a dense rank order (ranks 1..n in every unit), read from one sort of packed keys.
+
+    Shuffled rows make every "reorder a column by rank" a random memory access (a scatter for the order, a
+    gather per column), the slowest step at 10M rows. Here each retrieved row becomes one uint64
+    ``slot | grade code | item key`` (slot = ``offsets[unit] + rank - 1``), and one vectorised sort of those
+    keys orders the slots, carries the grades into list order and groups the items by unit. The sorted slots
+    being exactly 0..N-1 proves the order dense (the bijection argument of :func:`_dense_order`).
+    """
+
+    offsets: np.ndarray  # CSR offsets of the ranked lists, len n + 1
+    grade: np.ndarray  # float64 grade of each ranked element in list order, NaN = unjudged
+    item_keys: np.ndarray | None  # key of each ranked element's item in list order (None: items not integers)
+    item_key: Callable[[np.ndarray], np.ndarray] | None  # item values -> keys (equal items, equal keys)
+    item_exact: bool  # keys are equal only for equal items (else a hash: equal keys are checked again)
+    item_bits: int  # keys lie in [0, 2**item_bits)
+    unranked: np.ndarray  # rows with a null rank (judged, not retrieved), in row order
+
+
+#: bits of the grade code in a packed key (code 255 = null grade)
+_GRADE_BITS = 8
+
+
+def dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
+    """The :class:`DenseLists` of the table (memoised per call), or None when the packed sort does not apply.
+
+    It applies when the ranks are dense (every unit's ranks exactly 1..n) and the grades are integers spanning
+    fewer than 255 values (the usual 0..3 or 0..4 scale); the callers then use :func:`ranked_order`.
+    """
+    df = _resolve(df)
+    return _cached(
+        ("dense_lists", id(df), rank_col, grade_col, item_col, id(groups)),
+        (df, groups),
+        lambda: _dense_lists(df, groups, rank_col, grade_col, item_col),
+    )
+
+
+def _grade_codes(col: pd.Series) -> tuple[np.ndarray, float, bool] | None:
+    """(uint8 code per row = grade - lo, lo, any null) of an integer column spanning < 255 values; 255 = null."""
+    found = int_values(col)
+    if found is None or not len(col):
+        return None
+    values, null = found
+    lo, hi = values.min(), values.max()  # (under a nullable column's nulls: arbitrary values, only widening this)
+    if int(hi) - int(lo) >= 255:
+        return None
+    codes = (values - lo).astype(np.uint8)  # wraps modulo 256, which is exact for a span < 256
+    has_null = null is not None and bool(null.any())
+    if has_null:
+        codes[null] = 255
+    return codes, float(lo), has_null
+
+
+def _item_key_function(values: np.ndarray, bits: int) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
+    """A map of integer item ids to keys in [0, 2**bits), and whether equal keys mean equal ids.
+
+    The offset from the minimum when the ids span fewer than 2**bits values (exact), else a multiplicative hash
+    (equal ids, equal keys; rare collisions, checked again by value).
+    """
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo < 2**bits:
+        if values.dtype == np.uint64:
+            return (lambda v: v - np.uint64(lo)), True
+        return (lambda v: (v.astype(np.int64, copy=False) - lo).view(np.uint64)), True
+    shift = np.uint64(64 - bits)
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    return (lambda v: (v.astype(np.int64, copy=False).view(np.uint64) * golden) >> shift), False
+
+
+def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
+    if rank_col not in df.columns or grade_col not in df.columns:
+        return None
+    grades = _grade_codes(df[grade_col])
+    if grades is None:
+        return None
+    grade_codes, lowest_grade, grade_nulls = grades
+    values, null = rank_values(df[rank_col])
+    found = int_values(df[item_col]) if item_col in df.columns else None
+    item_values = found[0] if found is not None and (found[1] is None or not found[1].any()) else None
+    if null is None:
+        unranked = np.empty(0, dtype=np.intp)
+        g, r = groups.codes, values
+        ranked_items = item_values
+    else:
+        keep = ~null
+        unranked = np.flatnonzero(null)
+        g, r, grade_codes = groups.codes[keep], values[keep], grade_codes[keep]
+        ranked_items = None if item_values is None else item_values[keep]
+    n_ret = len(r)
+    if not n_ret or not (r.min() >= 1 and r.max() <= n_ret):  # (False for NaN)
+        return None
+    slot_bits = (2 * n_ret).bit_length()  # slots < 2N: offsets[unit] <= N, rank <= N
+    item_bits = min(30, 64 - _GRADE_BITS - slot_bits)
+    if item_bits < 16:
+        return None
+    key = r.astype(np.uint64)
+    if r.dtype.kind == "f" and not np.array_equal(key, r):  # a fractional rank
+        return None
+    counts = groups.sizes if null is None else groups.sizes - np.bincount(groups.codes[unranked], minlength=groups.n)
+    offsets = offsets_from_counts(counts)
+    key += (offsets[:-1] - 1).astype(np.uint64)[g]  # offsets[unit] + rank - 1 (uint64 wraps exactly for unit 0)
+    del g, r, values
+    key <<= np.uint64(_GRADE_BITS + item_bits)
+    key |= grade_codes.astype(np.uint64) << np.uint64(item_bits)
+    del grade_codes
+    item_key, exact = None, False
+    if item_values is not None and ranked_items is not None:
+        item_key, exact = _item_key_function(item_values, item_bits)
+        key |= item_key(ranked_items)
+    key.sort()
+    high = key >> np.uint64(item_bits)
+    codes = high.astype(np.uint8)  # the low 8 bits: the grade code
+    high >>= np.uint64(_GRADE_BITS)  # the slots, sorted: exactly 0..N-1 iff they start at 0, end at N-1, never repeat
+    if high[0] != 0 or high[-1] != n_ret - 1 or (high[1:] == high[:-1]).any():
+        return None  # two rows share a slot (a repeated rank, or one past its list): not dense
+    del high
+    grade = codes.astype(np.float64)  # code = grade - lowest grade, 255 = null
+    grade += lowest_grade
+    if grade_nulls:
+        grade[codes == 255] = np.nan
+    del codes
+    item_keys = None
+    if item_key is not None:
+        key &= np.uint64(2**item_bits - 1)
+        item_keys = key.astype(np.int32 if item_bits <= 30 else np.int64)
+    del key
+    return DenseLists(offsets, grade, item_keys, item_key, exact, item_bits, unranked)
 
 
 def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:
@@ -184,14 +420,72 @@ def _factorize_items(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return codes, pd.Index(uniques)
 
 
-def duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None = None) -> np.ndarray:
-    """Row indices whose (unit, item) appears more than once."""
+def duplicate_item_rows(
+    df: pd.DataFrame,
+    groups: Groups,
+    item_col: str,
+    rank_col: str | None = None,
+    lists: DenseLists | None = None,
+) -> np.ndarray:
+    """Row indices whose (unit, item) appears more than once (``lists``: the items already grouped by unit)."""
     df = _resolve(df)
-    return _cached(
-        ("dupitems", id(df), item_col, id(groups), rank_col),
-        (df, groups),
-        lambda: _duplicate_item_rows(df, groups, item_col, rank_col),
-    )
+
+    def make() -> np.ndarray:
+        if lists is not None and lists.item_keys is not None:
+            found = _duplicates_in_lists(df, groups, item_col, lists)
+            if found is not None:
+                return found
+        return _duplicate_item_rows(df, groups, item_col, rank_col)
+
+    return _cached(("dupitems", id(df), item_col, id(groups), rank_col), (df, groups), make)
+
+
+def _duplicates_in_lists(df: pd.DataFrame, groups: Groups, item_col: str, lists: DenseLists) -> np.ndarray | None:
+    """Duplicate (unit, item) rows from the item keys of :class:`DenseLists`: one padded matrix sorted by row.
+
+    Units whose sorted keys repeat hold a duplicate item or (hashed keys) a collision; only their rows are
+    then compared by value. None when the shape does not suit a matrix.
+    """
+    if lists.item_keys is None or lists.item_key is None:
+        return None
+    width = int(groups.sizes.max(initial=0))
+    if groups.n * width > 2 * len(df) + 1024:
+        return None
+    dtype = np.int32 if 2**lists.item_bits + width < 2**31 else np.int64
+    padding = (2**lists.item_bits + np.arange(width)).astype(dtype)  # a value no key has, distinct per column
+    matrix = np.empty((groups.n, width), dtype=dtype)
+    n_ret = np.diff(lists.offsets)
+    depth = int(n_ret[0]) if len(n_ret) else 0
+    if len(n_ret) and (n_ret == depth).all():  # lists of one length (the usual shape): a block copy
+        matrix[:, :depth] = lists.item_keys.reshape(groups.n, depth)
+        matrix[:, depth:] = padding[depth:]
+    else:
+        matrix[:] = padding
+        target = np.arange(len(lists.item_keys), dtype=np.int64)
+        target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - lists.offsets[:-1], n_ret)
+        matrix.reshape(-1)[target] = lists.item_keys
+        del target
+    values = df[item_col].to_numpy()
+    rest_rows = lists.unranked
+    if len(rest_rows):  # the unranked rows go after each list, in the order they come
+        rg = groups.codes[rest_rows].astype(np.int64)
+        order = np.argsort(rg, kind="stable")
+        rest_rows, rg = rest_rows[order], rg[order]
+        starts = np.searchsorted(rg, rg, side="left")
+        place = rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)
+        matrix.reshape(-1)[place] = lists.item_key(values[rest_rows])
+    matrix.sort(axis=1)
+    same = matrix[:, 1:] == matrix[:, :-1]
+    if not same.any():
+        return np.empty(0, dtype=np.int64)
+    return _duplicates_among_units(groups, values, np.flatnonzero(same.any(axis=1)))
+
+
+def _duplicates_among_units(groups: Groups, values: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """Rows of the given units whose (unit, item) value repeats (exact, by hashing the few rows involved)."""
+    rows = np.flatnonzero(np.isin(groups.codes, units))
+    pairs = pd.DataFrame({"unit": groups.codes[rows], "item": values[rows]})
+    return rows[pairs.duplicated(keep=False).to_numpy()]
 
 
 def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_col: str | None) -> np.ndarray:
@@ -219,13 +513,13 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     """Duplicate (unit, item) rows found by sorting each unit's items in a padded matrix.
 
     Much cheaper than hashing 10M distinct keys when units are short lists of similar length (the usual
-    shape): each row of the matrix is a small sort. Returns None when the shape does not suit it.
+    shape): each row of the matrix is a small sort. The rows come grouped by unit from the ranked order that
+    preparation uses anyway (one gather of the items). Returns None when the shape does not suit it.
     """
     if rank_col is None:
         return None
     ranked = ranked_order(df, groups, rank_col)
-    counts = np.bincount(groups.codes, minlength=groups.n)
-    width = int(counts.max(initial=0))
+    width = int(groups.sizes.max(initial=0))
     if groups.n * width > 2 * len(df) + 1024:
         return None
     lo, hi = int(values.min()), int(values.max())
@@ -235,23 +529,33 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     dtype = np.int32 if small else np.int64
     base = lo if small else 0
     # padding gets values no item can have, distinct per column
+    padding = (hi - base + 1 + np.arange(width)).astype(dtype)
     matrix = np.empty((groups.n, width), dtype=dtype)
-    matrix[:] = (hi - base + 1 + np.arange(width)).astype(dtype)
     flat = matrix.reshape(-1)
-    # retrieved rows fill each matrix row from the left in rank order: an increasing (cache-friendly) scatter
+    # retrieved rows fill each matrix row from the left in rank order
     n_ret = np.diff(ranked.offsets)
-    target = np.arange(len(ranked.rows), dtype=np.int64)
-    target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - ranked.offsets[:-1], n_ret)
-    flat[target] = (values[ranked.rows] - base).astype(dtype)
-    del target
+    items = values[ranked.rows]
+    if base:
+        items -= base
+    depth = int(n_ret[0]) if len(n_ret) else 0
+    if len(n_ret) and (n_ret == depth).all():  # lists of one length (the usual shape): a block copy
+        matrix[:, :depth] = items.reshape(groups.n, depth)
+        matrix[:, depth:] = padding[depth:]
+    else:
+        matrix[:] = padding
+        target = np.arange(len(ranked.rows), dtype=np.int64)
+        target += np.repeat(np.arange(groups.n, dtype=np.int64) * width - ranked.offsets[:-1], n_ret)
+        flat[target] = items
+        del target
+    del items
     # the other rows (null rank) go after them, in the order they come
-    rest_rows = np.flatnonzero(np.isnan(as_float(df[rank_col])))
-    if len(rest_rows):
+    rest_rows = ranked.unranked
+    if rest_rows is not None and len(rest_rows):
         rg = groups.codes[rest_rows].astype(np.int64)
         order = np.argsort(rg, kind="stable")
         rest_rows, rg = rest_rows[order], rg[order]
         starts = np.searchsorted(rg, rg, side="left")
-        flat[rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)] = (values[rest_rows] - base).astype(dtype)
+        flat[rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)] = values[rest_rows] - base
     matrix.sort(axis=1)
     same = matrix[:, 1:] == matrix[:, :-1]
     if not same.any():

@@ -4,7 +4,8 @@ Examples: ``"nDCG@10"``, ``"AP(rel=2)@100"``, ``"map@10"``, ``"P(rel=2)@10"``, `
 ``"nDCG(gain='exponential')@10"``. Names are case-insensitive; the canonical form
 (``Measure.__str__``) uses the IR community name and leaves out default parameters. trec_eval's measure names
 are accepted too (declared per metric): ``"ndcg_cut_10"`` is ``nDCG@10``, ``"P_5"`` is ``P@5``, ``"map"`` is
-``AP``, ``"recip_rank"`` is ``RR``.
+``AP``, ``"recip_rank"`` is ``RR``, ``"iprec_at_recall_0.50"`` is ``IPrec@0.5``; in a list of metrics
+(:func:`expand`) trec_eval's ``"iprec_at_recall"`` is its 11-point curve ``IPrec@0.0`` ... ``IPrec@1.0``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import MetricSyntaxError, ParameterError
-from .registry import MetricSpec, lookup, trec_cut
+from .registry import MetricSpec, family, lookup, trec_cut
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,17 @@ def parse(text: str | Measure) -> Measure:
         return text
     if not isinstance(text, str) or not text.strip():
         raise MetricSyntaxError(f"a metric name must be a non-empty string, got {text!r}")
+    found = family(text.strip())
+    if found is not None:
+        spec, values = found
+        raise MetricSyntaxError(
+            f"{text.strip()!r} is trec_eval's name of {len(values)} measures, {spec.canonical}@{values[0]} ... "
+            f"{spec.canonical}@{values[-1]}: give it in a list of metrics (rankframe.evaluate, the CLI's -m), or "
+            f"name one of them, e.g. {spec.canonical}@{values[len(values) // 2]}"
+        )
+    level = trec_cut(text.strip()) if "." in text else None  # iprec_at_recall_0.50: not a Python name
+    if level is not None:
+        return Measure.of(level[0], **{level[0].at: level[1]})
     # '-' and '.' appear in a few aliases (r-precision); map them to valid identifiers first
     src = text.strip().replace("r-precision", "r_precision").replace("R-precision", "r_precision")
     try:
@@ -113,3 +125,16 @@ def parse(text: str | Measure) -> Measure:
         names[name] = key
         params[name] = value
     return Measure.of(spec, **params)
+
+
+def expand(text: str | Measure) -> list[Measure]:
+    """The measures a name in a list of metrics stands for: one, or a declared family's (``iprec_at_recall``).
+
+    >>> [str(m) for m in expand("iprec_at_recall")][:3], [str(m) for m in expand("P_5")]
+    (['IPrec@0.0', 'IPrec@0.1', 'IPrec@0.2'], ['P@5'])
+    """
+    found = family(text.strip()) if isinstance(text, str) else None
+    if found is None:
+        return [parse(text)]
+    spec, values = found
+    return [Measure.of(spec, **{spec.at: v}) for v in values]

@@ -33,6 +33,10 @@ class Prepared:
     judged_grade: np.ndarray  # its grade
     n_judged: np.ndarray  # judged rows per unit
     n_judged_zero: np.ndarray  # judged rows with grade 0 per unit (kept as counts: they are most rows)
+    #: makes the score of each ranked element when the lists are ordered by score (None when ordered by rank:
+    #: ranks never tie); read through ``score`` only by ties="average", so other calls never gather the scores.
+    #: Only uncut lists carry it (a cut reads its tie groups from ``root``)
+    scores: Callable[[], np.ndarray] | None = field(default=None, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
     root: Prepared | None = field(default=None, repr=False)  # the uncut lists, for judged-side quantities
 
@@ -90,6 +94,7 @@ class Prepared:
                 self.judged_grade,
                 self.n_judged,
                 self.n_judged_zero,
+                scores=None if self.scores is None else lambda: self.score[keep],
             )
 
         return self.memo(("judged_only",), make)
@@ -105,6 +110,33 @@ class Prepared:
             self._memo[key] = make()
         return self._memo[key]
 
+    def tie_average(self, values: np.ndarray) -> np.ndarray:
+        """Each ranked element's ``values`` replaced by their mean over its tie group (equal scores in a unit).
+
+        Called on uncut lists (a cut reads the tie groups of its ``root``). Tied elements are adjacent (the lists
+        are sorted by score), so a tie group is a run of equal (unit, score): one segment mean, no loop. Without
+        scores (lists ordered by rank, which never tie) the values are returned as they are.
+        """
+        if self.scores is None or len(values) == 0:
+            return values
+        tie = self.memo(("tie_groups",), self._tie_groups)
+        size = np.bincount(tie)
+        return (np.bincount(tie, weights=values) / size)[tie]
+
+    @property
+    def score(self) -> np.ndarray:
+        """The score of each ranked element (lists ordered by score only; computed once, when first asked)."""
+        if self.scores is None:
+            raise TypeError("these lists are ordered by rank: they have no scores")
+        return self.memo(("score",), self.scores)
+
+    def _tie_groups(self) -> np.ndarray:
+        s = self.score
+        start = np.empty(len(s), dtype=bool)
+        start[:1] = True
+        start[1:] = (self.group[1:] != self.group[:-1]) | (s[1:] != s[:-1])
+        return np.cumsum(start) - 1
+
     # -- shared building blocks -------------------------------------------------------------------------
     def segment_sum(self, values: np.ndarray | None, mask: np.ndarray | None = None) -> np.ndarray:
         """Sum per unit of ranked-element ``values`` (1 when None), optionally only where ``mask``."""
@@ -116,6 +148,14 @@ class Prepared:
     def hits(self, rel: float) -> np.ndarray:
         """1.0 where a ranked element is relevant (grade >= rel; unjudged never is)."""
         return self.memo(("hits", rel), lambda: (self.grade >= rel).astype(np.float64))
+
+    def n_hits(self, rel: float) -> np.ndarray:
+        """Number of relevant ranked elements per unit (hits in each list), as float64.
+
+        Counted over the relevant elements alone (about a tenth of a list) instead of summing a 0/1 weight per
+        element: the same integers, without a float array the length of every list.
+        """
+        return self.memo(("n_hits", rel), lambda: self.segment_sum(None, self.grade >= rel))
 
     def n_relevant(self, rel: float) -> np.ndarray:
         """|R|: number of judged rows (retrieved or not) with grade >= rel, per unit."""
@@ -173,7 +213,20 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
     keep = values > 0  # zero gains add nothing to an ideal list
     g, v = group[keep], values[keep]
     value_codes, uniques = pd.factorize(-v, sort=True)  # few distinct gains: sort one int64 key
-    order = np.argsort(g.astype(np.int64) * max(len(uniques), 1) + value_codes, kind="stable")
+    n_values = max(len(uniques), 1)
+    key = g.astype(np.intp) * n_values + value_codes
+    if len(uniques) and n * n_values <= 2 * len(g) + 65536:
+        # few distinct gains (grades 1..3): count each (unit, gain) and lay the blocks out in order, no sort
+        counts = np.bincount(key, minlength=n * n_values)
+        sizes = counts.reshape(n, n_values).sum(axis=1)
+        g = np.repeat(np.arange(n, dtype=np.intp), sizes)
+        v = np.repeat(np.tile(-np.asarray(uniques, dtype=np.float64), n), counts)
+        starts = keys.offsets_from_counts(sizes)[:-1]
+        pos = np.arange(len(g), dtype=np.int64)
+        pos -= np.repeat(starts, sizes)
+        pos += 1
+        return g, v, pos
+    order = np.argsort(key, kind="stable")
     g, v = g[order], v[order]
     starts = keys.offsets_from_counts(np.bincount(g, minlength=n))[:-1]
     pos = np.arange(len(g)) - starts[g] + 1
@@ -186,29 +239,29 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
     unit_cols = [*by, c.query]
     groups = keys.group_codes(df, unit_cols)
     order_col = ranking_column(list(df.columns), c)
-    if order_col == c.rank:
-        ranked = keys.ranked_order(df, groups, c.rank)
-        rows, offsets = ranked.rows, ranked.offsets
+    relevance = df[c.relevance]
+    values = relevance.to_numpy() if _plain_numpy(relevance) else keys.as_float(relevance)
+    lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item) if order_col == c.rank else None
+    scores = None  # ordered by rank: ranks never tie
+    if lists is not None:  # the grades come in list order from the packed sort (no gather by row)
+        offsets, grade = lists.offsets, lists.grade
     else:
-        rows, offsets = _order_by_score(df, groups, c)
+        if order_col == c.rank:
+            ranked = keys.ranked_order(df, groups, c.rank)
+            rows, offsets = ranked.rows, ranked.offsets
+        else:
+            rows, offsets, score = _order_by_score(df, groups, c)
+            scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
+        grade = np.take(values, rows).astype(np.float64, copy=False)
     n_ret = np.diff(offsets)
     group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
-    pos = np.arange(len(rows), dtype=np.int64)
+    pos = np.arange(len(grade), dtype=np.int64)
     pos -= np.repeat(offsets[:-1], n_ret)
     pos += 1
-    relevance = df[c.relevance]
-    if _plain_numpy(relevance):
-        grade = relevance.to_numpy()[rows].astype(np.float64)
-    else:
-        grade = keys.as_float(relevance.iloc[rows])
-    judged_mask, nonzero = _judged_masks(relevance)
-    n_judged = (
-        np.bincount(groups.codes, minlength=groups.n)
-        if judged_mask is None
-        else np.bincount(groups.codes[judged_mask], minlength=groups.n)
-    )
+    judged_mask, nonzero = _judged_masks(values)
+    n_judged = groups.sizes if judged_mask is None else np.bincount(groups.codes[judged_mask], minlength=groups.n)
     nonzero_rows = np.flatnonzero(nonzero)
-    n_nonzero = np.bincount(groups.codes[nonzero_rows], minlength=groups.n)
+    judged_group = groups.codes[nonzero_rows]
     return Prepared(
         n=groups.n,
         units=groups.keys,
@@ -216,10 +269,11 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
         group=group,
         pos=pos,
         grade=grade,
-        judged_group=groups.codes[nonzero_rows],
-        judged_grade=keys.as_float(relevance.iloc[nonzero_rows]),
+        judged_group=judged_group,
+        judged_grade=values[nonzero_rows].astype(np.float64, copy=False),
         n_judged=n_judged,
-        n_judged_zero=n_judged - n_nonzero,
+        n_judged_zero=n_judged - np.bincount(judged_group, minlength=groups.n),
+        scores=scores,
     )
 
 
@@ -227,12 +281,10 @@ def _plain_numpy(col: pd.Series) -> bool:
     return isinstance(col.dtype, np.dtype) and col.dtype.kind in "iuf"
 
 
-def _judged_masks(relevance: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
+def _judged_masks(values: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
     """(judged mask or None when every row is judged, mask of judged rows with a non-zero grade)."""
-    if isinstance(relevance.dtype, np.dtype) and relevance.dtype.kind in "iu":
-        values = relevance.to_numpy()
+    if values.dtype.kind in "iu":
         return None, values != 0
-    values = keys.as_float(relevance)
     judged = ~np.isnan(values)
     return judged, judged & (values != 0)
 
@@ -249,8 +301,8 @@ def _text_order(values) -> np.ndarray:
     return pc.sort_indices(text).to_numpy()
 
 
-def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray]:
-    """trec_eval order: score descending, then item id descending compared as strings."""
+def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """trec_eval order: score descending, then item id descending compared as strings (rows, offsets, scores)."""
     score = keys.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
     all_codes, uniques = keys.item_factors(df, c.item)
@@ -260,4 +312,4 @@ def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[
     g = groups.codes[retrieved]
     order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
     offsets = keys.offsets_from_counts(np.bincount(g, minlength=groups.n))
-    return retrieved[order], offsets
+    return retrieved[order], offsets, score

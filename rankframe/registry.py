@@ -58,20 +58,32 @@ for _m in METRICS:
             raise ImportError(f"the metric name {_a!r} is declared by both {_other.name} and {_m.name}")
     if _m.trec_eval_cut:
         _TREC_CUT[_m.trec_eval_cut.lower()] = _m
-_TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+)$")
+_TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")
+_FAMILIES: dict[str, MetricSpec] = {_m.family[0].lower(): _m for _m in METRICS if _m.family}
 
 
-def trec_cut(name: str) -> tuple[MetricSpec, int] | None:
-    """A trec_eval cutoff name (``P_5``, ``ndcg_cut_10``, ``map_cut_100``) as (metric, k), else None.
+def trec_cut(name: str) -> tuple[MetricSpec, int | float] | None:
+    """A trec_eval cutoff name (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.50``) as (metric, value after @).
 
     >>> spec, k = trec_cut("ndcg_cut_10"); (spec.canonical, k)
     ('nDCG', 10)
+    >>> spec, r = trec_cut("iprec_at_recall_0.50"); (spec.canonical, r)
+    ('IPrec', 0.5)
     """
     m = _TREC_CUT_NAME.match(name)
     if m is None or name.lower() in _ALIASES:
         return None
     spec = _TREC_CUT.get(m.group("family").lower())
-    return None if spec is None else (spec, int(m.group("k")))
+    value = m.group("k")
+    if spec is None or (spec.at == "k") == ("." in value):  # P_5.5 and iprec_at_recall_1 are no trec_eval names
+        return None
+    return spec, (int(value) if spec.at == "k" else float(value))
+
+
+def family(name: str) -> tuple[MetricSpec, tuple] | None:
+    """A name that stands for several measures (``iprec_at_recall``: the 11-point curve) as (metric, values)."""
+    spec = _FAMILIES.get(name.lower()) if isinstance(name, str) else None
+    return None if spec is None or spec.family is None else (spec, spec.family[1])
 
 
 def lookup(name: str) -> MetricSpec:
@@ -145,13 +157,15 @@ def names_markdown() -> str:
     ]
     for m in METRICS:
         aliases = ", ".join(f"`{a}`" for a in dict.fromkeys(m.aliases) if a not in (m.name, m.canonical.lower()))
-        trec = ", ".join(
-            [f"`{m.trec_eval}`"] * bool(m.trec_eval) + [f"`{m.trec_eval_cut}_<k>`"] * bool(m.trec_eval_cut)
-        )
+        trec = [f"`{m.trec_eval}`"] if m.trec_eval else []
+        if m.trec_eval_cut:
+            trec.append(f"`{m.trec_eval_cut}_<k>`" if m.at == "k" else f"`{m.trec_cut_name(0.5)}` (any {m.at} level)")
+        if m.family:
+            trec.append(f"`{m.family[0]}` (its {len(m.family[1])} levels, in a list of metrics)")
         none = "—" if m.nothing_relevant is None else f"*needs relevant*: {NOTHING_RELEVANT[m.nothing_relevant][0]}"
         value_range = "[0, 1]" + (", perfect = 1" if m.perfect_is_one else "") if m.bounded else ">= 0"
         lines.append(
-            f"| `{m.canonical}` | `{m.name}` | {aliases or '—'} | {trec or '—'} | "
+            f"| `{m.canonical}` | `{m.name}` | {aliases or '—'} | {', '.join(trec) or '—'} | "
             f"{f'`{m.ir_measures}`' if m.ir_measures else '—'} | {none} | {value_range} |"
         )
     return "\n".join(lines)

@@ -78,6 +78,7 @@ def _id_checks(name: str) -> list[pa.Check]:
         pa.Check(
             _one_id_type,
             element_wise=False,
+            ignore_na=False,  # nulls pass (another rule's); pandera's dropna would copy the column
             name="one id type",
             error=f"{name} ids must all have one type (found mixed types such as '1' and 1, which "
             "different engines would keep apart or merge; convert the column with .astype(str))",
@@ -205,6 +206,7 @@ def schema(
                 pa.Check(
                     _is_numeric,
                     element_wise=False,
+                    ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
                     name="numeric dtype",
                     error="relevance must be numeric (null = unjudged)",
                 ),
@@ -224,6 +226,7 @@ def schema(
                 pa.Check(
                     _is_numeric,
                     element_wise=False,
+                    ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
                     name="numeric dtype",
                     error="rank must be numeric (null = judged but not retrieved)",
                 ),
@@ -253,6 +256,7 @@ def schema(
                 pa.Check(
                     _is_numeric,
                     element_wise=False,
+                    ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
                     name="numeric dtype",
                     error="score must be numeric (null = not retrieved)",
                 ),
@@ -344,23 +348,69 @@ def validate(
                 }
             )
         raise ValidationError(failures, table=table)
-    sch = schema(
-        c,
-        by=by,
-        order=None if order_col is None else "rank" if order_col == c.rank else "score",
-        allow_duplicates=allow_duplicates,
-        require_relevance=require_relevance,
-    )
-    # validate a shallow view with a 0..n-1 index: failure cases then name row positions, so example rows are
-    # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied
-    view = df.copy(deep=False)
-    view.index = pd.RangeIndex(len(df))
-    with keys.shared():
+    order = None if order_col is None else "rank" if order_col == c.rank else "score"
+    with keys.shared():  # the fast proof and the checks share the engine's codes and orders (one call's memo)
+        if _proven_valid(df, c, by, order, allow_duplicates, require_relevance):
+            return
+        sch = schema(c, by=by, order=order, allow_duplicates=allow_duplicates, require_relevance=require_relevance)
+        # validate a shallow view with a 0..n-1 index: failure cases then name row positions, so example rows are
+        # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied
+        view = df.copy(deep=False)
+        view.index = pd.RangeIndex(len(df))
         keys.alias(view, df)  # the checks' codes and orders are the engine's (computed once per call)
         try:
             sch.validate(view, lazy=True, inplace=True)
         except SchemaErrors as err:
             raise _to_validation_error(df, err, table) from None
+
+
+def _proven_valid(
+    df: pd.DataFrame, c: Columns, by: Sequence[str], order: str | None, allow_duplicates: bool, require_relevance: bool
+) -> bool:
+    """True when whole-column tests prove that the table passes every rule of :func:`schema` (no row masks).
+
+    The schema's rules, each decided here from what the engine computes anyway (the unit codes, the ranked
+    order, the item grouping) or from the dtype: ids not null and of one type; relevance, rank and score
+    numeric and finite; ranks integers >= 1, unique per unit; items unique per unit. False means "not
+    proven": pandera then runs the schema and reports every failure with its rows.
+    """
+    unit = [*by, c.query]
+    for name in [c.query, c.item, *by]:
+        col = df[name]
+        if name not in by and _has_nulls(col):
+            return False
+        if _id_kind(col) not in _ONE_KIND | {"typed"}:
+            return False
+    value_columns = ([c.relevance] if require_relevance else []) + ([c.score] if order == "score" else [])
+    for name in value_columns:
+        col = df[name]
+        if not (_is_numeric(col) and (_all_finite(col) or not np.isinf(keys.as_float(col)).any())):
+            return False
+    groups = keys.group_codes(df, unit)
+    lists = None
+    if order == "rank":
+        col = df[c.rank]
+        if not _is_numeric(col):
+            return False
+        # a dense order (ranks exactly 1..n in every unit) proves "integer >= 1" and "unique" at once; the
+        # engine's own packed sort proves it when it applies (keys.dense_lists), else the ranked order
+        if require_relevance:
+            lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item)
+        if lists is None:
+            ranked = keys.ranked_order(df, groups, c.rank)
+            if not ranked.dense and (len(ranked.duplicate_rank_rows) or not _all_positive_integers(col)):
+                return False
+    if not allow_duplicates:
+        rank_col = c.rank if order == "rank" else None
+        if len(keys.duplicate_item_rows(df, groups, c.item, rank_col, lists=lists)):
+            return False
+    return True
+
+
+def _has_nulls(col: pd.Series) -> bool:
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
+        return False  # numpy integers and booleans cannot hold a null
+    return bool(col.isna().any())
 
 
 def _to_validation_error(df: pd.DataFrame, err: SchemaErrors, table: str = "ranking table") -> ValidationError:

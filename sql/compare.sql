@@ -193,7 +193,9 @@ CREATE OR REPLACE MACRO rf__compare_per_query(tbl, k, units, order_by, rel, grad
            rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
     FROM rf__per_query_raw(tbl, rf__as_k(k), units, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
-                           rf__lc(r_denominator), rf__lc(ap_denominator), ok) AS r
+                           rf__lc(r_denominator), rf__lc(ap_denominator),
+                           -- beta, log_base, gains, judged_only, ties: rf_compare keeps their defaults
+                           1.0, 2.0, CAST(NULL AS MAP(DOUBLE, DOUBLE)), false, 'first', ok) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 

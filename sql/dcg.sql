@@ -14,7 +14,7 @@ CREATE OR REPLACE MACRO rf__gains(m, owner) AS
     CASE WHEN m IS NULL THEN CAST(NULL AS MAP(DOUBLE, DOUBLE))
          WHEN starts_with(typeof(m), 'MAP(') AND TRY_CAST(m AS MAP(DOUBLE, DOUBLE)) IS NOT NULL
          THEN TRY_CAST(m AS MAP(DOUBLE, DOUBLE))
-         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or None. '
+         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or NULL. '
                            || 'Got %s instead.', owner, rf__repr(m))) END;
 
 -- the gain of grade g: 0 for NULL or below rel, else the gain of its mapped value (unlisted grades keep theirs)
@@ -60,3 +60,21 @@ CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := '
          THEN NULL
          ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
+
+-- ties = 'average' (McSherry & Najork; scikit-learn ndcg_score/dcg_score, torchmetrics): every ranked row's gain is
+-- the mean gain of its tie group, the rows of its unit `part` with the same score. A window (the aggregates see
+-- positions and grades, not scores), so compute it over rf_prepare(..., order_by := 'score') in a subquery, then
+-- sum it with the aggregate: DCG = rf_agg_dcg(rf_pos, tie_gain, k := k, log_base := b) (the linear gain of a gain
+-- is itself), nDCG = that / rf_agg_idcg(rf_pos, rf_g, k := k, ...) (the ideal does not depend on ties). A group
+-- straddling k gives its mean gain to each of its positions <= k (scikit-learn _tie_averaged_dcg). With
+-- judged_only, partition by row(query, rf_g IS NULL) so that the unjudged rows leave the groups.
+CREATE OR REPLACE MACRO rf__tie_gain(part, score, grade, rel, gain, gains) AS
+    avg(rf__gain_m(grade, rel, gain, gains)) OVER (PARTITION BY part, score);
+
+CREATE OR REPLACE MACRO rf_tie_gain(part, score, grade, rel := NULL, gain := 'linear', gains := NULL) AS
+    CASE WHEN isnan(rf__relopt(rel, 'rf_tie_gain'))
+              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_tie_gain') = ''
+              OR cardinality(rf__gains(gains, 'rf_tie_gain')) < 0
+         THEN NULL
+         ELSE rf__tie_gain(part, score, grade, rf__as_num(rel), rf__lc(gain), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)))
+    END;

@@ -47,8 +47,8 @@ CREATE OR REPLACE MACRO rf__is_key(c, segments) AS
 -- true, or the error for the first bad parameter of rf_per_query / rf_means (each CASE condition calls one check,
 -- which returns the normalised value or raises; none of them is ever true)
 CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                         r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
-                                         allow_duplicates, owner) AS
+                                         r_denominator, ap_denominator, beta, log_base, gains, judged_only, ties,
+                                         no_relevant, no_retrieved, no_judged, allow_duplicates, owner) AS
     CASE WHEN rf__k(k, owner) < 0 THEN false
          WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) = '' THEN false
          WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
@@ -60,6 +60,11 @@ CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ide
          WHEN rf__choice(p_denominator, ['k', 'retrieved'], 'p_denominator', owner) = '' THEN false
          WHEN rf__choice(r_denominator, ['relevant', 'min_k'], 'r_denominator', owner) = '' THEN false
          WHEN rf__choice(ap_denominator, ['relevant', 'min_k', 'retrieved'], 'ap_denominator', owner) = '' THEN false
+         WHEN rf__beta(beta, owner) < 0 THEN false
+         WHEN rf__log_base(log_base, owner) < 0 THEN false
+         WHEN cardinality(rf__gains(gains, owner)) < 0 THEN false
+         WHEN rf__flag(judged_only, 'judged_only', owner) IS NULL THEN false
+         WHEN rf__choice(ties, ['first', 'average'], 'ties', owner) = '' THEN false
          WHEN rf__choice(no_relevant, ['zero', 'nan', 'skip'], 'no_relevant', owner) = '' THEN false
          WHEN rf__choice(no_retrieved, ['zero', 'nan', 'skip'], 'no_retrieved', owner) = '' THEN false
          WHEN rf__choice(no_judged, ['zero', 'nan', 'skip'], 'no_judged', owner) = '' THEN false
@@ -84,7 +89,7 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
                                                      AS VARCHAR),
                         CAST(g.rf__item AS VARCHAR), CAST(g.rf__n AS VARCHAR)) AS rf__example, g.rf__n
           FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)), s.item AS rf__item, count(*) AS rf__n
-                FROM query_table(tbl) AS s
+                FROM rf__input(tbl, ['query', 'item', 'relevance']) AS s
                 WHERE NOT rf__as_bool(allow_duplicates) AND s.item IS NOT NULL
                 GROUP BY ALL
                 HAVING count(*) > 1) AS g) AS d;
@@ -93,28 +98,49 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
 -- the policies need. Binary metrics use rel; the graded ones (CG, DCG, IDCG, nDCG) use graded_rel (default
 -- NULL: every positive grade is a gain). Parameters already checked and normalised (the unchecked internal
 -- aggregates rf__agg_<name>).
+-- judged_only (the metrics that declare it: P R AP RR Success nDCG Rprec) reads rf__jp, the position among the judged
+-- retrieved rows; ties := 'average' (DCG, nDCG; with order_by := 'score' only: ranks never tie) reads rf__tg /
+-- rf__tgj, the mean gain of the row's tie group (sql/dcg.sql rf__tie_gain; rf__tgj leaves the unjudged rows out of
+-- the groups under judged_only). Their windows are in a UNION ALL branch of their own, pruned by its constant
+-- condition when neither option is on (as rf__prepare's branches): with the defaults they cost nothing.
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                          p_denominator, r_denominator, ap_denominator, ok) AS TABLE
+                                          p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
+                                          judged_only, ties, ok) AS TABLE
+    WITH w AS (
+        SELECT v.*,
+               COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
+               COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'score' ELSE 'query' END) AS rf__score
+        FROM (SELECT p.*, row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit
+              FROM rf__prepare(tbl, segments, order_by, ok) AS p) AS v
+    )
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
-           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal)
+           -- with gains := MAP {...} (a grade may map to a positive gain): the ideal list has no gain at all
+           CASE WHEN gains IS NULL
+                THEN rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal)
+                ELSE rf__agg_idcg(x.rf_pos, x.rf_g, NULL, graded_rel, gain, ideal, 2.0, gains) = 0 END
                AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
-           rf__agg_precision(x.rf_pos, x.rf_g, k, rel, p_denominator) AS "P",
-           rf__agg_recall(x.rf_pos, x.rf_g, k, rel, r_denominator) AS "R",
-           rf__agg_ap(x.rf_pos, x.rf_g, k, rel, ap_denominator) AS "AP",
-           rf__agg_rr(x.rf_pos, x.rf_g, k, rel) AS "RR",
+           rf__agg_precision(x.rf__jp, x.rf_g, k, rel, p_denominator) AS "P",
+           rf__agg_recall(x.rf__jp, x.rf_g, k, rel, r_denominator) AS "R",
+           rf__agg_ap(x.rf__jp, x.rf_g, k, rel, ap_denominator) AS "AP",
+           rf__agg_rr(x.rf__jp, x.rf_g, k, rel) AS "RR",
            rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
-           rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, 2.0, NULL) AS "DCG",
-           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "IDCG",
-           rf__agg_ndcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, 2.0, NULL) AS "nDCG",
+           CASE WHEN ties = 'average' AND order_by = 'score'
+                THEN rf__agg_dcg(x.rf_pos, x.rf__tg, k, NULL, 'linear', log_base, NULL)
+                ELSE rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, log_base, gains) END AS "DCG",
+           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, log_base, gains) AS "IDCG",
+           CASE WHEN ties = 'average' AND order_by = 'score'
+                THEN rf__ratio(rf__agg_dcg(x.rf__jp, x.rf__tgj, k, NULL, 'linear', log_base, NULL),
+                               rf__agg_idcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains))
+                ELSE rf__agg_ndcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains) END AS "nDCG",
            rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
            rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
-           rf__agg_r_precision(x.rf_pos, x.rf_g, k, rel) AS "Rprec",
-           rf__agg_hit_rate(x.rf_pos, x.rf_g, k, rel) AS "Success",
-           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, 1.0) AS "F1",
+           rf__agg_r_precision(x.rf__jp, x.rf_g, k, rel) AS "Rprec",
+           rf__agg_hit_rate(x.rf__jp, x.rf_g, k, rel) AS "Success",
+           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, beta) AS "F1",
            rf__agg_bpref(x.rf_pos, x.rf_g, k, rel) AS "Bpref",
            rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
            rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
@@ -123,23 +149,34 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            rf__agg_num_ret(x.rf_pos, x.rf_g, k) AS "NumRet",
            rf__agg_num_rel(x.rf_pos, x.rf_g, rel) AS "NumRel",
            rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel) AS "NumRelRet"
-    FROM (SELECT w.*,
+    FROM (SELECT y.*,
                  -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
                  -- by DuckDB when neither column is selected
-                 rf__err_before(w.rf__part, w.rf_pos, w.rf_g, max_grade) AS rf__b,
-                 rf__ideal_pos(w.rf__part, w.rf_pos, w.rf_g, ideal) AS rf__ip,
-                 rf__ideal_before(w.rf__part, w.rf_pos, w.rf_g, ideal, max_grade) AS rf__ib
-          FROM (SELECT v.*,
-                       COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part
-                FROM (SELECT p.*, row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit
-                      FROM rf__prepare(tbl, segments, order_by, ok) AS p) AS v) AS w) AS x
+                 rf__err_before(y.rf__part, y.rf_pos, y.rf_g, max_grade) AS rf__b,
+                 rf__ideal_pos(y.rf__part, y.rf_pos, y.rf_g, ideal) AS rf__ip,
+                 rf__ideal_before(y.rf__part, y.rf_pos, y.rf_g, ideal, max_grade) AS rf__ib
+          FROM (SELECT w.*, w.rf_pos AS rf__jp, CAST(NULL AS DOUBLE) AS rf__tg, CAST(NULL AS DOUBLE) AS rf__tgj
+                FROM w
+                WHERE NOT coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)
+                UNION ALL BY NAME
+                SELECT w.*,
+                       CASE WHEN judged_only AND w.rf_pos IS NOT NULL AND w.rf_g IS NOT NULL
+                            THEN count(w.rf_g) OVER (PARTITION BY w.rf__part ORDER BY w.rf_pos
+                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+                            WHEN NOT judged_only THEN w.rf_pos END AS rf__jp,
+                       rf__tie_gain(w.rf__part, w.rf__score, w.rf_g, graded_rel, gain, gains) AS rf__tg,
+                       rf__tie_gain(row(w.rf__part, judged_only AND w.rf_g IS NULL), w.rf__score, w.rf_g, graded_rel,
+                                    gain, gains) AS rf__tgj
+                FROM w
+                WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS x
     GROUP BY ALL;
 
 -- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
 -- metric sees them, so its errors come first) and the policies; owner names the macro in the errors
 CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                      p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved,
-                                      no_judged, allow_duplicates, owner) AS TABLE
+                                      p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
+                                      judged_only, ties, no_relevant, no_retrieved, no_judged, allow_duplicates,
+                                      owner) AS TABLE
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
            rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
@@ -164,7 +201,10 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
            rf__apply_policy(r."NumRelRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRelRet"
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
-                           rf__lc(r_denominator), rf__lc(ap_denominator),
+                           rf__lc(r_denominator), rf__lc(ap_denominator), rf__as_num(beta), rf__as_num(log_base),
+                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)), rf__as_bool(judged_only),
+                           -- never NULL: a NULL would prune both row branches, and the check with them
+                           coalesce(rf__lc(ties), ''),
                            (SELECT d.rf__ok
                             FROM rf__check_duplicates(
                                 tbl, segments, allow_duplicates,
@@ -172,7 +212,8 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
                                  FROM rf__check_table(tbl, segments, owner, rf__outputs(),
                                                       rf__check_params(k, order_by, rel, graded_rel, gain, ideal,
                                                                        max_grade, p, p_denominator, r_denominator,
-                                                                       ap_denominator, no_relevant, no_retrieved,
+                                                                       ap_denominator, beta, log_base, gains,
+                                                                       judged_only, ties, no_relevant, no_retrieved,
                                                                        no_judged, allow_duplicates, owner)) AS c)) AS d)
                           ) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
@@ -188,11 +229,12 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
 CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
                                      graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
                                      p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                     ap_denominator := 'relevant', no_relevant := 'zero',
+                                     ap_denominator := 'relevant', beta := 1.0, log_base := 2.0, gains := NULL,
+                                     judged_only := false, ties := 'first', no_relevant := 'zero',
                                      no_retrieved := 'zero', no_judged := 'skip', allow_duplicates := false) AS TABLE
     SELECT * FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged, allow_duplicates,
-                                'rf_per_query');
+                                r_denominator, ap_denominator, beta, log_base, gains, judged_only, ties, no_relevant,
+                                no_retrieved, no_judged, allow_duplicates, 'rf_per_query');
 
 -- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left
 CREATE OR REPLACE MACRO rf_mean(v) AS
@@ -204,7 +246,8 @@ CREATE OR REPLACE MACRO rf_mean(v) AS
 CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
                                  graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
                                  p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                 ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
+                                 ap_denominator := 'relevant', beta := 1.0, log_base := 2.0, gains := NULL,
+                                 judged_only := false, ties := 'first', no_relevant := 'zero', no_retrieved := 'zero',
                                  no_judged := 'skip', allow_duplicates := false) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
@@ -214,7 +257,7 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
                                                'NumRet', 'NumRel', 'NumRelRet')))
         FROM (SELECT true AS rf__all, *
               FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                 p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
-                                 allow_duplicates, 'rf_means'))
+                                 p_denominator, r_denominator, ap_denominator, beta, log_base, gains, judged_only,
+                                 ties, no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_means'))
         GROUP BY ALL)
     ORDER BY COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'n_queries');

@@ -22,7 +22,7 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', all
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
                COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'position') THEN 'rank'
                                           WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'query' END) AS rf__ord
-        FROM query_table(tbl) AS s
+        FROM rf__input(tbl, rf__required(order_by)) AS s
         WHERE (SELECT rf__ok
                FROM rf__check_table(tbl, segments, 'rf_validate', [],
                                     CASE WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by',

@@ -36,6 +36,7 @@ class QueryData:
 
     ranked: list = field(default_factory=list)  # grade (float) or None, in rank order
     judged: list = field(default_factory=list)  # grades of every judged row, retrieved or not
+    scores: list | None = None  # the score of each ranked item when ordered by score (ties="average")
 
     @property
     def n(self) -> int:
@@ -74,6 +75,7 @@ def build_queries(
         else:
             retrieved.sort(key=lambda t: t[0], reverse=True)
         qd.ranked = [g for _, g in retrieved]
+        qd.scores = None if has_rank else [s[0] for s, _ in retrieved]
         out[key] = qd
     return out
 
@@ -157,7 +159,9 @@ def _recall(qd, k, rel, denominator="relevant"):
 def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     """The formula of docs/metrics.md for one query (no query-set policy applied)."""
     if kw.get("judged_only"):  # trec_eval -J: the unjudged items leave the list, the ones below move up
-        qd = QueryData(ranked=[g for g in qd.ranked if g is not None], judged=qd.judged)
+        keep = [i for i, g in enumerate(qd.ranked) if g is not None]
+        scores = None if qd.scores is None else [qd.scores[i] for i in keep]
+        qd = QueryData(ranked=[qd.ranked[i] for i in keep], judged=qd.judged, scores=scores)
     k = kw.get("k")
     rel = kw.get("rel")
     n = qd.n
@@ -194,7 +198,12 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         if name == "cg":
             return sum(_gain(g, rel, gain) for g in qd.ranked[:top])
         gains, base = kw["gains"], kw["log_base"]
-        dcg = _dcg([_gain(g, rel, gain, gains) for g in qd.ranked], k, base)
+        ranked_gains = [_gain(g, rel, gain, gains) for g in qd.ranked]
+        if kw.get("ties") == "average" and qd.scores is not None:  # each item: the mean gain of its equal scores
+            ranked_gains = [
+                sum(x for x, t in zip(ranked_gains, qd.scores) if t == s) / qd.scores.count(s) for s in qd.scores
+            ]
+        dcg = _dcg(ranked_gains, k, base)
         if name == "dcg":
             return dcg
         ideal = sorted((_gain(g, rel, gain, gains) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)

@@ -201,6 +201,8 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
     name, kw = m.spec.name, m.kw
     if kw.get("judged_only"):
         return None  # (pytrec_eval's judged_docs_only_flag is per evaluator: tests/test_conventions.py)
+    if kw.get("ties", "first") != "first":
+        return None  # trec_eval breaks ties by docno (ties="average" is scikit-learn's: tests/test_ties.py)
     k = kw.get("k")
     rel = kw.get("rel")
     if rel is not None and (float(rel) != int(rel) or rel < 1):
@@ -271,7 +273,9 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
     for spec in METRICS:
         grids: list[list[tuple[str, Any]]] = [[]]
         for p in spec.params:
-            if p.kind == "choice":
+            if p.name == "ties":  # at its default here (the grid would double for DCG/nDCG): below with others
+                vals = [p.default]
+            elif p.kind == "choice":
                 vals = list(p.choices)
             elif p.kind == "k":
                 vals = list(k_values)
@@ -301,6 +305,13 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
         "nDCG(log_base=10, gains={0: 0, 1: 1, 2: 3})@5",
         "nDCG(gains={1: 0, 2: 5}, rel=2)",
         "nDCG(gains={1: 0, 2: 0, 3: 0}, gain='exponential')@3",
+        # ties="average" (tied scores share their mean gain) at its default above
+        "DCG(ties='average')@3",
+        "nDCG(ties='average')",
+        "nDCG(ties='average', gain='exponential', ideal='retrieved')@5",
+        "nDCG(ties='average', judged_only=True)@3",
+        "DCG(ties='average', gains={0: 0, 1: 1, 2: 3}, log_base=10)",
+        "nDCG(ties='average', rel=2)@1",
         # judged_only (trec_eval -J) at its default above
         "P(judged_only=True)@3",
         "AP(judged_only=True, rel=2)",

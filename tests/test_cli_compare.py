@@ -512,3 +512,29 @@ def test_bad_choices_are_argparse_errors(capsys):
             main(["compare", str(PAIRED), "-m", "AP", *flags])
         assert e.value.code == 2
         assert "invalid" in capsys.readouterr().err
+
+
+def test_one_parquet_table_is_compared_in_duckdb_without_pandas(monkeypatch, capsys, tmp_path):
+    # the SQL road (issue 10): the table never goes through rankframe.io.read_long; same rows as compare() on the
+    # frame (the oracle, test_same_rows_as_rankframe_compare_on_the_paired_example covers the options)
+    import rankframe.io
+
+    def no_pandas(*args, **kwargs):
+        raise AssertionError("read into pandas")
+
+    monkeypatch.setattr(rankframe.io, "read_long", no_pandas)
+    code, out, err = run_main(capsys, "compare", str(PAIRED), "-m", "AP", "--by", "length", "--format", "csv")
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out))
+    want = rankframe.compare(pd.read_parquet(PAIRED), "AP", by="length")
+    np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-9)
+    assert got["system"].tolist() == want["system"].tolist()
+    # a misspelled --system is named with the file's columns, one line, exit 2
+    code, _, err = run_main(capsys, "compare", str(PAIRED), "-m", "AP", "--system", "sytem")
+    assert code == 2 and "no column 'sytem' (--system sytem) (did you mean 'system'?" in err
+    # null systems: the rule and the count
+    df = pd.read_parquet(PAIRED)
+    df.loc[0, "system"] = None
+    df.to_parquet(tmp_path / "nulls.parquet")
+    code, _, err = run_main(capsys, "compare", str(tmp_path / "nulls.parquet"), "-m", "AP")
+    assert code == 2 and "every row must name its system" in err

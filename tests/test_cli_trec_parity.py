@@ -209,3 +209,44 @@ def test_robust03_against_pytrec_eval(capsys):
     for run in runs:
         tag, want = _pytrec_lines(run, qrels)
         assert _measure_lines(blocks[tag]) == want, run.name
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_iprec_at_recall_names_and_values_are_pytrec_evals(capsys, engine):
+    """-m iprec_at_recall is trec_eval's 11-point curve, printed under trec_eval's names (iprec_at_recall_0.00 ...
+    iprec_at_recall_1.00) with pytrec_eval's values (trec_eval 9's rounding of the level, decision 0013), and one
+    level by its trec_eval name (iprec_at_recall_0.50) is an input alias of IPrec@0.5."""
+    import pytrec_eval
+
+    _need(TREC)
+    qrels = _read_qrels(TREC / "qrels.test")
+    run: dict[str, dict[str, float]] = {}
+    for line in (TREC / "results.test").read_text().splitlines():
+        q, _, d, _, s = line.split()[:5]
+        run.setdefault(q, {})[d] = float(s)
+    res = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
+    names = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
+    assert sorted(next(iter(res.values()))) == names  # pytrec_eval's own names
+    want = [f"{m:<22}\t{q}\t{res[q][m]:.4f}" for q in sorted(res) for m in names]
+    want += [f"{m:<22}\tall\t{sum(res[q][m] for q in res) / len(res):.4f}" for m in names]
+    for asked in (["iprec_at_recall"], ["iprec_at_recall_0.50", "IPrec@0.1"]):
+        code = main(
+            [
+                "evaluate",
+                str(TREC / "results.test"),
+                "--qrels",
+                str(TREC / "qrels.test"),
+                "--format",
+                "trec",
+                "--per-query",
+                "--no-progress",
+                "--engine",
+                engine,
+                *(a for m in asked for a in ("-m", m)),
+            ]
+        )
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        got = [ln for ln in out.splitlines() if ln.startswith("iprec_at_recall")]
+        expected = want if len(asked) == 1 else [ln for ln in want if ln.split()[0] in (names[1], names[5])]
+        assert got == expected, asked

@@ -23,8 +23,8 @@ import rankframe
 import rankframe.metrics
 from rankframe.accessor import RankMetrics
 from rankframe.cli import trec_name
-from rankframe.declare import ENGINE_PARAMS, NOTHING_RELEVANT, MetricSpec
-from rankframe.names import Measure, parse
+from rankframe.declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, MetricSpec
+from rankframe.names import Measure, expand, parse
 from rankframe.registry import KERNELS, METRICS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,7 +73,9 @@ def test_sql_macros_have_the_declared_parameters(spec):
     path = SQL / f"{spec.name}.sql"
     assert path.is_file(), f"{spec.canonical}: no sql/{spec.name}.sql"
     text = path.read_text(encoding="utf-8")
-    expected = {p.name: _sql_literal(p.default) for p in spec.params}
+    # ties needs the scores, which neither the list macros (grades in rank order) nor the aggregates (positions)
+    # see: the engines and the table macros take it, docs/sql.md gives the aggregates' recipe (test_sql_ties.py)
+    expected = {p.name: _sql_literal(p.default) for p in spec.params if p.name not in SCORE_PARAMS}
     for macro, positional in (
         (f"rf_{spec.name}", ["grades", *spec.sql_data_args]),
         (f"rf_agg_{spec.name}", ["pos", "grade"]),
@@ -97,9 +99,21 @@ _NONE_COLUMN = {None: "false", "relevant": "r.rf__none_rel", "gain": "r.rf__none
 def test_table_macros_have_a_column_per_metric(spec):
     text = _table_macro_text()
     col = spec.canonical
-    # rf__agg_<name>_w: the windowed form (ERR, nERR) that reads running products computed over the unit
-    assert re.search(rf'rf__agg_{spec.name}(?:_w)?\(x\.rf_pos, x\.rf_g\b[^;]*?\) AS "{col}"', text), (
-        f'rf__per_query_raw has no column "{col}" computed by rf__agg_{spec.name}'
+    declared = {p.name for p in spec.params}
+    # rf__agg_<name>_w: the windowed form (ERR, nERR) that reads running products computed over the unit; a metric
+    # that declares judged_only reads the positions among the judged rows (x.rf__jp), the others rf_pos
+    pos = r"x\.rf__jp" if "judged_only" in declared else r"x\.rf_pos"
+    body = text.split("MACRO rf__per_query_raw(")[1].split("GROUP BY ALL;")[0]
+    # the select list's expressions start at 11 spaces; continuation lines are indented further
+    columns = dict((c, e) for e, c in re.findall(r'\n {11}((?:(?!\n {11}\S).)*?) AS "(\w+)"', body, re.S))
+    assert col in columns, f'rf__per_query_raw has no column "{col}"'
+    assert re.search(rf"\brf__agg_{spec.name}(?:_w)?\({pos}, x\.rf_g\b", columns[col]), (
+        f'rf__per_query_raw: "{col}" is not computed by rf__agg_{spec.name}({pos}, x.rf_g, ...)'
+    )
+    # a metric that declares ties (DCG, nDCG) reads the tie-averaged gains under ties = 'average'
+    tied = columns[col].startswith("CASE WHEN ties = 'average' AND order_by = 'score'")
+    assert tied == ("ties" in declared), (
+        f"\"{col}\": a ties = 'average' branch in the table macros iff it declares ties"
     )
     applied = re.search(
         rf'rf__apply_policy\(r\."{col}", r\.rf__n_judged, (r\.rf__n_ret|rf__count_n_ret\(r\.rf__n_ret, no_retrieved\)), '
@@ -126,9 +140,7 @@ def test_table_macros_take_every_declared_parameter_with_its_default(macro):
     named = found[1]
     for spec in METRICS:
         if spec.table_column:
-            for p in spec.params:
-                if not p.table:  # declared outside the table macros (they use its default)
-                    continue
+            for p in spec.params:  # every declared parameter, none exempt
                 name = spec.table_param(p.name)
                 assert name in named, f"{macro} has no parameter {name} ({spec.canonical}'s {p.name})"
                 assert named[name] == _sql_literal(p.default), f"{macro}: {name}'s default vs {spec.canonical}'s"
@@ -175,11 +187,15 @@ def test_trec_eval_names_are_input_aliases_and_output_names(spec):
     if spec.trec_eval:
         assert parse(spec.trec_eval) == Measure.of(spec)
         assert trec_name(Measure.of(spec))[0] == spec.trec_eval
-    if spec.trec_eval_cut:
-        name = f"{spec.trec_eval_cut}_10"
-        assert parse(name) == Measure.of(spec, k=10), name
-        assert trec_name(Measure.of(spec, k=10))[0] == name
-        assert str(parse(name)) == f"{spec.canonical}@10"  # output labels stay canonical
+    if spec.trec_eval_cut:  # the cutoff k after @, or IPrec's recall level (printed with 2 decimals by trec_eval)
+        value, text = (10, "10") if spec.at == "k" else (0.5, "0.50")
+        name = f"{spec.trec_eval_cut}_{text}"
+        assert parse(name) == Measure.of(spec, **{spec.at: value}), name
+        assert trec_name(Measure.of(spec, **{spec.at: value}))[0] == name
+        assert str(parse(name)) == f"{spec.canonical}@{value}"  # output labels stay canonical
+    if spec.family:  # a name for several measures (iprec_at_recall: the 11-point curve) expands in metric lists
+        family, values = spec.family
+        assert [str(m) for m in expand(family)] == [f"{spec.canonical}@{v}" for v in values]
 
 
 @pytest.mark.parametrize("spec", [m for m in METRICS if m.ir_measures], ids=lambda m: m.name)

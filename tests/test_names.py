@@ -90,6 +90,11 @@ def test_unknown_parameter_names_the_declared_ones():
         ("map_cut_", rankframe.UnknownMetricError, "unknown metric"),
         ("ndcg_cut_x", rankframe.UnknownMetricError, "unknown metric"),
         ("bpref_10", rankframe.UnknownMetricError, "unknown metric"),
+        # trec_eval's iprec levels carry 2 decimals; P has no fractional cutoff; the bare family is 11 measures
+        ("P_5.5", rankframe.MetricSyntaxError, "cannot parse metric 'P_5.5'"),
+        ("iprec_at_recall_1", rankframe.UnknownMetricError, "unknown metric 'iprec_at_recall_1'"),
+        ("iprec_at_recall_1.50", rankframe.ParameterError, r"'recall' parameter of iprec must be a float in \[0, 1\]"),
+        ("iprec_at_recall", rankframe.MetricSyntaxError, "trec_eval's name of 11 measures, IPrec@0.0 ... IPrec@1.0"),
     ],
 )
 def test_trec_eval_names_hostile(bad, error, match):
@@ -104,3 +109,19 @@ def test_hits_and_success_are_different_measures():
     df = pd.DataFrame({"query": 1, "item": list("abc"), "rank": [1, 2, 3], "relevance": [1, 0, 1]})
     assert df.rank_metrics.hits(3) == 2.0 and df.rank_metrics.hit_rate(3) == 1.0
     assert df.rank_metrics.evaluate(["hits@3", "success@3"])["metric"].tolist() == ["Hits@3", "Success@3"]
+
+
+def test_iprec_at_recall_is_the_11_point_curve_in_a_list_of_metrics():
+    import pandas as pd
+
+    assert str(parse("iprec_at_recall_0.50")) == "IPrec@0.5" and str(parse("IPREC_AT_RECALL_0.00")) == "IPrec@0.0"
+    # one query, relevant items at ranks 1 and 3 of 3, |R| = 2: interpolated precision 1 up to recall 0.5, then
+    # 2/3 (the level is reached at the floor(r * 2 + 0.9)-th hit: the 1st up to r = 0.5, the 2nd from r = 0.6)
+    df = pd.DataFrame({"query": 1, "item": list("abc"), "rank": [1, 2, 3], "relevance": [1, 0, 1]})
+    out = rankframe.evaluate(df, ["iprec_at_recall"])
+    assert out["metric"].tolist() == [f"IPrec@{i / 10}" for i in range(11)]
+    assert out["value"].tolist() == pytest.approx([1.0] * 6 + [2 / 3] * 5)
+    with pytest.raises(
+        rankframe.ParameterError, match=r"asks for IPrec@0.5 twice \(as 'iprec_at_recall' and 'IPrec@0.5'\)"
+    ):
+        rankframe.evaluate(df, ["iprec_at_recall", "IPrec@0.5"])

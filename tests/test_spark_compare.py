@@ -31,6 +31,9 @@ def spark():
 def assert_same_comparison(got: pd.DataFrame, expected: pd.DataFrame, keys: list[str]):
     assert list(got.columns) == list(expected.columns)
     assert len(got) == len(expected), (got, expected)
+    # one output assembly (compare.result_frame): the label columns have the pandas face's dtypes too
+    labels = ["metric", "system", "baseline"]
+    assert got[labels].dtypes.tolist() == expected[labels].dtypes.tolist()
     for k in keys:
         assert [None if pd.isna(v) else str(v) for v in got[k]] == [None if pd.isna(v) else str(v) for v in expected[k]]
     for c, tol in [*[(c, 1e-9) for c in NUMERIC], ("p_value", 1e-6), ("p_adjusted", 1e-6)]:

@@ -129,3 +129,14 @@ def test_empty_table(spark):
     got = rs.evaluate(empty, ["AP", "RR"])
     expected = rankframe.evaluate(good().iloc[:0], ["AP", "RR"])
     assert got["metric"].tolist() == expected["metric"].tolist() and got["n"].tolist() == expected["n"].tolist()
+
+
+@pytest.mark.parametrize("face", ["evaluate", "compare"])
+def test_a_spark_frame_given_to_the_one_machine_face_points_to_rankframe_spark(spark, face):
+    # collecting to the driver would be the silent trap: the error names the Spark face and the small-table escape
+    sdf = to_spark(spark, good().assign(system="s"))
+    call = {"evaluate": lambda: rankframe.evaluate(sdf, "AP"), "compare": lambda: rankframe.compare(sdf, "AP")}[face]
+    with pytest.raises(rankframe.ParameterError) as err:
+        call()
+    text = str(err.value)
+    assert f"rankframe.spark.{face}(sdf" in text and "toPandas()" in text and "'df'" in text

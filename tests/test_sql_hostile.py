@@ -258,6 +258,53 @@ def test_reserved_column_names_are_a_clear_error(con, macro, name):
     )
 
 
+@pytest.mark.parametrize(
+    ("macro", "drop", "order_by", "lacking"),
+    [
+        *((m, ["relevance"], "rank", "'relevance'") for m in TABLE_MACROS),
+        ("rf_per_query", ["item"], "score", "'item'"),
+        ("rf_means", ["rank"], "rank", "'rank'"),
+        ("rf_prepare", ["rank"], "position", "'rank'"),
+        ("rf_validate", ["score"], "score", "'score'"),
+        ("rf_per_query", ["query", "relevance"], "rank", "'query', 'relevance'"),
+    ],
+)
+def test_a_missing_column_is_named_not_a_binder_error(con, macro, drop, order_by, lacking):
+    # before (issue 10): "Binder Error: Values list "s" does not have a column named "relevance"" and the like
+    con.sql(f"CREATE OR REPLACE TABLE lacking AS SELECT * EXCLUDE ({', '.join(drop)}) FROM t")
+    kept = ", ".join(f"'{c}'" for c in ["model", "query", "item", "rank", "score", "relevance"] if c not in drop)
+    segments = "['model']" if "model" not in drop else "[]"
+    text = error_of(con, call(macro, "lacking", f"segments := {segments}, order_by := '{order_by}'"))
+    assert text == (
+        f"The table has no column(s) {lacking}, which rankframe's macros read (query, item, relevance, "
+        f"and rank or score as order_by says). Columns in the table: {kept}. Rename yours in a view (CREATE VIEW "
+        "v AS SELECT *, grade AS relevance FROM t)."
+    )
+
+
+def test_a_missing_column_has_a_did_you_mean_hint_and_other_order_columns_are_not_needed(con):
+    con.sql("CREATE OR REPLACE TABLE hint AS SELECT * EXCLUDE (relevance), relevance AS relevnce FROM t")
+    assert "'relevance' (did you mean 'relevnce'?)" in error_of(
+        con, call("rf_per_query", "hint", "segments := ['model']")
+    )
+    # a table with rank only, ranked by rank; with score only, ranked by score; Relevance in another case
+    con.sql("CREATE OR REPLACE TABLE rank_only AS SELECT * EXCLUDE (score, relevance), relevance AS Relevance FROM t")
+    con.sql("CREATE OR REPLACE TABLE score_only AS SELECT * EXCLUDE (rank) FROM t")
+    by_model = "segments := ['model']"
+    want = con.sql(f'SELECT "AP" FROM ({call("rf_means", "t", by_model)})').fetchall()
+    assert con.sql(f'SELECT "AP" FROM ({call("rf_means", "rank_only", by_model)})').fetchall() == want
+    assert con.sql(call("rf_prepare", "score_only", "order_by := 'score'")).fetchall()
+    assert con.sql(f"DESCRIBE {call('rf_prepare', 'rank_only')}").df()["column_name"].tolist() == [
+        "model",
+        "query",
+        "item",
+        "rank",
+        "Relevance",
+        "rf_pos",
+        "rf_g",
+    ]
+
+
 # -------------------------------------------------------------------------------------------------- parameters
 
 
@@ -272,6 +319,7 @@ def python_words(spec: str, param: str, value, owner: str, sql_param: str | None
         f"parameter of {'rankframe' if spec == 'policy' else spec} ", f"parameter of {owner} "
     )
     text = text.replace(f"The {param!r} ", f"The {(sql_param or param)!r} ")
+    text = text.replace("True or False", "true or false")
     return text.replace("or None.", "or NULL.").replace("Got None ", "Got NULL ").replace("Got True ", "Got true ")
 
 
@@ -296,6 +344,14 @@ BAD_PARAMETERS = [
     ("p_denominator := 'all'", "precision", "denominator", "all", "p_denominator"),
     ("r_denominator := 'k'", "recall", "denominator", "k", "r_denominator"),
     ("ap_denominator := NULL", "ap", "denominator", None, "ap_denominator"),
+    ("beta := -1", "f1", "beta", -1, None),
+    ("log_base := 1", "ndcg", "log_base", 1, None),
+    ("log_base := NULL", "dcg", "log_base", None, None),
+    ("gains := 3", "ndcg", "gains", 3, None),
+    ("judged_only := NULL", "ap", "judged_only", None, None),
+    ("judged_only := 'yes'", "ndcg", "judged_only", "yes", None),
+    ("ties := 'avg'", "ndcg", "ties", "avg", None),
+    ("ties := NULL", "dcg", "ties", None, None),
     ("no_judged := 'drop'", "policy", "no_judged", "drop", None),
     ("no_relevant := NULL", "policy", "no_relevant", None, None),
 ]

@@ -13,11 +13,11 @@ import duckdb
 import pytest
 
 import rankframe.sql as rf_sql
-from rankframe.declare import ENGINE_PARAMS
+from rankframe.declare import ENGINE_PARAMS, SCORE_PARAMS
 from rankframe.registry import METRICS
 
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
-HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf"}
+HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf", "rf_tie_gain"}
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def _macros(con) -> dict[str, list[str]]:
 def test_every_metric_has_its_macros_with_the_registry_parameters(con):
     macros = _macros(con)
     for spec in METRICS:
-        params = [p.name for p in spec.params]
+        params = [p.name for p in spec.params if p.name not in SCORE_PARAMS]  # ties: needs scores (docs/sql.md)
         assert spec.sql_macro in macros, f"no macro {spec.sql_macro} for metric {spec.canonical}"
         assert macros[spec.sql_macro] == ["grades", *spec.sql_data_args, *params], spec.name
         agg = f"rf_agg_{spec.name}"
@@ -77,7 +77,7 @@ def test_macro_defaults_are_the_registry_defaults(spec):
             return "true" if v else "false"
         return "NULL" if v is None else f"'{v}'" if isinstance(v, str) else repr(v)
 
-    assert _sql_defaults(spec.name) == {p.name: lit(p.default) for p in spec.params}
+    assert _sql_defaults(spec.name) == {p.name: lit(p.default) for p in spec.params if p.name not in SCORE_PARAMS}
 
 
 L2_3 = math.log2(3)

@@ -151,6 +151,11 @@ OPTIONS = {
     "p_denominator": ["k", "retrieved"],
     "r_denominator": ["relevant", "min_k"],
     "ap_denominator": ["relevant", "min_k", "retrieved"],
+    "beta": [1.0, 0.25, 4.0],
+    "log_base": [2.0, 10.0, 1.5],
+    "gains": [None, {0: 0, 1: 1, 2: 3, 3: 7}, {1: 5.5, -1: 2}],
+    "judged_only": [False, True],
+    "ties": ["first", "average"],
     "no_relevant": ["zero", "nan", "skip"],
     "no_retrieved": ["zero", "nan", "skip"],
     "no_judged": ["skip", "zero", "nan"],
@@ -213,7 +218,7 @@ def grid_metrics(case: dict) -> dict[str, str]:
     out = {}
     for spec in rankframe.METRICS:  # each parameter under its declared table-macro name (sql_table_params)
         if spec.table_column:
-            given = {p.name: case[spec.table_param(p.name)] for p in spec.params if p.table}
+            given = {p.name: case[spec.table_param(p.name)] for p in spec.params}
             out[spec.canonical] = str(Measure.of(spec, **given))
     return out
 
@@ -228,6 +233,8 @@ def grid_sql_args(case: dict) -> str:
             return f"'{v}'"
         if isinstance(v, list):
             return "[" + ", ".join(map(lit, v)) + "]"
+        if isinstance(v, dict):
+            return "MAP {" + ", ".join(f"{lit(g)}: {lit(x)}" for g, x in v.items()) + "}"
         return repr(v)
 
     names = [n for n in OPTIONS if n != "allow_duplicates" or case[n]]

@@ -7,6 +7,8 @@ the pandas path's validation.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import numpy as np
 import pandas as pd
@@ -179,3 +181,130 @@ def test_cli_duckdb_options_fail_cleanly(tmp_path, capsys):
     assert code == 2 and "read in DuckDB" in err
     code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols[:-2])  # (seg, qid) repeats items per qid
     assert code == 2 and "doc must be unique within each (qid)" in err
+
+
+# ---------------------------------------------------------------------------------------- compare on a source
+PAIRED = Path(__file__).resolve().parents[1] / "examples" / "paired.parquet"
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [dict(by="length"), dict(test="wilcoxon", baseline="dense"), dict(pairs="all"), dict(missing="zero")],
+    ids=["t by segment", "wilcoxon", "tukey", "missing zero"],
+)
+def test_compare_on_a_path_or_relation_equals_compare_on_the_frame(tmp_path, kw):
+    # the oracle: compare() on the pandas frame of the same rows (its per-query values from the pandas engine)
+    df = pd.read_parquet(PAIRED)
+    if kw.get("missing") == "zero":
+        df = df[~((df["system"] == "hybrid") & (df["query"] == "q01"))]  # a query one system did not run
+        path = tmp_path / "gap.parquet"
+        df.to_parquet(path)
+    else:
+        path = PAIRED
+    want = rankframe.compare(df, ["AP", "nDCG@10", "RR"], **kw)
+    con = duckdb.connect()
+    csv = tmp_path / "paired.csv"
+    df.to_csv(csv, index=False)
+    sources = [path, con.sql(f"SELECT * FROM '{path}'"), csv] if "by" in kw else [str(path)]
+    for source in sources:
+        got = rankframe.compare(source, ["AP", "nDCG@10", "RR"], **kw)
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-9, atol=1e-12)
+        assert got.attrs == want.attrs
+
+
+def test_compare_on_a_path_fails_as_on_the_frame(tmp_path):
+    df = pd.read_parquet(PAIRED)
+    path = tmp_path / "p.parquet"
+    df.to_parquet(path)
+    cases = [
+        dict(metrics="AP", system="sys"),  # no such column (did you mean 'system'?)
+        dict(metrics="AP", baseline="bm2"),  # no such system
+        dict(metrics="AP", by="system"),  # the system column is not a segment
+        dict(metrics="AP", system="query"),  # the query column is not the system
+        dict(metrics="AP", by="lenght"),  # misspelled segment
+    ]
+    for kw in cases:
+        with pytest.raises(rankframe.RankframeError) as on_frame:
+            rankframe.compare(df, **kw)
+        with pytest.raises(rankframe.RankframeError) as on_path:
+            rankframe.compare(path, **kw)
+        assert type(on_path.value) is type(on_frame.value)
+        assert str(on_path.value) == str(on_frame.value)
+    # null systems: the same rule and count, with the offending row
+    df.loc[3, "system"] = None
+    df.to_parquet(path)
+    with pytest.raises(ValidationError) as on_path:
+        rankframe.compare(path, "AP")
+    assert "every row must name its system (no null values) (1 offending row(s))" in str(on_path.value)
+    assert "d01-06" in str(on_path.value)
+    # one system only, and an empty file: at least 2 systems
+    df[df["system"] == "bm25"].to_parquet(path)
+    with pytest.raises(ValidationError, match=r"at least 2 systems in column 'system'; found 1: \['bm25'\]"):
+        rankframe.compare(path, "AP")
+    df.iloc[:0].to_parquet(path)
+    with pytest.raises(ValidationError, match="found 0"):
+        rankframe.compare(path, "AP")
+    # a repeated (system, query, item) row: the table rule names the item column and shows the rows
+    twice = pd.concat([pd.read_parquet(PAIRED), pd.read_parquet(PAIRED).head(1)])
+    twice.to_parquet(path)
+    with pytest.raises(ValidationError, match=r"item must be unique within each \(system, query\)") as err:
+        rankframe.compare(path, "AP")
+    assert "d01-10" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "ranks",
+    [
+        [1, 1, 4, 5, 5, 6, 6, 8],  # 8 ranks in 1..8 with the sum of 1..8 (36): only the hash sums tell
+        [1, 3, 3, 4],  # 4 ranks in 1..4, sum 11
+        [2, 4, 4, 9],  # gaps: the exact check
+        [1, 3e9, 3e9, 2],  # ranks beyond the 32-bit range: the exact check
+        [1.0, 2.5, 2.5, 3.0],  # a fractional rank, twice: both rules, as pandas reports them
+    ],
+    ids=["sum of 1..n", "1..n count", "gaps", "huge", "fractional"],
+)
+def test_a_repeated_rank_is_found_whatever_the_ranks_look_like(tmp_path, ranks):
+    # the oracle: the pandas schema's failures (column, rule, offending rows) on the same rows
+    n = len(ranks)
+    df = pd.DataFrame({"query": ["q"] * n + ["r"] * 3, "item": [f"d{i}" for i in range(n + 3)]})
+    df["rank"] = [float(r) for r in ranks] + [1.0, 2.0, 3.0]
+    df["relevance"] = 1
+    path = tmp_path / "ranks.parquet"
+    df.to_parquet(path)
+    with pytest.raises(ValidationError) as pandas_err:
+        rankframe.evaluate(df, "AP")
+    with pytest.raises(ValidationError) as sql_err:
+        rankframe.evaluate(path, "AP")
+    assert _rules(sql_err.value) == _rules(pandas_err.value)
+    assert ("rank", "rank must be unique within each (query)") in [r[:2] for r in _rules(sql_err.value)]
+
+
+def test_valid_ranks_1_to_n_take_no_exact_rank_check(tmp_path):
+    # the units' GROUP BY proves ranks 1..n without the (unit, rank) hash aggregation, also with judged but
+    # unretrieved rows (null ranks) in every unit; before the FILTER on the hash sum, hash(NULL) entered the sum
+    # and every unit silently took the slow exact check
+    from rankframe.columns import Columns
+    from rankframe.engines import duckdb_source as ds
+
+    path = tmp_path / "runs.parquet"
+    _table(5, dense=True).to_parquet(path)
+
+    class Spy:
+        def __init__(self, con):
+            self.con, self.sql = con, []
+
+        def execute(self, sql, *args):
+            self.sql.append(sql)
+            return self.con.execute(sql, *args)
+
+    con = ds._database(ds.Settings())
+    try:
+        _, rel = ds._open(con, path)
+        cols = Columns.coerce(COLS)
+        order, types = ds.prepare_view(con, rel, cols, ["seg"], csv=False)
+        spy = Spy(con)
+        assert ds.validate_source(spy, cols, ["seg"], order, types, allow_duplicates=False, csv=False) is True
+    finally:
+        con.close()
+    assert not [s for s in spy.sql if "rank HAVING" in s]
+    assert len(spy.sql) == 2  # the units' GROUP BY and the (unit, item) check

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import keys, progress
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, GainMap
+from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, GainMap
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 from .aggregate import metric_labels
@@ -71,7 +71,7 @@ def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
     The aggregates take no ``judged_only``: with ``judged_only=True`` they read the positions among the judged
     retrieved rows (``rf_jpos``, a window of :func:`build_sql`) instead.
     """
-    params = tuple((n, v) for n, v in m.params if n not in ENGINE_PARAMS)
+    params = tuple((n, v) for n, v in m.params if n not in ENGINE_PARAMS + SCORE_PARAMS)
     if m.kw.get("judged_only"):
         pos = "rf_jpos"
     args = [pos, grade] + [f"{name} := {_literal(v)}" for name, v in params]
@@ -84,7 +84,9 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
         return "false"
     kw = m.kw
     if kw.get("gains") is not None:  # mapped gains (nDCG gains=): nothing relevant = no ideal gain at all
-        params = ", ".join(f"{n} := {_literal(v)}" for n, v in m.params if n not in ("k", "judged_only"))
+        params = ", ".join(
+            f"{n} := {_literal(v)}" for n, v in m.params if n not in ("k", *ENGINE_PARAMS, *SCORE_PARAMS)
+        )
         return f"rf_agg_idcg({pos}, {grade}, {params}) = 0"
     template = NOTHING_RELEVANT[m.spec.nothing_relevant][1]
     return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
@@ -120,6 +122,37 @@ def _windows(measures: Sequence[Measure], part: str) -> tuple[list[str], dict[in
     return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
 
 
+def _tied(measures: Sequence[Measure], order_by: str, keys: str) -> tuple[list[str], dict[int, str]]:
+    """The tie-averaged gain columns of DCG/nDCG with ``ties="average"`` and the aggregate of each such measure.
+
+    One window ``rf__tie_gain`` (``sql/dcg.sql``) per (rel, gain, gains, judged_only): the mean gain of the rows of
+    the unit with the same score (with judged_only, of the judged ones). Ranks never tie: ordered by rank, the
+    measures keep their plain aggregate.
+    """
+    cols: dict[str, str] = {}
+    aggregates: dict[int, str] = {}
+    if order_by != "score":
+        return [], aggregates
+    for i, m in enumerate(measures):
+        kw = m.kw
+        if kw.get("ties") != "average":
+            continue
+        judged = bool(kw.get("judged_only"))
+        part = f"row({keys}, rf_g IS NULL)" if judged else (f"row({keys})" if "," in keys else keys)
+        args = ", ".join(_literal(kw[n]) for n in ("rel", "gain", "gains"))
+        expr = f"rf__tie_gain({part}, score, rf_g, {args})"
+        name = next((n for n, e in cols.items() if e == expr), f"rf__tg{len(cols)}")  # one window per expression
+        cols[name] = expr
+        pos = "rf_jpos" if judged else "rf_pos"
+        k, base = _literal(kw["k"]), _literal(kw["log_base"])
+        dcg = f"rf__agg_dcg({pos}, {name}, {k}, NULL, 'linear', {base}, NULL)"
+        if m.spec.name == "ndcg":
+            ideal = ", ".join(_literal(kw[n]) for n in ("rel", "gain", "ideal", "log_base", "gains"))
+            dcg = f"rf__ratio({dcg}, rf__agg_idcg({pos}, rf_g, {k}, {ideal}))"
+        aggregates[i] = dcg
+    return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
+
+
 def build_sql(
     measures: Sequence[Measure],
     order_by: str,
@@ -135,6 +168,8 @@ def build_sql(
     """
     keys = ", ".join([*segments, "query"])
     windows, aggregates = _windows(measures, "query" if not segments else f"row({keys})")
+    tie_windows, tie_aggregates = _tied(measures, order_by, keys)
+    aggregates.update(tie_aggregates)
     values = ",\n  ".join(
         f"{aggregates.get(i) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}"
         for i, m in enumerate(measures)
@@ -149,7 +184,7 @@ def build_sql(
     )
     seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"
     rows = (
-        f"SELECT {keys}, rf_pos, rf_g "
+        f"SELECT {keys}, rf_pos, rf_g{', score' if tie_windows else ''} "
         f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
     )
     if any(m.kw.get("judged_only") for m in measures):
@@ -162,6 +197,8 @@ def build_sql(
         ]
     if windows:
         rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
+    if tie_windows:
+        rows = f"SELECT *, {', '.join(tie_windows)} FROM ({rows})"
     return f"""
 WITH raw AS (
   SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,
@@ -220,7 +257,11 @@ def evaluate(
     order_name = "rank" if has_rank else "score"
     groups = keys.group_codes(table, [*by, columns.query])
     order_by = order_name
-    if has_rank and keys.ranked_order(table, groups, columns.rank).dense:
+    dense = has_rank and (
+        keys.dense_lists(table, groups, columns.rank, columns.relevance, columns.item) is not None  # (validation's)
+        or keys.ranked_order(table, groups, columns.rank).dense
+    )
+    if dense:
         order_by = "position"  # ranks are already 1..n in every unit: skip the window sort
     try:
         src = pd.DataFrame(

@@ -11,8 +11,11 @@ pandas. A fresh in-memory database per call carries the settings (``memory_limit
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
+import threading
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -66,8 +69,8 @@ def _text(value: str) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def connect(settings: Settings | None, spill_dir: str) -> duckdb.DuckDBPyConnection:
-    """A fresh in-memory database with the settings applied and the macros installed."""
+def connect(settings: Settings | None, spill_dir: str, macros: bool = True) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory database with the settings applied and (unless ``macros=False``) the macros installed."""
     s = settings or Settings()
     if s.threads is not None and (isinstance(s.threads, bool) or not isinstance(s.threads, int) or s.threads < 1):
         raise ParameterError(f"The 'threads' setting must be an int >= 1. Got {s.threads!r} instead.")
@@ -84,7 +87,36 @@ def connect(settings: Settings | None, spill_dir: str) -> duckdb.DuckDBPyConnect
         con.execute(f"SET threads = {int(s.threads)}")
     con.execute(f"SET temp_directory = {_text(spill_dir)}")
     con.execute("SET preserve_insertion_order = false")
-    return rf_sql.install(con)
+    return rf_sql.install(con) if macros else con
+
+
+#: one database per settings, with the macros installed once (installing them takes ~0.5 s); each call works in
+#: its own cursor (its temporary views and tables are its own) and the database spills to a folder of its own
+_DATABASES: dict[tuple[str, int | None, str | None], tuple[duckdb.DuckDBPyConnection, str]] = {}
+_LOCK = threading.Lock()
+
+
+def _database(s: Settings) -> duckdb.DuckDBPyConnection:
+    """A cursor on the process's database for these settings (made on first use, closed at exit)."""
+    key = (s.memory_limit or DEFAULT_MEMORY_LIMIT, s.threads, s.temp_directory)
+    with _LOCK:
+        if key not in _DATABASES:
+            spill = tempfile.mkdtemp(prefix="rankframe-spill-", dir=s.temp_directory)
+            try:
+                _DATABASES[key] = (connect(s, spill), spill)
+            except BaseException:
+                shutil.rmtree(spill, ignore_errors=True)
+                raise
+        return _DATABASES[key][0].cursor()
+
+
+@atexit.register
+def _close_databases() -> None:
+    with _LOCK:
+        for con, spill in _DATABASES.values():
+            con.close()
+            shutil.rmtree(spill, ignore_errors=True)
+        _DATABASES.clear()
 
 
 def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
@@ -238,46 +270,62 @@ def validate_source(
             f"{order} must be numeric (null = " + ("judged but not retrieved)" if rank_checks else "not retrieved)"),
             f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
         )
-    counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
-    sets = [f"({unit})"]
-    dup_tests = []  # a repeated key of the (unit, item) or (unit, rank) set
-    if not allow_duplicates:
-        sets.append(f"({unit}, item)")
-        dup_tests.append("(GROUPING(item) = 0 AND item IS NOT NULL)")
-    if rank_checks:
-        sets.append(f"({unit}, rank)")
-        dup_tests.append("(GROUPING(rank) = 0 AND rank IS NOT NULL)")
-    item_set = "GROUPING(item) = 0" if not allow_duplicates else "false"
-    rank_set = "GROUPING(rank) = 0" if rank_checks else "false"
-    duplicated = f"(count(*) > 1 AND ({' OR '.join(dup_tests)}))" if dup_tests else "false"
-    rank_aggs = (
-        "count(rank) AS n_rank, min(rank) AS min_rank, max(rank) AS max_rank"
+    keys = list(row_rules)
+    # pass 1, one GROUP BY over the units (no hash table of the size of the table): the row rules, and whether
+    # each unit's ranks are exactly 1..n. For a unit with n ranks, all integers in 1..n, the ranks are a
+    # permutation of 1..n when their sum and their sum of 64-bit hashes equal those of 1..n (from a table of
+    # prefix sums over 1..max n); a repeated rank passes that test only if two sums of hashes coincide (odds
+    # about 2**-64 per unit). Every other unit (gaps, or a failed test) gets the exact check below.
+    rint = (
+        "CASE WHEN rank >= 1 AND rank < 2147483648 AND rank = floor(rank) THEN CAST(rank AS BIGINT) END"
         if rank_checks
-        else "0 AS n_rank, 1 AS min_rank, 0 AS max_rank"
+        else "CAST(NULL AS BIGINT)"
     )
+    odd = "count(*) FILTER (WHERE rank IS NOT NULL AND rf__r IS NULL)" if rank_checks else "0"
+    counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
     query = f"""
-WITH g AS (
-  SELECT {item_set} AS is_item, {rank_set} AS is_rank, count(*) AS n, {counts}, {rank_aggs}
-  FROM {_SRC}
-  GROUP BY GROUPING SETS ({", ".join(sets)})
-  HAVING NOT ({item_set} OR {rank_set}) OR {duplicated}
+WITH units AS (
+  SELECT {counts}, count(rf__r) AS n, min(rf__r) AS lo, max(rf__r) AS hi, sum(rf__r) AS s1,
+         sum(hash(rf__r)) FILTER (WHERE rf__r IS NOT NULL) AS sh, {odd} AS odd
+  FROM (SELECT *, {rint} AS rf__r FROM {_SRC})
+  GROUP BY {unit}
+), prefix AS (
+  SELECT i AS n, sum(hash(i)) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sh
+  FROM range(1, (SELECT coalesce(max(n), 0) + 1 FROM units)) AS t(i)
+), checked AS (
+  SELECT u.*, u.odd = 0 AND (u.n = 0 OR (u.lo = 1 AND u.hi = u.n AND u.s1 = u.n * (u.n + 1) // 2
+                                         AND u.sh = p.sh)) AS ok
+  FROM units AS u LEFT JOIN prefix AS p ON u.n = p.n
 )
-SELECT {", ".join(f"sum({k}) FILTER (WHERE NOT is_item AND NOT is_rank)" for k in row_rules)},
-       count(*) FILTER (WHERE is_item), sum(n) FILTER (WHERE is_item),
-       count(*) FILTER (WHERE is_rank), sum(n) FILTER (WHERE is_rank),
-       bool_and(n_rank = 0 OR (min_rank = 1 AND max_rank = n_rank)) FILTER (WHERE NOT is_item AND NOT is_rank)
-FROM g"""
+SELECT {", ".join(f"sum({k})" for k in keys)}, count(*) FILTER (WHERE NOT ok), coalesce(bool_and(ok), true)
+FROM checked"""
     try:
         row = con.execute(query).fetchone()
+        values = list(row) if row is not None else []
+        # pass 2: repeated (unit, item) keys, one slim hash aggregation (DuckDB spills it under the memory limit)
+        dup_items = dup_item_rows = 0
+        if not allow_duplicates:
+            item_row = con.execute(
+                f"SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM {_SRC} WHERE item IS NOT NULL "
+                f"GROUP BY {unit}, item HAVING count(*) > 1)"
+            ).fetchone()
+            dup_items, dup_item_rows = item_row if item_row is not None else (0, 0)
+        dup_ranks = dup_rank_rows = 0
+        if rank_checks and values[len(keys)]:
+            # some unit's ranks are not 1..n (gaps, a repeat, a rank that is not an integer): the exact check of
+            # repeated (unit, rank) keys, counting their rows as pandas does
+            rank_row = con.execute(
+                f"SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM {_SRC} WHERE rank IS NOT NULL "
+                f"GROUP BY {unit}, rank HAVING count(*) > 1)"
+            ).fetchone()
+            dup_ranks, dup_rank_rows = rank_row if rank_row is not None else (0, 0)
     except duckdb.Error as e:
         raise translate_error(e) from None
-    assert row is not None  # noqa: S101 - an aggregate without GROUP BY always gives one row
-    values = list(row)
     for (col, rule, cond), count in zip(row_rules.values(), values):
         if count:
             examples = _examples(con, cond, by, columns)
             failures.append({"column": col, "rule": rule, "count": int(count), "examples": examples})
-    dup_items, dup_item_rows, dup_ranks, dup_rank_rows, dense = values[len(row_rules) :]
+    dense = values[len(keys) + 1]
     if dup_ranks:
         failures.append(
             {
@@ -352,14 +400,13 @@ def per_query(
     by = list(by)
     measures = list(measures)
     s = settings or Settings()
-    with tempfile.TemporaryDirectory(prefix="rankframe-spill-", dir=s.temp_directory) as spill:
-        con = connect(s, spill)
-        try:
-            return _per_query(con, source, measures, columns, by, policies, validate, allow_duplicates)
-        except duckdb.Error as e:
-            raise translate_error(e) from None
-        finally:
-            con.close()
+    con = _database(s)
+    try:
+        return _per_query(con, source, measures, columns, by, policies, validate, allow_duplicates)
+    except duckdb.Error as e:
+        raise translate_error(e) from None
+    finally:
+        con.close()
 
 
 def _per_query(
@@ -432,3 +479,61 @@ def column_names(source: Any) -> list[str]:
         raise translate_error(e) from None
     finally:
         con.close()
+
+
+@dataclass(frozen=True)
+class Systems:
+    """What ``compare`` needs to know of the system column of a file or relation, before evaluating it.
+
+    ``columns``: the source's column names; ``found``: its distinct non-null systems (at most ``limit`` + 1 of
+    them are fetched); ``first``: the system of the first row; ``nulls``: the number of rows without a system,
+    with up to 5 of them in ``examples``.
+    """
+
+    columns: list[str]
+    found: list[Any]
+    first: Any
+    nulls: int
+    examples: pd.DataFrame | None
+
+
+def systems(source: Any, system: str, settings: Settings | None = None) -> Systems:
+    """The systems of a file or relation (one aggregate in DuckDB; no row but the examples reaches pandas)."""
+    s = settings or Settings()
+    with tempfile.TemporaryDirectory(prefix="rankframe-spill-", dir=s.temp_directory) as spill:
+        is_relation = type(source).__name__ == "DuckDBPyRelation"
+        con = None if is_relation else connect(s, spill, macros=False)
+        try:
+            if is_relation:
+                names = list(source.columns)
+
+                def run(sql: str) -> Any:
+                    return source.query("rf__src_rel", sql.replace("rf__raw", "rf__src_rel"))
+
+            else:
+                assert con is not None  # noqa: S101 - a path has its own connection
+                con.execute("SET preserve_insertion_order = true")  # 'the first row' is the file's first row
+                _, rel = _open(con, source)
+                names = list(_describe(con, rel))
+
+                def run(sql: str) -> Any:
+                    return con.execute(sql)
+
+            if system not in names:
+                return Systems(names, [], None, 0, None)
+            col = _quote(system)
+            first = run(f"SELECT {col} FROM rf__raw LIMIT 1").fetchall()
+            ((nulls, found),) = run(
+                f"SELECT count(*) FILTER (WHERE {col} IS NULL), list(DISTINCT {col}) FILTER (WHERE {col} IS NOT NULL) "
+                "FROM rf__raw"
+            ).fetchall()
+            examples = None
+            if nulls:
+                examples = _fetch_pandas(run(f"SELECT * FROM rf__raw WHERE {col} IS NULL LIMIT 5"))
+            found = sorted(found or [], key=lambda v: (str(type(v)), v))
+            return Systems(names, found, first[0][0] if first else None, int(nulls or 0), examples)
+        except duckdb.Error as e:
+            raise translate_error(e) from None
+        finally:
+            if con is not None:
+                con.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..declare import GAIN, GAINS, LOG_BASE, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, LOG_BASE, TIES, MetricSpec, k_param, rel_param
 from ..prepare import discount, gain_of
 
 SPEC = MetricSpec(
@@ -16,6 +16,7 @@ SPEC = MetricSpec(
         GAIN,
         LOG_BASE,
         GAINS,
+        TIES,
     ),
     bounded=False,
     binary=False,
@@ -26,14 +27,26 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel, gain, log_base, gains):
-    return dcg(prep, k, rel, gain, log_base, gains), None
+def compute(prep, *, k, rel, gain, log_base, gains, ties):
+    return dcg(prep, k, rel, gain, log_base, gains, ties), None
 
 
-def dcg(prep, k, rel, gain, log_base=2.0, gains=None):
-    """DCG@k per unit (shared with nDCG)."""
+def dcg(prep, k, rel, gain, log_base=2.0, gains=None, ties="first"):
+    """DCG@k per unit (shared with nDCG).
+
+    ``ties="average"``: each ranked item's gain is the mean gain of its tie group (equal scores), taken over the
+    whole list, so a group straddling k gives its mean gain to each of its positions <= k (scikit-learn
+    ``_tie_averaged_dcg``).
+    """
     top = prep.cut(k)
-    return top.memo(
-        ("dcg", rel, gain, log_base, gains),
-        lambda: top.segment_sum(gain_of(top.grade, gain, rel, gains) * discount(top.pos, log_base)),
-    )
+
+    def make():
+        if ties == "average":
+            gains_in_order = prep.tie_average(gain_of(prep.grade, gain, rel, gains))
+            if top is not prep:
+                gains_in_order = gains_in_order[prep.pos <= k]
+        else:
+            gains_in_order = gain_of(top.grade, gain, rel, gains)
+        return top.segment_sum(gains_in_order * discount(top.pos, log_base))
+
+    return top.memo(("dcg", rel, gain, log_base, gains, ties), make)

@@ -16,6 +16,8 @@ from ..declare import JUDGED_ONLY, MetricSpec, Param, rel_param
 SPEC = MetricSpec(
     name="iprec",
     canonical="IPrec",
+    # trec_eval's iprec_at_recall_0.50 is IPrec@0.5 (trec_eval_cut), so is iprec_at_recall@0.5; the bare name
+    # iprec_at_recall is trec_eval's 11-point curve, IPrec@0.0 ... IPrec@1.0 (names.expand; MetricSpec.family)
     aliases=("iprec", "iprec_at_recall", "interpolated_precision"),
     summary="interpolated precision at a recall level: the best precision at or after it (trec_eval)",
     params=(
@@ -31,7 +33,9 @@ SPEC = MetricSpec(
     ),
     perfect_is_one=True,
     nothing_relevant="relevant",
+    trec_eval_cut="iprec_at_recall",
     ir_measures="IPrec",
+    family=("iprec_at_recall", tuple(i / 10 for i in range(11))),
     example="0.66667",
     example_why="recall 0.5 of |R| = 3: the floor(1.5 + 0.9) = 2nd hit (rank 3) on: 2/3",
     sql_data_args=("n_rel",),

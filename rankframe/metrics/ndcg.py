@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, GAINS, IDEAL, JUDGED_ONLY, LOG_BASE, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, IDEAL, JUDGED_ONLY, LOG_BASE, TIES, MetricSpec, k_param, rel_param
 from .dcg import dcg
 from .idcg import idcg
 
@@ -21,6 +21,7 @@ SPEC = MetricSpec(
         LOG_BASE,
         GAINS,
         JUDGED_ONLY,
+        TIES,
     ),
     perfect_is_one=True,
     nothing_relevant="gain",
@@ -36,8 +37,8 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel, gain, ideal, log_base, gains):
-    num = dcg(prep, k, rel, gain, log_base, gains)
+def compute(prep, *, k, rel, gain, ideal, log_base, gains, ties):
+    num = dcg(prep, k, rel, gain, log_base, gains, ties)  # the ideal does not depend on ties
     den = idcg(prep, k, rel, gain, ideal, log_base, gains)
     # "nothing relevant" = the ideal list has no gain at all (not only within the cutoff)
     none = idcg(prep, None, rel, gain, ideal, 2.0, gains) == 0

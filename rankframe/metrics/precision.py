@@ -30,7 +30,7 @@ SPEC = MetricSpec(
 
 def compute(prep, *, k, rel, denominator):
     top = prep.cut(k)
-    hits = top.segment_sum(top.hits(rel))
+    hits = top.n_hits(rel)
     if denominator == "k" and k is not None:
         denom = np.full(prep.n, float(k))
     else:

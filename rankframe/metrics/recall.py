@@ -36,7 +36,7 @@ SPEC = MetricSpec(
 
 def compute(prep, *, k, rel, denominator):
     top = prep.cut(k)
-    hits = top.segment_sum(top.hits(rel))
+    hits = top.n_hits(rel)
     n_rel = prep.n_relevant(rel)
     # K = k, or the list length when there is no cutoff (docs/metrics.md)
     denom = n_rel if denominator == "relevant" else np.minimum(n_rel, prep.n_retrieved if k is None else k)

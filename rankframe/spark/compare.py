@@ -20,17 +20,12 @@ import pandas as pd
 from .. import stats
 from ..columns import Columns
 from ..compare import (
-    NOTE_ALL_ZERO,
-    NOTE_BASELINE_ABSENT,
-    NOTE_CONSTANT,
-    NOTE_NO_QUERY,
-    NOTE_ONE_QUERY,
-    NOTE_SYSTEM_ABSENT,
     _check_parameters,
     _family_columns,
-    _family_groups,
     _hint,
     check_system_column,
+    pair_indices,
+    result_frame,
 )
 from ..display import comparison_frame
 from ..errors import ParameterError, ValidationError, parameter_error
@@ -206,16 +201,7 @@ def _compare_per_query(
     from pyspark.sql import functions as F
 
     n_metrics, n_systems = len(names), len(systems)
-    order = list(range(n_systems))
-    if baseline is not None:
-        b = systems.index(baseline)
-        order = [b] + [i for i in order if i != b]
-    if p["pairs"] == "baseline":
-        pair_idx = np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
-    else:
-        pair_idx = np.array(
-            [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
-        ).reshape(-1, 2)
+    pair_idx = pair_indices(n_systems, None if baseline is None else systems.index(baseline), p["pairs"])
     n_pairs = len(pair_idx)
     seg_cols = [F.col(f"`{b}`") for b in by]
     taken = [*by, query, system, "metric", "value"]
@@ -302,14 +288,12 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
     fields = {key: np.zeros(shape) for key in ("n", "sx", "sy", "sd", "w", "l")}
     fields["sdev"] = np.full(shape, np.nan)
     if len(small):
-        seg_index = pd.Series(np.arange(n_seg))
         if by:
             keys = present_pd[by].copy()
             keys["__seg"] = np.arange(n_seg)
             row_seg = small[by].merge(keys, on=by, how="left")["__seg"].to_numpy(np.int64)
         else:
             row_seg = np.zeros(len(small), dtype=np.int64)
-        del seg_index
         row_metric = pd.Index(names).get_indexer(small["metric"])
         for j in range(n_pairs):
             col = row_metric * n_pairs + j
@@ -326,56 +310,22 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
         n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=n - wins - losses, losses=losses
     )
     tt = stats.ttest(summary, p["ci"])
-    pvalue, low, high = tt.pvalue.copy(), tt.ci_low.copy(), tt.ci_high.copy()
-    effect = summary.effect_size
-    note = np.full(n.shape, None, dtype=object)
-    all_zero = (n >= 2) & (summary.ties == n)
-    constant = (n >= 2) & ~all_zero & (summary.sd == 0)
-    note[constant] = NOTE_CONSTANT
-    note[all_zero] = NOTE_ALL_ZERO
-    pvalue[all_zero] = np.nan
-    note[n == 1] = NOTE_ONE_QUERY
-    note[n == 0] = NOTE_NO_QUERY
     present = present_pd[pres_names].to_numpy(bool) if n_seg else np.zeros((0, len(systems)), bool)
-    sys_absent = ~present[:, pair_idx[:, 0]]
-    base_absent = ~present[:, pair_idx[:, 1]]
-    note3 = note.reshape(n_seg, n_metrics, n_pairs)
-    note3[np.broadcast_to(base_absent[:, None, :], note3.shape)] = NOTE_BASELINE_ABSENT
-    note3[np.broadcast_to(sys_absent[:, None, :], note3.shape)] = NOTE_SYSTEM_ABSENT
-    few = n < 2
-    for arr in (pvalue, effect, low, high):
-        arr[few] = np.nan
-    seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
-    out = present_pd[by].iloc[seg_rep].reset_index(drop=True) if by else pd.DataFrame(index=range(len(seg_rep)))
-    labels = np.asarray(systems, dtype=object)
-    out["metric"] = np.tile(np.repeat(np.asarray(names, dtype=object), n_pairs), n_seg)
-    out["system"] = labels[np.tile(pair_idx[:, 0], n_seg * n_metrics)]
-    out["baseline"] = labels[np.tile(pair_idx[:, 1], n_seg * n_metrics)]
-    out["n"] = n.ravel().astype(np.int64)
-    out["mean"] = summary.mean_x.ravel()
-    out["baseline_mean"] = summary.mean_y.ravel()
-    out["delta"] = summary.delta.ravel()
-    out["ci_low"] = low.ravel()
-    out["ci_high"] = high.ravel()
-    out["p_value"] = pvalue.ravel()
-    groups, family_text = _family_groups(out, p["family"])
-    out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
-    out["effect_size"] = effect.ravel()
-    out["wins"] = summary.wins.ravel().astype(np.int64)
-    out["ties"] = summary.ties.ravel().astype(np.int64)
-    out["losses"] = summary.losses.ravel().astype(np.int64)
-    out["note"] = pd.Series(note.ravel(), dtype=object)
-    out.attrs.update(
+    return result_frame(
+        present_pd[by] if by else None,
+        names,
+        pd.Index(systems),
+        pair_idx,
+        summary,
+        tt.pvalue,
+        tt.ci_low,
+        tt.ci_high,
+        present,
+        p,
         test="t",
         ci_method="t",
-        ci=p["ci"],
-        correction=p["correction"],
-        family=family_text,
-        pairs=p["pairs"],
         baseline=baseline,
-        missing=p["missing"],
     )
-    return out
 
 
 def _misaligned_error(misaligned, holes, by, query, system, systems, n_holes) -> ValidationError:

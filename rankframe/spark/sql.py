@@ -38,7 +38,9 @@ def check_supported(measures: Sequence[Measure]) -> None:
     """Raise a ParameterError for a metric or an option value the SQL engine does not implement."""
     for m in measures:
         fixed = SUPPORTED.get(m.spec.name)
-        if fixed is None or any(m.kw.get(k) != v for k, v in fixed.items()):
+        # every other option (judged_only, gains, log_base, ties, ...) at its declared default too
+        defaults = {p.name: p.default for p in m.spec.params if p.name not in ("k", "rel")}
+        if fixed is None or any(m.kw.get(k) != v for k, v in {**defaults, **fixed}.items()):
             raise ParameterError(
                 f"engine='sql' of rankframe.spark.evaluate computes P, R, AP, RR and nDCG with their default "
                 f"options only; {str(m)!r} needs engine='pandas' (the default, every metric and option)"
