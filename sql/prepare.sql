@@ -323,7 +323,9 @@ CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
 CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
     SELECT u.* EXCLUDE (rf__rank),
            COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
-           CASE WHEN rf__lc(order_by) <> 'rank' OR rf__is_number_type(typeof(u.rf__rank)) THEN u.rf__rank
+           CASE WHEN rf__lc(order_by) <> 'rank' OR rf__is_number_type(typeof(u.rf__rank))
+                     OR typeof(u.rf__rank) = '"NULL"'  -- a missing rank column: rf__input's error comes first
+                THEN u.rf__rank
                 ELSE error('rank must be numeric (null = judged but not retrieved) for order_by := ''rank''.')
                 END AS rf__rank
     FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
