@@ -15,7 +15,7 @@ import rankframe
 from rankframe.registry import POLICY_CHOICES
 
 # examples per engine in the "ci" profile (scaled by hypothesis_examples for dev/thorough)
-EXAMPLES = {"pandas": 300, "duckdb": 50}
+EXAMPLES = {"pandas": 200, "duckdb": 30}
 METRICS_PER_EXAMPLE = {"pandas": 10, "duckdb": 5}
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 

@@ -65,7 +65,7 @@ def check(spark, df, metrics, by=None, engine="pandas", ci=None, means_via_evalu
     assert means["metric"].tolist() == exp_means["metric"].tolist()
 
 
-@settings(max_examples=hypothesis_examples(3), deadline=None, suppress_health_check=SUPPRESS)
+@settings(max_examples=hypothesis_examples(2), deadline=None, suppress_health_check=SUPPRESS)
 @given(df=S.tables(max_queries=4), policy=st.sampled_from(POLICIES))
 def test_every_metric_and_option_equals_pandas(spark, df, policy):
     # every metric x every choice of every parameter x several cutoffs in one Spark job per example

@@ -31,7 +31,7 @@ def _run(df, metrics, engine, **kw):
         return None, e
 
 
-@settings(max_examples=hypothesis_examples(20))
+@settings(max_examples=hypothesis_examples(12))
 @given(df=tables(), seed=st.integers(0, 2**32 - 1), nr=POLICY, nre=POLICY, nj=POLICY, per_query=st.booleans())
 def test_engine_parity_with_pandas(df, seed, nr, nre, nj, per_query):
     metrics = random.Random(seed).sample(MEASURES, 20)
@@ -77,7 +77,7 @@ def _scalar_call(m) -> str:
     return f"rf_{m.spec.name}({', '.join(args)})"
 
 
-@settings(max_examples=hypothesis_examples(10))
+@settings(max_examples=hypothesis_examples(6))
 @given(df=tables(grades=st.integers(-1, 4)), seed=st.integers(0, 2**32 - 1))
 def test_scalar_list_macros_match_oracle(df, seed):
     # the list macros see grades in rank order, not scores: ties='average' is the engines' and the table macros'
