@@ -90,3 +90,21 @@ def missing_columns_error(
         for c in missing
     ]
     return ValidationError(rows, table=table)
+
+
+def check_unique_names(present: list, table: str) -> None:
+    """Raise the ValidationError of repeated column names (pandas and Spark tables alike), or nothing."""
+    repeated = sorted({str(c) for c in present if present.count(c) > 1})
+    if repeated:
+        raise ValidationError(
+            [
+                {
+                    "column": name,
+                    "rule": f"column names must be unique: {name!r} appears "
+                    f"{sum(str(c) == name for c in present)} times",
+                    "count": 0,
+                }
+                for name in repeated
+            ],
+            table=table,
+        )

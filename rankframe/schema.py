@@ -15,7 +15,7 @@ import pandas as pd
 from . import keys
 from ._pandera import SchemaErrors, pa
 from .columns import Columns
-from .errors import ValidationError, did_you_mean, missing_columns_error
+from .errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
 
 
 def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
@@ -319,19 +319,7 @@ def validate(
 
         df = to_pandas(df, owner="validate", name="df", columns=c)
     present = list(df.columns)
-    repeated = sorted({str(x) for x in df.columns[df.columns.duplicated()]})
-    if repeated:
-        raise ValidationError(
-            [
-                {
-                    "column": name,
-                    "rule": f"column names must be unique: {name!r} appears {present.count(name)} times",
-                    "count": 0,
-                }
-                for name in repeated
-            ],
-            table=table,
-        )
+    check_unique_names(present, table)
     order_col = ranking_column(present, c) if ranked else None
     required = [c.query, c.item, *by] + ([c.relevance] if require_relevance else [])
     missing = [name for name in dict.fromkeys(required) if name not in present]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..columns import Columns
-from ..errors import ValidationError, did_you_mean, missing_columns_error
+from ..errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
 from ._compat import is_spark_frame, pyspark
 
 EXAMPLES = 5
@@ -68,19 +68,7 @@ def check_frame(sdf: Any, table: str = "ranking table") -> None:
             table=table,
         )
     present = list(sdf.columns)
-    repeated = sorted({c for c in present if present.count(c) > 1})
-    if repeated:
-        raise ValidationError(
-            [
-                {
-                    "column": name,
-                    "rule": f"column names must be unique: {name!r} appears {present.count(name)} times",
-                    "count": 0,
-                }
-                for name in repeated
-            ],
-            table=table,
-        )
+    check_unique_names(present, table)
 
 
 def check_columns(sdf: Any, columns: Columns, by: Sequence[str], table: str = "ranking table") -> str:
