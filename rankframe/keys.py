@@ -137,6 +137,8 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         shifted -= lo
     counts = np.bincount(shifted, minlength=span)
     present = counts > 0
+    if present.all():  # every value of lo..hi occurs (query ids 0..N-1): the shifted values are the codes
+        return shifted, np.arange(lo, hi + 1, dtype=np.int64), counts
     number: np.ndarray = np.cumsum(present, dtype=np.intp)
     number -= 1
     return number[shifted], np.flatnonzero(present) + lo, counts[present]
@@ -284,10 +286,10 @@ class DenseLists:
     """The ranked lists of a dense rank order (ranks 1..n in every unit), read from one sort of packed keys.
 
     Shuffled rows make every "reorder a column by rank" a random memory access (a scatter for the order, a
-    gather per column), the slowest step at 10M rows. Here each retrieved row becomes one uint64
-    ``slot | grade code | item key`` (slot = ``offsets[unit] + rank - 1``), and one vectorised sort of those
-    keys orders the slots, carries the grades into list order and groups the items by unit. The sorted slots
-    being exactly 0..N-1 proves the order dense (the bijection argument of :func:`_dense_order`).
+    gather per column), the slowest step at 10M rows. Here every row becomes one uint64
+    ``unit | rank - 1 | item key | grade code`` (a null rank: all bits set), and one vectorised sort of those
+    keys orders the lists, carries the grades into list order and groups the items by unit. No column is
+    compressed to the retrieved rows and no per-row offset is gathered: the unranked rows simply sort last.
     """
 
     offsets: np.ndarray  # CSR offsets of the ranked lists, len n + 1
@@ -297,10 +299,13 @@ class DenseLists:
     item_exact: bool  # keys are equal only for equal items (else a hash: equal keys are checked again)
     item_bits: int  # keys lie in [0, 2**item_bits)
     unranked: np.ndarray  # rows with a null rank (judged, not retrieved), in row order
+    pos: np.ndarray  # int64 1-based position of each ranked element in its list
 
 
 #: bits of the grade code in a packed key (code 255 = null grade)
 _GRADE_BITS = 8
+#: item keys are read back as int32 (half the memory of the duplicate check's matrix)
+_MAX_ITEM_BITS = 31
 
 
 def dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
@@ -326,7 +331,9 @@ def _grade_codes(col: pd.Series) -> tuple[np.ndarray, float, bool] | None:
     lo, hi = values.min(), values.max()  # (under a nullable column's nulls: arbitrary values, only widening this)
     if int(hi) - int(lo) >= 255:
         return None
-    codes = (values - lo).astype(np.uint8)  # wraps modulo 256, which is exact for a span < 256
+    codes = values.astype(np.uint8)  # wraps modulo 256: minus lo (also wrapped) is exact for a span < 256
+    if lo:
+        codes -= np.uint8(int(lo) % 256)
     has_null = null is not None and bool(null.any())
     if has_null:
         codes[null] = 255
@@ -336,10 +343,13 @@ def _grade_codes(col: pd.Series) -> tuple[np.ndarray, float, bool] | None:
 def _item_key_function(values: np.ndarray, bits: int) -> tuple[Callable[[np.ndarray], np.ndarray], bool]:
     """A map of integer item ids to keys in [0, 2**bits), and whether equal keys mean equal ids.
 
-    The offset from the minimum when the ids span fewer than 2**bits values (exact), else a multiplicative hash
-    (equal ids, equal keys; rare collisions, checked again by value).
+    The ids themselves when they lie in [0, 2**bits) (no copy), the offset from the minimum when they span fewer
+    than 2**bits values (exact), else a multiplicative hash (equal ids, equal keys; rare collisions, checked
+    again by value).
     """
     lo, hi = int(values.min()), int(values.max())
+    if 0 <= lo and hi < 2**bits:
+        return (lambda v: v.astype(np.int64, copy=False).view(np.uint64)), True
     if hi - lo < 2**bits:
         if values.dtype == np.uint64:
             return (lambda v: v - np.uint64(lo)), True
@@ -349,64 +359,97 @@ def _item_key_function(values: np.ndarray, bits: int) -> tuple[Callable[[np.ndar
     return (lambda v: (v.astype(np.int64, copy=False).view(np.uint64) * golden) >> shift), False
 
 
+def _rank_integers(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """(int64 ranks, a fresh array with 1 under nulls; rows with a null rank) or None when a rank is fractional."""
+    found = int_values(col)
+    if found is not None:
+        values, null = found
+        ints = values.astype(np.int64)  # a copy: the caller shifts it in place (uint64 >= 2**63 turn negative)
+        unranked = np.empty(0, dtype=np.intp) if null is None else np.flatnonzero(null)
+    else:
+        floats = col.to_numpy() if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f" else as_float(col)
+        floats = floats.astype(np.float64, copy=False)
+        with np.errstate(invalid="ignore"):  # NaN and huge values cast to garbage, caught just below
+            ints = floats.astype(np.int64)
+        unranked = np.flatnonzero(np.isnan(floats))
+        if np.count_nonzero(ints == floats) != len(floats) - len(unranked):  # a fractional or huge rank
+            return None
+    ints[unranked] = 1
+    return ints, unranked
+
+
 def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
-    if rank_col not in df.columns or grade_col not in df.columns:
+    if rank_col not in df.columns or grade_col not in df.columns or not len(df):
         return None
     grades = _grade_codes(df[grade_col])
     if grades is None:
         return None
     grade_codes, lowest_grade, grade_nulls = grades
-    values, null = rank_values(df[rank_col])
+    ranks = _rank_integers(df[rank_col])
+    if ranks is None:
+        return None
+    ints, unranked = ranks
+    n_ret = len(ints) - len(unranked)
+    lo, hi = int(ints.min()), int(ints.max())
+    counts = (
+        groups.sizes if not len(unranked) else groups.sizes - np.bincount(groups.codes[unranked], minlength=groups.n)
+    )
+    if not n_ret or lo < 1 or hi > int(counts.max()):
+        return None  # a rank below 1 or longer than every list: not dense
+    rank_bits = (hi - 1).bit_length()
+    unit_bits = (groups.n - 1).bit_length()
+    # key = unit | rank - 1 | item key (field_bits) | grade code (the lowest byte: read back through a view)
+    field_bits = min(32, 64 - _GRADE_BITS - rank_bits - unit_bits)
+    if field_bits < 16:
+        return None
+    key = np.left_shift(groups.codes.astype(np.int64, copy=False).view(np.uint64), np.uint64(rank_bits))
+    ints -= 1
+    key |= ints.view(np.uint64)
+    del ints
+    key <<= np.uint64(field_bits)
     found = int_values(df[item_col]) if item_col in df.columns else None
-    item_values = found[0] if found is not None and (found[1] is None or not found[1].any()) else None
-    if null is None:
-        unranked = np.empty(0, dtype=np.intp)
-        g, r = groups.codes, values
-        ranked_items = item_values
-    else:
-        keep = ~null
-        unranked = np.flatnonzero(null)
-        g, r, grade_codes = groups.codes[keep], values[keep], grade_codes[keep]
-        ranked_items = None if item_values is None else item_values[keep]
-    n_ret = len(r)
-    if not n_ret or not (r.min() >= 1 and r.max() <= n_ret):  # (False for NaN)
-        return None
-    slot_bits = (2 * n_ret).bit_length()  # slots < 2N: offsets[unit] <= N, rank <= N
-    item_bits = min(30, 64 - _GRADE_BITS - slot_bits)
-    if item_bits < 16:
-        return None
-    key = r.astype(np.uint64)
-    if r.dtype.kind == "f" and not np.array_equal(key, r):  # a fractional rank
-        return None
-    counts = groups.sizes if null is None else groups.sizes - np.bincount(groups.codes[unranked], minlength=groups.n)
-    offsets = offsets_from_counts(counts)
-    key += (offsets[:-1] - 1).astype(np.uint64)[g]  # offsets[unit] + rank - 1 (uint64 wraps exactly for unit 0)
-    del g, r, values
-    key <<= np.uint64(_GRADE_BITS + item_bits)
-    key |= grade_codes.astype(np.uint64) << np.uint64(item_bits)
+    item_key, exact, item_bits = None, False, min(field_bits, _MAX_ITEM_BITS)
+    if found is not None and (found[1] is None or not found[1].any()):
+        item_key, exact = _item_key_function(found[0], item_bits)
+        key |= item_key(found[0])
+    key <<= np.uint64(_GRADE_BITS)
+    key |= grade_codes
     del grade_codes
-    item_key, exact = None, False
-    if item_values is not None and ranked_items is not None:
-        item_key, exact = _item_key_function(item_values, item_bits)
-        key |= item_key(ranked_items)
+    if len(unranked):
+        key[unranked] = np.uint64(2**64 - 1)  # above every key: the retrieved rows come first
     key.sort()
-    high = key >> np.uint64(item_bits)
-    codes = high.astype(np.uint8)  # the low 8 bits: the grade code
-    high >>= np.uint64(_GRADE_BITS)  # the slots, sorted: exactly 0..N-1 iff they start at 0, end at N-1, never repeat
-    if high[0] != 0 or high[-1] != n_ret - 1 or (high[1:] == high[:-1]).any():
-        return None  # two rows share a slot (a repeated rank, or one past its list): not dense
-    del high
+    ranked = key[:n_ret]
+    little = np.little_endian
+    codes = ranked.view(np.uint8)[::8] if little else (ranked & np.uint64(255)).astype(np.uint8)
     grade = codes.astype(np.float64)  # code = grade - lowest grade, 255 = null
-    grade += lowest_grade
     if grade_nulls:
-        grade[codes == 255] = np.nan
+        null_grade = codes == 255
     del codes
     item_keys = None
     if item_key is not None:
-        key &= np.uint64(2**item_bits - 1)
-        item_keys = key.astype(np.int32 if item_bits <= 30 else np.int64)
-    del key
-    return DenseLists(offsets, grade, item_keys, item_key, exact, item_bits, unranked)
+        if little and field_bits == 32:  # bytes 1-4 of each key, read unaligned
+            field = np.ndarray((n_ret,), dtype="<u4", buffer=ranked, offset=1, strides=(8,))
+            item_keys = field.astype(np.int32)  # keys < 2**31 (item_bits <= 31)
+        else:
+            item_keys = ((ranked >> np.uint64(_GRADE_BITS)) & np.uint64(2**field_bits - 1)).astype(np.int32)
+    high = ranked
+    high >>= np.uint64(_GRADE_BITS + field_bits)  # (unit, rank - 1), sorted; the key's buffer is reused
+    # Dense iff no (unit, rank) repeats and each unit's highest rank is its length: unit u's rows are exactly the
+    # block offsets[u]..offsets[u + 1] (sorted by unit first, counts[u] of them), their ranks are >= 1 and
+    # distinct, so a largest rank of counts[u] leaves room for nothing but 1..counts[u].
+    if (high[1:] == high[:-1]).any():
+        return None
+    offsets = offsets_from_counts(counts)
+    listed = counts > 0
+    if not np.array_equal(high[offsets[1:][listed] - 1] & np.uint64(2**rank_bits - 1), counts[listed] - 1):
+        return None
+    pos = high.view(np.int64)
+    pos &= 2**rank_bits - 1
+    pos += 1
+    grade += lowest_grade
+    if grade_nulls:
+        grade[null_grade] = np.nan
+    return DenseLists(offsets, grade, item_keys, item_key, exact, item_bits, unranked, pos)
 
 
 def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:
@@ -451,8 +494,8 @@ def _duplicates_in_lists(df: pd.DataFrame, groups: Groups, item_col: str, lists:
     width = int(groups.sizes.max(initial=0))
     if groups.n * width > 2 * len(df) + 1024:
         return None
-    dtype = np.int32 if 2**lists.item_bits + width < 2**31 else np.int64
-    padding = (2**lists.item_bits + np.arange(width)).astype(dtype)  # a value no key has, distinct per column
+    dtype = np.int32 if lists.item_bits <= 31 else np.int64
+    padding = (-1 - np.arange(width)).astype(dtype)  # a value no key has (keys are >= 0), distinct per column
     matrix = np.empty((groups.n, width), dtype=dtype)
     n_ret = np.diff(lists.offsets)
     depth = int(n_ret[0]) if len(n_ret) else 0

@@ -54,15 +54,22 @@ class Prepared:
             return self
 
         def make() -> Prepared:
-            keep = self.pos <= k
-            offsets = keys.offsets_from_counts(np.minimum(np.diff(self.offsets), k))
+            # the kept rows are the first min(k, n) of each list: indexed directly (touches ~k rows per list
+            # instead of a mask over every row)
+            lengths = np.diff(self.offsets)
+            kept = np.minimum(lengths, k)
+            offsets = keys.offsets_from_counts(kept)
+            pos = np.arange(offsets[-1], dtype=np.int64)
+            pos -= np.repeat(offsets[:-1], kept)
+            rows = pos + np.repeat(self.offsets[:-1], kept)
+            pos += 1
             return Prepared(
                 self.n,
                 self.units,
                 offsets,
-                self.group[keep],
-                self.pos[keep],
-                self.grade[keep],
+                np.repeat(np.arange(self.n, dtype=self.group.dtype), kept),
+                pos,
+                self.grade[rows],
                 self.judged_group,
                 self.judged_grade,
                 self.n_judged,
@@ -208,11 +215,33 @@ def discount(pos: np.ndarray, log_base: float = 2.0) -> np.ndarray:
     return 1.0 / (np.log2(pos + 1.0) / np.log2(log_base))  # as the SQL macros: log2(i + 1) / log2(b)
 
 
+def _descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code per value, the distinct values largest first as float64): code 0 is the largest value.
+
+    Gains are mostly small integers (linear gains of grades 1..3): those are numbered by their distance from the
+    largest, without hashing; other values go through ``pd.factorize``.
+    """
+    if len(values):
+        lo, hi = float(values.min()), float(values.max())
+        if hi - lo < 4096 and -(2.0**52) <= lo and hi <= 2.0**52:  # (False for NaN)
+            as_int = values.astype(np.int64)
+            if np.array_equal(as_int, values):
+                codes = int(hi) - as_int
+                present = np.bincount(codes) > 0
+                distinct = hi - np.flatnonzero(present).astype(np.float64)
+                if not present.all():
+                    number = np.cumsum(present) - 1
+                    codes = number[codes]
+                return codes, distinct
+    codes, uniques = pd.factorize(-values, sort=True)
+    return codes, -np.asarray(uniques, dtype=np.float64)
+
+
 def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sort values descending within each unit; return (group, values, 1-based position) of the ideal lists."""
     keep = values > 0  # zero gains add nothing to an ideal list
     g, v = group[keep], values[keep]
-    value_codes, uniques = pd.factorize(-v, sort=True)  # few distinct gains: sort one int64 key
+    value_codes, uniques = _descending_codes(v)  # few distinct gains: sort one int64 key
     n_values = max(len(uniques), 1)
     key = g.astype(np.intp) * n_values + value_codes
     if len(uniques) and n * n_values <= 2 * len(g) + 65536:
@@ -220,7 +249,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
         counts = np.bincount(key, minlength=n * n_values)
         sizes = counts.reshape(n, n_values).sum(axis=1)
         g = np.repeat(np.arange(n, dtype=np.intp), sizes)
-        v = np.repeat(np.tile(-np.asarray(uniques, dtype=np.float64), n), counts)
+        v = np.repeat(np.tile(uniques, n), counts)
         starts = keys.offsets_from_counts(sizes)[:-1]
         pos = np.arange(len(g), dtype=np.int64)
         pos -= np.repeat(starts, sizes)
@@ -255,9 +284,12 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
         grade = np.take(values, rows).astype(np.float64, copy=False)
     n_ret = np.diff(offsets)
     group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
-    pos = np.arange(len(grade), dtype=np.int64)
-    pos -= np.repeat(offsets[:-1], n_ret)
-    pos += 1
+    if lists is not None:
+        pos = lists.pos
+    else:
+        pos = np.arange(len(grade), dtype=np.int64)
+        pos -= np.repeat(offsets[:-1], n_ret)
+        pos += 1
     judged_mask, nonzero = _judged_masks(values)
     n_judged = groups.sizes if judged_mask is None else np.bincount(groups.codes[judged_mask], minlength=groups.n)
     nonzero_rows = np.flatnonzero(nonzero)
