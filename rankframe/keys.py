@@ -512,7 +512,7 @@ def _duplicates_in_lists(df: pd.DataFrame, groups: Groups, item_col: str, lists:
     rest_rows = lists.unranked
     if len(rest_rows):  # the unranked rows go after each list, in the order they come
         rg = groups.codes[rest_rows].astype(np.int64)
-        order = np.argsort(rg, kind="stable")
+        order = np.argsort(rg)  # (any order within a unit will do)
         rest_rows, rg = rest_rows[order], rg[order]
         starts = np.searchsorted(rg, rg, side="left")
         place = rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)
@@ -595,7 +595,7 @@ def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
     rest_rows = ranked.unranked
     if rest_rows is not None and len(rest_rows):
         rg = groups.codes[rest_rows].astype(np.int64)
-        order = np.argsort(rg, kind="stable")
+        order = np.argsort(rg)  # (any order within a unit will do)
         rest_rows, rg = rest_rows[order], rg[order]
         starts = np.searchsorted(rg, rg, side="left")
         flat[rg * width + n_ret[rg] + (np.arange(len(rg)) - starts)] = values[rest_rows] - base
