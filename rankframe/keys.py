@@ -359,96 +359,130 @@ def _item_key_function(values: np.ndarray, bits: int) -> tuple[Callable[[np.ndar
     return (lambda v: (v.astype(np.int64, copy=False).view(np.uint64) * golden) >> shift), False
 
 
-def _rank_integers(col: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """(int64 ranks, a fresh array with 1 under nulls; rows with a null rank) or None when a rank is fractional."""
+def _rank_source(col: pd.Series) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """(rank values as stored, rows with a null rank, lowest and highest non-null rank) without copying the column.
+
+    Integer columns (numpy or nullable) keep their integers, other numeric columns are read as float64 (NaN =
+    null); None when a rank cannot be an int64.
+    """
     found = int_values(col)
-    if found is not None:
-        values, null = found
-        ints = values.astype(np.int64)  # a copy: the caller shifts it in place (uint64 >= 2**63 turn negative)
-        unranked = np.empty(0, dtype=np.intp) if null is None else np.flatnonzero(null)
-    else:
+    if found is None:
         floats = col.to_numpy() if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f" else as_float(col)
         floats = floats.astype(np.float64, copy=False)
-        with np.errstate(invalid="ignore"):  # NaN and huge values cast to garbage, caught just below
-            ints = floats.astype(np.int64)
         unranked = np.flatnonzero(np.isnan(floats))
-        if np.count_nonzero(ints == floats) != len(floats) - len(unranked):  # a fractional or huge rank
-            return None
-    ints[unranked] = 1
-    return ints, unranked
+        if len(unranked) == len(floats):
+            return floats, unranked, np.nan, np.nan
+        return floats, unranked, float(np.fmin.reduce(floats)), float(np.fmax.reduce(floats))  # (NaN ignored)
+    values, null = found
+    if values.dtype == np.uint64 and int(values.max()) >= 2**63:
+        return None
+    if null is None or not null.any():
+        return values, np.empty(0, dtype=np.intp), float(values.min()), float(values.max())
+    unranked = np.flatnonzero(null)
+    if len(unranked) == len(values):
+        return values, unranked, np.nan, np.nan
+    limits = np.iinfo(values.dtype)
+    valid = ~null
+    lo = values.min(where=valid, initial=limits.max)
+    return values, unranked, float(lo), float(values.max(where=valid, initial=limits.min))
+
+
+#: rows per block of the key construction: the blocks' temporaries stay in cache and are reused
+_BLOCK = 1 << 16
 
 
 def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str, item_col: str) -> DenseLists | None:
-    if rank_col not in df.columns or grade_col not in df.columns or not len(df):
-        return None
+    if rank_col not in df.columns or grade_col not in df.columns or not len(df) or not np.little_endian:
+        return None  # (the keys are read back through little-endian byte views)
     grades = _grade_codes(df[grade_col])
-    if grades is None:
+    source = _rank_source(df[rank_col])
+    if grades is None or source is None:
         return None
     grade_codes, lowest_grade, grade_nulls = grades
-    ranks = _rank_integers(df[rank_col])
-    if ranks is None:
-        return None
-    ints, unranked = ranks
-    n_ret = len(ints) - len(unranked)
-    lo, hi = int(ints.min()), int(ints.max())
+    ranks, unranked, lo, hi = source
+    n_rows = len(ranks)
+    n_ret = n_rows - len(unranked)
     counts = (
         groups.sizes if not len(unranked) else groups.sizes - np.bincount(groups.codes[unranked], minlength=groups.n)
     )
-    if not n_ret or lo < 1 or hi > int(counts.max()):
+    if not n_ret or not (lo >= 1 and hi <= int(counts.max())):
         return None  # a rank below 1 or longer than every list: not dense
-    rank_bits = (hi - 1).bit_length()
+    rank_bits = (int(hi) - 1).bit_length()
     unit_bits = (groups.n - 1).bit_length()
     # key = unit | rank - 1 | item key (field_bits) | grade code (the lowest byte: read back through a view)
     field_bits = min(32, 64 - _GRADE_BITS - rank_bits - unit_bits)
     if field_bits < 16:
         return None
-    key = np.left_shift(groups.codes.astype(np.int64, copy=False).view(np.uint64), np.uint64(rank_bits))
-    ints -= 1
-    key |= ints.view(np.uint64)
-    del ints
-    key <<= np.uint64(field_bits)
     found = int_values(df[item_col]) if item_col in df.columns else None
     item_key, exact, item_bits = None, False, min(field_bits, _MAX_ITEM_BITS)
+    items = None
     if found is not None and (found[1] is None or not found[1].any()):
-        item_key, exact = _item_key_function(found[0], item_bits)
-        key |= item_key(found[0])
-    key <<= np.uint64(_GRADE_BITS)
-    key |= grade_codes
+        items = found[0]
+        item_key, exact = _item_key_function(items, item_bits)
+    codes = groups.codes.astype(np.int64, copy=False).view(np.uint64)
+    float_ranks = ranks.dtype.kind == "f"
+    not_integral = 0
+    key = np.empty(n_rows, dtype=np.uint64)
+    shifts = np.uint64(rank_bits), np.uint64(field_bits), np.uint64(_GRADE_BITS)
+    with np.errstate(invalid="ignore"):  # null (NaN) ranks cast to garbage: their keys are replaced below
+        for start in range(0, n_rows, _BLOCK):  # blocks, not queries: each step is vectorised over 64k rows
+            block = slice(start, start + _BLOCK)
+            part = key[block]
+            np.left_shift(codes[block], shifts[0], out=part)
+            rank = ranks[block]
+            as_int = rank.astype(np.int64)
+            if float_ranks:
+                not_integral += int(np.count_nonzero(as_int != rank))  # fractional, and NaN (null) ranks
+            as_int -= 1
+            part |= as_int.view(np.uint64)
+            part <<= shifts[1]
+            if item_key is not None:
+                part |= item_key(items[block])
+            part <<= shifts[2]
+            part |= grade_codes[block]
+    if float_ranks and not_integral != len(unranked):
+        return None  # a fractional rank
     del grade_codes
     if len(unranked):
         key[unranked] = np.uint64(2**64 - 1)  # above every key: the retrieved rows come first
     key.sort()
-    ranked = key[:n_ret]
-    little = np.little_endian
-    codes = ranked.view(np.uint8)[::8] if little else (ranked & np.uint64(255)).astype(np.uint8)
-    grade = codes.astype(np.float64)  # code = grade - lowest grade, 255 = null
-    if grade_nulls:
-        null_grade = codes == 255
-    del codes
-    item_keys = None
-    if item_key is not None:
-        if little and field_bits == 32:  # bytes 1-4 of each key, read unaligned
-            field = np.ndarray((n_ret,), dtype="<u4", buffer=ranked, offset=1, strides=(8,))
-            item_keys = field.astype(np.int32)  # keys < 2**31 (item_bits <= 31)
-        else:
-            item_keys = ((ranked >> np.uint64(_GRADE_BITS)) & np.uint64(2**field_bits - 1)).astype(np.int32)
-    high = ranked
-    high >>= np.uint64(_GRADE_BITS + field_bits)  # (unit, rank - 1), sorted; the key's buffer is reused
+    # Read the sorted keys back block by block (each block is in cache once): the grade code is the lowest byte,
+    # the item key the next 32 bits when field_bits is 32, and what is left after the shift is (unit, rank - 1).
     # Dense iff no (unit, rank) repeats and each unit's highest rank is its length: unit u's rows are exactly the
     # block offsets[u]..offsets[u + 1] (sorted by unit first, counts[u] of them), their ranks are >= 1 and
     # distinct, so a largest rank of counts[u] leaves room for nothing but 1..counts[u].
-    if (high[1:] == high[:-1]).any():
-        return None
+    ranked = key[:n_ret]
+    grade = np.empty(n_ret, dtype=np.float64)
+    codes_in_keys = ranked.view(np.uint8)[:: ranked.itemsize]  # little-endian: the lowest byte
+    item_keys = None if item_key is None else np.empty(n_ret, dtype=np.int32)  # keys < 2**31 (item_bits <= 31)
+    fields = None
+    if item_keys is not None and field_bits == 32:  # bytes 1-4 of each key, read unaligned
+        fields = np.ndarray((n_ret,), dtype="<u4", buffer=ranked, offset=1, strides=(ranked.itemsize,))
+    field_mask, rank_mask = np.uint64(2**field_bits - 1), np.uint64(2**rank_bits - 1)
+    previous = None
+    for start in range(0, n_ret, _BLOCK):
+        block = slice(start, start + _BLOCK)
+        part = ranked[block]
+        grades_here = grade[block]
+        grades_here[:] = codes_in_keys[block]
+        if grade_nulls:
+            null_here = grades_here == 255
+        grades_here += lowest_grade
+        if grade_nulls:
+            grades_here[null_here] = np.nan
+        if item_keys is not None:
+            item_keys[block] = fields[block] if fields is not None else (part >> shifts[2]) & field_mask
+        part >>= np.uint64(_GRADE_BITS + field_bits)
+        if (part[1:] == part[:-1]).any() or (previous is not None and part[0] == previous):
+            return None  # a (unit, rank) repeats
+        previous = part[-1]
+        part &= rank_mask
+        part += np.uint64(1)
+    pos = ranked.view(np.int64)  # the key's buffer, now each element's rank = its position
     offsets = offsets_from_counts(counts)
     listed = counts > 0
-    if not np.array_equal(high[offsets[1:][listed] - 1] & np.uint64(2**rank_bits - 1), counts[listed] - 1):
+    if not np.array_equal(pos[offsets[1:][listed] - 1], counts[listed]):
         return None
-    pos = high.view(np.int64)
-    pos &= 2**rank_bits - 1
-    pos += 1
-    grade += lowest_grade
-    if grade_nulls:
-        grade[null_grade] = np.nan
     return DenseLists(offsets, grade, item_keys, item_key, exact, item_bits, unranked, pos)
 
 

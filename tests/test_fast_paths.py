@@ -1,6 +1,6 @@
 """The fast paths of validation and preparation (issue 10) give the answers of the general paths.
 
-* ``keys.dense_lists``: one sort of packed ``slot | grade | item`` keys for dense ranks and integer grades. Its
+* ``keys.dense_lists``: one sort of packed ``unit | rank | item | grade`` keys for dense ranks and integer grades. Its
   lists are held to the DuckDB engine (SQL windows, another implementation) and to the general path (the same
   table with float grades, which the packed sort does not take).
 * Its duplicate-item check (item keys grouped by unit; hashed keys re-checked by value) flags exactly the rows
@@ -42,6 +42,15 @@ def dense_table(seed: int, *, n_queries: int = 30, grade_dtype: str = "int8", it
     else:
         df["relevance"] = df["relevance"].astype(grade_dtype)
     return df
+
+
+@pytest.fixture(autouse=True, params=["default", 1, 3])
+def block_size(request, monkeypatch):
+    """Every test also runs with the packed keys built and read back in blocks of 1 and 3 rows: a repeated rank
+    or a unit straddling a block boundary must be found as within one block."""
+    if request.param != "default":
+        monkeypatch.setattr(keys, "_BLOCK", request.param)
+    return request.param
 
 
 def lists_of(df: pd.DataFrame, by=()):
