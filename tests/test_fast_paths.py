@@ -95,12 +95,21 @@ def test_packed_lists_with_segments_match_duckdb():
         ([1, 1], "a repeated rank"),
         ([2, 3], "a rank past its list (slot of the next unit)"),
         ([1, 2.5], "a fractional rank"),
+        ([1, 1, 3], "a repeated rank, though the highest rank is the list's length"),
+        ([3, 1, 1], "the same, in another row order"),
+        ([0, 1], "a rank below 1"),
     ],
 )
 def test_packed_path_declines_ranks_that_are_not_dense(ranks, why):
-    # query 1's slots would land on query 2's first slot; the sorted slots are then not exactly 0..N-1
+    # query 1 has the ranks under test, query 2 one rank 1
+    n = len(ranks)
     df = pd.DataFrame(
-        {"query": [1, 1, 2], "item": [1, 2, 3], "rank": [*ranks, 1], "relevance": np.array([1, 0, 1], np.int8)}
+        {
+            "query": [1] * n + [2],
+            "item": np.arange(n + 1),
+            "rank": [*ranks, 1],
+            "relevance": np.array([1, 0, 0, 1][-(n + 1) :], np.int8),
+        }
     )
     assert lists_of(df) is None, why
 
