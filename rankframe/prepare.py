@@ -215,7 +215,7 @@ def discount(pos: np.ndarray, log_base: float = 2.0) -> np.ndarray:
     return 1.0 / (np.log2(pos + 1.0) / np.log2(log_base))  # as the SQL macros: log2(i + 1) / log2(b)
 
 
-def _descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(code per value, the distinct values largest first as float64): code 0 is the largest value.
 
     Gains are mostly small integers (linear gains of grades 1..3): those are numbered by their distance from the
@@ -241,7 +241,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
     """Sort values descending within each unit; return (group, values, 1-based position) of the ideal lists."""
     keep = values > 0  # zero gains add nothing to an ideal list
     g, v = group[keep], values[keep]
-    value_codes, uniques = _descending_codes(v)  # few distinct gains: sort one int64 key
+    value_codes, uniques = descending_codes(v)  # few distinct gains: sort one int64 key
     n_values = max(len(uniques), 1)
     key = g.astype(np.intp) * n_values + value_codes
     if len(uniques) and n * n_values <= 2 * len(g) + 65536:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import GAIN, GAINS, IDEAL, LOG_BASE, MetricSpec, k_param, rel_param
-from ..prepare import discount, gain_of, sorted_desc_in_unit
+from ..prepare import descending_codes, discount, gain_of, sorted_desc_in_unit
 
 SPEC = MetricSpec(
     name="idcg",
@@ -43,10 +43,54 @@ def ideal_lists(prep, gains_of, ideal, key):
     return prep.memo(("ideal", ideal, *key), lambda: sorted_desc_in_unit(group, gains_of(grades), prep.n))
 
 
+def ideal_counts(prep, gains_of, ideal, key):
+    """(the distinct positive gains largest first, an (n, distinct) matrix of how many each unit has) or None.
+
+    When the gains take few distinct values (grades 1..3), each unit's ideal list is those values in runs, and the
+    counts say everything about it (memoised by key; None when the values are too many for a matrix).
+    """
+
+    def make():
+        if ideal == "judged":
+            group, grades = prep.judged_group, prep.judged_grade
+        else:
+            group, grades = prep.group, prep.grade
+        values = gains_of(grades)
+        keep = values > 0  # zero gains add nothing to an ideal list
+        g, v = group[keep], values[keep]
+        codes, distinct = descending_codes(v)
+        m = len(distinct)
+        if prep.n * m > 2 * len(g) + 65536:
+            return None
+        key_of_row = g.astype(np.intp) * m + codes
+        return distinct, np.bincount(key_of_row, minlength=prep.n * m).reshape(prep.n, m)
+
+    return prep.memo(("ideal_counts", ideal, *key), make)
+
+
+def _idcg_from_counts(distinct, counts, k, log_base):
+    """IDCG@k from runs of equal gains, without a per-element list.
+
+    Value j fills positions start_j + 1..end_j, so it weighs the discounts there: a difference of prefix sums.
+    """
+    end = np.cumsum(counts, axis=1)
+    start = end - counts
+    if k is not None:
+        np.minimum(end, k, out=end)
+        np.minimum(start, k, out=start)
+    longest = int(end.max(initial=0))
+    prefix = np.zeros(longest + 1)
+    np.cumsum(discount(np.arange(1, longest + 1, dtype=np.float64), log_base), out=prefix[1:])
+    return (distinct * (prefix[end] - prefix[start])).sum(axis=1)
+
+
 def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
     """IDCG@k per unit (shared with nDCG)."""
 
     def make():
+        found = ideal_counts(prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, ("gain", gain, rel, gains))
+        if found is not None:
+            return _idcg_from_counts(*found, k, log_base)
         g, v, pos = ideal_lists(
             prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, ("gain", gain, rel, gains)
         )
