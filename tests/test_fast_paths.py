@@ -44,10 +44,10 @@ def dense_table(seed: int, *, n_queries: int = 30, grade_dtype: str = "int8", it
     return df
 
 
-@pytest.fixture(autouse=True, params=["default", 1, 3])
+@pytest.fixture(params=["default", 1, 3])
 def block_size(request, monkeypatch):
-    """Every test also runs with the packed keys built and read back in blocks of 1 and 3 rows: a repeated rank
-    or a unit straddling a block boundary must be found as within one block."""
+    """The packed keys built and read back in blocks of 1 and 3 rows too: a repeated rank or a unit straddling a
+    block boundary must be found as within one block."""
     if request.param != "default":
         monkeypatch.setattr(keys, "_BLOCK", request.param)
     return request.param
@@ -59,6 +59,7 @@ def lists_of(df: pd.DataFrame, by=()):
         return keys.dense_lists(df, groups, "rank", "relevance", "item")
 
 
+@pytest.mark.usefixtures("block_size")
 @pytest.mark.parametrize(
     ("seed", "grade_dtype", "item_span", "rank_dtype"),
     [
@@ -80,6 +81,7 @@ def test_packed_lists_match_duckdb_and_the_general_path(seed, grade_dtype, item_
     pd.testing.assert_frame_equal(got, rankframe.evaluate(general, METRICS, per_query=True))
 
 
+@pytest.mark.usefixtures("block_size")
 def test_packed_lists_with_segments_match_duckdb():
     df = pd.concat([dense_table(4).assign(seg="a"), dense_table(5).assign(seg="b")], ignore_index=True)
     assert lists_of(df, ["seg"]) is not None
@@ -88,6 +90,7 @@ def test_packed_lists_with_segments_match_duckdb():
     pd.testing.assert_frame_equal(got, oracle, check_exact=False, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.usefixtures("block_size")
 @pytest.mark.parametrize(
     ("ranks", "why"),
     [
@@ -123,6 +126,7 @@ def test_a_gap_in_the_ranks_is_still_valid():
     assert out["value"].tolist() == [1.0, 0.0]
 
 
+@pytest.mark.usefixtures("block_size")
 @pytest.mark.parametrize("item_span", [1, 10**12])
 @pytest.mark.parametrize("seed", range(3))
 def test_duplicate_items_flagged_like_pandas(seed, item_span):
