@@ -68,32 +68,49 @@ def ideal_counts(prep, gains_of, ideal, key):
     return prep.memo(("ideal_counts", ideal, *key), make)
 
 
-def _idcg_from_counts(distinct, counts, k, log_base):
-    """IDCG@k from runs of equal gains, without a per-element list.
+#: the largest cutoff computed position by position from the gain counts (beyond it: the laid-out ideal lists)
+_COUNTS_CUTOFF = 64
 
-    Value j fills positions start_j + 1..end_j, so it weighs the discounts there: a difference of prefix sums.
+
+def _idcg_from_counts(distinct, counts, k, log_base):
+    """IDCG@k from runs of equal gains, without laying out the ideal lists.
+
+    Position i of a unit's ideal list holds the gain of the first run that ends at or after i; the terms are
+    added position by position (k vectorised steps over all units, not a loop over queries), in the same order
+    as a sum along each list, so the result is bit-for-bit that of the lists (and of the SQL macros).
     """
     end = np.cumsum(counts, axis=1)
-    start = end - counts
-    if k is not None:
-        np.minimum(end, k, out=end)
-        np.minimum(start, k, out=start)
-    longest = int(end.max(initial=0))
-    prefix = np.zeros(longest + 1)
-    np.cumsum(discount(np.arange(1, longest + 1, dtype=np.float64), log_base), out=prefix[1:])
-    return (distinct * (prefix[end] - prefix[start])).sum(axis=1)
+    gains_by_run = np.append(distinct, 0.0)  # run index m: past the end of the list
+    total = np.zeros(len(counts))
+    weights = discount(np.arange(1, k + 1, dtype=np.float64), log_base)
+    for i in range(1, k + 1):
+        run = np.count_nonzero(end < i, axis=1)
+        total += gains_by_run[run] * weights[i - 1]
+    return total
+
+
+def _gain_key(rel, gain, gains):
+    return ("gain", gain, rel, gains)
+
+
+def has_ideal_gain(prep, rel, gain, ideal, gains=None):
+    """Whether each unit's ideal list has any positive gain (IDCG without a cutoff > 0), from the counts if any."""
+    found = ideal_counts(prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, _gain_key(rel, gain, gains))
+    if found is not None:
+        return found[1].sum(axis=1) > 0
+    return idcg(prep, None, rel, gain, ideal, 2.0, gains) > 0
 
 
 def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
     """IDCG@k per unit (shared with nDCG)."""
 
     def make():
-        found = ideal_counts(prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, ("gain", gain, rel, gains))
-        if found is not None:
-            return _idcg_from_counts(*found, k, log_base)
-        g, v, pos = ideal_lists(
-            prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, ("gain", gain, rel, gains)
-        )
+        gains_of = lambda grades: gain_of(grades, gain, rel, gains)  # noqa: E731
+        if k is not None and k <= _COUNTS_CUTOFF:
+            found = ideal_counts(prep, gains_of, ideal, _gain_key(rel, gain, gains))
+            if found is not None:
+                return _idcg_from_counts(*found, k, log_base)
+        g, v, pos = ideal_lists(prep, gains_of, ideal, _gain_key(rel, gain, gains))
         keep = slice(None) if k is None else pos <= k
         return np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..declare import GAIN, GAINS, IDEAL, JUDGED_ONLY, LOG_BASE, TIES, MetricSpec, k_param, rel_param
 from .dcg import dcg
-from .idcg import idcg
+from .idcg import has_ideal_gain, idcg
 
 SPEC = MetricSpec(
     name="ndcg",
@@ -41,5 +41,5 @@ def compute(prep, *, k, rel, gain, ideal, log_base, gains, ties):
     num = dcg(prep, k, rel, gain, log_base, gains, ties)  # the ideal does not depend on ties
     den = idcg(prep, k, rel, gain, ideal, log_base, gains)
     # "nothing relevant" = the ideal list has no gain at all (not only within the cutoff)
-    none = idcg(prep, None, rel, gain, ideal, 2.0, gains) == 0
+    none = ~has_ideal_gain(prep, rel, gain, ideal, gains)
     return np.divide(num, den, out=np.zeros(prep.n), where=den > 0), none
