@@ -45,9 +45,12 @@ CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear',
          ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
                              TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
+-- (the term under a CASE, not a FILTER: an aggregate's argument is computed for every row before its FILTER, and the
+-- CASE computes the logarithm only at positions <= k)
 CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
-    rf__finite_gain(coalesce(sum(rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base))
-                                 FILTER (WHERE pos <= coalesce(k, 9223372036854775807)), CAST(0 AS DOUBLE)),
+    rf__finite_gain(coalesce(sum(CASE WHEN pos <= coalesce(k, 9223372036854775807)
+                                      THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END),
+                             CAST(0 AS DOUBLE)),
                     rf__agg_top_grade(grade, gain));
 
 CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,

@@ -1,5 +1,5 @@
-"""The aggregate macros' speed shapes (issue 10): the bit-mask branch of P/AP/RR at its k <= 62 boundary, the one
-list of nDCG, and the number of aggregate states the planner keeps for the benchmark statement."""
+"""The aggregate macros' speed shapes (issue 10): the bit-mask branch of P/AP/RR at its k <= 62 boundary, nDCG as
+the DCG and IDCG aggregates, and the number of aggregate states the planner keeps for the benchmark statement."""
 
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ def test_mask_boundary(con, k):
     assert math.isclose(rr[2], RR_2[k], rel_tol=1e-12)
 
 
-def test_ndcg_one_list_matches_dcg_over_idcg(con):
-    """rf_agg_ndcg (one list of pairs) = rf_agg_dcg / rf_agg_idcg (a sum and a list), at a cutoff and without."""
+def test_ndcg_matches_dcg_over_idcg(con):
+    """rf_agg_ndcg = rf_agg_dcg / rf_agg_idcg (a sum and a list of gains), at a cutoff and without."""
     for ks in ("10", "62", "NULL"):
         got = _agg(con, f"rf_agg_ndcg(rf_pos, rf_g, k := {ks})")
         dcg = _agg(con, f"rf_agg_dcg(rf_pos, rf_g, k := {ks})")
@@ -75,7 +75,10 @@ def test_linear_overflow_is_an_error(con):
 
 
 def test_benchmark_statement_keeps_few_aggregate_states(con):
-    """bench/sql.py's statement: 9 aggregate states per query (was 15, with 2 lists), a single list."""
+    """bench/sql.py's statement: 10 aggregate states per query (15 with 2 lists before issue 10), a single list.
+
+    (9 with nDCG's one list of (position, gain) structs, which cost more than a DCG sum plus a list of DOUBLE gains.)
+    """
     con.sql(
         "CREATE TABLE b AS SELECT query, row_number() OVER () AS item, rf_pos AS rank, rf_g AS relevance, query % 7 AS segment FROM t"
     )
@@ -94,5 +97,5 @@ def test_benchmark_statement_keeps_few_aggregate_states(con):
         return next((a for c in node.get("children", []) if (a := aggregates(c))), None)
 
     aggs = next(a for n in json.loads(plan) if (a := aggregates(n)))
-    assert len(aggs) <= 9, aggs
+    assert len(aggs) <= 10, aggs
     assert sum(a.startswith("list(") for a in aggs) == 1, aggs
