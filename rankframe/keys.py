@@ -69,7 +69,7 @@ def _resolve(df: pd.DataFrame) -> pd.DataFrame:
 class Groups:
     """Dense integer code per row for the evaluation unit, codes ordered like the sorted keys."""
 
-    codes: np.ndarray  # intp per row, 0..n-1
+    codes: np.ndarray  # integer per row, 0..n-1 (intp, or the unit column itself when its ids are 0..n-1)
     n: int
     keys: pd.DataFrame  # one row per code, the unit's column values
     counted: np.ndarray | None = None  # rows per unit when the coding counted them anyway
@@ -117,6 +117,17 @@ def _direct_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index, np.ndarray] | N
     return codes, pd.Index(uniques).astype(col.dtype), counts
 
 
+def _count_values(values: np.ndarray, span: int) -> np.ndarray:
+    """``np.bincount(values, minlength=span)`` without an int64 copy of a narrower column (counted in blocks)."""
+    if values.dtype == np.intp:
+        return np.bincount(values, minlength=span)
+    block = max(1 << 20, span)  # few blocks, each adding a span-long count
+    counts = np.zeros(span, dtype=np.int64)
+    for start in range(0, len(values), block):
+        counts += np.bincount(values[start : start + block], minlength=span)
+    return counts
+
+
 def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Sorted codes, unique values and their counts for integers that span a short range, without hashing.
 
@@ -132,6 +143,10 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     span = hi - lo + 1
     if span > 2 * len(values) + 4096:
         return None
+    if lo == 0 and (values.dtype.kind == "i" or values.dtype.kind == "u" and values.dtype.itemsize < 8):
+        counts = _count_values(values, span)
+        if counts.all():  # ids 0..N-1, none missing: the column itself holds the sorted codes (no copy)
+            return values, np.arange(span, dtype=np.int64), counts
     shifted = values.astype(np.int64)  # bincount and indexing take int64 (intp) without another conversion
     if lo:
         shifted -= lo
@@ -155,7 +170,9 @@ def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
     parts = [_factorize(df[c]) for c in cols]
     if len(parts) == 1:
         codes, uniques, counts = parts[0]
-        return Groups(codes.astype(np.intp, copy=False), len(uniques), pd.DataFrame({cols[0]: uniques}), counts)
+        if codes.dtype.kind not in "iu":
+            codes = codes.astype(np.intp)
+        return Groups(codes, len(uniques), pd.DataFrame({cols[0]: uniques}), counts)
     combined = np.zeros(len(df), dtype=np.int64)
     for codes, uniques, _ in parts:
         combined = combined * len(uniques) + codes
@@ -293,7 +310,8 @@ class DenseLists:
     """
 
     offsets: np.ndarray  # CSR offsets of the ranked lists, len n + 1
-    grade: np.ndarray  # float64 grade of each ranked element in list order, NaN = unjudged
+    grade_codes: np.ndarray  # uint8 grade code of each ranked element in list order (grade - lowest_grade; 255 = null)
+    lowest_grade: float
     item_keys: np.ndarray | None  # key of each ranked element's item in list order (None: items not integers)
     item_key: Callable[[np.ndarray], np.ndarray] | None  # item values -> keys (equal items, equal keys)
     item_exact: bool  # keys are equal only for equal items (else a hash: equal keys are checked again)
@@ -419,7 +437,7 @@ def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str
     if found is not None and (found[1] is None or not found[1].any()):
         items = found[0]
         item_key, exact = _item_key_function(items, item_bits)
-    codes = groups.codes.astype(np.int64, copy=False).view(np.uint64)
+    codes = groups.codes
     float_ranks = ranks.dtype.kind == "f"
     not_integral = 0
     key = np.empty(n_rows, dtype=np.uint64)
@@ -428,7 +446,7 @@ def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str
         for start in range(0, n_rows, _BLOCK):  # blocks, not queries: each step is vectorised over 64k rows
             block = slice(start, start + _BLOCK)
             part = key[block]
-            np.left_shift(codes[block], shifts[0], out=part)
+            np.left_shift(codes[block].astype(np.uint64), shifts[0], out=part)
             rank = ranks[block]
             as_int = rank.astype(np.int64)
             if float_ranks:
@@ -436,7 +454,7 @@ def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str
             as_int -= 1
             part |= as_int.view(np.uint64)
             part <<= shifts[1]
-            if item_key is not None:
+            if item_key is not None and items is not None:
                 part |= item_key(items[block])
             part <<= shifts[2]
             part |= grade_codes[block]
@@ -452,7 +470,7 @@ def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str
     # block offsets[u]..offsets[u + 1] (sorted by unit first, counts[u] of them), their ranks are >= 1 and
     # distinct, so a largest rank of counts[u] leaves room for nothing but 1..counts[u].
     ranked = key[:n_ret]
-    grade = np.empty(n_ret, dtype=np.float64)
+    list_codes = np.empty(n_ret, dtype=np.uint8)
     codes_in_keys = ranked.view(np.uint8)[:: ranked.itemsize]  # little-endian: the lowest byte
     item_keys = None if item_key is None else np.empty(n_ret, dtype=np.int32)  # keys < 2**31 (item_bits <= 31)
     fields = None
@@ -463,13 +481,7 @@ def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str
     for start in range(0, n_ret, _BLOCK):
         block = slice(start, start + _BLOCK)
         part = ranked[block]
-        grades_here = grade[block]
-        grades_here[:] = codes_in_keys[block]
-        if grade_nulls:
-            null_here = grades_here == 255
-        grades_here += lowest_grade
-        if grade_nulls:
-            grades_here[null_here] = np.nan
+        list_codes[block] = codes_in_keys[block]
         if item_keys is not None:
             item_keys[block] = fields[block] if fields is not None else (part >> shifts[2]) & field_mask
         part >>= np.uint64(_GRADE_BITS + field_bits)
@@ -483,7 +495,7 @@ def _dense_lists(df: pd.DataFrame, groups: Groups, rank_col: str, grade_col: str
     listed = counts > 0
     if not np.array_equal(pos[offsets[1:][listed] - 1], counts[listed]):
         return None
-    return DenseLists(offsets, grade, item_keys, item_key, exact, item_bits, unranked, pos)
+    return DenseLists(offsets, list_codes, lowest_grade, item_keys, item_key, exact, item_bits, unranked, pos)
 
 
 def item_factors(df: pd.DataFrame, item_col: str) -> tuple[np.ndarray, pd.Index]:

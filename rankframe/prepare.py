@@ -26,9 +26,9 @@ class Prepared:
     n: int  # number of units
     units: pd.DataFrame  # one row per unit: segment columns then the query column
     offsets: np.ndarray  # CSR offsets of the ranked lists, len n + 1
-    group: np.ndarray  # unit code of each ranked element
+    _group: np.ndarray | None  # unit code of each ranked element (None: made from the offsets when first read)
     pos: np.ndarray  # 1-based position of each ranked element within its list
-    grade: np.ndarray  # grade of each ranked element, NaN = unjudged
+    _grade: np.ndarray | None  # grade of each ranked element, NaN = unjudged (None: read from grade_codes)
     judged_group: np.ndarray  # unit code of every judged row with a non-zero grade (retrieved or not)
     judged_grade: np.ndarray  # its grade
     n_judged: np.ndarray  # judged rows per unit
@@ -39,6 +39,49 @@ class Prepared:
     scores: Callable[[], np.ndarray] | None = field(default=None, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
     root: Prepared | None = field(default=None, repr=False)  # the uncut lists, for judged-side quantities
+    #: the grades as uint8 codes (grade - lowest_grade; 255 = unjudged) when they came from the packed sort
+    #: (keys.dense_lists): the float grades are then only laid out if a metric reads them all
+    grade_codes: np.ndarray | None = field(default=None, repr=False)
+    lowest_grade: float = field(default=0.0, repr=False)
+
+    @property
+    def grade(self) -> np.ndarray:
+        """Grade of each ranked element as float64, NaN = unjudged (from the codes the first time it is read)."""
+        if self._grade is None:
+            self._grade = self.grade_at(slice(None))
+        return self._grade
+
+    def grade_at(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The float64 grades of some ranked elements (from the codes without laying out every grade)."""
+        if self._grade is not None or self.grade_codes is None:
+            return self.grade[rows]
+        codes = self.grade_codes[rows]
+        out = codes.astype(np.float64)
+        out += self.lowest_grade
+        out[codes == 255] = np.nan
+        return out
+
+    def at_least(self, rel: float) -> np.ndarray:
+        """Mask of the ranked elements with a grade >= rel (never the unjudged ones)."""
+        if self._grade is not None or self.grade_codes is None:
+            return self.grade >= rel
+        lowest_code = max(0.0, float(np.ceil(rel - self.lowest_grade)))  # code + lowest >= rel, codes integers
+        if lowest_code > 254:
+            return np.zeros(len(self.grade_codes), dtype=bool)
+        mask = self.grade_codes >= int(lowest_code)
+        mask &= self.grade_codes != 255
+        return mask
+
+    @property
+    def group(self) -> np.ndarray:
+        """Unit code of each ranked element (intp), laid out from the offsets the first time it is read.
+
+        Counting metrics over whole lists (hits per list) need no per-element unit code: the lists' offsets say it,
+        so a call that never reads this spares a 10M-element array.
+        """
+        if self._group is None:
+            self._group = np.repeat(np.arange(self.n, dtype=np.intp), np.diff(self.offsets))
+        return self._group
 
     @property
     def n_retrieved(self) -> np.ndarray:
@@ -67,9 +110,9 @@ class Prepared:
                 self.n,
                 self.units,
                 offsets,
-                np.repeat(np.arange(self.n, dtype=self.group.dtype), kept),
+                np.repeat(np.arange(self.n, dtype=np.intp), kept),
                 pos,
-                self.grade[rows],
+                self.grade_at(rows),
                 self.judged_group,
                 self.judged_grade,
                 self.n_judged,
@@ -147,6 +190,9 @@ class Prepared:
     # -- shared building blocks -------------------------------------------------------------------------
     def segment_sum(self, values: np.ndarray | None, mask: np.ndarray | None = None) -> np.ndarray:
         """Sum per unit of ranked-element ``values`` (1 when None), optionally only where ``mask``."""
+        if values is None and mask is not None and self._group is None:
+            # a count per list: the masked elements before each list's offset, differenced (lists are contiguous)
+            return np.diff(np.searchsorted(np.flatnonzero(mask), self.offsets)).astype(np.float64)
         g = self.group if mask is None else self.group[mask]
         if values is not None:
             values = values if mask is None else values[mask]
@@ -154,7 +200,7 @@ class Prepared:
 
     def hits(self, rel: float) -> np.ndarray:
         """1.0 where a ranked element is relevant (grade >= rel; unjudged never is)."""
-        return self.memo(("hits", rel), lambda: (self.grade >= rel).astype(np.float64))
+        return self.memo(("hits", rel), lambda: self.at_least(rel).astype(np.float64))
 
     def n_hits(self, rel: float) -> np.ndarray:
         """Number of relevant ranked elements per unit (hits in each list), as float64.
@@ -162,7 +208,7 @@ class Prepared:
         Counted over the relevant elements alone (about a tenth of a list) instead of summing a 0/1 weight per
         element: the same integers, without a float array the length of every list.
         """
-        return self.memo(("n_hits", rel), lambda: self.segment_sum(None, self.grade >= rel))
+        return self.memo(("n_hits", rel), lambda: self.segment_sum(None, self.at_least(rel)))
 
     def n_relevant(self, rel: float) -> np.ndarray:
         """|R|: number of judged rows (retrieved or not) with grade >= rel, per unit."""
@@ -272,8 +318,9 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
     values = relevance.to_numpy() if _plain_numpy(relevance) else keys.as_float(relevance)
     lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item) if order_col == c.rank else None
     scores = None  # ordered by rank: ranks never tie
+    grade: np.ndarray | None = None
     if lists is not None:  # the grades come in list order from the packed sort (no gather by row)
-        offsets, grade = lists.offsets, lists.grade
+        offsets = lists.offsets
     else:
         if order_col == c.rank:
             ranked = keys.ranked_order(df, groups, c.rank)
@@ -283,11 +330,10 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
             scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
         grade = np.take(values, rows).astype(np.float64, copy=False)
     n_ret = np.diff(offsets)
-    group = np.repeat(np.arange(groups.n, dtype=groups.codes.dtype), n_ret)
     if lists is not None:
         pos = lists.pos
     else:
-        pos = np.arange(len(grade), dtype=np.int64)
+        pos = np.arange(offsets[-1], dtype=np.int64)
         pos -= np.repeat(offsets[:-1], n_ret)
         pos += 1
     judged_mask, nonzero = _judged_masks(values)
@@ -298,14 +344,16 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
         n=groups.n,
         units=groups.keys,
         offsets=offsets,
-        group=group,
+        _group=None,
         pos=pos,
-        grade=grade,
+        _grade=grade,
         judged_group=judged_group,
         judged_grade=values[nonzero_rows].astype(np.float64, copy=False),
         n_judged=n_judged,
         n_judged_zero=n_judged - np.bincount(judged_group, minlength=groups.n),
         scores=scores,
+        grade_codes=None if lists is None else lists.grade_codes,
+        lowest_grade=0.0 if lists is None else lists.lowest_grade,
     )
 
 

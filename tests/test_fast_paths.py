@@ -20,6 +20,9 @@ import rankframe
 from rankframe import ValidationError, keys
 
 METRICS = ["AP@5", "nDCG@5", "nDCG", "P@3", "R@10", "RR@5", "ERR@5", "Rprec", "NumRel", "Bpref"]
+# relevance thresholds between and beyond the integer grades: the packed path compares grade codes with them
+REL_METRICS = ["P(rel=2)@3", "R(rel=0.5)", "RR(rel=3)", "R(rel=-0.5)", "P(rel=7)", "R(rel=-3)"]
+METRICS += REL_METRICS
 
 
 def dense_table(seed: int, *, n_queries: int = 30, grade_dtype: str = "int8", item_span: int = 1) -> pd.DataFrame:
@@ -82,6 +85,18 @@ def test_packed_lists_match_duckdb_and_the_general_path(seed, grade_dtype, item_
 
 
 @pytest.mark.usefixtures("block_size")
+@pytest.mark.parametrize("grade_dtype", ["int8", "Int64"])
+@pytest.mark.parametrize("metric", REL_METRICS)
+def test_grade_codes_against_a_threshold_match_duckdb(metric, grade_dtype):
+    # one metric per call: no other metric lays out the float grades first, so hits come from the grade codes
+    # (grades -1..3, so the codes are grade + 1; Int64 grades have nulls, code 255)
+    df = dense_table(7, grade_dtype=grade_dtype)
+    assert lists_of(df) is not None
+    got = rankframe.evaluate(df, [metric], per_query=True)
+    oracle = rankframe.evaluate(df, [metric], per_query=True, engine="duckdb")
+    pd.testing.assert_frame_equal(got, oracle, check_exact=False, rtol=1e-12, atol=1e-12)
+
+
 def test_packed_lists_with_segments_match_duckdb():
     df = pd.concat([dense_table(4).assign(seg="a"), dense_table(5).assign(seg="b")], ignore_index=True)
     assert lists_of(df, ["seg"]) is not None
