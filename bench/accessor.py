@@ -8,7 +8,8 @@ For each size: the same five metrics (AP@10, nDCG@10, P@10, R@100, RR@10) comput
 - by ranx (``Qrels.from_df`` / ``Run.from_df`` + ``evaluate``; numba warmed up first),
 - by pytrec_eval (DataFrame -> dicts + ``RelevanceEvaluator.evaluate``; trec_eval's recip_rank has no cutoff),
 and rankframe's peak extra memory (tracemalloc) relative to the input frame's size. rankframe is timed
-``--repeat`` times (wall clock and CPU time of the process; best and median are printed) with the rank column as
+``--repeat`` times (wall clock and CPU time of the process, best and median, and the range of its kernel time:
+fresh memory's page faults, which vary from call to call on this VM) with the rank column as
 float64 (NaN = not retrieved) and as pandas' nullable Int64; the load average is printed next to every number
 (a shared machine inflates wall times; CPU time is less sensitive to it). ``--profile`` prints a cProfile of one
 rankframe call. Not a test.
@@ -21,6 +22,7 @@ import cProfile
 import importlib.util
 import os
 import pstats
+import resource
 import statistics
 import time
 import tracemalloc
@@ -101,15 +103,16 @@ def load() -> str:
     return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def repeated(fn, n: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU seconds of ``n`` calls."""
-    walls, cpus = [], []
+def repeated(fn, n: int) -> tuple[list[float], list[float], list[float]]:
+    """Wall, CPU and kernel ("sys": mostly page faults on fresh memory) seconds of ``n`` calls."""
+    walls, cpus, kernel = [], [], []
     for _ in range(n):
-        w, c = time.perf_counter(), time.process_time()
+        w, c, k = time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime
         fn()
         walls.append(time.perf_counter() - w)
         cpus.append(time.process_time() - c)
-    return walls, cpus
+        kernel.append(resource.getrusage(resource.RUSAGE_SELF).ru_stime - k)
+    return walls, cpus, kernel
 
 
 def main() -> None:
@@ -139,12 +142,13 @@ def main() -> None:
         )
         for kind in args.rank:
             frame = df if kind == "float" else df.assign(rank=df["rank"].astype("Int64"))
-            walls, cpus = repeated(lambda: run_rankframe(frame), args.repeat)  # noqa: B023
+            walls, cpus, kernel = repeated(lambda: run_rankframe(frame), args.repeat)  # noqa: B023
             best, median = min(walls), statistics.median(walls)
             row |= {f"rankframe_{kind}_best_s": best, f"rankframe_{kind}_median_s": median}
             print(
                 f"  rankframe, {kind} ranks: wall best {best:.2f}s median {median:.2f}s, CPU best {min(cpus):.2f}s "
-                f"median {statistics.median(cpus):.2f}s over {args.repeat} calls ({load()})",
+                f"median {statistics.median(cpus):.2f}s (of which kernel time {min(kernel):.2f}-{max(kernel):.2f}s) "
+                f"over {args.repeat} calls ({load()})",
                 flush=True,
             )
             frame = None
