@@ -38,6 +38,20 @@ def pandas_values(one_long_query) -> pd.DataFrame:
     return rankframe.evaluate(one_long_query, METRICS, per_query=True, engine="pandas")
 
 
+@pytest.fixture(scope="module")
+def con(one_long_query) -> duckdb.DuckDBPyConnection:
+    """A connection with the macros installed and the query registered as ``runs``."""
+    connection = rankframe.sql.install(duckdb.connect())
+    connection.register("runs", one_long_query)
+    return connection
+
+
+@pytest.fixture(scope="module")
+def want(pandas_values) -> dict:
+    """The pandas engine's value of each metric."""
+    return dict(zip(pandas_values["metric"], pandas_values["value"]))
+
+
 def test_duckdb_engine_equals_pandas_on_one_100k_row_query(one_long_query, pandas_values):
     t0 = time.perf_counter()
     got = rankframe.evaluate(one_long_query, METRICS, per_query=True, engine="duckdb")
@@ -47,10 +61,7 @@ def test_duckdb_engine_equals_pandas_on_one_100k_row_query(one_long_query, panda
     assert (pandas_values["value"] > 0).all()  # a real test: every metric has something to score
 
 
-def test_table_macros_equal_pandas_on_one_100k_row_query(one_long_query, pandas_values):
-    con = rankframe.sql.install(duckdb.connect())
-    con.register("runs", one_long_query)
-    want = dict(zip(pandas_values["metric"], pandas_values["value"]))
+def test_table_macros_equal_pandas_on_one_100k_row_query(con, want):
     t0 = time.perf_counter()
     got = con.sql('SELECT "ERR", "nERR", "Bpref" FROM rf_per_query(runs)').fetchall()
     assert got[0] == pytest.approx((want["ERR"], want["nERR"], want["Bpref"]), abs=1e-12)
@@ -59,10 +70,7 @@ def test_table_macros_equal_pandas_on_one_100k_row_query(one_long_query, pandas_
     assert time.perf_counter() - t0 < BOUND_S
 
 
-def test_bpref_aggregate_and_list_macros_on_one_100k_row_query(one_long_query, pandas_values):
-    con = rankframe.sql.install(duckdb.connect())
-    con.register("runs", one_long_query)
-    want = dict(zip(pandas_values["metric"], pandas_values["value"]))
+def test_bpref_aggregate_and_list_macros_on_one_100k_row_query(con, want):
     t0 = time.perf_counter()
     agg = con.sql(
         "SELECT rf_agg_bpref(rf_pos, rf_g), rf_agg_bpref(rf_pos, rf_g, rel := 2) FROM rf_prepare(runs)"
@@ -77,12 +85,9 @@ def test_bpref_aggregate_and_list_macros_on_one_100k_row_query(one_long_query, p
     assert time.perf_counter() - t0 < BOUND_S
 
 
-def test_err_nerr_aggregates_and_list_macros_on_one_100k_row_query(one_long_query, pandas_values):
+def test_err_nerr_aggregates_and_list_macros_on_one_100k_row_query(con, want):
     # before (issue 10): the aggregates and list macros took a product over a slice of the list per element,
     # O(n^2): 11.6 s for one 3,000-row query, far beyond any bound at 100k rows
-    con = rankframe.sql.install(duckdb.connect())
-    con.register("runs", one_long_query)
-    want = dict(zip(pandas_values["metric"], pandas_values["value"]))
     t0 = time.perf_counter()
     agg = con.sql(
         "SELECT rf_agg_err(rf_pos, rf_g), rf_agg_nerr(rf_pos, rf_g), rf_agg_err(rf_pos, rf_g, k := 10), "
