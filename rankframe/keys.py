@@ -378,28 +378,21 @@ def _item_key_function(values: np.ndarray, bits: int) -> tuple[Callable[[np.ndar
 
 
 def _rank_source(col: pd.Series) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    """(rank values as stored, rows with a null rank, lowest and highest non-null rank) without copying the column.
+    """(rank values as :func:`rank_values` reads them, rows with a null rank, lowest and highest non-null rank).
 
-    Integer columns (numpy or nullable) keep their integers, other numeric columns are read as float64 (NaN =
-    null); None when a rank cannot be an int64.
+    None when a rank cannot be an int64.
     """
-    found = int_values(col)
-    if found is None:
-        floats = col.to_numpy() if isinstance(col.dtype, np.dtype) and col.dtype.kind == "f" else as_float(col)
-        floats = floats.astype(np.float64, copy=False)
-        unranked = np.flatnonzero(np.isnan(floats))
-        if len(unranked) == len(floats):
-            return floats, unranked, np.nan, np.nan
-        return floats, unranked, float(np.fmin.reduce(floats)), float(np.fmax.reduce(floats))  # (NaN ignored)
-    values, null = found
-    if values.dtype == np.uint64 and int(values.max()) >= 2**63:
+    values, null = rank_values(col)
+    if values.dtype == np.uint64 and len(values) and int(values.max()) >= 2**63:
         return None
-    if null is None or not null.any():
+    if null is None:
         return values, np.empty(0, dtype=np.intp), float(values.min()), float(values.max())
     unranked = np.flatnonzero(null)
     if len(unranked) == len(values):
         return values, unranked, np.nan, np.nan
-    limits = np.iinfo(values.dtype)
+    if values.dtype.kind == "f":  # nulls are NaN, which fmin / fmax skip
+        return values, unranked, float(np.fmin.reduce(values)), float(np.fmax.reduce(values))
+    limits = np.iinfo(values.dtype)  # a nullable integer column: its values under the nulls are arbitrary
     valid = ~null
     lo = values.min(where=valid, initial=limits.max)
     return values, unranked, float(lo), float(values.max(where=valid, initial=limits.min))

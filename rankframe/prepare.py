@@ -110,7 +110,7 @@ class Prepared:
                 self.n,
                 self.units,
                 offsets,
-                np.repeat(np.arange(self.n, dtype=np.intp), kept),
+                None,  # unit codes: laid out from the offsets if a metric reads them
                 pos,
                 self.grade_at(rows),
                 self.judged_group,
@@ -283,17 +283,38 @@ def descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, -np.asarray(uniques, dtype=np.float64)
 
 
+def positive_value_codes(
+    group: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(unit, value, code, distinct values largest first) of the positive values (code 0: the largest value).
+
+    Zero gains add nothing to an ideal list, so ideal lists are made of these.
+    """
+    keep = values > 0
+    g, v = group[keep], values[keep]
+    codes, distinct = descending_codes(v)
+    return g, v, codes, distinct
+
+
+def unit_value_counts(g: np.ndarray, codes: np.ndarray, n: int, n_values: int) -> np.ndarray | None:
+    """The (n, n_values) matrix of how many values of each code every unit has.
+
+    None when the matrix would be much larger than the values themselves (many distinct values).
+    """
+    if n * n_values > 2 * len(g) + 65536:
+        return None
+    return np.bincount(g.astype(np.intp) * n_values + codes, minlength=n * n_values).reshape(n, n_values)
+
+
 def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sort values descending within each unit; return (group, values, 1-based position) of the ideal lists."""
-    keep = values > 0  # zero gains add nothing to an ideal list
-    g, v = group[keep], values[keep]
-    value_codes, uniques = descending_codes(v)  # few distinct gains: sort one int64 key
+    g, v, value_codes, uniques = positive_value_codes(group, values)
     n_values = max(len(uniques), 1)
-    key = g.astype(np.intp) * n_values + value_codes
-    if len(uniques) and n * n_values <= 2 * len(g) + 65536:
+    counted = unit_value_counts(g, value_codes, n, n_values) if len(uniques) else None
+    if counted is not None:
         # few distinct gains (grades 1..3): count each (unit, gain) and lay the blocks out in order, no sort
-        counts = np.bincount(key, minlength=n * n_values)
-        sizes = counts.reshape(n, n_values).sum(axis=1)
+        counts = counted.reshape(-1)
+        sizes = counted.sum(axis=1)
         g = np.repeat(np.arange(n, dtype=np.intp), sizes)
         v = np.repeat(np.tile(uniques, n), counts)
         starts = keys.offsets_from_counts(sizes)[:-1]
@@ -301,7 +322,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
         pos -= np.repeat(starts, sizes)
         pos += 1
         return g, v, pos
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(g.astype(np.intp) * n_values + value_codes, kind="stable")
     g, v = g[order], v[order]
     starts = keys.offsets_from_counts(np.bincount(g, minlength=n))[:-1]
     pos = np.arange(len(g)) - starts[g] + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import GAIN, GAINS, IDEAL, LOG_BASE, MetricSpec, k_param, rel_param
-from ..prepare import descending_codes, discount, gain_of, sorted_desc_in_unit
+from ..prepare import discount, gain_of, positive_value_codes, sorted_desc_in_unit, unit_value_counts
 
 SPEC = MetricSpec(
     name="idcg",
@@ -34,13 +34,21 @@ def compute(prep, *, k, rel, gain, ideal, log_base, gains):
     return idcg(prep, k, rel, gain, ideal, log_base, gains), None
 
 
+def _ideal_source(prep, ideal):
+    """(unit code, grade) of the rows an ideal list is made of: the judged rows, or the retrieved ones."""
+    if ideal == "judged":
+        return prep.judged_group, prep.judged_grade
+    return prep.group, prep.grade
+
+
 def ideal_lists(prep, gains_of, ideal, key):
     """(unit, value, position) of each unit's ideal list of ``gains_of(grades)``, best first (memoised by key)."""
-    if ideal == "judged":
-        group, grades = prep.judged_group, prep.judged_grade
-    else:
-        group, grades = prep.group, prep.grade
-    return prep.memo(("ideal", ideal, *key), lambda: sorted_desc_in_unit(group, gains_of(grades), prep.n))
+
+    def make():
+        group, grades = _ideal_source(prep, ideal)
+        return sorted_desc_in_unit(group, gains_of(grades), prep.n)
+
+    return prep.memo(("ideal", ideal, *key), make)
 
 
 def ideal_counts(prep, gains_of, ideal, key):
@@ -51,19 +59,10 @@ def ideal_counts(prep, gains_of, ideal, key):
     """
 
     def make():
-        if ideal == "judged":
-            group, grades = prep.judged_group, prep.judged_grade
-        else:
-            group, grades = prep.group, prep.grade
-        values = gains_of(grades)
-        keep = values > 0  # zero gains add nothing to an ideal list
-        g, v = group[keep], values[keep]
-        codes, distinct = descending_codes(v)
-        m = len(distinct)
-        if prep.n * m > 2 * len(g) + 65536:
-            return None
-        key_of_row = g.astype(np.intp) * m + codes
-        return distinct, np.bincount(key_of_row, minlength=prep.n * m).reshape(prep.n, m)
+        group, grades = _ideal_source(prep, ideal)
+        g, _, codes, distinct = positive_value_codes(group, gains_of(grades))
+        counts = unit_value_counts(g, codes, prep.n, len(distinct))
+        return None if counts is None else (distinct, counts)
 
     return prep.memo(("ideal_counts", ideal, *key), make)
 
@@ -89,13 +88,15 @@ def _idcg_from_counts(distinct, counts, k, log_base):
     return total
 
 
-def _gain_key(rel, gain, gains):
-    return ("gain", gain, rel, gains)
+def _gains(rel, gain, gains):
+    """The gain function of IDCG's options and its memo key."""
+    return (lambda grades: gain_of(grades, gain, rel, gains)), ("gain", gain, rel, gains)
 
 
 def has_ideal_gain(prep, rel, gain, ideal, gains=None):
     """Whether each unit's ideal list has any positive gain (IDCG without a cutoff > 0), from the counts if any."""
-    found = ideal_counts(prep, lambda grades: gain_of(grades, gain, rel, gains), ideal, _gain_key(rel, gain, gains))
+    gains_of, key = _gains(rel, gain, gains)
+    found = ideal_counts(prep, gains_of, ideal, key)
     if found is not None:
         return found[1].sum(axis=1) > 0
     return idcg(prep, None, rel, gain, ideal, 2.0, gains) > 0
@@ -105,12 +106,12 @@ def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
     """IDCG@k per unit (shared with nDCG)."""
 
     def make():
-        gains_of = lambda grades: gain_of(grades, gain, rel, gains)  # noqa: E731
+        gains_of, key = _gains(rel, gain, gains)
         if k is not None and k <= _COUNTS_CUTOFF:
-            found = ideal_counts(prep, gains_of, ideal, _gain_key(rel, gain, gains))
+            found = ideal_counts(prep, gains_of, ideal, key)
             if found is not None:
                 return _idcg_from_counts(*found, k, log_base)
-        g, v, pos = ideal_lists(prep, gains_of, ideal, _gain_key(rel, gain, gains))
+        g, v, pos = ideal_lists(prep, gains_of, ideal, key)
         keep = slice(None) if k is None else pos <= k
         return np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
 
