@@ -221,6 +221,15 @@ def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def positions_in_lists(offsets: np.ndarray) -> np.ndarray:
+    """The 1-based position (int64) of every element of consecutive lists with these CSR offsets."""
+    sizes = np.diff(offsets)
+    pos = np.arange(offsets[-1], dtype=np.int64)
+    pos -= np.repeat(offsets[:-1], sizes)
+    pos += 1
+    return pos
+
+
 def index_dtype(n: int) -> type:
     """The smallest integer type that indexes ``n`` rows (int32 halves the memory of 10M-row arrays)."""
     return np.int32 if n < 2**31 - 1 else np.int64

@@ -102,10 +102,9 @@ class Prepared:
             lengths = np.diff(self.offsets)
             kept = np.minimum(lengths, k)
             offsets = keys.offsets_from_counts(kept)
-            pos = np.arange(offsets[-1], dtype=np.int64)
-            pos -= np.repeat(offsets[:-1], kept)
-            rows = pos + np.repeat(self.offsets[:-1], kept)
-            pos += 1
+            pos = keys.positions_in_lists(offsets)
+            rows = pos - 1
+            rows += np.repeat(self.offsets[:-1], kept)
             return Prepared(
                 self.n,
                 self.units,
@@ -317,11 +316,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
         sizes = counted.sum(axis=1)
         g = np.repeat(np.arange(n, dtype=np.intp), sizes)
         v = np.repeat(np.tile(uniques, n), counts)
-        starts = keys.offsets_from_counts(sizes)[:-1]
-        pos = np.arange(len(g), dtype=np.int64)
-        pos -= np.repeat(starts, sizes)
-        pos += 1
-        return g, v, pos
+        return g, v, keys.positions_in_lists(keys.offsets_from_counts(sizes))
     order = np.argsort(g.astype(np.intp) * n_values + value_codes, kind="stable")
     g, v = g[order], v[order]
     starts = keys.offsets_from_counts(np.bincount(g, minlength=n))[:-1]
@@ -350,13 +345,7 @@ def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepa
             rows, offsets, score = _order_by_score(df, groups, c)
             scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
         grade = np.take(values, rows).astype(np.float64, copy=False)
-    n_ret = np.diff(offsets)
-    if lists is not None:
-        pos = lists.pos
-    else:
-        pos = np.arange(offsets[-1], dtype=np.int64)
-        pos -= np.repeat(offsets[:-1], n_ret)
-        pos += 1
+    pos = lists.pos if lists is not None else keys.positions_in_lists(offsets)
     judged_mask, nonzero = _judged_masks(values)
     n_judged = groups.sizes if judged_mask is None else np.bincount(groups.codes[judged_mask], minlength=groups.n)
     nonzero_rows = np.flatnonzero(nonzero)
