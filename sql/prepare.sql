@@ -287,17 +287,22 @@ CREATE OR REPLACE MACRO rf__missing_message(names, required) AS
                                                                                   '')), ', '),
            rf__quoted(CAST(names AS VARCHAR[])));
 
--- the table tbl, plus the required columns it lacks as a branch of one row that raises the message above: a
--- missing column is then rankframe's error, not a DuckDB binder error. The branch has no row when every required
--- column is there, and the table's own columns, their order and types are unchanged.
+-- the table tbl, whose rows pass only once a one-row check found every required column (else rankframe's message
+-- above, before any row is read), plus the required columns it lacks as an empty branch of NULL columns, so that
+-- the callers bind (a missing column is then rankframe's error, not a DuckDB binder error). The branch is pruned by
+-- its constant condition and the check is a scalar subquery: the table's own columns, their order, types and
+-- statistics are unchanged. Statistics matter: a GROUP BY on an integer query column whose min/max are known can
+-- use DuckDB's perfect hash aggregate (docs/decisions/0010-sql-big-inputs.md "Speed"); a live UNION branch (the
+-- error row of earlier versions) made them unknown.
 CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
     SELECT * FROM query_table(tbl)
+    WHERE (SELECT CASE WHEN len(rf__lacking(c.rf__names, required)) > 0
+                       THEN error(rf__missing_message(c.rf__names, required)) ELSE true END
+           FROM rf__columns(tbl) AS c)
     UNION ALL BY NAME
     SELECT COLUMNS(lambda c: list_contains(required, c))
-    FROM (SELECT e.m AS query, e.m AS item, e.m AS relevance, e.m AS rank, e.m AS score
-          FROM (SELECT error(rf__missing_message(c.rf__names, required)) AS m
-                FROM rf__columns(tbl) AS c
-                WHERE len(rf__lacking(c.rf__names, required)) > 0) AS e);
+    FROM (SELECT NULL AS query, NULL AS item, NULL AS relevance, NULL AS rank, NULL AS score) AS e
+    WHERE false;
 
 -- ------------------------------------------------------------------------------------------ preparation
 -- rf_prepare(tbl): every column of the table/view tbl plus
@@ -356,20 +361,24 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
     FROM rf__input(tbl, rf__required(order_by)) AS s
     WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
     UNION ALL BY NAME
-    SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
-           COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__part' ELSE 'rf__q' END) AS query,
-           CASE WHEN t.rf__rank IS NOT NULL THEN row_number() OVER (
-                PARTITION BY t.rf__part ORDER BY t.rf__rank ASC NULLS LAST) END AS rf_pos,
-           CAST(t.relevance AS DOUBLE) AS rf_g
-    FROM rf__keyed(tbl, segments, order_by, ok) AS t
-    WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')  -- 'rank', and a bad value reaches ok's error
+    SELECT * FROM (
+        SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
+               COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__part' ELSE 'rf__q' END) AS query,
+               CASE WHEN t.rf__rank IS NOT NULL THEN row_number() OVER (
+                    PARTITION BY t.rf__part ORDER BY t.rf__rank ASC NULLS LAST) END AS rf_pos,
+               CAST(t.relevance AS DOUBLE) AS rf_g
+        FROM rf__keyed(tbl, segments, order_by, ok) AS t
+        WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score'))  -- 'rank'; a bad value reaches ok's error
+    WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')
     UNION ALL BY NAME
-    SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
-           COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__part' ELSE 'rf__q' END) AS query,
-           CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
-                PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__tie DESC) END AS rf_pos,
-           CAST(t.relevance AS DOUBLE) AS rf_g
-    FROM rf__keyed(tbl, segments, order_by, ok) AS t
+    SELECT * FROM (
+        SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
+               COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__part' ELSE 'rf__q' END) AS query,
+               CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
+                    PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__tie DESC) END AS rf_pos,
+               CAST(t.relevance AS DOUBLE) AS rf_g
+        FROM rf__keyed(tbl, segments, order_by, ok) AS t
+        WHERE rf__lc(order_by) = 'score')
     WHERE rf__lc(order_by) = 'score';
 
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE

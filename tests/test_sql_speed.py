@@ -92,10 +92,31 @@ def test_benchmark_statement_keeps_few_aggregate_states(con):
     ).fetchall()[0][1]
 
     def aggregates(node):
-        if node.get("name") == "HASH_GROUP_BY":
+        if node.get("name") in ("HASH_GROUP_BY", "PERFECT_HASH_GROUP_BY"):
             return node["extra_info"]["Aggregates"]
         return next((a for c in node.get("children", []) if (a := aggregates(c))), None)
 
     aggs = next(a for n in json.loads(plan) if (a := aggregates(n)))
     assert len(aggs) <= 10, aggs
     assert sum(a.startswith("list(") for a in aggs) == 1, aggs
+
+
+@pytest.mark.parametrize("order_by", ["position", "rank", "score"])
+def test_prepare_keeps_the_query_column_statistics_for_the_perfect_hash_aggregate(con, order_by):
+    """rf_prepare passes the query column's min/max through (no live UNION branch, no window over a pruned branch).
+
+    With them DuckDB groups a small-range integer query column in a perfect hash table (direct indexing), about
+    1.3x faster on the 103M-row benchmark file than the radix-partitioned hash table it used before (docs/decisions/
+    0010-sql-big-inputs.md "Perfect hash aggregate"). rf__input's error row for missing columns and the window
+    branches pruned only below their window both made the statistics unknown.
+    """
+    con.sql(
+        "CREATE OR REPLACE TABLE s AS SELECT CAST(query AS INTEGER) AS query, row_number() OVER () AS item, rf_pos AS rank, "
+        "-rf_pos AS score, rf_g AS relevance FROM t"
+    )
+    for sql in (
+        f"SELECT query, count(*) FROM rf_prepare('s', order_by := '{order_by}') GROUP BY query",
+        f"SELECT query, rf_agg_ndcg(rf_pos, rf_g, k := 10) FROM rf_prepare('s', order_by := '{order_by}') GROUP BY query",
+    ):
+        plan = con.sql("EXPLAIN " + sql).fetchall()[0][1]
+        assert "Perfect Hash Group By" in plan, plan
