@@ -4,9 +4,12 @@
     python bench/sql.py --queries 100000 --skip-compare
 
 Times AP@10, nDCG@10, P@10, R@100, RR@10 per query and per segment (segment = query % 7) in DuckDB over the
-Parquet file (2 threads), reports rows/s and peak RSS; repeats under a low memory_limit with a temp_directory to
-show that DuckDB spills instead of failing; then compares with the pandas engine (rankframe.evaluate) and ranx
-on a smaller slice. Each measurement runs in a fresh subprocess so its peak RSS (VmHWM) is its own.
+Parquet file (2 threads), reports rows/s and peak RSS, for order_by := 'rank' (the file's ranks are 1..n, so no
+window), 'position', and 'rank' over ranks 2, 4, 6, ... (the window numbers the positions); then both fast paths
+again with DuckDB's perfect_ht_threshold raised so that the 1M queries fit its perfect hash aggregate (a setting
+users can make, docs/sql.md "Performance"); repeats the window path under a low memory_limit with a temp_directory
+to show that DuckDB spills instead of failing; then compares with the pandas engine (rankframe.evaluate) and ranx on
+a smaller slice. Each measurement runs in a fresh subprocess so its peak RSS (VmHWM) is its own.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GEN = ROOT.parent / "shared" / "bench" / "gen.py"
 OUT = Path("/tmp/rankframe-bench")
 METRICS_SQL = """
-CREATE OR REPLACE VIEW bench AS SELECT * FROM read_parquet('{path}');
+CREATE OR REPLACE VIEW bench AS SELECT * REPLACE (rank * {rank_step} AS rank) FROM read_parquet('{path}');
 CREATE OR REPLACE TEMP TABLE per_query AS
 SELECT query, any_value(segment) AS segment,
        rf_agg_ap(rf_pos, rf_g, k := 10) AS "AP@10",
@@ -82,8 +85,16 @@ def peak_rss_mb() -> float:
 
 
 def run_duckdb(
-    path: str, threads: int, memory_limit: str | None, temp_dir: str | None, order_by: str = "position"
+    path: str,
+    threads: int,
+    memory_limit: str | None,
+    temp_dir: str | None,
+    order_by: str = "position",
+    rank_step: int = 1,
+    perfect_ht_bits: int | None = None,
 ) -> dict:
+    """One timed run of METRICS_SQL. rank_step 2 gives ranks 2, 4, 6, ... (not 1..n: 'rank' then needs its window);
+    perfect_ht_bits sets DuckDB's perfect_ht_threshold (default 12: at most 4,096 groups in a perfect hash table)."""
     import duckdb
 
     sys.path.insert(0, str(ROOT))
@@ -94,6 +105,8 @@ def run_duckdb(
     con.sql("SET preserve_insertion_order = false")
     if memory_limit:
         con.sql(f"SET memory_limit = '{memory_limit}'")
+    if perfect_ht_bits:
+        con.sql(f"SET perfect_ht_threshold = {perfect_ht_bits}")
     if temp_dir:
         Path(temp_dir).mkdir(parents=True, exist_ok=True)
         con.sql(f"SET temp_directory = '{temp_dir}'")
@@ -112,7 +125,7 @@ def run_duckdb(
     load = os.getloadavg()[0]
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
-    con.execute(METRICS_SQL.format(path=path, order_by=order_by))
+    con.execute(METRICS_SQL.format(path=path, order_by=order_by, rank_step=rank_step))
     if hasattr(con, "complete"):
         con.complete()
     t1 = time.perf_counter()
@@ -207,6 +220,9 @@ def main() -> None:
     ap.add_argument("--memory-limit", default="500MB", help="low limit for the spill run")
     ap.add_argument("--compare-queries", type=int, default=100_000)
     ap.add_argument("--skip-compare", action="store_true")
+    ap.add_argument(
+        "--perfect-ht-bits", type=int, default=21, help="perfect_ht_threshold of the tuned runs (2**21 > 1M queries)"
+    )
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "sql.txt"))
     ap.add_argument("--child")
     ap.add_argument("--child-args")
@@ -230,28 +246,48 @@ def main() -> None:
             f"generated {path}: {rows:,} rows in {time.perf_counter() - t0:.0f}s, {path.stat().st_size / 2**20:.0f} MiB"
         )
     log("metrics: AP@10, nDCG@10, P@10, R@100, RR@10 per query, then means per segment (query % 7)")
-    # order_by 'position': the generator's ranks are 1..n per query, so no window sort is needed (checked by
-    # rf_agg_n_retrieved); 'rank' is the general path that numbers positions with a window
-    window = sub("duckdb", path=str(path), threads=a.threads, memory_limit=None, temp_dir=None, order_by="rank")
-    log(
-        f"duckdb macros, order_by := 'rank' (window), default memory: "
-        f"{json.dumps({k: v for k, v in window.items() if k != 'segments'})}"
-    )
-    res = sub("duckdb", path=str(path), threads=a.threads, memory_limit=None, temp_dir=None)
-    log(
-        f"duckdb macros, order_by := 'position', default memory: "
-        f"{json.dumps({k: v for k, v in res.items() if k != 'segments'})}"
-    )
-    if "segments" in res and "segments" in window:
-        log(f"  same per-segment means with and without the window: {res['segments'] == window['segments']}")
+    # The generator's ranks are 1..n in every query: order_by 'position' takes them as positions (checked by
+    # rf_agg_n_retrieved), and 'rank' finds that out in one aggregate pass and skips its window
+    # (rf__ranks_are_positions). With ranks 2, 4, 6, ... (rank_step 2) 'rank' numbers the positions with its window.
+    runs = [
+        ("rank", 1, None, "order_by := 'rank', ranks 1..n (no window)"),
+        ("position", 1, None, "order_by := 'position'"),
+        ("rank", 2, None, "order_by := 'rank', ranks 2, 4, 6, ... (window)"),
+        ("rank", 1, a.perfect_ht_bits, f"order_by := 'rank', ranks 1..n, perfect_ht_threshold={a.perfect_ht_bits}"),
+        ("position", 1, a.perfect_ht_bits, f"order_by := 'position', perfect_ht_threshold={a.perfect_ht_bits}"),
+    ]
+    results = {}
+    for order_by, step, bits, label in runs:
+        r = sub(
+            "duckdb",
+            path=str(path),
+            threads=a.threads,
+            memory_limit=None,
+            temp_dir=None,
+            order_by=order_by,
+            rank_step=step,
+            perfect_ht_bits=bits,
+        )
+        results[label] = r
+        log(f"duckdb macros, {label}, default memory: {json.dumps({k: v for k, v in r.items() if k != 'segments'})}")
+    segs = [r["segments"] for r in results.values() if "segments" in r]
+    res = results["order_by := 'position'"]
+    log(f"  same per-segment means on all {len(segs)} runs: {all(x == segs[0] for x in segs)}")
     if "segments" in res:
         log(f"  per-segment means (segment, n, AP@10, nDCG@10, P@10, R@100, RR@10): {res['segments'][:2]} ...")
     spill_dir = str(OUT / "spill")
     res2 = sub(
-        "duckdb", path=str(path), threads=a.threads, memory_limit=a.memory_limit, temp_dir=spill_dir, order_by="rank"
+        "duckdb",
+        path=str(path),
+        threads=a.threads,
+        memory_limit=a.memory_limit,
+        temp_dir=spill_dir,
+        order_by="rank",
+        rank_step=2,
     )
     log(
-        f"duckdb macros, order_by := 'rank', memory_limit={a.memory_limit}, temp_directory={spill_dir}: "
+        f"duckdb macros, order_by := 'rank', ranks 2, 4, 6, ... (window), memory_limit={a.memory_limit}, "
+        f"temp_directory={spill_dir}: "
         f"{json.dumps({k: v for k, v in res2.items() if k != 'segments'})}"
     )
     if "segments" in res and "segments" in res2:

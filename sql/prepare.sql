@@ -348,18 +348,49 @@ CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
           FROM rf__input(tbl, rf__required(order_by)) AS s
           WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u;
 
--- Three branches, one per order_by, all bound; the two whose constant condition is false are pruned by
--- DuckDB's planner. The rank branch sorts on one key only: a constant string tie-break key in its
--- ORDER BY (as before issue 10) made DuckDB sort with variable-size keys, about 2x slower; and that key is the rank
--- column in its own numeric type (rf__rank), not a DOUBLE cast: an INTEGER rank sorted about 20% faster
--- (docs/decisions/0010-sql-big-inputs.md "Speed"). A non-numeric rank column is an error, as in rf_validate.
+-- order_by := 'rank' without a window: when the ranks of every unit (segments..., query) are already 1..n, the rank
+-- IS the position, as with order_by := 'position', and no sort is needed (issue 10: the window was about half of the
+-- 'rank' statement over the 103M-row benchmark file). One aggregate pass decides it for the whole table: in each
+-- unit the ranked rows number n, their ranks are whole numbers >= 1, the largest is n and they sum to n(n+1)/2.
+-- With unique ranks (the 'rank' path's contract, as rf_validate checks) that is exactly "ranks 1..n"; the sum also
+-- sends most tables with a repeated rank to the window. A non-numeric rank column is never dense (the window
+-- branch then raises its error). True on an empty table.
+CREATE OR REPLACE MACRO rf__ranks_are_positions(tbl, segments, order_by) AS TABLE
+    SELECT coalesce(bool_and(u.rf__n = 0 OR (u.rf__top = u.rf__n AND u.rf__sum = u.rf__n * (u.rf__n + 1.0) / 2.0)),
+                    true) AS rf__dense
+    FROM (SELECT COLUMNS(lambda c: c <> 'rf__r'),  -- the unit's columns: GROUP BY ALL groups by them
+                 count(r.rf__r) AS rf__n,
+                 max(CASE WHEN r.rf__r < 1 OR r.rf__r <> floor(r.rf__r) THEN CAST('inf' AS DOUBLE) ELSE r.rf__r END)
+                     AS rf__top,
+                 sum(r.rf__r) AS rf__sum
+          FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)),
+                       CASE WHEN s.rank IS NULL THEN NULL
+                            WHEN rf__is_number_type(typeof(s.rank)) THEN TRY_CAST(s.rank AS DOUBLE)
+                            ELSE CAST(-1 AS DOUBLE) END AS rf__r
+                FROM rf__input(tbl, rf__required(order_by)) AS s
+                WHERE rf__lc(order_by) = 'rank') AS r
+          GROUP BY ALL) AS u;
+
+-- Three branches, all bound; those whose constant condition is false are pruned by DuckDB's planner:
+--   * no window: order_by := 'position', and 'rank' when rf__ranks_are_positions (computed once, a materialized
+--     CTE read by both 'rank' branches, so exactly one of them has rows);
+--   * 'rank' by a window over the rank, otherwise; it sorts on one key only: a constant string tie-break key in its
+--     ORDER BY (as before issue 10) made DuckDB sort with variable-size keys, about 2x slower; and that key is the
+--     rank column in its own numeric type (rf__rank), not a DOUBLE cast: an INTEGER rank sorted about 20% faster
+--     (docs/decisions/0010-sql-big-inputs.md "Speed"). A non-numeric rank column is an error, as in rf_validate;
+--   * 'score' by a window over the score and the item.
+-- Each window branch repeats its constant condition above the window: pruned only below it, the window stayed in the
+-- plan and the query column lost its statistics (rf__input).
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
+    WITH rf__d AS MATERIALIZED (SELECT rf__dense FROM rf__ranks_are_positions(tbl, segments, order_by))
     SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
-           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
-               AS rf_pos,
+           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('position', 'rank') THEN 'rank' ELSE 'query' END)
+                AS BIGINT) AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM rf__input(tbl, rf__required(order_by)) AS s
-    WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
+    WHERE (coalesce(rf__lc(order_by), '') = 'position'
+           OR (rf__lc(order_by) = 'rank' AND (SELECT d.rf__dense FROM rf__d AS d)))
+          AND ok
     UNION ALL BY NAME
     SELECT * FROM (
         SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
@@ -367,7 +398,8 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                CASE WHEN t.rf__rank IS NOT NULL THEN row_number() OVER (
                     PARTITION BY t.rf__part ORDER BY t.rf__rank ASC NULLS LAST) END AS rf_pos,
                CAST(t.relevance AS DOUBLE) AS rf_g
-        FROM rf__keyed(tbl, segments, order_by, ok) AS t
+        FROM rf__keyed(tbl, segments, order_by,
+                       ok AND (rf__lc(order_by) <> 'rank' OR NOT (SELECT d.rf__dense FROM rf__d AS d))) AS t
         WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score'))  -- 'rank'; a bad value reaches ok's error
     WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')
     UNION ALL BY NAME
@@ -387,12 +419,19 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                                                                   rf__choice(order_by, ['rank', 'score', 'position'],
                                                                              'order_by', 'rf_prepare') IS NOT NULL)));
 
+-- the largest position of a unit, or the largest BIGINT once a position is below 1 (NULL, not retrieved, is left out):
+-- with unique ranks (as rf_validate checks) a unit's ranks are exactly 1..n when this equals their count n. One
+-- aggregate state instead of a min and a max: every state of a GROUP BY over a large table costs (issue 10)
+CREATE OR REPLACE MACRO rf__agg_top_pos(pos) AS
+    max(CASE WHEN pos < 1 THEN CAST(9223372036854775807 AS BIGINT) ELSE CAST(pos AS BIGINT) END);
+
 -- the number of ranked rows of a unit (an aggregate over rf_prepare's rf_pos); with order_by := 'position'
--- it also checks that the unit's ranks are exactly 1..n (with unique ranks, as rf_validate checks: n rows,
--- smallest 1, largest n), since positions are then taken as given
+-- it also checks that the unit's ranks are exactly 1..n (rf__agg_top_pos), since positions are then taken as given
 CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
-    CASE WHEN rf__lc(order_by) = 'position' AND count(pos) > 0 AND (min(pos) <> 1 OR max(pos) <> count(pos))
+    CASE WHEN rf__lc(order_by) = 'position' AND count(pos) > 0 AND rf__agg_top_pos(pos) <> count(pos)
          THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
-                           || 'rows with ranks %s..%s; use order_by := ''rank''.',
-                           CAST(count(pos) AS VARCHAR), CAST(min(pos) AS VARCHAR), CAST(max(pos) AS VARCHAR)))
+                           || 'rows and %s; use order_by := ''rank''.',
+                           CAST(count(pos) AS VARCHAR),
+                           CASE WHEN rf__agg_top_pos(pos) = 9223372036854775807 THEN 'a rank below 1'
+                                ELSE 'largest rank ' || CAST(rf__agg_top_pos(pos) AS VARCHAR) END))
          ELSE count(pos) END;

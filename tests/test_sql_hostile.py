@@ -497,3 +497,43 @@ def test_the_checks_hold_in_the_duckdb_cli(tmp_path):
 def con_free_ap(frame: pd.DataFrame) -> dict[str, float]:
     res = rankframe.evaluate(frame, "AP", by="model")  # grades above 4 do not matter to AP
     return {r.model: round(r.value, 6) for r in res.itertuples()}
+
+
+@pytest.mark.parametrize(
+    ("ranks", "detail"),
+    [
+        ([2, 3], "2 ranked rows and largest rank 3"),  # a gap at the top
+        ([1, 3], "2 ranked rows and largest rank 3"),  # a gap inside
+        ([0, 1, 2], "3 ranked rows and a rank below 1"),  # max = count, but a rank 0 (the old min check)
+        ([-1, 2], "2 ranked rows and a rank below 1"),
+    ],
+)
+def test_position_order_stops_on_ranks_that_are_not_1_to_n(con, ranks, detail):
+    """order_by := 'position' takes ranks as positions, so a unit whose ranks are not 1..n is an error, never a number.
+
+    One state (the largest rank, or the largest BIGINT once a rank is below 1) replaced a min and a max.
+    """
+    values = ", ".join(f"(7, 'i{r}', {r}, 1)" for r in ranks) + ", (7, 'u', NULL, 1)"
+    con.sql(f"CREATE OR REPLACE VIEW bad_pos AS SELECT * FROM (VALUES {values}) v(query, item, rank, relevance)")
+    for sql in (
+        "SELECT query, rf_agg_n_retrieved(rf_pos, order_by := 'position') FROM rf_prepare('bad_pos', order_by := "
+        "'position') GROUP BY query",
+        "SELECT * FROM rf_per_query('bad_pos', order_by := 'position')",
+    ):
+        with pytest.raises(
+            duckdb.InvalidInputException, match=re.escape(f"1..n in every query, but a query has {detail}")
+        ):
+            con.sql(sql).fetchall()
+    ok = con.sql("SELECT * FROM rf_per_query('bad_pos', order_by := 'rank')").df()  # the same rows by rank: fine
+    assert len(ok) == 1
+
+
+def test_position_order_counts_ranks_1_to_n_with_unranked_rows(con):
+    con.sql(
+        "CREATE OR REPLACE VIEW good_pos AS SELECT * FROM (VALUES (7, 'a', 2, 1), (7, 'b', 1, 0), (7, 'c', NULL, 1))"
+        " v(query, item, rank, relevance)"
+    )
+    got = con.sql(
+        "SELECT rf_agg_n_retrieved(rf_pos, order_by := 'position') FROM rf_prepare('good_pos', order_by := 'position')"
+    ).fetchall()
+    assert got == [(2,)]

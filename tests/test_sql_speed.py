@@ -120,3 +120,61 @@ def test_prepare_keeps_the_query_column_statistics_for_the_perfect_hash_aggregat
     ):
         plan = con.sql("EXPLAIN " + sql).fetchall()[0][1]
         assert "Perfect Hash Group By" in plan, plan
+
+
+@pytest.mark.parametrize(
+    ("rows", "dense"),
+    [
+        # (segment, query, rank); hand-checked: a unit is dense when its ranks are exactly 1..n
+        ([("a", 1, 2), ("a", 1, 1), ("a", 1, None), ("a", 2, 1)], True),
+        ([("a", 1, 1), ("a", 1, 3)], False),  # a gap
+        ([("a", 1, 2), ("a", 1, 3)], False),  # starts at 2
+        ([("a", 1, 0), ("a", 1, 1)], False),  # max 1 != n 2, and a rank below 1
+        ([("a", 1, 1.0), ("a", 1, 2.0)], True),  # whole numbers in a DOUBLE column
+        ([("a", 1, 1.0), ("a", 1, 1.5)], False),
+        ([("a", 1, 1), ("a", 1, 2), ("a", 1, 2), ("a", 1, 4)], False),  # a repeated rank: the sum is 9, not 10
+        ([("a", 1, None)], True),  # nothing retrieved
+        ([("a", 1, 1), ("b", 1, 1)], True),  # per unit (segment, query): each is 1..1
+        ([("a", 1, 1), ("b", 1, 2)], False),  # query 1 is 1..2 overall but segment b's unit starts at 2
+    ],
+)
+def test_ranks_are_positions_decides_per_unit(con, rows, dense):
+    values = ", ".join(f"('{g}', {q}, 'i{i}', {'NULL' if r is None else r}, 1)" for i, (g, q, r) in enumerate(rows))
+    con.sql(f"CREATE OR REPLACE VIEW d AS SELECT * FROM (VALUES {values}) v(seg, query, item, rank, relevance)")
+    got = con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', ['seg'], 'rank')").fetchall()
+    assert got == [(dense,)]
+
+
+def test_ranks_are_positions_is_false_for_a_text_rank_and_true_for_an_empty_table(con):
+    con.sql("CREATE OR REPLACE VIEW d AS SELECT * FROM (VALUES (1, 'a', '1', 1)) v(query, item, rank, relevance)")
+    assert con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', [], 'rank')").fetchall() == [(False,)]
+    con.sql("CREATE OR REPLACE VIEW d AS SELECT 1 AS query, 'a' AS item, 1 AS rank, 1 AS relevance LIMIT 0")
+    assert con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', [], 'rank')").fetchall() == [(True,)]
+
+
+@pytest.mark.parametrize("gap", [False, True])
+def test_rank_order_gives_window_positions_with_and_without_the_dense_shortcut(con, gap):
+    """Dense ranks take the shortcut (no window), a table with one gap the window: both number positions 1..n.
+
+    Expected positions by hand: query 1's ranks 3, 1, 2 (or 30, 10, 20 with the gap table) are positions 3, 1, 2;
+    query 2's single rank is position 1; the unranked row has none.
+    """
+    scale = 10 if gap else 1
+    con.sql(
+        f"""CREATE OR REPLACE VIEW d AS SELECT * FROM (VALUES (1, 'x', {3 * scale}, 1), (1, 'y', {1 * scale}, 0),
+            (1, 'z', {2 * scale}, 2), (1, 'u', NULL, 1), (2, 'x', {scale}, 1)) v(query, item, rank, relevance)"""
+    )
+    assert con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', [], 'rank')").fetchall() == [(not gap,)]
+    got = dict(con.sql("SELECT query || item, rf_pos FROM rf_prepare('d')").fetchall())
+    assert got == {"1x": 3, "1y": 1, "1z": 2, "1u": None, "2x": 1}
+    plan = con.sql(
+        "EXPLAIN (ANALYZE, FORMAT json) SELECT query, rf_agg_ndcg(rf_pos, rf_g, k := 2) FROM rf_prepare('d') GROUP BY query"
+    ).fetchall()[0][1]
+
+    def window_rows(node) -> list[int]:
+        own = [node.get("intermediate_rows", 0)] if node.get("type") == "WINDOW" else []
+        return own + [n for c in node.get("children", []) for n in window_rows(c)]
+
+    rows = [n for op in json.loads(plan)["operator"] for n in window_rows(op)]
+    assert rows, plan  # the window branch is in the plan either way; it only gets rows when a unit has a gap
+    assert sum(rows) == (5 if gap else 0), plan
