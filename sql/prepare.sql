@@ -363,12 +363,16 @@ CREATE OR REPLACE MACRO rf__ranks_are_positions(tbl, segments, order_by) AS TABL
                  max(CASE WHEN r.rf__r < 1 OR r.rf__r <> floor(r.rf__r) THEN CAST('inf' AS DOUBLE) ELSE r.rf__r END)
                      AS rf__top,
                  sum(r.rf__r) AS rf__sum
-          FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)),
-                       CASE WHEN s.rank IS NULL THEN NULL
-                            WHEN rf__is_number_type(typeof(s.rank)) THEN TRY_CAST(s.rank AS DOUBLE)
+          FROM (SELECT COLUMNS(lambda c: c <> 'rf__rk'),
+                       CASE WHEN k.rf__rk IS NULL THEN NULL
+                            WHEN rf__is_number_type(typeof(k.rf__rk)) THEN TRY_CAST(k.rf__rk AS DOUBLE)
                             ELSE CAST(-1 AS DOUBLE) END AS rf__r
-                FROM rf__input(tbl, rf__required(order_by)) AS s
-                WHERE rf__lc(order_by) = 'rank') AS r
+                -- the rank column (only bound when order_by is 'rank': a table ranked by score may have none)
+                FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)),
+                             COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'rank' THEN 'rank' ELSE 'query' END)
+                                 AS rf__rk
+                      FROM rf__input(tbl, rf__required(order_by)) AS s
+                      WHERE rf__lc(order_by) = 'rank') AS k) AS r
           GROUP BY ALL) AS u;
 
 -- Three branches, all bound; those whose constant condition is false are pruned by DuckDB's planner:
