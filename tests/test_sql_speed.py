@@ -132,7 +132,10 @@ def test_prepare_keeps_the_query_column_statistics_for_the_perfect_hash_aggregat
         ([("a", 1, 0), ("a", 1, 1)], False),  # max 1 != n 2, and a rank below 1
         ([("a", 1, 1.0), ("a", 1, 2.0)], True),  # whole numbers in a DOUBLE column
         ([("a", 1, 1.0), ("a", 1, 1.5)], False),
-        ([("a", 1, 1), ("a", 1, 2), ("a", 1, 2), ("a", 1, 4)], False),  # a repeated rank: the sum is 9, not 10
+        ([("a", 1, 1), ("a", 1, 2), ("a", 1, 2), ("a", 1, 4)], False),  # a repeated rank: XOR 5, not 1^2^3^4 = 4
+        ([("a", 1, 2), ("a", 1, 3), ("a", 1, 1), ("a", 1, 5), ("a", 1, 4)], True),  # XOR 1 = 1^2^3^4^5
+        ([("a", 1, 1), ("a", 1, 3), ("a", 1, 3)], False),  # XOR 1, not 1^2^3 = 0
+        ([("a", 1, 1), ("a", 1, 9223372036854775807)], False),  # huge rank, count 2
         ([("a", 1, None)], True),  # nothing retrieved
         ([("a", 1, 1), ("b", 1, 1)], True),  # per unit (segment, query): each is 1..1
         ([("a", 1, 1), ("b", 1, 2)], False),  # query 1 is 1..2 overall but segment b's unit starts at 2
@@ -148,6 +151,19 @@ def test_ranks_are_positions_decides_per_unit(con, rows, dense):
 def test_ranks_are_positions_is_false_for_a_text_rank_and_true_for_an_empty_table(con):
     con.sql("CREATE OR REPLACE VIEW d AS SELECT * FROM (VALUES (1, 'a', '1', 1)) v(query, item, rank, relevance)")
     assert con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', [], 'rank')").fetchall() == [(False,)]
+    for rank_type, dense in [
+        ("TINYINT", True),
+        ("UBIGINT", True),
+        ("HUGEINT", True),
+        ("FLOAT", True),
+        ("DECIMAL(9, 2)", True),
+    ]:
+        con.sql(
+            f"CREATE OR REPLACE VIEW d AS SELECT query, item, CAST(rank AS {rank_type}) AS rank, relevance "
+            "FROM (VALUES (1, 'a', 2, 1), (1, 'b', 1, 1)) v(query, item, rank, relevance)"
+        )
+        assert con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', [], 'rank')").fetchall() == [(dense,)]
+        assert con.sql("SELECT item, rf_pos FROM rf_prepare('d') ORDER BY item").fetchall() == [("a", 2), ("b", 1)]
     con.sql("CREATE OR REPLACE VIEW d AS SELECT 1 AS query, 'a' AS item, 1 AS rank, 1 AS relevance LIMIT 0")
     assert con.sql("SELECT rf__dense FROM rf__ranks_are_positions('d', [], 'rank')").fetchall() == [(True,)]
 
