@@ -361,6 +361,18 @@ CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
 CREATE OR REPLACE MACRO rf__xor_1_to(n) AS
     CASE n % 4 WHEN 0 THEN n WHEN 1 THEN 1 WHEN 2 THEN n + 1 ELSE 0 END;
 
+-- the largest position of a unit, or the largest BIGINT once a position is below 1 (NULL, not retrieved, is left out)
+CREATE OR REPLACE MACRO rf__agg_top_pos(pos) AS
+    max(CASE WHEN pos < 1 THEN CAST(9223372036854775807 AS BIGINT) ELSE CAST(pos AS BIGINT) END);
+
+-- true when a unit's positions (whole numbers) are exactly 1..n, n = their count, or there are none: the largest is
+-- n, none is below 1 and their XOR is that of 1..n. Three aggregate states, as the min, max and count it replaced;
+-- with unique ranks (as rf_validate checks) exact, and a single repeated rank is caught too ({2, 2}: XOR 0, not 3;
+-- {1, 2, 2, 4}: XOR 5, not 4), which min and max missed when 1 was there
+CREATE OR REPLACE MACRO rf__agg_is_1_to_n(pos) AS
+    count(pos) = 0
+    OR (rf__agg_top_pos(pos) = count(pos) AND bit_xor(CAST(pos AS BIGINT)) = rf__xor_1_to(count(pos)));
+
 -- a rank as BIGINT when it is a whole number >= 1, else the largest BIGINT (never equal to a count of rows)
 CREATE OR REPLACE MACRO rf__whole_rank(r) AS
     CASE WHEN r IS NULL THEN NULL
@@ -374,10 +386,9 @@ CREATE OR REPLACE MACRO rf__whole_rank(r) AS
          ELSE CAST(9223372036854775807 AS BIGINT) END;
 
 CREATE OR REPLACE MACRO rf__ranks_are_positions(tbl, segments, order_by) AS TABLE
-    SELECT coalesce(bool_and(u.rf__n = 0 OR (u.rf__top = u.rf__n AND u.rf__x = rf__xor_1_to(u.rf__n))), true)
-               AS rf__dense
+    SELECT coalesce(bool_and(u.rf__dense), true) AS rf__dense
     FROM (SELECT COLUMNS(lambda c: c <> 'rf__r'),  -- the unit's columns: GROUP BY ALL groups by them
-                 count(r.rf__r) AS rf__n, max(r.rf__r) AS rf__top, bit_xor(r.rf__r) AS rf__x
+                 rf__agg_is_1_to_n(r.rf__r) AS rf__dense
           FROM (SELECT COLUMNS(lambda c: c <> 'rf__rk'), rf__whole_rank(k.rf__rk) AS rf__r
                 -- the rank column (only bound when order_by is 'rank': a table ranked by score may have none)
                 FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)),
@@ -435,19 +446,15 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
                                                                   rf__choice(order_by, ['rank', 'score', 'position'],
                                                                              'order_by', 'rf_prepare') IS NOT NULL)));
 
--- the largest position of a unit, or the largest BIGINT once a position is below 1 (NULL, not retrieved, is left out):
--- with unique ranks (as rf_validate checks) a unit's ranks are exactly 1..n when this equals their count n. One
--- aggregate state instead of a min and a max: every state of a GROUP BY over a large table costs (issue 10)
-CREATE OR REPLACE MACRO rf__agg_top_pos(pos) AS
-    max(CASE WHEN pos < 1 THEN CAST(9223372036854775807 AS BIGINT) ELSE CAST(pos AS BIGINT) END);
-
 -- the number of ranked rows of a unit (an aggregate over rf_prepare's rf_pos); with order_by := 'position'
--- it also checks that the unit's ranks are exactly 1..n (rf__agg_top_pos), since positions are then taken as given
+-- it also checks that the unit's ranks are exactly 1..n (rf__agg_is_1_to_n), since positions are then taken as given
 CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
-    CASE WHEN rf__lc(order_by) = 'position' AND count(pos) > 0 AND rf__agg_top_pos(pos) <> count(pos)
+    CASE WHEN rf__lc(order_by) = 'position' AND NOT rf__agg_is_1_to_n(pos)
          THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
                            || 'rows and %s; use order_by := ''rank''.',
                            CAST(count(pos) AS VARCHAR),
                            CASE WHEN rf__agg_top_pos(pos) = 9223372036854775807 THEN 'a rank below 1'
-                                ELSE 'largest rank ' || CAST(rf__agg_top_pos(pos) AS VARCHAR) END))
+                                WHEN rf__agg_top_pos(pos) <> count(pos)
+                                THEN 'largest rank ' || CAST(rf__agg_top_pos(pos) AS VARCHAR)
+                                ELSE 'a repeated rank' END))
          ELSE count(pos) END;

@@ -506,14 +506,17 @@ def con_free_ap(frame: pd.DataFrame) -> dict[str, float]:
         ([1, 3], "2 ranked rows and largest rank 3"),  # a gap inside
         ([0, 1, 2], "3 ranked rows and a rank below 1"),  # max = count, but a rank 0 (the old min check)
         ([-1, 2], "2 ranked rows and a rank below 1"),
+        ([2, 2], "2 ranked rows and a repeated rank"),  # largest = count = 2, but XOR 0, not 1^2 = 3
+        ([1, 2, 2, 4], "4 ranked rows and a repeated rank"),  # XOR 5, not 4: a min/max/count check let it through
     ],
 )
 def test_position_order_stops_on_ranks_that_are_not_1_to_n(con, ranks, detail):
     """order_by := 'position' takes ranks as positions, so a unit whose ranks are not 1..n is an error, never a number.
 
-    One state (the largest rank, or the largest BIGINT once a rank is below 1) replaced a min and a max.
+    Three states (count, the largest rank or the largest BIGINT once a rank is below 1, and the XOR of the ranks)
+    replaced a count, a min and a max, and also catch a repeated rank.
     """
-    values = ", ".join(f"(7, 'i{r}', {r}, 1)" for r in ranks) + ", (7, 'u', NULL, 1)"
+    values = ", ".join(f"(7, 'i{i}', {r}, 1)" for i, r in enumerate(ranks)) + ", (7, 'u', NULL, 1)"
     con.sql(f"CREATE OR REPLACE VIEW bad_pos AS SELECT * FROM (VALUES {values}) v(query, item, rank, relevance)")
     for sql in (
         "SELECT query, rf_agg_n_retrieved(rf_pos, order_by := 'position') FROM rf_prepare('bad_pos', order_by := "
