@@ -4,12 +4,12 @@
     python bench/sql.py --queries 100000 --skip-compare
 
 Times AP@10, nDCG@10, P@10, R@100, RR@10 per query and per segment (segment = query % 7) in DuckDB over the
-Parquet file (2 threads), reports rows/s and peak RSS, for order_by := 'rank' (the file's ranks are 1..n, so no
-window), 'position', and 'rank' over ranks 2, 4, 6, ... (the window numbers the positions); then both fast paths
-again with DuckDB's perfect_ht_threshold raised so that the 1M queries fit its perfect hash aggregate (a setting
-users can make, docs/sql.md "Performance"); repeats the window path under a low memory_limit with a temp_directory
-to show that DuckDB spills instead of failing; then compares with the pandas engine (rankframe.evaluate) and ranx on
-a smaller slice. Each measurement runs in a fresh subprocess so its peak RSS (VmHWM) is its own.
+Parquet file (2 threads), reports rows/s and peak RSS, for order_by := 'rank' (a window numbers the positions) and
+'position' (ranks taken as positions); then both again with DuckDB's perfect_ht_threshold raised so that the 1M
+query ids fit its perfect hash aggregate (a setting users can make, docs/sql.md "Performance"); repeats the window
+path under a low memory_limit with a temp_directory to show that DuckDB spills instead of failing; then compares
+with the pandas engine (rankframe.evaluate) and ranx on a smaller slice. Each measurement runs in a fresh subprocess
+so its peak RSS (VmHWM) is its own.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GEN = ROOT.parent / "shared" / "bench" / "gen.py"
 OUT = Path("/tmp/rankframe-bench")
 METRICS_SQL = """
-CREATE OR REPLACE VIEW bench AS SELECT * REPLACE (rank * {rank_step} AS rank) FROM read_parquet('{path}');
+CREATE OR REPLACE VIEW bench AS SELECT * FROM read_parquet('{path}');
 CREATE OR REPLACE TEMP TABLE per_query AS
 SELECT query, any_value(segment) AS segment,
        rf_agg_ap(rf_pos, rf_g, k := 10) AS "AP@10",
@@ -90,11 +90,10 @@ def run_duckdb(
     memory_limit: str | None,
     temp_dir: str | None,
     order_by: str = "position",
-    rank_step: int = 1,
     perfect_ht_bits: int | None = None,
 ) -> dict:
-    """One timed run of METRICS_SQL. rank_step 2 gives ranks 2, 4, 6, ... (not 1..n: 'rank' then needs its window);
-    perfect_ht_bits sets DuckDB's perfect_ht_threshold (default 12: at most 4,096 groups in a perfect hash table)."""
+    """One timed run of METRICS_SQL; perfect_ht_bits sets DuckDB's perfect_ht_threshold (default 12: a perfect hash
+    aggregate for at most 2**12 groups)."""
     import duckdb
 
     sys.path.insert(0, str(ROOT))
@@ -125,7 +124,7 @@ def run_duckdb(
     load = os.getloadavg()[0]
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
-    con.execute(METRICS_SQL.format(path=path, order_by=order_by, rank_step=rank_step))
+    con.execute(METRICS_SQL.format(path=path, order_by=order_by))
     if hasattr(con, "complete"):
         con.complete()
     t1 = time.perf_counter()
@@ -247,17 +246,16 @@ def main() -> None:
         )
     log("metrics: AP@10, nDCG@10, P@10, R@100, RR@10 per query, then means per segment (query % 7)")
     # The generator's ranks are 1..n in every query: order_by 'position' takes them as positions (checked by
-    # rf_agg_n_retrieved), and 'rank' finds that out in one aggregate pass and skips its window
-    # (rf__ranks_are_positions). With ranks 2, 4, 6, ... (rank_step 2) 'rank' numbers the positions with its window.
+    # rf_agg_n_retrieved); 'rank' is the general path that numbers positions with a window. Both again with DuckDB's
+    # perfect hash aggregate (perfect_ht_threshold raised so that the 1M query ids fit it).
     runs = [
-        ("rank", 1, None, "order_by := 'rank', ranks 1..n (no window)"),
-        ("position", 1, None, "order_by := 'position'"),
-        ("rank", 2, None, "order_by := 'rank', ranks 2, 4, 6, ... (window)"),
-        ("rank", 1, a.perfect_ht_bits, f"order_by := 'rank', ranks 1..n, perfect_ht_threshold={a.perfect_ht_bits}"),
-        ("position", 1, a.perfect_ht_bits, f"order_by := 'position', perfect_ht_threshold={a.perfect_ht_bits}"),
+        ("rank", None, "order_by := 'rank' (window)"),
+        ("position", None, "order_by := 'position'"),
+        ("rank", a.perfect_ht_bits, f"order_by := 'rank' (window), perfect_ht_threshold={a.perfect_ht_bits}"),
+        ("position", a.perfect_ht_bits, f"order_by := 'position', perfect_ht_threshold={a.perfect_ht_bits}"),
     ]
     results = {}
-    for order_by, step, bits, label in runs:
+    for order_by, bits, label in runs:
         r = sub(
             "duckdb",
             path=str(path),
@@ -265,7 +263,6 @@ def main() -> None:
             memory_limit=None,
             temp_dir=None,
             order_by=order_by,
-            rank_step=step,
             perfect_ht_bits=bits,
         )
         results[label] = r
@@ -283,10 +280,9 @@ def main() -> None:
         memory_limit=a.memory_limit,
         temp_dir=spill_dir,
         order_by="rank",
-        rank_step=2,
     )
     log(
-        f"duckdb macros, order_by := 'rank', ranks 2, 4, 6, ... (window), memory_limit={a.memory_limit}, "
+        f"duckdb macros, order_by := 'rank' (window), memory_limit={a.memory_limit}, "
         f"temp_directory={spill_dir}: "
         f"{json.dumps({k: v for k, v in res2.items() if k != 'segments'})}"
     )

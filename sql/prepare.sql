@@ -348,16 +348,8 @@ CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
           FROM rf__input(tbl, rf__required(order_by)) AS s
           WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u;
 
--- order_by := 'rank' without a window: when the ranks of every unit (segments..., query) are already 1..n, the rank
--- IS the position, as with order_by := 'position', and no sort is needed (issue 10: the window was about half of the
--- 'rank' statement over the 103M-row benchmark file). One aggregate pass decides it for the whole table: in each
--- unit the ranked rows number n, their ranks are whole numbers >= 1, the largest is n, and their XOR is that of
--- 1..n (rf__xor_1_to). With unique ranks (the 'rank' path's contract, as rf_validate checks) the first three are
--- exactly "ranks 1..n"; the XOR also sends a table with a repeated rank to the window unless the repeats happen to
--- cancel out (it catches every single repeat: [1, 2, 2, 4] has XOR 5, not 4). A bit_xor state costs less than a
--- sum's. Integer rank columns are read in their own type (a DOUBLE cast and floor cost about 1 s per 100M rows);
--- other numbers must be whole; a non-numeric rank column is never dense (the window branch then raises its error).
--- True on an empty table.
+-- Whether a unit's ranks are exactly 1..n (order_by := 'position' takes them as positions): their count n, the
+-- largest (guarded against ranks below 1) and their XOR, which for 1..n has a closed form (rf__xor_1_to).
 CREATE OR REPLACE MACRO rf__xor_1_to(n) AS
     CASE n % 4 WHEN 0 THEN n WHEN 1 THEN 1 WHEN 2 THEN n + 1 ELSE 0 END;
 
@@ -373,51 +365,18 @@ CREATE OR REPLACE MACRO rf__agg_is_1_to_n(pos) AS
     count(pos) = 0
     OR (rf__agg_top_pos(pos) = count(pos) AND bit_xor(CAST(pos AS BIGINT)) = rf__xor_1_to(count(pos)));
 
--- a rank as BIGINT when it is a whole number >= 1, else the largest BIGINT (never equal to a count of rows)
-CREATE OR REPLACE MACRO rf__whole_rank(r) AS
-    CASE WHEN r IS NULL THEN NULL
-         WHEN NOT rf__is_number_type(typeof(r)) THEN CAST(9223372036854775807 AS BIGINT)
-         WHEN rf__is_int_type(typeof(r))
-         THEN CASE WHEN TRY_CAST(r AS BIGINT) >= 1 THEN TRY_CAST(r AS BIGINT)
-                   ELSE CAST(9223372036854775807 AS BIGINT) END
-         WHEN TRY_CAST(r AS DOUBLE) >= 1 AND TRY_CAST(r AS DOUBLE) < 9.2e18
-              AND TRY_CAST(r AS DOUBLE) = floor(TRY_CAST(r AS DOUBLE))
-         THEN CAST(TRY_CAST(r AS DOUBLE) AS BIGINT)
-         ELSE CAST(9223372036854775807 AS BIGINT) END;
-
-CREATE OR REPLACE MACRO rf__ranks_are_positions(tbl, segments, order_by) AS TABLE
-    SELECT coalesce(bool_and(u.rf__dense), true) AS rf__dense
-    FROM (SELECT COLUMNS(lambda c: c <> 'rf__r'),  -- the unit's columns: GROUP BY ALL groups by them
-                 rf__agg_is_1_to_n(r.rf__r) AS rf__dense
-          FROM (SELECT COLUMNS(lambda c: c <> 'rf__rk'), rf__whole_rank(k.rf__rk) AS rf__r
-                -- the rank column (only bound when order_by is 'rank': a table ranked by score may have none)
-                FROM (SELECT COLUMNS(lambda c: rf__is_unit_col(c, segments)),
-                             COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'rank' THEN 'rank' ELSE 'query' END)
-                                 AS rf__rk
-                      FROM rf__input(tbl, rf__required(order_by)) AS s
-                      WHERE rf__lc(order_by) = 'rank') AS k) AS r
-          GROUP BY ALL) AS u;
-
--- Three branches, all bound; those whose constant condition is false are pruned by DuckDB's planner:
---   * no window: order_by := 'position', and 'rank' when rf__ranks_are_positions (computed once, a materialized
---     CTE read by both 'rank' branches, so exactly one of them has rows);
---   * 'rank' by a window over the rank, otherwise; it sorts on one key only: a constant string tie-break key in its
---     ORDER BY (as before issue 10) made DuckDB sort with variable-size keys, about 2x slower; and that key is the
---     rank column in its own numeric type (rf__rank), not a DOUBLE cast: an INTEGER rank sorted about 20% faster
---     (docs/decisions/0010-sql-big-inputs.md "Speed"). A non-numeric rank column is an error, as in rf_validate;
---   * 'score' by a window over the score and the item.
--- Each window branch repeats its constant condition above the window: pruned only below it, the window stayed in the
--- plan and the query column lost its statistics (rf__input).
+-- Three branches, one per order_by, all bound; the two whose constant condition is false are pruned by
+-- DuckDB's planner. The rank branch sorts on one key only: a constant string tie-break key in its
+-- ORDER BY (as before issue 10) made DuckDB sort with variable-size keys, about 2x slower; and that key is the rank
+-- column in its own numeric type (rf__rank), not a DOUBLE cast: an INTEGER rank sorted about 20% faster
+-- (docs/decisions/0010-sql-big-inputs.md "Speed"). A non-numeric rank column is an error, as in rf_validate.
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
-    WITH rf__d AS MATERIALIZED (SELECT rf__dense FROM rf__ranks_are_positions(tbl, segments, order_by))
     SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
-           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('position', 'rank') THEN 'rank' ELSE 'query' END)
-                AS BIGINT) AS rf_pos,
+           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
+               AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM rf__input(tbl, rf__required(order_by)) AS s
-    WHERE (coalesce(rf__lc(order_by), '') = 'position'
-           OR (rf__lc(order_by) = 'rank' AND (SELECT d.rf__dense FROM rf__d AS d)))
-          AND ok
+    WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
     UNION ALL BY NAME
     SELECT * FROM (
         SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
@@ -425,8 +384,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                CASE WHEN t.rf__rank IS NOT NULL THEN row_number() OVER (
                     PARTITION BY t.rf__part ORDER BY t.rf__rank ASC NULLS LAST) END AS rf_pos,
                CAST(t.relevance AS DOUBLE) AS rf_g
-        FROM rf__keyed(tbl, segments, order_by,
-                       ok AND (rf__lc(order_by) <> 'rank' OR NOT (SELECT d.rf__dense FROM rf__d AS d))) AS t
+        FROM rf__keyed(tbl, segments, order_by, ok) AS t
         WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score'))  -- 'rank'; a bad value reaches ok's error
     WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')
     UNION ALL BY NAME
