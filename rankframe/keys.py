@@ -143,6 +143,7 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     span = hi - lo + 1
     if span > 2 * len(values) + 4096:
         return None
+    counts: np.ndarray | None = None
     if lo == 0 and (values.dtype.kind == "i" or values.dtype.kind == "u" and values.dtype.itemsize < 8):
         counts = _count_values(values, span)
         if counts.all():  # ids 0..N-1, none missing: the column itself holds the sorted codes (no copy)
@@ -150,7 +151,8 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     shifted = values.astype(np.int64)  # bincount and indexing take int64 (intp) without another conversion
     if lo:
         shifted -= lo
-    counts = np.bincount(shifted, minlength=span)
+    if counts is None:  # (counted above when the ids start at 0)
+        counts = np.bincount(shifted, minlength=span)
     present = counts > 0
     if present.all():  # every value of lo..hi occurs (query ids 0..N-1): the shifted values are the codes
         return shifted, np.arange(lo, hi + 1, dtype=np.int64), counts

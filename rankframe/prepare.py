@@ -131,7 +131,7 @@ class Prepared:
             keep = ~np.isnan(self.grade)
             group = self.group[keep]
             offsets = keys.offsets_from_counts(np.bincount(group, minlength=self.n))
-            pos = np.arange(len(group), dtype=np.int64) - offsets[:-1][group] + 1
+            pos = keys.positions_in_lists(offsets)
             return Prepared(
                 self.n,
                 self.units,
@@ -319,9 +319,7 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
         return g, v, keys.positions_in_lists(keys.offsets_from_counts(sizes))
     order = np.argsort(g.astype(np.intp) * n_values + value_codes, kind="stable")
     g, v = g[order], v[order]
-    starts = keys.offsets_from_counts(np.bincount(g, minlength=n))[:-1]
-    pos = np.arange(len(g)) - starts[g] + 1
-    return g, v, pos
+    return g, v, keys.positions_in_lists(keys.offsets_from_counts(np.bincount(g, minlength=n)))
 
 
 def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepared:
