@@ -370,6 +370,9 @@ CREATE OR REPLACE MACRO rf__agg_is_1_to_n(pos) AS
 -- ORDER BY (as before issue 10) made DuckDB sort with variable-size keys, about 2x slower; and that key is the rank
 -- column in its own numeric type (rf__rank), not a DOUBLE cast: an INTEGER rank sorted about 20% faster
 -- (docs/decisions/0010-sql-big-inputs.md "Speed"). A non-numeric rank column is an error, as in rf_validate.
+-- Each window branch is pruned by its condition ABOVE the window: pruned below it, the window stayed in the plan over
+-- an empty input, and its query column (so the union's) lost the min/max statistics that DuckDB's perfect hash
+-- aggregate needs (decision 10, "Third pass").
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
     SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
            CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
@@ -384,9 +387,8 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                CASE WHEN t.rf__rank IS NOT NULL THEN row_number() OVER (
                     PARTITION BY t.rf__part ORDER BY t.rf__rank ASC NULLS LAST) END AS rf_pos,
                CAST(t.relevance AS DOUBLE) AS rf_g
-        FROM rf__keyed(tbl, segments, order_by, ok) AS t
-        WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score'))  -- 'rank'; a bad value reaches ok's error
-    WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')
+        FROM rf__keyed(tbl, segments, order_by, ok) AS t)
+    WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')  -- 'rank'; a bad value reaches ok's error
     UNION ALL BY NAME
     SELECT * FROM (
         SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
@@ -394,8 +396,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
                     PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__tie DESC) END AS rf_pos,
                CAST(t.relevance AS DOUBLE) AS rf_g
-        FROM rf__keyed(tbl, segments, order_by, ok) AS t
-        WHERE rf__lc(order_by) = 'score')
+        FROM rf__keyed(tbl, segments, order_by, ok) AS t)
     WHERE rf__lc(order_by) = 'score';
 
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE

@@ -107,8 +107,8 @@ def test_prepare_keeps_the_query_column_statistics_for_the_perfect_hash_aggregat
 
     With them DuckDB groups a small-range integer query column in a perfect hash table (direct indexing), about
     1.3x faster on the 103M-row benchmark file than the radix-partitioned hash table it used before (docs/decisions/
-    0010-sql-big-inputs.md "Perfect hash aggregate"). rf__input's error row for missing columns and the window
-    branches pruned only below their window both made the statistics unknown.
+    0010-sql-big-inputs.md, "Third pass"). rf__input's error row for missing columns and the window branches pruned
+    only below their window both made the statistics unknown.
     """
     con.sql(
         "CREATE OR REPLACE TABLE s AS SELECT CAST(query AS INTEGER) AS query, row_number() OVER () AS item, rf_pos AS rank, "
