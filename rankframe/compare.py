@@ -353,7 +353,9 @@ def compare(
         ``"t"`` (default with ``pairs="baseline"``): paired t-test on the per-query differences.
         ``"randomization"``: paired sign-flip test with ``n_resamples`` flips, ``p = (hits + 1) / (B + 1)``
         (exact enumeration when a segment has at most log2(n_resamples) queries).
-        ``"wilcoxon"``: signed-rank test (as ``scipy.stats.wilcoxon``).
+        ``"wilcoxon"``: signed-rank test; absolute differences equal to within a relative 1e-9 are tied
+        (float noise no longer ranks P@10's 0.3 - 0.2 and 0.4 - 0.3 apart); exact, permutation or normal
+        approximation by rankframe's own rule (docs/comparing.md, "Wilcoxon: ties and method").
         ``"tukey"`` (default with ``pairs="all"``): blocked Tukey HSD (two-way ANOVA without replication,
         studentized range), p-values simultaneous over the pairs of each segment and metric.
     ci : float, default 0.95

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
+from stats_oracle import wilcoxon_p
 from statsmodels.stats.multitest import multipletests
 
 import rankframe
@@ -95,9 +96,22 @@ def test_wilcoxon_rows_match_scipy(paired):
     wide = _wide(paired, ["nDCG@5", "AP"], ["length"])
     for key, block in _segments(wide, ["length"]):
         for system in ("dense", "hybrid"):
-            ref = sps.wilcoxon(block[system], block["bm25"])
-            assert _row(out, ["length"], key, system)["p_value"] == pytest.approx(ref.pvalue, rel=1e-9)
+            d = np.round(block[system].to_numpy() - block["bm25"].to_numpy(), 12)  # ties exact for scipy
+            assert _row(out, ["length"], key, system)["p_value"] == pytest.approx(wilcoxon_p(d), rel=1e-9)
     assert out.attrs["test"] == "wilcoxon"
+
+
+def test_wilcoxon_p_at_5_equals_hits_at_5(paired):
+    # P@5 = Hits@5 / 5 on every query: the differences rank the same way, so every p-value is the same; float
+    # noise in the P@5 differences (0.6 - 0.4 != 0.4 - 0.2) used to rank equal differences apart
+    out = compare(paired, ["P@5", "Hits@5"], baseline="bm25", by="length", test="wilcoxon", correction=None)
+    p, hits = out[out["metric"] == "P@5"], out[out["metric"] == "Hits@5"]
+    np.testing.assert_array_equal(p["p_value"].to_numpy(), hits["p_value"].to_numpy())
+    wide = _wide(paired, ["Hits@5"], ["length"])
+    for key, block in _segments(wide, ["length"]):
+        for system in ("dense", "hybrid"):
+            d = block[system].to_numpy() - block["bm25"].to_numpy()  # integers: exact ties
+            assert _row(out, ["length"], key, system)["p_value"] == pytest.approx(wilcoxon_p(d), rel=1e-9)
 
 
 def test_randomization_exact_rows_match_scipy_permutation_test(paired):

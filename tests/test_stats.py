@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats as sps
+from stats_oracle import wilcoxon_p
 
 from rankframe import stats
 from rankframe.stats import randomization, tukey
@@ -103,18 +104,17 @@ def test_summary_of_an_empty_comparison():
 
 def _wilcoxon_cases():
     rng = np.random.default_rng(7)
-    # permutation (<= 13, ties; scipy needs seconds at 13), exact (<= 50, untied), normal (> 50, or ties > 13)
+    # permutation (<= 13, ties), exact (<= 50, untied), normal (> 50, or ties > 13)
     sizes = [6, 9, 14, 20, 50, 51, 80]
     cols = []
     for n in sizes:
         cols.append((rng.normal(0.2, 1, n), rng.normal(0, 1, n)))  # untied, no zeros
-        a = rng.integers(0, 6, n) / 5.0
-        b = rng.integers(0, 6, n) / 5.0
-        cols.append((a, b))  # ties and zeros
+        cols.append((rng.integers(0, 6, n).astype(float), rng.integers(0, 6, n).astype(float)))  # exact ties, zeros
     return cols
 
 
 def test_wilcoxon_matches_scipy_on_every_method():
+    # scipy with the method of the documented rule named (its "auto" changed across versions: stats_oracle)
     cases = _wilcoxon_cases()
     n_max = max(len(a) for a, _ in cases)
     x = np.full((n_max, len(cases)), np.nan)
@@ -124,11 +124,42 @@ def test_wilcoxon_matches_scipy_on_every_method():
     res = stats.wilcoxon_test(x, y, np.array([0, n_max]))
     methods = set()
     for c, (a, b) in enumerate(cases):
-        ref = sps.wilcoxon(a, b)  # scipy's defaults: zero_method="wilcox", correction=False, method="auto"
-        assert res.statistic[0, c] == pytest.approx(ref.statistic, abs=1e-12), c
-        assert res.pvalue[0, c] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-14), (c, len(a))
+        d = a - b
+        r = sps.rankdata(np.abs(d[d != 0]))
+        w_plus = r[d[d != 0] > 0].sum()
+        assert res.statistic[0, c] == pytest.approx(min(w_plus, r.sum() - w_plus), abs=1e-12), c
+        assert res.pvalue[0, c] == pytest.approx(wilcoxon_p(d), rel=1e-9, abs=1e-14), (c, len(a))
         methods.add(int(res.method[0, c]))
     assert methods == {1, 2, 3}  # exact, permutation and normal approximation were all exercised
+
+
+def test_wilcoxon_ties_within_tolerance_hand_derived():
+    # x - y = 0.3-0.2, 0.4-0.3, 0.5-0.3, 0.2-0.3 = 0.1, 0.1, 0.2, -0.1 in exact arithmetic; in floats
+    # 0.09999999999999998, 0.10000000000000003, 0.2, -0.09999999999999998.
+    # Tied: |d| = 0.1, 0.1, 0.1, 0.2 get ranks 2, 2, 2, 4; W+ = 2 + 2 + 4 = 8, W- = 2; n = 4 with ties: every
+    # one of the 16 sign patterns. Sums of the sub-multisets of {2, 2, 2, 4}: 0 (1), 2 (3), 4 (4), 6 (4), 8 (3),
+    # 10 (1). P(W+ >= 8) = 4/16, P(W+ <= 8) = 15/16, p = 2 * 4/16 = 0.5.
+    # (Float noise splits the ties: ranks 1.5, 3, 4 and 1.5, W+ = 8.5, p = 2 * 3/16 = 0.375.)
+    x = np.array([0.3, 0.4, 0.5, 0.2])
+    y = np.array([0.2, 0.3, 0.3, 0.3])
+    res = stats.wilcoxon_test(x, y, np.array([0, 4]))
+    assert (float(res.statistic[0, 0]), float(res.pvalue[0, 0]), int(res.method[0, 0])) == (2.0, 0.5, 2)
+
+
+@pytest.mark.parametrize("n", [12, 40, 120])  # permutation, normal (ties), normal
+def test_wilcoxon_p_at_10_equals_hits_at_10_and_scipy_on_exact_ties(n):
+    # P@10 = Hits@10 / 10: the same ranking of the differences, so the same p-value; scipy on the integer Hits
+    # (exact ties) is the oracle. Float noise in hits/10 - hits'/10 used to rank equal differences apart.
+    rng = np.random.default_rng(n)
+    hits_x = rng.integers(0, 11, size=(n, 3)).astype(float)
+    hits_y = np.clip(hits_x - rng.integers(-2, 4, size=(n, 3)), 0, 10)
+    offsets = np.array([0, n])
+    p_at_10 = stats.wilcoxon_test(hits_x / 10, hits_y / 10, offsets)
+    hits = stats.wilcoxon_test(hits_x, hits_y, offsets)
+    np.testing.assert_array_equal(p_at_10.pvalue, hits.pvalue)
+    np.testing.assert_array_equal(p_at_10.statistic, hits.statistic)
+    for c in range(3):
+        assert p_at_10.pvalue[0, c] == pytest.approx(wilcoxon_p(hits_x[:, c] - hits_y[:, c]), rel=1e-9, abs=1e-14)
 
 
 def test_wilcoxon_method_boundaries():
@@ -148,8 +179,8 @@ def test_wilcoxon_per_segment_with_holes():
     for s, c, a, b in _cells(x, y, offsets):
         if np.all(a == b):
             continue
-        ref = sps.wilcoxon(a, b)
-        assert res.pvalue[s, c] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-14)
+        d = np.round(a - b, 12)  # steps of 0.1: rounding the differences makes their ties exact for scipy
+        assert res.pvalue[s, c] == pytest.approx(wilcoxon_p(d), rel=1e-9, abs=1e-14)
 
 
 # --------------------------------------------------------------------------- randomization (sign flip)

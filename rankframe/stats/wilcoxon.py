@@ -1,16 +1,34 @@
 """Wilcoxon signed-rank test, two-sided, for every (segment, comparison) at once.
 
-For a comparison on ``n`` queries with differences ``d_i``: zero differences are dropped (Wilcoxon's
-"wilcox" treatment), the remaining ``n'`` values are ranked by ``|d_i|`` (ties get their average rank), and
-``W+`` is the sum of the ranks of the positive differences. The p-value comes from, as ``scipy.stats.wilcoxon``
-with its defaults (``zero_method="wilcox"``, ``correction=False``, ``method="auto"``) chooses:
+For a comparison on ``n`` queries with differences ``d_i = x_i - y_i``: zero differences (``x_i == y_i``, the
+queries counted in ``ties``) are dropped (Wilcoxon's "wilcox" treatment), the remaining ``n'`` values are
+ranked by ``|d_i|`` (ties get their average rank), and ``W+`` is the sum of the ranks of the positive
+differences.
+
+**Ties within a tolerance.** Two absolute differences are tied when they are equal to within a relative
+tolerance of :data:`TIE_RTOL` = 1e-9 (``math.isclose``'s default): in the sorted ``|d|`` of a comparison, a new
+group of tied values starts where ``|d|_(j) - |d|_(j-1) > TIE_RTOL * |d|_(j)``. Differences that are equal in
+exact arithmetic are often not equal in floating point: P@10 = 0.3 - 0.2 is ``0.09999999999999998`` and
+0.4 - 0.3 is ``0.10000000000000003``, so exact comparison (``scipy.stats.wilcoxon``, and PyTerrier, which calls
+it) ranks them apart by rounding noise, leaves out the tie correction and may pick a different method: P@10
+and Hits@10 (= 10 * P@10) of the same runs get different p-values. The noise of a difference of metric values
+is a few units of 2**-52 (2.2e-16) of the values; 1e-9 is far above it and far below the gaps between distinct
+differences of rank metrics (multiples of 1/k for P@k, of 1/R for recall), so it ties the differences that are
+equal in exact arithmetic. Two genuinely different differences closer than that (possible in principle for AP
+or nDCG) share their average rank, which moves ``W+`` by at most half a rank each. A chain of values each within
+the tolerance of the next forms one group. Zero differences are exact (``x_i == y_i``): a metric kernel gives
+equal values for equal lists, and the zeros stay the ``ties`` that ``compare`` reports.
+
+**The p-value** (rankframe's own rule, independent of the installed scipy; it is the rule of
+``scipy.stats.wilcoxon``'s ``method="auto"`` since scipy 1.13, with ties found as above):
 
 - **exact** null distribution of ``W+`` when ``n <= 50`` and there are no ties and no zeros:
   ``p = 2 * min(P(W+ <= w), P(W+ >= w))``, capped at 1;
-- **permutation** (all ``2**n'`` sign assignments enumerated) when ``n <= 13`` and there are ties or zeros,
-  with the same two-sided rule;
-- **normal approximation** otherwise: ``z = (W+ - n'(n'+1)/4) / sqrt((n'(n'+1)(2n'+1) - sum(t^3 - t)/2) / 24)``
-  (``t``: the sizes of the groups of tied ``|d_i|``), ``p = 2 * Phi(-|z|)``; NaN when every difference is 0.
+- **permutation** (all ``2**n'`` sign assignments of the average ranks enumerated) when ``n <= 13`` and there
+  are ties or zeros, with the same two-sided rule;
+- **normal approximation** otherwise, with the tie correction of the variance and no continuity correction:
+  ``z = (W+ - n'(n'+1)/4) / sqrt((n'(n'+1)(2n'+1) - sum(t^3 - t)/2) / 24)`` (``t``: the sizes of the groups
+  of tied ``|d_i|``), ``p = 2 * Phi(-|z|)``; NaN when every difference is 0.
 
 The statistic reported is ``min(W+, W-)`` as scipy's. Ranking is one sort of all comparisons' differences
 together (by comparison, then ``|d|``); no loop runs per comparison.
@@ -28,6 +46,7 @@ from .randomization import exact_bits
 
 EXACT_MAX_N = 50
 PERMUTATION_MAX_N = 13
+TIE_RTOL = 1e-9  # |d| values this close (relative) are tied: the module docstring says why
 
 
 @dataclass(frozen=True)
@@ -90,7 +109,7 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> Wilcoxon
     pos = np.arange(m) - start_of_comp[comp] + 1.0  # 1-based position within the comparison
     new_group = np.ones(m, dtype=bool)
     if m:
-        new_group[1:] = (comp[1:] != comp[:-1]) | (absd[1:] != absd[:-1])
+        new_group[1:] = (comp[1:] != comp[:-1]) | (absd[1:] - absd[:-1] > TIE_RTOL * absd[1:])
     gid = np.cumsum(new_group) - 1
     g_first = pos[new_group]
     g_size = np.bincount(gid).astype(np.float64) if m else np.zeros(0)
