@@ -373,9 +373,10 @@ def _compare_parser(sub) -> None:
     g.add_argument("--test", choices=TESTS, help="paired test (default: t; tukey, the default with --pairs all)")
     g.add_argument(
         "--correction",
-        choices=[c or "none" for c in CORRECTIONS],
-        default="holm",
-        help="multiple-testing correction of the p-values over the family (default: holm)",
+        choices=["auto", *(c or "none" for c in CORRECTIONS)],
+        default="auto",
+        help="multiple-testing correction of the p-values over the family (default auto: holm; none after "
+        "tukey, whose p-values already hold for every pair)",
     )
     g.add_argument(
         "--family",

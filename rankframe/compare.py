@@ -27,6 +27,8 @@ TESTS = ("t", "randomization", "wilcoxon", "tukey")
 CI_METHODS = ("t", "bootstrap", "tukey")
 PAIRS = ("baseline", "all")
 CORRECTIONS = stats.CORRECTIONS
+#: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
+CORRECTION_CHOICES = ("auto", *CORRECTIONS)
 #: the output columns after the ``by`` columns, in order
 OUTPUT_COLUMNS = (
     "metric",
@@ -55,6 +57,7 @@ NOTE_BASELINE_ABSENT = "baseline has no queries in this segment"
 NOTE_NO_QUERY = "no query compared"
 NOTE_ONE_QUERY = "only 1 query: no test, interval or effect size (n < 2)"
 NOTE_ALL_ZERO = "identical on every query (all differences 0): no p-value"
+NOTE_ALL_ZERO_TUKEY = "identical on every query (all differences 0): no effect size"
 NOTE_CONSTANT = "every difference is the same (sd = 0)"
 
 
@@ -98,7 +101,7 @@ def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) or not 0 < ci < 1:
         raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
     p["ci"] = float(ci)
-    p["correction"] = _choice("correction", p["correction"], CORRECTIONS)
+    p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     if not _is_int(p["n_resamples"]) or p["n_resamples"] < 1:
         raise parameter_error("compare", "n_resamples", "an int >= 1", p["n_resamples"])
@@ -114,6 +117,17 @@ def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
                 f"{list(EVALUATE_OPTIONS)}.{_hint(key, EVALUATE_OPTIONS)}"
             )
     return p
+
+
+def default_correction(correction: str | None, test: str) -> str | None:
+    """The correction ``"auto"`` stands for: none after Tukey's HSD, Holm after any other test.
+
+    Tukey's p-values already control the family-wise error rate over the pairs of each segment and metric; Holm on
+    top would correct them a second time.
+    """
+    if correction != "auto":
+        return correction
+    return None if test == "tukey" else "holm"
 
 
 def _as_list(value: object, name: str) -> list[str]:
@@ -317,7 +331,7 @@ def compare(
     test: str | None = None,
     ci: float = 0.95,
     ci_method: str | None = None,
-    correction: str | None = "holm",
+    correction: str | None = "auto",
     family: str | Sequence[str] = "all",
     pairs: str = "baseline",
     n_resamples: int = 10_000,
@@ -363,8 +377,11 @@ def compare(
     ci_method : {"t", "bootstrap", "tukey"}, optional
         ``"t"`` (default): ``delta -+ t_{n-1} * sd / sqrt(n)``; ``"bootstrap"``: paired percentile bootstrap
         with ``n_resamples`` resamples; ``"tukey"`` (default with ``test="tukey"``): Tukey simultaneous interval.
-    correction : {"holm", "bonferroni", "bh", None}, default "holm"
-        Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family.
+    correction : {"auto", "holm", "bonferroni", "bh", None}, default "auto"
+        Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family. ``"auto"``: ``"holm"``,
+        except after ``test="tukey"``, whose p-values already hold simultaneously for every pair of a segment and
+        metric: there it is ``None`` (Holm on top would correct them twice). The value used is in
+        ``out.attrs["correction"]``.
     family : "all" or column name(s), default "all"
         The family the correction runs over: every comparison of the call (default), or separately per value of
         the named output columns (e.g. ``family="metric"``: one family per metric).
@@ -589,8 +606,10 @@ def result_frame(
     all_zero = (n >= 2) & (summary.ties == n)
     constant = (n >= 2) & ~all_zero & (summary.sd == 0)
     note[constant] = NOTE_CONSTANT
-    note[all_zero] = NOTE_ALL_ZERO
-    if test != "tukey":
+    if test == "tukey":  # Tukey's p-value of an identical pair is 1 (q = 0), not NaN: only the effect size is NaN
+        note[all_zero] = NOTE_ALL_ZERO_TUKEY
+    else:
+        note[all_zero] = NOTE_ALL_ZERO
         pvalue[all_zero] = np.nan
     note[n == 1] = NOTE_ONE_QUERY
     note[n == 0] = NOTE_NO_QUERY

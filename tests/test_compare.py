@@ -211,7 +211,29 @@ def test_all_pairs_tukey_hand_derivation_per_segment():
     np.testing.assert_allclose(out["p_value"], sps.studentized_range.sf(np.abs(expected_delta) / se, 3, 6), rtol=1e-9)
     np.testing.assert_allclose(out["ci_high"] - out["delta"], qcrit * se, rtol=1e-9)
     assert out["p_value"].iloc[0] == pytest.approx(sps.studentized_range.sf(3.1334, 3, 6), rel=1e-4)
-    np.testing.assert_allclose(out["p_adjusted"], multipletests(out["p_value"], method="holm")[1], rtol=1e-12)
+    # Tukey's p-values already hold for every pair of a segment and metric: no second correction by default
+    assert out.attrs["correction"] is None
+    np.testing.assert_array_equal(out["p_adjusted"], out["p_value"])
+    holm = compare(df, "P@10", by="segment", pairs="all", correction="holm")  # asked for: Holm on top
+    np.testing.assert_allclose(holm["p_adjusted"], multipletests(out["p_value"], method="holm")[1], rtol=1e-12)
+
+
+def test_all_pairs_tukey_one_segment_is_not_corrected_twice():
+    # One segment, one metric, the hand table above (A: 1 3 2 2, B: 4 5 6 5, C: 4 7 1 8, P@10 x 10):
+    # B - A = 0.3, q = 3 / sqrt(11 / 12) = 3.1334 on k = 3, df = 6; scipy's studentized range is the oracle.
+    # Holm over the 3 pairs used to be applied on top (p_adjusted = min(1, 3 * p) for the smallest p).
+    # A and D are identical on every query: q = 0, Tukey's p = P(Q >= 0) = 1 (a p-value, not NaN); only the
+    # effect size (0 / 0) is undefined, and the note says so.
+    df = _precision_table({"A": [1, 3, 2, 2], "B": [4, 5, 6, 5], "C": [4, 7, 1, 8]}, "a")
+    out = compare(df, "P@10", pairs="all")
+    p = sps.studentized_range.sf(3 / np.sqrt(11 / 12), 3, 6)
+    assert out["p_value"].iloc[0] == pytest.approx(p, rel=1e-9)
+    assert out["p_adjusted"].iloc[0] == out["p_value"].iloc[0] and out.attrs["correction"] is None
+    same = pd.concat([df, df[df["system"] == "A"].assign(system="D")])
+    out = compare(same, "P@10", pairs="all").set_index(["system", "baseline"])
+    row = out.loc[("D", "A")]
+    assert row["p_value"] == 1.0 and np.isnan(row["effect_size"])
+    assert row["note"] == "identical on every query (all differences 0): no effect size"
 
 
 def test_all_pairs_with_a_paired_test_and_baseline_first(paired):

@@ -54,7 +54,7 @@ def compare(
     test: str | None = None,
     ci: float = 0.95,
     ci_method: str | None = None,
-    correction: str | None = "holm",
+    correction: str | None = "auto",
     family: str | Sequence[str] = "all",
     pairs: str = "baseline",
     missing: str = "error",
@@ -77,7 +77,7 @@ def compare(
     sdf : pyspark.sql.DataFrame
         The long table with a system column.
     metrics, system, by, ci, correction, family, pairs, missing, columns
-        As for :func:`rankframe.compare`.
+        As for :func:`rankframe.compare` (``correction="auto"`` is Holm here: only the t-test runs).
     baseline : optional
         The system the others are compared with. Required with ``pairs="baseline"``: a Spark DataFrame has no
         "first row" to default to.
