@@ -22,6 +22,7 @@ from .errors import ParameterError, ValidationError, close_match, missing_column
 from .evaluate import evaluate
 from .names import Measure, parse
 from .stats.align import MISSING
+from .stats.randomization import call_seed, check_n_resamples
 
 TESTS = ("t", "randomization", "wilcoxon", "tukey")
 CI_METHODS = ("t", "bootstrap", "tukey")
@@ -103,8 +104,7 @@ def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     p["ci"] = float(ci)
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
-    if not _is_int(p["n_resamples"]) or p["n_resamples"] < 1:
-        raise parameter_error("compare", "n_resamples", "an int >= 1", p["n_resamples"])
+    p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
     seed = p["seed"]
     if seed is not None and not (_is_int(seed) and seed >= 0):
         raise parameter_error("compare", "seed", "None or an int >= 0", seed)
@@ -388,9 +388,11 @@ def compare(
     pairs : {"baseline", "all"}, default "baseline"
         Every system against the baseline, or every pair of systems.
     n_resamples : int, default 10000
-        Sign flips (randomization) or resamples (bootstrap).
+        Sign flips (randomization) or resamples (bootstrap); at most 10**7
+        (:data:`rankframe.stats.randomization.MAX_RESAMPLES`), checked before any work.
     seed : int, optional
-        Seed of every random draw; ``None`` draws fresh entropy, recorded in ``out.attrs["seed"]``.
+        Seed of every random draw of the call; ``None`` draws fresh entropy once, recorded in
+        ``out.attrs["seed"]``: ``seed=out.attrs["seed"]`` reproduces every p-value and interval.
     missing : {"error", "zero", "drop"}, default "error"
         A query that some systems of a segment have a value for and others have not (no row, or NaN): an
         error naming a few of them, counted as 0 for the systems that lack it (``trec_eval -c``), or dropped
@@ -516,6 +518,10 @@ def _compare_per_query(
     summary = stats.summarize(x, y, offsets)
     n_seg = len(offsets) - 1
     attrs: dict[str, Any] = {}
+    seed = None
+    if test == "randomization" or ci_method == "bootstrap":  # one seed for every random draw of the call
+        seed = call_seed(p["seed"])
+        attrs.update(n_resamples=p["n_resamples"], seed=seed)
     tukey = None
     if test == "tukey" or ci_method == "tukey":
         tukey = stats.tukey_hsd(stats.blocked_anova(values, offsets), pair_idx, ci)
@@ -523,9 +529,9 @@ def _compare_per_query(
         pvalue = stats.ttest(summary, ci).pvalue
     elif test == "randomization":
         with progress_.bar("compare: randomization test", unit="flips"):
-            res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], p["seed"])
+            res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], seed)
         pvalue = res.pvalue
-        attrs.update(n_resamples=res.n_resamples, seed=res.entropy, exact_segments=int(res.exact.sum()))
+        attrs.update(exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
         pvalue = stats.wilcoxon_test(x, y, offsets).pvalue
     else:
@@ -536,9 +542,8 @@ def _compare_per_query(
         low, high = tt.ci_low, tt.ci_high
     elif ci_method == "bootstrap":
         with progress_.bar("compare: bootstrap", unit="resamples"):
-            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], p["seed"])
+            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed)
         low, high = boot.ci_low, boot.ci_high
-        attrs.update(n_resamples=boot.n_resamples, seed=boot.entropy)
     else:
         assert tukey is not None  # ci_method == "tukey" computed it above
         low, high = tukey.ci_low.reshape(n_seg, -1), tukey.ci_high.reshape(n_seg, -1)

@@ -6,6 +6,7 @@ The oracle side pivots ``rankframe.evaluate(..., per_query=True)`` with plain pa
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -442,6 +443,9 @@ def test_system_absent_from_a_segment():
         (dict(pairs="some"), "'pairs'"),
         (dict(n_resamples=0), "'n_resamples'"),
         (dict(n_resamples=10.0), "'n_resamples'"),
+        (dict(n_resamples=10**30), r"'n_resamples' parameter of compare must be an int from 1 to 10,000,000"),
+        (dict(n_resamples=10**7 + 1, ci_method="bootstrap"), "'n_resamples'"),
+        (dict(n_resamples=True), "'n_resamples'"),
         (dict(seed=-1), "'seed'"),
         (dict(seed="x"), "'seed'"),
         (dict(family="metrics"), r"did you mean 'metric'\?"),
@@ -458,6 +462,29 @@ def test_parameter_errors(paired, kwargs, match):
     metrics = kwargs.pop("metrics", "AP")
     with pytest.raises(RankframeError, match=match):
         compare(paired, metrics, baseline="bm25", **kwargs)
+
+
+def test_n_resamples_is_checked_before_any_work(paired, monkeypatch):
+    # 10**30 used to crash the bootstrap with numpy's dimension error and run the randomization test forever
+    def no_work(*args, **kwargs):
+        raise AssertionError("evaluate ran before n_resamples was checked")
+
+    monkeypatch.setattr(sys.modules["rankframe.compare"], "evaluate", no_work)
+    for kw in (dict(test="randomization"), dict(ci_method="bootstrap")):
+        with pytest.raises(ParameterError, match="from 1 to 10,000,000"):
+            compare(paired, "AP", baseline="bm25", n_resamples=10**30, **kw)
+
+
+def test_seed_none_is_recorded_and_reproduces_every_random_result(paired):
+    # randomization test and bootstrap interval in one call, fresh entropy: attrs["seed"] must reproduce both
+    # (16 queries per segment > log2(300): random sign flips, not the exact enumeration)
+    kw = dict(baseline="bm25", by="length", test="randomization", ci_method="bootstrap", n_resamples=300)
+    fresh = compare(paired, ["AP", "nDCG@5"], **kw)
+    assert fresh.attrs["exact_segments"] == 0 and isinstance(fresh.attrs["seed"], int)
+    again = compare(paired, ["AP", "nDCG@5"], seed=fresh.attrs["seed"], **kw)
+    for col in ("p_value", "p_adjusted", "ci_low", "ci_high"):
+        np.testing.assert_array_equal(fresh[col].to_numpy(), again[col].to_numpy(), err_msg=col)
+    assert again.attrs["seed"] == fresh.attrs["seed"]
 
 
 def test_parameter_errors_are_parameter_errors(paired):

@@ -485,3 +485,31 @@ def test_align_system_absent_from_a_segment_is_not_misaligned():
 def test_pivot_rejects_repeated_cells():
     with pytest.raises(ValueError, match="more than once"):
         stats.pivot(np.array([0, 0]), np.array([0, 0]), np.array([1, 1]), np.array([0.1, 0.2]), (1, 1, 2))
+
+
+# --------------------------------------------------------------------------- bounded work, progress
+
+
+def test_n_resamples_above_the_limit_is_a_parameter_error():
+    from rankframe.errors import ParameterError
+
+    x, y = _paired_data(2)
+    for n in (10**30, randomization.MAX_RESAMPLES + 1, 0, 2.5):
+        with pytest.raises(ParameterError, match="'n_resamples' parameter of bootstrap_ci"):
+            stats.bootstrap_ci(x, y, OFFSETS, n_resamples=n, seed=0)
+        with pytest.raises(ParameterError, match="'n_resamples' parameter of sign_flip_test"):
+            stats.sign_flip_test(x, y, OFFSETS, n_resamples=n, seed=0)
+
+
+def test_resampling_loops_report_all_their_work_to_the_progress_bar():
+    from rankframe import progress
+
+    x, y = _paired_data(4)  # holes: several query sets per segment for the bootstrap
+    offsets = np.array([0, 5, 21, 60])  # segment 0: 2**5 = 32 <= 100, enumerated; the others sampled
+    with progress.bar("flips", progress=True) as bar:
+        res = stats.sign_flip_test(x, y, offsets, n_resamples=100, seed=0)
+    assert res.exact.tolist() == [True, False, False]
+    assert bar.total == bar.n == 32 + 100 + 100
+    with progress.bar("bootstrap", progress=True) as bar:
+        stats.bootstrap_ci(x, y, offsets, n_resamples=100, seed=0)
+    assert bar.n == bar.total and bar.total % 100 == 0 and bar.total >= 300

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import progress
 from ._segments import check_offsets
-from .randomization import CHUNK_ELEMENTS, seed_sequence
+from .randomization import CHUNK_ELEMENTS, check_n_resamples, seed_sequence
 
 SPAWN_KEY = (0xB007,)
 
@@ -58,8 +58,7 @@ def bootstrap_ci(
     if x.ndim == 1:
         x, y = x[:, None], y[:, None]
     offsets = check_offsets(offsets, x.shape[0])
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be an int >= 1, got {n_resamples!r}")
+    n_resamples = check_n_resamples(n_resamples, "bootstrap_ci")
     root = seed_sequence(seed)
     n_seg = offsets.size - 1
     children = np.random.SeedSequence(root.entropy, spawn_key=SPAWN_KEY).spawn(n_seg)

@@ -39,9 +39,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import progress
+from ..errors import parameter_error
 from ._segments import check_offsets, segment_sum
 
 TOLERANCE = 1e-12  # relative to sum(|d|): resamples this close to |T| count as ties
+#: the most resamples (sign flips, bootstrap resamples) a call may ask for: a p-value resolution of 1e-7, finer
+#: than any correction needs (Bonferroni over 10,000 comparisons at 0.05 is 5e-6), within minutes and memory
+MAX_RESAMPLES = 10_000_000
 CHUNK_ELEMENTS = 1 << 19  # sign-matrix elements per chunk (2 MB as float32: stays in cache)
 BLOCK = 512  # rows summed in float32 before the float64 total
 _U32 = 2.0**-24  # unit roundoff of float32
@@ -55,6 +59,32 @@ class RandomizationResult:
     exact: np.ndarray
     n_resamples: int
     entropy: int | Sequence[int] | None  # the root SeedSequence entropy: reproduces the draws
+
+
+def check_n_resamples(n_resamples: object, owner: str) -> int:
+    """``n_resamples`` as an int in ``1..MAX_RESAMPLES``, or the ParameterError that says so (before any work)."""
+    if (
+        not isinstance(n_resamples, (int, np.integer))
+        or isinstance(n_resamples, (bool, np.bool_))
+        or not 1 <= n_resamples <= MAX_RESAMPLES
+    ):
+        raise parameter_error(
+            owner,
+            "n_resamples",
+            f"an int from 1 to {MAX_RESAMPLES:,} (10**7: a p-value resolution of 1e-7, finer than any correction "
+            "needs, and a bounded run time)",
+            n_resamples,
+        )
+    return int(n_resamples)
+
+
+def call_seed(seed: int | None) -> int:
+    """The seed of a whole call: ``seed`` itself, or fresh entropy drawn once when None.
+
+    Every random method of the call (randomization test, bootstrap) derives its streams from this one number, so
+    recording it reproduces every p-value and interval of the call.
+    """
+    return int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
 
 
 def seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
@@ -151,8 +181,7 @@ def sign_flip_test(
     if x.ndim == 1:
         x, y = x[:, None], y[:, None]
     offsets = check_offsets(offsets, x.shape[0])
-    if not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be an int >= 1, got {n_resamples!r}")
+    n_resamples = check_n_resamples(n_resamples, "sign_flip_test")
     d = x - y
     n = segment_sum(~np.isnan(d), offsets)
     d = np.nan_to_num(d, nan=0.0)
