@@ -17,7 +17,7 @@ import pandas as pd
 from . import inputs, stats
 from . import progress as progress_
 from .columns import Columns
-from .display import comparison_frame
+from .display import EFFECT_SIZE, comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate
 from .names import Measure, parse
@@ -421,8 +421,9 @@ def compare(
         ``delta = mean - baseline_mean`` (the mean per-query difference), ``effect_size = delta / sd`` of the
         differences, ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
         ``note`` = why a value is NaN (None otherwise). ``out.attrs`` records ``test``, ``ci_method``, ``ci``,
-        ``correction``, ``family``, ``pairs``, ``missing`` and, for random methods, ``n_resamples`` and
-        ``seed``.
+        ``correction``, ``family``, ``pairs``, ``missing``, ``alternative`` (``"two-sided"``: every p-value is),
+        ``effect_size`` (``"d_z = delta / sd of the differences"``, Cohen's d_z) and, for random methods,
+        ``n_resamples`` and ``seed``; the caption of the displayed table says the same.
 
     Raises
     ------
@@ -658,5 +659,7 @@ def result_frame(
         pairs=p["pairs"],
         baseline=baseline,
         missing=p["missing"],
+        alternative="two-sided",
+        effect_size=EFFECT_SIZE,
     )
     return out

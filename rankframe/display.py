@@ -43,17 +43,26 @@ _TEST_WORDS = {
     "tukey": "blocked Tukey HSD",
 }
 _CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+#: what compare's ``effect_size`` column is (``out.attrs["effect_size"]``, the caption)
+EFFECT_SIZE = "d_z = delta / sd of the differences"
 
 
 def compare_caption(attrs: dict) -> str:
     """One line naming the test, the interval, the correction and its family, from ``compare(...).attrs``.
 
-    >>> compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
-    ...                  "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
-    "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
+    The p-values are two-sided and the effect size is d_z (``attrs["alternative"]``, ``attrs["effect_size"]``).
+
+    >>> text = compare_caption({"test": "t", "ci_method": "t", "ci": 0.95, "correction": "holm", "pairs": "baseline",
+    ...                         "family": "all 8 comparisons of the call", "baseline": "bm25", "missing": "error"})
+    >>> for part in text.split("; "):
+    ...     print(part)
+    two-sided paired t-test against baseline 'bm25'
+    95% t interval
+    p_adjusted: Holm over all 8 comparisons of the call
+    effect_size: d_z = delta / sd of the differences
     """
     random = f"{attrs.get('n_resamples')} resamples, seed {attrs.get('seed')}"
-    test = _TEST_WORDS[attrs["test"]]
+    test = f"{attrs.get('alternative', 'two-sided')} {_TEST_WORDS[attrs['test']]}"
     if attrs["test"] == "randomization":
         test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
     who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
@@ -72,6 +81,7 @@ def compare_caption(attrs: dict) -> str:
         key = "filled" if attrs["missing"] == "zero" else "dropped"
         done = f"{attrs.get(key, 0)} {key}"
         parts.append(f"missing values: {attrs['missing']} ({done})")
+    parts.append(f"effect_size: {attrs.get('effect_size', EFFECT_SIZE)}")
     return "; ".join(parts)
 
 

@@ -204,7 +204,7 @@ def test_several_tables_and_a_system_column_of_another_name(tmp_path, capsys):
     df.rename(columns={"system": "model"}).to_parquet(model)
     code, out, err = run_main(capsys, "compare", str(model), "--system", "model", "--baseline", "bm25", "-m", "AP")
     assert code == 0, err
-    assert out.splitlines()[0].startswith("paired t-test against baseline 'bm25'")
+    assert out.splitlines()[0].startswith("two-sided paired t-test against baseline 'bm25'")
 
 
 def test_a_table_without_judgments_and_a_qrels_file(tmp_path, capsys):
@@ -284,7 +284,8 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
     lines = out.splitlines()
     # the caption: test, interval, correction and its family (compare's attrs); 2 systems x 2 metrics x 2 lengths
     assert lines[0] == (
-        "paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons of the call"
+        "two-sided paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons "
+        "of the call; effect_size: d_z = delta / sd of the differences"
     )
     # every column but note (every note is None)
     assert (
@@ -305,8 +306,8 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == (
-        "paired randomization test (999 sign flips, seed 3) on every pair of systems; 95% t interval; "
-        "p_adjusted: Holm per metric (1 family)"
+        "two-sided paired randomization test (999 sign flips, seed 3) on every pair of systems; 95% t interval; "
+        "p_adjusted: Holm per metric (1 family); effect_size: d_z = delta / sd of the differences"
     )
     assert lines[1] == "" and lines[2].startswith("| metric | system | baseline | n | mean |")
     assert lines[3].startswith("|---|---|---|---:|---:|") and len(lines) == 4 + 3  # 3 pairs of 3 systems
@@ -417,7 +418,9 @@ def test_exit_status_1_in_a_process(tmp_path):
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert p.returncode == 1 and "Traceback" not in p.stderr
-    assert p.stderr.startswith("rankframe: worse: B < A on RR: delta ") and p.stdout.startswith("paired t-test")
+    assert p.stderr.startswith("rankframe: worse: B < A on RR: delta ") and p.stdout.startswith(
+        "two-sided paired t-test"
+    )
 
 
 # ------------------------------------------------------------------------------------------------ hostile inputs
@@ -462,7 +465,7 @@ HOSTILE = {
     "--ci 1": (lambda tmp: [str(PAIRED), "-m", "AP", "--ci", "1"], "--ci must be a level in the open interval"),
     "--n-resamples 0": (
         lambda tmp: [str(PAIRED), "-m", "AP", "--test", "randomization", "--n-resamples", "0"],
-        "The 'n_resamples' parameter of compare must be an int >= 1. Got 0 instead.",
+        "The 'n_resamples' parameter of compare must be an int from 1 to 10,000,000",
     ),
     "--family unknown": (
         lambda tmp: [str(PAIRED), "-m", "AP", "--family", "metirc"],
