@@ -19,8 +19,8 @@ from . import progress as progress_
 from .columns import Columns
 from .display import EFFECT_SIZE, comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
-from .evaluate import evaluate
-from .names import Measure, parse
+from .evaluate import evaluate, parse_metrics
+from .names import Measure
 from .stats.align import MISSING
 from .stats.randomization import call_seed, check_n_resamples
 
@@ -355,7 +355,8 @@ def compare(
         The long ranking table, any kind :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...), with a
         column naming the system of each row.
     metrics : str or list of str
-        Metric names, e.g. ``["AP@10", "nDCG@10"]``.
+        Metric names, e.g. ``["AP@10", "nDCG@10"]``, as for :func:`rankframe.evaluate` (trec_eval's
+        ``"iprec_at_recall"`` stands for its 11 levels ``IPrec@0.0`` ... ``IPrec@1.0``; each metric once).
     system : str, optional
         The system column (default: ``columns.system``, i.e. ``"system"``, what ``read_trec`` writes).
     baseline : optional
@@ -466,13 +467,8 @@ def compare(
         )
     )
     test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
-    if isinstance(metrics, (str, Measure)):
-        metrics = [metrics]
-    if not isinstance(metrics, (list, tuple)) or not metrics:
-        raise parameter_error(
-            "compare", "metrics", "a metric name such as 'nDCG@10' or a non-empty list of them", metrics
-        )
-    names = list(dict.fromkeys(str(parse(m)) for m in metrics))
+    # evaluate's rule for a list of metrics: trec_eval's iprec_at_recall is its 11 levels, each metric once
+    names = [str(m) for m in parse_metrics(metrics, "compare")]
     p["family"] = _family_columns(family, by)
     output = inputs.check_output(output, "compare")
     if inputs.kind(df) in ("path", "relation") and qrels is None:

@@ -487,6 +487,24 @@ def test_seed_none_is_recorded_and_reproduces_every_random_result(paired):
     assert again.attrs["seed"] == fresh.attrs["seed"]
 
 
+@pytest.mark.parametrize("metrics", [["iprec_at_recall"], "iprec_at_recall", ("AP", "iprec_at_recall")])
+def test_metric_families_in_a_list_are_their_levels_as_in_evaluate(paired, metrics):
+    # trec_eval's iprec_at_recall is its 11 levels IPrec@0.0 ... IPrec@1.0 in a list of metrics (evaluate's rule):
+    # compare used to answer ['iprec_at_recall'] with "give it in a list of metrics"
+    out = compare(paired, metrics, baseline="bm25", correction=None)  # p_adjusted = p_value: comparable below
+    levels = [f"IPrec@{i / 10:.1f}" for i in range(11)]
+    expected = (["AP"] if "AP" in metrics else []) + levels
+    assert list(dict.fromkeys(out["metric"])) == expected and len(out) == 2 * len(expected)
+    ref = compare(paired, ["IPrec@0.5"], baseline="bm25", correction=None)
+    cols = ["metric", "system", "n", "delta", "p_value", "p_adjusted"]
+    pd.testing.assert_frame_equal(out[out["metric"] == "IPrec@0.5"][cols].reset_index(drop=True), ref[cols])
+
+
+def test_a_metric_given_twice_is_named(paired):
+    with pytest.raises(ParameterError, match=r"asks for AP twice \(as 'AP' and 'map'\)"):
+        compare(paired, ["AP", "map"], baseline="bm25")
+
+
 def test_parameter_errors_are_parameter_errors(paired):
     with pytest.raises(ParameterError):
         compare(paired, "AP", test="z")

@@ -28,9 +28,9 @@ from ..compare import (
     result_frame,
 )
 from ..display import comparison_frame
-from ..errors import ParameterError, ValidationError, parameter_error
-from ..evaluate import as_column_list
-from ..names import Measure, parse
+from ..errors import ParameterError, ValidationError
+from ..evaluate import as_column_list, parse_metrics
+from ..names import Measure
 from ..registry import POLICY_DEFAULTS
 from ._compat import pyspark
 from .evaluate import check_grades, check_options, per_query_frame, quiet
@@ -121,13 +121,7 @@ def compare(
             "needs every per-query value at once: filter one segment and run rankframe.compare on "
             "sdf.filter(...).toPandas() (docs/spark.md)"
         )
-    if isinstance(metrics, (str, Measure)):
-        metrics = [metrics]
-    if not isinstance(metrics, (list, tuple)) or not metrics:
-        raise parameter_error(
-            "compare", "metrics", "a metric name such as 'nDCG@10' or a non-empty list of them", metrics
-        )
-    names = list(dict.fromkeys(str(parse(m)) for m in metrics))
+    names = [str(m) for m in parse_metrics(metrics, "compare")]  # rankframe.compare's (and evaluate's) rule
     p["family"] = _family_columns(family, by_list)
     measures, _, cols, policies = check_options(
         names,
