@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .columns import Columns
-from .errors import RankframeError
+from .errors import RankframeError, check_unique_names
 
 __all__ = [
     "InputFileError",
@@ -665,8 +665,10 @@ def read_long(
     the keyword arguments ``query=``, ``item=``, ``rank=``, ``relevance=``, ``score=``) and the columns
     listed in ``numeric``: those must hold finite numbers (int64 when every value is an integer, float64
     otherwise) or be empty (null). Anything else (``abc``, ``NA``, ``nan``, ``inf``, ``1e400``), a row with
-    the wrong number of cells, binary data or a file without rows raises :class:`InputFileError` naming the
-    file and the line.
+    the wrong number of cells, binary data or an empty file (not even a header) raises :class:`InputFileError`
+    naming the file and the line. A header without data lines (or a Parquet file without rows) is a table
+    without rows; a column name given twice is a :class:`~rankframe.ValidationError`, as on every input road
+    (``docs/inputs.md``). ``path`` names exactly one file: ``x[1].parquet`` is that file, never a pattern.
     """
     c = (columns or Columns()).with_(**names)
     p = Path(path)
@@ -694,19 +696,12 @@ def read_long(
     # the names exactly as pyarrow reads them (a UTF-8 byte-order mark dropped, quotes undone, spaces kept), so
     # that every column is typed as text below: a name read differently would be type-inferred ('007' -> 7)
     cols = next(csv.reader([header.decode("utf-8-sig", "replace")], delimiter=delim), [])
-    seen: set[str] = set()
-    for h in cols:
-        if h in seen:
-            raise InputFileError(
-                path, f"duplicate column name {h!r} in the header", header_line, header.decode("utf-8", "replace")
-            )
-        seen.add(h)
+    check_unique_names(cols, "ranking table")  # the rule of every road (docs/inputs.md)
     numbers = {c.rank, c.relevance, c.score, *numeric}
     # pyarrow parses the number columns itself (only an empty cell is null); when that leaves anything but
     # finite numbers, they are read again as text and checked one by one, which names the first bad cell
+    # a header without data lines is a table without rows: the empty answer on every road (docs/inputs.md)
     table = _read_csv(data, path, delim, cols, {h: _STR for h in cols if h not in numbers})
-    if table.num_rows == 0:
-        raise InputFileError(path, "empty file: a header but no data lines")
     inferred = [f.name for f in table.schema if f.type != _STR and f.name not in numbers]
     if inferred:  # never silently: the header was read differently from the way pyarrow read it
         raise InputFileError(
@@ -751,13 +746,12 @@ def _read_parquet(path: PathLike, *, empty: bool) -> pd.DataFrame:
     if empty:
         raise InputFileError(path, "empty file: 0 bytes, not a Parquet file")
     try:
+        check_unique_names(pq.read_schema(Path(path)).names, "ranking table")  # the rule of every road
         table = pq.read_table(Path(path))
     except (pa.ArrowException, OSError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise InputFileError(path, f"not a readable Parquet file ({first})") from None
-    if table.num_rows == 0:
-        raise InputFileError(path, f"empty table: no rows (columns {table.column_names})")
-    return table.to_pandas()
+    return table.to_pandas()  # no rows: an empty table, the empty answer on every road (docs/inputs.md)
 
 
 def _csv_number(col: pa.Array, name: str, data: bytes, path: PathLike) -> pa.Array:

@@ -56,6 +56,51 @@ _ONE_KIND = {
 }
 
 
+#: Python values that hold several values: never an id or a segment (one rule on every road, docs/inputs.md)
+_NESTED = (list, tuple, dict, set, frozenset, np.ndarray)
+
+
+def nested_failure(column: str, found: str, count: int = 0, examples: pd.DataFrame | None = None) -> dict:
+    """The failure of an id or segment column holding nested values (lists, dicts, structs, arrays, maps).
+
+    One wording for every road: the pandas check below, the DuckDB source's column types, Spark's schema.
+    """
+    return {
+        "column": column,
+        "rule": f"{column} holds nested values ({found}), which are not allowed: ids and segments must be "
+        "atomic values (string, number, date, ...)",
+        "count": count,
+        "examples": examples,
+    }
+
+
+def nested_failures(df: pd.DataFrame, names: Sequence[str]) -> list[dict]:
+    """:func:`nested_failure` for each column of ``names`` that holds a nested value.
+
+    Only object and Arrow columns are looked at: the values of a column of one atomic kind are not visited.
+    """
+    failures = []
+    for name in dict.fromkeys(names):
+        col = df[name]
+        dtype = col.dtype
+        if isinstance(dtype, pd.ArrowDtype):
+            import pyarrow as pa
+
+            t = dtype.pyarrow_dtype
+            if pa.types.is_nested(t):
+                failures.append(nested_failure(name, str(t), len(col), df.iloc[:5]))
+            continue
+        if _id_kind(col) != "mixed":
+            continue  # one atomic kind ("string", "integer", ...) or a typed column: nothing nested
+        values = col.cat.categories.to_series() if isinstance(dtype, pd.CategoricalDtype) else col
+        bad = values.map(lambda v: isinstance(v, _NESTED)).to_numpy(dtype=bool)
+        if bad.any():
+            found = type(values[bad].iloc[0]).__name__
+            rows = df.iloc[np.flatnonzero(bad)[:5]] if values is col else df.iloc[:0]
+            failures.append(nested_failure(name, found, int(bad.sum()), rows))
+    return failures
+
+
 def _id_kind(s: pd.Series) -> str:
     values = s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else s
     if values.dtype != object:
@@ -313,11 +358,11 @@ def validate(
     ...     print(len(e.failures))
     2
     """
-    c = columns or Columns()
-    if not isinstance(df, pd.DataFrame):  # any table kind, read as the engines read it (rankframe.inputs)
-        from .inputs import to_pandas
+    from .inputs import numbers_as_float, to_pandas
 
-        df = to_pandas(df, owner="validate", name="df", columns=c)
+    c = columns or Columns()
+    # any table kind, read as the engines read it (rankframe.inputs), decimals as floats
+    df = numbers_as_float(to_pandas(df, owner="validate", name="df", columns=c), c)
     present = list(df.columns)
     check_unique_names(present, table)
     order_col = ranking_column(present, c) if ranked else None
@@ -336,6 +381,9 @@ def validate(
                 }
             )
         raise ValidationError(failures, table=table)
+    nested = nested_failures(df, [c.query, c.item, *by])
+    if nested:  # lists or dicts as ids: the other rules (grouping, uniqueness) would only give false messages
+        raise ValidationError(nested, table=table)
     order = None if order_col is None else "rank" if order_col == c.rank else "score"
     with keys.shared():  # the fast proof and the checks share the engine's codes and orders (one call's memo)
         if _proven_valid(df, c, by, order, allow_duplicates, require_relevance):

@@ -12,7 +12,10 @@ pandas. A fresh in-memory database per call carries the settings (``memory_limit
 from __future__ import annotations
 
 import atexit
+import csv as csv_module
+import gzip
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -28,8 +31,9 @@ import pandas as pd
 
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..errors import ParameterError, ValidationError, missing_columns_error
+from ..errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
 from ..names import Measure
+from ..schema import nested_failure
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
@@ -39,7 +43,12 @@ CSV_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
 #: DuckDB's memory limit when none is given: with DuckDB's own overhead the whole process stays under ~2 GB
 DEFAULT_MEMORY_LIMIT = "1GB"
 _SRC = "rf__src"
-_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", '"NULL"', "NULL")
+_NUMBER_TYPES = (
+    *("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT"),
+    *("UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"),
+    *("FLOAT", "DOUBLE", '"NULL"', "NULL"),
+)
+_FLOAT_TYPES = ("FLOAT", "DOUBLE")
 
 
 @dataclass(frozen=True)
@@ -119,11 +128,45 @@ def _close_databases() -> None:
         _DATABASES.clear()
 
 
+def literal_path(path: str | os.PathLike) -> str:
+    """A path DuckDB reads as exactly that one file: absolute, each glob character ``*``, ``?``, ``[`` as a class.
+
+    DuckDB's readers take a path as a glob pattern (``x[1].parquet`` reads ``x1.parquet``, ``w*.parquet`` every
+    match, ``~`` is the home folder); ``[*]``, ``[?]`` and ``[[]`` match only the character itself.
+    """
+    return re.sub(r"([*?\[])", r"[\1]", os.path.abspath(path))
+
+
+def _header_names(path: Path, delim: str) -> list[str]:
+    """The names of a CSV file's header line, as written (DuckDB renames a repeated name ``a`` to ``a_1``)."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            return next(csv_module.reader(f, delimiter=delim), [])
+    except (OSError, UnicodeDecodeError, EOFError, csv_module.Error):
+        return []  # DuckDB's reader names what is wrong with the file
+
+
+def _parquet_names(path: Path) -> list[str]:
+    """The column names a Parquet file declares, as written (DuckDB renames a repeated name ``a`` to ``a_1``)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return list(pq.read_schema(path).names)
+    except Exception:  # noqa: BLE001 - DuckDB's reader names what is wrong with the file
+        return []
+
+
 def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
-    """Make the relation ``rf__raw`` over the source; return (a label for messages, its SQL)."""
+    """Make the relation ``rf__raw`` over the source; return (a label for messages, its SQL).
+
+    A path names exactly one file (never a glob pattern, :func:`literal_path`); column names must be unique
+    (:func:`~rankframe.errors.check_unique_names`, the rule of every other input road).
+    """
     from ..io import InputFileError
 
     if type(source).__name__ == "DuckDBPyRelation":
+        check_unique_names(list(source.columns), "ranking table")
         # another connection's relation: stream its rows once (Arrow batches) into a temporary table of ours,
         # which DuckDB spills to disk under the memory limit
         con.register("rf__reader", source.to_arrow_reader(100_000))
@@ -141,11 +184,13 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
     if name.endswith(PARQUET_SUFFIXES) or head == b"PAR1":
         if not head:
             raise InputFileError(str(source), "empty file: 0 bytes, not a Parquet file")
-        reader = f"read_parquet({_text(str(path))})"
+        check_unique_names(_parquet_names(path), "ranking table")
+        reader = f"read_parquet({_text(literal_path(path))})"
     elif name.endswith(CSV_SUFFIXES):
         delim = "\t" if name.removesuffix(".gz").endswith(".tsv") else ","
+        check_unique_names(_header_names(path, delim), "ranking table")
         # ids and segments as text (as rankframe.io.read_long: '007' stays '007'); numbers are cast in the view
-        reader = f"read_csv({_text(str(path))}, header = true, delim = {_text(delim)}, all_varchar = true)"
+        reader = f"read_csv({_text(literal_path(path))}, header = true, delim = {_text(delim)}, all_varchar = true)"
     else:
         raise InputFileError(str(source), "not a long table: give a .parquet, .csv or .tsv file")
     try:
@@ -159,6 +204,11 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
 
 def _describe(con: duckdb.DuckDBPyConnection, rel: str) -> dict[str, str]:
     return dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {rel})").fetchall())
+
+
+def _nested(type_name: str) -> bool:
+    """A DuckDB type holding several values: a list or array (``INTEGER[]``), STRUCT, MAP or UNION."""
+    return type_name.endswith("]") or type_name.startswith(("STRUCT", "MAP", "UNION"))
 
 
 def _numeric(type_name: str) -> bool:
@@ -193,16 +243,32 @@ def prepare_view(
         raise ValidationError(err.failures)
     order_col = columns.rank if order == "rank" else columns.score
 
+    ids = dict.fromkeys([columns.query, columns.item, *by])
+    nested = [nested_failure(c, types[c]) for c in ids if _nested(types[c])]
+    if nested:
+        raise ValidationError(nested)
+
+    def value(col: str) -> str:
+        # the rules of every road (docs/inputs.md): a float NaN is null, a DECIMAL is read as a float
+        if types[col] in _FLOAT_TYPES:
+            # not nullif(x, 'nan') nor isnan(x): a Parquet file's statistics leave NaN out of min/max, and DuckDB
+            # (2.0) then folds those tests to false; isfinite is not folded (a NaN is neither finite nor inf)
+            q = _quote(col)
+            return f"CASE WHEN isfinite({q}) OR isinf({q}) THEN {q} END"
+        return _quote(col)
+
     def number(col: str) -> str:
         # CSV cells are text: empty = null, anything else must parse (a bad cell is a validation failure)
-        return f"TRY_CAST(nullif(trim({_quote(col)}), '') AS DOUBLE)" if csv else _quote(col)
+        if csv:
+            return f"TRY_CAST(nullif(trim({_quote(col)}), '') AS DOUBLE)"
+        return f"CAST({_quote(col)} AS DOUBLE)" if types[col].startswith("DECIMAL") else value(col)
 
     parts = [
-        f"{_quote(columns.query)} AS query",
-        f"{_quote(columns.item)} AS item",
+        f"{value(columns.query)} AS query",
+        f"{value(columns.item)} AS item",
         f"{number(order_col)} AS {order}",
         f"{number(columns.relevance)} AS relevance",
-        *(f"{_quote(b)} AS rf_s{i}" for i, b in enumerate(by)),
+        *(f"{value(b)} AS rf_s{i}" for i, b in enumerate(by)),
     ]
     if csv:  # the text itself, for the rule "must be numeric"
         parts += [f"{_quote(order_col)} AS rf_ord_txt", f"{_quote(columns.relevance)} AS rf_rel_txt"]
