@@ -725,7 +725,8 @@ def _read_csv(data: bytes, path: PathLike, delim: str, cols: list[str], types: d
         return pcsv.read_csv(
             pa.py_buffer(data),
             parse_options=pcsv.ParseOptions(delimiter=delim),
-            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, null_values=[""]),
+            # an empty cell is null in every column, text too (a null id, as DuckDB's CSV road and pandas read it)
+            convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=True, null_values=[""]),
         )
     except pa.ArrowException as e:
         raise _csv_error(data, path, delim, len(cols), e) from None

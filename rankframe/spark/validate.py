@@ -14,6 +14,7 @@ from typing import Any
 
 from ..columns import Columns
 from ..errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
+from ..schema import nested_failure
 from ._compat import is_spark_frame, pyspark
 
 EXAMPLES = 5
@@ -118,13 +119,15 @@ def validate(
     unit = [*by, c.query]
     failures: list[dict] = []
     rules: list[tuple[str, str, Any]] = []  # (column, rule, condition marking offending rows)
-    for name in [c.query, c.item, *by]:
-        if not _atomic(types[name]):
+    for name in dict.fromkeys([c.query, c.item, *by]):
+        found = types[name].simpleString()
+        if not _atomic(types[name]) and found != "binary":
+            failures.append(nested_failure(name, found))  # the wording of every road
+        elif not _atomic(types[name]):
             failures.append(
                 {
                     "column": name,
-                    "rule": f"{name} ids must be atomic values (string, number, date, ...), not "
-                    f"{types[name].simpleString()}",
+                    "rule": f"{name} ids must be atomic values (string, number, date, ...), not binary",
                     "count": 0,
                 }
             )
