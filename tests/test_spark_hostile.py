@@ -73,7 +73,7 @@ def test_wrong_types_are_schema_errors_without_a_job(spark):
     assert "rank must be numeric (null = judged but not retrieved); found boolean" in text
     nested = to_spark(spark, good()).selectExpr("array(query) AS query", "item", "rank", "relevance")
     with pytest.raises(
-        rankframe.ValidationError, match="query holds nested values \\(array<bigint>\\), which are not allowed"
+        rankframe.ValidationError, match="query holds nested values \\(array<string>\\), which are not allowed"
     ):
         rs.evaluate(nested, "AP")
 
