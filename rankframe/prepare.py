@@ -122,13 +122,16 @@ class Prepared:
         return self.memo(("cut", k), make)
 
     def judged_only(self) -> Prepared:
-        """The same units with the unjudged (null-grade) items removed from each ranked list (trec_eval -J).
+        """The same units with the unjudged items removed from each ranked list (trec_eval -J).
 
-        The items below an unjudged one move up; the judgments, and so |R| and the ideal lists, stay as they are.
+        Unjudged here means a null **or negative** grade: trec_eval -J keeps the retrieved items whose qrels
+        label is >= 0 and reads a negative label as "in the pool but not judged" (``form_res_rels.c``), and
+        ir_measures' ``judged_only=`` follows it. The items below a removed one move up; the judgments, and so
+        |R| and the ideal lists, stay as they are.
         """
 
         def make() -> Prepared:
-            keep = ~np.isnan(self.grade)
+            keep = self.at_least(0.0)  # grade >= 0: never a null or negative grade
             group = self.group[keep]
             offsets = keys.offsets_from_counts(np.bincount(group, minlength=self.n))
             pos = keys.positions_in_lists(offsets)

@@ -70,7 +70,7 @@ CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := '
 -- sum it with the aggregate: DCG = rf_agg_dcg(rf_pos, tie_gain, k := k, log_base := b) (the linear gain of a gain
 -- is itself), nDCG = that / rf_agg_idcg(rf_pos, rf_g, k := k, ...) (the ideal does not depend on ties). A group
 -- straddling k gives its mean gain to each of its positions <= k (scikit-learn _tie_averaged_dcg). With
--- judged_only, partition by row(query, rf_g IS NULL) so that the unjudged rows leave the groups.
+-- judged_only, partition by row(query, NOT rf__judged_kept(rf_g)) so that the rows it removes leave the groups.
 CREATE OR REPLACE MACRO rf__tie_gain(part, score, grade, rel, gain, gains) AS
     avg(rf__gain_m(grade, rel, gain, gains)) OVER (PARTITION BY part, score);
 

@@ -100,8 +100,8 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
 -- aggregates rf__agg_<name>).
 -- judged_only (the metrics that declare it: P R AP RR Success nDCG Rprec) reads rf__jp, the position among the judged
 -- retrieved rows; ties := 'average' (DCG, nDCG; with order_by := 'score' only: ranks never tie) reads rf__tg /
--- rf__tgj, the mean gain of the row's tie group (sql/dcg.sql rf__tie_gain; rf__tgj leaves the unjudged rows out of
--- the groups under judged_only). Their windows are in a UNION ALL branch of their own, pruned by its constant
+-- rf__tgj, the mean gain of the row's tie group (sql/dcg.sql rf__tie_gain; rf__tgj leaves the rows judged_only removes
+-- out of the groups: rf__judged_kept). Their windows are in a UNION ALL branch of their own, pruned by its constant
 -- condition when neither option is on (as rf__prepare's branches): with the defaults they cost nothing.
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
@@ -160,13 +160,11 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                 WHERE NOT coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)
                 UNION ALL BY NAME
                 SELECT w.*,
-                       CASE WHEN judged_only AND w.rf_pos IS NOT NULL AND w.rf_g IS NOT NULL
-                            THEN count(w.rf_g) OVER (PARTITION BY w.rf__part ORDER BY w.rf_pos
-                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+                       CASE WHEN judged_only THEN rf__judged_pos(w.rf__part, w.rf_pos, w.rf_g)
                             WHEN NOT judged_only THEN w.rf_pos END AS rf__jp,
                        rf__tie_gain(w.rf__part, w.rf__score, w.rf_g, graded_rel, gain, gains) AS rf__tg,
-                       rf__tie_gain(row(w.rf__part, judged_only AND w.rf_g IS NULL), w.rf__score, w.rf_g, graded_rel,
-                                    gain, gains) AS rf__tgj
+                       rf__tie_gain(row(w.rf__part, judged_only AND NOT rf__judged_kept(w.rf_g)), w.rf__score, w.rf_g,
+                                    graded_rel, gain, gains) AS rf__tgj
                 FROM w
                 WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS x
     GROUP BY ALL;

@@ -162,12 +162,22 @@ CREATE OR REPLACE MACRO rf__hitpos(grades, k, rel) AS
                                lambda x, i: CASE WHEN x >= rel THEN i END),
                 lambda i: i IS NOT NULL);
 
--- judged_only := true (trec_eval -J, ir_measures judged_only=): the list without its unjudged (NULL) entries
+-- judged_only := true (trec_eval -J, ir_measures judged_only=): a retrieved row stays in the list when its grade is
+-- >= 0; a NULL grade (unjudged) and a negative one (trec_eval: "in the pool but not judged") leave it, and the rows
+-- below move up. The one statement of the rule: the list macros, rf__per_query_raw and the DuckDB engine call it.
+CREATE OR REPLACE MACRO rf__judged_kept(g) AS coalesce(g >= 0, false);
+
+-- the list without the entries judged_only removes
 CREATE OR REPLACE MACRO rf__judged_list(grades, judged_only) AS
-    CASE WHEN rf__as_bool(judged_only) THEN list_filter(grades, lambda x: x IS NOT NULL) ELSE grades END;
--- (the aggregates rf_agg_<name> take no judged_only: give them the positions among the judged retrieved rows, e.g.
--- CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY query ORDER BY rf_pos) END,
--- as the DuckDB engine does)
+    CASE WHEN rf__as_bool(judged_only) THEN list_filter(grades, lambda x: rf__judged_kept(x)) ELSE grades END;
+
+-- the aggregates rf_agg_<name> take no judged_only: give them this position instead of rf_pos, the position of a
+-- retrieved row among the kept rows of its unit `part` (NULL for the others, which the aggregates then do not see
+-- as retrieved). A window: rf_agg_ap(rf__judged_pos(query, rf_pos, rf_g), rf_g) in a subquery's column.
+CREATE OR REPLACE MACRO rf__judged_pos(part, pos, grade) AS
+    CASE WHEN pos IS NOT NULL AND rf__judged_kept(grade)
+         THEN count(CASE WHEN rf__judged_kept(grade) THEN 1 END)
+                  OVER (PARTITION BY part ORDER BY pos NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) END;
 
 -- ------------------------------------------------------------------------------- hits in the top k as bits
 -- Speed (issue 10, docs/decisions/0010-sql-big-inputs.md "Speed"): on a large table grouped by query, each

@@ -158,8 +158,8 @@ def _recall(qd, k, rel, denominator="relevant"):
 
 def metric_value(name: str, kw: dict, qd: QueryData) -> float:
     """The formula of docs/metrics.md for one query (no query-set policy applied)."""
-    if kw.get("judged_only"):  # trec_eval -J: the unjudged items leave the list, the ones below move up
-        keep = [i for i, g in enumerate(qd.ranked) if g is not None]
+    if kw.get("judged_only"):  # trec_eval -J: the unjudged items (null or negative grade) leave the list, the ones
+        keep = [i for i, g in enumerate(qd.ranked) if g is not None and g >= 0]  # below move up
         scores = None if qd.scores is None else [qd.scores[i] for i in keep]
         qd = QueryData(ranked=[qd.ranked[i] for i in keep], judged=qd.judged, scores=scores)
     k = kw.get("k")

@@ -126,8 +126,8 @@ def _tied(measures: Sequence[Measure], order_by: str, keys: str) -> tuple[list[s
     """The tie-averaged gain columns of DCG/nDCG with ``ties="average"`` and the aggregate of each such measure.
 
     One window ``rf__tie_gain`` (``sql/dcg.sql``) per (rel, gain, gains, judged_only): the mean gain of the rows of
-    the unit with the same score (with judged_only, of the judged ones). Ranks never tie: ordered by rank, the
-    measures keep their plain aggregate.
+    the unit with the same score (with judged_only, of the rows it keeps: ``rf__judged_kept``). Ranks never tie:
+    ordered by rank, the measures keep their plain aggregate.
     """
     cols: dict[str, str] = {}
     aggregates: dict[int, str] = {}
@@ -138,7 +138,7 @@ def _tied(measures: Sequence[Measure], order_by: str, keys: str) -> tuple[list[s
         if kw.get("ties") != "average":
             continue
         judged = bool(kw.get("judged_only"))
-        part = f"row({keys}, rf_g IS NULL)" if judged else (f"row({keys})" if "," in keys else keys)
+        part = f"row({keys}, NOT rf__judged_kept(rf_g))" if judged else (f"row({keys})" if "," in keys else keys)
         args = ", ".join(_literal(kw[n]) for n in ("rel", "gain", "gains"))
         expr = f"rf__tie_gain({part}, score, rf_g, {args})"
         name = next((n for n, e in cols.items() if e == expr), f"rf__tg{len(cols)}")  # one window per expression
@@ -167,7 +167,8 @@ def build_sql(
     metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
     """
     keys = ", ".join([*segments, "query"])
-    windows, aggregates = _windows(measures, "query" if not segments else f"row({keys})")
+    part = "query" if not segments else f"row({keys})"
+    windows, aggregates = _windows(measures, part)
     tie_windows, tie_aggregates = _tied(measures, order_by, keys)
     aggregates.update(tie_aggregates)
     values = ",\n  ".join(
@@ -188,13 +189,10 @@ def build_sql(
         f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
     )
     if any(m.kw.get("judged_only") for m in measures):
-        # judged_only=True (trec_eval -J): the position among the judged retrieved rows of the unit (NULL for the
-        # unjudged ones, which the measure then does not see as retrieved); n_ret and the policies keep rf_pos
-        windows = [
-            *windows,
-            f"CASE WHEN rf_pos IS NOT NULL AND rf_g IS NOT NULL THEN count(rf_g) OVER (PARTITION BY {keys} "
-            "ORDER BY rf_pos ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) END AS rf_jpos",
-        ]
+        # judged_only=True (trec_eval -J): the position among the kept retrieved rows of the unit (sql/prepare.sql
+        # rf__judged_pos: NULL for a null or negative grade, which the measure then does not see as retrieved);
+        # n_ret and the policies keep rf_pos
+        windows = [*windows, f"rf__judged_pos({part}, rf_pos, rf_g) AS rf_jpos"]
     if windows:
         rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
     if tie_windows:

@@ -34,19 +34,28 @@ def compute(prep, *, k, rel, gain, ideal, log_base, gains):
     return idcg(prep, k, rel, gain, ideal, log_base, gains), None
 
 
-def _ideal_source(prep, ideal):
-    """(unit code, grade) of the rows an ideal list is made of: the judged rows, or the retrieved ones."""
-    if ideal == "judged":
-        return prep.judged_group, prep.judged_grade
-    return prep.group, prep.grade
+def _ideal_values(prep, gains_of, ideal):
+    """(unit code, gains_of(grade)) of the rows an ideal list is made of: every judged row, or the retrieved ones.
+
+    The judged rows of grade 0 are kept as counts (``prep.n_judged_zero``, they are most rows) and join the list
+    only when their value is positive (a gain map such as ``gains={0: 1}``): the ideal list holds every judged row
+    whose *gain* is positive, whatever its grade (the SQL macros and trec_eval on the mapped grades agree).
+    """
+    if ideal != "judged":
+        return prep.group, gains_of(prep.grade)
+    group, values = prep.judged_group, gains_of(prep.judged_grade)
+    zero = float(gains_of(np.zeros(1))[0])
+    if zero > 0:
+        group = np.concatenate([group, np.repeat(np.arange(prep.n, dtype=group.dtype), prep.n_judged_zero)])
+        values = np.concatenate([values, np.full(int(prep.n_judged_zero.sum()), zero)])
+    return group, values
 
 
 def ideal_lists(prep, gains_of, ideal, key):
     """(unit, value, position) of each unit's ideal list of ``gains_of(grades)``, best first (memoised by key)."""
 
     def make():
-        group, grades = _ideal_source(prep, ideal)
-        return sorted_desc_in_unit(group, gains_of(grades), prep.n)
+        return sorted_desc_in_unit(*_ideal_values(prep, gains_of, ideal), prep.n)
 
     return prep.memo(("ideal", ideal, *key), make)
 
@@ -59,8 +68,7 @@ def ideal_counts(prep, gains_of, ideal, key):
     """
 
     def make():
-        group, grades = _ideal_source(prep, ideal)
-        g, _, codes, distinct = positive_value_codes(group, gains_of(grades))
+        g, _, codes, distinct = positive_value_codes(*_ideal_values(prep, gains_of, ideal))
         counts = unit_value_counts(g, codes, prep.n, len(distinct))
         return None if counts is None else (distinct, counts)
 
