@@ -194,7 +194,7 @@ def report(
     for other in systems[1:]:
         parts.append(
             _figure(
-                lambda ax, s=other: differences(per, first, system=s, baseline=baseline, ax=ax),
+                lambda ax, s=other: differences(per, first, system=s, baseline=baseline, ax=ax, columns=columns),
                 f"per-query differences of {first}, {_text(other)} against {_text(baseline)}",
                 f"{first} per query: {_text(other)} − {_text(baseline)}, sorted; green: {_text(other)} better.",
             )
