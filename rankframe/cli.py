@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import progress as progress_mod
 from .columns import Columns
-from .display import compare_caption
+from .display import compare_caption, markdown_table
 from .errors import RankframeError, ValidationError
 from .io import InputFileError
 
@@ -769,23 +769,12 @@ def _formatters(frame: pd.DataFrame, special: dict | None = None) -> dict:
     return fmts
 
 
-def _markdown(frame: pd.DataFrame, special: dict | None = None) -> str:
-    fmts = _formatters(frame, special)
-    head = [str(c) for c in frame.columns]
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame]
-    rows = [
-        [fmts.get(c, str)(v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False, name=None)
-    ]
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
-
-
-def _table(frame: pd.DataFrame, fmt: str, special: dict | None = None) -> str:
-    """A frame as an aligned text table (``table``) or a Markdown table, numbers rounded."""
+def _table(frame: pd.DataFrame, fmt: str, special: dict | None = None, caption: str | None = None) -> str:
+    """A frame as an aligned text table (``table``) or a Markdown table (``display``'s writer), numbers rounded."""
     if fmt == "markdown":
-        return _markdown(frame, special)
-    return frame.to_string(index=False, formatters=_formatters(frame, special))
+        return markdown_table(frame, _formatters(frame, special), [caption] if caption else [])
+    text = frame.to_string(index=False, formatters=_formatters(frame, special))
+    return text if caption is None else caption + "\n" + text
 
 
 def _records(frame: pd.DataFrame, fmt: str, *, exact: bool = False) -> str:
@@ -833,7 +822,7 @@ def _render(
             f"value: the mean over n queries; [ci_low, ci_high]: its {ci * 100:.6g}% t interval "
             "(std_err = sd / sqrt(n))"
         )
-        return caption + "\n" + ("\n" if fmt == "markdown" else "") + _table(result.reset_index(drop=True), fmt)
+        return _table(result.reset_index(drop=True), fmt, caption=caption)
     return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
 
 
@@ -843,8 +832,7 @@ def _render_compare(out: pd.DataFrame, fmt: str) -> str:
         return _records(out, fmt, exact=True)
     shown = out if out["note"].notna().any() else out.drop(columns="note")
     caption = compare_caption(out.attrs)
-    table = _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p})
-    return caption + "\n" + ("\n" if fmt == "markdown" else "") + table
+    return _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p}, caption=caption)
 
 
 # ----------------------------------------------------------------------------------------------------------

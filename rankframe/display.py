@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -352,25 +353,78 @@ def _html(m: Model) -> str:
     return "\n".join(out)
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+#: Markdown: characters escaped wherever they stand (``$`` too: GitHub reads ``$...$`` as math)
+_MD_ALWAYS = set("\\`*~|$")
+#: Markdown: characters written as HTML entities (a name such as ``<b>`` would otherwise vanish as a tag)
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_TOKEN = re.compile(r"_+|\r\n|[\r\n]|[\]&<>\\`*~|$]")
+
+
+def md_escape(text: str) -> str:
+    r"""Text written so that a Markdown (CommonMark / GitHub) renderer shows it as given, inside a table cell or not.
+
+    ``\ ` * ~ | $`` get a backslash; ``&``, ``<``, ``>`` become entities; a newline becomes ``<br>``; ``_`` gets a
+    backslash unless it stands between two letters or digits (``p_value`` stays readable: CommonMark never reads
+    such an underscore as emphasis); ``]`` gets one before ``(`` or ``[`` (no link or image can form).
+
+    >>> print(md_escape("a|b <i>x</i> _y_ p_value $\\foo$ [t](u)"))
+    a\|b &lt;i&gt;x&lt;/i&gt; \_y\_ p_value \$\\foo\$ [t\](u)
+    """
+
+    def one(m: re.Match) -> str:
+        tok = m.group()
+        if tok[0] == "_":
+            start, end = m.span()
+            inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+            return tok if inside else "\\_" * len(tok)
+        if tok in ("\r\n", "\r", "\n"):
+            return "<br>"
+        if tok in _MD_ENTITIES:
+            return _MD_ENTITIES[tok]
+        if tok == "]":
+            return "\\]" if text[m.end() : m.end() + 1] in ("(", "[") else "]"
+        return "\\" + tok
+
+    return _MD_TOKEN.sub(one, text)
 
 
 def _markdown(m: Model) -> str:
+    """The one Markdown writer: ``to_markdown``, ``Table`` and the command's ``--format markdown``."""
+
     def cell(c: Cell) -> str:
-        text = _md_escape(c.text)
+        text = md_escape(c.text)
         if c.bold and text:
             text = f"**{text}**"
-        return text + _md_escape(c.stars)
+        return text + md_escape(c.stars)
 
-    lines = [f"{_md_escape(c)}  " for c in m.caption]
+    lines = [f"{md_escape(c)}  " for c in m.caption]
     if lines:
         lines[-1] = lines[-1].rstrip()
         lines.append("")
-    lines.append("| " + " | ".join(_md_escape(h) for h in m.header) + " |")
+    lines.append("| " + " | ".join(md_escape(h) for h in m.header) + " |")
     lines.append("|" + "|".join("---:" if n else "---" for n in m.numeric) + "|")
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in m.rows]
     return "\n".join(lines)
+
+
+def markdown_table(
+    frame: pd.DataFrame, formatters: dict[Any, Callable[[Any], str]] | None = None, caption: Sequence[str] = ()
+) -> str:
+    """Any frame as a Markdown table under its caption lines, escaped as :func:`to_markdown` (the command's output).
+
+    ``formatters`` maps a column to the function writing its cells (default ``str``); numeric columns are
+    right-aligned.
+    """
+    formatters = formatters or {}
+    numeric = [
+        bool(pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))
+        for c in frame.columns
+    ]
+    out = Model([str(c) for c in frame.columns], numeric, caption=list(caption))
+    writers = [formatters.get(c, str) for c in frame.columns]
+    for values in frame.itertuples(index=False, name=None):
+        out.rows.append([Cell(w(v), numeric=n) for w, v, n in zip(writers, values, numeric)])
+    return _markdown(out)
 
 
 _LATEX_SPECIAL = {
@@ -384,16 +438,27 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # <, > and | are not specials, but the default OT1 font encoding prints them as ¡, ¿ and an em dash
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "\r": " ",  # a blank line would end the cell's paragraph (an error inside a tabular)
+    "\n": " ",
 }
 
 
-def _tex(text: str) -> str:
+def tex_escape(text: str) -> str:
+    r"""Text for LaTeX (no package beyond booktabs needed, any font encoding): specials and ``<>|`` as commands.
+
+    >>> print(tex_escape("R&D_1 <50%> a|b"))
+    R\&D\_1 \textless{}50\%\textgreater{} a\textbar{}b
+    """
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def _latex(m: Model) -> str:
     def cell(c: Cell) -> str:
-        text = _tex(c.text)
+        text = tex_escape(c.text)
         if c.bold and text:
             text = rf"\textbf{{{text}}}"
         return text + (rf"$^{{{c.stars}}}$" if c.stars else "")
@@ -401,8 +466,13 @@ def _latex(m: Model) -> str:
     spec = "".join("r" if n else "l" for n in m.numeric)
     lines = [r"\begin{table}", r"\centering"]
     if m.caption:
-        lines.append(r"\caption{" + _tex(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
-    lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(_tex(h) for h in m.header) + r" \\", r"\midrule"]
+        lines.append(r"\caption{" + tex_escape(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
+    lines += [
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(tex_escape(h) for h in m.header) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join(cell(c) for c in row) + r" \\" for row in m.rows]
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines)
