@@ -552,12 +552,60 @@ def table(frame: pd.DataFrame, *, digits: int = 4) -> Table:
     return Table(frame, digits)
 
 
+#: the columns the plain text of a comparison shows, after the segment columns (the others are named below it)
+TEXT_COLUMNS = (
+    "metric",
+    "system",
+    "baseline",
+    "n",
+    "mean",
+    "baseline_mean",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+)
+
+
+def comparison_text(frame: pd.DataFrame) -> str:
+    """The plain text of a comparison (what ``repr``/``print`` show at a prompt): the columns that matter.
+
+    The caption (test, interval, correction), then the segment columns and :data:`TEXT_COLUMNS` with 4 decimals,
+    whatever ``display.width`` (columns that do not fit wrap below, none is hidden behind ``...``), then the
+    size and the names of the other columns (effect size, W/T/L, note). ``display.max_rows`` applies.
+    """
+    if kind(frame) != "comparison":
+        raise ParameterError("comparison_text takes the frame rankframe.compare returns")
+    cols = list(frame.columns)
+    segs = cols[: [str(c) for c in cols].index("metric")]
+    shown = [*segs, *(c for c in cols if str(c) in TEXT_COLUMNS)]
+    rest = [str(c) for c in cols if c not in shown]
+    with pd.option_context("display.precision", 4):
+        text = pd.DataFrame(frame)[shown].to_string(
+            max_rows=pd.get_option("display.max_rows"),
+            min_rows=pd.get_option("display.min_rows"),
+            line_width=pd.get_option("display.width"),
+        )
+    lines = []
+    try:
+        lines.append(compare_caption(frame.attrs))
+    except (KeyError, TypeError):
+        pass  # read back from a file: no attrs
+    lines.append(text)
+    size = f"[{len(frame)} rows x {len(cols)} columns"
+    lines.append(size + (f"; also {', '.join(rest)}]" if rest else "]"))
+    return "\n".join(lines)
+
+
 class ComparisonFrame(pd.DataFrame):
     """What :func:`rankframe.compare` returns: a DataFrame that Jupyter shows as a styled comparison table.
 
     Nothing else differs from a DataFrame: every operation (``.loc``, ``sort_values``, ``merge``, ``copy``)
-    returns a plain DataFrame, ``==``/``equals``/``assert_frame_equal`` compare it with plain frames, and
-    ``print`` shows the usual text. ``rankframe.display.to_markdown(out)`` / ``to_latex(out)`` export it.
+    returns a plain DataFrame and ``==``/``equals``/``assert_frame_equal`` compare it with plain frames. At a
+    prompt, ``repr``/``print`` show :func:`comparison_text`: the caption, the columns that matter (``delta``, the
+    interval, the p-values) never hidden behind ``...``, and the names of the others; ``out.to_string()`` is
+    pandas' text of every column. ``rankframe.display.to_markdown(out)`` / ``to_latex(out)`` export it.
     """
 
     @property
@@ -569,6 +617,12 @@ class ComparisonFrame(pd.DataFrame):
             return to_html(self)
         except (ParameterError, KeyError, TypeError, ValueError):  # columns dropped in place: the plain table
             return pd.DataFrame(self)._repr_html_()
+
+    def __repr__(self) -> str:
+        try:
+            return comparison_text(self)
+        except (ParameterError, KeyError, TypeError, ValueError):  # columns dropped in place: the plain text
+            return repr(pd.DataFrame(self))
 
 
 def comparison_frame(frame: pd.DataFrame) -> ComparisonFrame:

@@ -281,3 +281,28 @@ def test_marker_thresholds_on_crafted_p_values(out):
     assert [line.split(" | ")[7].count("\\*") for line in md_rows] == [len(w) for w in want]
     tex_rows = display.to_latex(crafted).split("\\midrule\n")[1].splitlines()[: len(want)]
     assert [re.search(r"\$\^\{(\**)\}\$", line).group(1) if "$^" in line else "" for line in tex_rows] == want
+
+
+def test_the_plain_text_shows_delta_interval_and_p_values_at_120_columns(out):
+    # at a prompt (repr, print) the columns that matter are never hidden behind "..." (pandas' repr of the 17
+    # columns hid everything from n to p_adjusted at 120 characters)
+    with pd.option_context("display.width", 120, "display.max_columns", 0):
+        text = repr(out)
+        assert str(out) == text
+    lines = text.splitlines()
+    assert lines[0] == display.compare_caption(out.attrs)
+    assert "..." not in text and max(map(len, lines)) <= 120
+    assert lines[1].split() == [
+        "length", "metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
+        "p_value", "p_adjusted",
+    ]  # fmt: skip
+    for line, r in zip(lines[2:], out.itertuples()):
+        cells = line.split()
+        assert cells[1:5] == [r.length, r.metric, r.system, r.baseline]
+        assert [float(c) for c in cells[6:]] == pytest.approx(
+            [r.mean, r.baseline_mean, r.delta, r.ci_low, r.ci_high, r.p_value, r.p_adjusted], abs=5e-5
+        )
+    assert lines[-1] == "[8 rows x 17 columns; also effect_size, wins, ties, losses, note]"
+    # a derived frame is a plain DataFrame with pandas' own text; a comparison without its columns falls back too
+    assert "baseline_mean" not in repr(out.drop(columns="delta").iloc[:, :4])
+    assert repr(display.comparison_frame(out.drop(columns="delta"))) == repr(pd.DataFrame(out.drop(columns="delta")))
