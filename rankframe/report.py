@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import display
+from . import display, progress
 from .columns import Columns
 from .errors import ParameterError, parameter_error
 
@@ -291,8 +291,8 @@ def run(args: Any) -> int:
         raise cli.UsageError("--system names the system column of one long table; with several inputs each is a system")
     if trec_inputs and not several:
         raise cli.UsageError(f"report needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
-    with cli.Progress(1, enabled=False) as progress:
-        loaded = cli._load(args, columns, by, progress, system=args.col_system or columns.system)
+    with progress.steps(1, progress=False) as shown:
+        loaded = cli._load(args, columns, by, shown, system=args.col_system or columns.system)
     system = loaded.system if loaded.system is not None else columns.system
     if loaded.trec:
         columns = Columns()
