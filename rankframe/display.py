@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 import math
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -571,9 +572,10 @@ TEXT_COLUMNS = (
 def comparison_text(frame: pd.DataFrame) -> str:
     """The plain text of a comparison (what ``repr``/``print`` show at a prompt): the columns that matter.
 
-    The caption (test, interval, correction), then the segment columns and :data:`TEXT_COLUMNS` with 4 decimals,
-    whatever ``display.width`` (columns that do not fit wrap below, none is hidden behind ``...``), then the
-    size and the names of the other columns (effect size, W/T/L, note). ``display.max_rows`` applies.
+    The caption (test, interval, correction), then the segment columns and :data:`TEXT_COLUMNS` with 4
+    decimals, both at ``display.width`` (the caption wrapped, columns that do not fit wrapped below: none is
+    hidden behind ``...``), then the size and the names of the other columns (effect size, W/T/L, note).
+    ``display.max_rows`` applies.
     """
     if kind(frame) != "comparison":
         raise ParameterError("comparison_text takes the frame rankframe.compare returns")
@@ -588,8 +590,8 @@ def comparison_text(frame: pd.DataFrame) -> str:
             line_width=pd.get_option("display.width"),
         )
     lines = []
-    try:
-        lines.append(compare_caption(frame.attrs))
+    try:  # wrapped at display.width, as the table
+        lines += textwrap.wrap(compare_caption(frame.attrs), max(int(pd.get_option("display.width") or 80), 40))
     except (KeyError, TypeError):
         pass  # read back from a file: no attrs
     lines.append(text)
