@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
 
+from . import inputs
 from .columns import Columns
 from .errors import ParameterError, RankframeError, unknown_name_error
-from .evaluate import as_column_list, as_flag, evaluate
+from .evaluate import as_column_list, as_flag, evaluate, evaluate_parameters
 from .names import Measure
 from .registry import METRICS, MetricSpec
 from .schema import schema, validate
 
-_CALL_OPTIONS = (
-    "qrels",
-    "qrels_columns",
-    "validate",
-    "engine",
-    "allow_duplicates",
-    "no_relevant",
-    "no_retrieved",
-    "no_judged",
-    "ci",
-    "agg",
-)
+#: evaluate's parameters a metric method takes besides its own (``by``, ``per_query``, then every option), read
+#: from evaluate's signature so that a new option reaches the methods too
+_SHORTCUT_PARAMETERS = evaluate_parameters(without=("df", "metrics"))
+#: the options a metric method passes on to evaluate as they are
+_CALL_OPTIONS = tuple(p.name for p in _SHORTCUT_PARAMETERS if p.name not in ("by", "per_query"))
 
 
 class RankMetrics:
@@ -119,6 +114,7 @@ class RankMetrics:
                 )
             params[spec.at] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}
+        output = inputs.check_output(options.pop("output", "pandas"), spec.name)
         try:
             measure = Measure.of(spec, **params)
         except RankframeError:
@@ -133,14 +129,27 @@ class RankMetrics:
         out = self._evaluate([measure], by=by, per_query=per_query, **options)
         label = str(measure)
         segments = as_column_list(by)
+        result: Any
         if per_query:
-            return self._result(out.set_index([*segments, self._columns.query])["value"].rename(label))
-        if options.get("ci") is not None:  # the mean with its interval: a Series, or a frame per segment
+            result = out.set_index([*segments, self._columns.query])["value"].rename(label)
+        elif options.get("ci") is not None:  # the mean with its interval: a Series, or a frame per segment
             table = out.drop(columns="metric")
-            return self._result(table.iloc[0].rename(label) if not segments else table.set_index(segments))
-        if not segments:
+            result = table.iloc[0].rename(label) if not segments else table.set_index(segments)
+        elif not segments:
             return float(out["value"].iloc[0])
-        return self._result(out.set_index(segments)["value"].rename(label))
+        else:
+            result = out.set_index(segments)["value"].rename(label)
+        return self._result(result if output == "pandas" else _as_output(result, output))
+
+
+def _as_output(result: pd.Series | pd.DataFrame, output: str) -> Any:
+    """A metric method's Series or frame as ``output=`` asks (arrow, polars): the index becomes columns."""
+    if isinstance(result, pd.Series) and all(name is None for name in result.index.names):  # ci=: one row
+        frame = result.to_frame().T.reset_index(drop=True)
+        frame = frame.astype({c: "int64" if c == "n" else "float64" for c in frame.columns})
+    else:
+        frame = result.reset_index()
+    return inputs.from_pandas(frame, output)
 
 
 # The example frame of every metric method's doctest (rankframe.declare.MetricSpec.example: the value by hand).
@@ -149,22 +158,37 @@ _EXAMPLE_FRAME = (
 )
 
 
+def _signature(spec: MetricSpec) -> inspect.Signature:
+    """``(self, k=None, *, <the metric's other parameters>, by=None, per_query=False, <evaluate's options>)``."""
+    kinds = inspect.Parameter
+    at = [p for p in spec.params if p.name == spec.at]
+    rest = [p for p in spec.params if p.name != spec.at]
+    params = [kinds("self", kinds.POSITIONAL_OR_KEYWORD)]
+    params += [kinds(p.name, kinds.POSITIONAL_OR_KEYWORD, default=p.default) for p in at]
+    params += [kinds(p.name, kinds.KEYWORD_ONLY, default=p.default) for p in rest]
+    params += [p.replace(kind=kinds.KEYWORD_ONLY) for p in _SHORTCUT_PARAMETERS]
+    return inspect.Signature(params)
+
+
 def _method(spec: MetricSpec):
     def method(self: RankMetrics, *args: Any, by=None, per_query: bool = False, **kwargs: Any):
         return self._one(spec, args, by, per_query, kwargs)
 
     params = "\n".join(f"{p.name} : default {p.default!r}\n    {p.description}; {p.expected()}." for p in spec.params)
-    method.__name__ = spec.name
+    method.__name__ = method.__qualname__ = spec.name
+    method.__signature__ = _signature(spec)  # type: ignore[attr-defined]
     example_args = spec.extra.get("example_args", "")  # a metric without a default (IPrec's level)
     why = "  # " + spec.example_why if spec.example_why else ""
+    options = ", ".join(["by", "per_query", *_CALL_OPTIONS])
     method.__doc__ = (
         f"{spec.canonical}: {spec.summary} (see docs/metrics.md).\n\n"
         f"Returns the mean over queries (float); with ``by=`` a Series per segment; with ``per_query=True`` a "
         f"Series indexed by the segment columns and the query; with ``ci=0.95`` the mean with ``n``, ``std_err``, "
-        f"``ci_low``, ``ci_high`` (a Series, or a DataFrame per segment).\n\n"
+        f"``ci_low``, ``ci_high`` (a Series, or a DataFrame per segment). With ``output='arrow'`` or "
+        f"``'polars'`` a Series or DataFrame comes back as that kind of table (its index as columns); the mean "
+        f"stays a float.\n\n"
         f"Parameters\n----------\n{params}\n"
-        "by, per_query, qrels, qrels_columns, validate, engine, allow_duplicates, no_relevant, no_retrieved, "
-        "no_judged, ci, agg\n"
+        f"{options}\n"
         "    As for :func:`rankframe.evaluate`.\n\n"
         "Examples\n--------\n"
         ">>> import pandas as pd, rankframe\n"

@@ -14,8 +14,6 @@ import math
 import os
 import re
 import sys
-import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -24,7 +22,7 @@ import pandas as pd
 
 from . import progress as progress_mod
 from .columns import Columns
-from .display import compare_caption
+from .display import compare_caption, markdown_table
 from .errors import RankframeError, ValidationError
 from .io import InputFileError
 
@@ -143,76 +141,6 @@ def _isnan(v) -> bool:
 
 def _trec_line(name: str, qid, value: float, count: bool = False) -> str:
     return f"{name:<22}\t{qid}\t{int(round(value))}" if count else f"{name:<22}\t{qid}\t{value:.4f}"
-
-
-# ----------------------------------------------------------------------------------------------------------
-# progress on stderr
-
-
-class Progress:
-    """A one-line progress indicator on stderr, drawn only on a terminal and only after ``delay`` seconds.
-
-    Never writes anything when stderr is not a TTY (pipes, files, CI logs).
-    """
-
-    def __init__(self, total: int, *, enabled: bool | None = None, delay: float = 1.5, stream=None):
-        self.stream = stream or sys.stderr
-        if enabled is None:  # the switches of rankframe.progress (option, RANKFRAME_PROGRESS), then the terminal
-            decided = progress_mod.forced()
-            enabled = (
-                decided
-                if decided is not None
-                else bool(getattr(self.stream, "isatty", lambda: False)())
-                and not os.environ.get("RANKFRAME_NO_PROGRESS")
-            )
-        self.enabled = enabled
-        self.total, self.done, self.label = max(total, 1), 0, ""
-        self.delay, self.t0, self.drawn = delay, time.monotonic(), 0
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._thread = None
-        if enabled:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-
-    def step(self, label: str) -> None:
-        """Start the next step (the previous one is done)."""
-        with self._lock:
-            if self.label:
-                self.done = min(self.done + 1, self.total)
-            self.label = label
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.2):
-            if time.monotonic() - self.t0 >= self.delay:
-                self._draw()
-
-    def _draw(self) -> None:
-        with self._lock:
-            width = 20
-            fill = int(width * self.done / self.total)
-            text = (
-                f"rankframe [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} {self.label} "
-                f"({time.monotonic() - self.t0:.1f}s)"
-            )[:100]
-            self.stream.write("\r" + text.ljust(self.drawn))
-            self.stream.flush()
-            self.drawn = len(text)
-
-    def close(self) -> None:
-        """Stop drawing and erase the line."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        if self.drawn:
-            self.stream.write("\r" + " " * self.drawn + "\r")
-            self.stream.flush()
-
-    def __enter__(self) -> Progress:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -607,7 +535,7 @@ def _check_columns(
             raise missing(name, "--by")
 
 
-def _load(args, columns: Columns, by: list[str], progress: Progress, system: str | None = None) -> Loaded:
+def _load(args, columns: Columns, by: list[str], progress: progress_mod.Steps, system: str | None = None) -> Loaded:
     """Read the inputs into one table (and separate judgments for a long table with --qrels).
 
     ``system`` names the system column of a single long table (``compare --system``); several runs or tables
@@ -769,23 +697,12 @@ def _formatters(frame: pd.DataFrame, special: dict | None = None) -> dict:
     return fmts
 
 
-def _markdown(frame: pd.DataFrame, special: dict | None = None) -> str:
-    fmts = _formatters(frame, special)
-    head = [str(c) for c in frame.columns]
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame]
-    rows = [
-        [fmts.get(c, str)(v) for c, v in zip(frame.columns, row)] for row in frame.itertuples(index=False, name=None)
-    ]
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
-
-
-def _table(frame: pd.DataFrame, fmt: str, special: dict | None = None) -> str:
-    """A frame as an aligned text table (``table``) or a Markdown table, numbers rounded."""
+def _table(frame: pd.DataFrame, fmt: str, special: dict | None = None, caption: str | None = None) -> str:
+    """A frame as an aligned text table (``table``) or a Markdown table (``display``'s writer), numbers rounded."""
     if fmt == "markdown":
-        return _markdown(frame, special)
-    return frame.to_string(index=False, formatters=_formatters(frame, special))
+        return markdown_table(frame, _formatters(frame, special), [caption] if caption else [])
+    text = frame.to_string(index=False, formatters=_formatters(frame, special))
+    return text if caption is None else caption + "\n" + text
 
 
 def _records(frame: pd.DataFrame, fmt: str, *, exact: bool = False) -> str:
@@ -833,7 +750,7 @@ def _render(
             f"value: the mean over n queries; [ci_low, ci_high]: its {ci * 100:.6g}% t interval "
             "(std_err = sd / sqrt(n))"
         )
-        return caption + "\n" + ("\n" if fmt == "markdown" else "") + _table(result.reset_index(drop=True), fmt)
+        return _table(result.reset_index(drop=True), fmt, caption=caption)
     return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
 
 
@@ -843,8 +760,7 @@ def _render_compare(out: pd.DataFrame, fmt: str) -> str:
         return _records(out, fmt, exact=True)
     shown = out if out["note"].notna().any() else out.drop(columns="note")
     caption = compare_caption(out.attrs)
-    table = _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p})
-    return caption + "\n" + ("\n" if fmt == "markdown" else "") + table
+    return _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p}, caption=caption)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -891,10 +807,7 @@ def _evaluate(args) -> int:
         )
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
-    with (
-        progress_mod.using(False if args.no_progress else None),
-        Progress(steps, enabled=False if args.no_progress else None) as progress,
-    ):
+    with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
         loaded = _load(args, columns, by, progress)
         if loaded.trec:
             columns = Columns()
@@ -943,7 +856,7 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
 
     _check_options(args, trec=False)
     path = args.inputs[0]
-    with Progress(2, enabled=False if args.no_progress else None) as progress:
+    with progress_mod.using(False if args.no_progress else None), progress_mod.steps(2) as progress:
         progress.step(f"reading {Path(path).name} in DuckDB")
         names = duckdb_source.column_names(path)
         _check_columns(pd.DataFrame(columns=names), path, args, columns, by, need_relevance=True)
@@ -971,7 +884,7 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
         )
 
 
-def _compare_source(args, columns: Columns, by: list[str], progress: Progress) -> tuple[pd.DataFrame, str]:
+def _compare_source(args, columns: Columns, by: list[str], progress: progress_mod.Steps) -> tuple[pd.DataFrame, str]:
     """The SQL road of compare: the column checks and the systems of one Parquet table, from DuckDB (no pandas copy).
 
     Returns a small frame of the systems (the first row's first, for the default baseline) and the system column.
@@ -1035,10 +948,7 @@ def _compare(args) -> int:
         raise UsageError(f"compare needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
-    with (
-        progress_mod.using(False if args.no_progress else None),
-        Progress(steps, enabled=False if args.no_progress else None) as progress,
-    ):
+    with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
         if not several and args.qrels is None and _sql_road(args, engine_default="pandas"):
             # one Parquet table: read in DuckDB only (as evaluate's SQL road); the per-query values come back
             table, system = _compare_source(args, columns, by, progress)

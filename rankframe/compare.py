@@ -7,7 +7,6 @@ comparisons at once. See ``docs/comparing.md`` for which test to use when and ho
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -19,7 +18,7 @@ from . import progress as progress_
 from .columns import Columns
 from .display import EFFECT_SIZE, comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
-from .evaluate import evaluate, parse_metrics
+from .evaluate import evaluate, evaluate_parameters, parse_metrics
 from .names import Measure
 from .stats.align import MISSING
 from .stats.randomization import call_seed, check_n_resamples
@@ -51,7 +50,7 @@ OUTPUT_COLUMNS = (
 )
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
 _OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
-EVALUATE_OPTIONS = tuple(p for p in inspect.signature(evaluate).parameters if p not in _OWN)
+EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))
 
 NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
 NOTE_BASELINE_ABSENT = "baseline has no queries in this segment"

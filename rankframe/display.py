@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable
+import re
+import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -352,25 +354,78 @@ def _html(m: Model) -> str:
     return "\n".join(out)
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+#: Markdown: characters escaped wherever they stand (``$`` too: GitHub reads ``$...$`` as math)
+_MD_ALWAYS = set("\\`*~|$")
+#: Markdown: characters written as HTML entities (a name such as ``<b>`` would otherwise vanish as a tag)
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_MD_TOKEN = re.compile(r"_+|\r\n|[\r\n]|[\]&<>\\`*~|$]")
+
+
+def md_escape(text: str) -> str:
+    r"""Text written so that a Markdown (CommonMark / GitHub) renderer shows it as given, inside a table cell or not.
+
+    ``\ ` * ~ | $`` get a backslash; ``&``, ``<``, ``>`` become entities; a newline becomes ``<br>``; ``_`` gets a
+    backslash unless it stands between two letters or digits (``p_value`` stays readable: CommonMark never reads
+    such an underscore as emphasis); ``]`` gets one before ``(`` or ``[`` (no link or image can form).
+
+    >>> print(md_escape("a|b <i>x</i> _y_ p_value $\\foo$ [t](u)"))
+    a\|b &lt;i&gt;x&lt;/i&gt; \_y\_ p_value \$\\foo\$ [t\](u)
+    """
+
+    def one(m: re.Match) -> str:
+        tok = m.group()
+        if tok[0] == "_":
+            start, end = m.span()
+            inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+            return tok if inside else "\\_" * len(tok)
+        if tok in ("\r\n", "\r", "\n"):
+            return "<br>"
+        if tok in _MD_ENTITIES:
+            return _MD_ENTITIES[tok]
+        if tok == "]":
+            return "\\]" if text[m.end() : m.end() + 1] in ("(", "[") else "]"
+        return "\\" + tok
+
+    return _MD_TOKEN.sub(one, text)
 
 
 def _markdown(m: Model) -> str:
+    """The one Markdown writer: ``to_markdown``, ``Table`` and the command's ``--format markdown``."""
+
     def cell(c: Cell) -> str:
-        text = _md_escape(c.text)
+        text = md_escape(c.text)
         if c.bold and text:
             text = f"**{text}**"
-        return text + _md_escape(c.stars)
+        return text + md_escape(c.stars)
 
-    lines = [f"{_md_escape(c)}  " for c in m.caption]
+    lines = [f"{md_escape(c)}  " for c in m.caption]
     if lines:
         lines[-1] = lines[-1].rstrip()
         lines.append("")
-    lines.append("| " + " | ".join(_md_escape(h) for h in m.header) + " |")
+    lines.append("| " + " | ".join(md_escape(h) for h in m.header) + " |")
     lines.append("|" + "|".join("---:" if n else "---" for n in m.numeric) + "|")
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in m.rows]
     return "\n".join(lines)
+
+
+def markdown_table(
+    frame: pd.DataFrame, formatters: dict[Any, Callable[[Any], str]] | None = None, caption: Sequence[str] = ()
+) -> str:
+    """Any frame as a Markdown table under its caption lines, escaped as :func:`to_markdown` (the command's output).
+
+    ``formatters`` maps a column to the function writing its cells (default ``str``); numeric columns are
+    right-aligned.
+    """
+    formatters = formatters or {}
+    numeric = [
+        bool(pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))
+        for c in frame.columns
+    ]
+    out = Model([str(c) for c in frame.columns], numeric, caption=list(caption))
+    writers = [formatters.get(c, str) for c in frame.columns]
+    for values in frame.itertuples(index=False, name=None):
+        out.rows.append([Cell(w(v), numeric=n) for w, v, n in zip(writers, values, numeric)])
+    return _markdown(out)
 
 
 _LATEX_SPECIAL = {
@@ -384,16 +439,27 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # <, > and | are not specials, but the default OT1 font encoding prints them as ¡, ¿ and an em dash
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "\r": " ",  # a blank line would end the cell's paragraph (an error inside a tabular)
+    "\n": " ",
 }
 
 
-def _tex(text: str) -> str:
+def tex_escape(text: str) -> str:
+    r"""Text for LaTeX (no package beyond booktabs needed, any font encoding): specials and ``<>|`` as commands.
+
+    >>> print(tex_escape("R&D_1 <50%> a|b"))
+    R\&D\_1 \textless{}50\%\textgreater{} a\textbar{}b
+    """
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def _latex(m: Model) -> str:
     def cell(c: Cell) -> str:
-        text = _tex(c.text)
+        text = tex_escape(c.text)
         if c.bold and text:
             text = rf"\textbf{{{text}}}"
         return text + (rf"$^{{{c.stars}}}$" if c.stars else "")
@@ -401,8 +467,13 @@ def _latex(m: Model) -> str:
     spec = "".join("r" if n else "l" for n in m.numeric)
     lines = [r"\begin{table}", r"\centering"]
     if m.caption:
-        lines.append(r"\caption{" + _tex(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
-    lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(_tex(h) for h in m.header) + r" \\", r"\midrule"]
+        lines.append(r"\caption{" + tex_escape(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
+    lines += [
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(tex_escape(h) for h in m.header) + r" \\",
+        r"\midrule",
+    ]
     lines += [" & ".join(cell(c) for c in row) + r" \\" for row in m.rows]
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines)
@@ -482,12 +553,61 @@ def table(frame: pd.DataFrame, *, digits: int = 4) -> Table:
     return Table(frame, digits)
 
 
+#: the columns the plain text of a comparison shows, after the segment columns (the others are named below it)
+TEXT_COLUMNS = (
+    "metric",
+    "system",
+    "baseline",
+    "n",
+    "mean",
+    "baseline_mean",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+)
+
+
+def comparison_text(frame: pd.DataFrame) -> str:
+    """The plain text of a comparison (what ``repr``/``print`` show at a prompt): the columns that matter.
+
+    The caption (test, interval, correction), then the segment columns and :data:`TEXT_COLUMNS` with 4
+    decimals, both at ``display.width`` (the caption wrapped, columns that do not fit wrapped below: none is
+    hidden behind ``...``), then the size and the names of the other columns (effect size, W/T/L, note).
+    ``display.max_rows`` applies.
+    """
+    if kind(frame) != "comparison":
+        raise ParameterError("comparison_text takes the frame rankframe.compare returns")
+    cols = list(frame.columns)
+    segs = cols[: [str(c) for c in cols].index("metric")]
+    shown = [*segs, *(c for c in cols if str(c) in TEXT_COLUMNS)]
+    rest = [str(c) for c in cols if c not in shown]
+    with pd.option_context("display.precision", 4):
+        text = pd.DataFrame(frame)[shown].to_string(
+            max_rows=pd.get_option("display.max_rows"),
+            min_rows=pd.get_option("display.min_rows"),
+            line_width=pd.get_option("display.width"),
+        )
+    lines = []
+    try:  # wrapped at display.width, as the table
+        lines += textwrap.wrap(compare_caption(frame.attrs), max(int(pd.get_option("display.width") or 80), 40))
+    except (KeyError, TypeError):
+        pass  # read back from a file: no attrs
+    lines.append(text)
+    size = f"[{len(frame)} rows x {len(cols)} columns"
+    lines.append(size + (f"; also {', '.join(rest)}]" if rest else "]"))
+    return "\n".join(lines)
+
+
 class ComparisonFrame(pd.DataFrame):
     """What :func:`rankframe.compare` returns: a DataFrame that Jupyter shows as a styled comparison table.
 
     Nothing else differs from a DataFrame: every operation (``.loc``, ``sort_values``, ``merge``, ``copy``)
-    returns a plain DataFrame, ``==``/``equals``/``assert_frame_equal`` compare it with plain frames, and
-    ``print`` shows the usual text. ``rankframe.display.to_markdown(out)`` / ``to_latex(out)`` export it.
+    returns a plain DataFrame and ``==``/``equals``/``assert_frame_equal`` compare it with plain frames. At a
+    prompt, ``repr``/``print`` show :func:`comparison_text`: the caption, the columns that matter (``delta``, the
+    interval, the p-values) never hidden behind ``...``, and the names of the others; ``out.to_string()`` is
+    pandas' text of every column. ``rankframe.display.to_markdown(out)`` / ``to_latex(out)`` export it.
     """
 
     @property
@@ -499,6 +619,12 @@ class ComparisonFrame(pd.DataFrame):
             return to_html(self)
         except (ParameterError, KeyError, TypeError, ValueError):  # columns dropped in place: the plain table
             return pd.DataFrame(self)._repr_html_()
+
+    def __repr__(self) -> str:
+        try:
+            return comparison_text(self)
+        except (ParameterError, KeyError, TypeError, ValueError):  # columns dropped in place: the plain text
+            return repr(pd.DataFrame(self))
 
 
 def comparison_frame(frame: pd.DataFrame) -> ComparisonFrame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -308,3 +309,13 @@ def _aggregate(
     if per_query:
         return order_per_query(values, by, columns.query, names)
     return mean_per_segment(values, by, names, ci=None if ci is None else float(ci), agg=agg)
+
+
+def evaluate_parameters(without: Iterable[str] = ()) -> list[inspect.Parameter]:
+    """The keyword parameters of :func:`evaluate` (name, default, annotation; in its order) less ``without``.
+
+    What a caller that passes options on to ``evaluate`` accepts (``compare``'s ``**options``, the accessor's
+    metric methods): read from the signature, so a new option of ``evaluate`` reaches them without a second list.
+    """
+    skip = set(without)
+    return [p for p in inspect.signature(evaluate).parameters.values() if p.name not in skip]

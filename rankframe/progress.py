@@ -13,7 +13,9 @@ Whether a call shows progress, first rule that applies:
 When on, Python-side work shows a ``tqdm.auto`` bar (a text bar in a terminal, a widget in a notebook) that
 appears only once the work has run for :data:`DELAY` seconds (immediately when forced), and DuckDB queries use
 DuckDB's own progress bar (``enable_progress_bar``; DuckDB draws it on stdout, so only when stdout is a
-terminal). The CLI's ``--no-progress`` turns all of them off for its call.
+terminal). The command's steps (:func:`steps`: ``rankframe [####......] 1/3 reading run.txt (00:02)``) are
+one more bar of this kind. The CLI's ``--no-progress`` turns all of them off for its call; ``RANKFRAME_PROGRESS``
+is the one environment variable, for the library and the command alike.
 
 Kernels deep inside (the resampling loops) do not take a parameter: they call :func:`advance` /
 :func:`expect`, which move the bar the caller opened with :func:`bar` (a context variable, so threads and
@@ -26,6 +28,8 @@ import contextlib
 import contextvars
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -152,6 +156,66 @@ def bar(
             yield b
         finally:
             _current.reset(token)
+
+
+class Steps:
+    """The numbered steps of a command (``reading run.txt``, ``evaluating``): ``step(label)`` starts the next one."""
+
+    def __init__(self, b: Any = None, delay: float = 0.0) -> None:
+        self._bar, self._delay = b, delay
+        self._label: str | None = None
+        self._t0 = time.monotonic()
+
+    def step(self, label: str) -> None:
+        """Start the next step (the previous one is done)."""
+        if self._bar is None:
+            return
+        self._bar.set_description_str(label, refresh=False)
+        if self._label is not None:
+            self._bar.update(1)
+        self._label = label
+        self.tick()
+
+    def tick(self) -> None:
+        """Redraw (the elapsed time moves during a long step) once the bar's delay has passed."""
+        if self._bar is not None and time.monotonic() - self._t0 >= self._delay:
+            self._bar.refresh()
+
+
+#: how a command's steps are drawn: ``rankframe [####......] 1/3 reading run.txt (00:02)``
+STEPS_FORMAT = "rankframe [{bar:20}] {n_fmt}/{total_fmt} {desc} ({elapsed})"
+
+
+@contextlib.contextmanager
+def steps(total: int, *, progress: bool | None = None) -> Iterator[Steps]:
+    """A bar over the ``total`` steps of a command (the CLI's reads, then its evaluation), by the same rules.
+
+    The elapsed time is redrawn every 0.2 s, so a long step shows that work goes on; the bar is erased at the
+    end. When progress is off, :meth:`Steps.step` does nothing.
+    """
+    if not enabled(progress):
+        yield Steps()
+        return
+    from tqdm.auto import tqdm
+
+    delay = 0.0 if forced(progress) else DELAY
+    with tqdm(
+        total=max(int(total), 1), delay=delay, leave=False, file=sys.stderr, bar_format=STEPS_FORMAT, desc=""
+    ) as b:
+        shown = Steps(b, delay)
+        stop = threading.Event()
+
+        def run() -> None:
+            while not stop.wait(0.2):
+                shown.tick()
+
+        ticker = threading.Thread(target=run, daemon=True)
+        ticker.start()
+        try:
+            yield shown
+        finally:
+            stop.set()
+            ticker.join()
 
 
 def advance(n: float = 1) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import display
+from . import display, progress
 from .columns import Columns
 from .errors import ParameterError, parameter_error
 
@@ -194,7 +194,7 @@ def report(
     for other in systems[1:]:
         parts.append(
             _figure(
-                lambda ax, s=other: differences(per, first, system=s, baseline=baseline, ax=ax),
+                lambda ax, s=other: differences(per, first, system=s, baseline=baseline, ax=ax, columns=columns),
                 f"per-query differences of {first}, {_text(other)} against {_text(baseline)}",
                 f"{first} per query: {_text(other)} − {_text(baseline)}, sorted; green: {_text(other)} better.",
             )
@@ -291,8 +291,8 @@ def run(args: Any) -> int:
         raise cli.UsageError("--system names the system column of one long table; with several inputs each is a system")
     if trec_inputs and not several:
         raise cli.UsageError(f"report needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
-    with cli.Progress(1, enabled=False) as progress:
-        loaded = cli._load(args, columns, by, progress, system=args.col_system or columns.system)
+    with progress.steps(1, progress=False) as shown:
+        loaded = cli._load(args, columns, by, shown, system=args.col_system or columns.system)
     system = loaded.system if loaded.system is not None else columns.system
     if loaded.trec:
         columns = Columns()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import pydoc
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import rankframe
 
@@ -127,3 +130,127 @@ def test_compare_through_the_accessor_equals_the_function():
     direct = rankframe.compare(df, ["AP", "nDCG@10"], baseline="bm25", by="length")
     pd.testing.assert_frame_equal(via_accessor, direct)
     assert set(direct["system"]) == {"dense", "hybrid"} and (direct["baseline"] == "bm25").all()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the metric methods: real signatures, and every evaluate option passed on
+
+#: evaluate's options a metric method passes on: every keyword of evaluate but the table, the metrics and the two
+#: the method names itself (by, per_query)
+OPTIONS = [p for p in inspect.signature(rankframe.evaluate).parameters if p not in ("df", "metrics", "by", "per_query")]
+MEAN = (AP1 + AP2) / 2  # 19/36
+
+
+def with_query(extra: dict) -> pd.DataFrame:
+    """table() plus a query 3 of one row."""
+    return pd.concat([table(), pd.DataFrame({"query": [3], "country": ["de"], **extra})], ignore_index=True)
+
+
+def _case_columns():
+    return table().rename(columns={"query": "q"}).rank_metrics.ap(columns={"query": "q"}), MEAN
+
+
+def _case_qrels():
+    t = table()
+    run = t[t["rank"].notna()].drop(columns="relevance")
+    return run.rank_metrics.ap(qrels=t[["query", "item", "relevance"]]), MEAN  # item 13: judged, not retrieved
+
+
+def _case_qrels_columns():
+    t = table()
+    run = t[t["rank"].notna()].drop(columns="relevance")
+    qrels = t[["query", "item", "relevance"]].rename(columns={"item": "doc"})
+    return run.rank_metrics.ap(qrels=qrels, qrels_columns={"item": "doc"}), MEAN
+
+
+def _case_validate():
+    return table().rank_metrics.ap(validate=False), MEAN
+
+
+def _case_engine():
+    return table().rank_metrics.ap(engine="duckdb"), MEAN
+
+
+def _case_allow_duplicates():
+    t = pd.concat([table(), table().iloc[[4]].assign(rank=3)], ignore_index=True)  # q2's item 10 again, grade 0
+    with pytest.raises(rankframe.ValidationError):
+        t.rank_metrics.ap()
+    return t.rank_metrics.ap(allow_duplicates=True), MEAN  # a non-relevant row at rank 3 leaves q2's AP at 1/2
+
+
+def _case_ci():
+    got = table().rank_metrics.ap(ci=0.9)
+    sem = stats.sem([AP1, AP2])
+    low, high = stats.t.interval(0.9, 1, loc=MEAN, scale=sem)
+    return list(got[["value", "n", "std_err", "ci_low", "ci_high"]]), [MEAN, 2, sem, low, high]
+
+
+def _case_agg():
+    return table().rank_metrics.ap(agg="sum"), AP1 + AP2
+
+
+def _case_no_relevant():  # query 3: one judged item, not relevant (default 'zero' would count a 0)
+    return with_query({"item": [20], "rank": [1], "relevance": [0]}).rank_metrics.ap(no_relevant="skip"), MEAN
+
+
+def _case_no_retrieved():  # query 3: relevant, nothing retrieved (default 'zero' would count a 0)
+    return with_query({"item": [21], "rank": [np.nan], "relevance": [1]}).rank_metrics.ap(no_retrieved="skip"), MEAN
+
+
+def _case_no_judged():  # query 3: retrieved, nothing judged (default 'skip' would leave it out)
+    return with_query({"item": [22], "rank": [1], "relevance": [np.nan]}).rank_metrics.ap(no_judged="zero"), (
+        (AP1 + AP2) / 3
+    )
+
+
+def _case_duckdb_config():  # passed on: evaluate's own answer (DuckDB's settings are for a path or a relation)
+    with pytest.raises(rankframe.ParameterError, match="duckdb_config= sets DuckDB's memory"):
+        table().rank_metrics.ap(duckdb_config={"threads": 1})
+    return MEAN, MEAN
+
+
+def _case_output():
+    got = table().rank_metrics.ap(by="country", output="arrow")
+    assert got.column_names == ["country", "AP"]
+    return got.to_pydict(), {"country": ["de", "fr"], "AP": [AP1, AP2]}
+
+
+def _case_progress():
+    with pytest.raises(rankframe.ParameterError, match="'progress' parameter must be True, False or None"):
+        table().rank_metrics.ap(progress="yes")
+    return table().rank_metrics.ap(progress=False), MEAN
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_every_evaluate_option_through_a_shortcut(option):
+    case = globals().get(f"_case_{option}")
+    assert case is not None, f"evaluate has an option {option!r}: add a _case_{option} to this test"
+    got, want = case()
+    if isinstance(want, dict):
+        assert got.keys() == want.keys() and got["country"] == want["country"]
+        assert got["AP"] == pytest.approx(want["AP"])
+    else:
+        assert got == pytest.approx(want)
+
+
+def test_metric_methods_have_real_signatures_and_docstrings():
+    from rankframe.registry import METRICS
+
+    for spec in METRICS:
+        method = getattr(pd.DataFrame.rank_metrics, spec.name)
+        sig = inspect.signature(method)
+        names = list(sig.parameters)
+        own = [p.name for p in spec.params]
+        assert names[0] == "self" and sorted(names[1 : 1 + len(own)]) == sorted(own), spec.name
+        assert names[1 + len(own) :] == ["by", "per_query", *OPTIONS], spec.name
+        for p in spec.params:
+            assert sig.parameters[p.name].default == p.default
+        first = sig.parameters[names[1]] if own else None
+        if first is not None and first.name == spec.at:  # k (IPrec's recall) is the one positional argument
+            assert first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        assert all(sig.parameters[n].kind is inspect.Parameter.KEYWORD_ONLY for n in names[2:])
+        assert sig.parameters["progress"].default is None and sig.parameters["engine"].default == "pandas"
+        for option in ["by", "per_query", *OPTIONS]:
+            assert option in method.__doc__, (spec.name, option)
+    text = pydoc.render_doc(pd.DataFrame.rank_metrics.ndcg, renderer=pydoc.plaintext)
+    assert "ndcg(self, k=None, *, rel=None, gain='linear'" in text and "progress" in text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import re
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rankframe.cli import FORMATS, Progress, main, trec_name
+from rankframe.cli import FORMATS, main, trec_name
 from rankframe.names import parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -367,28 +366,6 @@ def test_trec_names():
     assert trec_name(parse("RR@10")) is None  # trec_eval's recip_rank has no cutoff
     assert trec_name(parse("P(rel=2)@5")) is None  # not trec_eval's default relevance level
     assert trec_name(parse("nDCG(gain='exponential')")) is None
-
-
-def test_progress_never_draws_without_a_terminal():
-    stream = io.StringIO()
-    with Progress(3, stream=stream, delay=0) as p:
-        p.step("reading")
-    assert stream.getvalue() == ""
-
-
-def test_progress_draws_on_a_terminal_after_the_delay():
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-
-    stream = Tty()
-    import time
-
-    with Progress(2, stream=stream, delay=0) as p:
-        p.step("reading")
-        time.sleep(0.5)
-    text = stream.getvalue()
-    assert "rankframe [" in text and "reading" in text and text.endswith("\r")
 
 
 # --------------------------------------------------------------------------------------------- errors

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import display
+from rankframe import cli, display
 from rankframe.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,9 +140,86 @@ def test_special_characters_are_escaped_everywhere(runs):
     html_text = display.to_html(o)
     assert "<b>" not in html_text.replace("<b>", "", 0) or "&lt;b&gt;" in html_text
     assert "R&amp;D_50% &lt;b&gt;" in html_text
-    assert "R\\&D\\_50\\% <b>" in display.to_latex(o)
-    md = display.to_markdown(o)
-    assert "a\\|b\\*c" in md and "R&D\\_50% <b>" in md
+    # LaTeX: & _ % escaped, < > | as commands (OT1 would print them as ¡ ¿ and a dash)
+    assert "R\\&D\\_50\\% \\textless{}b\\textgreater{}" in display.to_latex(o)
+    assert "a\\textbar{}b*c" in display.to_latex(o)
+    md = display.to_markdown(o)  # _ between two letters or digits is never emphasis: left as it is
+    assert "a\\|b\\*c" in md and "R&amp;D_50% &lt;b&gt;" in md
+
+
+#: names that are markup in Markdown, HTML, LaTeX or matplotlib; each must come out as written
+HOSTILE = ["a|b", "<b>", "x\ny", "_dense_", "$\\foo$", "*x*", "[t](u)", "a&lt;b", "`c`", "~~s~~", "50% #1 {^}"]
+
+
+def rendered_cells(markdown: str) -> list[list[str]]:
+    """The text of every cell as a CommonMark renderer with GitHub's tables shows it (markdown-it-py: the oracle)."""
+    from markdown_it import MarkdownIt
+
+    page = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    cells = parse_html(page.replace("<br>", "\n").replace("<br />", "\n"))
+    return [[c["text"] for c in cells.header], *[[c["text"] for c in row] for row in cells.rows]]
+
+
+def hostile_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """paired.parquet's 3 systems renamed, its 2 segments relabelled, with names from HOSTILE."""
+    names = {"bm25": HOSTILE[0], "dense": HOSTILE[1], "hybrid": HOSTILE[2]}
+    return runs.assign(
+        system=runs["system"].map(names), length=runs["length"].map(dict(zip(["short", "long"], HOSTILE[3:5])))
+    )
+
+
+def test_markdown_shows_every_name_as_given(runs):
+    means = pd.DataFrame({"system": HOSTILE, "metric": "AP", "value": 0.5, "n": 2})
+    rows = rendered_cells(display.to_markdown(means))
+    assert rows[0] == ["system", "n", "AP"] and [r[0] for r in rows[1:]] == HOSTILE
+    out = rankframe.compare(hostile_runs(runs), "AP", baseline="a|b", by="length")
+    rows = rendered_cells(display.to_markdown(out))
+    assert [r[:4] for r in rows[1:]] == [
+        [str(v) for v in r] for r in out[["length", "metric", "system", "baseline"]].values
+    ]
+    assert rows[0][6] == "baseline mean"
+
+
+def test_the_command_writes_markdown_with_the_same_writer(runs, tmp_path, capsys):
+    table = tmp_path / "hostile.parquet"
+    hostile_runs(runs).to_parquet(table)
+    assert cli.main(["compare", str(table), "--baseline", "a|b", "-m", "AP", "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    out = rankframe.compare(hostile_runs(runs), "AP", baseline="a|b")
+    rows = rendered_cells(text)
+    assert rows[0][:4] == ["metric", "system", "baseline", "n"] and rows[0][5] == "baseline_mean"
+    assert [r[1:3] for r in rows[1:]] == out[["system", "baseline"]].values.tolist()
+    from markdown_it import MarkdownIt
+
+    caption = MarkdownIt("commonmark").render(text.split("\n\n")[0])
+    assert "against baseline &#x27;a|b&#x27;" in caption or "against baseline 'a|b'" in caption
+    assert cli.main(["evaluate", str(table), "-m", "AP", "--by", "system", "--format", "markdown"]) == 0
+    rows = rendered_cells(capsys.readouterr().out)
+    assert rows[0] == ["system", "AP"] and sorted(r[0] for r in rows[1:]) == sorted(HOSTILE[:3])
+
+
+def test_latex_writes_every_name_with_text_commands():
+    means = pd.DataFrame({"system": HOSTILE, "metric": "AP", "value": 0.5, "n": 2})
+    tex = display.to_latex(means)
+    body = tex.split("\\midrule\n")[1].split("\n\\bottomrule")[0].splitlines()
+    # by hand, character by character: \ -> \textbackslash{}, & % $ # _ { } escaped, ~ ^ < > | as text commands,
+    # a newline a space (a blank line inside a tabular is an error)
+    expected = [
+        "a\\textbar{}b",
+        "\\textless{}b\\textgreater{}",
+        "x y",
+        "\\_dense\\_",
+        "\\$\\textbackslash{}foo\\$",
+        "*x*",
+        "[t](u)",
+        "a\\&lt;b",
+        "`c`",
+        "\\textasciitilde{}\\textasciitilde{}s\\textasciitilde{}\\textasciitilde{}",
+        "50\\% \\#1 \\{\\textasciicircum{}\\}",
+    ]
+    assert [line.split(" & ")[0] for line in body] == expected
+    for ch in "<>|":  # never a bare one anywhere (the default OT1 encoding prints other glyphs)
+        assert ch not in tex
 
 
 def test_compare_returns_a_dataframe_in_every_use(out, runs):
@@ -204,3 +281,30 @@ def test_marker_thresholds_on_crafted_p_values(out):
     assert [line.split(" | ")[7].count("\\*") for line in md_rows] == [len(w) for w in want]
     tex_rows = display.to_latex(crafted).split("\\midrule\n")[1].splitlines()[: len(want)]
     assert [re.search(r"\$\^\{(\**)\}\$", line).group(1) if "$^" in line else "" for line in tex_rows] == want
+
+
+def test_the_plain_text_shows_delta_interval_and_p_values_at_120_columns(out):
+    # at a prompt (repr, print) the columns that matter are never hidden behind "..." (pandas' repr of the 17
+    # columns hid everything from n to p_adjusted at 120 characters)
+    with pd.option_context("display.width", 120, "display.max_columns", 0):
+        text = repr(out)
+        assert str(out) == text
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["length", "metric"])
+    assert " ".join(lines[:head]) == display.compare_caption(out.attrs)  # the caption, wrapped
+    assert "..." not in text and max(map(len, lines)) <= 120
+    lines = lines[head - 1 :]  # one caption line, as far as the rows below are concerned
+    assert lines[1].split() == [
+        "length", "metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "ci_low", "ci_high",
+        "p_value", "p_adjusted",
+    ]  # fmt: skip
+    for line, r in zip(lines[2:], out.itertuples()):
+        cells = line.split()
+        assert cells[1:5] == [r.length, r.metric, r.system, r.baseline]
+        assert [float(c) for c in cells[6:]] == pytest.approx(
+            [r.mean, r.baseline_mean, r.delta, r.ci_low, r.ci_high, r.p_value, r.p_adjusted], abs=5e-5
+        )
+    assert lines[-1] == "[8 rows x 17 columns; also effect_size, wins, ties, losses, note]"
+    # a derived frame is a plain DataFrame with pandas' own text; a comparison without its columns falls back too
+    assert "baseline_mean" not in repr(out.drop(columns="delta").iloc[:, :4])
+    assert repr(display.comparison_frame(out.drop(columns="delta"))) == repr(pd.DataFrame(out.drop(columns="delta")))

@@ -344,3 +344,47 @@ def test_hostile_input(runs):
             draw()
     with pytest.raises(ParameterError, match="no rows: nothing to plot"):
         rp.forest(out.iloc[:0].assign(metric=[]), "AP")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# names are text: mathtext dollars and a leading "_" are drawn as given
+
+#: bm25 -> "$\foo$" (mathtext with an unknown command: matplotlib's parser fails on it), dense -> "_dense"
+#: (matplotlib leaves labels starting with "_" out of legends), hybrid -> "a$b" (one lone dollar)
+MARKUP = {"bm25": r"$\foo$", "dense": "_dense", "hybrid": "a$b"}
+
+
+def drawn(text) -> str:
+    """What matplotlib draws for a Text: an escaped dollar is a dollar, the zero-width space is invisible."""
+    s = text.get_text()
+    assert not matplotlib.cbook.is_math_text(s), s  # never parsed as mathtext
+    return s.replace(r"\$", "$").replace("\u200b", "")
+
+
+@pytest.mark.parametrize("name", ["at_k", "forest", "differences", "distribution", "pr_curve"])
+def test_names_are_drawn_as_given_in_every_plot(runs, name):
+    df = runs.assign(system=runs["system"].map(MARKUP))
+    fig, ax = plt.subplots()
+    draw = {
+        "at_k": lambda: rp.at_k(df, "P", [1, 5], ax=ax),
+        "forest": lambda: rp.forest(df, "AP", baseline=r"$\foo$", ax=ax),
+        "differences": lambda: rp.differences(df, "AP", system="_dense", baseline=r"$\foo$", ax=ax),
+        "distribution": lambda: rp.distribution(df, "AP", ax=ax),
+        "pr_curve": lambda: rp.pr_curve(df, ax=ax),
+    }[name]
+    draw()
+    fig.canvas.draw()  # mathtext is parsed when drawn: the old code raised here for "$\foo$"
+    legend = [drawn(t) for t in ax.get_legend().get_texts()]
+    ticks = [drawn(t) for t in [*ax.get_xticklabels(), *ax.get_yticklabels()]]
+    everything = " ".join([*legend, *ticks, drawn(ax.xaxis.label), drawn(ax.yaxis.label)])
+    if name in ("at_k", "pr_curve"):  # one line per system, each in the legend (the old code dropped "_dense")
+        assert sorted(legend) == sorted(MARKUP.values())
+    elif name == "differences":  # the legend counts the wins of "_dense" (left out by the old code)
+        assert any(t.startswith("_dense better (") for t in legend), legend
+        assert drawn(ax.yaxis.label) == r"AP: _dense − $\foo$"
+    elif name == "forest":  # the systems on the y ticks, the baseline in the x label
+        assert sorted(t.split("  (n=")[0] for t in ticks if "(n=" in t) == ["_dense", "a$b"]
+        assert drawn(ax.xaxis.label) == r"AP: system − baseline ($\foo$)"
+    else:  # distribution: one box per system, named on its tick with its n
+        assert sorted(t.split("\n")[0] for t in ticks if "(n=" in t) == sorted(MARKUP.values())
+    assert "\\$" not in everything

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import io, progress
+from rankframe import cli, io, progress
 from rankframe.errors import ParameterError
 
 
@@ -128,3 +131,56 @@ def test_duckdb_engine_respects_the_call(systems, monkeypatch):
     rankframe.evaluate(systems, "AP", by="system", engine="duckdb", progress=False)
     rankframe.evaluate(systems, "AP", by="system", engine="duckdb", progress=True)
     assert seen == [False, True]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the command's steps: the same mechanism and switches (RANKFRAME_PROGRESS, --no-progress), one bar on stderr
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EVALUATE = ["evaluate", str(EXAMPLES / "tiny.run"), "--qrels", str(EXAMPLES / "tiny.qrels"), "-m", "AP"]
+
+
+def test_steps_never_draw_without_a_terminal(capsys):
+    with progress.steps(3) as s:
+        s.step("reading")
+    assert capsys.readouterr().err == ""
+
+
+def test_steps_draw_the_step_its_number_and_the_time(capsys):
+    with progress.steps(2, progress=True) as s:
+        s.step("reading run.txt")
+        s.step("evaluating")
+        time.sleep(0.3)  # the ticker redraws the elapsed time
+    err = capsys.readouterr().err
+    assert "rankframe [" in err and "0/2 reading run.txt (00:00)" in err and "1/2 evaluating (00:00)" in err
+
+
+def test_steps_appear_after_the_delay_on_a_terminal(capsys, monkeypatch):
+    monkeypatch.setattr(progress, "interactive", lambda: True)  # as if stderr were a terminal
+    monkeypatch.setattr(progress, "DELAY", 0.3)
+    with progress.steps(2) as s:
+        s.step("reading")
+    assert capsys.readouterr().err == ""  # shorter than the delay: nothing
+    with progress.steps(2) as s:
+        s.step("reading")
+        time.sleep(0.6)
+    assert "1/2" not in (err := capsys.readouterr().err) and "0/2 reading" in err
+
+
+@pytest.mark.parametrize("switch", ["none", "env", "flag"])
+def test_the_command_uses_the_one_variable_and_its_flag(capsys, monkeypatch, switch):
+    monkeypatch.setattr(progress, "interactive", lambda: True)  # a terminal: drawn unless switched off
+    if switch == "env":
+        monkeypatch.setenv("RANKFRAME_PROGRESS", "0")
+    assert cli.main(EVALUATE + (["--no-progress"] if switch == "flag" else [])) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("system")  # the result on stdout, never a bar
+    if switch == "none":
+        assert "rankframe [" in captured.err and "reading 1 run(s) and tiny.qrels" in captured.err
+    else:
+        assert captured.err == ""
+    monkeypatch.setenv("RANKFRAME_NO_PROGRESS", "1")  # not a switch (any more): RANKFRAME_PROGRESS is the one
+    monkeypatch.setenv("RANKFRAME_PROGRESS", "1")
+    monkeypatch.setattr(progress, "interactive", lambda: False)
+    assert cli.main(EVALUATE) == 0
+    assert "rankframe [" in capsys.readouterr().err

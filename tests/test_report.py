@@ -76,6 +76,33 @@ def test_trec_runs_through_the_command(tmp_path):
     assert "2 systems (tiny, tiny-b), baseline tiny" in text and text.count("<img ") == 1 * 2 + 1 + 2
 
 
+def test_a_system_column_of_another_name(tmp_path):
+    # the system column is "run": the report and the command name it (the old code looked for "system" in the
+    # per-query differences plot and failed); the numbers are compare's on the same table
+    table, cli_path = tmp_path / "runs.parquet", tmp_path / "cli.html"
+    runs = pd.read_parquet(EX / "paired.parquet").rename(columns={"system": "run"})
+    runs[runs["query"] <= "q06"].to_parquet(table)
+    df = rankframe.read_long(table)
+    argv = ["report", str(table), "--system", "run", "--baseline", "bm25", "-m", "AP", "-o", str(cli_path)]
+    assert cli.main(argv) == 0
+    text = rankframe.report(df, "AP", baseline="bm25", system="run")
+    assert without_timestamp(cli_path.read_text(encoding="utf-8")) == without_timestamp(text)
+    out = rankframe.compare(df, "AP", system="run", baseline="bm25")
+    assert all(f"{r.delta:.4f}" in text for r in out.itertuples())
+    assert text.count("<img ") == 2 + 2 + 2  # forest, distribution; 2 differences plots; at_k, P-R
+
+
+def test_system_names_that_look_like_markup(tmp_path):
+    # "$\foo$" is mathtext to matplotlib (the old code crashed drawing it), "_dense" a hidden legend label,
+    # "<b>" HTML: all are names, written as given (HTML-escaped in the page)
+    names = {"bm25": r"$\foo$", "dense": "_dense", "hybrid": "<b>"}
+    runs = pd.read_parquet(EX / "paired.parquet")
+    df = runs[runs["query"] <= "q06"].assign(system=lambda d: d["system"].map(names))
+    text = rankframe.report(df, "AP", baseline=r"$\foo$")
+    assert r"3 systems ($\foo$, &lt;b&gt;, _dense), baseline $\foo$" in text
+    assert "<b>" not in text and text.count("<img ") == 6
+
+
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 def test_report_renders_in_headless_chromium(reports, tmp_path):

@@ -107,5 +107,21 @@ def need_columns(frame: pd.DataFrame, names: Sequence[str], owner: str, name: st
 
 
 def label_of(values: Sequence[object]) -> str:
-    """A legend/tick label for a group key (one or several values)."""
+    """A legend/tick label for a group key (one or several values); pass it through :func:`shown` to draw it."""
     return " · ".join("(null)" if v is None or v is pd.NA or v != v else str(v) for v in values)
+
+
+#: put before a label that starts with "_", which matplotlib would otherwise leave out of every legend
+_ZERO_WIDTH = "\u200b"
+
+
+def shown(text: object) -> str:
+    r"""Text to hand to matplotlib (labels, ticks, titles) so that it is drawn exactly as given.
+
+    Names are data, not markup: every ``$`` is escaped (``\$``), so ``$\foo$`` is drawn as written instead
+    of being parsed as mathtext (which fails on unknown commands); a label starting with ``_`` gets a zero-width
+    space in front, since matplotlib leaves artists whose label starts with ``_`` out of the legend. Every plot
+    passes every text it draws through this function.
+    """
+    text = str(text).replace("$", r"\$")
+    return _ZERO_WIDTH + text if text.startswith("_") else text

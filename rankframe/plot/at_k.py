@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, kind, label_of, pyplot
+from ._common import as_names, axes, kind, label_of, pyplot, shown
 
 DEFAULT_KS = tuple(range(1, 21))
 
@@ -118,10 +118,10 @@ def at_k(
     for key, g in frame.groupby(group_cols, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         g = g.sort_values("_k")
-        shown = list(key[:-1]) + ([key[-1]] if len(bases) > 1 else [])
-        label = label_of(shown) if shown else key[-1]
+        keys = list(key[:-1]) + ([key[-1]] if len(bases) > 1 else [])
+        label = label_of(keys) if keys else key[-1]
         x = g["_k"].to_numpy(float)
-        (line,) = ax.plot(x, g["value"].to_numpy(float), marker="o", markersize=3, label=label)
+        (line,) = ax.plot(x, g["value"].to_numpy(float), marker="o", markersize=3, label=shown(label))
         if band:
             ax.fill_between(
                 x,
@@ -132,7 +132,7 @@ def at_k(
                 linewidth=0,
             )
     ax.set_xlabel("cutoff k")
-    ax.set_ylabel(f"{bases[0]}@k" if len(bases) == 1 else "metric@k")
+    ax.set_ylabel(shown(f"{bases[0]}@k" if len(bases) == 1 else "metric@k"))
     ks_drawn = sorted(frame["_k"].astype(int).unique())
     if len(ks_drawn) <= 20:
         ax.set_xticks(ks_drawn)
@@ -141,5 +141,5 @@ def at_k(
         level = means.attrs.get("ci", ci)
         shade = f"shade: {level * 100:.6g}% CI" if isinstance(level, (int, float)) else "shade: CI"
         title = f"{title} ({shade})" if title else shade
-    ax.legend(title=title)
+    ax.legend(title=None if title is None else shown(title))
     return ax

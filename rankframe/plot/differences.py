@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import LOSS, NEUTRAL, WIN, as_names, axes, kind, need_columns, one_metric, pyplot
+from ._common import LOSS, NEUTRAL, WIN, as_names, axes, kind, need_columns, one_metric, pyplot, shown
 
 
 def per_query_deltas(
@@ -118,11 +118,11 @@ def differences(
         (delta < 0, LOSS, f"{baseline} better ({int((delta < 0).sum())})"),
     ):
         if mask.any():
-            ax.bar(x[mask], delta[mask], width=width, color=colour, label=text, linewidth=0)
+            ax.bar(x[mask], delta[mask], width=width, color=colour, label=shown(text), linewidth=0)
     ax.axhline(0, color="#333333", linewidth=0.8)
     ax.axhline(float(delta.mean()), color="#333333", linewidth=1, linestyle="--", label=f"mean {delta.mean():+.4f}")
     ax.set_xlabel(f"queries ({len(delta)}), sorted by difference")
-    ax.set_ylabel(f"{label}: {system} − {baseline}")
+    ax.set_ylabel(shown(f"{label}: {system} − {baseline}"))
     ax.set_xlim(-0.5, len(delta) - 0.5)
     ax.legend(loc="upper left", fontsize="small")
     return ax

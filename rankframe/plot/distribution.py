@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, kind, label_of, need_columns, one_metric, pyplot
+from ._common import as_names, axes, kind, label_of, need_columns, one_metric, pyplot, shown
 
 KINDS = ("box", "violin")
 
@@ -90,7 +90,7 @@ def distribution(
     else:
         parts = [((), frame)]
     values = [g["value"].to_numpy(float) for _, g in parts]
-    ticks = [f"{label_of(k) if k else 'all queries'}\n(n={len(v)})" for (k, _), v in zip(parts, values)]
+    ticks = [shown(f"{label_of(k) if k else 'all queries'}\n(n={len(v)})") for (k, _), v in zip(parts, values)]
     pos = np.arange(1, len(values) + 1)
     ax = axes(ax, "distribution", figsize=(max(4.0, 1.1 * len(values) + 2), 4.0))
     from matplotlib.lines import Line2D
@@ -108,8 +108,8 @@ def distribution(
     means = [float(v.mean()) for v in values]
     ax.scatter(pos, means, marker="o", color="white", edgecolors="black", zorder=3, s=30)
     ax.set_xticks(pos, ticks)
-    ax.set_xlabel(", ".join(groups) if groups else "")
-    ax.set_ylabel(f"{label} per query")
+    ax.set_xlabel(shown(", ".join(map(str, groups))))
+    ax.set_ylabel(shown(f"{label} per query"))
     mean_handle = Line2D(
         [], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="black", label="mean"
     )

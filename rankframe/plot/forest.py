@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import LOSS, NEUTRAL, WIN, axes, kind, label_of, one_metric, pyplot
+from ._common import LOSS, NEUTRAL, WIN, axes, kind, label_of, one_metric, pyplot, shown
 
 
 def forest(
@@ -114,16 +114,17 @@ def forest(
                 ax.scatter(value[mask], y[mask], s=42, zorder=3, label=text, **style)
         ax.axvline(0, color="#999999", linewidth=0.8, linestyle="--", zorder=0)
         base = label_of(list(dict.fromkeys(frame["baseline"])))
-        ax.set_xlabel(f"{label}: system − baseline ({base})")
+        ax.set_xlabel(shown(f"{label}: system − baseline ({base})"))
     else:
         ax.scatter(value, y, s=36, zorder=3, color="#0072B2", label="mean")
-        ax.set_xlabel(f"{label} (mean)")
+        ax.set_xlabel(shown(f"{label} (mean)"))
     ticks = []
     for r in frame.to_dict("records"):
-        shown = [r[c] for c in segs] + ([r["system"]] if comparison and systems > 1 or not segs and comparison else [])
-        ticks.append(f"{label_of(shown) if shown else 'all queries'}  (n={r['n']})")
+        keys = [r[c] for c in segs] + ([r["system"]] if comparison and systems > 1 or not segs and comparison else [])
+        ticks.append(shown(f"{label_of(keys) if keys else 'all queries'}  (n={r['n']})"))
     ax.set_yticks(y, ticks)
     ax.set_ylim(-0.7, len(frame) - 0.3)
-    ax.set_ylabel(", ".join([*segs, *(["system"] if comparison and (systems > 1 or not segs) else [])]) or "segment")
+    names = [*segs, *(["system"] if comparison and (systems > 1 or not segs) else [])]
+    ax.set_ylabel(shown(", ".join(map(str, names)) or "segment"))
     ax.legend(loc="best", fontsize="small")
     return ax

@@ -23,7 +23,7 @@ import pandas as pd
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
 from ..names import parse
-from ._common import as_names, axes, label_of, need_columns, pyplot
+from ._common import as_names, axes, label_of, need_columns, pyplot, shown
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -149,12 +149,12 @@ def pr_curve(
         key = key if isinstance(key, tuple) else (key,)
         g = g.sort_values("recall")
         ax.plot(g["recall"].to_numpy(float), g["precision"].to_numpy(float), marker="o", markersize=3,
-                label=label_of(key) if key else "all queries")  # fmt: skip
+                label=shown(label_of(key) if key else "all queries"))  # fmt: skip
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.set_xticks(np.asarray(RECALL_LEVELS))
     ax.grid(True, linewidth=0.4, alpha=0.5)
-    ax.legend(title=", ".join(groups) if groups else None, loc="upper right")
+    ax.legend(title=shown(", ".join(map(str, groups))) if groups else None, loc="upper right")
     return ax
