@@ -3,8 +3,9 @@
 ``rankframe evaluate RUN... --qrels QRELS -m nDCG@10 -m AP`` works like ``trec_eval -c`` (``--per-query`` is
 its ``-q``, ``--format trec`` its output; ``--no-retrieved skip`` gives trec_eval without ``-c``); the query-set
 defaults are the Python API's (``rankframe.registry.POLICIES``). ``rankframe evaluate table.parquet -m ...
---by segment`` evaluates a long table. Exit status: 0 on success, 2 on a usage or input error (one line
-``rankframe: error: ...`` on stderr). See ``docs/cli.md``.
+--by segment`` evaluates a long table. Exit status (:data:`EXIT_STATUS`): 0 on success, 1 only when ``compare
+--fail-if-worse`` finds a system significantly worse, 2 on a usage or input error (one line ``rankframe: error:
+...`` on stderr), 3 on an internal error (a bug: one line ``rankframe: internal error: ...``). See ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -57,6 +58,26 @@ _TREC_ORDER = (
 
 class UsageError(RankframeError):
     """Command-line options that do not fit together."""
+
+
+#: the exit statuses of the command: ``rankframe --help`` and docs/cli.md show this table
+EXIT_OK, EXIT_WORSE, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_STATUS = (
+    (EXIT_OK, "success (compare --fail-if-worse: no system significantly worse than the baseline)"),
+    (EXIT_WORSE, "compare --fail-if-worse: a system is significantly worse than the baseline (and nothing else)"),
+    (EXIT_ERROR, "usage or input error: a bad option or option value, a bad or missing file, a broken table rule"),
+    (
+        EXIT_INTERNAL,
+        "internal error, a bug in rankframe: one line on stderr (RANKFRAME_TRACEBACK=1 adds the traceback)",
+    ),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+)
+#: set to 1 for the traceback of an internal error
+TRACEBACK_ENV = "RANKFRAME_TRACEBACK"
+
+
+def _exit_status_epilog() -> str:
+    return "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_STATUS)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -225,6 +246,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="rankframe",
         description="Ranking-quality metrics over TREC run/qrels files and long-format Parquet/CSV tables.",
+        epilog=_exit_status_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from . import __version__
 
@@ -346,14 +369,14 @@ def _compare_parser(sub) -> None:
         "table with a system column) on the same queries: per segment and metric, the difference with\n"
         "the baseline, its confidence interval, a paired test and the p-value corrected for every\n"
         "comparison made (rankframe.compare; see docs/comparing.md).\n"
-        "Exit status: 0; 1 with --fail-if-worse when a system is significantly worse than the baseline;\n"
-        "2 on a usage or input error.",
+        "Exit status: 0; 1 with --fail-if-worse when a system is significantly worse than the baseline\n"
+        "(and for nothing else); 2 on a usage or input error; 3 on an internal error (a bug).",
         epilog="examples:\n"
         "  rankframe compare examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -m P@2\n"
         "  rankframe compare examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length\n"
         "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --test randomization --seed 1\n"
-        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --fail-if-worse   # exit 1: dense "
-        "loses on short queries",
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --by length --fail-if-worse"
+        "   # exit 1: dense loses on short queries",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _input_options(co, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
@@ -1084,8 +1107,8 @@ def _compare(args) -> int:
         worse = _worse(out, baseline, args.alpha)
         if worse:
             sys.stderr.write("".join(f"rankframe: worse: {w}\n" for w in worse))
-            return 1
-    return 0
+            return EXIT_WORSE
+    return EXIT_OK
 
 
 def _check_level(option: str, value: float, example: str) -> None:
@@ -1200,31 +1223,48 @@ def _print(text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``rankframe`` command and return its exit status.
+    """Run the ``rankframe`` command and return its exit status (:data:`EXIT_STATUS`).
 
-    0 on success, 1 when ``compare --fail-if-worse`` found a system significantly worse than the baseline, 2 on
-    a usage or input error.
+    0 on success, 1 when ``compare --fail-if-worse`` found a system significantly worse than the baseline (and
+    for nothing else), 2 on a usage or input error (a :class:`~rankframe.errors.RankframeError`; argparse's
+    usage errors raise ``SystemExit(2)``), 3 on an internal error, 130 when interrupted.
     """
-    parser = _parser()
-    args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}[
-        args.command
-    ]
     try:
-        return command(args)
+        args = _parser().parse_args(argv)  # a usage error raises SystemExit(2), which passes through
+        command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}
+        return command[args.command](args)
     except RankframeError as e:
         text = str(e)
         sys.stderr.write(f"rankframe: error: {text}\n")
-        return 2
+        return EXIT_ERROR
     except OSError as e:
         if isinstance(e, BrokenPipeError):
             _quiet_broken_pipe()
-            return 0
+            return EXIT_OK
         sys.stderr.write(f"rankframe: error: {e}\n")
-        return 2
+        return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("rankframe: interrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - anything else is a bug of rankframe, never a verdict (exit 1)
+        return _internal_error(e)
+
+
+def _internal_error(e: Exception) -> int:
+    """One line naming the exception and asking for a report; the traceback only with RANKFRAME_TRACEBACK=1."""
+    from . import __version__
+
+    if os.environ.get(TRACEBACK_ENV, "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+    first = (str(e).strip().splitlines() or [""])[0]
+    sys.stderr.write(
+        f"rankframe: internal error: {type(e).__name__}{': ' + first if first else ''} "
+        f"(a bug in rankframe {__version__}, not a problem with your input: please report it with the command "
+        f"line; {TRACEBACK_ENV}=1 shows the traceback)\n"
+    )
+    return EXIT_INTERNAL
 
 
 def _quiet_broken_pipe() -> None:
