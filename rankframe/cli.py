@@ -32,6 +32,8 @@ from .io import InputFileError
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec", "Bpref", "RR")
 FORMATS = ("table", "csv", "json", "markdown", "trec")
+#: evaluate's DuckDB options, by the key of ``duckdb_config`` they set
+DUCKDB_OPTIONS = {"memory_limit": "--memory-limit", "threads": "--threads", "temp_directory": "--temp-directory"}
 COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 _LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
@@ -303,7 +305,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="DuckDB's memory limit, e.g. 1GB or 500MB (default 1GB); past it DuckDB spills to --temp-directory",
     )
-    g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
+    g.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="DuckDB's worker threads, 1 to 4 x the number of cores (default: the number of cores)",
+    )
     g.add_argument(
         "--no-validate",
         action="store_true",
@@ -966,16 +973,13 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
 
     _check_options(args, trec=False)
     path = args.inputs[0]
+    config = {k: getattr(args, k) for k in DUCKDB_OPTIONS if getattr(args, k) is not None}
+    duckdb_source.settings_from(config, names=DUCKDB_OPTIONS)  # the library's one check, in the options' words
     with Progress(2, enabled=False if args.no_progress else None) as progress:
         progress.step(f"reading {Path(path).name} in DuckDB")
         names = duckdb_source.column_names(path)
         _check_columns(pd.DataFrame(columns=names), path, args, columns, by, need_relevance=True)
         progress.step("evaluating in DuckDB")
-        config = {"memory_limit": args.memory_limit, "threads": args.threads, "temp_directory": args.temp_directory}
-        if args.threads is not None and args.threads < 1:
-            raise UsageError(f"--threads must be >= 1, got {args.threads}")
-        if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
-            raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
         trec_format = args.format == "trec"
         return rankframe.evaluate(
             path,
