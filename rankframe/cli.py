@@ -545,12 +545,13 @@ def _split_by(values: Sequence[str]) -> list[str]:
 
 
 def _is_long(path: str) -> bool:
+    from .io import peek
+
     name = path.lower()
     if name.endswith(_LONG_SUFFIXES):
         return True
     try:
-        with open(path, "rb") as f:
-            return f.read(4) == b"PAR1"
+        return peek(path, 4) == b"PAR1"  # a pipe (/dev/stdin) is read once, whole, and kept for its reader
     except OSError:
         return False
 
@@ -955,8 +956,12 @@ def _sql_road(args, engine_default: str | None = None) -> bool:
 
     ``engine_default``: the --engine value that means "not chosen" (compare's parser defaults to 'pandas').
     """
+    from .io import is_regular_file
+
     if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
         return False
+    if not is_regular_file(args.inputs[0]):
+        return False  # a pipe was read once already (to tell its format): pandas reads the bytes kept
     if args.engine == "duckdb":
         return True
     if args.engine == engine_default or args.engine is None:
