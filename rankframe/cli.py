@@ -26,7 +26,7 @@ import pandas as pd
 from . import progress as progress_mod
 from .columns import Columns
 from .display import compare_caption
-from .errors import RankframeError, ValidationError
+from .errors import ParameterError, RankframeError, ValidationError
 from .io import InputFileError
 
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
@@ -1045,8 +1045,8 @@ def _compare(args) -> int:
     if not args.metrics:
         raise UsageError("compare needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
     measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
-    _check_level("--alpha", args.alpha, "0.05")
-    _check_level("--ci", args.ci, "0.95")
+    _check_level("--alpha", args.alpha, "0.05")  # the command's own option; compare's are checked by compare:
+    _compare_parameters(args)  # its one rule, before any file is read, in the options' words
     by = _split_by(args.by)
     family = _split_by(args.family)
     if "all" in family and len(family) > 1:
@@ -1111,6 +1111,8 @@ def _compare(args) -> int:
             )
         except ValidationError as e:
             raise _in_cli_words(e) from None
+        except ParameterError as e:
+            raise UsageError(_cli_words(str(e))) from None
     _print(_render_compare(out, args.format))
     if args.fail_if_worse:
         worse = _worse(out, baseline, args.alpha)
@@ -1125,40 +1127,86 @@ def _check_level(option: str, value: float, example: str) -> None:
         raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
 
 
+#: rankframe.compare's parameters and the command's options that set them (the rest: --name-with-dashes)
+_COMPARE_OPTIONS = {"system": "--system", "columns": "--query/--item/--rank/--relevance/--score"}
+
+
+def _option(name: str) -> str:
+    return _COMPARE_OPTIONS.get(name, "--" + name.replace("_", "-"))
+
+
+def _cli_words(text: str) -> str:
+    """A message of rankframe.compare in the command's words.
+
+    ``The 'ci' parameter of compare`` is ``--ci``, ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is
+    ``--pairs all``.
+    """
+    params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine")
+    text = re.sub(
+        r"The '(\w+)' parameter of compare must be",
+        lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
+        text,
+    )
+    return re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
+
+
+def _compare_parameters(args) -> None:
+    """rankframe.compare's check of its parameters (the ones that need no data), before any file is read."""
+    from .compare import _check_parameters
+
+    try:
+        _check_parameters(
+            dict(
+                pairs=args.pairs,
+                test=args.test,
+                ci_method=args.ci_method,
+                ci=args.ci,
+                correction=None if args.correction == "none" else args.correction,
+                missing=args.missing,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                engine=args.engine,
+                options={},
+            )
+        )
+    except ParameterError as e:
+        raise UsageError(_cli_words(str(e))) from None
+
+
 def _in_cli_words(e: ValidationError) -> ValidationError:
     """Compare's alignment error names its Python parameter (missing='zero'); the command has --missing zero."""
-    failures = [
-        {**f, "rule": re.sub(r"\bmissing='(\w+)'", r"--missing \1", f["rule"])} if isinstance(f.get("rule"), str) else f
-        for f in e.failures
-    ]
+    failures = [{**f, "rule": _cli_words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
     return ValidationError(failures, e.table)
 
 
 def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) -> object:
-    """Find the baseline as a value of the system column.
+    """The baseline as a value of the system column, by rankframe.compare's rule (``compare._pick_baseline``).
 
-    --baseline is matched by its text (the table's values may be numbers); without it, the first system: the
-    first run or table given, or the system of a table's first row.
+    --baseline is text: it names the system whose text it is (the table's values may be numbers); the rule
+    (at least 2 systems, the baseline one of them, else the first run or table given, or the system of a
+    table's first row) is the library's, its errors in the command's words.
     """
-    from .errors import did_you_mean
+    from .compare import _pick_baseline
 
-    found = list(pd.unique(df[system].dropna()))
-    where = "the runs' tags (or file names)" if files_are_systems else f"column {system!r}"
-    if len(found) < 2:
+    systems = df[[system]].dropna()
+    value = args.baseline
+    if value is not None:
+        value = next((s for s in pd.unique(systems[system]) if str(s) == args.baseline), args.baseline)
+    try:
+        return _pick_baseline(systems, system, value, args.pairs)[0]
+    except ValidationError as e:  # fewer than 2 systems
         more = "give 2 or more runs or tables" if files_are_systems else "or give the column with --system COL"
-        raise UsageError(
-            f"compare needs at least 2 systems; {where} name{'s' if len(found) == 1 else ''} "
-            f"{len(found)}: {_few(found) or 'none'} ({more})"
+        rule = e.failures[0]["rule"]
+        if files_are_systems:
+            rule = rule.replace(f"in column {system!r}", "(the runs' tags or the tables' file names)")
+        raise UsageError(f"{rule} ({more})") from None
+    except ParameterError as e:  # no such system
+        text = _cli_words(str(e)).replace(
+            "--baseline must be one of", f"--baseline {args.baseline}: no such system; it must be one of"
         )
-    if args.baseline is None:
-        return found[0] if args.pairs == "baseline" else None
-    same = [s for s in found if str(s) == args.baseline]
-    if not same:
-        raise UsageError(
-            f"--baseline {args.baseline}: no such system; the systems ({where}) are {_few(sorted(map(str, found)), 8)}"
-            f"{did_you_mean(args.baseline, map(str, found))}"
-        )
-    return same[0]
+        if files_are_systems:
+            text = text.replace(f"in column {system!r}", "(the runs' tags, or the tables' file names)")
+        raise UsageError(text) from None
 
 
 def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
