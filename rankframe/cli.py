@@ -3,8 +3,9 @@
 ``rankframe evaluate RUN... --qrels QRELS -m nDCG@10 -m AP`` works like ``trec_eval -c`` (``--per-query`` is
 its ``-q``, ``--format trec`` its output; ``--no-retrieved skip`` gives trec_eval without ``-c``); the query-set
 defaults are the Python API's (``rankframe.registry.POLICIES``). ``rankframe evaluate table.parquet -m ...
---by segment`` evaluates a long table. Exit status: 0 on success, 2 on a usage or input error (one line
-``rankframe: error: ...`` on stderr). See ``docs/cli.md``.
+--by segment`` evaluates a long table. Exit status (:data:`EXIT_STATUS`): 0 on success, 1 only when ``compare
+--fail-if-worse`` finds a system significantly worse, 2 on a usage or input error (one line ``rankframe: error:
+...`` on stderr), 3 on an internal error (a bug: one line ``rankframe: internal error: ...``). See ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import pandas as pd
 from . import progress as progress_mod
 from .columns import Columns
 from .display import compare_caption, markdown_table
-from .errors import RankframeError, ValidationError
+from .errors import ParameterError, RankframeError, ValidationError
 from .io import InputFileError
 
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec", "Bpref", "RR")
 FORMATS = ("table", "csv", "json", "markdown", "trec")
+#: evaluate's DuckDB options, by the key of ``duckdb_config`` they set
+DUCKDB_OPTIONS = {"memory_limit": "--memory-limit", "threads": "--threads", "temp_directory": "--temp-directory"}
 COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 _LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
@@ -55,6 +58,26 @@ _TREC_ORDER = (
 
 class UsageError(RankframeError):
     """Command-line options that do not fit together."""
+
+
+#: the exit statuses of the command: ``rankframe --help`` and docs/cli.md show this table
+EXIT_OK, EXIT_WORSE, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_STATUS = (
+    (EXIT_OK, "success (compare --fail-if-worse: no system significantly worse than the baseline)"),
+    (EXIT_WORSE, "compare --fail-if-worse: a system is significantly worse than the baseline (and nothing else)"),
+    (EXIT_ERROR, "usage or input error: a bad option or option value, a bad or missing file, a broken table rule"),
+    (
+        EXIT_INTERNAL,
+        "internal error, a bug in rankframe: one line on stderr (RANKFRAME_TRACEBACK=1 adds the traceback)",
+    ),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+)
+#: set to 1 for the traceback of an internal error
+TRACEBACK_ENV = "RANKFRAME_TRACEBACK"
+
+
+def _exit_status_epilog() -> str:
+    return "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_STATUS)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -153,6 +176,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="rankframe",
         description="Ranking-quality metrics over TREC run/qrels files and long-format Parquet/CSV tables.",
+        epilog=_exit_status_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     from . import __version__
 
@@ -208,7 +233,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="DuckDB's memory limit, e.g. 1GB or 500MB (default 1GB); past it DuckDB spills to --temp-directory",
     )
-    g.add_argument("--threads", type=int, metavar="N", help="DuckDB's worker threads (default: the number of cores)")
+    g.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="DuckDB's worker threads, 1 to 4 x the number of cores (default: the number of cores)",
+    )
     g.add_argument(
         "--no-validate",
         action="store_true",
@@ -274,14 +304,14 @@ def _compare_parser(sub) -> None:
         "table with a system column) on the same queries: per segment and metric, the difference with\n"
         "the baseline, its confidence interval, a paired test and the p-value corrected for every\n"
         "comparison made (rankframe.compare; see docs/comparing.md).\n"
-        "Exit status: 0; 1 with --fail-if-worse when a system is significantly worse than the baseline;\n"
-        "2 on a usage or input error.",
+        "Exit status: 0; 1 with --fail-if-worse when a system is significantly worse than the baseline\n"
+        "(and for nothing else); 2 on a usage or input error; 3 on an internal error (a bug).",
         epilog="examples:\n"
         "  rankframe compare examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -m P@2\n"
         "  rankframe compare examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length\n"
         "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --test randomization --seed 1\n"
-        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --fail-if-worse   # exit 1: dense "
-        "loses on short queries",
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --by length --fail-if-worse"
+        "   # exit 1: dense loses on short queries",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _input_options(co, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
@@ -443,12 +473,13 @@ def _split_by(values: Sequence[str]) -> list[str]:
 
 
 def _is_long(path: str) -> bool:
+    from .io import peek
+
     name = path.lower()
     if name.endswith(_LONG_SUFFIXES):
         return True
     try:
-        with open(path, "rb") as f:
-            return f.read(4) == b"PAR1"
+        return peek(path, 4) == b"PAR1"  # a pipe (/dev/stdin) is read once, whole, and kept for its reader
     except OSError:
         return False
 
@@ -838,8 +869,12 @@ def _sql_road(args, engine_default: str | None = None) -> bool:
 
     ``engine_default``: the --engine value that means "not chosen" (compare's parser defaults to 'pandas').
     """
+    from .io import is_regular_file
+
     if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
         return False
+    if not is_regular_file(args.inputs[0]):
+        return False  # a pipe was read once already (to tell its format): pandas reads the bytes kept
     if args.engine == "duckdb":
         return True
     if args.engine == engine_default or args.engine is None:
@@ -856,16 +891,13 @@ def _evaluate_in_duckdb(args, measures: list, columns: Columns, by: list[str], p
 
     _check_options(args, trec=False)
     path = args.inputs[0]
+    config = {k: getattr(args, k) for k in DUCKDB_OPTIONS if getattr(args, k) is not None}
+    duckdb_source.settings_from(config, names=DUCKDB_OPTIONS)  # the library's one check, in the options' words
     with progress_mod.using(False if args.no_progress else None), progress_mod.steps(2) as progress:
         progress.step(f"reading {Path(path).name} in DuckDB")
         names = duckdb_source.column_names(path)
         _check_columns(pd.DataFrame(columns=names), path, args, columns, by, need_relevance=True)
         progress.step("evaluating in DuckDB")
-        config = {"memory_limit": args.memory_limit, "threads": args.threads, "temp_directory": args.temp_directory}
-        if args.threads is not None and args.threads < 1:
-            raise UsageError(f"--threads must be >= 1, got {args.threads}")
-        if args.temp_directory is not None and not Path(args.temp_directory).is_dir():
-            raise UsageError(f"--temp-directory {args.temp_directory}: no such directory")
         trec_format = args.format == "trec"
         return rankframe.evaluate(
             path,
@@ -926,8 +958,8 @@ def _compare(args) -> int:
     if not args.metrics:
         raise UsageError("compare needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
     measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
-    _check_level("--alpha", args.alpha, "0.05")
-    _check_level("--ci", args.ci, "0.95")
+    _check_level("--alpha", args.alpha, "0.05")  # the command's own option; compare's are checked by compare:
+    _compare_parameters(args)  # its one rule, before any file is read, in the options' words
     by = _split_by(args.by)
     family = _split_by(args.family)
     if "all" in family and len(family) > 1:
@@ -989,13 +1021,15 @@ def _compare(args) -> int:
             )
         except ValidationError as e:
             raise _in_cli_words(e) from None
+        except ParameterError as e:
+            raise UsageError(_cli_words(str(e))) from None
     _print(_render_compare(out, args.format))
     if args.fail_if_worse:
         worse = _worse(out, baseline, args.alpha)
         if worse:
             sys.stderr.write("".join(f"rankframe: worse: {w}\n" for w in worse))
-            return 1
-    return 0
+            return EXIT_WORSE
+    return EXIT_OK
 
 
 def _check_level(option: str, value: float, example: str) -> None:
@@ -1003,40 +1037,86 @@ def _check_level(option: str, value: float, example: str) -> None:
         raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
 
 
+#: rankframe.compare's parameters and the command's options that set them (the rest: --name-with-dashes)
+_COMPARE_OPTIONS = {"system": "--system", "columns": "--query/--item/--rank/--relevance/--score"}
+
+
+def _option(name: str) -> str:
+    return _COMPARE_OPTIONS.get(name, "--" + name.replace("_", "-"))
+
+
+def _cli_words(text: str) -> str:
+    """A message of rankframe.compare in the command's words.
+
+    ``The 'ci' parameter of compare`` is ``--ci``, ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is
+    ``--pairs all``.
+    """
+    params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine")
+    text = re.sub(
+        r"The '(\w+)' parameter of compare must be",
+        lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
+        text,
+    )
+    return re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
+
+
+def _compare_parameters(args) -> None:
+    """rankframe.compare's check of its parameters (the ones that need no data), before any file is read."""
+    from .compare import _check_parameters
+
+    try:
+        _check_parameters(
+            dict(
+                pairs=args.pairs,
+                test=args.test,
+                ci_method=args.ci_method,
+                ci=args.ci,
+                correction=None if args.correction == "none" else args.correction,
+                missing=args.missing,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                engine=args.engine,
+                options={},
+            )
+        )
+    except ParameterError as e:
+        raise UsageError(_cli_words(str(e))) from None
+
+
 def _in_cli_words(e: ValidationError) -> ValidationError:
     """Compare's alignment error names its Python parameter (missing='zero'); the command has --missing zero."""
-    failures = [
-        {**f, "rule": re.sub(r"\bmissing='(\w+)'", r"--missing \1", f["rule"])} if isinstance(f.get("rule"), str) else f
-        for f in e.failures
-    ]
+    failures = [{**f, "rule": _cli_words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
     return ValidationError(failures, e.table)
 
 
 def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) -> object:
-    """Find the baseline as a value of the system column.
+    """The baseline as a value of the system column, by rankframe.compare's rule (``compare._pick_baseline``).
 
-    --baseline is matched by its text (the table's values may be numbers); without it, the first system: the
-    first run or table given, or the system of a table's first row.
+    --baseline is text: it names the system whose text it is (the table's values may be numbers); the rule
+    (at least 2 systems, the baseline one of them, else the first run or table given, or the system of a
+    table's first row) is the library's, its errors in the command's words.
     """
-    from .errors import did_you_mean
+    from .compare import _pick_baseline
 
-    found = list(pd.unique(df[system].dropna()))
-    where = "the runs' tags (or file names)" if files_are_systems else f"column {system!r}"
-    if len(found) < 2:
+    systems = df[[system]].dropna()
+    value = args.baseline
+    if value is not None:
+        value = next((s for s in pd.unique(systems[system]) if str(s) == args.baseline), args.baseline)
+    try:
+        return _pick_baseline(systems, system, value, args.pairs)[0]
+    except ValidationError as e:  # fewer than 2 systems
         more = "give 2 or more runs or tables" if files_are_systems else "or give the column with --system COL"
-        raise UsageError(
-            f"compare needs at least 2 systems; {where} name{'s' if len(found) == 1 else ''} "
-            f"{len(found)}: {_few(found) or 'none'} ({more})"
+        rule = e.failures[0]["rule"]
+        if files_are_systems:
+            rule = rule.replace(f"in column {system!r}", "(the runs' tags or the tables' file names)")
+        raise UsageError(f"{rule} ({more})") from None
+    except ParameterError as e:  # no such system
+        text = _cli_words(str(e)).replace(
+            "--baseline must be one of", f"--baseline {args.baseline}: no such system; it must be one of"
         )
-    if args.baseline is None:
-        return found[0] if args.pairs == "baseline" else None
-    same = [s for s in found if str(s) == args.baseline]
-    if not same:
-        raise UsageError(
-            f"--baseline {args.baseline}: no such system; the systems ({where}) are {_few(sorted(map(str, found)), 8)}"
-            f"{did_you_mean(args.baseline, map(str, found))}"
-        )
-    return same[0]
+        if files_are_systems:
+            text = text.replace(f"in column {system!r}", "(the runs' tags, or the tables' file names)")
+        raise UsageError(text) from None
 
 
 def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
@@ -1110,31 +1190,48 @@ def _print(text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``rankframe`` command and return its exit status.
+    """Run the ``rankframe`` command and return its exit status (:data:`EXIT_STATUS`).
 
-    0 on success, 1 when ``compare --fail-if-worse`` found a system significantly worse than the baseline, 2 on
-    a usage or input error.
+    0 on success, 1 when ``compare --fail-if-worse`` found a system significantly worse than the baseline (and
+    for nothing else), 2 on a usage or input error (a :class:`~rankframe.errors.RankframeError`; argparse's
+    usage errors raise ``SystemExit(2)``), 3 on an internal error, 130 when interrupted.
     """
-    parser = _parser()
-    args = parser.parse_args(argv)
-    command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}[
-        args.command
-    ]
     try:
-        return command(args)
+        args = _parser().parse_args(argv)  # a usage error raises SystemExit(2), which passes through
+        command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}
+        return command[args.command](args)
     except RankframeError as e:
         text = str(e)
         sys.stderr.write(f"rankframe: error: {text}\n")
-        return 2
+        return EXIT_ERROR
     except OSError as e:
         if isinstance(e, BrokenPipeError):
             _quiet_broken_pipe()
-            return 0
+            return EXIT_OK
         sys.stderr.write(f"rankframe: error: {e}\n")
-        return 2
+        return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("rankframe: interrupted\n")
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - anything else is a bug of rankframe, never a verdict (exit 1)
+        return _internal_error(e)
+
+
+def _internal_error(e: Exception) -> int:
+    """One line naming the exception and asking for a report; the traceback only with RANKFRAME_TRACEBACK=1."""
+    from . import __version__
+
+    if os.environ.get(TRACEBACK_ENV, "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+    first = (str(e).strip().splitlines() or [""])[0]
+    sys.stderr.write(
+        f"rankframe: internal error: {type(e).__name__}{': ' + first if first else ''} "
+        f"(a bug in rankframe {__version__}, not a problem with your input: please report it with the command "
+        f"line; {TRACEBACK_ENV}=1 shows the traceback)\n"
+    )
+    return EXIT_INTERNAL
 
 
 def _quiet_broken_pipe() -> None:

@@ -152,8 +152,10 @@ def evaluate(
         Query-set policies; the defaults ("zero", "zero", "skip") are declared once in
         ``rankframe.registry.POLICIES`` and shared by every face (CLI, SQL macros); see ``docs/metrics.md``.
     duckdb_config : dict, optional
-        For a path or relation input: DuckDB's ``memory_limit`` (default ``"1GB"``), ``threads`` and
-        ``temp_directory`` (where it spills instead of failing).
+        For a path or relation input: DuckDB's ``memory_limit`` (default ``"1GB"``), ``threads`` (1 to 4 × the
+        machine's cores) and ``temp_directory`` (where it spills instead of failing; made if need be). Other
+        keys or values raise ParameterError, and so does running out of memory under ``memory_limit``
+        (``docs/cli.md``, "Big tables").
     output : {"pandas", "arrow", "polars"}, default "pandas"
         The type of the result: a pandas DataFrame, a ``pyarrow.Table`` or a ``polars.DataFrame`` (same columns).
     progress : bool, optional

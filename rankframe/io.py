@@ -25,6 +25,7 @@ import csv
 import gzip
 import os
 import re
+import stat
 import warnings
 import zlib
 from collections.abc import Iterable, Sequence
@@ -88,12 +89,51 @@ class InputFileError(RankframeError):
 # raw bytes
 
 
+#: the content of the non-seekable inputs read so far (a pipe such as ``/dev/stdin``, a FIFO), by the pipe's
+#: (device, inode): a pipe gives its bytes once, so a second look (the format sniffing of ``peek``, an error
+#: message that quotes a line) reads them from here
+_PIPED: dict[tuple[int, int], bytes] = {}
+
+
+def _raw(f, p: Path) -> bytes:
+    """The whole content of the open file ``f``: read once, and kept when it cannot be read again (a pipe)."""
+    st = os.fstat(f.fileno())
+    if stat.S_ISREG(st.st_mode):
+        return _read_all(f, p)
+    key = (st.st_dev, st.st_ino)
+    if key not in _PIPED:
+        _PIPED[key] = _read_all(f, p)
+    return _PIPED[key]
+
+
+def peek(path: PathLike, n: int = 4) -> bytes:
+    """The first ``n`` bytes of a file (not gunzipped), to tell its format; a pipe is read whole, once.
+
+    Raises OSError as ``open`` does.
+    """
+    with open(Path(path), "rb") as f:
+        if stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return f.read(n)
+        return _raw(f, Path(path))[:n]
+
+
+def is_regular_file(path: PathLike) -> bool:
+    """True for a regular file (one that can be read again), False for a pipe, a device, or a missing file."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _read_bytes(path: PathLike) -> bytes:
-    """Return the file's content, gunzipped if it is gzip; a missing or unreadable file is an error."""
+    """Return the file's content, gunzipped if it is gzip; a missing or unreadable file is an error.
+
+    A pipe (``cat run | rankframe evaluate /dev/stdin ...``) is read once: see :data:`_PIPED`.
+    """
     p = Path(path)
     try:
         with open(p, "rb") as f:
-            data = _read_all(f, p)
+            data = _raw(f, p)
     except FileNotFoundError:
         raise InputFileError(path, "file not found") from None
     except IsADirectoryError:
@@ -669,12 +709,12 @@ def read_long(
     naming the file and the line. A header without data lines (or a Parquet file without rows) is a table
     without rows; a column name given twice is a :class:`~rankframe.ValidationError`, as on every input road
     (``docs/inputs.md``). ``path`` names exactly one file: ``x[1].parquet`` is that file, never a pattern.
+    A pipe (``/dev/stdin``, a FIFO) is read once, whole (see :func:`peek`); a cell may be longer than
+    Python's csv limit of 131,072 characters.
     """
     c = (columns or Columns()).with_(**names)
-    p = Path(path)
     try:
-        with open(p, "rb") as f:
-            head = f.read(4)
+        head = peek(path, 4)
     except FileNotFoundError:
         raise InputFileError(path, "file not found") from None
     except IsADirectoryError:
@@ -695,7 +735,7 @@ def read_long(
     header = body[:cut]
     # the names exactly as pyarrow reads them (a UTF-8 byte-order mark dropped, quotes undone, spaces kept), so
     # that every column is typed as text below: a name read differently would be type-inferred ('007' -> 7)
-    cols = next(csv.reader([header.decode("utf-8-sig", "replace")], delimiter=delim), [])
+    cols = _csv_cells(header.decode("utf-8-sig", "replace"), delim)
     check_unique_names(cols, "ranking table")  # the rule of every road (docs/inputs.md)
     numbers = {c.rank, c.relevance, c.score, *numeric}
     # pyarrow parses the number columns itself (only an empty cell is null); when that leaves anything but
@@ -746,9 +786,11 @@ def _read_parquet(path: PathLike, *, empty: bool) -> pd.DataFrame:
 
     if empty:
         raise InputFileError(path, "empty file: 0 bytes, not a Parquet file")
+    piped = None if is_regular_file(path) else _read_bytes(path)  # a pipe (not seekable): the bytes read once
     try:
-        check_unique_names(pq.read_schema(Path(path)).names, "ranking table")  # the rule of every road
-        table = pq.read_table(Path(path))
+        schema = pq.read_schema(Path(path) if piped is None else pa.BufferReader(piped))
+        check_unique_names(schema.names, "ranking table")  # the rule of every road
+        table = pq.read_table(Path(path) if piped is None else pa.BufferReader(piped))
     except (pa.ArrowException, OSError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise InputFileError(path, f"not a readable Parquet file ({first})") from None
@@ -785,6 +827,22 @@ def _csv_row_line(data: bytes, row: int) -> tuple[int, str]:
     return k + 1, lines[k].decode("utf-8", "replace")
 
 
+def _csv_cells(line: str, delim: str) -> list[str]:
+    """The cells of one CSV line, by Python's csv module, without its cap of 131,072 characters per cell.
+
+    (pyarrow reads any cell length; a longer cell here raised a bare ``_csv.Error``.) The cap is raised to the
+    line's length for this line only, then put back.
+    """
+    limit = csv.field_size_limit()
+    if len(line) < limit:
+        return next(csv.reader([line], delimiter=delim), [])
+    csv.field_size_limit(len(line) + 1)
+    try:
+        return next(csv.reader([line], delimiter=delim), [])
+    finally:
+        csv.field_size_limit(limit)
+
+
 def _csv_error(data: bytes, path: PathLike, delim: str, ncols: int, error: Exception) -> InputFileError:
     """Find the line pyarrow's CSV reader stumbled on, with Python's csv module (error path only)."""
     for k, raw in enumerate(data.splitlines()):
@@ -794,7 +852,7 @@ def _csv_error(data: bytes, path: PathLike, delim: str, ncols: int, error: Excep
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
             return InputFileError(path, "not valid UTF-8 text", k + 1, raw.decode("utf-8", "replace"))
-        n = len(next(csv.reader([line], delimiter=delim)))
+        n = len(_csv_cells(line, delim))
         if n != ncols:
             return InputFileError(path, f"expected {ncols} columns, found {n}", k + 1, line)
     first = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -435,13 +435,14 @@ def _one_system(tmp_path: Path) -> Path:
 HOSTILE = {
     "unknown baseline, did you mean": (
         lambda tmp: [str(PAIRED), "-m", "AP", "--baseline", "bm52"],
-        "--baseline bm52: no such system; the systems (column 'system') are 'bm25', 'dense', 'hybrid' "
-        "(did you mean 'bm25'?)",
+        # compare's own rule (compare._pick_baseline), in the command's words
+        "--baseline bm52: no such system; it must be one of the systems in column 'system': ['bm25', 'dense', "
+        "'hybrid']. Got 'bm52' instead. Hint: did you mean 'bm25'?",
     ),
     "unknown baseline among runs": (
         lambda tmp: [str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "--baseline", "tiny-c"],
-        "--baseline tiny-c: no such system; the systems (the runs' tags (or file names)) are 'tiny', 'tiny-b' "
-        "(did you mean 'tiny-b'?)",
+        "--baseline tiny-c: no such system; it must be one of the systems (the runs' tags, or the tables' file "
+        "names): ['tiny', 'tiny-b']. Got 'tiny-c' instead. Hint: did you mean 'tiny-b'?",
     ),
     "one TREC run": (
         lambda tmp: [str(RUN), "--qrels", str(QRELS), "-m", "AP"],
@@ -449,7 +450,7 @@ HOSTILE = {
     ),
     "one system in the table": (
         lambda tmp: [str(_one_system(tmp)), "-m", "AP"],
-        "compare needs at least 2 systems; column 'system' names 1: 'A' (or give the column with --system COL)",
+        "compare needs at least 2 systems in column 'system'; found 1: ['A'] (or give the column with --system COL)",
     ),
     "unknown metric": (
         lambda tmp: [str(PAIRED), "-m", "nDGC@5"],
@@ -462,14 +463,22 @@ HOSTILE = {
     ),
     "--alpha 0": (lambda tmp: [str(PAIRED), "-m", "AP", "--alpha", "0"], "--alpha must be a level"),
     "--alpha nan": (lambda tmp: [str(PAIRED), "-m", "AP", "--alpha", "nan"], "--alpha must be a level"),
-    "--ci 1": (lambda tmp: [str(PAIRED), "-m", "AP", "--ci", "1"], "--ci must be a level in the open interval"),
+    "--ci 1": (lambda tmp: [str(PAIRED), "-m", "AP", "--ci", "1"], "--ci must be a float in the open interval (0, 1)"),
+    "--ci checked before any file is read": (
+        lambda tmp: [str(tmp / "nope.parquet"), "-m", "AP", "--ci", "1.5"],
+        "--ci must be a float in the open interval (0, 1), e.g. 0.95. Got 1.5 instead.",
+    ),
+    "--test tukey without --pairs all": (
+        lambda tmp: [str(PAIRED), "-m", "AP", "--test", "tukey"],
+        "--test tukey compares every pair of systems at once (the blocked Tukey HSD); pass --pairs all with it",
+    ),
     "--n-resamples 0": (
         lambda tmp: [str(PAIRED), "-m", "AP", "--test", "randomization", "--n-resamples", "0"],
-        "The 'n_resamples' parameter of compare must be an int from 1 to 10,000,000",
+        "--n-resamples must be an int from 1 to 10,000,000",  # compare's rule, before any file is read, in the option's words
     ),
     "--family unknown": (
         lambda tmp: [str(PAIRED), "-m", "AP", "--family", "metirc"],
-        "The 'family' parameter of compare must be 'all' or column name(s) among",
+        "--family must be 'all' or column name(s) among",
     ),
     "--system with runs": (
         lambda tmp: [str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "--system", "tag"],

@@ -622,3 +622,50 @@ def test_many_blocks_keep_line_numbers_and_first_error(tmp_path, monkeypatch):
     bad[1900] = "q1 Q0"
     e = _error(read_trec_run, _write(tmp_path, "bad.txt", "\n".join(bad) + "\n"))
     assert e.line == 1701 and "score is not a number: 'oops'" in str(e)
+
+
+# ---------------------------------------------------------------------------------- long cells, pipes
+
+
+def test_a_csv_cell_longer_than_pythons_csv_limit(tmp_path):
+    # Python's csv module caps a cell at 131,072 characters (csv.field_size_limit); the header and the error
+    # path read lines with it: a longer cell escaped as a bare _csv.Error
+    import csv
+
+    big = "x" * 200_000
+    ok = tmp_path / "long.csv"
+    ok.write_text(f"query,item,rank,relevance,{big}\n1,{big},1,1,z\n1,b,2,0,\n")
+    df = read_long(ok)
+    assert list(df.columns) == ["query", "item", "rank", "relevance", big]
+    assert df["item"].tolist() == [big, "b"] and df["rank"].tolist() == [1, 2]
+    bad = tmp_path / "short_row.csv"
+    bad.write_text(f"query,item,rank,relevance\n1,{big},1,1\n1,b,2\n")
+    with pytest.raises(InputFileError, match=r"short_row\.csv, line 3: expected 4 columns, found 3: '1,b,2'"):
+        read_long(bad)
+    assert csv.field_size_limit() == 131_072  # the process's setting is put back
+
+
+def test_read_long_and_a_run_through_a_pipe(tmp_path):
+    # a pipe gives its bytes once: the format sniffing (the first 4 bytes) and the read share one read
+    import os
+    import threading
+
+    def through_a_pipe(data: bytes, read):
+        r, w = os.pipe()
+        t = threading.Thread(target=lambda: os.fdopen(w, "wb").write(data), daemon=True)
+        t.start()
+        try:
+            return read(f"/dev/fd/{r}")
+        finally:
+            t.join(10)
+            os.close(r)
+
+    csv_text = b"query,item,rank,relevance\n007,a,1,1\n007,b,2,\n"
+    df = through_a_pipe(csv_text, read_long)
+    assert df["query"].tolist() == ["007", "007"] and df["rank"].tolist() == [1, 2]
+    assert df["relevance"].iloc[0] == 1 and pd.isna(df["relevance"].iloc[1])
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"query": [1], "item": ["a"], "rank": [1], "relevance": [1]}).to_parquet(path)
+    assert through_a_pipe(path.read_bytes(), read_long)["item"].tolist() == ["a"]
+    run = through_a_pipe(b"1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.5 t\n", read_trec_run)
+    assert run["item"].tolist() == ["d1", "d2"]

@@ -174,9 +174,10 @@ def test_cli_duckdb_options_fail_cleanly(tmp_path, capsys):
     _table().to_parquet(path)
     cols = ["--query", "qid", "--item", "doc", "--rank", "pos", "--relevance", "grade", "--by", "seg"]
     code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--memory-limit", "lots")
-    assert code == 2 and err.count("\n") == 1 and "memory_limit" in err
-    code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--temp-directory", str(tmp_path / "no"))
-    assert code == 2 and "no such directory" in err
+    assert code == 2 and err.count("\n") == 1 and "--memory-limit must be a size" in err
+    (tmp_path / "afile").write_text("x")
+    code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--temp-directory", str(tmp_path / "afile"))
+    assert code == 2 and "is a file, not a directory" in err
     code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols, "--engine", "pandas", "--threads", "1")
     assert code == 2 and "read in DuckDB" in err
     code, _, err = _cli(capsys, "evaluate", str(path), "-m", "AP", *cols[:-2])  # (seg, qid) repeats items per qid

@@ -51,18 +51,143 @@ _NUMBER_TYPES = (
 _FLOAT_TYPES = ("FLOAT", "DOUBLE")
 
 
+#: the largest ``threads`` setting: 4 × the machine's cores (``os.cpu_count()``); DuckDB starts every thread it
+#: is given (``threads=10**6`` did not finish a 616-row file in 10 minutes), and more threads than cores only
+#: add memory for their buffers
+THREADS_PER_CORE = 4
+
+
+def max_threads() -> int:
+    """The largest ``threads`` setting on this machine (:data:`THREADS_PER_CORE` × ``os.cpu_count()``)."""
+    return THREADS_PER_CORE * (os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class Settings:
     """DuckDB settings of one evaluation: ``SET memory_limit``, ``SET threads``, ``SET temp_directory``.
 
     ``memory_limit`` is DuckDB's text such as ``"1GB"`` or ``"500MB"`` (default :data:`DEFAULT_MEMORY_LIMIT`),
-    ``threads`` an int >= 1 (default: DuckDB's, the number of cores), ``temp_directory`` where DuckDB spills
-    (default: a fresh folder under the system's temporary directory, removed afterwards).
+    ``threads`` an int in 1..:func:`max_threads` (default: DuckDB's, the number of cores), ``temp_directory``
+    where DuckDB spills (default: a fresh folder under the system's temporary directory, removed afterwards).
+    Made and checked by :func:`settings_from`.
     """
 
     memory_limit: str | None = None
     threads: int | None = None
     temp_directory: str | None = None
+
+
+#: how the settings are named in messages: the Python parameter (``duckdb_config['threads']``) by default; the
+#: command line passes its option names (``--threads``)
+PYTHON_NAMES = {k: f"duckdb_config[{k!r}]" for k in ("memory_limit", "threads", "temp_directory")}
+
+
+def settings_from(config: object, names: dict[str, str] | None = None) -> Settings:
+    """``duckdb_config={"memory_limit": "1GB", "threads": 2, "temp_directory": "/tmp/x"}`` as checked Settings.
+
+    The one check of the DuckDB settings, for ``duckdb_config=`` and the command's ``--memory-limit``,
+    ``--threads``, ``--temp-directory`` (``names`` says how to name each one in messages; None values are
+    left out): known keys only; ``memory_limit`` a size DuckDB reads (``"500MB"``, ``"4GB"``, ``"80%"``);
+    ``threads`` an int in 1..:func:`max_threads`; ``temp_directory`` a writable directory, or one that can be
+    made (its first existing parent is a writable directory). Raises ParameterError naming the setting.
+    """
+    if config is None:
+        return Settings()
+    names = {**PYTHON_NAMES, **(names or {})}
+    if not isinstance(config, dict):
+        raise ParameterError(
+            f"The 'duckdb_config' parameter must be a dict with keys among {list(PYTHON_NAMES)}. "
+            f"Got {config!r} instead."
+        )
+    unknown = [k for k in config if k not in PYTHON_NAMES]
+    if unknown:
+        from ..errors import did_you_mean
+
+        hint = did_you_mean(str(unknown[0]), PYTHON_NAMES)
+        raise ParameterError(
+            f"The 'duckdb_config' parameter has an unknown key {unknown[0]!r}{hint}; the keys are {list(PYTHON_NAMES)}."
+        )
+    memory, threads, temp = (config.get(k) for k in PYTHON_NAMES)
+    if memory is not None:
+        _check_memory_limit(memory, names["memory_limit"])
+    if threads is not None:
+        top = max_threads()
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
+            raise ParameterError(
+                f"{names['threads']} must be an int in 1..{top} ({THREADS_PER_CORE} x the {os.cpu_count() or 1} "
+                f"cores of this machine). Got {threads!r} instead."
+            )
+        threads = int(threads)
+    if temp is not None:
+        temp = _check_temp_directory(temp, names["temp_directory"])
+    return Settings(memory, threads, temp)
+
+
+def _check_memory_limit(value: object, name: str) -> None:
+    expected = f"{name} must be a size such as '1GB', '500MB' or '80%' (of the machine's memory)"
+    if not isinstance(value, str):
+        raise ParameterError(f"{expected}. Got {value!r} instead.")
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET memory_limit = {_text(value)}")
+    except duckdb.Error as e:
+        raise ParameterError(f"{expected}. Got {value!r} instead ({str(e).splitlines()[0]}).") from None
+    finally:
+        con.close()
+
+
+def _check_temp_directory(value: object, name: str) -> str:
+    if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+        raise ParameterError(f"{name} must be a directory path (str or Path). Got {value!r} instead.")
+    path = Path(value).expanduser()
+    where = path
+    while not where.exists() and where != where.parent:  # the first existing parent
+        where = where.parent
+    problem = None
+    if not where.is_dir():
+        problem = (
+            "is a file, not a directory" if where == path else f"cannot be made: {str(where)!r} is not a directory"
+        )
+    else:  # made if need be (as DuckDB would), and written to: a probe folder, removed at once
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            os.rmdir(tempfile.mkdtemp(prefix="rankframe-probe-", dir=path))
+        except OSError as e:
+            problem = f"is not a writable directory ({e.strerror or e})"
+    if problem:
+        raise ParameterError(f"{name} {str(value)!r} {problem}; DuckDB spills its sorts and hash tables there.")
+    return str(path)
+
+
+def _spill_folder(s: Settings) -> str:
+    """A fresh folder for DuckDB's spill files, under ``temp_directory`` (made if need be) or the system's."""
+    try:
+        if s.temp_directory is not None:
+            os.makedirs(s.temp_directory, exist_ok=True)
+        return tempfile.mkdtemp(prefix="rankframe-spill-", dir=s.temp_directory)
+    except OSError as e:
+        raise ParameterError(
+            f"the temporary directory {s.temp_directory or tempfile.gettempdir()!r} cannot hold DuckDB's spill "
+            f"folder ({e.strerror or e})."
+        ) from None
+
+
+def out_of_memory(error: Exception, s: Settings) -> ParameterError:
+    """DuckDB's out-of-memory error in words: the limit that was hit and how to give it more room."""
+    detail = str(error).strip().splitlines()[0]
+    detail = detail.removeprefix("Out of Memory Error: ")
+    return ParameterError(
+        f"DuckDB ran out of memory under its memory limit of {s.memory_limit or DEFAULT_MEMORY_LIMIT} "
+        f"({'the default; ' if s.memory_limit is None else ''}duckdb_config['memory_limit'], --memory-limit on the "
+        f"command line): {detail}. Raise the limit, or give fewer threads (each one holds its own buffers)."
+    )
+
+
+def _error(error: duckdb.Error, s: Settings) -> Exception:
+    """A DuckDB error of a call with settings ``s`` as rankframe's exception."""
+    if isinstance(error, duckdb.OutOfMemoryException):
+        return out_of_memory(error, s)
+    return translate_error(error)
 
 
 def is_source(obj: object) -> bool:
@@ -80,18 +205,9 @@ def _text(value: str) -> str:
 
 def connect(settings: Settings | None, spill_dir: str, macros: bool = True) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory database with the settings applied and (unless ``macros=False``) the macros installed."""
-    s = settings or Settings()
-    if s.threads is not None and (isinstance(s.threads, bool) or not isinstance(s.threads, int) or s.threads < 1):
-        raise ParameterError(f"The 'threads' setting must be an int >= 1. Got {s.threads!r} instead.")
+    s = settings or Settings()  # checked by settings_from
     con = duckdb.connect()
-    try:
-        con.execute(f"SET memory_limit = {_text(s.memory_limit or DEFAULT_MEMORY_LIMIT)}")
-    except duckdb.Error as e:
-        con.close()
-        raise ParameterError(
-            f"The 'memory_limit' setting must be a size such as '1GB' or '500MB'. Got {s.memory_limit!r} instead "
-            f"({str(e).splitlines()[0]})."
-        ) from None
+    con.execute(f"SET memory_limit = {_text(s.memory_limit or DEFAULT_MEMORY_LIMIT)}")
     if s.threads is not None:
         con.execute(f"SET threads = {int(s.threads)}")
     con.execute(f"SET temp_directory = {_text(spill_dir)}")
@@ -110,7 +226,7 @@ def _database(s: Settings) -> duckdb.DuckDBPyConnection:
     key = (s.memory_limit or DEFAULT_MEMORY_LIMIT, s.threads, s.temp_directory)
     with _LOCK:
         if key not in _DATABASES:
-            spill = tempfile.mkdtemp(prefix="rankframe-spill-", dir=s.temp_directory)
+            spill = _spill_folder(s)
             try:
                 _DATABASES[key] = (connect(s, spill), spill)
             except BaseException:
@@ -196,6 +312,8 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
     try:
         con.execute(f"CREATE TEMP VIEW rf__raw AS SELECT * FROM {reader}")
         _describe(con, "rf__raw")
+    except duckdb.OutOfMemoryException:
+        raise  # not a property of the file: the caller names the memory limit
     except duckdb.Error as e:
         kind = "a readable Parquet file" if reader.startswith("read_parquet") else "a readable CSV file"
         raise InputFileError(str(source), f"not {kind} ({str(e).splitlines()[0]})") from None
@@ -385,6 +503,8 @@ FROM checked"""
                 f"GROUP BY {unit}, rank HAVING count(*) > 1)"
             ).fetchone()
             dup_ranks, dup_rank_rows = rank_row if rank_row is not None else (0, 0)
+    except duckdb.OutOfMemoryException:
+        raise  # the caller names the memory limit that was hit
     except duckdb.Error as e:
         raise translate_error(e) from None
     for (col, rule, cond), count in zip(row_rules.values(), values):
@@ -470,7 +590,7 @@ def per_query(
     try:
         return _per_query(con, source, measures, columns, by, policies, validate, allow_duplicates)
     except duckdb.Error as e:
-        raise translate_error(e) from None
+        raise _error(e, s) from None
     finally:
         con.close()
 
@@ -513,19 +633,6 @@ def _fetch_pandas(result: duckdb.DuckDBPyConnection) -> pd.DataFrame:
         return fetch().to_pandas()
 
 
-def settings_from(config: object) -> Settings:
-    """``duckdb_config={"memory_limit": "1GB", "threads": 2, "temp_directory": "/tmp/x"}`` as Settings."""
-    if config is None:
-        return Settings()
-    known = ("memory_limit", "threads", "temp_directory")
-    if not isinstance(config, dict) or any(k not in known for k in config):
-        raise ParameterError(
-            f"The 'duckdb_config' parameter of evaluate must be a dict with keys among {list(known)}. "
-            f"Got {config!r} instead."
-        )
-    return Settings(**config)
-
-
 def to_pandas(source: Any, columns: Columns) -> pd.DataFrame:
     """The whole source as a DataFrame (only for the cases the SQL path does not take: a separate qrels table)."""
     if type(source).__name__ == "DuckDBPyRelation":
@@ -566,7 +673,8 @@ class Systems:
 def systems(source: Any, system: str, settings: Settings | None = None) -> Systems:
     """The systems of a file or relation (one aggregate in DuckDB; no row but the examples reaches pandas)."""
     s = settings or Settings()
-    with tempfile.TemporaryDirectory(prefix="rankframe-spill-", dir=s.temp_directory) as spill:
+    spill = _spill_folder(s)
+    try:
         is_relation = type(source).__name__ == "DuckDBPyRelation"
         con = None if is_relation else connect(s, spill, macros=False)
         try:
@@ -599,7 +707,9 @@ def systems(source: Any, system: str, settings: Settings | None = None) -> Syste
             found = sorted(found or [], key=lambda v: (str(type(v)), v))
             return Systems(names, found, first[0][0] if first else None, int(nulls or 0), examples)
         except duckdb.Error as e:
-            raise translate_error(e) from None
+            raise _error(e, s) from None
         finally:
             if con is not None:
                 con.close()
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
