@@ -1049,7 +1049,8 @@ def _cli_words(text: str) -> str:
     """A message of rankframe.compare in the command's words.
 
     ``The 'ci' parameter of compare`` is ``--ci``, ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is
-    ``--pairs all``.
+    ``--pairs all``; a validation message's ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by
+    b``) and ``allow_duplicates=True`` is ``--allow-duplicates``.
     """
     params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine")
     text = re.sub(
@@ -1057,7 +1058,13 @@ def _cli_words(text: str) -> str:
         lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
         text,
     )
-    return re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
+    text = re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
+    text = re.sub(
+        r"\bby=('[^']*'|\[[^\]]*\])",
+        lambda m: " ".join(f"{_option('by')} {v}" for v in re.findall(r"'([^']*)'", m.group(1))),
+        text,
+    )
+    return re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
 
 
 def _compare_parameters(args) -> None:
@@ -1084,7 +1091,7 @@ def _compare_parameters(args) -> None:
 
 
 def _in_cli_words(e: ValidationError) -> ValidationError:
-    """Compare's alignment error names its Python parameter (missing='zero'); the command has --missing zero."""
+    """A ValidationError in the command's words (:func:`_cli_words`: --missing zero, --by model, ...)."""
     failures = [{**f, "rule": _cli_words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
     return ValidationError(failures, e.table)
 
@@ -1201,7 +1208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = {"evaluate": _evaluate, "compare": _compare, "sql": _sql, "validate": _validate, "report": _report}
         return command[args.command](args)
     except RankframeError as e:
-        text = str(e)
+        text = str(_in_cli_words(e) if isinstance(e, ValidationError) else e)
         sys.stderr.write(f"rankframe: error: {text}\n")
         return EXIT_ERROR
     except OSError as e:

@@ -45,8 +45,11 @@ class Columns:
         return replace(self, **{k: v for k, v in names.items() if v is not None})
 
     @classmethod
-    def coerce(cls, value: Columns | dict | None, owner: str = "columns") -> Columns:
-        """Accept a :class:`Columns`, a dict of roles to names (``{"query": "user_id"}``) or None."""
+    def coerce(cls, value: Columns | dict | None, owner: str = "columns", function: str = "evaluate") -> Columns:
+        """Accept a :class:`Columns`, a dict of roles to names (``{"query": "user_id"}``) or None.
+
+        ``owner`` is the parameter's name and ``function`` the function taking it, for the message.
+        """
         if value is None:
             return cls()
         if isinstance(value, Columns):
@@ -55,4 +58,33 @@ class Columns:
             return cls().with_(**value)
         from .errors import parameter_error
 
-        raise parameter_error("evaluate", owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}", value)
+        raise parameter_error(function, owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}", value)
+
+
+def column_list(value: object, owner: str, name: str = "by") -> list[str]:
+    """A parameter naming columns (``by=``) as a list of distinct names: every function reads it here.
+
+    None and ``[]`` give no column; a str is one column (``by="model"``, never its letters); a list or tuple of
+    str is taken in its order. A repeated name or a name that is not a str is a
+    :class:`~rankframe.ParameterError` naming ``owner`` (the function called) and the parameter ``name``.
+
+    Examples
+    --------
+    >>> column_list("model", "evaluate"), column_list(("country", "device"), "compare"), column_list(None, "plot")
+    (['model'], ['country', 'device'], [])
+    """
+    from .errors import ParameterError, parameter_error
+
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise parameter_error(owner, name, "a column name or a list of column names (str)", value)
+    repeated = [v for i, v in enumerate(value) if v in value[:i]]
+    if repeated:
+        raise ParameterError(
+            f"The {name!r} parameter of {owner} names column {repeated[0]!r} twice; give each column once. "
+            f"Got {list(value)!r} instead."
+        )
+    return list(value)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import inputs, stats
 from . import progress as progress_
-from .columns import Columns
+from .columns import Columns, column_list
 from .display import EFFECT_SIZE, comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate, evaluate_parameters, parse_metrics
@@ -127,16 +127,6 @@ def default_correction(correction: str | None, test: str) -> str | None:
     if correction != "auto":
         return correction
     return None if test == "tukey" else "holm"
-
-
-def _as_list(value: object, name: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise parameter_error("compare", name, "a column name or a list of column names", value)
 
 
 def check_system_column(system: object, by: list[str], columns: Columns, present: list, rename_hint: str) -> None:
@@ -450,7 +440,7 @@ def compare(
         system = columns.system
     elif isinstance(system, str) and system != columns.system:
         columns = columns.with_(system=system)  # the qrels join scores every system on every judged query
-    by = _as_list(by, "by")
+    by = column_list(by, "compare")
     p = _check_parameters(
         dict(
             pairs=pairs,

@@ -13,7 +13,7 @@ import pandas as pd
 from . import inputs, keys
 from . import progress as progress_
 from .checks import check_grades
-from .columns import Columns
+from .columns import Columns, column_list
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
@@ -27,19 +27,8 @@ OUTPUT_COLUMNS = ("metric", "value")
 
 
 def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> list[str]:
-    """``by`` as a list of distinct column names (None, a name, or a list/tuple of names)."""
-    if by is None:
-        return []
-    if isinstance(by, str):
-        return [by]
-    if isinstance(by, (list, tuple)) and all(isinstance(b, str) for b in by):
-        repeated = sorted({b for b in by if list(by).count(b) > 1})
-        if repeated:
-            raise ParameterError(
-                f"The {name!r} parameter of {owner} names column {repeated[0]!r} twice; give each segment column once."
-            )
-        return list(by)
-    raise parameter_error(owner, name, "a column name or a list of column names", by)
+    """``by`` as a list of distinct column names (:func:`rankframe.columns.column_list`, the one reading)."""
+    return column_list(by, owner, name)
 
 
 def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:

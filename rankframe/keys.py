@@ -533,6 +533,52 @@ def duplicate_item_rows(
     return _cached(("dupitems", id(df), item_col, id(groups), rank_col), (df, groups), make)
 
 
+#: how many other columns the rule "items unique per unit" tries as a forgotten segment (``by=``), on every road
+SEGMENT_GUESSES = 8
+
+
+def segment_guesses(present: Sequence[object], roles: Sequence[str], by: Sequence[str], system: str) -> list[str]:
+    """The columns that may be a forgotten segment: not a role (query, item, rank, ...) nor in ``by``.
+
+    The system column comes first; at most :data:`SEGMENT_GUESSES` of them (each costs a pass over the
+    repeated rows, on the error path only).
+    """
+    taken = {*roles, *by}
+    names = [c for c in present if isinstance(c, str) and c not in taken]
+    names.sort(key=lambda n: n != system)
+    return names[:SEGMENT_GUESSES]
+
+
+def duplicate_item_rule(item: str, by: Sequence[str], query: str, segment: str | None = None) -> str:
+    """The words of the rule "items unique per unit" on every road (pandas schema, DuckDB files, Spark).
+
+    ``segment`` is a column in which the repeated (unit, item) rows differ, and which would make them unique
+    (:func:`separating_column`): the message then suggests ``by=`` that column instead of ``allow_duplicates``.
+    The CLI rewrites both keyword arguments as its flags (``--by``, ``--allow-duplicates``).
+    """
+    unit = [*by, query]
+    text = f"{item} must be unique within each ({', '.join(unit)})"
+    if segment is None:
+        return text + " (pass allow_duplicates=True to keep repeated rows)"
+    fix = repr(segment) if not by else repr([*by, segment])
+    return (
+        f"{text}: rows repeat ({', '.join([*unit, item])}) but differ in column {segment!r}: did you mean "
+        f"by={fix}? (or pass allow_duplicates=True to keep repeated rows)"
+    )
+
+
+def separating_column(df: pd.DataFrame, rows: np.ndarray, key: Sequence[str], guesses: Sequence[str]) -> str | None:
+    """The first of ``guesses`` that makes the rows ``rows`` (repeating ``key``) unique, or None."""
+    part = df.iloc[rows]
+    for name in guesses:
+        try:
+            if not part.duplicated(subset=[*key, name], keep=False).any():
+                return name
+        except TypeError:  # unhashable values (lists): not a segment
+            continue
+    return None
+
+
 def _duplicates_in_lists(df: pd.DataFrame, groups: Groups, item_col: str, lists: DenseLists) -> np.ndarray | None:
     """Duplicate (unit, item) rows from the item keys of :class:`DenseLists`: one padded matrix sorted by row.
 

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from . import display, progress
-from .columns import Columns
+from .columns import Columns, column_list
 from .errors import ParameterError, parameter_error
 
 _CSS = """
@@ -117,7 +117,7 @@ def report(
     columns = Columns.coerce(columns)
     system = columns.system if system is None else system
     columns = columns.with_(system=system) if isinstance(system, str) else columns
-    by_cols = [by] if isinstance(by, str) else list(by or [])
+    by_cols = column_list(by, "report")
     stats: dict[str, Any] = dict(
         test=test, ci=ci, correction=correction, n_resamples=n_resamples, seed=seed, missing=missing
     )

@@ -14,7 +14,7 @@ import pandas as pd
 
 from . import keys
 from ._pandera import SchemaErrors, pa
-from .columns import Columns
+from .columns import Columns, column_list
 from .errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
 
 
@@ -202,10 +202,66 @@ def _row_mask(n: int, rows: np.ndarray) -> np.ndarray:
     return ok
 
 
+#: what a null means in each value column, in the words of its "must be numeric" rule
+NULL_MEANS = {"relevance": "unjudged", "rank": "judged but not retrieved", "score": "not retrieved"}
+
+
+def numeric_rule(word: str) -> str:
+    """The plain words of the rule "must be numeric" of the role ``word`` (relevance, rank or score)."""
+    return f"{word} must be numeric (null = {NULL_MEANS[word]})"
+
+
+def not_numeric_failure(
+    column: str, word: str, dtype: str, count: int, unparsable: int, examples: pd.DataFrame | None, convert: str
+) -> dict:
+    """The failure of a value column that is not numeric, on every road (pandas schema, DuckDB files, Spark).
+
+    ``dtype`` is the column's type as the road names it, ``count`` the non-null rows whose value is not a number,
+    ``unparsable`` how many of them do not parse as numbers (``examples`` shows those first: their values are
+    named), ``convert`` the road's conversion of the column (``pd.to_numeric(df['rank'])``).
+    """
+    rule = f"{numeric_rule(word)}; found dtype {dtype}"
+    if unparsable:
+        shown: list = []
+        if examples is not None and column in examples.columns:
+            shown = list(dict.fromkeys(examples[column].head(3).tolist()))
+        rule += (
+            f": {unparsable} value(s) do not parse as numbers (such as {', '.join(map(repr, shown))}); fix or drop "
+            f"those rows, then convert the column with {convert}"
+        )
+    else:
+        rule += f": convert the column with {convert}"
+    return {"column": column, "rule": rule, "count": count, "examples": examples}
+
+
+def _not_numeric(df: pd.DataFrame, column: str, word: str) -> dict:
+    """:func:`not_numeric_failure` of a pandas column (the caller's row labels; nothing is modified)."""
+    s = df[column]
+    present = s.notna().to_numpy()
+    if pd.api.types.is_bool_dtype(s.dtype):  # (pd.to_numeric keeps a bool column bool)
+        bad, unparsable = present, np.zeros(len(s), dtype=bool)
+        convert = f"df[{column!r}].astype(int)"
+    else:
+        values = s.astype(object)
+        is_number = values.map(
+            lambda v: isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+        ).to_numpy(dtype=bool)
+        bad = present & ~is_number
+        if not bad.any():  # an object column that holds numbers only: the dtype alone is wrong
+            bad = present
+        text = values.map(lambda v: v if isinstance(v, (bool, np.bool_)) else str(v))
+        unparsable = bad & pd.to_numeric(text, errors="coerce").isna().to_numpy()
+        convert = f"pd.to_numeric(df[{column!r}])"
+    rows = np.flatnonzero(unparsable if unparsable.any() else bad)[:5]
+    return not_numeric_failure(
+        column, word, str(s.dtype), int(bad.sum()), int(unparsable.sum()), df.iloc[rows], convert
+    )
+
+
 def schema(
-    columns: Columns | None = None,
+    columns: Columns | dict | None = None,
     *,
-    by: Sequence[str] = (),
+    by: str | Sequence[str] | None = (),
     order: str | None = "rank",
     allow_duplicates: bool = False,
     require_relevance: bool = True,
@@ -214,10 +270,12 @@ def schema(
 
     Parameters
     ----------
-    columns : Columns, optional
-        Column names (default ``query``, ``item``, ``rank``, ``relevance``, ``score``).
-    by : sequence of str
-        Segment columns: the unit of evaluation is (segment values, query), so uniqueness rules apply per unit.
+    columns : Columns or dict, optional
+        Column names (default ``query``, ``item``, ``rank``, ``relevance``, ``score``), as a :class:`Columns` or a
+        dict of roles to names such as ``{"query": "user_id"}``.
+    by : str or sequence of str
+        Segment column(s) (a str is one column): the unit of evaluation is (segment values, query), so
+        uniqueness rules apply per unit.
     order : {"rank", "score", None}
         Which column orders the ranked list (``rank`` wins when both exist); None for judgments (no order).
     allow_duplicates : bool
@@ -236,7 +294,8 @@ def schema(
     >>> rankframe.schema().validate(df).equals(df)
     True
     """
-    c = columns or Columns()
+    c = Columns.coerce(columns, function="schema")
+    by = column_list(by, "schema")
     unit = [*by, c.query]
     cols: dict[str, pa.Column] = {
         c.query: pa.Column(nullable=False, name=c.query, checks=_id_checks(c.query)),
@@ -253,7 +312,7 @@ def schema(
                     element_wise=False,
                     ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
                     name="numeric dtype",
-                    error="relevance must be numeric (null = unjudged)",
+                    error=numeric_rule("relevance"),
                 ),
                 pa.Check(
                     _only_if_numeric(_finite_or_null, _all_finite),
@@ -273,7 +332,7 @@ def schema(
                     element_wise=False,
                     ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
                     name="numeric dtype",
-                    error="rank must be numeric (null = judged but not retrieved)",
+                    error=numeric_rule("rank"),
                 ),
                 pa.Check(
                     _only_if_numeric(_positive_integer, _all_positive_integers),
@@ -303,7 +362,7 @@ def schema(
                     element_wise=False,
                     ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
                     name="numeric dtype",
-                    error="score must be numeric (null = not retrieved)",
+                    error=numeric_rule("score"),
                 ),
                 pa.Check(
                     _only_if_numeric(_finite_or_null, _all_finite),
@@ -325,8 +384,7 @@ def schema(
             pa.Check(
                 unique_item,
                 name=f"unique:{c.item}",
-                error=f"{c.item} must be unique within each ({', '.join(unit)}) "
-                "(pass allow_duplicates=True to keep repeated rows)",
+                error=keys.duplicate_item_rule(c.item, by, c.query),
             )
         )
     return pa.DataFrameSchema(cols, checks=frame_checks, strict=False, name="rankframe long table")
@@ -334,9 +392,9 @@ def schema(
 
 def validate(
     df: pd.DataFrame,
-    columns: Columns | None = None,
+    columns: Columns | dict | None = None,
     *,
-    by: Sequence[str] = (),
+    by: str | Sequence[str] | None = (),
     allow_duplicates: bool = False,
     require_relevance: bool = True,
     table: str = "ranking table",
@@ -360,7 +418,8 @@ def validate(
     """
     from .inputs import numbers_as_float, to_pandas
 
-    c = columns or Columns()
+    c = Columns.coerce(columns, function="validate")
+    by = column_list(by, "validate")
     # any table kind, read as the engines read it (rankframe.inputs), decimals as floats
     df = numbers_as_float(to_pandas(df, owner="validate", name="df", columns=c), c)
     present = list(df.columns)
@@ -397,7 +456,37 @@ def validate(
         try:
             sch.validate(view, lazy=True, inplace=True)
         except SchemaErrors as err:
-            raise _to_validation_error(df, err, table) from None
+            error = _explain_numeric(_to_validation_error(df, err, table), df, c)
+            raise _suggest_segment(error, df, c, by, order) from None
+
+
+def _explain_numeric(error: ValidationError, df: pd.DataFrame, c: Columns) -> ValidationError:
+    """Each "must be numeric" failure with the column's dtype, its offending rows and count, and the fix."""
+    plain = {numeric_rule(word): (getattr(c, word), word) for word in NULL_MEANS}
+    if not any(f["rule"] in plain for f in error.failures):
+        return error
+    failures = [_not_numeric(df, *plain[f["rule"]]) if f["rule"] in plain else f for f in error.failures]
+    return ValidationError(failures, table=error.table)
+
+
+def _suggest_segment(
+    error: ValidationError, df: pd.DataFrame, c: Columns, by: Sequence[str], order: str | None
+) -> ValidationError:
+    """The repeated-item failure names the column its rows differ in (``by=`` forgotten), when one separates them."""
+    plain = keys.duplicate_item_rule(c.item, by, c.query)
+    if not any(f["rule"] == plain for f in error.failures):
+        return error
+    guesses = keys.segment_guesses(list(df.columns), [c.query, c.item, c.rank, c.relevance, c.score], by, c.system)
+    if not guesses:
+        return error
+    rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None
+    rows = keys.duplicate_item_rows(df, keys.group_codes(df, [*by, c.query]), c.item, rank_col)
+    segment = keys.separating_column(df, rows, [*by, c.query, c.item], guesses)
+    if segment is None:
+        return error
+    rule = keys.duplicate_item_rule(c.item, by, c.query, segment)
+    failures = [{**f, "rule": rule} if f["rule"] == plain else f for f in error.failures]
+    return ValidationError(failures, table=error.table)
 
 
 def _proven_valid(

@@ -52,6 +52,7 @@ class Case:
     error: tuple[str, ...] = ()  # expected RankframeError subclasses on the Python faces
     pattern: str = ""  # the message must match (names the column/parameter and the rule)
     cli: tuple[str, ...] | None = None  # extra CLI arguments; None = not expressible on the CLI
+    cli_pattern: str = ""  # the CLI's message, when it differs (its flags instead of Python keywords)
     sql: tuple[str, str, str] | None = None  # (rf_means arguments, selected columns, error pattern or "")
 
 
@@ -74,9 +75,43 @@ CASES = [
         lambda: pd.concat([base(), base().iloc[[0]]], ignore_index=True),
         ["AP"],
         error=V,
-        pattern=r"item must be unique within each \(query\).*allow_duplicates",
+        pattern=r"item must be unique within each \(query\) \(pass allow_duplicates=True",
         cli=(),
+        cli_pattern=r"item must be unique within each \(query\) \(pass --allow-duplicates",
         sql=("", '"AP"', r"(?i)duplicate|unique"),
+    ),
+    Case(
+        # two models' lists of the same queries, by= forgotten: every (query, item) repeats once per model, and
+        # the column 'model' tells the copies apart (the only other column): the message suggests by='model'
+        "several models without by",
+        lambda: pd.concat([base().assign(model="m1"), base().assign(model="m2")], ignore_index=True),
+        ["AP"],
+        error=V,
+        pattern=r"item must be unique within each \(query\): rows repeat \(query, item\) but differ in column "
+        r"'model': did you mean by='model'\?",
+        cli=(),
+        cli_pattern=r"rows repeat \(query, item\) but differ in column 'model': did you mean --by model\? "
+        r"\(or pass --allow-duplicates",
+    ),
+    Case(
+        "string rank with words",
+        lambda: base().astype({"rank": object}).assign(rank=["1", "two", "3", "1", "2", None]),
+        ["AP"],
+        error=V,
+        # 5 non-null strings (each is text, not a number); 'two' alone does not parse: it is the example shown
+        pattern=r"rank must be numeric \(null = judged but not retrieved\); found dtype (object|str|VARCHAR): 1 "
+        r"value\(s\) do not parse as numbers \(such as 'two'\).*\(5 offending row\(s\)\)",
+        cli=(),
+    ),
+    Case(
+        "bool relevance as numbers",
+        lambda: base().assign(relevance=[True, False, True, False, True, True]),
+        ["AP"],
+        error=V,
+        # every row holds a bool, none a number: 6 offending rows, the fix converts the column
+        pattern=r"relevance must be numeric \(null = unjudged\); found dtype (bool|BOOLEAN): convert the column "
+        r"with (df\['relevance'\]\.astype\(int\)|CAST\(\"relevance\" AS DOUBLE\)) \(6 offending row\(s\)\)",
+        cli=(),
     ),
     Case(
         "mixed query id types",
@@ -365,7 +400,8 @@ def test_cli_face(case: Case, tmp_path):
         assert outcome.error is None, outcome.message
         _check_values(outcome.means, case.values, "cli")
     else:
-        assert_error(outcome, ("exit 2",), case.pattern.replace(r"evaluate must", r".* must"), "cli")
+        pattern = case.cli_pattern or case.pattern.replace(r"evaluate must", r".* must")
+        assert_error(outcome, ("exit 2",), pattern, "cli")
 
 
 @pytest.mark.parametrize("case", SQL_CASES, ids=[c.name for c in SQL_CASES])

@@ -206,3 +206,115 @@ def test_fast_duplicate_check_on_dense_ranks():
     err = check_fails(df, "item", "must be unique")
     f = next(f for f in err.failures if f["column"] == "item")
     assert set(f["examples"].index) == {4, 5}
+
+
+# --- issue 19: forgotten by=, by as one str, columns as a dict, one reading of by= everywhere ---------------------
+
+
+def two_models(segment: bool = False) -> pd.DataFrame:
+    """The same two queries ranked by models m1 and m2 (a long table of several systems, by= forgotten)."""
+    one = good().assign(country="fr")
+    both = pd.concat([one.assign(model="m1"), one.assign(model="m2")], ignore_index=True)
+    return both if segment else both.drop(columns="country")
+
+
+def test_forgotten_by_with_a_segment_suggests_both_columns(engine, tmp_path):
+    # by="country" given, "model" forgotten: the (country, query, item) rows repeat and differ in 'model' only
+    df = two_models(segment=True)
+    err = check_fails(df, "item", "differ in column 'model'", by="country", engine=engine)
+    assert "did you mean by=['country', 'model']?" in str(err)
+    # the DuckDB road over a file says the same
+    df.to_parquet(tmp_path / "t.parquet")
+    with pytest.raises(ValidationError, match=r"did you mean by=\['country', 'model'\]\?"):
+        rankframe.evaluate(str(tmp_path / "t.parquet"), "AP", by="country")
+
+
+def test_cli_says_its_flags(tmp_path, capsys):
+    from rankframe import cli
+
+    two_models(segment=True).to_parquet(tmp_path / "t.parquet")
+    for command in (["evaluate", "-m", "AP"], ["validate"]):
+        assert cli.main([command[0], str(tmp_path / "t.parquet"), *command[1:], "--by", "country"]) == 2
+        err = capsys.readouterr().err
+        assert "did you mean --by country --by model? (or pass --allow-duplicates" in err, err
+        assert "by=" not in err and "allow_duplicates" not in err
+
+
+def test_true_duplicates_keep_the_allow_duplicates_hint():
+    # the repeated rows are equal in every column (model included): no column separates them
+    df = pd.concat([two_models(), two_models().iloc[[0]]], ignore_index=True)
+    err = check_fails(df, "item", "(pass allow_duplicates=True to keep repeated rows)", by="model")
+    assert "did you mean" not in str(err)
+
+
+def test_validate_reads_a_str_by_as_one_column():
+    df = two_models()
+    rankframe.validate(df, by="model")  # per (model, query) every item is unique: nothing raised
+    rankframe.validate(df, rankframe.Columns(), by=("model",))
+    with pytest.raises(ValidationError, match=r"rows repeat \(query, item\) but differ in column 'model'"):
+        rankframe.validate(df)
+    assert "model" in rankframe.schema(by="model").columns
+
+
+def test_validate_and_schema_take_columns_as_a_dict():
+    df = two_models().rename(columns={"query": "user", "rank": "position"})
+    names = {"query": "user", "rank": "position"}
+    rankframe.validate(df, names, by="model")
+    assert rankframe.schema(columns=names, by="model").validate(df) is not None
+    with pytest.raises(rankframe.ParameterError, match=r"'columns' parameter of validate must be a rankframe"):
+        rankframe.validate(df, ["user"])
+    with pytest.raises(rankframe.ParameterError, match=r"'columns' parameter of schema must be a rankframe"):
+        rankframe.schema(columns="user")
+    with pytest.raises(rankframe.ParameterError, match=r"unknown column role 'qurey'"):
+        rankframe.validate(df, {"qurey": "user"})
+
+
+def _by_faces():
+    """Every function taking by=, as (name, call with a by= value): the same reading, the caller's name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from rankframe import plot
+
+    runs = pd.concat(
+        [two_models().assign(system="A"), two_models().assign(system="B", rank=lambda d: d["rank"].iloc[::-1].values)]
+    )
+    runs = runs.dropna(subset=["relevance"]).reset_index(drop=True)
+    return {
+        "evaluate": lambda by: rankframe.evaluate(two_models(), "AP", by=by),
+        "validate": lambda by: rankframe.validate(two_models(), by=by),
+        "compare": lambda by: rankframe.compare(runs, "AP", baseline="A", by=by),
+        "distribution": lambda by: plot.distribution(two_models(), "AP", by=by),
+        "report": lambda by: rankframe.report(runs, "AP", baseline="A", by=by),
+    }
+
+
+@pytest.mark.parametrize("owner", ["evaluate", "validate", "compare", "distribution", "report"])
+@pytest.mark.parametrize(
+    "by, words",
+    [
+        (["model", "model"], r"The 'by' parameter of {owner} names column 'model' twice"),
+        (["model", 3], r"The 'by' parameter of {owner} must be a column name or a list of column names"),
+        ({"model"}, r"The 'by' parameter of {owner} must be a column name or a list of column names"),
+    ],
+    ids=["repeat", "non-str", "set"],
+)
+def test_every_by_is_read_once_and_names_its_caller(owner, by, words):
+    with pytest.raises(rankframe.ParameterError, match=words.format(owner=owner)):
+        _by_faces()[owner](by)
+
+
+def test_by_as_str_tuple_list_or_empty_is_the_same():
+    from rankframe.columns import column_list
+
+    for owner in ("evaluate", "compare", "report", "distribution"):
+        assert column_list("model", owner) == column_list(("model",), owner) == column_list(["model"], owner)
+        assert column_list([], owner) == column_list(None, owner) == []
+    # by="model" is the column, not its letters. Each model holds good(): q1 a rank 1 grade 1, b rank 2 grade 0,
+    # c unretrieved grade 2 -> AP = (1/1) / 2 = 1/2; q2 a rank 1 unjudged, d rank 2 grade 1 -> AP = (1/2) / 1 =
+    # 1/2; mean 1/2 for each model
+    faces = _by_faces()
+    for by in ("model", ("model",), ["model"]):
+        got = faces["evaluate"](by)
+        assert dict(zip(got["model"], got["value"])) == pytest.approx({"m1": 0.5, "m2": 0.5})
+    assert rankframe.evaluate(good(), "AP", by=[])["value"].tolist() == pytest.approx([0.5])  # [] = no segment

@@ -32,8 +32,9 @@ import pandas as pd
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
+from ..keys import duplicate_item_rule, segment_guesses
 from ..names import Measure
-from ..schema import nested_failure
+from ..schema import nested_failure, not_numeric_failure
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
@@ -418,15 +419,9 @@ def validate_source(
     unit_words = ", ".join(unit_names)
     failures: list[dict] = []
     order_col = columns.rank if order == "rank" else columns.score
-    for col, word, null in (
-        (columns.relevance, "relevance", "unjudged"),
-        (order_col, order, "judged but not retrieved" if order == "rank" else "not retrieved"),
-    ):
+    for col, word in ((columns.relevance, "relevance"), (order_col, order)):
         if not _numeric(types[col]):
-            # one failure case, the column's type: as pandera counts a dtype rule on a pandas input
-            failures.append(
-                {"column": col, "rule": f"{word} must be numeric (null = {null})", "count": 1, "examples": None}
-            )
+            failures.append(_not_numeric(con, col, word, types[col], by, columns))
     if failures:
         raise ValidationError(failures)
     rank_checks = order == "rank"
@@ -531,8 +526,9 @@ FROM checked"""
         failures.append(
             {
                 "column": columns.item,
-                "rule": f"{columns.item} must be unique within each ({unit_words}) "
-                "(pass allow_duplicates=True to keep repeated rows)",
+                "rule": duplicate_item_rule(
+                    columns.item, by, columns.query, _separating_column(con, columns, by, types)
+                ),
                 "count": int(dup_item_rows),
                 "examples": _examples(
                     con,
@@ -546,6 +542,39 @@ FROM checked"""
     if failures:
         raise ValidationError(failures)
     return bool(dense) and rank_checks
+
+
+def _not_numeric(
+    con: duckdb.DuckDBPyConnection, column: str, word: str, type_name: str, by: Sequence[str], columns: Columns
+) -> dict:
+    """The "must be numeric" failure of a typed column, in the pandas schema's words.
+
+    Its non-null rows are offending; those that do not parse as numbers are shown first.
+    """
+    # rf__src names the value column by its role (relevance, rank or score)
+    unparsable = f"{word} IS NOT NULL AND TRY_CAST({word} AS DOUBLE) IS NULL"
+    row = con.execute(f"SELECT count({word}), count(*) FILTER (WHERE {unparsable}) FROM {_SRC}").fetchone()
+    count, bad = (int(row[0]), int(row[1])) if row is not None else (0, 0)
+    examples = _examples(con, unparsable if bad else f"{word} IS NOT NULL", by, columns)
+    return not_numeric_failure(column, word, type_name, count, bad, examples, f"CAST({_quote(column)} AS DOUBLE)")
+
+
+def _separating_column(
+    con: duckdb.DuckDBPyConnection, columns: Columns, by: Sequence[str], types: dict[str, str]
+) -> str | None:
+    """The first other column of the raw table that makes its repeated (unit, item) rows unique (the pandas rule)."""
+    guesses = segment_guesses(
+        list(types), [columns.query, columns.item, columns.rank, columns.relevance, columns.score], by, columns.system
+    )
+    key = ", ".join(_quote(c) for c in [*by, columns.query, columns.item])
+    for name in guesses:
+        row = con.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM rf__raw WHERE {_quote(columns.item)} IS NOT NULL "
+            f"GROUP BY {key}, {_quote(name)} HAVING count(*) > 1)"
+        ).fetchone()
+        if row is not None and row[0] == 0:
+            return name
+    return None
 
 
 def _dense(con: duckdb.DuckDBPyConnection, n_segments: int) -> bool:

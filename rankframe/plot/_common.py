@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..columns import Columns
+from ..columns import Columns, column_list
 from ..errors import ParameterError, RankframeError, parameter_error
 
 EXTRA = 'pip install "rankframe[plot]"'
@@ -84,14 +84,8 @@ def one_metric(frame: pd.DataFrame, metric: object, owner: str) -> tuple[pd.Data
 
 
 def as_names(value: object, owner: str, name: str) -> list[str]:
-    """None, a column name or a list of column names, as a list."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise parameter_error(owner, name, "a column name or a list of column names", value)
+    """None, a column name or a list of distinct column names, as a list (:func:`rankframe.columns.column_list`)."""
+    return column_list(value, owner, name)
 
 
 def need_columns(frame: pd.DataFrame, names: Sequence[str], owner: str, name: str) -> None:
