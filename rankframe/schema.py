@@ -403,6 +403,8 @@ def validate(
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
     ``df`` is any table :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...); it is never modified.
+    ``columns`` is a :class:`Columns` or a dict such as ``{"query": "user_id"}``; ``by`` a segment column or a
+    list of them (as :func:`rankframe.evaluate` reads them).
     ``table`` names the table in the message (``"qrels table"`` for judgments); ``ranked=False`` checks a
     table without a rank or score column (judgments).
 
