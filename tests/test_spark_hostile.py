@@ -64,13 +64,28 @@ def test_missing_columns_with_a_hint(spark):
         rs.evaluate(to_spark(spark, good()), "AP", by="country")
 
 
-def test_wrong_types_are_schema_errors_without_a_job(spark):
+def test_wrong_types_name_the_dtype_the_rows_and_the_fix(spark):
+    # 3 non-null strings that all parse, 3 bools: every row offends in both columns (pandas counts the same)
     df = good().assign(relevance=["1", "0", "2"], rank=[True, False, True])
     with pytest.raises(rankframe.ValidationError) as err:
         rs.evaluate(to_spark(spark, df), "AP")
     text = str(err.value)
-    assert "relevance must be numeric (null = unjudged); found string" in text
-    assert "rank must be numeric (null = judged but not retrieved); found boolean" in text
+    assert (
+        "relevance must be numeric (null = unjudged); found dtype string: convert the column with "
+        "F.col('`relevance`').cast('double') (3 offending row(s))" in text
+    )
+    assert "rank must be numeric (null = judged but not retrieved); found dtype boolean: convert" in text
+    with pytest.raises(rankframe.ValidationError) as pandas_err:
+        rankframe.validate(df)
+    counts = {(f["column"], f["rule"].split("; found")[0], f["count"]) for f in pandas_err.value.failures}
+    assert {(f["column"], f["rule"].split("; found")[0], f["count"]) for f in err.value.failures} == counts
+    # a value that does not parse: named, its row shown first, the count of non-null rows (2: None is a null)
+    words = good().assign(relevance=["high", None, "2"])
+    with pytest.raises(rankframe.ValidationError) as err:
+        rs.evaluate(to_spark(spark, words), "AP")
+    (failure,) = err.value.failures
+    assert "1 value(s) do not parse as numbers (such as 'high')" in failure["rule"] and failure["count"] == 2
+    assert failure["examples"]["relevance"].tolist() == ["high"]
     nested = to_spark(spark, good()).selectExpr("array(query) AS query", "item", "rank", "relevance")
     with pytest.raises(
         rankframe.ValidationError, match="query holds nested values \\(array<string>\\), which are not allowed"
@@ -142,3 +157,65 @@ def test_a_spark_frame_given_to_the_one_machine_face_points_to_rankframe_spark(s
         call()
     text = str(err.value)
     assert f"rankframe.spark.{face}(sdf" in text and "toPandas()" in text and "'df'" in text
+
+
+def test_a_forgotten_by_is_named_as_on_pandas(spark):
+    # the same rows for models m1 and m2: every (query, item) repeats, and 'model' tells the copies apart
+    df = pd.concat([good().assign(model="m1"), good().assign(model="m2")], ignore_index=True)
+    with pytest.raises(rankframe.ValidationError) as spark_err:
+        rs.evaluate(to_spark(spark, df), "AP")
+    with pytest.raises(rankframe.ValidationError) as pandas_err:
+        rankframe.validate(df)
+    assert "rows repeat (query, item) but differ in column 'model': did you mean by='model'?" in str(spark_err.value)
+    assert rules(spark_err.value) == rules(pandas_err.value)
+
+
+ODD = {"query": "q`x", "item": "a.b", "rank": "r`.k", "relevance": "g r.a`de"}
+
+
+def odd_runs() -> pd.DataFrame:
+    """Two systems; names with backticks, dots and spaces. Hand values (AP, grade >= 1 relevant):
+    A: q1 a rank 1 grade 0, b rank 2 grade 1 -> AP = (1/2) / 1 = 1/2; q2 a rank 1 grade 2 -> AP = 1; mean 3/4.
+    B: q1 b rank 1 grade 1, a rank 2 grade 0 -> AP = 1;                q2 as A -> AP = 1; mean 1. B - A = 1/4.
+    """
+    a = pd.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "b", "a"], "rank": [1.0, 2.0, 1.0]})
+    a = a.assign(relevance=[0.0, 1.0, 2.0], **{"s.y`s": "A", "se`g.x": ["s", "s", "t"]})
+    b = a.assign(rank=[2.0, 1.0, 1.0], **{"s.y`s": "B"})
+    return pd.concat([a, b], ignore_index=True).rename(columns=ODD)
+
+
+@pytest.mark.parametrize("engine", ["pandas", "sql"])
+def test_column_names_with_backticks_and_dots(spark, engine):
+    df = odd_runs()
+    sdf = to_spark(spark, df)
+    got = rs.evaluate(sdf, "AP", by=["s.y`s", "se`g.x"], columns=ODD, engine=engine, per_query=True)
+    got = got.toPandas() if hasattr(got, "toPandas") else got
+    values = {(r["s.y`s"], r["q`x"]): r["value"] for _, r in got.iterrows()}
+    assert values == pytest.approx({("A", "q1"): 0.5, ("A", "q2"): 1.0, ("B", "q1"): 1.0, ("B", "q2"): 1.0})
+    means = rs.evaluate(sdf, "AP", by="s.y`s", columns=ODD, engine=engine)
+    assert dict(zip(means["s.y`s"], means["value"])) == pytest.approx({"A": 0.75, "B": 1.0})
+
+
+def test_odd_names_in_validation_and_compare(spark):
+    df = odd_runs()
+    sdf = to_spark(spark, df)
+    cmp = rs.compare(sdf, "AP", baseline="A", columns={**ODD, "system": "s.y`s"}, system="s.y`s")
+    assert cmp["delta"].tolist() == pytest.approx([0.25])
+    # every rule on odd names: a forgotten system column, a bad rank, a null id, a non-numeric grade
+    bad = df.assign(**{"r`.k": [1.0, 0.5, 1.0, 2.0, 1.0, 1.0]})
+    with pytest.raises(rankframe.ValidationError) as err:
+        rs.evaluate(to_spark(spark, bad), "AP", columns=ODD)
+    text = str(err.value)
+    assert "rank must be an integer >= 1" in text
+    assert "differ in column 's.y`s': did you mean by='s.y`s'?" in text
+    texty = df.assign(**{"g r.a`de": "x"})
+    with pytest.raises(rankframe.ValidationError, match=r"found dtype string: 6 value\(s\) do not parse"):
+        rs.evaluate(to_spark(spark, texty), "AP", columns=ODD, by="s.y`s")
+
+
+def test_validate_reads_by_as_pandas_does(spark):
+    # by="model" is one column (not its letters); the same ParameterError as rankframe.validate for a repeat
+    df = pd.concat([good().assign(model="m1"), good().assign(model="m2")], ignore_index=True)
+    rs.validate(to_spark(spark, df), by="model")
+    with pytest.raises(rankframe.ParameterError, match=r"The 'by' parameter of validate names column 'model' twice"):
+        rs.validate(to_spark(spark, df), by=["model", "model"])

@@ -37,3 +37,18 @@ def is_spark_frame(obj: Any) -> bool:
     # (pytest-xdist workers, embedded interpreters)
     connect = sys.modules.get("pyspark.sql.connect.dataframe")
     return connect is not None and isinstance(obj, connect.DataFrame)
+
+
+def quote(name: str) -> str:
+    """A column name as Spark reads it literally: in backticks, a backtick doubled (dots, spaces kept as-is)."""
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+def column(name: str) -> Any:
+    """The Spark column of that exact name (``F.col`` would read ``a.b`` as a field and choke on a backtick).
+
+    Every column named by the caller goes through here (the one quoting rule of :mod:`rankframe.spark`).
+    """
+    from pyspark.sql import functions as F
+
+    return F.col(quote(name))

@@ -32,7 +32,7 @@ from ..errors import ParameterError, ValidationError
 from ..evaluate import as_column_list, parse_metrics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
-from ._compat import pyspark
+from ._compat import column, pyspark, quote
 from .evaluate import check_grades, check_options, per_query_frame, quiet
 from .validate import _free_name, check_columns
 from .validate import validate as validate_table
@@ -94,7 +94,6 @@ def compare(
         As :func:`rankframe.compare`.
     """
     pyspark()
-    from pyspark.sql import functions as F
 
     cols = Columns.coerce(columns)
     if system is None:
@@ -139,7 +138,7 @@ def compare(
     _check_system(sdf, system, by_list, cols)
     unit_by = [*by_list, system]
     order_col = check_columns(sdf, cols, unit_by)
-    sys_col = F.col(f"`{system}`")
+    sys_col = column(system)
     null_systems = sdf.filter(sys_col.isNull()).limit(5)
     n_null = sdf.filter(sys_col.isNull()).count()
     if n_null:
@@ -197,7 +196,7 @@ def _compare_per_query(
     n_metrics, n_systems = len(names), len(systems)
     pair_idx = pair_indices(n_systems, None if baseline is None else systems.index(baseline), p["pairs"])
     n_pairs = len(pair_idx)
-    seg_cols = [F.col(f"`{b}`") for b in by]
+    seg_cols = [column(b) for b in by]
     taken = [*by, query, system, "metric", "value"]
     sys_names = [_free_name(taken, f"__rf_s{i}") for i in range(n_systems)]
     pres_names = [_free_name(taken, f"__rf_p{i}") for i in range(n_systems)]
@@ -205,7 +204,7 @@ def _compare_per_query(
     # systems present per segment: a small frame (segments x systems), also needed on the driver
     present_sdf = per.groupBy(*seg_cols).agg(
         *[
-            F.max(F.when(F.col(f"`{system}`") == F.lit(s), True).otherwise(False)).alias(pres_names[i])
+            F.max(F.when(column(system) == F.lit(s), True).otherwise(False)).alias(pres_names[i])
             for i, s in enumerate(systems)
         ]
     )
@@ -216,16 +215,16 @@ def _compare_per_query(
     n_seg = len(present_pd)
 
     value = F.col("value")
-    wide = per.groupBy(*seg_cols, F.col(f"`{query}`"), F.col("metric")).agg(
+    wide = per.groupBy(*seg_cols, column(query), F.col("metric")).agg(
         *[
-            F.first(F.when(F.col(f"`{system}`") == F.lit(s), value), ignorenulls=True).alias(sys_names[i])
+            F.first(F.when(column(system) == F.lit(s), value), ignorenulls=True).alias(sys_names[i])
             for i, s in enumerate(systems)
         ]
     )
     if by:  # null segments are segments too: join null-safely on renamed copies of the segment columns
         keys = [_free_name([*taken, *sys_names, *pres_names], f"__rf_k{i}") for i in range(len(by))]
-        right = present_sdf.select(*[F.col(f"`{b}`").alias(k) for b, k in zip(by, keys)], *pres_names)
-        cond = [wide[f"`{b}`"].eqNullSafe(right[k]) for b, k in zip(by, keys)]
+        right = present_sdf.select(*[column(b).alias(k) for b, k in zip(by, keys)], *pres_names)
+        cond = [wide[quote(b)].eqNullSafe(right[k]) for b, k in zip(by, keys)]
         wide = wide.join(F.broadcast(right), on=cond, how="inner").drop(*keys)
     else:
         wide = wide.crossJoin(present_sdf)
@@ -327,9 +326,9 @@ def _misaligned_error(misaligned, holes, by, query, system, systems, n_holes) ->
 
     lacking = F.array(*[F.when(h, F.lit(str(i))) for i, h in enumerate(holes)])
     rows = misaligned.select(
-        *[F.col(f"`{b}`") for b in by], F.col(f"`{query}`"), F.col("metric"), F.array_compact(lacking).alias("__rf_l")
+        *[column(b) for b in by], column(query), F.col("metric"), F.array_compact(lacking).alias("__rf_l")
     )
-    n_units = rows.select(*[F.col(f"`{b}`") for b in by], F.col(f"`{query}`")).distinct().count()
+    n_units = rows.select(*[column(b) for b in by], column(query)).distinct().count()
     with quiet():
         ex = rows.select("*", F.explode("__rf_l").alias("__rf_i")).drop("__rf_l").limit(5).toPandas()
     ex[f"{system} without a value"] = [systems[int(i)] for i in ex.pop("__rf_i")]

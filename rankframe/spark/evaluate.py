@@ -25,7 +25,7 @@ from ..errors import ParameterError, parameter_error
 from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS, bind_policies
-from ._compat import pyspark
+from ._compat import column, pyspark
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
@@ -202,7 +202,7 @@ def check_grades(sdf: Any, columns: Columns, measures: Sequence[Measure]) -> Non
     dtype = sdf.schema[columns.relevance].dataType
     if not _numeric(dtype):
         return  # the schema rule reports it
-    rel = F.col(f"`{columns.relevance}`").cast("double")
+    rel = column(columns.relevance).cast("double")
     row = sdf.agg(F.max(F.when(~F.isnan(rel), rel)), F.count(F.lit(1))).first()
     top = None if row[0] is None else float(row[0])
     if row[1]:
@@ -222,28 +222,37 @@ def per_query_frame(
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    c = columns
-    unit = [*by, c.query]
-    ids = list(dict.fromkeys([*unit, c.item]))
+    unit = [*by, columns.query]
+    ids = list(dict.fromkeys([*unit, columns.item]))
     bucket = _free_name(sdf.columns, "__rankframe_bucket")
     if buckets is None:
         buckets = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    # plain internal names inside the grouped-pandas step: applyInPandas reads its input's columns by name
+    # unquoted (a dot or a backtick in a name breaks it), so the caller's names come back only at the end
+    given = [*ids, order_col, columns.relevance]
+    plain = {name: _free_name(sdf.columns, f"__rankframe_c{i}") for i, name in enumerate(dict.fromkeys(given))}
+    role = "rank" if order_col == columns.rank else "score"
+    c = columns.with_(query=plain[columns.query], item=plain[columns.item], relevance=plain[columns.relevance]).with_(
+        **{role: plain[order_col]}
+    )
+    inner_by = [plain[b] for b in by]
     projected = sdf.select(
-        *[F.col(f"`{name}`") for name in ids],
-        F.col(f"`{order_col}`").cast("double").alias(order_col),
-        F.col(f"`{c.relevance}`").cast("double").alias(c.relevance),
-        F.pmod(F.xxhash64(*[F.col(f"`{u}`") for u in unit]), F.lit(int(buckets))).alias(bucket),
+        *[column(name).alias(plain[name]) for name in ids],
+        column(order_col).cast("double").alias(plain[order_col]),
+        column(columns.relevance).cast("double").alias(plain[columns.relevance]),
+        F.pmod(F.xxhash64(*[column(u) for u in unit]), F.lit(int(buckets))).alias(bucket),
     )
     schema = T.StructType(
         [
-            *[sdf.schema[name] for name in unit],
+            *[T.StructField(plain[name], sdf.schema[name].dataType, sdf.schema[name].nullable) for name in unit],
             T.StructField("metric", T.StringType(), False),
             T.StructField("value", T.DoubleType(), True),
         ]
     )
-    kernel = bucket_kernel(names, c, by, policies, bucket)
+    kernel = bucket_kernel(names, c, inner_by, policies, bucket)
     with quiet():
-        return projected.groupBy(bucket).applyInPandas(kernel, schema)
+        out = projected.groupBy(bucket).applyInPandas(kernel, schema)
+    return out.select(*[F.col(plain[name]).alias(name) for name in unit], F.col("metric"), F.col("value"))
 
 
 def means(
@@ -274,7 +283,7 @@ def means(
         "median": F.median(value),
         "sum": F.sum(value),
     }[agg]
-    stats = per.groupBy(*[F.col(f"`{b}`") for b in by_list], F.col("metric")).agg(
+    stats = per.groupBy(*[column(b) for b in by_list], F.col("metric")).agg(
         head.alias("__mean"), F.count(value).alias("__count"), F.stddev_samp(value).alias("__std")
     )
     with quiet():

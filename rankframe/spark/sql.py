@@ -22,6 +22,7 @@ from typing import Any
 from ..columns import Columns
 from ..errors import ParameterError
 from ..names import Measure
+from ._compat import column
 from .validate import _free_name
 
 #: the metrics and the only option values the SQL engine takes (``rel`` and ``k`` are free)
@@ -56,17 +57,15 @@ def per_query_sql(
 
     check_supported(measures)
     c = columns
-    unit = [F.col(f"`{u}`") for u in [*by, c.query]]
+    unit = [column(u) for u in [*by, c.query]]
     name = {key: _free_name(sdf.columns, f"__rf_{key}") for key in ("g", "o", "pos", "cum", "t")}
     g = F.col(name["g"])
-    order = F.col(f"`{order_col}`").cast("double")
+    order = column(order_col).cast("double")
     t = sdf.select(
         *unit,
-        F.when(~F.isnan(F.col(f"`{c.relevance}`").cast("double")), F.col(f"`{c.relevance}`").cast("double")).alias(
-            name["g"]
-        ),
+        F.when(~F.isnan(column(c.relevance).cast("double")), column(c.relevance).cast("double")).alias(name["g"]),
         F.when(~F.isnan(order), order).alias(name["o"]),
-        *([F.col(f"`{c.item}`").cast("string").alias(name["t"])] if order_col != c.rank else []),
+        *([column(c.item).cast("string").alias(name["t"])] if order_col != c.rank else []),
     )
     o = F.col(name["o"])
     if order_col == c.rank:

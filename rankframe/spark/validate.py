@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..columns import Columns
+from ..columns import Columns, column_list
 from ..errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
-from ..schema import nested_failure
-from ._compat import is_spark_frame, pyspark
+from ..keys import duplicate_item_rule, segment_guesses
+from ..schema import nested_failure, not_numeric_failure
+from ._compat import column, is_spark_frame, pyspark, quote
 
 EXAMPLES = 5
 
@@ -41,7 +42,7 @@ def _atomic(dtype: Any) -> bool:
 def _null(name: str, dtype: Any):
     from pyspark.sql import functions as F
 
-    col = F.col(f"`{name}`")
+    col = column(name)
     return (col.isNull() | F.isnan(col)) if _floating(dtype) else col.isNull()
 
 
@@ -99,7 +100,7 @@ def validate(
     sdf: Any,
     columns: Columns | dict | None = None,
     *,
-    by: Sequence[str] = (),
+    by: str | Sequence[str] | None = (),
     allow_duplicates: bool = False,
     table: str = "ranking table",
 ) -> None:
@@ -112,8 +113,8 @@ def validate(
     pyspark()
     from pyspark.sql import functions as F
 
-    c = Columns.coerce(columns)
-    by = list(by)
+    c = Columns.coerce(columns, function="validate")
+    by = column_list(by, "validate")
     order_col = check_columns(sdf, c, by, table)
     types = {f.name: f.dataType for f in sdf.schema.fields}
     unit = [*by, c.query]
@@ -134,18 +135,18 @@ def validate(
     for name in (c.query, c.item):
         rules.append((name, "must not be null", _null(name, types[name])))
     value_rules: list[tuple[str, str, str | None]] = [
-        (c.relevance, "relevance must be numeric (null = unjudged)", "relevance must be finite (null = unjudged)")
+        (c.relevance, "relevance", "relevance must be finite (null = unjudged)")
     ]
     if order_col == c.rank:
-        value_rules.append((c.rank, "rank must be numeric (null = judged but not retrieved)", None))
+        value_rules.append((c.rank, "rank", None))
     else:
-        value_rules.append((c.score, "score must be numeric (null = not retrieved)", "score must be finite"))
-    for name, numeric_rule, finite_rule in value_rules:
+        value_rules.append((c.score, "score", "score must be finite"))
+    for name, word, finite_rule in value_rules:
         dtype = types[name]
         if not _numeric(dtype):
-            failures.append({"column": name, "rule": numeric_rule + f"; found {dtype.simpleString()}", "count": 0})
+            failures.append(_not_numeric(sdf, name, word, dtype))
             continue
-        col = F.col(f"`{name}`")
+        col = column(name)
         if finite_rule is not None and _floating(dtype):
             rules.append((name, finite_rule, F.abs(col) == float("inf")))
         if name == c.rank:
@@ -160,19 +161,16 @@ def validate(
         if n:
             failures.append({"column": name, "rule": rule, "count": n, "examples": sdf.filter(cond).limit(EXAMPLES)})
     if order_col == c.rank and _numeric(types[c.rank]):
-        rank = F.col(f"`{c.rank}`")
+        rank = column(c.rank)
         retrieved = sdf.filter(rank.isNotNull() & ~F.isnan(rank)) if _floating(types[c.rank]) else sdf
         retrieved = retrieved.filter(rank.isNotNull())
         dup = _repeated(retrieved, [*unit, c.rank], f"rank must be unique within each ({', '.join(unit)})", c.rank)
         if dup is not None:
             failures.append(dup)
     if not allow_duplicates:
-        rule = (
-            f"{c.item} must be unique within each ({', '.join(unit)}) "
-            "(pass allow_duplicates=True to keep repeated rows)"
-        )
-        dup = _repeated(sdf, [*unit, c.item], rule, c.item)
+        dup = _repeated(sdf, [*unit, c.item], duplicate_item_rule(c.item, by, c.query), c.item)
         if dup is not None:
+            dup["rule"] = duplicate_item_rule(c.item, by, c.query, _separating_column(sdf, c, by))
             failures.append(dup)
     if failures:
         for f in failures:
@@ -181,26 +179,59 @@ def validate(
         raise ValidationError(failures, table=table)
 
 
+def _not_numeric(sdf: Any, name: str, word: str, dtype: Any) -> dict:
+    """The "must be numeric" failure in the pandas schema's words (:func:`rankframe.schema.not_numeric_failure`).
+
+    Its non-null rows are counted in one aggregation; those that do not parse as numbers are shown first (at most
+    five rows reach the driver). ``try_cast``: under ANSI mode a plain cast of a bad string raises.
+    """
+    from pyspark.sql import functions as F
+
+    col = column(name)
+    unparsable = col.isNotNull() & F.expr(f"try_cast({quote(name)} AS DOUBLE)").isNull()
+    row = sdf.agg(F.count(col), F.count(F.when(unparsable, 1))).first()
+    count, bad = int(row[0]), int(row[1])
+    examples = _to_pandas(sdf.filter(unparsable if bad else col.isNotNull()).limit(EXAMPLES))
+    convert = f"F.col({quote(name)!r}).cast('double')"
+    return not_numeric_failure(name, word, dtype.simpleString(), count, bad, examples, convert)
+
+
+def _separating_column(sdf: Any, c: Columns, by: Sequence[str]) -> str | None:
+    """The first other column that makes the repeated (unit, item) rows unique (the pandas rule), one job each."""
+    from pyspark.sql import functions as F
+
+    guesses = segment_guesses(list(sdf.columns), [c.query, c.item, c.rank, c.relevance, c.score], by, c.system)
+    key = [column(k) for k in [*by, c.query, c.item]]
+    for name in guesses:
+        if not _atomic(sdf.schema[name].dataType):
+            continue
+        n = _free_name(sdf.columns, "__rankframe_n")
+        repeated = sdf.groupBy(*key, column(name)).agg(F.count(F.lit(1)).alias(n)).filter(F.col(n) > 1)
+        if not repeated.limit(1).count():
+            return name
+    return None
+
+
 def _integral_types() -> tuple[type, ...]:
     from pyspark.sql import types as T
 
     return (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.DecimalType)
 
 
-def _repeated(sdf: Any, key: list[str], rule: str, column: str) -> dict | None:
+def _repeated(sdf: Any, key: list[str], rule: str, failing: str) -> dict | None:
     """Rows whose ``key`` appears more than once: their count (one grouped count) and up to five of them."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     n = _free_name(sdf.columns, "__rankframe_n")
-    cols = [F.col(f"`{k}`") for k in key]
+    cols = [column(k) for k in key]
     counted = sdf.groupBy(*cols).agg(F.count(F.lit(1)).alias(n))
     total = counted.filter(F.col(n) > 1).agg(F.sum(n)).first()[0]
     if not total:
         return None
     marked = sdf.withColumn(n, F.count(F.lit(1)).over(Window.partitionBy(*cols)))
     examples = marked.filter(F.col(n) > 1).drop(n).limit(EXAMPLES)
-    return {"column": column, "rule": rule, "count": int(total), "examples": examples}
+    return {"column": failing, "rule": rule, "count": int(total), "examples": examples}
 
 
 def _free_name(taken: Sequence[str], base: str) -> str:
