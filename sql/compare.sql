@@ -157,13 +157,13 @@ CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
                 WHEN count(DISTINCT s.rf__sys) < 2
                 THEN error(printf('rf_compare needs at least 2 systems in column ''%s''; found %s: %s.', system,
                                   CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
-                                  rf__quoted(list_sort(list(DISTINCT s.rf__sys)))))
-                WHEN baseline IS NULL OR NOT list_contains(list(DISTINCT s.rf__sys), CAST(baseline AS VARCHAR))
+                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
+                WHEN baseline IS NULL OR NOT list_contains(list(DISTINCT s.rf__sys ORDER BY s.rf__sys), CAST(baseline AS VARCHAR))
                 THEN error(printf('The ''baseline'' parameter of rf_compare must be one of the systems in column '
                                   || '''%s'': %s. Got %s instead.%s', system,
-                                  rf__quoted(list_sort(list(DISTINCT s.rf__sys))[1:20]), rf__repr(baseline),
+                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys)[1:20]), rf__repr(baseline),
                                   coalesce(' Hint: did you mean ''' || rf__closest(CAST(baseline AS VARCHAR),
-                                                                                 list(DISTINCT s.rf__sys))
+                                                                                 list(DISTINCT s.rf__sys ORDER BY s.rf__sys))
                                            || '''?', '')))
                 ELSE true END AS rf__ok
     FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
@@ -245,7 +245,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                         AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction)
                              FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
     rf__present AS (
-        SELECT l.rf__seg, list(DISTINCT CAST(l.rf__sys AS VARCHAR)) AS rf__systems
+        SELECT l.rf__seg, list(DISTINCT CAST(l.rf__sys AS VARCHAR) ORDER BY CAST(l.rf__sys AS VARCHAR)) AS rf__systems
         FROM rf__long AS l GROUP BY ALL),
     rf__aligned AS (
         SELECT CASE WHEN count(*) > 0
@@ -263,7 +263,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                                                              lambda s: NOT list_contains(u.rf__have, s)))))
                          AS rf__example
               FROM (SELECT l.rf__seg, l.rf__q, l.rf__metric,
-                           coalesce(list(CAST(l.rf__sys AS VARCHAR)) FILTER (WHERE l.rf__v IS NOT NULL), [])
+                           coalesce(list(CAST(l.rf__sys AS VARCHAR) ORDER BY CAST(l.rf__sys AS VARCHAR)) FILTER (WHERE l.rf__v IS NOT NULL), [])
                                AS rf__have
                     FROM rf__long AS l
                     GROUP BY ALL) AS u
@@ -271,7 +271,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
               WHERE len(u.rf__have) > 0 AND len(u.rf__have) < len(pr.rf__systems)) AS a),
     rf__pairs AS (
         SELECT x.rf__seg, x.rf__metric, x.rf__sys, x.rf__v AS rf__x, y.rf__v AS rf__y, x.rf__v - y.rf__v AS rf__d,
-               sum(x.rf__v - y.rf__v) OVER (PARTITION BY x.rf__seg, x.rf__metric, x.rf__sys)
+               sum(x.rf__v - y.rf__v) OVER (PARTITION BY x.rf__seg, x.rf__metric, x.rf__sys ORDER BY x.rf__v - y.rf__v
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
                    / count(*) OVER (PARTITION BY x.rf__seg, x.rf__metric, x.rf__sys) AS rf__dbar
         FROM rf__long AS x
         JOIN rf__long AS y
@@ -282,9 +283,10 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
           AND (SELECT rf__ok FROM rf__aligned)),
     rf__summary AS (
         SELECT q.rf__seg, q.rf__metric, q.rf__sys, count(*) AS n,
-               sum(q.rf__x) / count(*) AS rf__mean_x, sum(q.rf__y) / count(*) AS rf__mean_y,
-               sum(q.rf__d) / count(*) AS rf__delta,
-               sqrt(sum((q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar)) / (count(*) - 1.0)) AS rf__sd,
+               sum(q.rf__x ORDER BY q.rf__x) / count(*) AS rf__mean_x, sum(q.rf__y ORDER BY q.rf__y) / count(*) AS rf__mean_y,
+               sum(q.rf__d ORDER BY q.rf__d) / count(*) AS rf__delta,
+               sqrt(sum((q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar) ORDER BY (q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar))
+                    / (count(*) - 1.0)) AS rf__sd,
                count(*) FILTER (WHERE q.rf__d > 0) AS rf__wins, count(*) FILTER (WHERE q.rf__d < 0) AS rf__losses
         FROM rf__pairs AS q
         GROUP BY ALL),

@@ -49,7 +49,8 @@ CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear',
 -- CASE computes the logarithm only at positions <= k)
 CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
     rf__finite_gain(coalesce(sum(CASE WHEN pos <= coalesce(k, 9223372036854775807)
-                                      THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END),
+                                      THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END
+                                 ORDER BY pos),
                              CAST(0 AS DOUBLE)),
                     rf__agg_top_grade(grade, gain));
 
@@ -72,7 +73,8 @@ CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := '
 -- straddling k gives its mean gain to each of its positions <= k (scikit-learn _tie_averaged_dcg). With
 -- judged_only, partition by row(query, NOT rf__judged_kept(rf_g)) so that the rows it removes leave the groups.
 CREATE OR REPLACE MACRO rf__tie_gain(part, score, grade, rel, gain, gains) AS
-    avg(rf__gain_m(grade, rel, gain, gains)) OVER (PARTITION BY part, score);
+    avg(rf__gain_m(grade, rel, gain, gains)) OVER (PARTITION BY part, score ORDER BY rf__gain_m(grade, rel, gain, gains)
+                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING);
 
 CREATE OR REPLACE MACRO rf_tie_gain(part, score, grade, rel := NULL, gain := 'linear', gains := NULL) AS
     CASE WHEN isnan(rf__relopt(rel, 'rf_tie_gain'))

@@ -2,11 +2,9 @@
 -- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending; discount base log_base,
 -- grades mapped by gains first (as DCG).
 -- Only positive gains matter (zero gains sort last and add nothing). An infinite sum is an error (rf__finite_gain).
--- the gains of a list, descending (rf__dcg_list_b takes the first k). A top-k through list_aggregate(gains, 'max', k)
--- costs about 4x less than this sort on DuckDB 2.0 but fails to bind on the DuckDB 1.x CLI, which the macros
--- support (issue 10, docs/decisions/0010-sql-big-inputs.md "Speed").
-CREATE OR REPLACE MACRO rf__top_gains(gains, k) AS list_sort(gains, 'DESC');
-
+-- the gains of a list sorted descending (rf__dcg_list_b takes the first k). A top-k through
+-- list_aggregate(gains, 'max', k) costs about 4x less than this sort on DuckDB 2.0 but fails to bind on the DuckDB
+-- 1.x CLI, which the macros support (issue 10, docs/decisions/0010-sql-big-inputs.md "Speed").
 CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains) AS
     list_sort(list_filter(list_transform(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
                                          lambda x: rf__gain_m(x, rel, gain, gains)),
@@ -29,14 +27,15 @@ CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, g
          ELSE rf__idcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
                               rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
--- the positive gains of the ideal list, unsorted (rf__top_gains sorts)
+-- the positive gains of the ideal list, descending (sorted here: the list's order does not depend on the order in
+-- which the rows reach the aggregate)
 CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
-    coalesce(list(rf__gain_m(grade, rel, gain, gains))
-                 FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
-             CAST([] AS DOUBLE[]));
+    list_sort(coalesce(list(rf__gain_m(grade, rel, gain, gains))
+                           FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
+                       CAST([] AS DOUBLE[])), 'DESC');
 
 CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
-    rf__finite_gain(rf__dcg_list_b(rf__top_gains(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k), k, base),
+    rf__finite_gain(rf__dcg_list_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base),
                     rf__agg_top_grade(grade, gain));
 
 CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',

@@ -31,8 +31,8 @@ CREATE OR REPLACE MACRO rf_infap(grades, n_rel, rel := 1) AS
 
 CREATE OR REPLACE MACRO rf__agg_infap(pos, grade, rel) AS
     rf__infap(list_sort(list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= rel)),
-              list(pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
-              list(pos) FILTER (WHERE pos IS NOT NULL AND grade < 0),
+              list(pos ORDER BY pos) FILTER (WHERE pos IS NOT NULL AND grade >= 0 AND grade < rel),
+              list(pos ORDER BY pos) FILTER (WHERE pos IS NOT NULL AND grade < 0),
               count(grade) FILTER (WHERE grade >= rel));
 
 CREATE OR REPLACE MACRO rf_agg_infap(pos, grade, rel := 1) AS

@@ -17,7 +17,7 @@ CREATE OR REPLACE MACRO rf__r_precision(hit_positions, n_rel, k) AS
          ELSE len(list_filter(coalesce(hit_positions, []), lambda p: p <= least(n_rel, coalesce(k, n_rel)))) / n_rel END;
 
 CREATE OR REPLACE MACRO rf__agg_r_precision(pos, grade, k, rel) AS
-    rf__r_precision(list(pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel), k);
+    rf__r_precision(list(pos ORDER BY pos) FILTER (WHERE grade >= rel), count(grade) FILTER (WHERE grade >= rel), k);
 
 CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, k := NULL, rel := 1) AS
     CASE WHEN rf__k(k, 'rf_agg_r_precision') < 0
