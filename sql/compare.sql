@@ -95,11 +95,6 @@ CREATE OR REPLACE MACRO rf__compare_outputs() AS
     ['metric', 'system', 'baseline', 'n', 'mean', 'baseline_mean', 'delta', 'ci_low', 'ci_high', 'p_value',
      'p_adjusted', 'effect_size', 'wins', 'ties', 'losses', 'note'];
 
--- the metric columns of rf_per_query, in their order
-CREATE OR REPLACE MACRO rf__metric_columns() AS
-    ['P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR', 'Rprec', 'Success', 'F1', 'Bpref', 'RBP',
-     'Judged'];
-
 -- the metric columns named by `metrics` (any case), in rf_per_query's order; ['P'] when none is known, so that
 -- the column selection binds and the check (rf__compare_check) raises its error
 CREATE OR REPLACE MACRO rf__compare_cols(metrics) AS
@@ -139,9 +134,7 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
          THEN error(printf('The ''metrics'' parameter of rf_compare must be a non-empty list of metric columns of '
                            || 'rf_per_query (%s; k := sets the cutoff). Got %s instead.',
                            rf__quoted(rf__metric_columns()), rf__repr(metrics)))
-         WHEN NOT (rf__number(ci) > 0 AND rf__number(ci) < 1)
-         THEN error(printf('The ''ci'' parameter of rf_compare must be a float in the open interval (0, 1), e.g. '
-                           || '0.95. Got %s instead.', rf__repr(ci)))
+         WHEN rf__open_unit(ci, 'ci', 'rf_compare', ', e.g. 0.95') IS NULL THEN false
          WHEN correction IS NOT NULL
               AND rf__choice(correction, ['holm', 'bonferroni', 'bh', 'none'], 'correction', 'rf_compare') = ''
          THEN false
@@ -169,35 +162,14 @@ CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
     FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
           FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl))) AS s;
 
--- per unit (segments..., system, query): the metric columns after the policies, as rf_per_query, but with
--- rf_compare's checks first (ok: the one-row check chain)
+-- per unit (segments..., system, query): the metric columns after the policies, as rf_per_query (the same macro,
+-- rf__per_query_ok), with rf_compare's check chain ok; beta, log_base, gains, judged_only and ties keep their defaults
 CREATE OR REPLACE MACRO rf__compare_per_query(tbl, k, units, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                               p_denominator, r_denominator, ap_denominator, no_relevant,
                                               no_retrieved, no_judged, ok) AS TABLE
-    SELECT COLUMNS(lambda c: rf__is_key(c, units)),
-           rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
-           rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
-           rf__apply_policy(r."AP", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "AP",
-           rf__apply_policy(r."RR", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RR",
-           rf__apply_policy(r."CG", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "CG",
-           rf__apply_policy(r."DCG", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "DCG",
-           rf__apply_policy(r."IDCG", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "IDCG",
-           rf__apply_policy(r."nDCG", r.rf__n_judged, r.rf__n_ret, r.rf__none_gain, no_relevant, no_retrieved, no_judged) AS "nDCG",
-           rf__apply_policy(r."ERR", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "ERR",
-           rf__apply_policy(r."nERR", r.rf__n_judged, r.rf__n_ret, r.rf__none_err, no_relevant, no_retrieved, no_judged) AS "nERR",
-           rf__apply_policy(r."Rprec", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Rprec",
-           rf__apply_policy(r."Success", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Success",
-           rf__apply_policy(r."F1", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "F1",
-           rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
-           rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
-           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged"
-    FROM rf__per_query_raw(tbl, rf__as_k(k), units, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
-                           rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
-                           rf__lc(r_denominator), rf__lc(ap_denominator),
-                           -- beta, log_base, gains, judged_only, ties: rf_compare keeps their defaults
-                           1.0, 2.0, CAST(NULL AS MAP(DOUBLE, DOUBLE)), false, 'first', ok) AS r
-    WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
-      AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
+    SELECT * FROM rf__per_query_ok(tbl, k, units, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
+                                   r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first', no_relevant,
+                                   no_retrieved, no_judged, ok);
 
 -- the long per-query values: segment columns, rf__seg (a struct of them), rf__sys, rf__q, rf__metric, rf__v
 -- (NULL for a skipped or NaN value); ok: the check chain
@@ -335,7 +307,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
     SELECT * EXCLUDE (rf__all, rf__seg, rf__mpos, rf__sys) FROM (
     SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                              OR c IN ('rf__all', 'rf__seg', 'rf__mpos', 'rf__sys')),
-           o.rf__name || CASE WHEN rf__as_k(k) IS NOT NULL AND o.rf__name NOT IN ('Rprec', 'Bpref')
+           o.rf__name || CASE WHEN rf__as_k(k) IS NOT NULL AND NOT list_contains(rf__uncut_columns(), o.rf__name)
                               THEN '@' || CAST(rf__as_k(k) AS VARCHAR) ELSE '' END AS metric,
            o.rf__sys AS system,
            (SELECT any_value(l.rf__sys) FROM rf__long AS l

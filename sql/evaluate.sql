@@ -34,10 +34,18 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
 CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
     CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
 
+-- the metric columns of rf_per_query, in their order (the one list: rf_means averages them, rf_compare compares them,
+-- tests/test_declared.py holds it against the declared metrics)
+CREATE OR REPLACE MACRO rf__metric_columns() AS
+    ['P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR', 'Rprec', 'Success', 'F1', 'Bpref', 'RBP',
+     'Judged', 'Hits', 'NumQ', 'NumRet', 'NumRel', 'NumRelRet'];
+
+-- the metric columns without a cutoff k (no k parameter declared): their labels never carry '@k'
+CREATE OR REPLACE MACRO rf__uncut_columns() AS ['NumQ', 'NumRel'];
+
 -- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
 CREATE OR REPLACE MACRO rf__outputs() AS
-    ['p', 'r', 'ap', 'rr', 'cg', 'dcg', 'idcg', 'ndcg', 'err', 'nerr', 'rprec', 'success', 'f1', 'bpref', 'rbp',
-     'judged', 'hits', 'numq', 'numret', 'numrel', 'numrelret', 'n_queries'];
+    list_append(list_transform(rf__metric_columns(), lambda c: lower(c)), 'n_queries');
 
 -- the unit's columns in rf_per_query / rf_means: also leaves out the output names, which the check rejects,
 -- so that such a segment is the check's error and not a binder error about an ambiguous column
@@ -108,8 +116,8 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                                           judged_only, ties, ok) AS TABLE
     WITH w AS (
         SELECT v.*,
-               COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
-               COLUMNS(lambda c: c = CASE WHEN order_by = 'score' THEN 'score' ELSE 'query' END) AS rf__score
+               COLUMNS(lambda c: lower(c) = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
+               COLUMNS(lambda c: lower(c) = CASE WHEN order_by = 'score' THEN 'score' ELSE 'query' END) AS rf__score
         FROM (SELECT p.*, row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit
               FROM rf__prepare(tbl, segments, order_by, ok) AS p) AS v
     )
@@ -169,12 +177,12 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                 WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS x
     GROUP BY ALL;
 
--- rf_per_query and rf_means in one: the checks (once, in a one-row subquery that filters the rows before any
--- metric sees them, so its errors come first) and the policies; owner names the macro in the errors
-CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                      p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
-                                      judged_only, ties, no_relevant, no_retrieved, no_judged, allow_duplicates,
-                                      owner) AS TABLE
+-- rf_per_query, rf_means and rf_compare in one: the metric columns after the query-set policies, per unit (segments...,
+-- query); ok is the caller's one-row check chain (a scalar subquery), applied to the rows before any metric sees
+-- them, so that its errors come first
+CREATE OR REPLACE MACRO rf__per_query_ok(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                         p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
+                                         judged_only, ties, no_relevant, no_retrieved, no_judged, ok) AS TABLE
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
            rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
@@ -202,20 +210,30 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
                            rf__lc(r_denominator), rf__lc(ap_denominator), rf__as_num(beta), rf__as_num(log_base),
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)), rf__as_bool(judged_only),
                            -- never NULL: a NULL would prune both row branches, and the check with them
-                           coalesce(rf__lc(ties), ''),
-                           (SELECT d.rf__ok
-                            FROM rf__check_duplicates(
-                                tbl, segments, allow_duplicates,
-                                (SELECT c.rf__ok
-                                 FROM rf__check_table(tbl, segments, owner, rf__outputs(),
-                                                      rf__check_params(k, order_by, rel, graded_rel, gain, ideal,
-                                                                       max_grade, p, p_denominator, r_denominator,
-                                                                       ap_denominator, beta, log_base, gains,
-                                                                       judged_only, ties, no_relevant, no_retrieved,
-                                                                       no_judged, allow_duplicates, owner)) AS c)) AS d)
-                          ) AS r
+                           coalesce(rf__lc(ties), ''), ok) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
+
+
+-- rf_per_query and rf_means: their check chain (once, in a one-row subquery) and the values; owner names the macro
+-- in the errors
+CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                      p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
+                                      judged_only, ties, no_relevant, no_retrieved, no_judged, allow_duplicates,
+                                      owner) AS TABLE
+    SELECT * FROM rf__per_query_ok(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
+                                   p_denominator, r_denominator, ap_denominator, beta, log_base, gains, judged_only,
+                                   ties, no_relevant, no_retrieved, no_judged,
+                                   (SELECT d.rf__ok
+                                     FROM rf__check_duplicates(
+                                         tbl, segments, allow_duplicates,
+                                         (SELECT c.rf__ok
+                                          FROM rf__check_table(tbl, segments, owner, rf__outputs(),
+                                                               rf__check_params(k, order_by, rel, graded_rel, gain, ideal,
+                                                                                max_grade, p, p_denominator, r_denominator,
+                                                                                ap_denominator, beta, log_base, gains,
+                                                                                judged_only, ties, no_relevant, no_retrieved,
+                                                                                no_judged, allow_duplicates, owner)) AS c)) AS d));
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
 -- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
@@ -248,14 +266,12 @@ CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'ra
                                  judged_only := false, ties := 'first', no_relevant := 'zero', no_retrieved := 'zero',
                                  no_judged := 'skip', allow_duplicates := false) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND lower(c) <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
-               rf_mean(COLUMNS(lambda c: c IN ('P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR',
-                                               'Rprec', 'Success', 'F1', 'Bpref', 'RBP', 'Judged', 'Hits', 'NumQ',
-                                               'NumRet', 'NumRel', 'NumRelRet')))
+               rf_mean(COLUMNS(lambda c: list_contains(rf__metric_columns(), c)))
         FROM (SELECT true AS rf__all, *
               FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                  p_denominator, r_denominator, ap_denominator, beta, log_base, gains, judged_only,
                                  ties, no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_means'))
         GROUP BY ALL)
-    ORDER BY COLUMNS(lambda c: (rf__is_key(c, segments) AND c <> 'query') OR c = 'n_queries');
+    ORDER BY COLUMNS(lambda c: (rf__is_key(c, segments) AND lower(c) <> 'query') OR c = 'n_queries');

@@ -74,10 +74,13 @@ CREATE OR REPLACE MACRO rf__max_grade(m, owner) AS
          ELSE error(printf('The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
                            owner, rf__repr(m))) END;
 
-CREATE OR REPLACE MACRO rf__p(p, owner) AS
-    CASE WHEN rf__number(p) > 0 AND rf__number(p) < 1 THEN rf__number(p)
-         ELSE error(printf('The ''p'' parameter of %s must be a float in the open interval (0, 1). Got %s instead.',
-                           owner, rf__repr(p))) END;
+-- a float in the open interval (0, 1) (RBP's p, rf_compare's ci); NULL is an error too. example: ', e.g. 0.95' or ''
+CREATE OR REPLACE MACRO rf__open_unit(v, pname, owner, example) AS
+    CASE WHEN rf__number(v) > 0 AND rf__number(v) < 1 THEN rf__number(v)
+         ELSE error(printf('The ''%s'' parameter of %s must be a float in the open interval (0, 1)%s. Got %s instead.',
+                           pname, owner, example, rf__repr(v))) END;
+
+CREATE OR REPLACE MACRO rf__p(p, owner) AS rf__open_unit(p, 'p', owner, '');
 
 -- a true/false switch (allow_duplicates)
 CREATE OR REPLACE MACRO rf__flag(v, pname, owner) AS
@@ -225,7 +228,7 @@ CREATE OR REPLACE MACRO rf__reserved(c) AS lower(c) IN ('rf_pos', 'rf_g') OR sta
 
 -- the columns of the unit (segments..., query) for COLUMNS(lambda c: rf__is_unit_col(c, segments))
 CREATE OR REPLACE MACRO rf__is_unit_col(c, segments) AS
-    (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c)) OR c = 'query';
+    (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c)) OR lower(c) = 'query';
 
 -- the closest name (for a did-you-mean hint), NULL when none is close
 CREATE OR REPLACE MACRO rf__closest(word, names) AS
@@ -281,10 +284,11 @@ CREATE OR REPLACE MACRO rf__check_table(tbl, segments, owner, outputs, params_ok
 CREATE OR REPLACE MACRO rf__required(order_by) AS
     ['query', 'item', 'relevance', CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END];
 
--- the required columns a table lacks (compared case-insensitively, as DuckDB binds names)
+-- the required columns a table lacks, compared exactly: a column spelled 'Query' or 'RANK' is not 'query' or 'rank'
+-- (as in the Python API, where names are case-sensitive), and the error's did-you-mean hint names it. The column
+-- selections of the macros compare lower(c), so such a table binds and reaches this error, not a binder error.
 CREATE OR REPLACE MACRO rf__lacking(names, required) AS
-    list_filter(CAST(required AS VARCHAR[]),
-                lambda r: NOT list_contains(list_transform(CAST(names AS VARCHAR[]), lambda n: lower(n)), r));
+    list_filter(CAST(required AS VARCHAR[]), lambda r: NOT list_contains(CAST(names AS VARCHAR[]), r));
 
 -- (the table is not named: tbl may be a name as text or an identifier)
 CREATE OR REPLACE MACRO rf__missing_message(names, required) AS
@@ -349,11 +353,11 @@ CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
                  s.query AS rf__q,
                  row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
                  CAST(s.item AS VARCHAR) AS rf__tie,
-                 CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
+                 CAST(COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
                                                  ELSE 'query' END)
                       AS DOUBLE)
                      * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key,
-                 COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'rank' THEN 'rank' ELSE 'query' END)
+                 COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) = 'rank' THEN 'rank' ELSE 'query' END)
                      AS rf__rank
           FROM rf__input(tbl, rf__required(order_by)) AS s
           WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u;
@@ -385,7 +389,7 @@ CREATE OR REPLACE MACRO rf__agg_is_1_to_n(pos) AS
 -- aggregate needs (decision 10, "Third pass").
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
     SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
-           CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
+           CAST(COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
     FROM rf__input(tbl, rf__required(order_by)) AS s

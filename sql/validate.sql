@@ -20,7 +20,7 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', all
     WITH src AS (
         SELECT row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
-               COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) IN ('rank', 'position') THEN 'rank'
+               COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) IN ('rank', 'position') THEN 'rank'
                                           WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'query' END) AS rf__ord
         FROM rf__input(tbl, rf__required(order_by)) AS s
         WHERE (SELECT rf__ok

@@ -127,10 +127,9 @@ def test_table_macros_have_a_column_per_metric(spec):
         f'"{col}": the table macros test nothing relevant with {applied.group(2)}, the declaration says '
         f"{spec.nothing_relevant!r}"
     )
-    means = re.search(r"rf_mean\(COLUMNS\(lambda c: c IN \((.*?)\)\)\)", text, re.S)
-    assert means and f"'{col}'" in means.group(1), f'rf_means does not average "{col}"'
-    outputs = re.search(r"MACRO rf__outputs\(\) AS\s*\[(.*?)\];", text, re.S)
-    assert outputs and f"'{col.lower()}'" in outputs.group(1), f"rf__outputs() lacks '{col.lower()}'"
+    # rf_means averages, rf__outputs() reserves and rf_compare compares the one list rf__metric_columns()
+    listed = re.search(r"MACRO rf__metric_columns\(\) AS\s*\[(.*?)\];", text, re.S)
+    assert listed and f"'{col}'" in listed.group(1), f'rf__metric_columns() lacks "{col}"'
 
 
 @pytest.mark.parametrize("macro", ["rf_per_query", "rf_means"])
@@ -149,12 +148,14 @@ def test_table_macros_take_every_declared_parameter_with_its_default(macro):
 def test_table_macros_have_no_undeclared_column():
     text = _table_macro_text()
     declared = {m.canonical for m in METRICS if m.table_column}
-    means = re.search(r"rf_mean\(COLUMNS\(lambda c: c IN \((.*?)\)\)\)", text, re.S)
-    assert means is not None
-    assert set(re.findall(r"'(\w+)'", means.group(1))) == declared
-    outputs = re.search(r"MACRO rf__outputs\(\) AS\s*\[(.*?)\];", text, re.S)
-    assert outputs is not None
-    assert set(re.findall(r"'(\w+)'", outputs.group(1))) == {c.lower() for c in declared} | {"n_queries"}
+    listed = re.search(r"MACRO rf__metric_columns\(\) AS\s*\[(.*?)\];", text, re.S)
+    assert listed is not None
+    assert set(re.findall(r"'(\w+)'", listed.group(1))) == declared
+    uncut = re.search(r"MACRO rf__uncut_columns\(\) AS\s*\[(.*?)\];", text, re.S)
+    assert uncut is not None  # the columns whose labels carry no '@k' in rf_compare: no declared k
+    assert set(re.findall(r"'(\w+)'", uncut.group(1))) == {
+        m.canonical for m in METRICS if m.table_column and "k" not in {p.name for p in m.params}
+    }
 
 
 @pytest.mark.parametrize("spec", METRICS, ids=IDS)

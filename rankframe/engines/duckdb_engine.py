@@ -217,6 +217,7 @@ _TABLE_RULES = {
     "item must be unique": "item",
     "order_by := 'position' needs ranks": "rank",
     "The table has column(s) named like": "<table>",
+    "The table has no column(s)": "<table>",  # a required column missing, or spelled in another case ('Query')
 }
 
 

@@ -1,0 +1,121 @@
+"""Every declared metric is accepted by every face of rankframe (issue 19: rf_compare refused five metrics).
+
+One parametrized test over the registry: the pandas engine, the accessor, the DuckDB engine, the CLI (a Parquet
+file, the DuckDB path input), polars, ``rankframe.compare``, the SQL table macros (``rf_per_query``, ``rf_means``,
+``rf_compare``; a metric declared ``table_column=False`` is served in SQL by its aggregate ``rf_agg_<name>`` over
+``rf_prepare``) and Spark (skipped without Java). Each face must answer with a row labelled with the metric;
+``rf_compare``'s label and delta must equal ``rankframe.compare``'s (its list of metric columns was a hand copy).
+The SQL faces run once for all metrics (module fixtures): planning a table macro costs about a second.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+from faces import run_cli
+
+import rankframe
+import rankframe.sql
+from rankframe.names import Measure
+from rankframe.registry import METRICS
+
+IDS = [m.name for m in METRICS]
+TABLE = [m for m in METRICS if m.table_column]
+
+
+def _runs() -> pd.DataFrame:
+    # 2 systems x 3 queries x 4 items, grades 0-2, one unjudged row per query, b's ranking reversed
+    rows = []
+    for q in (1, 2, 3):
+        grades = [2.0, 0.0, np.nan, 1.0] if q != 2 else [0.0, 1.0, 0.0, np.nan]
+        for system, ranks in (("a", [1, 2, 3, 4]), ("b", [4, 3, 2, 1])):
+            rows += [(system, q, f"d{i}", r, g) for i, (r, g) in enumerate(zip(ranks, grades))]
+    return pd.DataFrame(rows, columns=["system", "query", "item", "rank", "relevance"])
+
+
+RUNS = _runs()
+ONE = RUNS[RUNS["system"] == "a"].drop(columns="system").reset_index(drop=True)
+
+
+def _name(spec) -> str:
+    """The metric as a string with its required parameters (IPrec has no default recall level)."""
+    return f"{spec.canonical}@0.5" if spec.at == "recall" else spec.canonical
+
+
+def _sql_args(spec) -> str:
+    return ", recall := 0.5" if spec.at == "recall" else ""
+
+
+def _label(spec, k=None) -> str:
+    return str(Measure.of(spec, k=k)) if k is not None and "k" in {p.name for p in spec.params} else spec.canonical
+
+
+@pytest.fixture(scope="module")
+def sql_faces():
+    con = rankframe.sql.install(duckdb.connect())
+    con.register("runs", RUNS)
+    con.register("one", ONE)
+    cols = ", ".join(f'"{m.canonical}"' for m in TABLE)
+    per_query = con.sql(f"SELECT query, {cols} FROM rf_per_query('one')").df()
+    means = con.sql("SELECT * FROM rf_means('one')").df()
+    compared = con.sql(
+        f"SELECT metric, delta FROM rf_compare('runs', baseline := 'a', k := 2, metrics := {[m.canonical for m in TABLE]})"
+    ).df()
+    aggregates = {
+        m.name: con.sql(
+            f"SELECT query, rf_agg_{m.name}(rf_pos, rf_g{_sql_args(m)}) AS v FROM rf_prepare('one') GROUP BY query"
+        ).df()
+        for m in METRICS
+        if not m.table_column
+    }
+    con.close()
+    return per_query, means, compared, aggregates
+
+
+@pytest.mark.parametrize("spec", METRICS, ids=IDS)
+def test_every_face_accepts_the_metric(spec, tmp_path, sql_faces):
+    name = _name(spec)
+    for face, run in {
+        "pandas": lambda: rankframe.evaluate(ONE, [name]),
+        "accessor": lambda: ONE.rank_metrics.evaluate([name]),
+        "duckdb": lambda: rankframe.evaluate(ONE, [name], engine="duckdb"),
+    }.items():
+        res = run()
+        assert list(res["metric"]) == [name], face
+    cli = run_cli(tmp_path, ONE, [name])  # a Parquet file, read by the DuckDB engine's path input
+    assert cli.error is None and cli.means is not None and name in cli.means, (cli.error, cli.message)
+
+    pl = pytest.importorskip("polars")
+    res_pl = pl.from_pandas(ONE).rank_metrics.evaluate([name])
+    assert res_pl["metric"].to_list() == [name]
+
+    label = _label(spec, k=2) if spec.table_column else name
+    measure = Measure.of(spec, k=2) if label != name else name
+    py = rankframe.compare(RUNS, [measure], system="system", baseline="a")
+    assert list(py["metric"]) == [label]
+
+    per_query, means, compared, aggregates = sql_faces
+    if spec.table_column:
+        assert name == spec.canonical
+        assert name in per_query.columns and len(per_query) == 3
+        assert name in means.columns
+        row = compared[compared["metric"] == label]
+        assert len(row) == 1, f"rf_compare has no row {label!r}: {list(compared['metric'])}"
+        assert row["delta"].iloc[0] == pytest.approx(py["delta"].iloc[0], abs=1e-12, nan_ok=True)
+    else:  # not a column of the table macros (declared): its aggregate over rf_prepare is the SQL face
+        assert spec.canonical not in per_query.columns
+        assert len(aggregates[spec.name]) == 3
+
+
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+@pytest.mark.xdist_group("spark")
+def test_spark_accepts_every_metric():
+    from sparkutil import session, to_spark
+
+    spark = session()  # skips without PySpark or Java
+    import rankframe.spark as rs
+
+    got = rs.evaluate(to_spark(spark, ONE), [_name(m) for m in METRICS])
+    assert sorted(got["metric"]) == sorted(_name(m) for m in METRICS)
