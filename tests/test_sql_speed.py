@@ -101,6 +101,10 @@ def test_benchmark_statement_keeps_few_aggregate_states(con):
     assert sum(a.startswith("list(") for a in aggs) == 1, aggs
 
 
+@pytest.mark.skipif(
+    int(duckdb.__version__.split(".")[0]) < 2,
+    reason="DuckDB 1.4.5 and 1.5.6 do not pick the perfect hash aggregate for this plan (checked); the speed-up is 2.0's",
+)
 @pytest.mark.parametrize("order_by", ["position", "rank", "score"])
 def test_prepare_keeps_the_query_column_statistics_for_the_perfect_hash_aggregate(con, order_by):
     """rf_prepare passes the query column's min/max through (no live UNION branch, no window over a pruned branch).

@@ -286,7 +286,9 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
         check_unique_names(list(source.columns), "ranking table")
         # another connection's relation: stream its rows once (Arrow batches) into a temporary table of ours,
         # which DuckDB spills to disk under the memory limit
-        con.register("rf__reader", source.to_arrow_reader(100_000))
+        # DuckDB >= 1.5 names it to_arrow_reader, 1.4 record_batch (the lowest DuckDB the project allows)
+        batches = getattr(source, "to_arrow_reader", None) or source.record_batch
+        con.register("rf__reader", batches(100_000))
         con.execute("CREATE TEMP TABLE rf__raw AS SELECT * FROM rf__reader")
         con.unregister("rf__reader")
         return "DuckDB relation", "rf__raw"
