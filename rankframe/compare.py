@@ -16,7 +16,7 @@ import pandas as pd
 from . import inputs, stats
 from . import progress as progress_
 from .columns import Columns, column_list
-from .display import EFFECT_SIZE, comparison_frame
+from .display import EFFECT_SIZE, OUTPUT_COLUMNS, comparison_frame
 from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from .evaluate import evaluate, evaluate_parameters, parse_metrics
 from .names import Measure
@@ -29,25 +29,6 @@ PAIRS = ("baseline", "all")
 CORRECTIONS = stats.CORRECTIONS
 #: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
 CORRECTION_CHOICES = ("auto", *CORRECTIONS)
-#: the output columns after the ``by`` columns, in order
-OUTPUT_COLUMNS = (
-    "metric",
-    "system",
-    "baseline",
-    "n",
-    "mean",
-    "baseline_mean",
-    "delta",
-    "ci_low",
-    "ci_high",
-    "p_value",
-    "p_adjusted",
-    "effect_size",
-    "wins",
-    "ties",
-    "losses",
-    "note",
-)
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
 _OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
 EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))

@@ -553,8 +553,8 @@ def table(frame: pd.DataFrame, *, digits: int = 4) -> Table:
     return Table(frame, digits)
 
 
-#: the columns the plain text of a comparison shows, after the segment columns (the others are named below it)
-TEXT_COLUMNS = (
+#: the columns of a comparison after the ``by`` columns, in order (``rankframe.compare.OUTPUT_COLUMNS``)
+OUTPUT_COLUMNS = (
     "metric",
     "system",
     "baseline",
@@ -566,7 +566,14 @@ TEXT_COLUMNS = (
     "ci_high",
     "p_value",
     "p_adjusted",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "note",
 )
+#: the columns the plain text of a comparison shows, after the segment columns (the others are named below it)
+TEXT_COLUMNS = OUTPUT_COLUMNS[: OUTPUT_COLUMNS.index("p_adjusted") + 1]
 
 
 def comparison_text(frame: pd.DataFrame) -> str:
