@@ -107,32 +107,33 @@ CREATE OR REPLACE MACRO rf__compare_cols(metrics) AS
 -- true, or the error for the first bad parameter of rf_compare that needs no data (names: the table's columns)
 CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, correction) AS
     CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
-         THEN error(printf('The ''system'' parameter of rf_compare must be a column name (such as ''system''). '
-                           || 'Got %s instead.', rf__repr(system)))
+         THEN error(printf('rf:param: The ''system'' parameter of rf_compare must be a column name (such as '
+                           || '''system''). Got %s instead.', rf__repr(system)))
          WHEN NOT list_contains(names, system)
-         THEN error(printf('The ''system'' parameter of rf_compare names a column not in the table: ''%s''%s. '
-                           || 'Columns in the table: %s.', system,
+         THEN error(printf('rf:param: The ''system'' parameter of rf_compare names a column not in the table: '
+                           || '''%s''%s. Columns in the table: %s.', system,
                            coalesce(' (did you mean ''' || rf__closest(system, names) || '''?)', ''),
                            rf__quoted(names)))
          WHEN lower(system) IN ('query', 'item', 'rank', 'score', 'relevance')
               OR list_contains(list_transform(rf__outputs(), lambda x: lower(x)), lower(system))
-         THEN error(printf('The ''system'' parameter of rf_compare must name the column that says which system '
-                           || '(run) each row comes from, not ''%s''.', system))
+         THEN error(printf('rf:param: The ''system'' parameter of rf_compare must name the column that says which '
+                           || 'system (run) each row comes from, not ''%s''.', system))
          WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), lower(system))
-         THEN error(printf('The system column ''%s'' is also in segments := %s: rf_compare adds it to the segments '
+         THEN error(printf('rf:param: The system column ''%s'' is also in segments := %s: rf_compare adds it to the '
+                           || 'segments '
                            || 'itself; segments names only the segment columns (country, device, ...).', system,
                            rf__repr(segments)))
          WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]),
                               lambda x: list_contains(rf__compare_outputs(), lower(x)))) > 0
-         THEN error(printf('The ''segments'' parameter of rf_compare names column(s) that are also output columns '
-                           || 'of rf_compare: %s. Rename them in a view.',
+         THEN error(printf('rf:param: The ''segments'' parameter of rf_compare names column(s) that are also output '
+                           || 'columns of rf_compare: %s. Rename them in a view.',
                            rf__quoted(list_filter(TRY_CAST(segments AS VARCHAR[]),
                                                   lambda x: list_contains(rf__compare_outputs(), lower(x))))))
          WHEN metrics IS NULL OR typeof(metrics) <> 'VARCHAR[]' OR len(metrics) = 0
               OR len(list_filter(TRY_CAST(metrics AS VARCHAR[]), lambda m: m IS NULL OR NOT list_contains(
                      list_transform(rf__metric_columns(), lambda x: lower(x)), lower(m)))) > 0
-         THEN error(printf('The ''metrics'' parameter of rf_compare must be a non-empty list of metric columns of '
-                           || 'rf_per_query (%s; k := sets the cutoff). Got %s instead.',
+         THEN error(printf('rf:param: The ''metrics'' parameter of rf_compare must be a non-empty list of metric '
+                           || 'columns of rf_per_query (%s; k := sets the cutoff). Got %s instead.',
                            rf__quoted(rf__metric_columns()), rf__repr(metrics)))
          WHEN rf__open_unit(ci, 'ci', 'rf_compare', ', e.g. 0.95') IS NULL THEN false
          WHEN correction IS NOT NULL
@@ -144,16 +145,17 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
 CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
     SELECT CASE WHEN NOT ok THEN false
                 WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
-                THEN error(printf('The column ''%s'' must name the system of every row (no NULL values): %s row(s) '
-                                  || 'have none.', system,
+                THEN error(printf('rf:table[%s]: The column ''%s'' must name the system of every row (no NULL '
+                                  || 'values): %s row(s) have none.', system, system,
                                   CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
                 WHEN count(DISTINCT s.rf__sys) < 2
-                THEN error(printf('rf_compare needs at least 2 systems in column ''%s''; found %s: %s.', system,
+                THEN error(printf('rf:table[%s]: rf_compare needs at least 2 systems in column ''%s''; found %s: %s.',
+                                  system, system,
                                   CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
                                   rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
                 WHEN baseline IS NULL OR NOT list_contains(list(DISTINCT s.rf__sys ORDER BY s.rf__sys), CAST(baseline AS VARCHAR))
-                THEN error(printf('The ''baseline'' parameter of rf_compare must be one of the systems in column '
-                                  || '''%s'': %s. Got %s instead.%s', system,
+                THEN error(printf('rf:param: The ''baseline'' parameter of rf_compare must be one of the systems in '
+                                  || 'column ''%s'': %s. Got %s instead.%s', system,
                                   rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys)[1:20]), rf__repr(baseline),
                                   coalesce(' Hint: did you mean ''' || rf__closest(CAST(baseline AS VARCHAR),
                                                                                  list(DISTINCT s.rf__sys ORDER BY s.rf__sys))
@@ -221,10 +223,10 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
         FROM rf__long AS l GROUP BY ALL),
     rf__aligned AS (
         SELECT CASE WHEN count(*) > 0
-                    THEN error(printf('systems must be compared on the same queries within a segment, but %s '
-                                      || '(segment, query, metric) unit(s) have a value for some systems and none (no '
-                                      || 'row, or NULL/NaN) for others, e.g. %s. Fill them (e.g. with 0, as trec_eval '
-                                      || '-c) or leave them out in a view first.',
+                    THEN error(printf('rf:table[%s]: systems must be compared on the same queries within a segment, '
+                                      || 'but %s (segment, query, metric) unit(s) have a value for some systems and '
+                                      || 'none (no row, or NULL/NaN) for others, e.g. %s. Fill them (e.g. with 0, as '
+                                      || 'trec_eval -c) or leave them out in a view first.', system,
                                       CAST(count(*) AS VARCHAR), array_to_string(min(a.rf__example, 3), '; ')))
                     ELSE true END AS rf__ok
         FROM (SELECT printf('%squery=%s metric=%s without a value for %s',

@@ -6,7 +6,8 @@
 -- a discount base: a finite number > 1
 CREATE OR REPLACE MACRO rf__log_base(v, owner) AS
     CASE WHEN rf__number(v) > 1 AND isfinite(rf__number(v)) THEN rf__number(v)
-         ELSE error(printf('The ''log_base'' parameter of %s must be a finite float > 1. Got %s instead.', owner,
+         ELSE error(printf('rf:param: The ''log_base'' parameter of %s must be a finite float > 1. Got %s '
+                           || 'instead.', owner,
                            rf__repr(v))) END;
 
 -- a gain map: NULL (none) or a MAP of numbers, as MAP(DOUBLE, DOUBLE)
@@ -14,8 +15,8 @@ CREATE OR REPLACE MACRO rf__gains(m, owner) AS
     CASE WHEN m IS NULL THEN CAST(NULL AS MAP(DOUBLE, DOUBLE))
          WHEN starts_with(typeof(m), 'MAP(') AND TRY_CAST(m AS MAP(DOUBLE, DOUBLE)) IS NOT NULL
          THEN TRY_CAST(m AS MAP(DOUBLE, DOUBLE))
-         ELSE error(printf('The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, or NULL. '
-                           || 'Got %s instead.', owner, rf__repr(m))) END;
+         ELSE error(printf('rf:param: The ''gains'' parameter of %s must be a dict {grade: gain} of finite numbers, '
+                           || 'or NULL. Got %s instead.', owner, rf__repr(m))) END;
 
 -- the gain of grade g: 0 for NULL or below rel, else the gain of its mapped value (unlisted grades keep theirs)
 CREATE OR REPLACE MACRO rf__gain_m(g, rel, gain, gains) AS

@@ -85,7 +85,8 @@ CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ide
 CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok) AS TABLE
     SELECT CASE WHEN NOT ok THEN false
                 WHEN count(*) > 0
-                THEN error(printf('item must be unique within each (%s): %s (%s, item) key(s) occur on more than one '
+                THEN error(printf('rf:table[item]: item must be unique within each (%s): %s (%s, item) key(s) occur '
+                                  || 'on more than one '
                                   || 'row (%s rows in all), e.g. %s. Pass allow_duplicates := true to keep repeated '
                                   || 'rows (each counts as its own list entry).',
                                   array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),

@@ -5,7 +5,7 @@
 -- a weight >= 0 (finite)
 CREATE OR REPLACE MACRO rf__beta(v, owner) AS
     CASE WHEN rf__number(v) >= 0 AND isfinite(rf__number(v)) THEN rf__number(v)
-         ELSE error(printf('The ''beta'' parameter of %s must be a finite float >= 0. Got %s instead.', owner,
+         ELSE error(printf('rf:param: The ''beta'' parameter of %s must be a finite float >= 0. Got %s instead.', owner,
                            rf__repr(v))) END;
 
 CREATE OR REPLACE MACRO rf__f_beta(p, r, beta) AS

@@ -5,7 +5,8 @@
 -- a level in [0, 1] that must be given (NULL is an error: IPrec has no default level)
 CREATE OR REPLACE MACRO rf__unit(v, pname, owner) AS
     CASE WHEN rf__number(v) BETWEEN 0 AND 1 THEN rf__number(v)
-         ELSE error(printf('The ''%s'' parameter of %s must be a float in [0, 1]. Got %s instead.', pname, owner,
+         ELSE error(printf('rf:param: The ''%s'' parameter of %s must be a float in [0, 1]. Got %s '
+                           || 'instead.', pname, owner,
                            rf__repr(v))) END;
 
 CREATE OR REPLACE MACRO rf__iprec(hitpos, n_rel, recall) AS

@@ -43,27 +43,28 @@ CREATE OR REPLACE MACRO rf__k(k, owner) AS
          WHEN rf__is_int_type(typeof(k))
               AND TRY_CAST(CAST(k AS VARCHAR) AS HUGEINT) BETWEEN 1 AND 9223372036854775807
          THEN TRY_CAST(CAST(k AS VARCHAR) AS BIGINT)
-         ELSE error(printf('The ''k'' parameter of %s must be an int >= 1 (at most 2**63 - 1) or NULL. Got %s instead.',
+         ELSE error(printf('rf:param: The ''k'' parameter of %s must be an int >= 1 (at most 2**63 - 1) or NULL. Got '
+                           || '%s instead.',
                            owner, rf__repr(k))) END;
 
 CREATE OR REPLACE MACRO rf__choice(v, choices, pname, owner) AS
     CASE WHEN v IS NOT NULL AND typeof(v) = 'VARCHAR' AND list_contains(choices, lower(CAST(v AS VARCHAR)))
          THEN lower(CAST(v AS VARCHAR))
-         ELSE error(printf('The ''%s'' parameter of %s must be one of %s. Got %s instead.', pname, owner,
+         ELSE error(printf('rf:param: The ''%s'' parameter of %s must be one of %s. Got %s instead.', pname, owner,
                            array_to_string(list_transform(choices, lambda x: '''' || x || ''''), ', '),
                            rf__repr(v))) END;
 
 -- relevance threshold that must be set (binary metrics)
 CREATE OR REPLACE MACRO rf__rel(rel, owner) AS
     CASE WHEN isfinite(rf__number(rel)) THEN rf__number(rel)
-         ELSE error(printf('The ''rel'' parameter of %s must be a finite number. Got %s instead.',
+         ELSE error(printf('rf:param: The ''rel'' parameter of %s must be a finite number. Got %s instead.',
                            owner, rf__repr(rel))) END;
 
 -- relevance threshold that may be NULL (graded metrics: NULL = no threshold); pname: the parameter's name
 CREATE OR REPLACE MACRO rf__threshold(rel, pname, owner) AS
     CASE WHEN rel IS NULL THEN CAST(NULL AS DOUBLE)
          WHEN isfinite(rf__number(rel)) THEN rf__number(rel)
-         ELSE error(printf('The ''%s'' parameter of %s must be a finite number or NULL. Got %s instead.',
+         ELSE error(printf('rf:param: The ''%s'' parameter of %s must be a finite number or NULL. Got %s instead.',
                            pname, owner, rf__repr(rel))) END;
 
 CREATE OR REPLACE MACRO rf__relopt(rel, owner) AS rf__threshold(rel, 'rel', owner);
@@ -71,13 +72,14 @@ CREATE OR REPLACE MACRO rf__relopt(rel, owner) AS rf__threshold(rel, 'rel', owne
 CREATE OR REPLACE MACRO rf__max_grade(m, owner) AS
     CASE WHEN rf__is_int_type(typeof(m)) AND TRY_CAST(CAST(m AS VARCHAR) AS HUGEINT) >= 1
          THEN TRY_CAST(CAST(m AS VARCHAR) AS DOUBLE)
-         ELSE error(printf('The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
+         ELSE error(printf('rf:param: The ''max_grade'' parameter of %s must be an int >= 1. Got %s instead.',
                            owner, rf__repr(m))) END;
 
 -- a float in the open interval (0, 1) (RBP's p, rf_compare's ci); NULL is an error too. example: ', e.g. 0.95' or ''
 CREATE OR REPLACE MACRO rf__open_unit(v, pname, owner, example) AS
     CASE WHEN rf__number(v) > 0 AND rf__number(v) < 1 THEN rf__number(v)
-         ELSE error(printf('The ''%s'' parameter of %s must be a float in the open interval (0, 1)%s. Got %s instead.',
+         ELSE error(printf('rf:param: The ''%s'' parameter of %s must be a float in the open interval (0, 1)%s. Got '
+                           || '%s instead.',
                            pname, owner, example, rf__repr(v))) END;
 
 CREATE OR REPLACE MACRO rf__p(p, owner) AS rf__open_unit(p, 'p', owner, '');
@@ -85,7 +87,7 @@ CREATE OR REPLACE MACRO rf__p(p, owner) AS rf__open_unit(p, 'p', owner, '');
 -- a true/false switch (allow_duplicates)
 CREATE OR REPLACE MACRO rf__flag(v, pname, owner) AS
     CASE WHEN typeof(v) = 'BOOLEAN' AND v IS NOT NULL THEN CAST(CAST(v AS VARCHAR) AS BOOLEAN)
-         ELSE error(printf('The ''%s'' parameter of %s must be true or false. Got %s instead.', pname, owner,
+         ELSE error(printf('rf:param: The ''%s'' parameter of %s must be true or false. Got %s instead.', pname, owner,
                            rf__repr(v))) END;
 
 -- a choice as text, lower-cased, without the check (which the table macros make once, with rf__choice): the
@@ -110,10 +112,11 @@ CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
 -- the planner folds, so that the default linear gain keeps no max(grade) state per group: issue 10), NULL otherwise
 CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
     CASE WHEN isinf(v) AND top_grade IS NULL
-         THEN error('the sum of the gains of a query is infinite (float64 overflow); rescale the grades or gains.')
+         THEN error('rf:table[relevance]: the sum of the gains of a query is infinite (float64 overflow); rescale '
+                    || 'the grades or gains.')
          WHEN isinf(v)
-         THEN error(printf('gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the sum of the gains of '
-                           || 'a query is infinite; use gain := ''linear'' or rescale the grades.',
+         THEN error(printf('rf:param: gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the sum of '
+                           || 'the gains of a query is infinite; use gain := ''linear'' or rescale the grades.',
                            CAST(top_grade AS DOUBLE)))
          ELSE v END;
 
@@ -131,8 +134,8 @@ CREATE OR REPLACE MACRO rf__pr(g, max_grade) AS
 -- only in the top k, as the Python API), else the error of the Python API
 CREATE OR REPLACE MACRO rf__check_max_grade(top_grade, max_grade, owner) AS
     CASE WHEN top_grade > max_grade
-         THEN error(printf('The ''max_grade'' parameter of %s must be >= every grade in the table. Got %s but the '
-                           || 'table has grade %g; pass max_grade := %s (the top grade of your scale).', owner,
+         THEN error(printf('rf:param: The ''max_grade'' parameter of %s must be >= every grade in the table. Got %s '
+                           || 'but the table has grade %g; pass max_grade := %s (the top grade of your scale).', owner,
                            CAST(CAST(max_grade AS BIGINT) AS VARCHAR), CAST(top_grade AS DOUBLE),
                            CAST(CAST(ceil(top_grade) AS HUGEINT) AS VARCHAR)))
          ELSE true END;
@@ -245,30 +248,32 @@ CREATE OR REPLACE MACRO rf__quoted(names) AS
 CREATE OR REPLACE MACRO rf__check_columns(names, segments, owner, outputs) AS
     CASE WHEN segments IS NULL OR (len(segments) > 0 AND typeof(segments) <> 'VARCHAR[]')
               OR list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: x IS NULL), true)
-         THEN error(printf('The ''segments'' parameter of %s must be a list of column names (such as [''model'']). '
-                           || 'Got %s instead.', owner, rf__repr(segments)))
+         THEN error(printf('rf:param: The ''segments'' parameter of %s must be a list of column names (such as '
+                           || '[''model'']). Got %s instead.', owner, rf__repr(segments)))
          WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: NOT list_contains(names, x))) > 0
-         THEN error(printf('The ''segments'' parameter of %s names column(s) not in the table: %s. Columns in the '
-                           || 'table: %s.', owner,
+         THEN error(printf('rf:param: The ''segments'' parameter of %s names column(s) not in the table: %s. Columns '
+                           || 'in the table: %s.', owner,
                            array_to_string(list_transform(
                                list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: NOT list_contains(names, x)),
                                lambda x: '''' || x || '''' || coalesce(' (did you mean ''' || rf__closest(x, names)
                                                                        || '''?)', '')), ', '),
                            rf__quoted(names)))
          WHEN len(list_distinct(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)))) < len(segments)
-         THEN error(printf('The ''segments'' parameter of %s lists a column more than once. Got %s instead.', owner,
+         THEN error(printf('rf:param: The ''segments'' parameter of %s lists a column more than once. Got %s '
+                           || 'instead.', owner,
                            rf__repr(segments)))
          WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), 'query')
-         THEN error(printf('The ''segments'' parameter of %s must not contain ''query'': the query column is always '
-                           || 'the last column of the unit (segments..., query). Got %s instead.', owner,
+         THEN error(printf('rf:param: The ''segments'' parameter of %s must not contain ''query'': the query column '
+                           || 'is always the last column of the unit (segments..., query). Got %s instead.', owner,
                            rf__repr(segments)))
          WHEN len(list_filter(names, lambda x: rf__reserved(x))) > 0
-         THEN error(printf('The table has column(s) named like the columns rankframe''s macros add (rf_pos, rf_g, '
+         THEN error(printf('rf:table: The table has column(s) named like the columns rankframe''s macros add '
+                           || '(rf_pos, rf_g, '
                            || 'rf__*): %s. Rename them in a view (CREATE VIEW v AS SELECT * RENAME (...) FROM t).',
                            rf__quoted(list_filter(names, lambda x: rf__reserved(x)))))
          WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]), lambda x: list_contains(outputs, lower(x)))) > 0
-         THEN error(printf('The ''segments'' parameter of %s names column(s) that are also output columns of %s: %s. '
-                           || 'Rename them in a view.', owner, owner,
+         THEN error(printf('rf:param: The ''segments'' parameter of %s names column(s) that are also output columns '
+                           || 'of %s: %s. Rename them in a view.', owner, owner,
                            rf__quoted(list_filter(TRY_CAST(segments AS VARCHAR[]),
                                                   lambda x: list_contains(outputs, lower(x))))))
          ELSE true END;
@@ -311,7 +316,8 @@ CREATE OR REPLACE MACRO rf__missing_message(names, required) AS
 CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
     SELECT * FROM query_table(tbl)
     WHERE (SELECT CASE WHEN len(rf__lacking(c.rf__names, required)) > 0
-                       THEN error(rf__missing_message(c.rf__names, required)) ELSE true END
+                       THEN error('rf:table: ' || rf__missing_message(c.rf__names, required))
+                       ELSE true END
            FROM rf__columns(tbl) AS c)
     UNION ALL BY NAME
     SELECT COLUMNS(lambda c: list_contains(required, c))
@@ -347,7 +353,8 @@ CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
            CASE WHEN rf__lc(order_by) <> 'rank' OR rf__is_number_type(typeof(u.rf__rank))
                      OR typeof(u.rf__rank) = '"NULL"'  -- a missing rank column: rf__input's error comes first
                 THEN u.rf__rank
-                ELSE error('rank must be numeric (null = judged but not retrieved) for order_by := ''rank''.')
+                ELSE error('rf:table[rank]: rank must be numeric (null = judged but not retrieved) for order_by := '
+                           || '''rank''.')
                 END AS rf__rank
     FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c) AND lower(c) <> 'query'),
                  s.query AS rf__q,
@@ -423,8 +430,8 @@ CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS T
 -- it also checks that the unit's ranks are exactly 1..n (rf__agg_is_1_to_n), since positions are then taken as given
 CREATE OR REPLACE MACRO rf_agg_n_retrieved(pos, order_by := 'rank') AS
     CASE WHEN rf__lc(order_by) = 'position' AND NOT rf__agg_is_1_to_n(pos)
-         THEN error(printf('order_by := ''position'' needs ranks 1..n in every query, but a query has %s ranked '
-                           || 'rows and %s; use order_by := ''rank''.',
+         THEN error(printf('rf:table[rank]: order_by := ''position'' needs ranks 1..n in every query, but a query '
+                           || 'has %s ranked rows and %s; use order_by := ''rank''.',
                            CAST(count(pos) AS VARCHAR),
                            CASE WHEN rf__agg_top_pos(pos) = 9223372036854775807 THEN 'a rank below 1'
                                 WHEN rf__agg_top_pos(pos) <> count(pos)

@@ -87,26 +87,30 @@ def test_macro_errors_become_rankframe_errors_with_their_text():
     [
         (
             duckdb.InvalidInputException(
-                "Invalid Input Error: The 'k' parameter of rf_agg_ap must be an int >= 1 "
+                "Invalid Input Error: rf:param: The 'k' parameter of rf_agg_ap must be an int >= 1 "
                 "(at most 2**63 - 1) or NULL. Got 0 instead."
             ),
             ParameterError,
             "The 'k' parameter of rf_agg_ap must be an int >= 1 (at most 2**63 - 1) or NULL. Got 0 instead.",
         ),
         (
-            duckdb.InvalidInputException("Invalid Input Error: gain := 'exponential' (2^g - 1) overflows float64"),
+            duckdb.InvalidInputException(
+                "Invalid Input Error: rf:param: gain := 'exponential' (2^g - 1) overflows float64"
+            ),
             ParameterError,
             "gain := 'exponential' (2^g - 1) overflows float64",
         ),
         (
             duckdb.InvalidInputException(
-                "Invalid Input Error: item must be unique within each (query): 1 (query, item) key(s)"
+                "Invalid Input Error: rf:table[item]: item must be unique within each (query): 1 (query, item) key(s)"
             ),
             ValidationError,
             "item must be unique within each (query)",
         ),
         (
-            duckdb.InvalidInputException("Invalid Input Error: order_by := 'position' needs ranks 1..n in every query"),
+            duckdb.InvalidInputException(
+                "Invalid Input Error: rf:table[rank]: order_by := 'position' needs ranks 1..n in every query"
+            ),
             ValidationError,
             "order_by := 'position' needs ranks 1..n",
         ),
@@ -133,6 +137,7 @@ def test_translate_error(error, kind, text):
     assert type(got) is kind
     assert text in str(got)
     assert "Invalid Input Error" not in str(got)
+    assert "rf:" not in str(got)  # the code says the class; the message the user reads is without it
 
 
 def test_no_duckdb_error_escapes_evaluate(monkeypatch):

@@ -17,6 +17,7 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
+from rankframe.engines.duckdb_engine import split_sql_error
 from rankframe.errors import ParameterError
 from rankframe.registry import BY_NAME, POLICIES
 
@@ -69,7 +70,9 @@ def error_of(con, sql: str) -> str:
         con.sql(sql).fetchall()
     text = str(info.value)
     assert text.startswith("Invalid Input Error: "), text  # our error(), not a binder/conversion error
-    return text.removeprefix("Invalid Input Error: ")
+    code, _, message = split_sql_error(text)
+    assert code is not None, text  # with its stable code (tests/test_sql_error_codes.py), which the tests leave out
+    return message
 
 
 # ------------------------------------------------------------------------------------------------ segments

@@ -9,13 +9,14 @@ the policy ``"nan"`` gives NaN and is kept.
 DuckDB sees one integer code per unit (``keys.group_codes``, the grouping the numpy engine uses) instead of the
 id columns, and the output takes the unit's ids from the input frame: ids keep their exact values and dtype
 (categoricals, pyarrow dictionaries, mixed widths) on both engines. A ``duckdb.Error`` never escapes: the
-macros' own errors become a ``ParameterError`` / ``ValidationError`` with their text, anything else a
-``RankframeError`` that names the engine.
+macros' own errors become a ``ParameterError`` / ``ValidationError`` with their text, by the stable code that
+starts it (``SQL_ERROR_CODES``), anything else a ``RankframeError`` that names the engine.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -212,26 +213,50 @@ UNPIVOT applied ON {", ".join(f"m{i}" for i in range(len(measures)))} INTO NAME 
 """
 
 
-#: the first words of the messages of the macros' own error() calls that are about the table, not a parameter
-_TABLE_RULES = {
-    "item must be unique": "item",
-    "order_by := 'position' needs ranks": "rank",
-    "The table has column(s) named like": "<table>",
-    "The table has no column(s)": "<table>",  # a required column missing, or spelled in another case ('Query')
+#: The stable code that starts the message of every ``error()`` call of rankframe's macros (``sql/*.sql``) and the
+#: exception class it becomes in Python; the one place that maps the one to the other. A table rule may name its
+#: column in brackets (``rf:table[item]: ``, else the failure's column is ``<table>``). The code is a promise to SQL
+#: users (docs/sql.md "Errors"): rewording a message never changes its class; tests/test_sql_error_codes.py holds
+#: every error() call of sql/ to a code of this table.
+SQL_ERROR_CODES: dict[str, type[RankframeError]] = {
+    "rf:param": ParameterError,  # a macro parameter outside its declared constraint
+    "rf:table": ValidationError,  # the table (or list) breaks a rule of the data model
 }
+
+#: ``rf:<kind>[<column>]: `` at the start of a message (the column part optional)
+SQL_ERROR_CODE = re.compile(r"(?P<code>rf:[a-z]+)(?:\[(?P<column>[^\]]*)\])?: ")
+
+_INPUT_ERROR = "Invalid Input Error: "
+
+
+def split_sql_error(text: str) -> tuple[str | None, str | None, str]:
+    """``(code, column, message)`` of a macro's error text (DuckDB's ``Invalid Input Error: `` prefix allowed).
+
+    ``code`` is None (and ``message`` the text as given) when the text does not start with a code of
+    :data:`SQL_ERROR_CODES`.
+    """
+    body = text.removeprefix(_INPUT_ERROR)
+    m = SQL_ERROR_CODE.match(body)
+    if m is None or m["code"] not in SQL_ERROR_CODES:
+        return None, None, text
+    return m["code"], m["column"], body[m.end() :]
 
 
 def translate_error(err: Exception) -> RankframeError:
-    """A ``duckdb.Error`` as rankframe's exception: the macros' messages keep their text, others name the engine."""
+    """A ``duckdb.Error`` as rankframe's exception (the macros' errors by their code, others naming the engine).
+
+    A macro's message loses its code and keeps its text, in the class :data:`SQL_ERROR_CODES` gives the code; any
+    other error (no code, or not an ``error()`` of the macros) is a ``RankframeError`` that names the engine.
+    """
     text = str(err).strip()
-    prefix = "Invalid Input Error: "
-    if isinstance(err, duckdb.InvalidInputException) and text.startswith(prefix):
-        text = text[len(prefix) :]
-        if text.startswith("The '") and " parameter of " in text or text.startswith("gain := 'exponential'"):
-            return ParameterError(text)
-        for start, column in _TABLE_RULES.items():
-            if text.startswith(start):
-                return ValidationError([{"column": column, "rule": text, "count": 0, "examples": None}])
+    if isinstance(err, duckdb.InvalidInputException) and text.startswith(_INPUT_ERROR):
+        code, column, message = split_sql_error(text)
+        if code is not None:
+            kind = SQL_ERROR_CODES[code]
+            if issubclass(kind, ValidationError):
+                return kind([{"column": column or "<table>", "rule": message, "count": 0, "examples": None}])
+            return kind(message)
+        text = text.removeprefix(_INPUT_ERROR)
     return RankframeError(f"the DuckDB engine (engine='duckdb') failed: {text}")
 
 
