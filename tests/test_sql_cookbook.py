@@ -219,7 +219,8 @@ def test_readme_sql_block_through_the_duckdb_cli(data):
     start = out.index("model,n_queries,AP,nDCG")
     got = pd.read_csv(pd.io.common.StringIO("\n".join(out[start : start + 3])))
     assert_same(got, _readme_means(data), ["model"], "README rf_means (CLI)")
-    assert out[start - 1] == "column,rule,n_rows,examples"  # rf_validate: the header and no row
+    # rf_validate printed no row: the header alone (DuckDB 2.x CLI) or nothing (1.x prints no header for 0 rows)
+    assert out[:start] in ([], ["column,rule,n_rows,examples"]), out[:start]
 
 
 def test_cli_default_empty_segments(tmp_path):
