@@ -788,9 +788,9 @@ def _read_parquet(path: PathLike, *, empty: bool) -> pd.DataFrame:
         raise InputFileError(path, "empty file: 0 bytes, not a Parquet file")
     piped = None if is_regular_file(path) else _read_bytes(path)  # a pipe (not seekable): the bytes read once
     try:
-        schema = pq.read_schema(Path(path) if piped is None else pa.BufferReader(piped))
-        check_unique_names(schema.names, "ranking table")  # the rule of every road
-        table = pq.read_table(Path(path) if piped is None else pa.BufferReader(piped))
+        parquet = pq.ParquetFile(Path(path) if piped is None else pa.BufferReader(piped))  # one footer read
+        check_unique_names(parquet.schema_arrow.names, "ranking table")  # the rule of every road
+        table = parquet.read()  # (pq.read_table stops on a repeated name with its own "Multiple matches")
     except (pa.ArrowException, OSError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise InputFileError(path, f"not a readable Parquet file ({first})") from None
