@@ -418,12 +418,12 @@ def validate(
     ...     print(len(e.failures))
     2
     """
-    from .inputs import numbers_as_float, to_pandas
+    from .inputs import to_pandas
 
     c = Columns.coerce(columns, function="validate")
     by = column_list(by, "validate")
-    # any table kind, read as the engines read it (rankframe.inputs), decimals as floats
-    df = numbers_as_float(to_pandas(df, owner="validate", name="df", columns=c), c)
+    # any table kind, read as the engines read it (rankframe.inputs.to_pandas: decimals as floats)
+    df = to_pandas(df, owner="validate", name="df", columns=c)
     present = list(df.columns)
     check_unique_names(present, table)
     order_col = ranking_column(present, c) if ranked else None
