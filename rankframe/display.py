@@ -17,18 +17,19 @@ Jupyter shows the same way. No jinja2 or tabulate: the three formats are written
 
 from __future__ import annotations
 
-import html
 import math
-import re
 import textwrap
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .errors import ParameterError, parameter_error
+from .table_writers import WRITERS, Cell, Model, write_html, write_latex, write_markdown
+from .table_writers import markdown_table as markdown_table  # re-exported: the CLI's and docs' import path
+from .table_writers import md_escape as md_escape
+from .table_writers import tex_escape as tex_escape
 
 #: significance markers, from the strictest level down: p_adjusted below the level gets the marker
 LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
@@ -96,31 +97,6 @@ def marker(p_adjusted: float) -> str:
     if p_adjusted is None or not isinstance(p_adjusted, (int, float, np.floating)) or math.isnan(p_adjusted):
         return ""
     return next((m for level, m in LEVELS if p_adjusted < level), "")
-
-
-# ------------------------------------------------------------------------------------------------------------
-# one neutral table model, three writers
-
-
-@dataclass
-class Cell:
-    """One cell: its text and how to show it."""
-
-    text: str
-    bold: bool = False
-    stars: str = ""  # significance marker after the text
-    tone: str = ""  # "up" / "down": a significant win / loss (HTML colours it)
-    numeric: bool = False
-
-
-@dataclass
-class Model:
-    """A table ready to write: header, rows of cells, caption lines."""
-
-    header: list[str]
-    numeric: list[bool]
-    rows: list[list[Cell]] = field(default_factory=list)
-    caption: list[str] = field(default_factory=list)
 
 
 def _num(v: Any, digits: int) -> str:
@@ -317,176 +293,11 @@ def model(frame: pd.DataFrame, digits: int = 4) -> Model:
     return _comparison_model(frame, int(digits)) if k == "comparison" else _means_model(frame, int(digits))
 
 
-_CSS = (
-    "table.rankframe{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:0.5em 0}"
-    "table.rankframe caption{caption-side:top;text-align:left;font-size:0.9em;color:#444;padding:0.2em 0}"
-    "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #ddd;white-space:nowrap}"
-    "table.rankframe th{border-bottom:2px solid #888;text-align:left}"
-    "table.rankframe td.num,table.rankframe th.num{text-align:right}"
-    "table.rankframe td.up{background:#e3f4e1;color:#1b5e20}"
-    "table.rankframe td.down{background:#fbe3e3;color:#8e1b1b}"
-    "table.rankframe sup{font-size:0.75em}"
-)
-
-
-def _html(m: Model) -> str:
-    e = html.escape
-    out = [f"<style>{_CSS}</style>", '<table class="rankframe">']
-    if m.caption:
-        out.append("<caption>" + "<br>".join(e(c) for c in m.caption) + "</caption>")
-    out.append(
-        "<thead><tr>"
-        + "".join(f"<th{' class=num' if num else ''}>{e(h)}</th>" for h, num in zip(m.header, m.numeric))
-        + "</tr></thead><tbody>"
-    )
-    for row in m.rows:
-        cells = []
-        for c in row:
-            classes = " ".join(x for x in ("num" if c.numeric else "", c.tone) if x)
-            text = e(c.text)
-            if c.bold:
-                text = f"<strong>{text}</strong>"
-            if c.stars:
-                text += f"<sup>{e(c.stars)}</sup>"
-            cells.append(f'<td class="{classes}">{text}</td>' if classes else f"<td>{text}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
-
-
-#: Markdown: characters escaped wherever they stand (``$`` too: GitHub reads ``$...$`` as math)
-_MD_ALWAYS = set("\\`*~|$")
-#: Markdown: characters written as HTML entities (a name such as ``<b>`` would otherwise vanish as a tag)
-_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_MD_TOKEN = re.compile(r"_+|\r\n|[\r\n]|[\]&<>\\`*~|$]")
-
-
-def md_escape(text: str) -> str:
-    r"""Text written so that a Markdown (CommonMark / GitHub) renderer shows it as given, inside a table cell or not.
-
-    ``\ ` * ~ | $`` get a backslash; ``&``, ``<``, ``>`` become entities; a newline becomes ``<br>``; ``_`` gets a
-    backslash unless it stands between two letters or digits (``p_value`` stays readable: CommonMark never reads
-    such an underscore as emphasis); ``]`` gets one before ``(`` or ``[`` (no link or image can form).
-
-    >>> print(md_escape("a|b <i>x</i> _y_ p_value $\\foo$ [t](u)"))
-    a\|b &lt;i&gt;x&lt;/i&gt; \_y\_ p_value \$\\foo\$ [t\](u)
-    """
-
-    def one(m: re.Match) -> str:
-        tok = m.group()
-        if tok[0] == "_":
-            start, end = m.span()
-            inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
-            return tok if inside else "\\_" * len(tok)
-        if tok in ("\r\n", "\r", "\n"):
-            return "<br>"
-        if tok in _MD_ENTITIES:
-            return _MD_ENTITIES[tok]
-        if tok == "]":
-            return "\\]" if text[m.end() : m.end() + 1] in ("(", "[") else "]"
-        return "\\" + tok
-
-    return _MD_TOKEN.sub(one, text)
-
-
-def _markdown(m: Model) -> str:
-    """The one Markdown writer: ``to_markdown``, ``Table`` and the command's ``--format markdown``."""
-
-    def cell(c: Cell) -> str:
-        text = md_escape(c.text)
-        if c.bold and text:
-            text = f"**{text}**"
-        return text + md_escape(c.stars)
-
-    lines = [f"{md_escape(c)}  " for c in m.caption]
-    if lines:
-        lines[-1] = lines[-1].rstrip()
-        lines.append("")
-    lines.append("| " + " | ".join(md_escape(h) for h in m.header) + " |")
-    lines.append("|" + "|".join("---:" if n else "---" for n in m.numeric) + "|")
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in m.rows]
-    return "\n".join(lines)
-
-
-def markdown_table(
-    frame: pd.DataFrame, formatters: dict[Any, Callable[[Any], str]] | None = None, caption: Sequence[str] = ()
-) -> str:
-    """Any frame as a Markdown table under its caption lines, escaped as :func:`to_markdown` (the command's output).
-
-    ``formatters`` maps a column to the function writing its cells (default ``str``); numeric columns are
-    right-aligned.
-    """
-    formatters = formatters or {}
-    numeric = [
-        bool(pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))
-        for c in frame.columns
-    ]
-    out = Model([str(c) for c in frame.columns], numeric, caption=list(caption))
-    writers = [formatters.get(c, str) for c in frame.columns]
-    for values in frame.itertuples(index=False, name=None):
-        out.rows.append([Cell(w(v), numeric=n) for w, v, n in zip(writers, values, numeric)])
-    return _markdown(out)
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    # <, > and | are not specials, but the default OT1 font encoding prints them as ¡, ¿ and an em dash
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-    "\r": " ",  # a blank line would end the cell's paragraph (an error inside a tabular)
-    "\n": " ",
-}
-
-
-def tex_escape(text: str) -> str:
-    r"""Text for LaTeX (no package beyond booktabs needed, any font encoding): specials and ``<>|`` as commands.
-
-    >>> print(tex_escape("R&D_1 <50%> a|b"))
-    R\&D\_1 \textless{}50\%\textgreater{} a\textbar{}b
-    """
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
-
-
-def _latex(m: Model) -> str:
-    def cell(c: Cell) -> str:
-        text = tex_escape(c.text)
-        if c.bold and text:
-            text = rf"\textbf{{{text}}}"
-        return text + (rf"$^{{{c.stars}}}$" if c.stars else "")
-
-    spec = "".join("r" if n else "l" for n in m.numeric)
-    lines = [r"\begin{table}", r"\centering"]
-    if m.caption:
-        lines.append(r"\caption{" + tex_escape(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
-    lines += [
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(tex_escape(h) for h in m.header) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(cell(c) for c in row) + r" \\" for row in m.rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines)
-
-
-_WRITERS: dict[str, Callable[[Model], str]] = {"html": _html, "markdown": _markdown, "latex": _latex}
-
-
 def render(frame: pd.DataFrame, fmt: str = "html", *, digits: int = 4) -> str:
     """A comparison or means frame as ``"html"``, ``"markdown"`` or ``"latex"`` (booktabs) text."""
     if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
         raise parameter_error("render", "fmt", "one of " + ", ".join(map(repr, FORMATS)), fmt)
-    return _WRITERS[fmt.lower()](model(frame, digits))
+    return WRITERS[fmt.lower()](model(frame, digits))
 
 
 def to_html(frame: pd.DataFrame, *, digits: int = 4) -> str:
@@ -536,16 +347,16 @@ class Table:
         self.frame = frame
 
     def _repr_html_(self) -> str:
-        return _html(self.model)
+        return write_html(self.model)
 
     def _repr_markdown_(self) -> str:
-        return _markdown(self.model)
+        return write_markdown(self.model)
 
     def _repr_latex_(self) -> str:
-        return _latex(self.model)
+        return write_latex(self.model)
 
     def __repr__(self) -> str:
-        return _markdown(self.model)
+        return write_markdown(self.model)
 
 
 def table(frame: pd.DataFrame, *, digits: int = 4) -> Table:
