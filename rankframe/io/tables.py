@@ -37,8 +37,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from .columns import Columns
-from .errors import RankframeError, check_unique_names
+from ..columns import Columns
+from ..errors import RankframeError, check_unique_names
 
 __all__ = [
     "InputFileError",
@@ -153,7 +153,7 @@ _READ_CHUNK = 64 << 20
 
 def _read_all(f, p: Path) -> bytes:
     """The whole file, read in 64 MiB blocks under a progress bar (``rankframe.progress``)."""
-    from . import progress
+    from .. import progress
 
     size = os.fstat(f.fileno()).st_size
     if size <= _READ_CHUNK:
@@ -469,7 +469,7 @@ def _system_names(paths: Sequence[PathLike], tags: Sequence[str]) -> list[str]:
 def _duckdb():
     import duckdb
 
-    from . import progress
+    from .. import progress
 
     return progress.configure_duckdb(duckdb.connect())
 
@@ -675,7 +675,7 @@ def read_trec(
     >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
     >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
     """
-    from .join import join_qrels
+    from ..join import join_qrels
 
     run = _read_runs(run_paths, keep_first_duplicate, with_rank=False)[0]
     qrels = _read_qrels_table(qrels_path)[0]
