@@ -14,14 +14,13 @@ from .evaluate import evaluate
 from .io import (
     InputFileError,
     read_long,
-    read_trec,
     read_trec_qrels,
     read_trec_run,
     write_long,
     write_trec_qrels,
     write_trec_run,
 )
-from .join import join_qrels
+from .join import join_qrels, read_trec
 from .names import Measure, parse
 from .progress import options
 from .registry import METRICS

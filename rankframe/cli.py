@@ -25,7 +25,13 @@ from . import progress as progress_mod
 from .columns import Columns
 from .display import compare_caption, markdown_table
 from .errors import ParameterError, RankframeError, ValidationError
-from .io import InputFileError
+from .io import LONG_SUFFIXES as _LONG_SUFFIXES  # noqa: F401 - moved to rankframe.io, still importable here
+from .io import TREC_COUNTS, InputFileError, suffix_kind
+from .io import TREC_ORDER as _TREC_ORDER  # noqa: F401
+from .io import is_long as _is_long
+from .io import trec_line as _trec_line  # noqa: F401
+from .io import trec_lines as _trec_lines
+from .io import trec_name as trec_name
 
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec", "Bpref", "RR")
@@ -33,27 +39,6 @@ FORMATS = ("table", "csv", "json", "markdown", "trec")
 #: evaluate's DuckDB options, by the key of ``duckdb_config`` they set
 DUCKDB_OPTIONS = {"memory_limit": "--memory-limit", "threads": "--threads", "temp_directory": "--temp-directory"}
 COMPARE_FORMATS = ("table", "markdown", "csv", "json")
-_LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
-
-# trec_eval's measure families, in the order trec_eval prints them (``-m all_trec``); a declared trec_eval name
-# missing here is printed after these
-_TREC_ORDER = (
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-    "recall",
-    "ndcg",
-    "ndcg_cut",
-    "map_cut",
-    "success",
-)
 
 
 class UsageError(RankframeError):
@@ -78,92 +63,6 @@ TRACEBACK_ENV = "RANKFRAME_TRACEBACK"
 
 def _exit_status_epilog() -> str:
     return "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_STATUS)
-
-
-# ----------------------------------------------------------------------------------------------------------
-# trec_eval names
-
-
-def trec_name(measure) -> tuple[str, tuple[int, int]] | None:
-    """trec_eval's name of a measure and its sort key, or None when trec_eval has no such measure.
-
-    >>> from rankframe.names import parse
-    >>> trec_name(parse("nDCG@10"))[0], trec_name(parse("AP"))[0], trec_name(parse("IPrec@0.5"))[0]
-    ('ndcg_cut_10', 'map', 'iprec_at_recall_0.50')
-    """
-    spec, kw = measure.spec, measure.kw
-    defaults = {p.name: p.default for p in spec.params}
-    at = spec.at  # the parameter after @: the cutoff k, or IPrec's recall level
-    if any(v != defaults[n] for n, v in kw.items() if n != at):
-        return None  # trec_eval measures use default parameters (rel >= 1, linear gain, judged ideal)
-    value = kw.get(at)
-    name = spec.trec_eval_cut if value is not None else spec.trec_eval  # declared in rankframe/metrics/<name>.py
-    if name is None:
-        return None
-    order = _TREC_ORDER.index(name) if name in _TREC_ORDER else len(_TREC_ORDER)
-    return (spec.trec_cut_name(value) if value is not None else name), (order, value or 0)
-
-
-#: the summary lines trec_eval prints before its measures (``runid``, then these, summed over queries)
-TREC_COUNTS = ("NumQ", "NumRet", "NumRel", "NumRelRet")
-
-
-def _trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col: str, agg: str = "mean") -> list[str]:
-    r"""trec_eval's output from per-query values: ``%-22s\t%s\t%.4f`` lines, per query (sorted) then ``all``.
-
-    Counts (NumQ, NumRet, ...) print as integers and their ``all`` line is the sum, as trec_eval's ``num_*`` lines
-    (``num_q`` has no per-query line); other measures' ``all`` line is the mean, or with ``agg="gmean"`` the
-    geometric mean named ``gm_<name>`` (trec_eval's ``gm_map``), or the median / sum.
-    """
-    import numpy as np
-
-    from .engines.aggregate import GMEAN_EPSILON
-
-    names = {}
-    specs = {}
-    for m in measures:
-        t = trec_name(m)
-        names[str(m)] = t if t is not None else (str(m), (len(_TREC_ORDER), measures.index(m)))
-        specs[str(m)] = m.spec
-    order = sorted(names, key=lambda s: names[s][1])
-    lines: list[str] = []
-    systems = result["system"].drop_duplicates().tolist() if "system" in result.columns else [None]
-    for system in systems:
-        part = result if system is None else result[result["system"] == system]
-        pq = part.dropna(subset=["value"])
-        if per_query:
-            by_q = {q: g for q, g in pq.groupby(query_col, sort=False)}
-            for q in sorted(by_q, key=str):
-                vals = dict(zip(by_q[q]["metric"], by_q[q]["value"]))
-                lines += [
-                    _trec_line(names[m][0], q, vals[m], specs[m].count)
-                    for m in order
-                    if m in vals and specs[m].name != "num_q"
-                ]
-        grouped = pq.groupby("metric", sort=False)["value"]
-        sums, means = grouped.sum().to_dict(), grouped.mean().to_dict()
-        if agg == "gmean":
-            means = pq.assign(value=np.log(np.maximum(pq["value"], GMEAN_EPSILON))).groupby("metric")["value"].mean()
-            means = np.exp(means).to_dict()
-        elif agg in ("median", "sum"):
-            means = getattr(grouped, agg)().to_dict()
-        if system is not None:
-            lines.append(f"{'runid':<22}\tall\t{system}")
-        for m in order:
-            if specs[m].count and m in sums:
-                lines.append(_trec_line(names[m][0], "all", sums[m], True))
-            elif m in means and not _isnan(means[m]):
-                name = names[m][0] if agg != "gmean" else f"gm_{names[m][0]}"
-                lines.append(_trec_line(name, "all", means[m]))
-    return lines
-
-
-def _isnan(v) -> bool:
-    return isinstance(v, float) and math.isnan(v)
-
-
-def _trec_line(name: str, qid, value: float, count: bool = False) -> str:
-    return f"{name:<22}\t{qid}\t{int(round(value))}" if count else f"{name:<22}\t{qid}\t{value:.4f}"
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -470,18 +369,6 @@ def _policies(args) -> dict[str, str]:
 
 def _split_by(values: Sequence[str]) -> list[str]:
     return [c.strip() for v in values for c in v.split(",") if c.strip()]
-
-
-def _is_long(path: str) -> bool:
-    from .io import peek
-
-    name = path.lower()
-    if name.endswith(_LONG_SUFFIXES):
-        return True
-    try:
-        return peek(path, 4) == b"PAR1"  # a pipe (/dev/stdin) is read once, whole, and kept for its reader
-    except OSError:
-        return False
 
 
 def _few(values, n: int = 4) -> str:
@@ -878,8 +765,7 @@ def _sql_road(args, engine_default: str | None = None) -> bool:
     if args.engine == "duckdb":
         return True
     if args.engine == engine_default or args.engine is None:
-        name = args.inputs[0].lower()
-        return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+        return suffix_kind(args.inputs[0]) != "csv"  # Parquet (by name or content): DuckDB reads it best
     return False
 
 

@@ -15,11 +15,13 @@ The rule (docs/decisions/0006-one-behaviour.md):
 
 Nothing loops over queries: ids become integer codes once, judgments are laid out by query (CSR), and the
 judged-but-not-retrieved rows of every unit are enumerated with ``np.repeat`` and marked off where retrieved.
+:func:`read_trec` (TREC run files + a qrels file -> the long table) is this join over ``rankframe.io``'s readers;
+it is also importable as ``rankframe.io.read_trec``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,8 @@ import pandas as pd
 from . import keys
 from .columns import Columns
 from .errors import ParameterError
+from .io._files import PathLike
+from .io.trec import read_qrels_table, read_runs
 from .schema import validate as validate_table
 
 
@@ -217,3 +221,45 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
 
 def _nullable(col: pd.Series) -> bool:
     return not (isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# run + qrels files -> the long table
+
+
+def read_trec(
+    run_paths: PathLike | Iterable[PathLike], qrels_path: PathLike, *, keep_first_duplicate: bool = False
+) -> pd.DataFrame:
+    """Read TREC run file(s) and a qrels file into one long table, ready for ``df.rank_metrics``.
+
+    Parameters
+    ----------
+    run_paths : path or list of paths
+        One or more runs (``qid Q0 docno rank score tag``); several are evaluated side by side.
+    qrels_path : path
+        The judgments (``qid iteration docno relevance``).
+    keep_first_duplicate : bool, default False
+        See :func:`rankframe.io.read_trec_run`.
+
+    Returns
+    -------
+    DataFrame with columns ``query``, ``item`` (strings), ``score`` (float64, NaN = judged but not
+    retrieved), ``relevance`` (float64, NaN = retrieved but unjudged) and ``system`` (the run tag, see
+    :func:`rankframe.io.read_trec_run`). The run and the judgments are joined by :func:`join_qrels`, the one join
+    of ``evaluate(qrels=...)`` too: every system is scored on every judged query, so each system gets its own
+    judged-but-not-retrieved rows. There is deliberately no ``rank`` column: rankframe then orders by score
+    descending, ties by item descending, exactly as trec_eval (which ignores the run's rank column). Row order
+    is unspecified.
+
+    Examples
+    --------
+    >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
+    >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
+    """
+    run = read_runs(run_paths, keep_first_duplicate, with_rank=False)[0]
+    qrels = read_qrels_table(qrels_path)[0]
+    # both files are already checked (fields, numbers, duplicates) by the readers: join without re-validating
+    joined = join_qrels(
+        run.select(["query", "item", "score", "system"]).to_pandas(), qrels.to_pandas(), by=["system"], validate=False
+    )
+    return joined[["query", "item", "score", "relevance", "system"]]

@@ -530,11 +530,13 @@ def test_one_parquet_table_is_compared_in_duckdb_without_pandas(monkeypatch, cap
     # the SQL road (issue 10): the table never goes through rankframe.io.read_long; same rows as compare() on the
     # frame (the oracle, test_same_rows_as_rankframe_compare_on_the_paired_example covers the options)
     import rankframe.io
+    import rankframe.io.tables
 
     def no_pandas(*args, **kwargs):
         raise AssertionError("read into pandas")
 
     monkeypatch.setattr(rankframe.io, "read_long", no_pandas)
+    monkeypatch.setattr(rankframe.io.tables, "read_long", no_pandas)  # where rankframe.inputs takes it from
     code, out, err = run_main(capsys, "compare", str(PAIRED), "-m", "AP", "--by", "length", "--format", "csv")
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out))

@@ -555,21 +555,22 @@ def _shared_files() -> list[Path]:
 
 
 def test_fast_and_general_parsers_agree_on_real_files():
-    from rankframe import io as rio
+    import pyarrow as pa
+
+    from rankframe.io import _files, _whitespace, trec
 
     files = _shared_files()
     if not files:
         pytest.skip(f"SHARED DATA MISSING under {SHARED}")
     fast_used = 0
     for f in files:
-        data = rio._read_bytes(f)
+        data = _files._read_bytes(f)
         is_run = "qrels" not in f.name
-        fields = rio.RUN_FIELDS if is_run else rio.QRELS_FIELDS
-        keep = (
-            {0: rio._STR, 2: rio._STR, 4: rio.pa.float64()} if is_run else {0: rio._STR, 2: rio._STR, 3: rio.pa.int64()}
-        )
-        general, _ = rio._robust_parse(data, f, fields, keep, "run" if is_run else "qrels")
-        fast = rio._fast_parse(data, len(fields), keep)
+        fields = trec.RUN_FIELDS if is_run else trec.QRELS_FIELDS
+        text = _files._STR
+        keep = {0: text, 2: text, 4: pa.float64()} if is_run else {0: text, 2: text, 3: pa.int64()}
+        general, _ = _whitespace._robust_parse(data, f, fields, keep, "run" if is_run else "qrels")
+        fast = _whitespace._fast_parse(data, len(fields), keep)
         if fast is not None:
             fast_used += 1
             assert fast.rename_columns(general.column_names).equals(general), f.name
@@ -587,9 +588,11 @@ def test_fast_and_general_parsers_agree_on_real_files():
     ],
 )
 def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
-    from rankframe import io as rio
+    import pyarrow as pa
 
-    taken = rio._fast_parse(text.encode(), 6, {0: rio._STR, 2: rio._STR, 4: rio.pa.float64()})
+    from rankframe.io import _files, _whitespace
+
+    taken = _whitespace._fast_parse(text.encode(), 6, {0: _files._STR, 2: _files._STR, 4: pa.float64()})
     assert (taken is not None) == fast
     df = read_trec_run(_write(tmp_path, "r.txt", text))
     assert df["item"].tolist() == items
@@ -599,7 +602,7 @@ def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
 
 @pytest.mark.parametrize(("value", "n"), [("sysA", 3), ("héllo", 2), ("x", 0), ("", 2)])
 def test_constant_column(value, n):
-    from rankframe.io import _constant
+    from rankframe.io.trec import _constant
 
     col = _constant(value, n)
     col.validate(full=True)
@@ -608,9 +611,9 @@ def test_constant_column(value, n):
 
 def test_many_blocks_keep_line_numbers_and_first_error(tmp_path, monkeypatch):
     """The general path parses blocks of lines in parallel: line numbers and the first error survive."""
-    from rankframe import io as rio
+    from rankframe.io import _whitespace
 
-    monkeypatch.setattr(rio, "_BLOCK", 1 << 10)  # ~40 lines a block
+    monkeypatch.setattr(_whitespace, "_BLOCK", 1 << 10)  # ~40 lines a block
     lines = [f"q{i // 50}\tQ0  d{i}  {i % 50 + 1}  {1000 - i}.5 tag" for i in range(2000)]
     lines[1200] = "# a comment"
     lines[1500] = ""
@@ -669,3 +672,83 @@ def test_read_long_and_a_run_through_a_pipe(tmp_path):
     assert through_a_pipe(path.read_bytes(), read_long)["item"].tolist() == ["a"]
     run = through_a_pipe(b"1 Q0 d1 1 2.5 t\n1 Q0 d2 2 1.5 t\n", read_trec_run)
     assert run["item"].tolist() == ["d1", "d2"]
+
+
+# ---------------------------------------------------------------------------------- the one file-kind rule
+
+# (file name, what the file holds, the kind: "parquet", "csv" or None for a TREC file) — case is ignored, a
+# Parquet content wins over a CSV name, .tsv is tab-separated, .gz is gunzipped
+FILE_KINDS = [
+    ("t.parquet", "parquet", "parquet"),
+    ("t.PQ", "parquet", "parquet"),
+    ("t.parq", "parquet", "parquet"),
+    ("t.csv", "csv", "csv"),
+    ("t.TSV", "tsv", "csv"),
+    ("t.csv.gz", "csv", "csv"),
+    ("t.tsv.GZ", "tsv", "csv"),
+    ("t.csv", "parquet", "parquet"),
+    ("export.bin", "parquet", "parquet"),
+    ("t.run", "trec", None),
+    ("t.run.gz", "trec", None),
+]
+
+
+def _kind_file(tmp_path: Path, name: str, content: str) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"query": ["q1", "q1"], "item": ["a", "b"], "rank": [1, 2], "relevance": [1, 0]})
+    path = tmp_path / name
+    if content == "parquet":
+        pq.write_table(table, path)
+        return path
+    text = {
+        "csv": "query,item,rank,relevance\nq1,a,1,1\nq1,b,2,0\n",
+        "tsv": "query\titem\trank\trelevance\nq1\ta\t1\t1\nq1\tb\t2\t0\n",
+        "trec": "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n",
+    }[content]
+    path.write_bytes(gzip.compress(text.encode()) if name.lower().endswith(".gz") else text.encode())
+    return path
+
+
+@pytest.mark.parametrize(("name", "content", "kind"), FILE_KINDS)
+def test_one_file_kind_rule_for_io_cli_and_duckdb(tmp_path, name, content, kind):
+    """rankframe.io, the command line and the DuckDB file road tell a file's kind by the same rule."""
+    import argparse
+
+    from rankframe import cli
+    from rankframe.engines import duckdb_source
+    from rankframe.io import file_kind, suffix_kind
+
+    path = _kind_file(tmp_path, name, content)
+    assert file_kind(path) == kind
+    # the command line: a long table or a TREC run; one Parquet table (by its name) goes to DuckDB
+    assert cli._is_long(str(path)) == (kind is not None)
+    args = argparse.Namespace(inputs=[str(path)], qrels=None, engine=None)
+    assert cli._sql_road(args) == (kind == "parquet" and suffix_kind(path) != "csv")
+    # the DuckDB road reads the same columns (as Parquet or CSV by the rule), or names a non-table
+    if kind is None:
+        with pytest.raises(InputFileError, match="not a long table"):
+            duckdb_source.column_names(path)
+    else:
+        assert duckdb_source.column_names(path) == ["query", "item", "rank", "relevance"]
+        got = read_long(path)  # and rankframe.io reads it
+        assert got["item"].tolist() == ["a", "b"] and got["rank"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("t.parquet", "parquet"), ("t.PQ", "parquet"), ("t.parq", "parquet"), ("t.csv", "csv"), ("t.TSV", "csv")]
+    + [("t.csv.gz", "csv"), ("t.tsv.gz", "csv")],
+)
+def test_write_long_writes_the_kind_its_name_says(tmp_path, name, kind):
+    """Writing, the name alone decides (rankframe.io.suffix_kind); the file is then read back as that kind."""
+    from rankframe.io import file_kind, suffix_kind
+
+    assert suffix_kind(name) == kind
+
+    df = pd.DataFrame({"query": ["q1"], "item": ["a"], "rank": [1], "relevance": [1]})
+    path = tmp_path / name
+    write_long(df, path)
+    assert file_kind(path) == kind
+    pd.testing.assert_frame_equal(read_long(path), df, check_dtype=False)

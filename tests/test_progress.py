@@ -93,7 +93,7 @@ def test_bad_switch_values(systems):
 def test_file_read_progress(tmp_path, capsys, monkeypatch):
     path = tmp_path / "t.csv"
     path.write_text("query,item,rank,relevance\n" + "".join(f"1,{i},{i + 1},1\n" for i in range(200)))
-    monkeypatch.setattr(io, "_READ_CHUNK", 512)  # several blocks
+    monkeypatch.setattr(io._files, "_READ_CHUNK", 512)  # several blocks
     want = rankframe.read_long(path)
     assert capsys.readouterr().err == ""  # not interactive
     with progress.using(True):

@@ -32,15 +32,13 @@ import pandas as pd
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
+from ..io.tables import CSV_SUFFIXES, PARQUET_SUFFIXES, csv_delimiter, file_kind, suffix_kind  # noqa: F401
 from ..keys import duplicate_item_rule, segment_guesses
 from ..names import Measure
 from ..schema import nested_failure, not_numeric_failure
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
-#: file names read as long tables (as ``rankframe.io.read_long``)
-PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-CSV_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
 #: DuckDB's memory limit when none is given: with DuckDB's own overhead the whole process stays under ~2 GB
 DEFAULT_MEMORY_LIMIT = "1GB"
 _SRC = "rf__src"
@@ -297,16 +295,16 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
         raise InputFileError(str(source), "file not found")
     if path.is_dir():
         raise InputFileError(str(source), "is a directory, not a file")
-    name = path.name.lower()
     with open(path, "rb") as f:
         head = f.read(4)
-    if name.endswith(PARQUET_SUFFIXES) or head == b"PAR1":
+    file_type = file_kind(path, head)  # the one file-kind rule (rankframe.io.tables), as read_long reads it
+    if file_type == "parquet":
         if not head:
             raise InputFileError(str(source), "empty file: 0 bytes, not a Parquet file")
         check_unique_names(_parquet_names(path), "ranking table")
         reader = f"read_parquet({_text(literal_path(path))})"
-    elif name.endswith(CSV_SUFFIXES):
-        delim = "\t" if name.removesuffix(".gz").endswith(".tsv") else ","
+    elif file_type == "csv":
+        delim = csv_delimiter(path)
         check_unique_names(_header_names(path, delim), "ranking table")
         # ids and segments as text (as rankframe.io.read_long: '007' stays '007'); numbers are cast in the view
         reader = f"read_csv({_text(literal_path(path))}, header = true, delim = {_text(delim)}, all_varchar = true)"
@@ -637,7 +635,7 @@ def _per_query(
     allow_duplicates: bool,
 ) -> pd.DataFrame:
     label, rel = _open(con, source)
-    csv = label != "DuckDB relation" and str(label).lower().endswith(CSV_SUFFIXES)
+    csv = label != "DuckDB relation" and suffix_kind(label) == "csv"
     order, types = prepare_view(con, rel, columns, by, csv)
     if validate:
         dense = validate_source(con, columns, by, order, types, allow_duplicates, csv)
