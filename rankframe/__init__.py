@@ -10,7 +10,7 @@ from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
-from .evaluate import evaluate
+from .evaluate import evaluate, validate
 from .io import (
     InputFileError,
     read_long,
@@ -25,7 +25,7 @@ from .names import Measure, parse
 from .progress import options
 from .registry import METRICS
 from .report import report
-from .schema import schema, validate
+from .schema import schema
 
 __all__ = [
     "Columns",

@@ -310,3 +310,46 @@ def evaluate_parameters(without: Iterable[str] = ()) -> list[inspect.Parameter]:
     """
     skip = set(without)
     return [p for p in inspect.signature(evaluate).parameters.values() if p.name not in skip]
+
+
+def validate(
+    df: Any,
+    columns: Columns | dict | None = None,
+    *,
+    by: str | Sequence[str] | None = (),
+    allow_duplicates: bool = False,
+    require_relevance: bool = True,
+    table: str = "ranking table",
+    ranked: bool = True,
+) -> None:
+    """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
+
+    ``df`` is any table :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...); it is never modified.
+    ``columns`` is a :class:`Columns` or a dict such as ``{"query": "user_id"}``; ``by`` a segment column or a
+    list of them (as :func:`rankframe.evaluate` reads them).
+    ``table`` names the table in the message (``"qrels table"`` for judgments); ``ranked=False`` checks a
+    table without a rank or score column (judgments). The rules are :func:`rankframe.schema.validate`'s, on the
+    table read as the engines read it (:func:`rankframe.inputs.to_pandas`).
+
+    Examples
+    --------
+    >>> import pandas as pd, rankframe
+    >>> bad = pd.DataFrame({"query": [1, 1], "item": ["a", "a"], "rank": [1, 1], "relevance": [1, 0]})
+    >>> try:
+    ...     rankframe.validate(bad)
+    ... except rankframe.ValidationError as e:
+    ...     print(len(e.failures))
+    2
+    """
+    c = Columns.coerce(columns, function="validate")
+    by = column_list(by, "validate")  # before reading the table: a bad parameter is named first, as before
+    frame = inputs.to_pandas(df, owner="validate", name="df", columns=c)
+    validate_table(
+        frame,
+        c,
+        by=by,
+        allow_duplicates=allow_duplicates,
+        require_relevance=require_relevance,
+        table=table,
+        ranked=ranked,
+    )

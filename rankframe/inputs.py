@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .columns import Columns
 from .errors import ParameterError, RankframeError
+from .schema import numbers_as_float  # the decimal rule is a table rule (rankframe.schema)
 
 #: what ``output=`` accepts
 OUTPUTS = ("pandas", "arrow", "polars")
@@ -107,40 +107,12 @@ def to_pandas(
         raise type_error(data, owner, name)
     elif k == "path":
         # SQLFAST's file road (DuckDB, without pandas) replaces this where the caller can take it
-        from .io import read_long
+        from .io.tables import read_long
 
         frame = read_long(data, columns=columns)  # type: ignore[arg-type]
     else:
         frame = arrow_to_pandas(to_arrow(data, owner=owner, name=name), owner=owner, name=name)
     return numbers_as_float(frame, columns or Columns())  # type: ignore[arg-type]
-
-
-def numbers_as_float(frame: pd.DataFrame, columns: Columns) -> pd.DataFrame:
-    """``frame`` with its rank, score and relevance columns of decimals as float64 (the rule of every road).
-
-    A decimal column (Python ``Decimal`` objects, an Arrow ``decimal128``, DuckDB's and Spark's DECIMAL) is a
-    number: it is read as a float, as the DuckDB and Spark roads compute it. ``frame`` itself is returned when
-    no column holds decimals; otherwise a shallow copy (the caller's frame is never modified).
-    """
-    if not frame.columns.is_unique:
-        return frame  # the validation names the repeated column
-    names = [n for n in dict.fromkeys((columns.rank, columns.score, columns.relevance)) if n in frame.columns]
-    decimal = [n for n in names if _decimal(frame[n])]
-    if not decimal:
-        return frame
-    out = frame.copy(deep=False)
-    for n in decimal:
-        out[n] = frame[n].astype("float64")
-    return out
-
-
-def _decimal(col: pd.Series) -> bool:
-    dtype = col.dtype
-    if isinstance(dtype, pd.ArrowDtype):
-        import pyarrow as pa
-
-        return pa.types.is_decimal(dtype.pyarrow_dtype)
-    return dtype == np.dtype(object) and pd.api.types.infer_dtype(col, skipna=True) == "decimal"
 
 
 def to_arrow(data: object, *, owner: str = "evaluate", name: str = "df"):

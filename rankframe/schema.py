@@ -15,7 +15,7 @@ import pandas as pd
 from . import keys
 from ._pandera import SchemaErrors, pa
 from .columns import Columns, column_list
-from .errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
+from .errors import ParameterError, ValidationError, check_unique_names, did_you_mean, missing_columns_error
 
 
 def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
@@ -390,6 +390,34 @@ def schema(
     return pa.DataFrameSchema(cols, checks=frame_checks, strict=False, name="rankframe long table")
 
 
+def numbers_as_float(frame: pd.DataFrame, columns: Columns) -> pd.DataFrame:
+    """``frame`` with its rank, score and relevance columns of decimals as float64 (the rule of every road).
+
+    A decimal column (Python ``Decimal`` objects, an Arrow ``decimal128``, DuckDB's and Spark's DECIMAL) is a
+    number: it is read as a float, as the DuckDB and Spark roads compute it. ``frame`` itself is returned when
+    no column holds decimals; otherwise a shallow copy (the caller's frame is never modified).
+    """
+    if not frame.columns.is_unique:
+        return frame  # the validation names the repeated column
+    names = [n for n in dict.fromkeys((columns.rank, columns.score, columns.relevance)) if n in frame.columns]
+    decimal = [n for n in names if _decimal(frame[n])]
+    if not decimal:
+        return frame
+    out = frame.copy(deep=False)
+    for n in decimal:
+        out[n] = frame[n].astype("float64")
+    return out
+
+
+def _decimal(col: pd.Series) -> bool:
+    dtype = col.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow
+
+        return pyarrow.types.is_decimal(dtype.pyarrow_dtype)
+    return dtype == np.dtype(object) and pd.api.types.infer_dtype(col, skipna=True) == "decimal"
+
+
 def validate(
     df: pd.DataFrame,
     columns: Columns | dict | None = None,
@@ -402,7 +430,9 @@ def validate(
 ) -> None:
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
-    ``df`` is any table :func:`rankframe.evaluate` takes (pandas, Arrow, polars, ...); it is never modified.
+    ``df`` is a pandas DataFrame (:func:`rankframe.validate` takes any table :func:`rankframe.evaluate` takes, and
+    reads it with :func:`rankframe.inputs.to_pandas` first); it is never modified. Decimal numbers are read as
+    floats (:func:`numbers_as_float`).
     ``columns`` is a :class:`Columns` or a dict such as ``{"query": "user_id"}``; ``by`` a segment column or a
     list of them (as :func:`rankframe.evaluate` reads them).
     ``table`` names the table in the message (``"qrels table"`` for judgments); ``ranked=False`` checks a
@@ -418,12 +448,14 @@ def validate(
     ...     print(len(e.failures))
     2
     """
-    from .inputs import to_pandas
-
     c = Columns.coerce(columns, function="validate")
     by = column_list(by, "validate")
-    # any table kind, read as the engines read it (rankframe.inputs.to_pandas: decimals as floats)
-    df = to_pandas(df, owner="validate", name="df", columns=c)
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError(
+            f"The 'df' parameter of rankframe.schema.validate must be a pandas DataFrame. Got {type(df).__name__} "
+            "instead; rankframe.validate takes any table (Arrow, polars, a DuckDB relation, a file path)."
+        )
+    df = numbers_as_float(df, c)  # as rankframe.inputs.to_pandas reads every table: a pandas caller gets the same
     present = list(df.columns)
     check_unique_names(present, table)
     order_col = ranking_column(present, c) if ranked else None
