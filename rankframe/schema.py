@@ -2,7 +2,9 @@
 
 ``rankframe.schema(...)`` returns a plain :class:`pandera.pandas.DataFrameSchema` that users can reuse in
 their own pipelines; :func:`validate` runs it lazily (every failure collected) and raises one
-:class:`~rankframe.errors.ValidationError` that names each column, rule and a few offending rows.
+:class:`~rankframe.errors.ValidationError` that names each column, rule and a few offending rows. The rules'
+words, example counts and error class are declared in :mod:`rankframe.table_rules` (``nested_failure``,
+``not_numeric_failure``, ``numeric_rule`` and ``NULL_MEANS`` stay importable from here); the checks are pandas'.
 """
 
 from __future__ import annotations
@@ -16,6 +18,16 @@ from . import keys
 from ._pandera import SchemaErrors, pa
 from .columns import Columns, column_list
 from .errors import ParameterError, ValidationError, check_unique_names, did_you_mean, missing_columns_error
+from .table_rules import (
+    EXAMPLES,
+    NULL_MEANS,
+    RULES,
+    duplicate_item_rule,
+    failure,
+    nested_failure,
+    not_numeric_failure,
+    numeric_rule,
+)
 
 
 def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
@@ -60,20 +72,6 @@ _ONE_KIND = {
 _NESTED = (list, tuple, dict, set, frozenset, np.ndarray)
 
 
-def nested_failure(column: str, found: str, count: int = 0, examples: pd.DataFrame | None = None) -> dict:
-    """The failure of an id or segment column holding nested values (lists, dicts, structs, arrays, maps).
-
-    One wording for every road: the pandas check below, the DuckDB source's column types, Spark's schema.
-    """
-    return {
-        "column": column,
-        "rule": f"{column} holds nested values ({found}), which are not allowed: ids and segments must be "
-        "atomic values (string, number, date, ...)",
-        "count": count,
-        "examples": examples,
-    }
-
-
 def nested_failures(df: pd.DataFrame, names: Sequence[str]) -> list[dict]:
     """:func:`nested_failure` for each column of ``names`` that holds a nested value.
 
@@ -88,7 +86,7 @@ def nested_failures(df: pd.DataFrame, names: Sequence[str]) -> list[dict]:
 
             t = dtype.pyarrow_dtype
             if pa.types.is_nested(t):
-                failures.append(nested_failure(name, str(t), len(col), df.iloc[:5]))
+                failures.append(nested_failure(name, str(t), len(col), df.iloc[:EXAMPLES]))
             continue
         if _id_kind(col) != "mixed":
             continue  # one atomic kind ("string", "integer", ...) or a typed column: nothing nested
@@ -96,7 +94,7 @@ def nested_failures(df: pd.DataFrame, names: Sequence[str]) -> list[dict]:
         bad = values.map(lambda v: isinstance(v, _NESTED)).to_numpy(dtype=bool)
         if bad.any():
             found = type(values[bad].iloc[0]).__name__
-            rows = df.iloc[np.flatnonzero(bad)[:5]] if values is col else df.iloc[:0]
+            rows = df.iloc[np.flatnonzero(bad)[:EXAMPLES]] if values is col else df.iloc[:0]
             failures.append(nested_failure(name, found, int(bad.sum()), rows))
     return failures
 
@@ -125,8 +123,7 @@ def _id_checks(name: str) -> list[pa.Check]:
             element_wise=False,
             ignore_na=False,  # nulls pass (another rule's); pandera's dropna would copy the column
             name="one id type",
-            error=f"{name} ids must all have one type (found mixed types such as '1' and 1, which "
-            "different engines would keep apart or merge; convert the column with .astype(str))",
+            error=RULES["one_id_type"].message(column=name),
         )
     ]
 
@@ -202,38 +199,6 @@ def _row_mask(n: int, rows: np.ndarray) -> np.ndarray:
     return ok
 
 
-#: what a null means in each value column, in the words of its "must be numeric" rule
-NULL_MEANS = {"relevance": "unjudged", "rank": "judged but not retrieved", "score": "not retrieved"}
-
-
-def numeric_rule(word: str) -> str:
-    """The plain words of the rule "must be numeric" of the role ``word`` (relevance, rank or score)."""
-    return f"{word} must be numeric (null = {NULL_MEANS[word]})"
-
-
-def not_numeric_failure(
-    column: str, word: str, dtype: str, count: int, unparsable: int, examples: pd.DataFrame | None, convert: str
-) -> dict:
-    """The failure of a value column that is not numeric, on every road (pandas schema, DuckDB files, Spark).
-
-    ``dtype`` is the column's type as the road names it, ``count`` the non-null rows whose value is not a number,
-    ``unparsable`` how many of them do not parse as numbers (``examples`` shows those first: their values are
-    named), ``convert`` the road's conversion of the column (``pd.to_numeric(df['rank'])``).
-    """
-    rule = f"{numeric_rule(word)}; found dtype {dtype}"
-    if unparsable:
-        shown: list = []
-        if examples is not None and column in examples.columns:
-            shown = list(dict.fromkeys(examples[column].head(3).tolist()))
-        rule += (
-            f": {unparsable} value(s) do not parse as numbers (such as {', '.join(map(repr, shown))}); fix or drop "
-            f"those rows, then convert the column with {convert}"
-        )
-    else:
-        rule += f": convert the column with {convert}"
-    return {"column": column, "rule": rule, "count": count, "examples": examples}
-
-
 def _not_numeric(df: pd.DataFrame, column: str, word: str) -> dict:
     """:func:`not_numeric_failure` of a pandas column (the caller's row labels; nothing is modified)."""
     s = df[column]
@@ -252,7 +217,7 @@ def _not_numeric(df: pd.DataFrame, column: str, word: str) -> dict:
         text = values.map(lambda v: v if isinstance(v, (bool, np.bool_)) else str(v))
         unparsable = bad & pd.to_numeric(text, errors="coerce").isna().to_numpy()
         convert = f"pd.to_numeric(df[{column!r}])"
-    rows = np.flatnonzero(unparsable if unparsable.any() else bad)[:5]
+    rows = np.flatnonzero(unparsable if unparsable.any() else bad)[:EXAMPLES]
     return not_numeric_failure(
         column, word, str(s.dtype), int(bad.sum()), int(unparsable.sum()), df.iloc[rows], convert
     )
@@ -317,7 +282,7 @@ def schema(
                 pa.Check(
                     _only_if_numeric(_finite_or_null, _all_finite),
                     name="finite",
-                    error="relevance must be finite (null = unjudged)",
+                    error=RULES["relevance_finite"].message(),
                     ignore_na=False,  # nulls pass the rule itself; pandera's dropna would copy the column
                 ),
             ],
@@ -337,7 +302,7 @@ def schema(
                 pa.Check(
                     _only_if_numeric(_positive_integer, _all_positive_integers),
                     name="positive integer",
-                    error="rank must be an integer >= 1 (null = judged but not retrieved)",
+                    error=RULES["rank_integer"].message(),
                     ignore_na=False,
                 ),
             ],
@@ -351,7 +316,7 @@ def schema(
             return True if not len(dup) else pd.Series(_row_mask(len(df), dup), index=df.index)
 
         frame_checks.append(
-            pa.Check(unique_rank, name=f"unique:{c.rank}", error=f"rank must be unique within each ({', '.join(unit)})")
+            pa.Check(unique_rank, name=f"unique:{c.rank}", error=RULES["unique_rank"].message(unit=unit))
         )
     elif order == "score":
         cols[c.score] = pa.Column(
@@ -367,7 +332,7 @@ def schema(
                 pa.Check(
                     _only_if_numeric(_finite_or_null, _all_finite),
                     name="finite",
-                    error="score must be finite",
+                    error=RULES["score_finite"].message(),
                     ignore_na=False,
                 ),
             ],
@@ -384,7 +349,7 @@ def schema(
             pa.Check(
                 unique_item,
                 name=f"unique:{c.item}",
-                error=keys.duplicate_item_rule(c.item, by, c.query),
+                error=duplicate_item_rule(c.item, by, c.query),
             )
         )
     return pa.DataFrameSchema(cols, checks=frame_checks, strict=False, name="rankframe long table")
@@ -507,7 +472,7 @@ def _suggest_segment(
     error: ValidationError, df: pd.DataFrame, c: Columns, by: Sequence[str], order: str | None
 ) -> ValidationError:
     """The repeated-item failure names the column its rows differ in (``by=`` forgotten), when one separates them."""
-    plain = keys.duplicate_item_rule(c.item, by, c.query)
+    plain = duplicate_item_rule(c.item, by, c.query)
     if not any(f["rule"] == plain for f in error.failures):
         return error
     guesses = keys.segment_guesses(list(df.columns), [c.query, c.item, c.rank, c.relevance, c.score], by, c.system)
@@ -518,7 +483,7 @@ def _suggest_segment(
     segment = keys.separating_column(df, rows, [*by, c.query, c.item], guesses)
     if segment is None:
         return error
-    rule = keys.duplicate_item_rule(c.item, by, c.query, segment)
+    rule = duplicate_item_rule(c.item, by, c.query, segment)
     failures = [{**f, "rule": rule} if f["rule"] == plain else f for f in error.failures]
     return ValidationError(failures, table=error.table)
 
@@ -584,14 +549,14 @@ def _to_validation_error(df: pd.DataFrame, err: SchemaErrors, table: str = "rank
         if column == "<rows>":
             column = str(check).split(" must", 1)[0]  # frame rules' messages start with their column
         positions = np.unique(pd.to_numeric(part["index"], errors="coerce").dropna().to_numpy(np.int64))
-        rows = df.iloc[positions[:5]] if len(positions) else pd.DataFrame()
+        rows = df.iloc[positions[:EXAMPLES]] if len(positions) else pd.DataFrame()
         rule = _rule_text(err, column, check)
         count = len(positions) if len(positions) else len(part)
-        failures.append({"column": column, "rule": rule, "count": count, "examples": rows})
+        failures.append(failure(column, rule, count, rows))
     return ValidationError(failures, table=table)
 
 
-_BUILTIN_RULES = {"not_nullable": "must not be null", "column_in_dataframe": "column is missing"}
+_BUILTIN_RULES = {"not_nullable": RULES["not_null"].message(), "column_in_dataframe": "column is missing"}
 
 
 def _rule_text(err: SchemaErrors, column: str, check: str) -> str:
