@@ -3,7 +3,7 @@
 ``rankframe.evaluate("runs.parquet", ...)`` (a path, a ``Path``, a ``.csv``/``.tsv`` file or a
 ``duckdb.DuckDBPyRelation``) and ``rankframe evaluate runs.parquet`` read the rows in DuckDB only: a view renames
 the columns to the macros' names (query, item, rank|score, relevance, segments ``rf_s0``...), one more scan checks
-the table's rules (the rules of ``rf_validate`` and of the pandas schema, in one GROUP BY with grouping sets), and
+the table's rules (both in :mod:`rankframe.engines.duckdb_view`, with the words of :mod:`rankframe.table_rules`), and
 the evaluation is the engine's one query (``duckdb_engine.build_sql``). Only the per-query values come back to
 pandas. A fresh in-memory database per call carries the settings (``memory_limit``, ``threads``,
 ``temp_directory``): DuckDB spills its sorts and hash tables to the temporary directory instead of failing.
@@ -31,23 +31,31 @@ import pandas as pd
 
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
+from ..errors import ParameterError, check_unique_names
 from ..io.tables import CSV_SUFFIXES, PARQUET_SUFFIXES, csv_delimiter, file_kind, suffix_kind  # noqa: F401
-from ..keys import duplicate_item_rule, segment_guesses
 from ..names import Measure
-from ..schema import nested_failure, not_numeric_failure
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
+# the view and its rule checks (importable from here as before)
+from .duckdb_view import (  # noqa: F401
+    _FLOAT_TYPES,
+    _NUMBER_TYPES,
+    _SRC,
+    _dense,
+    _describe,
+    _examples,
+    _nested,
+    _not_numeric,
+    _numeric,
+    _quote,
+    _separating_column,
+    prepare_view,
+    validate_source,
+)
+
 #: DuckDB's memory limit when none is given: with DuckDB's own overhead the whole process stays under ~2 GB
 DEFAULT_MEMORY_LIMIT = "1GB"
-_SRC = "rf__src"
-_NUMBER_TYPES = (
-    *("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT"),
-    *("UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT"),
-    *("FLOAT", "DOUBLE", '"NULL"', "NULL"),
-)
-_FLOAT_TYPES = ("FLOAT", "DOUBLE")
 
 
 #: the largest ``threads`` setting: 4 × the machine's cores (``os.cpu_count()``); DuckDB starts every thread it
@@ -194,10 +202,6 @@ def is_source(obj: object) -> bool:
     return isinstance(obj, (str, os.PathLike)) or type(obj).__name__ == "DuckDBPyRelation"
 
 
-def _quote(name: str) -> str:
-    return '"' + str(name).replace('"', '""') + '"'
-
-
 def _text(value: str) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
@@ -319,285 +323,6 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
         kind = "a readable Parquet file" if reader.startswith("read_parquet") else "a readable CSV file"
         raise InputFileError(str(source), f"not {kind} ({str(e).splitlines()[0]})") from None
     return str(source), "rf__raw"
-
-
-def _describe(con: duckdb.DuckDBPyConnection, rel: str) -> dict[str, str]:
-    return dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {rel})").fetchall())
-
-
-def _nested(type_name: str) -> bool:
-    """A DuckDB type holding several values: a list or array (``INTEGER[]``), STRUCT, MAP or UNION."""
-    return type_name.endswith("]") or type_name.startswith(("STRUCT", "MAP", "UNION"))
-
-
-def _numeric(type_name: str) -> bool:
-    return type_name in _NUMBER_TYPES or type_name.startswith("DECIMAL")
-
-
-def prepare_view(
-    con: duckdb.DuckDBPyConnection, rel: str, columns: Columns, by: Sequence[str], csv: bool
-) -> tuple[str, dict[str, str]]:
-    """The view ``rf__src`` with the macros' column names; returns the order column ('rank'/'score') and types.
-
-    Missing columns raise the ValidationError of the pandas path (same message, did-you-mean hint).
-    """
-    types = _describe(con, rel)
-    present = list(types)
-    order = "rank" if columns.rank in types else "score" if columns.score in types else None
-    required = [columns.query, columns.item, *by, columns.relevance]
-    missing = [c for c in dict.fromkeys(required) if c not in types]
-    if missing or order is None:
-        err = missing_columns_error(missing, present)
-        if order is None:
-            from ..errors import did_you_mean
-
-            err.failures.append(
-                {
-                    "column": columns.rank,
-                    "rule": f"neither a rank column {columns.rank!r} nor a score column {columns.score!r} in "
-                    f"dataframe{did_you_mean(columns.rank, present)}. Columns in dataframe: {present}",
-                    "count": 0,
-                }
-            )
-        raise ValidationError(err.failures)
-    order_col = columns.rank if order == "rank" else columns.score
-
-    ids = dict.fromkeys([columns.query, columns.item, *by])
-    nested = [nested_failure(c, types[c]) for c in ids if _nested(types[c])]
-    if nested:
-        raise ValidationError(nested)
-
-    def value(col: str) -> str:
-        # the rules of every road (docs/inputs.md): a float NaN is null, a DECIMAL is read as a float
-        if types[col] in _FLOAT_TYPES:
-            # not nullif(x, 'nan') nor isnan(x): a Parquet file's statistics leave NaN out of min/max, and DuckDB
-            # (2.0) then folds those tests to false; isfinite is not folded (a NaN is neither finite nor inf)
-            q = _quote(col)
-            return f"CASE WHEN isfinite({q}) OR isinf({q}) THEN {q} END"
-        return _quote(col)
-
-    def number(col: str) -> str:
-        # CSV cells are text: empty = null, anything else must parse (a bad cell is a validation failure)
-        if csv:
-            return f"TRY_CAST(nullif(trim({_quote(col)}), '') AS DOUBLE)"
-        return f"CAST({_quote(col)} AS DOUBLE)" if types[col].startswith("DECIMAL") else value(col)
-
-    parts = [
-        f"{value(columns.query)} AS query",
-        f"{value(columns.item)} AS item",
-        f"{number(order_col)} AS {order}",
-        f"{number(columns.relevance)} AS relevance",
-        *(f"{value(b)} AS rf_s{i}" for i, b in enumerate(by)),
-    ]
-    if csv:  # the text itself, for the rule "must be numeric"
-        parts += [f"{_quote(order_col)} AS rf_ord_txt", f"{_quote(columns.relevance)} AS rf_rel_txt"]
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {_SRC} AS SELECT {', '.join(parts)} FROM {rel}")
-    if csv:
-        types = {**types, order_col: "DOUBLE", columns.relevance: "DOUBLE"}
-    return order, types
-
-
-def validate_source(
-    con: duckdb.DuckDBPyConnection,
-    columns: Columns,
-    by: Sequence[str],
-    order: str,
-    types: dict[str, str],
-    allow_duplicates: bool,
-    csv: bool,
-) -> bool:
-    """Check the rules of the long table in one scan; raise ValidationError; return True when ranks are 1..n.
-
-    The rules and their words are the pandas schema's (``rankframe.schema``): ids not null, relevance and the
-    order column numeric and finite, ranks integers >= 1 and unique per unit, items unique per unit unless
-    ``allow_duplicates``. One GROUP BY with grouping sets (unit, item), (unit, rank) and (unit) counts them all
-    (DuckDB spills its hash tables under the memory limit); example rows are fetched only for a broken rule.
-    """
-    unit_names = [*by, columns.query]
-    unit_cols = [*(f"rf_s{i}" for i in range(len(by))), "query"]
-    unit = ", ".join(unit_cols)
-    unit_words = ", ".join(unit_names)
-    failures: list[dict] = []
-    order_col = columns.rank if order == "rank" else columns.score
-    for col, word in ((columns.relevance, "relevance"), (order_col, order)):
-        if not _numeric(types[col]):
-            failures.append(_not_numeric(con, col, word, types[col], by, columns))
-    if failures:
-        raise ValidationError(failures)
-    rank_checks = order == "rank"
-    row_rules = {
-        "null_query": (columns.query, "must not be null", "query IS NULL"),
-        "null_item": (columns.item, "must not be null", "item IS NULL"),
-        "bad_rel": (columns.relevance, "relevance must be finite (null = unjudged)", "NOT isfinite(relevance)"),
-    }
-    if rank_checks:
-        row_rules["bad_rank"] = (
-            columns.rank,
-            "rank must be an integer >= 1 (null = judged but not retrieved)",
-            "NOT isfinite(rank) OR rank < 1 OR rank <> floor(rank)",
-        )
-    else:
-        row_rules["bad_score"] = (columns.score, "score must be finite", "NOT isfinite(score)")
-    if csv:
-        row_rules["text_rel"] = (
-            columns.relevance,
-            "relevance must be numeric (null = unjudged)",
-            "relevance IS NULL AND nullif(trim(rf_rel_txt), '') IS NOT NULL",
-        )
-        row_rules["text_ord"] = (
-            order_col,
-            f"{order} must be numeric (null = " + ("judged but not retrieved)" if rank_checks else "not retrieved)"),
-            f"{order} IS NULL AND nullif(trim(rf_ord_txt), '') IS NOT NULL",
-        )
-    keys = list(row_rules)
-    # pass 1, one GROUP BY over the units (no hash table of the size of the table): the row rules, and whether
-    # each unit's ranks are exactly 1..n. For a unit with n ranks, all integers in 1..n, the ranks are a
-    # permutation of 1..n when their sum and their sum of 64-bit hashes equal those of 1..n (from a table of
-    # prefix sums over 1..max n); a repeated rank passes that test only if two sums of hashes coincide (odds
-    # about 2**-64 per unit). Every other unit (gaps, or a failed test) gets the exact check below.
-    rint = (
-        "CASE WHEN rank >= 1 AND rank < 2147483648 AND rank = floor(rank) THEN CAST(rank AS BIGINT) END"
-        if rank_checks
-        else "CAST(NULL AS BIGINT)"
-    )
-    odd = "count(*) FILTER (WHERE rank IS NOT NULL AND rf__r IS NULL)" if rank_checks else "0"
-    counts = ", ".join(f"count(*) FILTER (WHERE {cond}) AS {key}" for key, (_, _, cond) in row_rules.items())
-    query = f"""
-WITH units AS (
-  SELECT {counts}, count(rf__r) AS n, min(rf__r) AS lo, max(rf__r) AS hi, sum(rf__r) AS s1,
-         sum(hash(rf__r)) FILTER (WHERE rf__r IS NOT NULL) AS sh, {odd} AS odd
-  FROM (SELECT *, {rint} AS rf__r FROM {_SRC})
-  GROUP BY {unit}
-), prefix AS (
-  SELECT i AS n, sum(hash(i)) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sh
-  FROM range(1, (SELECT coalesce(max(n), 0) + 1 FROM units)) AS t(i)
-), checked AS (
-  SELECT u.*, u.odd = 0 AND (u.n = 0 OR (u.lo = 1 AND u.hi = u.n AND u.s1 = u.n * (u.n + 1) // 2
-                                         AND u.sh = p.sh)) AS ok
-  FROM units AS u LEFT JOIN prefix AS p ON u.n = p.n
-)
-SELECT {", ".join(f"sum({k})" for k in keys)}, count(*) FILTER (WHERE NOT ok), coalesce(bool_and(ok), true)
-FROM checked"""
-    try:
-        row = con.execute(query).fetchone()
-        values = list(row) if row is not None else []
-        # pass 2: repeated (unit, item) keys, one slim hash aggregation (DuckDB spills it under the memory limit)
-        dup_items = dup_item_rows = 0
-        if not allow_duplicates:
-            item_row = con.execute(
-                f"SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM {_SRC} WHERE item IS NOT NULL "
-                f"GROUP BY {unit}, item HAVING count(*) > 1)"
-            ).fetchone()
-            dup_items, dup_item_rows = item_row if item_row is not None else (0, 0)
-        dup_ranks = dup_rank_rows = 0
-        if rank_checks and values[len(keys)]:
-            # some unit's ranks are not 1..n (gaps, a repeat, a rank that is not an integer): the exact check of
-            # repeated (unit, rank) keys, counting their rows as pandas does
-            rank_row = con.execute(
-                f"SELECT count(*), sum(n) FROM (SELECT count(*) AS n FROM {_SRC} WHERE rank IS NOT NULL "
-                f"GROUP BY {unit}, rank HAVING count(*) > 1)"
-            ).fetchone()
-            dup_ranks, dup_rank_rows = rank_row if rank_row is not None else (0, 0)
-    except duckdb.OutOfMemoryException:
-        raise  # the caller names the memory limit that was hit
-    except duckdb.Error as e:
-        raise translate_error(e) from None
-    for (col, rule, cond), count in zip(row_rules.values(), values):
-        if count:
-            examples = _examples(con, cond, by, columns)
-            failures.append({"column": col, "rule": rule, "count": int(count), "examples": examples})
-    dense = values[len(keys) + 1]
-    if dup_ranks:
-        failures.append(
-            {
-                "column": "rank",  # as the pandas schema names its frame-wide rank rule
-                "rule": f"rank must be unique within each ({unit_words})",
-                "count": int(dup_rank_rows),
-                "examples": _examples(
-                    con,
-                    f"({unit}, rank) IN (SELECT ({unit}, rank) FROM {_SRC} WHERE rank IS NOT NULL "
-                    f"GROUP BY ALL HAVING count(*) > 1)",
-                    by,
-                    columns,
-                ),
-            }
-        )
-    if dup_items:
-        failures.append(
-            {
-                "column": columns.item,
-                "rule": duplicate_item_rule(
-                    columns.item, by, columns.query, _separating_column(con, columns, by, types)
-                ),
-                "count": int(dup_item_rows),
-                "examples": _examples(
-                    con,
-                    f"({unit}, item) IN (SELECT ({unit}, item) FROM {_SRC} WHERE item IS NOT NULL "
-                    f"GROUP BY ALL HAVING count(*) > 1)",
-                    by,
-                    columns,
-                ),
-            }
-        )
-    if failures:
-        raise ValidationError(failures)
-    return bool(dense) and rank_checks
-
-
-def _not_numeric(
-    con: duckdb.DuckDBPyConnection, column: str, word: str, type_name: str, by: Sequence[str], columns: Columns
-) -> dict:
-    """The "must be numeric" failure of a typed column, in the pandas schema's words.
-
-    Its non-null rows are offending; those that do not parse as numbers are shown first.
-    """
-    # rf__src names the value column by its role (relevance, rank or score)
-    unparsable = f"{word} IS NOT NULL AND TRY_CAST({word} AS DOUBLE) IS NULL"
-    row = con.execute(f"SELECT count({word}), count(*) FILTER (WHERE {unparsable}) FROM {_SRC}").fetchone()
-    count, bad = (int(row[0]), int(row[1])) if row is not None else (0, 0)
-    examples = _examples(con, unparsable if bad else f"{word} IS NOT NULL", by, columns)
-    return not_numeric_failure(column, word, type_name, count, bad, examples, f"CAST({_quote(column)} AS DOUBLE)")
-
-
-def _separating_column(
-    con: duckdb.DuckDBPyConnection, columns: Columns, by: Sequence[str], types: dict[str, str]
-) -> str | None:
-    """The first other column of the raw table that makes its repeated (unit, item) rows unique (the pandas rule)."""
-    guesses = segment_guesses(
-        list(types), [columns.query, columns.item, columns.rank, columns.relevance, columns.score], by, columns.system
-    )
-    key = ", ".join(_quote(c) for c in [*by, columns.query, columns.item])
-    for name in guesses:
-        row = con.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM rf__raw WHERE {_quote(columns.item)} IS NOT NULL "
-            f"GROUP BY {key}, {_quote(name)} HAVING count(*) > 1)"
-        ).fetchone()
-        if row is not None and row[0] == 0:
-            return name
-    return None
-
-
-def _dense(con: duckdb.DuckDBPyConnection, n_segments: int) -> bool:
-    """True when every unit's ranks are 1..n, given unique ranks (one GROUP BY over the units, no sort)."""
-    unit = ", ".join([*(f"rf_s{i}" for i in range(n_segments)), "query"])
-    row = con.execute(
-        f"SELECT bool_and(n = 0 OR (lo = 1 AND hi = n)) FROM (SELECT count(rank) AS n, min(rank) AS lo, "
-        f"max(rank) AS hi FROM {_SRC} GROUP BY {unit})"
-    ).fetchone()
-    return bool(row and row[0])
-
-
-def _examples(con: duckdb.DuckDBPyConnection, cond: str, by: Sequence[str], columns: Columns) -> pd.DataFrame:
-    """Up to 5 offending rows, with the caller's column names (only fetched when a rule is broken)."""
-    shown = [("query", columns.query), ("item", columns.item)]
-    shown += [(f"rf_s{i}", b) for i, b in enumerate(by)]
-    cols = _describe(con, _SRC)
-    for role in ("rank", "score"):
-        if role in cols:
-            shown.append((role, getattr(columns, role)))
-    shown.append(("relevance", columns.relevance))
-    sql = f"SELECT {', '.join(f'{c} AS {_quote(n)}' for c, n in shown)} FROM {_SRC} WHERE {cond} LIMIT 5"
-    return con.execute(sql).df()
 
 
 def per_query(
