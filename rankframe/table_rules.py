@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import RankframeError, ValidationError
+from .errors import RankframeError, ValidationError, did_you_mean
 
 #: the most offending rows a failure shows (every Python face, and rf_validate's ``examples``)
 EXAMPLES = 5
@@ -73,6 +73,14 @@ ALL = ("pandas", "duckdb", "spark", "sql")
 RULES: dict[str, TableRule] = {
     r.name: r
     for r in (
+        TableRule(
+            "order_column",
+            ("rank", "score"),
+            "neither a rank column {rank!r} nor a score column {score!r} in dataframe{did_you_mean}. "
+            "Columns in dataframe: {present}",
+            "none: the table's column names",
+            ("pandas", "duckdb", "spark"),  # SQL: rf__input's missing column error names the order_by column
+        ),
         TableRule(
             "not_null",
             ("query", "item"),
@@ -185,6 +193,14 @@ def duplicate_item_rule(item: str, by: Sequence[str], query: str, segment: str |
         f"{rule.message(column=item, unit=unit, hint=False)}: rows repeat ({', '.join([*unit, item])}) but differ "
         f"in column {segment!r}: did you mean by={fix}? (or pass allow_duplicates=True to keep repeated rows)"
     )
+
+
+def missing_order_failure(rank: str, score: str, present: Sequence[str]) -> dict:
+    """The failure of a ranked table with neither its rank column nor its score column."""
+    words = RULES["order_column"].message(
+        rank=rank, score=score, did_you_mean=did_you_mean(rank, present), present=present
+    )
+    return {"column": rank, "rule": words, "count": 0}
 
 
 def failure(column: str, rule: str, count: int = 0, examples: Any = None) -> dict:

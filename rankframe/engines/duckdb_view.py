@@ -23,6 +23,7 @@ from ..table_rules import (
     RULES,
     duplicate_item_rule,
     failure,
+    missing_order_failure,
     nested_failure,
     not_numeric_failure,
     numeric_rule,
@@ -71,16 +72,7 @@ def prepare_view(
     if missing or order is None:
         err = missing_columns_error(missing, present)
         if order is None:
-            from ..errors import did_you_mean
-
-            err.failures.append(
-                {
-                    "column": columns.rank,
-                    "rule": f"neither a rank column {columns.rank!r} nor a score column {columns.score!r} in "
-                    f"dataframe{did_you_mean(columns.rank, present)}. Columns in dataframe: {present}",
-                    "count": 0,
-                }
-            )
+            err.failures.append(missing_order_failure(columns.rank, columns.score, present))
         raise ValidationError(err.failures)
     order_col = columns.rank if order == "rank" else columns.score
 

@@ -1,6 +1,7 @@
 """The long table's rules checked as Spark jobs, with the wording of :func:`rankframe.validate`.
 
-The table never travels to the driver: only counts and at most five example rows per broken rule.
+The table never travels to the driver: only counts and at most five example rows per broken rule. The rules'
+words, example counts and class are declared in :mod:`rankframe.table_rules`; the checks here are Spark's.
 
 Spark columns are typed, so the pandas rule "ids must all have one type" (``'1'`` next to ``1``) cannot break
 here; ids must instead be atomic values (not arrays, maps or structs). NaN counts as null in numeric columns, as
@@ -13,12 +14,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..columns import Columns, column_list
-from ..errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
-from ..keys import duplicate_item_rule, segment_guesses
-from ..schema import nested_failure, not_numeric_failure
+from ..errors import ValidationError, check_unique_names, missing_columns_error
+from ..keys import segment_guesses
+from ..table_rules import (
+    EXAMPLES,
+    RULES,
+    duplicate_item_rule,
+    failure,
+    missing_order_failure,
+    nested_failure,
+    not_numeric_failure,
+    unique_rank_rule,
+)
 from ._compat import column, is_spark_frame, pyspark, quote
-
-EXAMPLES = 5
 
 
 def _numeric(dtype: Any) -> bool:
@@ -83,15 +91,7 @@ def check_columns(sdf: Any, columns: Columns, by: Sequence[str], table: str = "r
     if missing or order_col is None:
         failures = missing_columns_error(missing, present, table).failures
         if order_col is None:
-            failures.append(
-                {
-                    "column": c.rank,
-                    "rule": f"neither a rank column {c.rank!r} nor a score column "
-                    f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
-                    f"{present}",
-                    "count": 0,
-                }
-            )
+            failures.append(missing_order_failure(c.rank, c.score, present))
         raise ValidationError(failures, table=table)
     return order_col
 
@@ -125,22 +125,14 @@ def validate(
         if not _atomic(types[name]) and found != "binary":
             failures.append(nested_failure(name, found))  # the wording of every road
         elif not _atomic(types[name]):
-            failures.append(
-                {
-                    "column": name,
-                    "rule": f"{name} ids must be atomic values (string, number, date, ...), not binary",
-                    "count": 0,
-                }
-            )
+            failures.append({"column": name, "rule": RULES["binary"].message(column=name), "count": 0})
     for name in (c.query, c.item):
-        rules.append((name, "must not be null", _null(name, types[name])))
-    value_rules: list[tuple[str, str, str | None]] = [
-        (c.relevance, "relevance", "relevance must be finite (null = unjudged)")
-    ]
+        rules.append((name, RULES["not_null"].message(), _null(name, types[name])))
+    value_rules: list[tuple[str, str, str | None]] = [(c.relevance, "relevance", RULES["relevance_finite"].message())]
     if order_col == c.rank:
         value_rules.append((c.rank, "rank", None))
     else:
-        value_rules.append((c.score, "score", "score must be finite"))
+        value_rules.append((c.score, "score", RULES["score_finite"].message()))
     for name, word, finite_rule in value_rules:
         dtype = types[name]
         if not _numeric(dtype):
@@ -154,17 +146,17 @@ def validate(
             if not isinstance(dtype, _integral_types()):
                 bad = bad | (col != F.floor(col)) | (F.abs(col) == float("inf"))
                 bad = bad & ~F.isnan(col)
-            rules.append((name, "rank must be an integer >= 1 (null = judged but not retrieved)", bad))
+            rules.append((name, RULES["rank_integer"].message(), bad))
     counts = sdf.agg(*[F.count(F.when(cond, 1)).alias(f"r{i}") for i, (_, _, cond) in enumerate(rules)]).first()
     for i, (name, rule, cond) in enumerate(rules):
         n = int(counts[i])
         if n:
-            failures.append({"column": name, "rule": rule, "count": n, "examples": sdf.filter(cond).limit(EXAMPLES)})
+            failures.append(failure(name, rule, n, sdf.filter(cond).limit(EXAMPLES)))
     if order_col == c.rank and _numeric(types[c.rank]):
         rank = column(c.rank)
         retrieved = sdf.filter(rank.isNotNull() & ~F.isnan(rank)) if _floating(types[c.rank]) else sdf
         retrieved = retrieved.filter(rank.isNotNull())
-        dup = _repeated(retrieved, [*unit, c.rank], f"rank must be unique within each ({', '.join(unit)})", c.rank)
+        dup = _repeated(retrieved, [*unit, c.rank], unique_rank_rule(unit), c.rank)
         if dup is not None:
             failures.append(dup)
     if not allow_duplicates:
@@ -180,7 +172,7 @@ def validate(
 
 
 def _not_numeric(sdf: Any, name: str, word: str, dtype: Any) -> dict:
-    """The "must be numeric" failure in the pandas schema's words (:func:`rankframe.schema.not_numeric_failure`).
+    """The "must be numeric" failure in every face's words (:func:`rankframe.table_rules.not_numeric_failure`).
 
     Its non-null rows are counted in one aggregation; those that do not parse as numbers are shown first (at most
     five rows reach the driver). ``try_cast``: under ANSI mode a plain cast of a bad string raises.
@@ -231,7 +223,7 @@ def _repeated(sdf: Any, key: list[str], rule: str, failing: str) -> dict | None:
         return None
     marked = sdf.withColumn(n, F.count(F.lit(1)).over(Window.partitionBy(*cols)))
     examples = marked.filter(F.col(n) > 1).drop(n).limit(EXAMPLES)
-    return {"column": failing, "rule": rule, "count": int(total), "examples": examples}
+    return failure(failing, rule, int(total), examples)
 
 
 def _free_name(taken: Sequence[str], base: str) -> str:
