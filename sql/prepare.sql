@@ -378,6 +378,8 @@ CREATE OR REPLACE MACRO rf__xor_1_to(n) AS
 CREATE OR REPLACE MACRO rf__agg_top_pos(pos) AS
     max(CASE WHEN pos < 1 THEN CAST(9223372036854775807 AS BIGINT) ELSE CAST(pos AS BIGINT) END);
 
+-- The one "ranks are 1..n" rule of the DuckDB faces: the Python DuckDB road (rankframe/engines/duckdb_view.py) calls
+-- this macro too, adding a hash-sum proof of unique ranks where it has not checked them.
 -- true when a unit's positions (whole numbers) are exactly 1..n, n = their count, or there are none: the largest is
 -- n, none is below 1 and their XOR is that of 1..n. Three aggregate states, as the min, max and count it replaced;
 -- with unique ranks (as rf_validate checks) exact, and a single repeated rank is caught too ({2, 2}: XOR 0, not 3;
