@@ -5,6 +5,8 @@ their own pipelines; :func:`validate` runs it lazily (every failure collected) a
 :class:`~rankframe.errors.ValidationError` that names each column, rule and a few offending rows. The rules'
 words, example counts and error class are declared in :mod:`rankframe.table_rules` (``nested_failure``,
 ``not_numeric_failure``, ``numeric_rule`` and ``NULL_MEANS`` stay importable from here); the checks are pandas'.
+One job, kept whole (~570 lines): the pandas checks of those rules, the whole-column proof that skips pandera on a
+valid table (``_proven_valid``) and the translation of pandera's failure cases into one ValidationError.
 """
 
 from __future__ import annotations

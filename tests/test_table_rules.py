@@ -190,6 +190,9 @@ def test_sql_errors_say_the_declared_words_with_their_code(sql_con, rule, face, 
     assert SQL_ERROR_CODES[code] is RULES[rule].error and type(translate_error(err)) is RULES[rule].error
 
 
+@pytest.mark.xdist_group("spark")  # one JVM when the suite runs with --dist loadgroup
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+@pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
 def test_spark_says_the_declared_words():
     from sparkutil import session, to_spark
 
