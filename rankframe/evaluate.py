@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import inputs, keys
+from . import inputs
 from . import progress as progress_
+from . import units as keys  # (the unit layer was keys.py)
 from .checks import check_grades
 from .columns import Columns, column_list
 from .engines.aggregate import AGGREGATIONS

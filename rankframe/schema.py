@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import units as keys  # (the unit layer was keys.py)
 from ._pandera import SchemaErrors, pa
 from .columns import Columns, column_list
 from .errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error

@@ -32,9 +32,9 @@ import pandas as pd
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
-from ..keys import duplicate_item_rule, segment_guesses
 from ..names import Measure
 from ..schema import nested_failure, not_numeric_failure
+from ..units import duplicate_item_rule, segment_guesses
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..columns import Columns, column_list
 from ..errors import ValidationError, check_unique_names, did_you_mean, missing_columns_error
-from ..keys import duplicate_item_rule, segment_guesses
 from ..schema import nested_failure, not_numeric_failure
+from ..units import duplicate_item_rule, segment_guesses
 from ._compat import column, is_spark_frame, pyspark, quote
 
 EXAMPLES = 5
