@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import units
 from .columns import Columns
 from .errors import ParameterError
 from .names import Measure
@@ -23,7 +23,7 @@ def _top_grade(df: pd.DataFrame, columns: Columns) -> float | None:
     col = df[columns.relevance]
     if not (pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)):
         return None  # the schema reports a non-numeric relevance column
-    grades = keys.as_float(col)
+    grades = units.as_float(col)
     if np.isnan(grades).all():
         return None
     return float(np.nanmax(grades))

@@ -3,6 +3,11 @@
 The per-query values come from :func:`rankframe.evaluate` (``per_query=True``, the system column added to
 ``by``); :mod:`rankframe.stats` aligns them by query and runs every test, interval and correction on all
 comparisons at once. See ``docs/comparing.md`` for which test to use when and how to read the output.
+
+This module is the orchestration; the rules shared with Spark, DuckDB and the CLI live in
+:mod:`rankframe.comparing.rules` (parameters, system column, baseline) and the output in
+:mod:`rankframe.comparing.frame`. Their names stay importable from here (the CLI imports ``_check_parameters`` and
+``_pick_baseline``).
 """
 
 from __future__ import annotations
@@ -16,279 +21,66 @@ import pandas as pd
 from . import inputs, stats
 from . import progress as progress_
 from .columns import Columns, column_list
-from .display import EFFECT_SIZE, OUTPUT_COLUMNS, comparison_frame
-from .errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
-from .evaluate import evaluate, evaluate_parameters, parse_metrics
+from .comparing import frame as _frame
+from .comparing import rules as _rules
+from .comparing.frame import (
+    NOTE_ALL_ZERO,
+    NOTE_ALL_ZERO_TUKEY,
+    NOTE_BASELINE_ABSENT,
+    NOTE_CONSTANT,
+    NOTE_NO_QUERY,
+    NOTE_ONE_QUERY,
+    NOTE_SYSTEM_ABSENT,
+    pair_indices,
+    result_frame,
+)
+from .comparing.rules import (
+    CI_METHODS,
+    CORRECTION_CHOICES,
+    CORRECTIONS,
+    EVALUATE_OPTIONS,
+    PAIRS,
+    TESTS,
+    check_system_column,
+    default_correction,
+)
+from .display import OUTPUT_COLUMNS, comparison_frame
+from .evaluate import evaluate, parse_metrics
 from .names import Measure
-from .stats.align import MISSING
-from .stats.randomization import call_seed, check_n_resamples
+from .stats.randomization import call_seed
 
-TESTS = ("t", "randomization", "wilcoxon", "tukey")
-CI_METHODS = ("t", "bootstrap", "tukey")
-PAIRS = ("baseline", "all")
-CORRECTIONS = stats.CORRECTIONS
-#: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
-CORRECTION_CHOICES = ("auto", *CORRECTIONS)
-#: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
-_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
-EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))
+__all__ = [
+    "CI_METHODS",
+    "CORRECTIONS",
+    "CORRECTION_CHOICES",
+    "EVALUATE_OPTIONS",
+    "NOTE_ALL_ZERO",
+    "NOTE_ALL_ZERO_TUKEY",
+    "NOTE_BASELINE_ABSENT",
+    "NOTE_CONSTANT",
+    "NOTE_NO_QUERY",
+    "NOTE_ONE_QUERY",
+    "NOTE_SYSTEM_ABSENT",
+    "OUTPUT_COLUMNS",
+    "PAIRS",
+    "TESTS",
+    "check_system_column",
+    "compare",
+    "default_correction",
+    "pair_indices",
+    "result_frame",
+]
 
-NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
-NOTE_BASELINE_ABSENT = "baseline has no queries in this segment"
-NOTE_NO_QUERY = "no query compared"
-NOTE_ONE_QUERY = "only 1 query: no test, interval or effect size (n < 2)"
-NOTE_ALL_ZERO = "identical on every query (all differences 0): no p-value"
-NOTE_ALL_ZERO_TUKEY = "identical on every query (all differences 0): no effect size"
-NOTE_CONSTANT = "every difference is the same (sd = 0)"
-
-
-def _hint(name: object, known: Iterable[object]) -> str:
-    close = close_match(name, known, ignore_case=False)
-    return f" Hint: did you mean {close!r}?" if close else ""
-
-
-def _choice(name: str, value: object, choices: Sequence[object]) -> Any:
-    if isinstance(value, str):
-        value = value.lower()
-    if value not in choices:
-        raise parameter_error("compare", name, "one of " + ", ".join(map(repr, choices)), value)
-    return value
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def _check_parameters(p: dict[str, Any]) -> dict[str, Any]:
-    """Check every parameter that does not need the data; return them normalised."""
-    p["pairs"] = _choice("pairs", p["pairs"], PAIRS)
-    if p["test"] is None:
-        p["test"] = "tukey" if p["pairs"] == "all" else "t"
-    p["test"] = _choice("test", p["test"], TESTS)
-    if p["test"] == "tukey" and p["pairs"] != "all":
-        raise ParameterError(
-            "test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
-            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline"
-        )
-    if p["ci_method"] is None:
-        p["ci_method"] = "tukey" if p["test"] == "tukey" else "t"
-    p["ci_method"] = _choice("ci_method", p["ci_method"], CI_METHODS)
-    if p["ci_method"] == "tukey" and p["test"] != "tukey":
-        raise ParameterError(
-            "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
-            f"test={p['test']!r} use ci_method='t' or 'bootstrap'"
-        )
-    ci = p["ci"]
-    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) or not 0 < ci < 1:
-        raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
-    p["ci"] = float(ci)
-    p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
-    p["missing"] = _choice("missing", p["missing"], MISSING)
-    p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
-    seed = p["seed"]
-    if seed is not None and not (_is_int(seed) and seed >= 0):
-        raise parameter_error("compare", "seed", "None or an int >= 0", seed)
-    if not isinstance(p["engine"], str) or p["engine"].lower() not in ("pandas", "duckdb"):
-        raise parameter_error("compare", "engine", "one of 'pandas', 'duckdb'", p["engine"])
-    for key in p["options"]:
-        if key not in EVALUATE_OPTIONS:
-            raise ParameterError(
-                f"compare got an unknown option {key!r}; the evaluate options it passes on are "
-                f"{list(EVALUATE_OPTIONS)}.{_hint(key, EVALUATE_OPTIONS)}"
-            )
-    return p
-
-
-def default_correction(correction: str | None, test: str) -> str | None:
-    """The correction ``"auto"`` stands for: none after Tukey's HSD, Holm after any other test.
-
-    Tukey's p-values already control the family-wise error rate over the pairs of each segment and metric; Holm on
-    top would correct them a second time.
-    """
-    if correction != "auto":
-        return correction
-    return None if test == "tukey" else "holm"
-
-
-def check_system_column(system: object, by: list[str], columns: Columns, present: list, rename_hint: str) -> None:
-    """The rules of the ``system`` argument shared by every face of compare (pandas and Spark).
-
-    ``present`` lists the table's columns; ``rename_hint`` formats a rename call of that face for a column name.
-    """
-    if not isinstance(system, str):
-        raise parameter_error("compare", "system", "a column name (str)", system)
-    if system in by:
-        raise ParameterError(
-            f"the system column {system!r} is also in by={by}: compare adds it to the segments "
-            "itself; by= names only the segment columns (country, device, ...)"
-        )
-    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
-    taken = [r for r, c in roles.items() if c == system]
-    if taken:
-        raise ParameterError(
-            f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
-            "column that names the system (run) of each row"
-        )
-    clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
-    if clash:
-        raise ParameterError(
-            f"the column {clash[0]!r} has the name of an output column of compare "
-            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. {rename_hint.format(name=clash[0])}"
-        )
-    if system not in present:
-        raise missing_columns_error([system], list(present))
-
-
-def _check_columns(df: pd.DataFrame, system: str, by: list[str], columns: Columns) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise parameter_error("compare", "df", "a pandas DataFrame", type(df).__name__)
-    check_system_column(system, by, columns, list(df.columns), "df.rename(columns={{{name!r}: '{name}_'}})")
-    nulls = df[system].isna()
-    if nulls.any():
-        raise ValidationError(
-            [
-                {
-                    "column": system,
-                    "rule": "every row must name its system (no null values)",
-                    "count": int(nulls.sum()),
-                    "examples": df[nulls].head(5),
-                }
-            ]
-        )
-
-
-def _source_baseline(
-    source: object, system: str, baseline: object, by: list[str], columns: Columns, pairs: str, config: object
-) -> object:
-    """``_check_columns`` and ``_pick_baseline`` for a file or DuckDB relation, from one aggregate in DuckDB."""
-    from .engines import duckdb_source
-
-    info = duckdb_source.systems(source, system, duckdb_source.settings_from(config))
-    check_system_column(system, by, columns, info.columns, "a view that renames it (SELECT * RENAME ({name} AS ...))")
-    if info.nulls:
-        raise ValidationError(
-            [
-                {
-                    "column": system,
-                    "rule": "every row must name its system (no null values)",
-                    "count": info.nulls,
-                    "examples": info.examples,
-                }
-            ]
-        )
-    seen = pd.DataFrame({system: pd.Series([*([info.first] if info.found else []), *info.found], dtype=object)})
-    return _pick_baseline(seen, system, baseline, pairs)[0]
-
-
-def _pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
-    """The baseline (checked against the systems of the table) and the systems found."""
-    found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
-    if len(found) < 2:
-        raise ValidationError(
-            [
-                {
-                    "column": system,
-                    "rule": f"compare needs at least 2 systems in column {system!r}; found {len(found)}: {found[:5]}",
-                    "count": 0,
-                    "examples": None,
-                }
-            ]
-        )
-    if baseline is None:
-        return (df[system].iloc[0] if pairs == "baseline" else None), found
-    matches = [s for s in found if s == baseline or str(s) == str(baseline)]
-    exact = [s for s in found if s == baseline]
-    if not exact:
-        hint = f" (the table's value {matches[0]!r} has another type)" if matches else _hint(baseline, found)
-        shown = sorted(found, key=str)[:20]
-        raise ParameterError(
-            f"The 'baseline' parameter of compare must be one of the systems in column "
-            f"{system!r}: {shown}. Got {baseline!r} instead.{hint}"
-        )
-    return exact[0], found
-
-
-def _codes(per: pd.DataFrame, by: list[str], query: str, system: str, names: list[str]):
-    """Integer codes of the per-query frame: segment, row (segment, query), metric, system."""
-    n = len(per)
-    if by:
-        grouped = per.groupby(by, sort=True, dropna=False, observed=True)
-        seg = grouped.ngroup().to_numpy(np.int64)
-        seg_keys = grouped.size().index.to_frame(index=False)
-    else:
-        seg = np.zeros(n, dtype=np.int64)
-        seg_keys = pd.DataFrame(index=range(1))
-    q_codes, q_uniques = pd.factorize(per[query], sort=True, use_na_sentinel=False)
-    n_q = len(q_uniques)
-    n_seg = len(seg_keys)
-    key = seg * n_q + q_codes
-    if n_seg * n_q <= 8 * n + 1_000_000:  # dense marks: O(segments x queries), no sort
-        mark = np.zeros(n_seg * n_q, dtype=bool)
-        mark[key] = True
-        row_of_key = np.cumsum(mark) - 1
-        row = row_of_key[key]
-        row_key = np.flatnonzero(mark)
-    else:
-        row_key, row = np.unique(key, return_inverse=True)
-    row_seg, row_q = np.divmod(row_key, n_q)
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(row_seg, minlength=n_seg))])
-    m_raw, m_uniques = pd.factorize(per["metric"])
-    m_codes = pd.Index(names).get_indexer(m_uniques).astype(np.int64)[m_raw]
-    s_codes, s_uniques = pd.factorize(per[system], sort=True)
-    return seg_keys, offsets, row.astype(np.int64), row_q, q_uniques, m_codes, s_codes.astype(np.int64), s_uniques
-
-
-def _misaligned_error(
-    alignment: stats.Alignment,
-    seg_keys: pd.DataFrame,
-    by: list[str],
-    row_seg: np.ndarray,
-    row_q: np.ndarray,
-    q_uniques,
-    names: list[str],
-    s_uniques,
-    query: str,
-    system: str,
-) -> ValidationError:
-    rows, metric, sysc = alignment.misaligned
-    take = slice(0, 5)
-    ex = seg_keys.iloc[row_seg[rows[take]]].reset_index(drop=True) if by else pd.DataFrame(index=range(len(rows[take])))
-    ex[query] = np.asarray(q_uniques)[row_q[rows[take]]]
-    ex["metric"] = np.asarray(names, dtype=object)[metric[take]]
-    ex[f"{system} without a value"] = np.asarray(s_uniques)[sysc[take]]
-    n_queries = len(np.unique(rows))
-    rule = (
-        f"systems must be compared on the same queries within a segment, but {n_queries} (segment, query) "
-        f"unit(s) have a value for some systems and none (no row, or NaN) for others. Pass missing='zero' to "
-        f"count such a query as 0 for the system that lacks it (like trec_eval -c), or missing='drop' to leave "
-        f"it out of that segment's comparisons"
-    )
-    return ValidationError([{"column": system, "rule": rule, "count": len(rows), "examples": ex}])
-
-
-def _family_columns(family: object, by: list[str]) -> list[str]:
-    """The output columns that split the correction family ([] = one family: every comparison of the call)."""
-    allowed = ["metric", *by, "system", "baseline"]
-    if isinstance(family, str) and family.lower() == "all":
-        return []
-    cols = [family] if isinstance(family, str) else family
-    if not isinstance(cols, (list, tuple)) or not cols or not all(isinstance(c, str) for c in cols):
-        raise parameter_error("compare", "family", f"'all' or column name(s) among {allowed}", family)
-    bad = [c for c in cols if c not in allowed]
-    if bad:
-        raise ParameterError(
-            f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
-            f"Got {family!r} instead.{_hint(bad[0], allowed)}"
-        )
-    return list(dict.fromkeys(cols))
-
-
-def _family_groups(out: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, str]:
-    if not cols:
-        return np.zeros(len(out), dtype=np.int64), f"all {len(out)} comparisons of the call"
-    groups = out.groupby(cols, sort=False, dropna=False, observed=True).ngroup().to_numpy(np.int64)
-    count = int(groups.max()) + 1 if len(groups) else 0
-    return groups, f"per {', '.join(cols)} ({count} {'family' if count == 1 else 'families'})"
+# the private names other modules and tests import from here (the CLI: _check_parameters, _pick_baseline)
+_hint = _rules.hint
+_check_parameters = _rules.check_parameters
+_family_columns = _rules.family_columns
+_check_columns = _rules.check_frame_system
+_pick_baseline = _rules.pick_baseline
+_source_baseline = _rules.source_baseline
+_codes = _frame.per_query_codes
+_misaligned_error = _frame.misaligned_error
+_family_groups = _frame.family_groups
 
 
 def compare(
@@ -533,99 +325,4 @@ def _compare_per_query(
     out.attrs.update(attrs)
     if p["missing"] != "error":
         out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
-    return out
-
-
-def pair_indices(n_systems: int, baseline_at: int | None, pairs: str) -> np.ndarray:
-    """(system, baseline) index pairs: each system against the baseline (first system when None), or all pairs."""
-    order = list(range(n_systems))
-    if baseline_at is not None:
-        order = [baseline_at] + [i for i in order if i != baseline_at]
-    if pairs == "baseline":
-        return np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
-    return np.array(
-        [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
-    ).reshape(-1, 2)
-
-
-def result_frame(
-    seg_keys: pd.DataFrame | None,
-    names: list[str],
-    labels: pd.Index,
-    pair_idx: np.ndarray,
-    summary: stats.PairedSummary,
-    pvalue: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-    present: np.ndarray,
-    p: dict[str, Any],
-    *,
-    test: str,
-    ci_method: str,
-    baseline: object,
-) -> pd.DataFrame:
-    """Compare's output frame from the (segment, metric x pair) statistics: notes, NaNs, correction, columns.
-
-    Shared by the pandas/DuckDB face and rankframe.spark.compare, so both give the same frame, dtypes included.
-    ``seg_keys`` holds the segment columns (one row per segment, None without segments), ``present`` which
-    systems have queries in each segment (segments x systems).
-    """
-    n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
-    n = summary.n
-    pvalue, low, high = pvalue.copy(), low.copy(), high.copy()
-    effect = summary.effect_size
-    note = np.full(n.shape, None, dtype=object)
-    all_zero = (n >= 2) & (summary.ties == n)
-    constant = (n >= 2) & ~all_zero & (summary.sd == 0)
-    note[constant] = NOTE_CONSTANT
-    if test == "tukey":  # Tukey's p-value of an identical pair is 1 (q = 0), not NaN: only the effect size is NaN
-        note[all_zero] = NOTE_ALL_ZERO_TUKEY
-    else:
-        note[all_zero] = NOTE_ALL_ZERO
-        pvalue[all_zero] = np.nan
-    note[n == 1] = NOTE_ONE_QUERY
-    note[n == 0] = NOTE_NO_QUERY
-    sys_absent = ~present[:, pair_idx[:, 0]]
-    base_absent = ~present[:, pair_idx[:, 1]]
-    note3 = note.reshape(n_seg, n_metrics, n_pairs)
-    note3[np.broadcast_to(base_absent[:, None, :], note3.shape)] = NOTE_BASELINE_ABSENT
-    note3[np.broadcast_to(sys_absent[:, None, :], note3.shape)] = NOTE_SYSTEM_ABSENT
-    few = n < 2
-    for arr in (pvalue, effect, low, high):
-        arr[few] = np.nan
-
-    seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
-    if seg_keys is not None:
-        out = seg_keys.iloc[seg_rep].reset_index(drop=True)
-    else:
-        out = pd.DataFrame(index=range(len(seg_rep)))
-    out["metric"] = np.tile(np.repeat(np.asarray(names, dtype=object), n_pairs), n_seg)
-    out["system"] = labels.take(np.tile(pair_idx[:, 0], n_seg * n_metrics))
-    out["baseline"] = labels.take(np.tile(pair_idx[:, 1], n_seg * n_metrics))
-    out["n"] = n.ravel().astype(np.int64)
-    out["mean"] = summary.mean_x.ravel()
-    out["baseline_mean"] = summary.mean_y.ravel()
-    out["delta"] = summary.delta.ravel()
-    out["ci_low"] = low.ravel()
-    out["ci_high"] = high.ravel()
-    out["p_value"] = pvalue.ravel()
-    groups, family_text = _family_groups(out, p["family"])
-    out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
-    out["effect_size"] = effect.ravel()
-    out["wins"] = summary.wins.ravel().astype(np.int64)
-    out["ties"] = summary.ties.ravel().astype(np.int64)
-    out["losses"] = summary.losses.ravel().astype(np.int64)
-    out["note"] = pd.Series(note.ravel(), dtype=object)  # None where nothing is NaN, whatever pandas infers
-    out.attrs.update(
-        test=test,
-        ci_method=ci_method,
-        ci=p["ci"],
-        correction=p["correction"],
-        family=family_text,
-        pairs=p["pairs"],
-        baseline=baseline,
-        missing=p["missing"],
-        alternative="two-sided",
-        effect_size=EFFECT_SIZE,
-    )
     return out

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import inputs, keys
+from . import inputs, units
 from . import progress as progress_
 from .checks import check_grades
 from .columns import Columns, column_list
@@ -273,7 +273,7 @@ def _evaluate(
         )
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
-    with keys.shared():
+    with units.shared():
         if validate:
             validate_table(df, columns, by=by, allow_duplicates=allow_duplicates)
         check_grades(df, columns, measures)

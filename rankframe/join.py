@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import units
 from .columns import Columns
 from .errors import ParameterError
 from .io._files import PathLike
@@ -140,7 +140,7 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     judged_queries = pd.Index(pd.unique(judgments[c.query]))
     jq = judged_queries.get_indexer(pd.Index(judgments[c.query]))
     jrows = np.argsort(jq, kind="stable")
-    qstart = keys.offsets_from_counts(np.bincount(jq, minlength=len(judged_queries)))
+    qstart = units.offsets_from_counts(np.bincount(jq, minlength=len(judged_queries)))
     jpos = np.empty(len(jq), dtype=np.int64)
     jpos[jrows] = np.arange(len(jq)) - qstart[jq[jrows]]  # place of each judgment within its query's block
 
@@ -162,7 +162,7 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     # 2. units: (system, described query) pairs; a described query is (segments..., query) as the run has it,
     #    plus each judged query no run row mentions, with null segments
     described_cols = [*segments, c.query]
-    described = keys.group_codes(run, described_cols) if len(run) else None
+    described = units.group_codes(run, described_cols) if len(run) else None
     a_keys = (
         described.keys if described is not None else pd.DataFrame({col: run[col].iloc[:0] for col in described_cols})
     )
@@ -196,7 +196,7 @@ def _join(run: pd.DataFrame, judgments: pd.DataFrame, c: Columns, by: list[str])
     unit = unit[unit_q >= 0]
     unit_q = unit_q[unit_q >= 0]
     n_j = (qstart[1:] - qstart[:-1])[unit_q]
-    pair_start = keys.offsets_from_counts(n_j)
+    pair_start = units.offsets_from_counts(n_j)
     pair_unit = np.repeat(unit, n_j)
     pair_judgment = jrows[np.repeat(qstart[:-1][unit_q] - pair_start[:-1], n_j) + np.arange(pair_start[-1])]
     missing = np.ones(len(pair_unit), dtype=bool)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import units
 from .columns import Columns
 from .schema import ranking_column
 
@@ -40,7 +40,7 @@ class Prepared:
     _memo: dict = field(default_factory=dict, repr=False)
     root: Prepared | None = field(default=None, repr=False)  # the uncut lists, for judged-side quantities
     #: the grades as uint8 codes (grade - lowest_grade; 255 = unjudged) when they came from the packed sort
-    #: (keys.dense_lists): the float grades are then only laid out if a metric reads them all
+    #: (units.dense_lists): the float grades are then only laid out if a metric reads them all
     grade_codes: np.ndarray | None = field(default=None, repr=False)
     lowest_grade: float = field(default=0.0, repr=False)
 
@@ -101,8 +101,8 @@ class Prepared:
             # instead of a mask over every row)
             lengths = np.diff(self.offsets)
             kept = np.minimum(lengths, k)
-            offsets = keys.offsets_from_counts(kept)
-            pos = keys.positions_in_lists(offsets)
+            offsets = units.offsets_from_counts(kept)
+            pos = units.positions_in_lists(offsets)
             rows = pos - 1
             rows += np.repeat(self.offsets[:-1], kept)
             return Prepared(
@@ -133,8 +133,8 @@ class Prepared:
         def make() -> Prepared:
             keep = self.at_least(0.0)  # grade >= 0: never a null or negative grade
             group = self.group[keep]
-            offsets = keys.offsets_from_counts(np.bincount(group, minlength=self.n))
-            pos = keys.positions_in_lists(offsets)
+            offsets = units.offsets_from_counts(np.bincount(group, minlength=self.n))
+            pos = units.positions_in_lists(offsets)
             return Prepared(
                 self.n,
                 self.units,
@@ -319,34 +319,34 @@ def sorted_desc_in_unit(group: np.ndarray, values: np.ndarray, n: int) -> tuple[
         sizes = counted.sum(axis=1)
         g = np.repeat(np.arange(n, dtype=np.intp), sizes)
         v = np.repeat(np.tile(uniques, n), counts)
-        return g, v, keys.positions_in_lists(keys.offsets_from_counts(sizes))
+        return g, v, units.positions_in_lists(units.offsets_from_counts(sizes))
     order = np.argsort(g.astype(np.intp) * n_values + value_codes, kind="stable")
     g, v = g[order], v[order]
-    return g, v, keys.positions_in_lists(keys.offsets_from_counts(np.bincount(g, minlength=n)))
+    return g, v, units.positions_in_lists(units.offsets_from_counts(np.bincount(g, minlength=n)))
 
 
 def prepare(df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()) -> Prepared:
     """Build the ranked lists of every (segment..., query) unit of a validated long table."""
     c = columns
     unit_cols = [*by, c.query]
-    groups = keys.group_codes(df, unit_cols)
+    groups = units.group_codes(df, unit_cols)
     order_col = ranking_column(list(df.columns), c)
     relevance = df[c.relevance]
-    values = relevance.to_numpy() if _plain_numpy(relevance) else keys.as_float(relevance)
-    lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item) if order_col == c.rank else None
+    values = relevance.to_numpy() if _plain_numpy(relevance) else units.as_float(relevance)
+    lists = units.dense_lists(df, groups, c.rank, c.relevance, c.item) if order_col == c.rank else None
     scores = None  # ordered by rank: ranks never tie
     grade: np.ndarray | None = None
     if lists is not None:  # the grades come in list order from the packed sort (no gather by row)
         offsets = lists.offsets
     else:
         if order_col == c.rank:
-            ranked = keys.ranked_order(df, groups, c.rank)
+            ranked = units.ranked_order(df, groups, c.rank)
             rows, offsets = ranked.rows, ranked.offsets
         else:
             rows, offsets, score = _order_by_score(df, groups, c)
             scores = lambda: score[rows]  # noqa: E731 - for ties="average" only (tie groups of equal scores)
         grade = np.take(values, rows).astype(np.float64, copy=False)
-    pos = lists.pos if lists is not None else keys.positions_in_lists(offsets)
+    pos = lists.pos if lists is not None else units.positions_in_lists(offsets)
     judged_mask, nonzero = _judged_masks(values)
     n_judged = groups.sizes if judged_mask is None else np.bincount(groups.codes[judged_mask], minlength=groups.n)
     nonzero_rows = np.flatnonzero(nonzero)
@@ -392,15 +392,15 @@ def _text_order(values) -> np.ndarray:
     return pc.sort_indices(text).to_numpy()
 
 
-def _order_by_score(df: pd.DataFrame, groups: keys.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _order_by_score(df: pd.DataFrame, groups: units.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """trec_eval order: score descending, then item id descending compared as strings (rows, offsets, scores)."""
-    score = keys.as_float(df[c.score])
+    score = units.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
-    all_codes, uniques = keys.item_factors(df, c.item)
+    all_codes, uniques = units.item_factors(df, c.item)
     item_codes = all_codes[retrieved]
     text_rank = np.empty(len(uniques), dtype=np.int64)
     text_rank[_text_order(uniques)] = np.arange(len(uniques))
     g = groups.codes[retrieved]
     order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
-    offsets = keys.offsets_from_counts(np.bincount(g, minlength=groups.n))
+    offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
     return retrieved[order], offsets, score

@@ -16,16 +16,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from . import keys
+from . import units
 from ._pandera import SchemaErrors, pa
 from .columns import Columns, column_list
-from .errors import ParameterError, ValidationError, check_unique_names, did_you_mean, missing_columns_error
+from .errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
 from .table_rules import (
     EXAMPLES,
     NULL_MEANS,
     RULES,
     duplicate_item_rule,
     failure,
+    missing_order_failure,
     nested_failure,
     not_numeric_failure,
     numeric_rule,
@@ -138,7 +139,7 @@ def _only_if_numeric(fn, passes=None):
             return True
         if passes is not None and passes(s):
             return True
-        return pd.Series(fn(keys.as_float(s)), index=s.index)
+        return pd.Series(fn(units.as_float(s)), index=s.index)
 
     return check
 
@@ -313,8 +314,8 @@ def schema(
         def unique_rank(df: pd.DataFrame):
             if not _is_numeric(df[c.rank]):
                 return True
-            groups = keys.group_codes(df, unit)
-            dup = keys.ranked_order(df, groups, c.rank).duplicate_rank_rows
+            groups = units.group_codes(df, unit)
+            dup = units.ranked_order(df, groups, c.rank).duplicate_rank_rows
             return True if not len(dup) else pd.Series(_row_mask(len(df), dup), index=df.index)
 
         frame_checks.append(
@@ -342,9 +343,9 @@ def schema(
     if not allow_duplicates:
 
         def unique_item(df: pd.DataFrame):
-            groups = keys.group_codes(df, unit)
+            groups = units.group_codes(df, unit)
             rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None  # noqa: B023
-            dup = keys.duplicate_item_rows(df, groups, c.item, rank_col)
+            dup = units.duplicate_item_rows(df, groups, c.item, rank_col)
             return True if not len(dup) else pd.Series(_row_mask(len(df), dup), index=df.index)
 
         frame_checks.append(
@@ -431,21 +432,13 @@ def validate(
     if missing or (order_col is None and ranked):
         failures = missing_columns_error(missing, present, table).failures
         if order_col is None and ranked:
-            failures.append(
-                {
-                    "column": c.rank,
-                    "rule": f"neither a rank column {c.rank!r} nor a score column "
-                    f"{c.score!r} in dataframe{did_you_mean(c.rank, present)}. Columns in dataframe: "
-                    f"{present}",
-                    "count": 0,
-                }
-            )
+            failures.append(missing_order_failure(c.rank, c.score, present))
         raise ValidationError(failures, table=table)
     nested = nested_failures(df, [c.query, c.item, *by])
     if nested:  # lists or dicts as ids: the other rules (grouping, uniqueness) would only give false messages
         raise ValidationError(nested, table=table)
     order = None if order_col is None else "rank" if order_col == c.rank else "score"
-    with keys.shared():  # the fast proof and the checks share the engine's codes and orders (one call's memo)
+    with units.shared():  # the fast proof and the checks share the engine's codes and orders (one call's memo)
         if _proven_valid(df, c, by, order, allow_duplicates, require_relevance):
             return
         sch = schema(c, by=by, order=order, allow_duplicates=allow_duplicates, require_relevance=require_relevance)
@@ -453,7 +446,7 @@ def validate(
         # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied
         view = df.copy(deep=False)
         view.index = pd.RangeIndex(len(df))
-        keys.alias(view, df)  # the checks' codes and orders are the engine's (computed once per call)
+        units.alias(view, df)  # the checks' codes and orders are the engine's (computed once per call)
         try:
             sch.validate(view, lazy=True, inplace=True)
         except SchemaErrors as err:
@@ -477,12 +470,12 @@ def _suggest_segment(
     plain = duplicate_item_rule(c.item, by, c.query)
     if not any(f["rule"] == plain for f in error.failures):
         return error
-    guesses = keys.segment_guesses(list(df.columns), [c.query, c.item, c.rank, c.relevance, c.score], by, c.system)
+    guesses = units.segment_guesses(list(df.columns), [c.query, c.item, c.rank, c.relevance, c.score], by, c.system)
     if not guesses:
         return error
     rank_col = c.rank if order == "rank" and _is_numeric(df[c.rank]) else None
-    rows = keys.duplicate_item_rows(df, keys.group_codes(df, [*by, c.query]), c.item, rank_col)
-    segment = keys.separating_column(df, rows, [*by, c.query, c.item], guesses)
+    rows = units.duplicate_item_rows(df, units.group_codes(df, [*by, c.query]), c.item, rank_col)
+    segment = units.separating_column(df, rows, [*by, c.query, c.item], guesses)
     if segment is None:
         return error
     rule = duplicate_item_rule(c.item, by, c.query, segment)
@@ -510,25 +503,25 @@ def _proven_valid(
     value_columns = ([c.relevance] if require_relevance else []) + ([c.score] if order == "score" else [])
     for name in value_columns:
         col = df[name]
-        if not (_is_numeric(col) and (_all_finite(col) or not np.isinf(keys.as_float(col)).any())):
+        if not (_is_numeric(col) and (_all_finite(col) or not np.isinf(units.as_float(col)).any())):
             return False
-    groups = keys.group_codes(df, unit)
+    groups = units.group_codes(df, unit)
     lists = None
     if order == "rank":
         col = df[c.rank]
         if not _is_numeric(col):
             return False
         # a dense order (ranks exactly 1..n in every unit) proves "integer >= 1" and "unique" at once; the
-        # engine's own packed sort proves it when it applies (keys.dense_lists), else the ranked order
+        # engine's own packed sort proves it when it applies (units.dense_lists), else the ranked order
         if require_relevance:
-            lists = keys.dense_lists(df, groups, c.rank, c.relevance, c.item)
+            lists = units.dense_lists(df, groups, c.rank, c.relevance, c.item)
         if lists is None:
-            ranked = keys.ranked_order(df, groups, c.rank)
+            ranked = units.ranked_order(df, groups, c.rank)
             if not ranked.dense and (len(ranked.duplicate_rank_rows) or not _all_positive_integers(col)):
                 return False
     if not allow_duplicates:
         rank_col = c.rank if order == "rank" else None
-        if len(keys.duplicate_item_rows(df, groups, c.item, rank_col, lists=lists)):
+        if len(units.duplicate_item_rows(df, groups, c.item, rank_col, lists=lists)):
             return False
     return True
 

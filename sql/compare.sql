@@ -119,9 +119,8 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
          THEN error(printf('rf:param: The ''system'' parameter of rf_compare must name the column that says which '
                            || 'system (run) each row comes from, not ''%s''.', system))
          WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), lower(system))
-         THEN error(printf('rf:param: The system column ''%s'' is also in segments := %s: rf_compare adds it to the '
-                           || 'segments '
-                           || 'itself; segments names only the segment columns (country, device, ...).', system,
+         THEN error(printf('rf:param: the system column ''%s'' is also in segments := %s: rf_compare adds it to the '
+                           || 'segments itself; segments names only the segment columns (country, device, ...).', system,
                            rf__repr(segments)))
          WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]),
                               lambda x: list_contains(rf__compare_outputs(), lower(x)))) > 0
@@ -145,9 +144,8 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
 CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
     SELECT CASE WHEN NOT ok THEN false
                 WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
-                THEN error(printf('rf:table[%s]: The column ''%s'' must name the system of every row (no NULL '
-                                  || 'values): %s row(s) have none.', system, system,
-                                  CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
+                THEN error(printf('rf:table[%s]: every row must name its system (no null values) (%s offending '
+                                  || 'row(s)).', system, CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
                 WHEN count(DISTINCT s.rf__sys) < 2
                 THEN error(printf('rf:table[%s]: rf_compare needs at least 2 systems in column ''%s''; found %s: %s.',
                                   system, system,
@@ -224,12 +222,14 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
     rf__aligned AS (
         SELECT CASE WHEN count(*) > 0
                     THEN error(printf('rf:table[%s]: systems must be compared on the same queries within a segment, '
-                                      || 'but %s (segment, query, metric) unit(s) have a value for some systems and '
-                                      || 'none (no row, or NULL/NaN) for others, e.g. %s. Fill them (e.g. with 0, as '
-                                      || 'trec_eval -c) or leave them out in a view first.', system,
-                                      CAST(count(*) AS VARCHAR), array_to_string(min(a.rf__example, 3), '; ')))
+                                      || 'but %s (segment, query) unit(s) have a value for some systems and none (no '
+                                      || 'row, or NULL/NaN) for others, e.g. %s. rf_compare has no missing= policy: in '
+                                      || 'a view first, count such a query as 0 for the system that lacks it (like '
+                                      || 'trec_eval -c), or leave it out of that segment''s comparisons.', system,
+                                      CAST(count(DISTINCT (a.rf__seg, a.rf__q)) AS VARCHAR),
+                                      array_to_string(min(a.rf__example, 3), '; ')))
                     ELSE true END AS rf__ok
-        FROM (SELECT printf('%squery=%s metric=%s without a value for %s',
+        FROM (SELECT u.rf__seg, u.rf__q, printf('%squery=%s metric=%s without a value for %s',
                             replace(replace(CAST(u.rf__seg AS VARCHAR) || ' ', ', ''rf__all'': true', ''),
                                     '{''rf__all'': true} ', ''),
                             CAST(u.rf__q AS VARCHAR), u.rf__metric,

@@ -57,7 +57,7 @@ def _boom(*args, **kwargs):
 def test_an_internal_error_is_3_with_one_line(capsys, monkeypatch):
     # an unexpected exception deep in the metric code is a bug: exit 3 (not 1, "worse"), one line, no traceback
     monkeypatch.delenv(cli.TRACEBACK_ENV, raising=False)
-    monkeypatch.setattr("rankframe.keys.positions_in_lists", _boom)
+    monkeypatch.setattr("rankframe.units.positions_in_lists", _boom)
     code = main(["compare", str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "--fail-if-worse"])
     err = capsys.readouterr().err
     assert code == 3
@@ -67,7 +67,7 @@ def test_an_internal_error_is_3_with_one_line(capsys, monkeypatch):
 
 def test_the_traceback_on_demand(capsys, monkeypatch):
     monkeypatch.setenv(cli.TRACEBACK_ENV, "1")
-    monkeypatch.setattr("rankframe.keys.positions_in_lists", _boom)
+    monkeypatch.setattr("rankframe.units.positions_in_lists", _boom)
     assert main(["evaluate", str(RUN), "--qrels", str(QRELS), "-m", "AP"]) == 3
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "_boom" in err
@@ -76,7 +76,7 @@ def test_the_traceback_on_demand(capsys, monkeypatch):
 
 def test_an_internal_error_is_3_in_a_process():
     code = (
-        "import sys, rankframe.keys as k\n"
+        "import sys, rankframe.units as k\n"
         "def boom(*a, **kw): raise KeyError('x')\n"
         "k.positions_in_lists = boom\n"
         "from rankframe.cli import main\n"

@@ -1,13 +1,13 @@
 """The fast paths of validation and preparation (issue 10) give the answers of the general paths.
 
-* ``keys.dense_lists``: one sort of packed ``unit | rank | item | grade`` keys for dense ranks and integer grades. Its
+* ``units.dense_lists``: one sort of packed ``unit | rank | item | grade`` keys for dense ranks and integer grades. Its
   lists are held to the DuckDB engine (SQL windows, another implementation) and to the general path (the same
   table with float grades, which the packed sort does not take).
 * Its duplicate-item check (item keys grouped by unit; hashed keys re-checked by value) flags exactly the rows
   ``DataFrame.duplicated`` flags.
 * Validation skips pandera when whole-column tests prove every rule; a table that breaks a rule still gets
   pandera's full report.
-* Sorted unit codes by counting (``keys.dense_codes``) equal ``pd.factorize(sort=True)``.
+* Sorted unit codes by counting (``units.dense_codes``) equal ``pd.factorize(sort=True)``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import ValidationError, keys
+from rankframe import ValidationError, units
+from rankframe.units import packed
 
 METRICS = ["AP@5", "nDCG@5", "nDCG", "P@3", "R@10", "RR@5", "ERR@5", "Rprec", "NumRel", "Bpref"]
 # relevance thresholds between and beyond the integer grades: the packed path compares grade codes with them
@@ -52,14 +53,14 @@ def block_size(request, monkeypatch):
     """The packed keys built and read back in blocks of 1 and 3 rows too: a repeated rank or a unit straddling a
     block boundary must be found as within one block."""
     if request.param != "default":
-        monkeypatch.setattr(keys, "_BLOCK", request.param)
+        monkeypatch.setattr(packed, "_BLOCK", request.param)
     return request.param
 
 
 def lists_of(df: pd.DataFrame, by=()):
-    with keys.shared():
-        groups = keys.group_codes(df, [*by, "query"])
-        return keys.dense_lists(df, groups, "rank", "relevance", "item")
+    with units.shared():
+        groups = units.group_codes(df, [*by, "query"])
+        return units.dense_lists(df, groups, "rank", "relevance", "item")
 
 
 @pytest.mark.usefixtures("block_size")
@@ -158,8 +159,8 @@ def test_duplicate_items_flagged_like_pandas(seed, item_span):
     assert len(expected)
     lists = lists_of(df)
     assert lists is not None
-    with keys.shared():
-        got = keys.duplicate_item_rows(df, keys.group_codes(df, ["query"]), "item", "rank", lists=lists)
+    with units.shared():
+        got = units.duplicate_item_rows(df, units.group_codes(df, ["query"]), "item", "rank", lists=lists)
     assert sorted(got.tolist()) == expected.tolist()
     with pytest.raises(ValidationError) as info:
         rankframe.validate(df)
@@ -173,7 +174,7 @@ def test_hash_collisions_are_checked_by_value(monkeypatch):
     def coarse(values, bits):
         return (lambda v: (v.astype(np.int64) % 3).astype(np.uint64)), False
 
-    monkeypatch.setattr(keys, "_item_key_function", coarse)
+    monkeypatch.setattr(packed, "_item_key_function", coarse)
     df = dense_table(20)
     lists = lists_of(df)
     assert lists is not None and not lists.item_exact
@@ -217,7 +218,7 @@ def test_proven_tables_skip_pandera(monkeypatch):
 )
 def test_unit_codes_by_counting_equal_factorize(col):
     df = pd.DataFrame({"query": col})
-    groups = keys.group_codes(df, ["query"])
+    groups = units.group_codes(df, ["query"])
     codes, uniques = pd.factorize(col, sort=True)
     assert groups.codes.tolist() == codes.tolist()
     assert groups.keys["query"].dtype == uniques.dtype  # the same key dtype in every output frame
@@ -227,7 +228,7 @@ def test_unit_codes_by_counting_equal_factorize(col):
 
 def test_two_column_units_by_counting():
     df = pd.DataFrame({"seg": [2, 1, 2, 1, 3], "query": [7, 7, 5, 7, 5]})
-    groups = keys.group_codes(df, ["seg", "query"])
+    groups = units.group_codes(df, ["seg", "query"])
     # sorted (seg, query) keys: (1, 7), (2, 5), (2, 7), (3, 5)
     assert groups.codes.tolist() == [2, 0, 1, 0, 3]
     assert groups.keys.to_dict("list") == {"seg": [1, 2, 2, 3], "query": [7, 5, 7, 5]}
@@ -247,6 +248,6 @@ def test_duplicates_among_wide_item_ids_are_compared_as_pairs():
             "relevance": [1.0, 0, 0, 1, 1, 1, 1, 0, 0],
         }
     )
-    with keys.shared():
-        got = keys.duplicate_item_rows(df, keys.group_codes(df, ["query"]), "item", "rank")
+    with units.shared():
+        got = units.duplicate_item_rows(df, units.group_codes(df, ["query"]), "item", "rank")
     assert sorted(got.tolist()) == [1, 2, 7, 8]

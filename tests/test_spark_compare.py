@@ -130,3 +130,10 @@ def test_tests_that_need_every_value_say_so(spark):
         with pytest.raises(rankframe.ParameterError) as spark_err:
             rs.compare(sdf, "RR", baseline=wrong)
         assert str(spark_err.value) == str(pandas_err.value)
+
+
+def test_by_is_read_by_the_one_rule(spark):
+    # rankframe.columns.column_list, as rankframe.compare: a repeated segment names compare, before any Spark job
+    df = pd.DataFrame({"system": ["A", "B"], "query": [1, 1], "item": ["a", "a"], "rank": [1, 1], "relevance": [1, 0]})
+    with pytest.raises(rankframe.ParameterError, match=r"The 'by' parameter of compare names column 'query' twice"):
+        rs.compare(to_spark(spark, df), "RR", baseline="A", by=["query", "query"])

@@ -221,16 +221,11 @@ def test_every_rule_has_a_case_and_known_faces():
         assert issubclass(rule.error, rankframe.RankframeError)
 
 
-def test_the_item_rule_of_keys_is_the_declared_one():
-    # keys.duplicate_item_rule predates the declaration (keys moves to units/ in parallel): until it imports
-    # table_rules.duplicate_item_rule, the two are held equal here
-    from rankframe import keys
+def test_the_item_rule_of_units_is_the_declared_one():
+    # one function, not two held equal: rankframe.units re-exports the declaration's builder
+    from rankframe import units
 
-    for args in [("item", [], "query", None), ("doc", ["m", "s"], "q", None), ("i", ["a"], "q", "b")]:
-        assert keys.duplicate_item_rule(*args) == table_rules.duplicate_item_rule(*args)
-
-
-# -------------------------------------------------------------------------------------------- the SQL text
+    assert units.duplicate_item_rule is table_rules.duplicate_item_rule
 
 
 def _literals(code: str) -> list[str]:

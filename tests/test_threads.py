@@ -1,6 +1,6 @@
 """Concurrent evaluations of different frames in threads each get their own answer, on every engine.
 
-The per-call memo of unit codes and orders (rankframe/keys.py) once lived in a module global keyed by ``id(df)``:
+The per-call memo of unit codes and orders (now rankframe/units/_memo.py) once lived in a module global keyed by ``id(df)``:
 a call in another thread could read this call's codes (a frame got another frame's queries, or a duplicate error
 from another frame). Each thread's expected answer comes from a plain sequential call on the same frame.
 """
@@ -57,14 +57,14 @@ def test_a_call_never_reads_another_threads_memo():
     # Deterministic form of the race: thread A holds its per-call memo open with the unit codes of `df`; the main
     # thread then changes `df` (same object, same id) and evaluates it in a call of its own. With one memo shared by
     # all threads (the old module global), that call got A's codes: two queries instead of four.
-    from rankframe import keys
+    from rankframe import units
 
     df = pd.DataFrame({"query": [1, 1, 2, 2], "item": [1, 2, 1, 2], "rank": [1, 2, 1, 2], "relevance": [1, 0, 0, 1]})
     holding, release = threading.Event(), threading.Event()
 
     def thread_a() -> None:
-        with keys.shared():
-            keys.group_codes(df, ["query"])
+        with units.shared():
+            units.group_codes(df, ["query"])
             holding.set()
             release.wait(10)
 
@@ -73,8 +73,8 @@ def test_a_call_never_reads_another_threads_memo():
     try:
         assert holding.wait(10)
         df["query"] = [7, 8, 9, 10]  # the test's own frame: now four one-row queries
-        with keys.shared():
-            assert keys.group_codes(df, ["query"]).n == 4
+        with units.shared():
+            assert units.group_codes(df, ["query"]).n == 4
         got = rankframe.evaluate(df, ["P@1"], per_query=True)
         assert list(got["query"]) == [7, 8, 9, 10]
     finally:

@@ -181,15 +181,15 @@ def test_fast_duplicate_checks_agree_with_pandas(seed):
             "relevance": rng.integers(0, 3, n),
         }
     )
-    from rankframe import keys
+    from rankframe import units
 
-    groups = keys.group_codes(df, ["query"])
-    dup_items = keys.duplicate_item_rows(df, groups, "item", "rank")
+    groups = units.group_codes(df, ["query"])
+    dup_items = units.duplicate_item_rows(df, groups, "item", "rank")
     expected_items = np.flatnonzero(df.duplicated(["query", "item"], keep=False).to_numpy())
     assert sorted(dup_items.tolist()) == expected_items.tolist()
     ranked = df["rank"].notna()
     expected_ranks = np.flatnonzero((df.duplicated(["query", "rank"], keep=False) & ranked).to_numpy())
-    got = keys.ranked_order(df, groups, "rank").duplicate_rank_rows
+    got = units.ranked_order(df, groups, "rank").duplicate_rank_rows
     assert sorted(got.tolist()) == expected_ranks.tolist()
 
 

@@ -6,7 +6,7 @@ requested measure with the aggregate building blocks ``rf_agg_<metric>`` (``sql/
 query-set policies with ``rf__apply_policy`` (``sql/evaluate.sql``). Skipped units give NULL and are dropped;
 the policy ``"nan"`` gives NaN and is kept.
 
-DuckDB sees one integer code per unit (``keys.group_codes``, the grouping the numpy engine uses) instead of the
+DuckDB sees one integer code per unit (``units.group_codes``, the grouping the numpy engine uses) instead of the
 id columns, and the output takes the unit's ids from the input frame: ids keep their exact values and dtype
 (categoricals, pyarrow dictionaries, mixed widths) on both engines. A ``duckdb.Error`` never escapes: the
 macros' own errors become a ``ParameterError`` / ``ValidationError`` with their text, by the stable code that
@@ -25,7 +25,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import keys, progress
+from .. import progress, units
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, GainMap
@@ -279,11 +279,11 @@ def evaluate(
         raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
     order_col = columns.rank if has_rank else columns.score
     order_name = "rank" if has_rank else "score"
-    groups = keys.group_codes(table, [*by, columns.query])
+    groups = units.group_codes(table, [*by, columns.query])
     order_by = order_name
     dense = has_rank and (
-        keys.dense_lists(table, groups, columns.rank, columns.relevance, columns.item) is not None  # (validation's)
-        or keys.ranked_order(table, groups, columns.rank).dense
+        units.dense_lists(table, groups, columns.rank, columns.relevance, columns.item) is not None  # (validation's)
+        or units.ranked_order(table, groups, columns.rank).dense
     )
     if dense:
         order_by = "position"  # ranks are already 1..n in every unit: skip the window sort
@@ -292,8 +292,8 @@ def evaluate(
             {
                 "query": groups.codes,
                 "item": table[columns.item],
-                order_name: keys.as_float(table[order_col]),
-                "relevance": keys.as_float(table[columns.relevance]),
+                order_name: units.as_float(table[order_col]),
+                "relevance": units.as_float(table[columns.relevance]),
             },
             copy=False,
         )

@@ -17,7 +17,6 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ValidationError, missing_columns_error
-from ..keys import segment_guesses
 from ..table_rules import (
     EXAMPLES,
     RULES,
@@ -29,6 +28,7 @@ from ..table_rules import (
     numeric_rule,
     unique_rank_rule,
 )
+from ..units import segment_guesses
 from .duckdb_engine import translate_error
 
 _SRC = "rf__src"

@@ -18,20 +18,22 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..columns import Columns
-from ..compare import (
-    _check_parameters,
-    _family_columns,
-    _hint,
+from ..columns import Columns, column_list
+from ..comparing.frame import pair_indices, result_frame
+from ..comparing.rules import (
+    check_parameters,
     check_system_column,
-    pair_indices,
-    result_frame,
+    check_systems,
+    family_columns,
+    match_baseline,
+    null_systems_error,
 )
 from ..display import comparison_frame
 from ..errors import ParameterError, ValidationError
-from ..evaluate import as_column_list, parse_metrics
+from ..evaluate import parse_metrics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
+from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values
 from ._compat import column, pyspark, quote
 from .evaluate import check_grades, check_options, per_query_frame, quiet
 from .validate import _free_name, check_columns
@@ -98,8 +100,8 @@ def compare(
     cols = Columns.coerce(columns)
     if system is None:
         system = cols.system
-    by_list = as_column_list(by, "compare")
-    p = _check_parameters(
+    by_list = column_list(by, "compare")
+    p = check_parameters(
         dict(
             pairs=pairs,
             test=test if test is not None else "t",
@@ -121,7 +123,7 @@ def compare(
             "sdf.filter(...).toPandas() (docs/spark.md)"
         )
     names = [str(m) for m in parse_metrics(metrics, "compare")]  # rankframe.compare's (and evaluate's) rule
-    p["family"] = _family_columns(family, by_list)
+    p["family"] = family_columns(family, by_list)
     measures, _, cols, policies = check_options(
         names,
         [*by_list],
@@ -144,43 +146,17 @@ def compare(
     if n_null:
         with quiet():
             examples = null_systems.toPandas()
-        raise ValidationError(
-            [
-                {
-                    "column": system,
-                    "rule": "every row must name its system (no null values)",
-                    "count": int(n_null),
-                    "examples": examples,
-                }
-            ]
-        )
+        raise null_systems_error(system, int(n_null), examples)
+    # the rules of rankframe.compare on the distinct systems, collected from Spark (a few values)
     found = sorted(r[0] for r in sdf.select(sys_col).distinct().collect())
-    if len(found) < 2:
-        raise ValidationError(
-            [
-                {
-                    "column": system,
-                    "rule": f"compare needs at least 2 systems in column {system!r}; found {len(found)}: {found[:5]}",
-                    "count": 0,
-                    "examples": None,
-                }
-            ]
-        )
+    check_systems(found, system)
     if baseline is None and pairs == "baseline":
         raise ParameterError(
             f"rankframe.spark.compare needs baseline= with pairs='baseline' (a Spark DataFrame has no first row "
             f"to take it from); the systems in column {system!r} are {found[:20]}"
         )
     if baseline is not None:
-        exact = [s for s in found if s == baseline]
-        if not exact:
-            matches = [s for s in found if str(s) == str(baseline)]
-            hint = f" (the table's value {matches[0]!r} has another type)" if matches else _hint(baseline, found)
-            raise ParameterError(
-                f"The 'baseline' parameter of compare must be one of the systems in column "
-                f"{system!r}: {found[:20]}. Got {baseline!r} instead.{hint}"
-            )
-        baseline = exact[0]
+        baseline = match_baseline(found, system, baseline)
     if validate:
         validate_table(sdf, cols, by=unit_by, allow_duplicates=allow_duplicates)
     check_grades(sdf, cols, measures)
@@ -230,28 +206,25 @@ def _compare_per_query(
         wide = wide.crossJoin(present_sdf)
     xs = [F.col(n) for n in sys_names]
     pres = [F.col(n) for n in pres_names]
+    # the missing= policy of rankframe.stats.align, its rules applied to Spark columns
     have = [(x.isNotNull() & ~F.isnan(x) & pr) for x, pr in zip(xs, pres)]
     count = sum((F.when(h, 1).otherwise(0) for h in have), F.lit(0))
     k_present = sum((F.when(pr, 1).otherwise(0) for pr in pres), F.lit(0))
-    partial = (count > 0) & (count < k_present)
+    partial = misaligned_queries(count, k_present)
+    holes = [missing_values(partial, h, pr) for h, pr in zip(have, pres)]
     if p["missing"] == "error":
-        holes = [partial & ~h & pr for h, pr in zip(have, pres)]
         misaligned = wide.filter(partial)
         n_holes = misaligned.agg(sum((F.sum(F.when(hole, 1).otherwise(0)) for hole in holes), F.lit(0))).first()[0]
         if n_holes:
             raise _misaligned_error(misaligned, holes, by, query, system, systems, int(n_holes))
-    elif p["missing"] == "zero":
+    else:
+        cells, fill = MISSING_FILL[p["missing"]]
         wide = wide.select(
             *[c for c in wide.columns if c not in sys_names],
             *[
-                F.when(partial & ~h & pr, F.lit(0.0)).otherwise(x).alias(n)
-                for x, h, pr, n in zip(xs, have, pres, sys_names)
+                F.when(hole if cells == "holes" else partial, F.lit(fill)).otherwise(x).alias(n)
+                for x, hole, n in zip(xs, holes, sys_names)
             ],
-        )
-    else:  # drop
-        wide = wide.select(
-            *[c for c in wide.columns if c not in sys_names],
-            *[F.when(partial, F.lit(float("nan"))).otherwise(x).alias(n) for x, n in zip(xs, sys_names)],
         )
     aggs = []
     for j, (a, b) in enumerate(pair_idx):
@@ -332,10 +305,5 @@ def _misaligned_error(misaligned, holes, by, query, system, systems, n_holes) ->
     with quiet():
         ex = rows.select("*", F.explode("__rf_l").alias("__rf_i")).drop("__rf_l").limit(5).toPandas()
     ex[f"{system} without a value"] = [systems[int(i)] for i in ex.pop("__rf_i")]
-    rule = (
-        f"systems must be compared on the same queries within a segment, but {n_units} (segment, query) "
-        f"unit(s) have a value for some systems and none (no row, or NaN) for others. Pass missing='zero' to "
-        f"count such a query as 0 for the system that lacks it (like trec_eval -c), or missing='drop' to leave "
-        f"it out of that segment's comparisons"
-    )
+    rule = misaligned_rule(n_units)
     return ValidationError([{"column": system, "rule": rule, "count": n_holes, "examples": ex}])

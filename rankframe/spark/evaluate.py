@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import keys
+from .. import units
 from ..checks import check_top_grade, needs_grade_check
 from ..columns import Columns
 from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
@@ -54,7 +54,7 @@ def bucket_kernel(
 
         table = pdf.drop(columns=[bucket])
         measures = [parse(n) for n in names]
-        with keys.shared():
+        with units.shared():
             out = numpy_engine.evaluate(table, measures, columns, by, True, policies)
         return to_spark_ready(out[[*by, columns.query, "metric", "value"]])
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from ..columns import Columns, column_list
 from ..errors import ValidationError, check_unique_names, missing_columns_error
-from ..keys import segment_guesses
 from ..table_rules import (
     EXAMPLES,
     RULES,
@@ -26,6 +25,7 @@ from ..table_rules import (
     not_numeric_failure,
     unique_rank_rule,
 )
+from ..units import segment_guesses
 from ._compat import column, is_spark_frame, pyspark, quote
 
 

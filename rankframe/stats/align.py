@@ -12,17 +12,55 @@ Misaligned queries are resolved by the ``missing`` policy: ``"error"`` leaves th
 ``"zero"`` fills the missing values with 0 (the query counts as a failure for the system that lacks it, like
 ``trec_eval -c``), ``"drop"`` removes the query from every comparison of that segment and metric. Pairs that
 involve a system absent from a segment have no compared query there (``n = 0``).
+
+The policy is declared here once: its values (:data:`MISSING`), what they do (:data:`MISSING_MEANING`,
+:data:`MISSING_FILL`, :func:`misaligned_queries`, :func:`missing_values`) and the error's words
+(:func:`misaligned_rule`). numpy (:func:`align`) and Spark (:mod:`rankframe.spark.compare`) apply them to their own
+arrays or columns; ``rf_compare`` (SQL, error only) writes the words again, held to :data:`MISALIGNED` by a test.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row, segment_sum
 
 MISSING = ("error", "zero", "drop")
+#: what ``"zero"`` and ``"drop"`` do with a misaligned query, in the words of every face's error (rf_compare's too)
+MISSING_MEANING = {
+    "zero": "count such a query as 0 for the system that lacks it (like trec_eval -c)",
+    "drop": "leave it out of that segment's comparisons",
+}
+#: the values each policy replaces, and by what: ``"holes"`` the missing values of a misaligned query (the
+#: systems without one), ``"partial"`` every value of it; numpy (:func:`align`) and Spark apply this one table
+MISSING_FILL = {"zero": ("holes", 0.0), "drop": ("partial", float("nan"))}
+#: the rule of aligned queries (``count``: the misaligned (segment, query) units); every face's error starts with it
+MISALIGNED = (
+    "systems must be compared on the same queries within a segment, but {count} (segment, query) unit(s) have a "
+    "value for some systems and none (no row, or NULL/NaN) for others"
+)
+
+
+def misaligned_rule(count: int) -> str:
+    """The rule broken by ``count`` misaligned (segment, query) units, and the ``missing=`` values that resolve it."""
+    remedies = ", or ".join(f"missing={name!r} to {meaning}" for name, meaning in MISSING_MEANING.items())
+    return f"{MISALIGNED.format(count=count)}. Pass {remedies}"
+
+
+def misaligned_queries(count: Any, n_present: Any) -> Any:
+    """Misaligned (row, metric): ``count`` of the present systems have a value, more than none and fewer than all.
+
+    Written with ``>``, ``<`` and ``&`` only, so that it reads numpy arrays and Spark columns alike.
+    """
+    return (count > 0) & (count < n_present)
+
+
+def missing_values(misaligned: Any, have: Any, present: Any) -> Any:
+    """The holes of misaligned queries: a present system without a value (numpy arrays or Spark columns)."""
+    return misaligned & ~have & present
 
 
 def pivot(
@@ -85,17 +123,14 @@ def align(values: np.ndarray, exists: np.ndarray, offsets: np.ndarray, missing: 
     present = segment_sum(exists, offsets) > 0
     present_row = present[seg]  # (rows, systems)
     have = ~np.isnan(values) & present_row[:, None, :]
-    count = have.sum(axis=2)
-    k_present = present_row.sum(axis=1)[:, None]
-    partial = (count > 0) & (count < k_present)  # (rows, metrics)
-    holes = partial[:, :, None] & ~have & present_row[:, None, :]
+    partial = misaligned_queries(have.sum(axis=2), present_row.sum(axis=1)[:, None])  # (rows, metrics)
+    holes = missing_values(partial[:, :, None], have, present_row[:, None, :])
     misaligned = np.nonzero(holes)
     out = values.copy()
     n_filled = n_dropped = 0
-    if missing == "zero":
-        out[holes] = 0.0
-        n_filled = int(holes.sum())
-    elif missing == "drop":
-        out[partial] = np.nan
-        n_dropped = int(partial.sum())
+    if missing != "error":
+        cells, fill = MISSING_FILL[missing]
+        out[holes if cells == "holes" else partial] = fill
+        n_filled = int(holes.sum()) if missing == "zero" else 0
+        n_dropped = int(partial.sum()) if missing == "drop" else 0
     return Alignment(values=out, present=present, misaligned=misaligned, n_filled=n_filled, n_dropped=n_dropped)

@@ -1,0 +1,183 @@
+"""The output of a comparison from its statistics: per-query codes, the notes, the pairs, the result frame.
+
+Shared by the pandas/DuckDB face (:mod:`rankframe.compare`) and Spark (:mod:`rankframe.spark.compare`): both
+reach the same (segment, metric x pair) statistics and build the same frame here, dtypes and notes included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..display import EFFECT_SIZE
+from ..errors import ValidationError
+from ..stats.align import misaligned_rule
+
+NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
+NOTE_BASELINE_ABSENT = "baseline has no queries in this segment"
+NOTE_NO_QUERY = "no query compared"
+NOTE_ONE_QUERY = "only 1 query: no test, interval or effect size (n < 2)"
+NOTE_ALL_ZERO = "identical on every query (all differences 0): no p-value"
+NOTE_ALL_ZERO_TUKEY = "identical on every query (all differences 0): no effect size"
+NOTE_CONSTANT = "every difference is the same (sd = 0)"
+
+
+def per_query_codes(per: pd.DataFrame, by: list[str], query: str, system: str, names: list[str]):
+    """Integer codes of the per-query frame: segment, row (segment, query), metric, system."""
+    n = len(per)
+    if by:
+        grouped = per.groupby(by, sort=True, dropna=False, observed=True)
+        seg = grouped.ngroup().to_numpy(np.int64)
+        seg_keys = grouped.size().index.to_frame(index=False)
+    else:
+        seg = np.zeros(n, dtype=np.int64)
+        seg_keys = pd.DataFrame(index=range(1))
+    q_codes, q_uniques = pd.factorize(per[query], sort=True, use_na_sentinel=False)
+    n_q = len(q_uniques)
+    n_seg = len(seg_keys)
+    key = seg * n_q + q_codes
+    if n_seg * n_q <= 8 * n + 1_000_000:  # dense marks: O(segments x queries), no sort
+        mark = np.zeros(n_seg * n_q, dtype=bool)
+        mark[key] = True
+        row_of_key = np.cumsum(mark) - 1
+        row = row_of_key[key]
+        row_key = np.flatnonzero(mark)
+    else:
+        row_key, row = np.unique(key, return_inverse=True)
+    row_seg, row_q = np.divmod(row_key, n_q)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(row_seg, minlength=n_seg))])
+    m_raw, m_uniques = pd.factorize(per["metric"])
+    m_codes = pd.Index(names).get_indexer(m_uniques).astype(np.int64)[m_raw]
+    s_codes, s_uniques = pd.factorize(per[system], sort=True)
+    return seg_keys, offsets, row.astype(np.int64), row_q, q_uniques, m_codes, s_codes.astype(np.int64), s_uniques
+
+
+def misaligned_error(
+    alignment: stats.Alignment,
+    seg_keys: pd.DataFrame,
+    by: list[str],
+    row_seg: np.ndarray,
+    row_q: np.ndarray,
+    q_uniques,
+    names: list[str],
+    s_uniques,
+    query: str,
+    system: str,
+) -> ValidationError:
+    """The error of misaligned queries (``missing='error'``), with the first few of them."""
+    rows, metric, sysc = alignment.misaligned
+    take = slice(0, 5)
+    ex = seg_keys.iloc[row_seg[rows[take]]].reset_index(drop=True) if by else pd.DataFrame(index=range(len(rows[take])))
+    ex[query] = np.asarray(q_uniques)[row_q[rows[take]]]
+    ex["metric"] = np.asarray(names, dtype=object)[metric[take]]
+    ex[f"{system} without a value"] = np.asarray(s_uniques)[sysc[take]]
+    n_queries = len(np.unique(rows))
+    rule = misaligned_rule(n_queries)
+    return ValidationError([{"column": system, "rule": rule, "count": len(rows), "examples": ex}])
+
+
+def family_groups(out: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, str]:
+    """The correction family of each output row, and the family in words (``out.attrs['family']``)."""
+    if not cols:
+        return np.zeros(len(out), dtype=np.int64), f"all {len(out)} comparisons of the call"
+    groups = out.groupby(cols, sort=False, dropna=False, observed=True).ngroup().to_numpy(np.int64)
+    count = int(groups.max()) + 1 if len(groups) else 0
+    return groups, f"per {', '.join(cols)} ({count} {'family' if count == 1 else 'families'})"
+
+
+def pair_indices(n_systems: int, baseline_at: int | None, pairs: str) -> np.ndarray:
+    """(system, baseline) index pairs: each system against the baseline (first system when None), or all pairs."""
+    order = list(range(n_systems))
+    if baseline_at is not None:
+        order = [baseline_at] + [i for i in order if i != baseline_at]
+    if pairs == "baseline":
+        return np.array([(j, order[0]) for j in order[1:]], dtype=np.int64).reshape(-1, 2)
+    return np.array(
+        [(order[j], order[i]) for i in range(n_systems) for j in range(i + 1, n_systems)], dtype=np.int64
+    ).reshape(-1, 2)
+
+
+def result_frame(
+    seg_keys: pd.DataFrame | None,
+    names: list[str],
+    labels: pd.Index,
+    pair_idx: np.ndarray,
+    summary: stats.PairedSummary,
+    pvalue: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    present: np.ndarray,
+    p: dict[str, Any],
+    *,
+    test: str,
+    ci_method: str,
+    baseline: object,
+) -> pd.DataFrame:
+    """Compare's output frame from the (segment, metric x pair) statistics: notes, NaNs, correction, columns.
+
+    Shared by the pandas/DuckDB face and rankframe.spark.compare, so both give the same frame, dtypes included.
+    ``seg_keys`` holds the segment columns (one row per segment, None without segments), ``present`` which
+    systems have queries in each segment (segments x systems).
+    """
+    n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
+    n = summary.n
+    pvalue, low, high = pvalue.copy(), low.copy(), high.copy()
+    effect = summary.effect_size
+    note = np.full(n.shape, None, dtype=object)
+    all_zero = (n >= 2) & (summary.ties == n)
+    constant = (n >= 2) & ~all_zero & (summary.sd == 0)
+    note[constant] = NOTE_CONSTANT
+    if test == "tukey":  # Tukey's p-value of an identical pair is 1 (q = 0), not NaN: only the effect size is NaN
+        note[all_zero] = NOTE_ALL_ZERO_TUKEY
+    else:
+        note[all_zero] = NOTE_ALL_ZERO
+        pvalue[all_zero] = np.nan
+    note[n == 1] = NOTE_ONE_QUERY
+    note[n == 0] = NOTE_NO_QUERY
+    sys_absent = ~present[:, pair_idx[:, 0]]
+    base_absent = ~present[:, pair_idx[:, 1]]
+    note3 = note.reshape(n_seg, n_metrics, n_pairs)
+    note3[np.broadcast_to(base_absent[:, None, :], note3.shape)] = NOTE_BASELINE_ABSENT
+    note3[np.broadcast_to(sys_absent[:, None, :], note3.shape)] = NOTE_SYSTEM_ABSENT
+    few = n < 2
+    for arr in (pvalue, effect, low, high):
+        arr[few] = np.nan
+
+    seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
+    if seg_keys is not None:
+        out = seg_keys.iloc[seg_rep].reset_index(drop=True)
+    else:
+        out = pd.DataFrame(index=range(len(seg_rep)))
+    out["metric"] = np.tile(np.repeat(np.asarray(names, dtype=object), n_pairs), n_seg)
+    out["system"] = labels.take(np.tile(pair_idx[:, 0], n_seg * n_metrics))
+    out["baseline"] = labels.take(np.tile(pair_idx[:, 1], n_seg * n_metrics))
+    out["n"] = n.ravel().astype(np.int64)
+    out["mean"] = summary.mean_x.ravel()
+    out["baseline_mean"] = summary.mean_y.ravel()
+    out["delta"] = summary.delta.ravel()
+    out["ci_low"] = low.ravel()
+    out["ci_high"] = high.ravel()
+    out["p_value"] = pvalue.ravel()
+    groups, family_text = family_groups(out, p["family"])
+    out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
+    out["effect_size"] = effect.ravel()
+    out["wins"] = summary.wins.ravel().astype(np.int64)
+    out["ties"] = summary.ties.ravel().astype(np.int64)
+    out["losses"] = summary.losses.ravel().astype(np.int64)
+    out["note"] = pd.Series(note.ravel(), dtype=object)  # None where nothing is NaN, whatever pandas infers
+    out.attrs.update(
+        test=test,
+        ci_method=ci_method,
+        ci=p["ci"],
+        correction=p["correction"],
+        family=family_text,
+        pairs=p["pairs"],
+        baseline=baseline,
+        missing=p["missing"],
+        alternative="two-sided",
+        effect_size=EFFECT_SIZE,
+    )
+    return out

@@ -1,0 +1,230 @@
+"""The rules of a comparison that need no per-query value, written once for every face of compare.
+
+The parameters (``test``, ``ci``, ``ci_method``, ``correction``, ``pairs``, ``missing``, ``seed``, ``n_resamples``,
+``engine``, ``family`` and the evaluate options passed on), the system column (a column name, not a role, not a
+segment, not an output column's name, present, no null value), the systems (at least 2) and the baseline (one of
+them, matched by value, with a hint when only its text matches). pandas (:func:`rankframe.compare`), DuckDB files
+and relations, Spark (:func:`rankframe.spark.compare`) and the CLI each gather what a rule needs their own way
+(the frame's values, one DuckDB aggregate, Spark's distinct values) and call the rule here, so the messages are
+the same on every face; ``sql/compare.sql`` (``rf_compare``) writes the system rules' words again in SQL, and a
+test holds its messages to the templates declared here (:data:`SYSTEM_IN_BY`, :data:`TOO_FEW_SYSTEMS`,
+:data:`UNKNOWN_BASELINE`, :data:`NULL_SYSTEMS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import stats
+from ..columns import Columns
+from ..display import OUTPUT_COLUMNS
+from ..errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
+from ..evaluate import evaluate_parameters
+from ..stats.align import MISSING
+from ..stats.randomization import check_n_resamples
+
+TESTS = ("t", "randomization", "wilcoxon", "tukey")
+CI_METHODS = ("t", "bootstrap", "tukey")
+PAIRS = ("baseline", "all")
+CORRECTIONS = stats.CORRECTIONS
+#: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
+CORRECTION_CHOICES = ("auto", *CORRECTIONS)
+#: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
+_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
+EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))
+
+#: the system column listed among the segments (``by_arg``: the segments as the face's caller wrote them,
+#: ``by_name``: that face's name of the parameter)
+SYSTEM_IN_BY = (
+    "the system column {system!r} is also in {by_arg}: {owner} adds it to the segments itself; {by_name} names "
+    "only the segment columns (country, device, ...)"
+)
+#: a row without a system (the rule of a ValidationError on the system column)
+NULL_SYSTEMS = "every row must name its system (no null values)"
+#: fewer than 2 systems in the table (``found``: the few systems found)
+TOO_FEW_SYSTEMS = "{owner} needs at least 2 systems in column {system!r}; found {count}: {found}"
+#: a baseline that is not one of the table's systems (``shown``: up to 20 of them, ``hint``: a did-you-mean)
+UNKNOWN_BASELINE = (
+    "The 'baseline' parameter of {owner} must be one of the systems in column {system!r}: {shown}. "
+    "Got {baseline!r} instead.{hint}"
+)
+
+
+def hint(name: object, known: Iterable[object]) -> str:
+    """`` Hint: did you mean 'x'?`` for the closest of ``known`` (case counts), or ``""``."""
+    close = close_match(name, known, ignore_case=False)
+    return f" Hint: did you mean {close!r}?" if close else ""
+
+
+def _choice(name: str, value: object, choices: Sequence[object]) -> Any:
+    if isinstance(value, str):
+        value = value.lower()
+    if value not in choices:
+        raise parameter_error("compare", name, "one of " + ", ".join(map(repr, choices)), value)
+    return value
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
+    """Check every parameter that does not need the data; return them normalised."""
+    p["pairs"] = _choice("pairs", p["pairs"], PAIRS)
+    if p["test"] is None:
+        p["test"] = "tukey" if p["pairs"] == "all" else "t"
+    p["test"] = _choice("test", p["test"], TESTS)
+    if p["test"] == "tukey" and p["pairs"] != "all":
+        raise ParameterError(
+            "test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
+            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline"
+        )
+    if p["ci_method"] is None:
+        p["ci_method"] = "tukey" if p["test"] == "tukey" else "t"
+    p["ci_method"] = _choice("ci_method", p["ci_method"], CI_METHODS)
+    if p["ci_method"] == "tukey" and p["test"] != "tukey":
+        raise ParameterError(
+            "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
+            f"test={p['test']!r} use ci_method='t' or 'bootstrap'"
+        )
+    ci = p["ci"]
+    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) or not 0 < ci < 1:
+        raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
+    p["ci"] = float(ci)
+    p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
+    p["missing"] = _choice("missing", p["missing"], MISSING)
+    p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
+    seed = p["seed"]
+    if seed is not None and not (_is_int(seed) and seed >= 0):
+        raise parameter_error("compare", "seed", "None or an int >= 0", seed)
+    if not isinstance(p["engine"], str) or p["engine"].lower() not in ("pandas", "duckdb"):
+        raise parameter_error("compare", "engine", "one of 'pandas', 'duckdb'", p["engine"])
+    for key in p["options"]:
+        if key not in EVALUATE_OPTIONS:
+            raise ParameterError(
+                f"compare got an unknown option {key!r}; the evaluate options it passes on are "
+                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
+            )
+    return p
+
+
+def default_correction(correction: str | None, test: str) -> str | None:
+    """The correction ``"auto"`` stands for: none after Tukey's HSD, Holm after any other test.
+
+    Tukey's p-values already control the family-wise error rate over the pairs of each segment and metric; Holm on
+    top would correct them a second time.
+    """
+    if correction != "auto":
+        return correction
+    return None if test == "tukey" else "holm"
+
+
+def family_columns(family: object, by: list[str]) -> list[str]:
+    """The output columns that split the correction family ([] = one family: every comparison of the call)."""
+    allowed = ["metric", *by, "system", "baseline"]
+    if isinstance(family, str) and family.lower() == "all":
+        return []
+    cols = [family] if isinstance(family, str) else family
+    if not isinstance(cols, (list, tuple)) or not cols or not all(isinstance(c, str) for c in cols):
+        raise parameter_error("compare", "family", f"'all' or column name(s) among {allowed}", family)
+    bad = [c for c in cols if c not in allowed]
+    if bad:
+        raise ParameterError(
+            f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
+            f"Got {family!r} instead.{hint(bad[0], allowed)}"
+        )
+    return list(dict.fromkeys(cols))
+
+
+def check_system_column(system: object, by: list[str], columns: Columns, present: list, rename_hint: str) -> None:
+    """The rules of the ``system`` argument shared by every face of compare (pandas, DuckDB and Spark).
+
+    ``present`` lists the table's columns; ``rename_hint`` formats a rename call of that face for a column name.
+    """
+    if not isinstance(system, str):
+        raise parameter_error("compare", "system", "a column name (str)", system)
+    if system in by:
+        raise ParameterError(SYSTEM_IN_BY.format(system=system, by_arg=f"by={by}", owner="compare", by_name="by="))
+    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
+    taken = [r for r, c in roles.items() if c == system]
+    if taken:
+        raise ParameterError(
+            f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
+            "column that names the system (run) of each row"
+        )
+    clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
+    if clash:
+        raise ParameterError(
+            f"the column {clash[0]!r} has the name of an output column of compare "
+            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. {rename_hint.format(name=clash[0])}"
+        )
+    if system not in present:
+        raise missing_columns_error([system], list(present))
+
+
+def null_systems_error(system: str, count: int, examples: pd.DataFrame | None) -> ValidationError:
+    """The error of ``count`` rows without a system (``examples``: a few of them)."""
+    return ValidationError([{"column": system, "rule": NULL_SYSTEMS, "count": int(count), "examples": examples}])
+
+
+def check_frame_system(df: pd.DataFrame, system: str, by: list[str], columns: Columns) -> None:
+    """The system column rules on a pandas frame: :func:`check_system_column`, then no null system."""
+    if not isinstance(df, pd.DataFrame):
+        raise parameter_error("compare", "df", "a pandas DataFrame", type(df).__name__)
+    check_system_column(system, by, columns, list(df.columns), "df.rename(columns={{{name!r}: '{name}_'}})")
+    nulls = df[system].isna()
+    if nulls.any():
+        raise null_systems_error(system, int(nulls.sum()), df[nulls].head(5))
+
+
+def check_systems(found: list, system: str) -> None:
+    """At least 2 systems among ``found`` (the distinct values of the system column, in the face's order)."""
+    if len(found) < 2:
+        rule = TOO_FEW_SYSTEMS.format(owner="compare", system=system, count=len(found), found=found[:5])
+        raise ValidationError([{"column": system, "rule": rule, "count": 0, "examples": None}])
+
+
+def match_baseline(found: list, system: str, baseline: object) -> object:
+    """The system among ``found`` equal to ``baseline`` (the table's value, with its type), else a ParameterError.
+
+    When only the text matches (``baseline="1"``, systems 1, 2), the message says the table's value has another type.
+    """
+    exact = [s for s in found if s == baseline]
+    if exact:
+        return exact[0]
+    matches = [s for s in found if str(s) == str(baseline)]
+    why = f" (the table's value {matches[0]!r} has another type)" if matches else hint(baseline, found)
+    shown = sorted(found, key=str)[:20]
+    raise ParameterError(
+        UNKNOWN_BASELINE.format(owner="compare", system=system, shown=shown, baseline=baseline, hint=why)
+    )
+
+
+def pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
+    """The baseline (checked against the systems of the table) and the systems found.
+
+    Without ``baseline``: the system of the first row with ``pairs="baseline"``, None with ``pairs="all"``.
+    """
+    found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
+    check_systems(found, system)
+    if baseline is None:
+        return (df[system].iloc[0] if pairs == "baseline" else None), found
+    return match_baseline(found, system, baseline), found
+
+
+def source_baseline(
+    source: object, system: str, baseline: object, by: list[str], columns: Columns, pairs: str, config: object
+) -> object:
+    """The system column rules and :func:`pick_baseline` for a file or DuckDB relation, from one aggregate in DuckDB."""
+    from ..engines import duckdb_source
+
+    info = duckdb_source.systems(source, system, duckdb_source.settings_from(config))
+    check_system_column(system, by, columns, info.columns, "a view that renames it (SELECT * RENAME ({name} AS ...))")
+    if info.nulls:
+        raise null_systems_error(system, info.nulls, info.examples)
+    seen = pd.DataFrame({system: pd.Series([*([info.first] if info.found else []), *info.found], dtype=object)})
+    return pick_baseline(seen, system, baseline, pairs)[0]

@@ -1,0 +1,46 @@
+"""The unit layer: codes and ranked order of the evaluation units (segment columns..., query), shared per call.
+
+One module per job: :mod:`._memo` (the per-call memo), :mod:`.values` (a column's numbers as numpy),
+:mod:`.codes` (dense unit and item codes), :mod:`.order` (the ranked order, CSR), :mod:`.packed` (the ranked lists
+from one sort of packed keys), :mod:`.duplicates` (the rule "items unique per unit"). Callers outside the
+package use the names re-exported here (``units.group_codes``).
+"""
+
+from __future__ import annotations
+
+from ._memo import alias, shared
+from .codes import Groups, dense_codes, group_codes, item_factors
+from .duplicates import (
+    SEGMENT_GUESSES,
+    duplicate_item_rows,
+    duplicate_item_rule,
+    segment_guesses,
+    separating_column,
+)
+from .order import RankedOrder, index_dtype, offsets_from_counts, positions_in_lists, ranked_order
+from .packed import DenseLists, dense_lists
+from .values import as_float, int_values, rank_values
+
+__all__ = [
+    "SEGMENT_GUESSES",
+    "DenseLists",
+    "Groups",
+    "RankedOrder",
+    "alias",
+    "as_float",
+    "dense_codes",
+    "dense_lists",
+    "duplicate_item_rows",
+    "duplicate_item_rule",
+    "group_codes",
+    "index_dtype",
+    "int_values",
+    "item_factors",
+    "offsets_from_counts",
+    "positions_in_lists",
+    "rank_values",
+    "ranked_order",
+    "segment_guesses",
+    "separating_column",
+    "shared",
+]
