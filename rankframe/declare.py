@@ -3,7 +3,7 @@
 Each metric declares itself once, as ``SPEC = MetricSpec(...)`` beside its numpy kernel in
 ``rankframe/metrics/<name>.py``; ``rankframe.registry`` collects the declarations and everything else (the name
 parser, the accessor methods, the docs tables, the CLI's trec_eval names, the DuckDB engine's "nothing relevant"
-rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "Adding a metric".
+rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "Add a metric".
 """
 
 from __future__ import annotations

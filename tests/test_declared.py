@@ -1,7 +1,7 @@
 """Declare once: every registered metric has every piece derived from (or held against) its declaration.
 
 A metric is declared once, as ``SPEC`` in ``rankframe/metrics/<name>.py`` beside its numpy kernel, and its SQL
-lives in ``sql/<name>.sql`` (CONTRIBUTING.md, "Adding a metric"). This file fails, naming the metric and the
+lives in ``sql/<name>.sql`` (CONTRIBUTING.md, "Add a metric"). This file fails, naming the metric and the
 missing piece, when a registered metric lacks: its kernel with the declared parameters, its scalar and aggregate
 SQL macros with the same parameters (names and defaults, parsed from ``sql/<name>.sql``), its column in the SQL
 table macros (with the declared "nothing relevant" rule), its rows in docs/metrics.md, its accessor method with a
