@@ -6,7 +6,8 @@
 The Parquet file is the one bench/sql.py writes (/tmp/rankframe-bench/bench_<queries>.parquet: queries x 100
 ranked rows + 1-5 judged-unretrieved rows each, segment = query % 7); it is generated here when missing. Each
 measurement runs in a fresh subprocess (its own JVM): AP@10, nDCG@10, P@10, R@100, RR@10 means per segment with
-rankframe.spark.evaluate (engine "pandas": grouped pandas over query buckets; engine "sql": Spark SQL windows),
+rankframe.spark.evaluate (engine "pandas": grouped pandas over query buckets) or bench/spark_sql.py (engine "sql":
+Spark SQL windows, retired from the library in issue 20),
 validation off and on, then DuckDB (rankframe's SQL macros, 2 threads) on the same file. Reports wall time,
 rows/s, the machine's load (uptime) next to every number, and checks that every engine gives the same means.
 """
@@ -54,7 +55,13 @@ def run_spark(path: str, master: str, engine: str, validate: bool, partitions: i
     rows = sdf.count()
     load_before = load()
     t0 = time.perf_counter()
-    means = rs.evaluate(sdf, FIVE, by="segment", engine=engine, validate=validate)
+    if engine == "sql":  # option (a) of decision 9, retired from the library: bench/spark_sql.py
+        sys.path.insert(0, str(ROOT / "bench"))
+        from spark_sql import evaluate_sql
+
+        means = evaluate_sql(sdf, FIVE, by="segment", validate=validate)
+    else:
+        means = rs.evaluate(sdf, FIVE, by="segment", engine=engine, validate=validate)
     seconds = time.perf_counter() - t0
     spark.stop()
     return {

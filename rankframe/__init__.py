@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from . import display, inputs, plot, polars_namespace, progress, sql
+from . import display, inputs, plot, polars_namespace, progress, registry, sql
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -23,7 +23,7 @@ from .io import (
 from .join import join_qrels, read_trec
 from .names import Measure, parse
 from .progress import options
-from .registry import METRICS
+from .registry import METRICS, on_change
 from .report import report
 from .schema import schema
 
@@ -61,4 +61,5 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
+on_change(lambda: globals().update(METRICS=registry.METRICS))  # rankframe.METRICS follows register()
 polars_namespace.install()  # pl_df.rank_metrics, once polars is imported (never imports polars itself)

@@ -8,12 +8,12 @@ from typing import Any
 
 import pandas as pd
 
-from . import inputs
+from . import inputs, registry
 from .columns import Columns
 from .errors import ParameterError, RankframeError, unknown_name_error
 from .evaluate import as_column_list, as_flag, evaluate, evaluate_parameters
 from .names import Measure
-from .registry import METRICS, MetricSpec
+from .registry import MetricSpec
 from .schema import schema, validate
 
 #: evaluate's parameters a metric method takes besides its own (``by``, ``per_query``, then every option), read
@@ -204,9 +204,23 @@ def _method_names(spec: MetricSpec) -> list[str]:
     return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1]
 
 
-for _spec in METRICS:
-    for _name in _method_names(_spec):
-        setattr(RankMetrics, _name, _method(_spec))
+#: the shortcut methods made from the declarations, by method name (remade when the metric set changes)
+_SHORTCUTS: dict[str, MetricSpec] = {}
+
+
+def _make_shortcuts() -> None:
+    """One method per declared metric and alias (``df.rank_metrics.ndcg``), following ``registry.METRICS``."""
+    wanted = {name: spec for spec in registry.METRICS for name in _method_names(spec)}
+    for name in [n for n in _SHORTCUTS if _SHORTCUTS[n] is not wanted.get(n)]:
+        delattr(RankMetrics, name)
+        del _SHORTCUTS[name]
+    for name, spec in wanted.items():
+        if name not in _SHORTCUTS:
+            setattr(RankMetrics, name, _method(spec))
+            _SHORTCUTS[name] = spec
+
+
+registry.on_change(_make_shortcuts)
 
 
 @pd.api.extensions.register_dataframe_accessor("rank_metrics")

@@ -32,7 +32,8 @@ def _top_grade(df: pd.DataFrame, columns: Columns) -> float | None:
 def check_grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]) -> None:
     """Raise a ParameterError when a grade of the table is outside what a requested metric can take.
 
-    * ERR/nERR: every judged grade must be <= ``max_grade`` (anywhere in the table, not only in the top k, so
+    * A metric that declares ``max_grade`` (ERR, nERR: ``MetricSpec.limits_grades``): every judged grade must be
+      <= ``max_grade`` (anywhere in the table, not only in the top k, so
       that the answer does not depend on the cutoff or the engine).
     * Exponential gain (2^g - 1): the gains and their sums over the table must stay finite in float64, i.e.
       top grade + log2(rows) <= 1023; beyond that nDCG would be inf/inf = NaN and silently leave the mean.
@@ -44,16 +45,16 @@ def check_grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]
 
 def needs_grade_check(measures: Sequence[Measure]) -> bool:
     """Whether a requested metric limits the grades (ERR/nERR's ``max_grade``, the exponential gain)."""
-    return any(m.spec.name in ("err", "nerr") or m.kw.get("gain") == "exponential" for m in measures)
+    return any(m.spec.limits_grades or m.kw.get("gain") == "exponential" for m in measures)
 
 
 def check_top_grade(top: float | None, n_rows: int, columns: Columns, measures: Sequence[Measure]) -> None:
     """The rule of :func:`check_grades` given the table's top judged grade and its row count (any engine)."""
     if top is None:
         return
-    wanted = [m for m in measures if m.spec.name in ("err", "nerr") or m.kw.get("gain") == "exponential"]
+    wanted = [m for m in measures if m.spec.limits_grades or m.kw.get("gain") == "exponential"]
     for m in wanted:
-        if m.spec.name in ("err", "nerr") and top > m.kw["max_grade"]:
+        if m.spec.limits_grades and top > m.kw["max_grade"]:
             raise ParameterError(
                 f"The 'max_grade' parameter of {m.spec.canonical} must be >= every grade in the table. Got "
                 f"{m.kw['max_grade']!r} but column {columns.relevance!r} has grade {top:g}; pass "

@@ -3,7 +3,7 @@
 Each metric declares itself once, as ``SPEC = MetricSpec(...)`` beside its numpy kernel in
 ``rankframe/metrics/<name>.py``; ``rankframe.registry`` collects the declarations and everything else (the name
 parser, the accessor methods, the docs tables, the CLI's trec_eval names, the DuckDB engine's "nothing relevant"
-rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "Adding a metric".
+rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "Add a metric".
 """
 
 from __future__ import annotations
@@ -264,15 +264,28 @@ class MetricSpec:
     #: (name, values of the parameter after @): a name that stands for several measures, one per value
     #: (trec_eval's iprec_at_recall is the 11-point curve IPrec@0.0 ... IPrec@1.0); names.expand reads it
     family: tuple[str, tuple[Any, ...]] | None = None
-    order: int = 1000  # position in listings (docs tables, rf_per_query's columns, the SQL bundle)
+    order: int = 1000  # position in listings (docs tables, the SQL bundle)
+    #: the DuckDB engine's windowed form, for a metric whose running product is a window over the unit's rows
+    #: (ERR, nERR: O(n log n)) rather than a per-unit aggregate: (key, window expression) pairs and the aggregate
+    #: that reads them by key. Formatted with ``part`` (the unit), the measure's parameters as SQL literals and
+    #: each key as the name of its window column (one column per distinct expression, shared by the measures)
+    sql_windows: tuple[tuple[str, str], ...] = ()
+    sql_windowed: str | None = None
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if (self.sql_windowed is None) != (not self.sql_windows):
+            raise ValueError(f"{self.name}: sql_windows and sql_windowed are declared together")
         if self.nothing_relevant is not None and self.nothing_relevant not in NOTHING_RELEVANT:
             raise ValueError(
                 f"{self.name}: nothing_relevant must be one of {sorted(NOTHING_RELEVANT)}, got "
                 f"{self.nothing_relevant!r}"
             )
+
+    @property
+    def limits_grades(self) -> bool:
+        """Declares ``max_grade``: every grade of the table must be <= it (ERR, nERR; checked on every face)."""
+        return any(p.name == MAX_GRADE.name for p in self.params)
 
     @property
     def needs_relevant(self) -> bool:

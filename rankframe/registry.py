@@ -40,26 +40,86 @@ def _collect() -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
             continue  # a helper module without a metric of its own
         if spec.name != info.name:
             raise ImportError(f"rankframe/metrics/{info.name}.py declares a metric named {spec.name!r}")
-        found.append((spec.order, spec.name, spec, module.compute))
-    found.sort(key=lambda t: (t[0], t[1]))
-    return tuple(t[2] for t in found), {t[1]: t[3] for t in found}
+        found.append((spec, module.compute))
+    return tuple(s for s, _ in found), {s.name: f for s, f in found}
 
 
 #: the declared metrics, in their declared order
-METRICS, KERNELS = _collect()
-
-BY_NAME: dict[str, MetricSpec] = {m.name: m for m in METRICS}
+METRICS: tuple[MetricSpec, ...] = ()
+KERNELS: dict[str, Callable] = {}
+BY_NAME: dict[str, MetricSpec] = {}
 _ALIASES: dict[str, MetricSpec] = {}
 _TREC_CUT: dict[str, MetricSpec] = {}
-for _m in METRICS:
-    for _a in (_m.name, _m.canonical, *_m.aliases, *([_m.trec_eval] if _m.trec_eval else [])):
-        _other = _ALIASES.setdefault(_a.lower(), _m)
-        if _other is not _m:
-            raise ImportError(f"the metric name {_a!r} is declared by both {_other.name} and {_m.name}")
-    if _m.trec_eval_cut:
-        _TREC_CUT[_m.trec_eval_cut.lower()] = _m
+_FAMILIES: dict[str, MetricSpec] = {}
+#: functions called after every change of the metric set (the accessor's shortcut methods, ``rankframe.METRICS``)
+_LISTENERS: list[Callable[[], None]] = []
+
+
+def _index(specs: tuple[MetricSpec, ...], kernels: dict[str, Callable]) -> None:
+    """Rebuild every lookup table from ``specs`` (all or nothing: a clash leaves the tables as they were)."""
+    aliases: dict[str, MetricSpec] = {}
+    for m in specs:
+        for a in (m.name, m.canonical, *m.aliases, *([m.trec_eval] if m.trec_eval else [])):
+            other = aliases.setdefault(a.lower(), m)
+            if other is not m:
+                raise ImportError(f"the metric name {a!r} is declared by both {other.name} and {m.name}")
+    global METRICS
+    METRICS = tuple(sorted(specs, key=lambda m: (m.order, m.name)))
+    for table in (KERNELS, BY_NAME, _ALIASES, _TREC_CUT, _FAMILIES):  # in place: importers hold these dicts
+        table.clear()
+    KERNELS.update(kernels)
+    BY_NAME.update({m.name: m for m in METRICS})
+    _ALIASES.update(aliases)
+    _TREC_CUT.update({m.trec_eval_cut.lower(): m for m in METRICS if m.trec_eval_cut})
+    _FAMILIES.update({m.family[0].lower(): m for m in METRICS if m.family})
+    for listener in _LISTENERS:
+        listener()
+
+
+def register(spec: MetricSpec, compute: Callable) -> None:
+    """Add a metric declared outside ``rankframe/metrics/`` (its ``SPEC`` and ``compute``), as if it were there.
+
+    The same path as the package's own metrics: the name parser, the engines, the accessor's shortcut methods and
+    every other reader of this module see it at once. Its SQL kernel goes to :func:`rankframe.sql.register`.
+    Used by tests (``tests/test_add_a_metric.py``) and for trying a metric before it gets its file; undo with
+    :func:`unregister`.
+    """
+    if spec.name in BY_NAME:
+        raise ValueError(f"a metric named {spec.name!r} is already declared")
+    _index((*METRICS, spec), {**KERNELS, spec.name: compute})
+
+
+def unregister(name: str) -> None:
+    """Remove a metric added by :func:`register` (the package's own metrics stay)."""
+    if name in _BUILT_IN:
+        raise ValueError(f"{name!r} is declared in rankframe/metrics/ and cannot be removed")
+    if name in BY_NAME:
+        _index(tuple(m for m in METRICS if m.name != name), {n: f for n, f in KERNELS.items() if n != name})
+
+
+def added() -> tuple[tuple[MetricSpec, Callable], ...]:
+    """The metrics added by :func:`register`, with their kernels (what a Spark worker must :func:`adopt`)."""
+    return tuple((m, KERNELS[m.name]) for m in METRICS if m.name not in _BUILT_IN)
+
+
+def adopt(metrics: tuple[tuple[MetricSpec, Callable], ...]) -> None:
+    """Register each of ``metrics`` (from :func:`added` in another process) that this process does not know."""
+    for spec, compute in metrics:
+        if BY_NAME.get(spec.name) != spec:
+            if spec.name in BY_NAME and spec.name not in _BUILT_IN:
+                unregister(spec.name)
+            register(spec, compute)
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` after every :func:`register` / :func:`unregister` (and once now)."""
+    _LISTENERS.append(listener)
+    listener()
+
+
+_index(*_collect())
+_BUILT_IN = frozenset(BY_NAME)
 _TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")
-_FAMILIES: dict[str, MetricSpec] = {_m.family[0].lower(): _m for _m in METRICS if _m.family}
 
 
 def trec_cut(name: str) -> tuple[MetricSpec, int | float] | None:

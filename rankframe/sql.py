@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["directory", "files", "text", "install", "bundle", "write", "BUNDLE"]
+__all__ = ["directory", "files", "text", "install", "bundle", "write", "register", "unregister", "version", "BUNDLE"]
 
 #: name of the generated single-file bundle (``rankframe sql -o rankframe.sql``, then ``.read rankframe.sql``)
 BUNDLE = "rankframe.sql"
@@ -55,8 +55,39 @@ def _strip_comments(sql: str) -> str:
     return re.sub(r"--[^\n]*", "", sql)
 
 
-def files(folder: Path | None = None) -> list[Path]:
-    """The macro files in dependency order: ``prepare.sql``, the metric files, then the table macros.
+#: SQL kernels added at run time by :func:`register` (file name -> text), ordered and wired as the files of ``sql/``
+_EXTRA: dict[str, str] = {}
+#: bumped by every :func:`register` / :func:`unregister`: a connection or bundle made before is stale
+_VERSION = [0]
+
+
+def register(name: str, sql: str) -> None:
+    """Add the SQL kernel of a metric declared at run time: the text that would be ``sql/<name>.sql``.
+
+    It takes the same road as the files of ``sql/`` (dependency order, its ``rf:column`` wiring into the table
+    macros); the metric's declaration goes to ``rankframe.registry.register``. Connections and bundles made before
+    it are stale (:func:`version`).
+    """
+    file = f"{name}.sql"
+    if file in (*_HEAD, *_TAIL, BUNDLE) or (directory() / file).is_file():
+        raise ValueError(f"sql/{file} already exists")
+    _EXTRA[file] = sql
+    _VERSION[0] += 1
+
+
+def unregister(name: str) -> None:
+    """Remove a kernel added by :func:`register`."""
+    if _EXTRA.pop(f"{name}.sql", None) is not None:
+        _VERSION[0] += 1
+
+
+def version() -> int:
+    """A number that changes whenever the set of SQL kernels does (caches of installed macros compare it)."""
+    return _VERSION[0]
+
+
+def _sources(folder: Path | None = None) -> list[tuple[str, str]]:
+    """(file name, text) of every macro file in dependency order: ``prepare.sql``, the metric files, the rest.
 
     The metric files are ordered by what they call: a file comes after the files that define the macros it uses
     (ties by name). A cycle between files is an error.
@@ -65,8 +96,11 @@ def files(folder: Path | None = None) -> list[Path]:
     missing = [n for n in (*_HEAD, *_TAIL) if not (d / n).is_file()]
     if missing:
         raise FileNotFoundError(f"missing SQL macro file(s) in {d}: {', '.join(missing)}")
-    middle = sorted(p.name for p in d.glob("*.sql") if p.name not in (*_HEAD, *_TAIL, BUNDLE))
-    code = {n: _strip_comments((d / n).read_text(encoding="utf-8")) for n in middle}
+    raw = {p.name: p.read_text(encoding="utf-8") for p in d.glob("*.sql") if p.name not in (*_HEAD, *_TAIL, BUNDLE)}
+    if folder is None:
+        raw.update(_EXTRA)
+    middle = sorted(raw)
+    code = {n: _strip_comments(raw[n]) for n in middle}
     defined_in = {macro: n for n in middle for macro in _DEFINES.findall(code[n])}
     needs = {n: {defined_in[c] for c in _CALLS.findall(code[n]) if defined_in.get(c, n) != n} for n in middle}
     ordered: list[str] = []
@@ -76,7 +110,90 @@ def files(folder: Path | None = None) -> list[Path]:
             stuck = sorted(n for n in middle if n not in ordered)
             raise ValueError(f"the SQL macro files call each other in a cycle: {', '.join(stuck)}")
         ordered.append(ready[0])
-    return [d / n for n in (*_HEAD, *ordered, *_TAIL)]
+    texts = {**raw, **{n: (d / n).read_text(encoding="utf-8") for n in (*_HEAD, *_TAIL)}}
+    columns = sorted((c for n in ordered for c in table_columns(raw[n])), key=lambda c: (c.order, c.name))
+    return [(n, _wire(texts[n], columns)) for n in (*_HEAD, *ordered, *_TAIL)]
+
+
+def files(folder: Path | None = None) -> list[Path]:
+    """The macro files of the folder (``sql/`` by default) in dependency order (see :func:`_sources`)."""
+    d = directory() if folder is None else Path(folder)
+    return [d / n for n, _ in _sources(d)]
+
+
+# ------------------------------------------------------------------------------ the table macros' metric wiring
+# A metric file that is a column of the table macros (rf_per_query, rf_means, rf_compare) says so in comment lines:
+#   -- rf:column <Name> order=<n> nothing_relevant=<none|relevant|gain|any_gain> [count] [uncut]
+#   -- rf:value <its expression in rf__per_query_raw, over the prepared rows x and the checked parameters>
+# (rf:value may repeat: one line each, joined by newlines). evaluate.sql holds the generated parts as markers
+# /* rf:generated <part> */; the metric files are the one place that lists metrics (no list to edit in
+# evaluate.sql or compare.sql). tests/test_declared.py holds each rf:column line to the Python declaration.
+
+_COLUMN = re.compile(r"^-- rf:column (?P<name>\w+)(?P<opts>[^\n]*)$", re.M)
+_VALUE = re.compile(r"^-- rf:value (?P<line>[^\n]*)$", re.M)
+_MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
+#: the column of rf__per_query_raw that holds each "nothing relevant" rule (rankframe.declare.NOTHING_RELEVANT's keys)
+_NOTHING_RELEVANT = {
+    "none": "false",
+    "relevant": "r.rf__none_rel",
+    "gain": "r.rf__none_gain",
+    "any_gain": "r.rf__none_err",
+}
+
+
+class TableColumn:
+    """One metric column of the table macros, as its file's ``rf:column`` / ``rf:value`` lines declare it."""
+
+    def __init__(self, name: str, opts: str, value: str) -> None:
+        words = opts.split()
+        keyed = dict(w.split("=", 1) for w in words if "=" in w)
+        self.name = name
+        self.order = int(keyed.get("order", 1000))
+        self.nothing_relevant = keyed.get("nothing_relevant", "none")
+        if self.nothing_relevant not in _NOTHING_RELEVANT:
+            raise ValueError(f"rf:column {name}: nothing_relevant must be one of {sorted(_NOTHING_RELEVANT)}")
+        self.count = "count" in words
+        self.uncut = "uncut" in words
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"TableColumn({self.name!r})"
+
+
+def table_columns(sql: str) -> list[TableColumn]:
+    """The ``rf:column`` declarations of one metric file (none, or one)."""
+    heads = list(_COLUMN.finditer(sql))
+    if len(heads) > 1:
+        raise ValueError(f"more than one rf:column line: {', '.join(h['name'] for h in heads)}")
+    if not heads:
+        return []
+    value = "\n".join(v["line"] for v in _VALUE.finditer(sql)).strip()
+    if not value:
+        raise ValueError(f"rf:column {heads[0]['name']} has no rf:value line")
+    return [TableColumn(heads[0]["name"], heads[0]["opts"], value)]
+
+
+def _generated(part: str, columns: list[TableColumn]) -> str:
+    pad = " " * 11
+    if part == "metric_columns":
+        return ", ".join(f"'{c.name}'" for c in columns)
+    if part == "uncut_columns":
+        return ", ".join(f"'{c.name}'" for c in columns if c.uncut)
+    if part == "raw_columns":  # continuation lines of a value keep their own indent, below the 11 of the list
+        return ",\n".join(pad + c.value.replace("\n", "\n" + pad) + f' AS "{c.name}"' for c in columns)
+    if part == "policy_columns":
+        return ",\n".join(
+            f'{pad}rf__apply_policy(r."{c.name}", r.rf__n_judged, '
+            f"{'rf__count_n_ret(r.rf__n_ret, no_retrieved)' if c.count else 'r.rf__n_ret'}, "
+            f'{_NOTHING_RELEVANT[c.nothing_relevant]}, no_relevant, no_retrieved, no_judged) AS "{c.name}"'
+            for c in columns
+        )
+    raise ValueError(f"unknown generated part /* rf:generated {part} */")
+
+
+def _wire(sql: str, columns: list[TableColumn]) -> str:
+    """The text with each ``/* rf:generated <part> */`` marker replaced by its part, made from ``columns``."""
+    return _MARKER.sub(lambda m: _generated(m["part"], columns).lstrip(" "), sql)
 
 
 def text(folder: Path | None = None) -> str:
@@ -85,9 +202,9 @@ def text(folder: Path | None = None) -> str:
         "-- rankframe DuckDB macros: generated by `rankframe sql` / rankframe.sql.text(); do not edit.\n"
         "-- Load with `.read rankframe.sql` in the DuckDB CLI or rankframe.sql.install(con) in Python.\n"
     ]
-    for f in files(folder):
-        parts.append(f"\n-- ==== {f.name} ====\n")
-        parts.append(f.read_text(encoding="utf-8").rstrip() + "\n")
+    for name, sql in _sources(folder):
+        parts.append(f"\n-- ==== {name} ====\n")
+        parts.append(sql.rstrip() + "\n")
     return "".join(parts)
 
 
@@ -98,7 +215,7 @@ def write(path: str | Path) -> Path:
     return out
 
 
-_GENERATED: list[Path] = []
+_GENERATED: dict[int, Path] = {}
 
 
 def bundle() -> Path:
@@ -108,17 +225,17 @@ def bundle() -> Path:
     process (in a temporary folder, removed at exit).
     """
     shipped = directory() / BUNDLE
-    if shipped.is_file() and directory().name == "_sql":
+    if shipped.is_file() and directory().name == "_sql" and not _EXTRA:
         return shipped
-    if not _GENERATED:
+    if version() not in _GENERATED:
         import atexit
         import shutil
         import tempfile
 
         folder = Path(tempfile.mkdtemp(prefix="rankframe-sql-"))
         atexit.register(shutil.rmtree, folder, True)
-        _GENERATED.append(write(folder / BUNDLE))
-    return _GENERATED[0]
+        _GENERATED[version()] = write(folder / BUNDLE)
+    return _GENERATED[version()]
 
 
 def install(con: Any = None) -> Any:

@@ -32,3 +32,7 @@ CREATE OR REPLACE MACRO rf_agg_ap(pos, grade, k := NULL, rel := 1, denominator :
               OR rf__choice(denominator, ['relevant', 'min_k', 'retrieved'], 'denominator', 'rf_agg_ap') = ''
          THEN NULL
          ELSE rf__agg_ap(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column AP order=30 nothing_relevant=relevant
+-- rf:value rf__agg_ap(x.rf__jp, x.rf_g, k, rel, ap_denominator)

@@ -45,3 +45,7 @@ CREATE OR REPLACE MACRO rf_agg_bpref(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_bpref') IS NULL
          THEN NULL
          ELSE rf__agg_bpref(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column Bpref order=140 nothing_relevant=relevant
+-- rf:value rf__agg_bpref(x.rf_pos, x.rf_g, k, rel)

@@ -24,3 +24,7 @@ CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'l
               OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_cg') = ''
          THEN NULL
          ELSE rf__agg_cg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column CG order=50 nothing_relevant=none
+-- rf:value rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain)

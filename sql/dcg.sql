@@ -84,3 +84,9 @@ CREATE OR REPLACE MACRO rf_tie_gain(part, score, grade, rel := NULL, gain := 'li
          THEN NULL
          ELSE rf__tie_gain(part, score, grade, rf__as_num(rel), rf__lc(gain), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)))
     END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column DCG order=60 nothing_relevant=none
+-- rf:value CASE WHEN ties = 'average' AND order_by = 'score'
+-- rf:value      THEN rf__agg_dcg(x.rf_pos, x.rf__tg, k, NULL, 'linear', log_base, NULL)
+-- rf:value      ELSE rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, log_base, gains) END

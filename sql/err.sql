@@ -47,3 +47,7 @@ CREATE OR REPLACE MACRO rf__err_w(pos, grade, before, k, max_grade) AS
 
 CREATE OR REPLACE MACRO rf__agg_err_w(pos, grade, before, k, max_grade) AS
     CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__err_w(pos, grade, before, k, max_grade) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column ERR order=90 nothing_relevant=none
+-- rf:value rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade)

@@ -34,14 +34,14 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
 CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
     CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
 
--- the metric columns of rf_per_query, in their order (the one list: rf_means averages them, rf_compare compares them,
--- tests/test_declared.py holds it against the declared metrics)
+-- the metric columns of rf_per_query, in their order (the one list: rf_means averages them, rf_compare compares them).
+-- The /* rf:generated ... */ parts of this file are filled by the loader (rankframe/sql.py, "metric wiring") from the
+-- rf:column / rf:value lines of the metric files: a new metric file is wired in without an edit here
 CREATE OR REPLACE MACRO rf__metric_columns() AS
-    ['P', 'R', 'AP', 'RR', 'CG', 'DCG', 'IDCG', 'nDCG', 'ERR', 'nERR', 'Rprec', 'Success', 'F1', 'Bpref', 'RBP',
-     'Judged', 'Hits', 'NumQ', 'NumRet', 'NumRel', 'NumRelRet'];
+    [/* rf:generated metric_columns */];
 
 -- the metric columns without a cutoff k (no k parameter declared): their labels never carry '@k'
-CREATE OR REPLACE MACRO rf__uncut_columns() AS ['NumQ', 'NumRel'];
+CREATE OR REPLACE MACRO rf__uncut_columns() AS [/* rf:generated uncut_columns */];
 
 -- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
 CREATE OR REPLACE MACRO rf__outputs() AS
@@ -133,32 +133,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                 ELSE rf__agg_idcg(x.rf_pos, x.rf_g, NULL, graded_rel, gain, ideal, 2.0, gains) = 0 END
                AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
-           rf__agg_precision(x.rf__jp, x.rf_g, k, rel, p_denominator) AS "P",
-           rf__agg_recall(x.rf__jp, x.rf_g, k, rel, r_denominator) AS "R",
-           rf__agg_ap(x.rf__jp, x.rf_g, k, rel, ap_denominator) AS "AP",
-           rf__agg_rr(x.rf__jp, x.rf_g, k, rel) AS "RR",
-           rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain) AS "CG",
-           CASE WHEN ties = 'average' AND order_by = 'score'
-                THEN rf__agg_dcg(x.rf_pos, x.rf__tg, k, NULL, 'linear', log_base, NULL)
-                ELSE rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, log_base, gains) END AS "DCG",
-           rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, log_base, gains) AS "IDCG",
-           CASE WHEN ties = 'average' AND order_by = 'score'
-                THEN rf__ratio(rf__agg_dcg(x.rf__jp, x.rf__tgj, k, NULL, 'linear', log_base, NULL),
-                               rf__agg_idcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains))
-                ELSE rf__agg_ndcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains) END AS "nDCG",
-           rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade) AS "ERR",
-           rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) AS "nERR",
-           rf__agg_r_precision(x.rf__jp, x.rf_g, k, rel) AS "Rprec",
-           rf__agg_hit_rate(x.rf__jp, x.rf_g, k, rel) AS "Success",
-           rf__agg_f1(x.rf_pos, x.rf_g, k, rel, beta) AS "F1",
-           rf__agg_bpref(x.rf_pos, x.rf_g, k, rel) AS "Bpref",
-           rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p) AS "RBP",
-           rf__agg_judged(x.rf_pos, x.rf_g, k) AS "Judged",
-           rf__agg_hits(x.rf_pos, x.rf_g, k, rel) AS "Hits",
-           rf__agg_num_q(x.rf_pos, x.rf_g) AS "NumQ",
-           rf__agg_num_ret(x.rf_pos, x.rf_g, k) AS "NumRet",
-           rf__agg_num_rel(x.rf_pos, x.rf_g, rel) AS "NumRel",
-           rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel) AS "NumRelRet"
+           /* rf:generated raw_columns */
     FROM (SELECT y.*,
                  -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
                  -- by DuckDB when neither column is selected
@@ -186,27 +161,7 @@ CREATE OR REPLACE MACRO rf__per_query_ok(tbl, k, segments, order_by, rel, graded
                                          p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
                                          judged_only, ties, no_relevant, no_retrieved, no_judged, ok) AS TABLE
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
-           rf__apply_policy(r."P", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "P",
-           rf__apply_policy(r."R", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "R",
-           rf__apply_policy(r."AP", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "AP",
-           rf__apply_policy(r."RR", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RR",
-           rf__apply_policy(r."CG", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "CG",
-           rf__apply_policy(r."DCG", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "DCG",
-           rf__apply_policy(r."IDCG", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "IDCG",
-           rf__apply_policy(r."nDCG", r.rf__n_judged, r.rf__n_ret, r.rf__none_gain, no_relevant, no_retrieved, no_judged) AS "nDCG",
-           rf__apply_policy(r."ERR", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "ERR",
-           rf__apply_policy(r."nERR", r.rf__n_judged, r.rf__n_ret, r.rf__none_err, no_relevant, no_retrieved, no_judged) AS "nERR",
-           rf__apply_policy(r."Rprec", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Rprec",
-           rf__apply_policy(r."Success", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Success",
-           rf__apply_policy(r."F1", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "F1",
-           rf__apply_policy(r."Bpref", r.rf__n_judged, r.rf__n_ret, r.rf__none_rel, no_relevant, no_retrieved, no_judged) AS "Bpref",
-           rf__apply_policy(r."RBP", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "RBP",
-           rf__apply_policy(r."Judged", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Judged",
-           rf__apply_policy(r."Hits", r.rf__n_judged, r.rf__n_ret, false, no_relevant, no_retrieved, no_judged) AS "Hits",
-           rf__apply_policy(r."NumQ", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumQ",
-           rf__apply_policy(r."NumRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRet",
-           rf__apply_policy(r."NumRel", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRel",
-           rf__apply_policy(r."NumRelRet", r.rf__n_judged, rf__count_n_ret(r.rf__n_ret, no_retrieved), false, no_relevant, no_retrieved, no_judged) AS "NumRelRet"
+           /* rf:generated policy_columns */
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
                            rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
                            rf__lc(r_denominator), rf__lc(ap_denominator), rf__as_num(beta), rf__as_num(log_base),

@@ -30,3 +30,7 @@ CREATE OR REPLACE MACRO rf_agg_f1(pos, grade, k := NULL, rel := 1, beta := 1.0) 
               OR rf__beta(beta, 'rf_agg_f1') < 0
          THEN NULL
          ELSE rf__agg_f1(pos, grade, rf__as_k(k), rf__as_num(rel), rf__as_num(beta)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column F1 order=130 nothing_relevant=relevant
+-- rf:value rf__agg_f1(x.rf_pos, x.rf_g, k, rel, beta)

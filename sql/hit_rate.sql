@@ -18,3 +18,7 @@ CREATE OR REPLACE MACRO rf_agg_hit_rate(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_hit_rate') IS NULL
          THEN NULL
          ELSE rf__agg_hit_rate(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column Success order=120 nothing_relevant=none
+-- rf:value rf__agg_hit_rate(x.rf__jp, x.rf_g, k, rel)

@@ -13,3 +13,7 @@ CREATE OR REPLACE MACRO rf_agg_hits(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_hits') IS NULL
          THEN NULL
          ELSE rf__agg_hits(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column Hits order=170 nothing_relevant=none
+-- rf:value rf__agg_hits(x.rf_pos, x.rf_g, k, rel)

@@ -49,3 +49,7 @@ CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 
          THEN NULL
          ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column IDCG order=70 nothing_relevant=none
+-- rf:value rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, log_base, gains)

@@ -19,3 +19,7 @@ CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_judged') < 0
          THEN NULL
          ELSE rf__agg_judged(pos, grade, rf__as_k(k)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column Judged order=160 nothing_relevant=none
+-- rf:value rf__agg_judged(x.rf_pos, x.rf_g, k)

@@ -39,3 +39,10 @@ CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 
          THEN NULL
          ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column nDCG order=80 nothing_relevant=gain
+-- rf:value CASE WHEN ties = 'average' AND order_by = 'score'
+-- rf:value      THEN rf__ratio(rf__agg_dcg(x.rf__jp, x.rf__tgj, k, NULL, 'linear', log_base, NULL),
+-- rf:value                     rf__agg_idcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains))
+-- rf:value      ELSE rf__agg_ndcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains) END

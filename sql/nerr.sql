@@ -54,3 +54,7 @@ CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_befo
     CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR')
          THEN rf__ratio(rf__err_w(pos, grade, before, k, max_grade),
                         rf__err_w(ideal_pos, grade, ideal_before, k, max_grade)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column nERR order=100 nothing_relevant=any_gain
+-- rf:value rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade)

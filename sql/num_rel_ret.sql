@@ -13,3 +13,7 @@ CREATE OR REPLACE MACRO rf_agg_num_rel_ret(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_num_rel_ret') IS NULL
          THEN NULL
          ELSE rf__agg_num_rel_ret(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column NumRelRet order=230 nothing_relevant=none count
+-- rf:value rf__agg_num_rel_ret(x.rf_pos, x.rf_g, k, rel)

@@ -11,3 +11,7 @@ CREATE OR REPLACE MACRO rf_agg_num_ret(pos, grade, k := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_num_ret') < 0
          THEN NULL
          ELSE rf__agg_num_ret(pos, grade, rf__as_k(k)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column NumRet order=210 nothing_relevant=none count
+-- rf:value rf__agg_num_ret(x.rf_pos, x.rf_g, k)

@@ -34,3 +34,7 @@ CREATE OR REPLACE MACRO rf_agg_precision(pos, grade, k := NULL, rel := 1, denomi
               OR rf__choice(denominator, ['k', 'retrieved'], 'denominator', 'rf_agg_precision') = ''
          THEN NULL
          ELSE rf__agg_precision(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column P order=10 nothing_relevant=none
+-- rf:value rf__agg_precision(x.rf__jp, x.rf_g, k, rel, p_denominator)

@@ -24,3 +24,7 @@ CREATE OR REPLACE MACRO rf_agg_r_precision(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_r_precision') IS NULL
          THEN NULL
          ELSE rf__agg_r_precision(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column Rprec order=110 nothing_relevant=relevant
+-- rf:value rf__agg_r_precision(x.rf__jp, x.rf_g, k, rel)

@@ -21,3 +21,7 @@ CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8) AS
               OR rf__p(p, 'rf_agg_rbp') < 0
          THEN NULL
          ELSE rf__agg_rbp(pos, grade, rf__as_k(k), rf__as_num(rel), rf__as_num(p)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column RBP order=150 nothing_relevant=none
+-- rf:value rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p)

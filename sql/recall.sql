@@ -27,3 +27,7 @@ CREATE OR REPLACE MACRO rf_agg_recall(pos, grade, k := NULL, rel := 1, denominat
               OR rf__choice(denominator, ['relevant', 'min_k'], 'denominator', 'rf_agg_recall') = ''
          THEN NULL
          ELSE rf__agg_recall(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(denominator)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column R order=20 nothing_relevant=relevant
+-- rf:value rf__agg_recall(x.rf__jp, x.rf_g, k, rel, r_denominator)

@@ -19,3 +19,7 @@ CREATE OR REPLACE MACRO rf_agg_rr(pos, grade, k := NULL, rel := 1) AS
               OR rf__rel(rel, 'rf_agg_rr') IS NULL
          THEN NULL
          ELSE rf__agg_rr(pos, grade, rf__as_k(k), rf__as_num(rel)) END;
+
+-- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
+-- rf:column RR order=40 nothing_relevant=none
+-- rf:value rf__agg_rr(x.rf__jp, x.rf_g, k, rel)

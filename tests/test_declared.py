@@ -1,7 +1,7 @@
 """Declare once: every registered metric has every piece derived from (or held against) its declaration.
 
 A metric is declared once, as ``SPEC`` in ``rankframe/metrics/<name>.py`` beside its numpy kernel, and its SQL
-lives in ``sql/<name>.sql`` (CONTRIBUTING.md, "Adding a metric"). This file fails, naming the metric and the
+lives in ``sql/<name>.sql`` (CONTRIBUTING.md, "Add a metric"). This file fails, naming the metric and the
 missing piece, when a registered metric lacks: its kernel with the declared parameters, its scalar and aggregate
 SQL macros with the same parameters (names and defaults, parsed from ``sql/<name>.sql``), its column in the SQL
 table macros (with the declared "nothing relevant" rule), its rows in docs/metrics.md, its accessor method with a
@@ -21,6 +21,7 @@ import pytest
 
 import rankframe
 import rankframe.metrics
+import rankframe.sql as rf_sql
 from rankframe.accessor import RankMetrics
 from rankframe.cli import trec_name
 from rankframe.declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, MetricSpec
@@ -88,7 +89,24 @@ def test_sql_macros_have_the_declared_parameters(spec):
 
 
 def _table_macro_text() -> str:
-    return (SQL / "evaluate.sql").read_text(encoding="utf-8")
+    # the table macros as installed: evaluate.sql with its generated parts filled from the metric files' rf:column
+    return rf_sql.text()
+
+
+@pytest.mark.parametrize("spec", METRICS, ids=IDS)
+def test_the_sql_kernel_declares_its_table_column_as_the_declaration(spec):
+    # sql/<name>.sql's "-- rf:column" line wires the metric into rf_per_query / rf_means / rf_compare (sql.py): it
+    # says what the Python declaration says
+    found = rf_sql.table_columns((SQL / f"{spec.name}.sql").read_text(encoding="utf-8"))
+    if not spec.table_column:
+        assert found == [], f"sql/{spec.name}.sql has an rf:column line but the metric is declared table_column=False"
+        return
+    assert len(found) == 1, f"sql/{spec.name}.sql has no rf:column line (the metric is a column of the table macros)"
+    col = found[0]
+    assert col.name == spec.canonical
+    assert col.nothing_relevant == (spec.nothing_relevant or "none")
+    assert col.count == spec.count
+    assert col.uncut == ("k" not in {p.name for p in spec.params})
 
 
 #: the column of rf__per_query_raw that holds each "nothing relevant" rule (false: no rule)

@@ -1,6 +1,6 @@
 """rankframe.spark.evaluate equals the pandas engine (the oracle for other engines' parity) to 1e-12: every metric
 and option of the registry on random tables, the real TREC data, queries split across partitions, a skewed
-segment, a 100k-row query; and the Spark SQL engine on its five metrics."""
+segment, a 100k-row query."""
 
 from __future__ import annotations
 
@@ -71,13 +71,6 @@ def test_every_metric_and_option_equals_pandas(spark, df, policy):
     # every metric x every choice of every parameter x several cutoffs in one Spark job per example
     metrics = S.all_measures(k_values=(None, 1, 3), max_grades=max_grades(df), p_values=(0.8,))
     check(spark, df, metrics, by=S.by_of(df), ci=0.9, **policy)
-
-
-@settings(max_examples=hypothesis_examples(2), deadline=None, suppress_health_check=SUPPRESS)
-@given(df=S.tables(max_queries=4), policy=st.sampled_from(POLICIES))
-def test_sql_engine_equals_pandas(spark, df, policy):
-    metrics = [*FIVE, "AP", "nDCG", "P(rel=2)@3", "RR", "R@3", "nDCG(rel=2)@5"]
-    check(spark, df, metrics, by=S.by_of(df), engine="sql", **policy)
 
 
 def test_other_aggregations(spark):

@@ -35,17 +35,18 @@ from .aggregate import metric_labels
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"
-_DB: duckdb.DuckDBPyConnection | None = None
+_DB: dict[int, duckdb.DuckDBPyConnection] = {}  # by rf_sql.version(): a metric registered since needs a new one
 _LOCK = threading.Lock()
 
 
 def _cursor() -> duckdb.DuckDBPyConnection:
     """A fresh connection to one private in-memory database that has the macros installed (installed once)."""
-    global _DB
     with _LOCK:
-        if _DB is None:
-            _DB = rf_sql.install(duckdb.connect())
-        return progress.configure_duckdb(_DB.cursor())
+        version = rf_sql.version()
+        if version not in _DB:
+            _DB.clear()
+            _DB[version] = rf_sql.install(duckdb.connect())
+        return progress.configure_duckdb(_DB[version].cursor())
 
 
 def _literal(value: Any) -> str:
@@ -93,33 +94,24 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
 
 
-#: metrics whose running product is a window over the rows (``rf__err_before``), not a per-unit list: O(n log n)
-WINDOWED = ("err", "nerr")
-
-
 def _windows(measures: Sequence[Measure], part: str) -> tuple[list[str], dict[int, str]]:
-    """The window columns ERR/nERR need over the unit ``part``, and the aggregate of each such measure.
+    """The window columns of the windowed measures over the unit ``part``, and the aggregate of each.
 
-    One column of running products per max_grade (``rf__b<max_grade>``, shared by every cutoff), and for nERR
-    the ideal positions per ``ideal`` choice and the ideal running products per (ideal, max_grade).
+    A measure is windowed when its metric declares ``MetricSpec.sql_windows`` (ERR, nERR). One column per distinct
+    window expression (ERR's running products per max_grade are shared by every cutoff and by nERR), ``rf__w<n>``.
     """
     cols: dict[str, str] = {}
     aggregates: dict[int, str] = {}
     for i, m in enumerate(measures):
-        if m.spec.name not in WINDOWED:
+        if m.spec.sql_windowed is None:
             continue
-        kw = m.kw
-        k, mg = _literal(kw["k"]), _literal(kw["max_grade"])
-        before = f"rf__b{kw['max_grade']}"
-        cols.setdefault(before, f"rf__err_before({part}, rf_pos, rf_g, {mg})")
-        if m.spec.name == "err":
-            aggregates[i] = f"rf__agg_err_w(rf_pos, rf_g, {before}, {k}, {mg})"
-            continue
-        ideal = str(kw["ideal"])
-        ipos, ibefore = f"rf__ip_{ideal}", f"rf__ib_{ideal}_{kw['max_grade']}"
-        cols.setdefault(ipos, f"rf__ideal_pos({part}, rf_pos, rf_g, {_literal(ideal)})")
-        cols.setdefault(ibefore, f"rf__ideal_before({part}, rf_pos, rf_g, {_literal(ideal)}, {mg})")
-        aggregates[i] = f"rf__agg_nerr_w(rf_pos, rf_g, {before}, {ipos}, {ibefore}, {k}, {mg})"
+        literals = {name: _literal(v) for name, v in m.params}
+        names = {}
+        for key, template in m.spec.sql_windows:
+            expr = template.format(part=part, **literals)
+            names[key] = next((n for n, e in cols.items() if e == expr), f"rf__w{len(cols)}")
+            cols[names[key]] = expr
+        aggregates[i] = m.spec.sql_windowed.format(**literals, **names)
     return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
 
 
@@ -164,8 +156,8 @@ def build_sql(
     """The whole evaluation as one SQL query over the view ``source`` (columns query, item, rank|score, ...).
 
     The unit is (segments..., query); the DuckDB engine passes one integer code per unit as ``query``.
-    ERR and nERR take their running products from windows over the prepared rows (``WINDOWED``), every other
-    metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
+    A metric declared windowed (``MetricSpec.sql_windows``: ERR, nERR) takes its running products from windows
+    over the prepared rows, every other metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
     """
     keys = ", ".join([*segments, "query"])
     part = "query" if not segments else f"row({keys})"

@@ -220,13 +220,14 @@ def connect(settings: Settings | None, spill_dir: str, macros: bool = True) -> d
 
 #: one database per settings, with the macros installed once (installing them takes ~0.5 s); each call works in
 #: its own cursor (its temporary views and tables are its own) and the database spills to a folder of its own
-_DATABASES: dict[tuple[str, int | None, str | None], tuple[duckdb.DuckDBPyConnection, str]] = {}
+_DATABASES: dict[tuple[str, int | None, str | None, int], tuple[duckdb.DuckDBPyConnection, str]] = {}
 _LOCK = threading.Lock()
 
 
 def _database(s: Settings) -> duckdb.DuckDBPyConnection:
     """A cursor on the process's database for these settings (made on first use, closed at exit)."""
-    key = (s.memory_limit or DEFAULT_MEMORY_LIMIT, s.threads, s.temp_directory)
+    # the SQL kernels' version: a metric registered at run time (rankframe.sql.register) needs a new database
+    key = (s.memory_limit or DEFAULT_MEMORY_LIMIT, s.threads, s.temp_directory, rf_sql.version())
     with _LOCK:
         if key not in _DATABASES:
             spill = _spill_folder(s)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import units
+from .. import registry, units
 from ..checks import check_top_grade, needs_grade_check
 from ..columns import Columns
 from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
@@ -29,7 +29,9 @@ from ._compat import column, pyspark
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
-ENGINES = ("pandas", "sql")
+#: the engines of the Spark face: the numpy engine in grouped pandas functions. engine="sql" (Spark SQL windows for
+#: five metrics, default options only) was retired in issue 20: slower (decision 9), and a third formula set
+ENGINES = ("pandas",)
 
 
 @contextmanager
@@ -46,12 +48,18 @@ def quiet() -> Iterator[None]:
 def bucket_kernel(
     names: list[str], columns: Columns, by: list[str], policies: dict[str, str], bucket: str
 ) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """The function each grouped-pandas call runs: the numpy engine on one bucket of whole queries."""
+    """The function each grouped-pandas call runs: the numpy engine on one bucket of whole queries.
+
+    The metrics registered at run time (``rankframe.registry.register``) travel with it: a Python worker imports
+    rankframe afresh and knows only the package's own.
+    """
+    added = registry.added()
 
     def kernel(pdf: pd.DataFrame) -> pd.DataFrame:
         from ..engines import numpy_engine
         from ..names import parse
 
+        registry.adopt(added)
         table = pdf.drop(columns=[bucket])
         measures = [parse(n) for n in names]
         with units.shared():
@@ -98,7 +106,13 @@ def check_options(
         if per_query:
             raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
-        raise parameter_error("rankframe.spark.evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+        error = parameter_error("rankframe.spark.evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+        if isinstance(engine, str) and engine.lower() == "sql":  # retired: say so, and what to use
+            error = ParameterError(
+                f"{error} engine='sql' (Spark SQL windows for five metrics) was retired: engine='pandas', the "
+                "default, computes every metric and option and was faster (docs/decisions/0009-spark-engine.md)."
+            )
+        raise error
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1):
         raise parameter_error("rankframe.spark.evaluate", "buckets", "None or an int >= 1", buckets)
     check_output_names(by_list, cols, bool(per_query))
@@ -134,10 +148,10 @@ def evaluate(
     buckets : int, optional
         Number of groups the units are hashed into, each evaluated by one grouped-pandas call (default:
         ``spark.sql.shuffle.partitions``). More buckets = smaller pandas frames per call.
-    engine : {"pandas", "sql"}
-        ``"pandas"`` (default): rankframe's numpy engine in Arrow-batched grouped pandas functions, every metric
-        and option. ``"sql"``: Spark SQL window functions, for P, R, AP, RR and nDCG with their default options
-        only (measured against ``"pandas"`` in ``docs/decisions/0009-spark-engine.md``).
+    engine : {"pandas"}
+        ``"pandas"`` (the only one): rankframe's numpy engine in Arrow-batched grouped pandas functions, every
+        metric and option. (``"sql"``, Spark SQL windows for five metrics, was slower and is retired:
+        ``docs/decisions/0009-spark-engine.md``.)
 
     Returns
     -------
@@ -170,12 +184,7 @@ def evaluate(
         validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates)
     check_grades(sdf, cols, measures)
     names = [str(m) for m in measures]
-    if engine.lower() == "sql":
-        from .sql import per_query_sql
-
-        per = per_query_sql(sdf, measures, cols, by_list, order_col, policies)
-    else:
-        per = per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)
+    per = per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)
     if per_query:
         return per
     return means(per, names, by=by_list, ci=ci, agg=agg)

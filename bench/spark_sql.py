@@ -1,6 +1,8 @@
 """Spark SQL (JVM-native, no Python worker) per-query values for P, R, AP, RR and nDCG with default options.
 
-Built to measure option (a) of ``docs/decisions/0009-spark-engine.md`` against the grouped-pandas engine; it
+Built to measure option (a) of ``docs/decisions/0009-spark-engine.md`` against the grouped-pandas engine, which
+was faster; it was ``rankframe.spark.evaluate(engine="sql")`` until issue 20 retired it from the library (a third
+formula set for five metrics). ``bench/spark.py --engines sql`` still times it through :func:`evaluate_sql`. It
 follows the definitions of ``docs/metrics.md`` and the numpy kernels line for line:
 
 - positions: ``row_number()`` over each unit's retrieved rows ordered by rank (or by score descending, then the
@@ -19,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..columns import Columns
-from ..errors import ParameterError
-from ..names import Measure
-from ._compat import column
-from .validate import _free_name
+from rankframe.columns import Columns
+from rankframe.errors import ParameterError
+from rankframe.names import Measure
+from rankframe.spark._compat import column
+from rankframe.spark.validate import _free_name
 
 #: the metrics and the only option values the SQL engine takes (``rel`` and ``k`` are free)
 SUPPORTED = {
@@ -36,14 +38,14 @@ SUPPORTED = {
 
 
 def check_supported(measures: Sequence[Measure]) -> None:
-    """Raise a ParameterError for a metric or an option value the SQL engine does not implement."""
+    """Raise a ParameterError for a metric or an option value the SQL plan does not implement."""
     for m in measures:
         fixed = SUPPORTED.get(m.spec.name)
         # every other option (judged_only, gains, log_base, ties, ...) at its declared default too
         defaults = {p.name: p.default for p in m.spec.params if p.name not in ("k", "rel")}
         if fixed is None or any(m.kw.get(k) != v for k, v in {**defaults, **fixed}.items()):
             raise ParameterError(
-                f"engine='sql' of rankframe.spark.evaluate computes P, R, AP, RR and nDCG with their default "
+                f"bench/spark_sql.py computes P, R, AP, RR and nDCG with their default "
                 f"options only; {str(m)!r} needs engine='pandas' (the default, every metric and option)"
             )
 
@@ -162,3 +164,21 @@ def _div(num: Any, den: Any) -> Any:
     from pyspark.sql import functions as F
 
     return F.when(den > 0, num / den).otherwise(F.lit(0.0))
+
+
+def evaluate_sql(sdf: Any, metrics: Sequence[str], *, by: str | None = None, validate: bool = False) -> Any:
+    """The means of ``metrics`` per ``by`` as ``rankframe.spark.evaluate`` gives them, through :func:`per_query_sql`."""
+    from rankframe.registry import POLICY_DEFAULTS
+    from rankframe.spark.evaluate import check_grades, check_options, means
+    from rankframe.spark.validate import check_columns
+    from rankframe.spark.validate import validate as validate_table
+
+    measures, by_list, cols, policies = check_options(
+        metrics, by, False, validate, False, None, None, dict(POLICY_DEFAULTS), "pandas", None
+    )
+    order_col = check_columns(sdf, cols, by_list)
+    if validate:
+        validate_table(sdf, cols, by=by_list)
+    check_grades(sdf, cols, measures)
+    per = per_query_sql(sdf, measures, cols, by_list, order_col, policies)
+    return means(per, [str(m) for m in measures], by=by_list)
