@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import display, progress
+from . import display
 from .columns import Columns, column_list
 from .errors import ParameterError, parameter_error
 
@@ -229,95 +229,3 @@ def report(
 def without_timestamp(text: str) -> str:
     """The report with its ``generated`` time stamp blanked: what two runs on the same input share."""
     return _GENERATED.sub('<span class="generated"></span>', text)
-
-
-# ------------------------------------------------------------------------------------------------------------
-# the command: rankframe report RUN... --qrels QRELS -m METRIC -o report.html
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``rankframe report`` (the inputs and options of ``rankframe compare``, plus -o and --title)."""
-    import argparse
-
-    from . import cli
-    from .compare import CORRECTIONS, TESTS
-    from .stats.align import MISSING
-
-    rp = sub.add_parser(
-        "report",
-        help="write one self-contained HTML report (tables per segment and plots) comparing systems",
-        description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
-        "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
-        "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
-        "Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
-        epilog="examples:\n"
-        "  rankframe report examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -o report.html\n"
-        "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    cli._input_options(rp, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
-    rp.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
-    rp.add_argument("--title", default="rankframe report", help="heading of the report (default: rankframe report)")
-    rp.add_argument("--system", dest="col_system", metavar="COL", help="the system column of one long table")
-    rp.add_argument("--baseline", metavar="NAME", help="the system every other one is compared with")
-    rp.add_argument("--test", choices=[t for t in TESTS if t != "tukey"], help="paired test (default: t)")
-    rp.add_argument("--correction", choices=[c or "none" for c in CORRECTIONS], default="holm")
-    rp.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
-    rp.add_argument("--n-resamples", type=int, default=10_000, metavar="N")
-    rp.add_argument("--seed", type=int, metavar="S", help="seed of the randomization test")
-    rp.add_argument("--missing", choices=MISSING, default="error")
-    cli._policy_options(rp)
-    cli._duplicate_options(rp)
-    cli._column_options(rp)
-    rp.set_defaults(no_progress=True, pairs="baseline")
-
-
-def run(args: Any) -> int:
-    """``rankframe report``: load like ``compare``, write the report, print where it went."""
-    from . import cli
-
-    if not args.metrics:
-        raise cli.UsageError("report needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
-    import rankframe
-
-    measures = [str(rankframe.parse(m)) for m in args.metrics]
-    cli._check_level("--ci", args.ci, "0.95")
-    by = cli._split_by(args.by)
-    columns = cli._columns(args)
-    policies = cli._policies(args)
-    trec_inputs = not all(cli._is_long(p) for p in args.inputs)
-    several = len(args.inputs) > 1
-    if (trec_inputs or several) and args.col_system is not None:
-        raise cli.UsageError("--system names the system column of one long table; with several inputs each is a system")
-    if trec_inputs and not several:
-        raise cli.UsageError(f"report needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
-    with progress.steps(1, progress=False) as shown:
-        loaded = cli._load(args, columns, by, shown, system=args.col_system or columns.system)
-    system = loaded.system if loaded.system is not None else columns.system
-    if loaded.trec:
-        columns = Columns()
-    baseline = cli._cli_baseline(loaded.df, system, args, trec_inputs or several)
-    try:
-        report(
-            loaded.df,
-            measures,
-            baseline=baseline,
-            by=by or None,
-            system=system,
-            title=args.title,
-            path=args.output,
-            test=args.test,
-            ci=args.ci,
-            correction=None if args.correction == "none" else args.correction,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            missing=args.missing,
-            columns=columns.with_(system=system),
-            qrels=loaded.judgments,
-            allow_duplicates=args.allow_duplicates,
-            **policies,
-        )
-    except rankframe.ValidationError as e:
-        raise cli._in_cli_words(e) from None
-    cli._print(f"wrote {args.output}")
-    return 0
