@@ -22,8 +22,14 @@ from typing import Any
 import pandas as pd
 
 from . import display
+from ._version import __version__
 from .columns import Columns, column_list
+from .compare import checked_call, compare_values
+from .engines.aggregate import mean_per_segment
 from .errors import ParameterError, parameter_error
+from .evaluate import evaluate
+from .names import parse
+from .plot.pr_curve import RECALL_LEVELS
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -101,8 +107,6 @@ def report(
     str
         The HTML document. Two calls on the same input differ only in the ``generated`` time stamp.
     """
-    import rankframe
-
     from .plot import at_k, differences, distribution, forest, pr_curve
     from .plot._common import pyplot
 
@@ -118,20 +122,45 @@ def report(
     system = columns.system if system is None else system
     columns = columns.with_(system=system) if isinstance(system, str) else columns
     by_cols = column_list(by, "report")
-    stats: dict[str, Any] = dict(
-        test=test, ci=ci, correction=correction, n_resamples=n_resamples, seed=seed, missing=missing
+    call = checked_call(
+        df,
+        metrics,
+        system=system,
+        baseline=baseline,
+        by=by_cols,
+        test=test,
+        ci=ci,
+        correction=correction,
+        n_resamples=n_resamples,
+        seed=seed,
+        missing=missing,
+        columns=columns,
+        qrels=qrels,
+        **options,
     )
-    common: dict[str, Any] = dict(columns=columns, qrels=qrels, **options)
-    overall = rankframe.compare(df, metrics, system=system, baseline=baseline, **stats, **common)
-    names = list(dict.fromkeys(overall["metric"]))
-    baseline = overall.attrs["baseline"]
-    segmented = (
-        rankframe.compare(df, names, system=system, baseline=baseline, by=by_cols, **stats, **common)
-        if by_cols
-        else None
+    names, baseline = call.names, call.baseline
+    # one evaluation for every number and plot: the compared metrics, the @k curve's cutoffs and the P-R levels
+    base = names[0].split("@")[0]
+    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)]
+    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS}
+    wanted = list(dict.fromkeys([*names, *curve, *levels]))
+    common: dict[str, Any] = dict(columns=columns, qrels=call.qrels, **options)
+    per_all = per = evaluate(call.df, wanted, by=[*by_cols, system], per_query=True, **common)
+    if by_cols and not _one_segment_per_query(per, system, columns.query, by_cols):
+        # a segment column varies within a query: the units over all queries are other units, evaluated again
+        per_all = evaluate(call.df, wanted, by=[system], per_query=True, **common)
+    per_all = per_all.drop(columns=by_cols) if per_all is per else per_all
+    asked = per_all["metric"].isin(names)
+    overall = compare_values(per_all[asked].reset_index(drop=True), call, by=[])
+    per = per[per["metric"].isin(names)].reset_index(drop=True)
+    segmented = compare_values(per, call) if by_cols else None
+    means = mean_per_segment(per_all[asked], [system], names, ci=float(ci))
+    at_means = mean_per_segment(per_all[per_all["metric"].isin(curve)], [system], curve, ci=float(ci))
+    at_means.attrs["ci"] = ci
+    points = per_all[per_all["metric"].isin(levels)].sort_values(system, kind="stable", na_position="last")
+    points = points.drop(columns=["metric", "value"]).assign(
+        recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
     )
-    means = rankframe.evaluate(df, names, by=system, ci=ci, **common)
-    per = rankframe.evaluate(df, names, by=[*by_cols, system], per_query=True, **common)
     systems = [baseline] + [s for s in dict.fromkeys(overall["system"]) if s != baseline]
     order = {s: i for i, s in enumerate(systems)}
     means = means.sort_values(system, key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
@@ -151,7 +180,7 @@ def report(
             + "; "
         )
         + f'<span class="generated">generated {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC by '
-        f"rankframe {rankframe.__version__}</span></p>",
+        f"rankframe {__version__}</span></p>",
         "<h2>Means per system</h2>",
         display.to_html(means),
         "<h2>Comparison with the baseline, all queries</h2>",
@@ -199,18 +228,16 @@ def report(
                 f"{first} per query: {_text(other)} − {_text(baseline)}, sorted; green: {_text(other)} better.",
             )
         )
-    base = str(rankframe.parse(first)).split("@")[0]
     parts.append(
         _figure(
-            lambda ax: at_k(df, base, range(1, 21), by=system, ci=ci, ax=ax, **common),
+            lambda ax: at_k(at_means, base, ax=ax),
             f"{base}@k curves",
             f"{base} at cutoffs 1 to 20 per system; shade: the {ci * 100:.6g}% t interval of the mean.",
         )
     )
-    pr_options = {k: v for k, v in options.items() if k in ("validate", "allow_duplicates")}
     parts.append(
         _figure(
-            lambda ax: pr_curve(df, by=system, ax=ax, columns=columns, qrels=qrels, **pr_options),
+            lambda ax: pr_curve(points, ax=ax, columns=columns),
             "interpolated precision-recall curves",
             "11-point interpolated precision at recall 0.0 to 1.0 (trec_eval's iprec_at_recall), mean over queries.",
             figsize=(5.2, 4.4),
@@ -224,6 +251,12 @@ def report(
         except OSError as e:
             raise ParameterError(f"report: cannot write {str(path)!r}: {e.strerror or e}") from None
     return text
+
+
+def _one_segment_per_query(per: pd.DataFrame, system: str, query: str, by: list[str]) -> bool:
+    """Whether each (system, query) lies in one segment: its unit per segment is then its unit over all queries."""
+    units = per[[system, query, *by]].drop_duplicates()
+    return not units.duplicated([system, query]).any()
 
 
 def without_timestamp(text: str) -> str:
