@@ -141,19 +141,22 @@ def _option(name: str) -> str:
 
 
 def _cli_words(text: str) -> str:
-    """A message of rankframe.compare in the command's words.
+    """A message of rankframe.compare or rankframe.evaluate in the command's words.
 
-    ``The 'ci' parameter of compare`` is ``--ci``, ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is
-    ``--pairs all``; a validation message's ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by
-    b``) and ``allow_duplicates=True`` is ``--allow-duplicates``.
+    ``The 'ci' parameter of compare`` is ``--ci``, ``ci=`` is ``--ci``, ``per_query=True`` is ``--per-query``,
+    ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is ``--pairs all``; a validation message's
+    ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by b``) and ``allow_duplicates=True`` is
+    ``--allow-duplicates``.
     """
-    params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine")
+    params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine", "agg")
     text = re.sub(
-        r"The '(\w+)' parameter of compare must be",
+        r"The '(\w+)' parameter of (?:compare|evaluate) must be",
         lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
         text,
     )
     text = re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
+    text = re.sub(r"\bci= ", f"{_option('ci')} ", text)
+    text = re.sub(r"\bper_query=True\b", _option("per_query"), text)
     text = re.sub(
         r"\bby=('[^']*'|\[[^\]]*\])",
         lambda m: " ".join(f"{_option('by')} {v}" for v in re.findall(r"'([^']*)'", m.group(1))),

@@ -15,12 +15,13 @@ import pandas as pd
 
 from .. import progress as progress_mod
 from ..columns import Columns
-from ..evaluate import evaluate
+from ..errors import ParameterError
+from ..evaluate import check_aggregation, evaluate
 from ..names import parse
 from ._load import _check_columns, _check_options, _is_long, _load, _sql_road
 from ._options import (
     UsageError,
-    _check_level,
+    _cli_words,
     _column_options,
     _columns,
     _duplicate_options,
@@ -129,17 +130,13 @@ def _evaluate(args) -> int:
     policies = _policies(args)
     if args.format == "trec" and [b for b in by if b != "system"]:
         raise UsageError("--format trec prints one block per run; it cannot show --by segments (use another --format)")
-    if args.ci is not None:
-        _check_level("--ci", args.ci, "0.95")
-    if args.ci is not None and args.per_query:
-        raise UsageError("--ci gives intervals of means; it does not apply with --per-query")
-    if args.ci is not None and args.format == "trec":
-        raise UsageError("--format trec prints trec_eval's lines, without intervals; use another format with --ci")
-    if args.agg != "mean" and args.per_query and args.format != "trec":
-        raise UsageError(f"--agg {args.agg} aggregates over queries; it does not apply with --per-query")
-    if args.agg != "mean" and args.ci is not None:
-        raise UsageError(f"--ci gives t-intervals of means; it does not apply with --agg {args.agg}")
     trec_format = args.format == "trec"
+    try:  # evaluate's own rules for --ci and --agg, before any file is read (--format trec aggregates per query)
+        check_aggregation(args.per_query and not trec_format, args.ci, args.agg, args.engine or "pandas")
+    except ParameterError as e:
+        raise UsageError(_cli_words(str(e))) from None
+    if args.ci is not None and trec_format:
+        raise UsageError("--format trec prints trec_eval's lines, without intervals; use another format with --ci")
     if trec_format:  # trec_eval's summary lines num_q, num_ret, num_rel, num_rel_ret come with every measure set
         asked = {str(m) for m in measures}
         measures += [parse(c) for c in TREC_COUNTS if c not in asked]

@@ -18,7 +18,6 @@ from ..stats.align import MISSING
 from ._load import _is_long, _load
 from ._options import (
     UsageError,
-    _check_level,
     _column_options,
     _columns,
     _duplicate_options,
@@ -29,7 +28,7 @@ from ._options import (
     _split_by,
 )
 from ._render import _print
-from .compare import _cli_baseline
+from .compare import _cli_baseline, _compare_parameters
 
 
 def add_parser(sub: Any) -> None:
@@ -60,7 +59,7 @@ def add_parser(sub: Any) -> None:
     _policy_options(rp)
     _duplicate_options(rp)
     _column_options(rp)
-    rp.set_defaults(no_progress=True, pairs="baseline")
+    rp.set_defaults(no_progress=True, pairs="baseline", ci_method=None, engine="pandas")
 
 
 def run(args: Any) -> int:
@@ -68,7 +67,7 @@ def run(args: Any) -> int:
     if not args.metrics:
         raise UsageError("report needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
     measures = [str(parse(m)) for m in args.metrics]
-    _check_level("--ci", args.ci, "0.95")
+    _compare_parameters(args)  # compare's rules for --ci, --n-resamples, --seed, ... before any file is read
     by = _split_by(args.by)
     columns = _columns(args)
     policies = _policies(args)
