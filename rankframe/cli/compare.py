@@ -139,8 +139,7 @@ def add_parser(sub) -> None:
 def _compare(args) -> int:
     from ..names import expand
 
-    if not args.metrics:
-        raise UsageError("compare needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
+    _need_metrics(args)
     measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
     _check_level("--alpha", args.alpha, "0.05")  # the command's own option; compare's are checked by compare:
     _compare_parameters(args)  # its one rule, before any file is read, in the options' words
@@ -150,18 +149,9 @@ def _compare(args) -> int:
         raise UsageError(f"--family all is every comparison of the call; it cannot be combined with {family}")
     columns = _columns(args)
     policies = _policies(args)
-    trec_inputs = not all(_is_long(p) for p in args.inputs)
-    several = len(args.inputs) > 1
-    if (trec_inputs or several) and args.col_system is not None:
-        kind = "TREC run" if trec_inputs else "table"
-        raise UsageError(
-            f"--system names the system column of one long table; with several {kind}s each one is a system "
-            f"(named {'by its tag' if trec_inputs else 'by its file name'})"
-        )
     if args.fail_if_worse and args.pairs == "all" and args.baseline is None:
         raise UsageError("--fail-if-worse with --pairs all needs --baseline NAME: worse than which system?")
-    if trec_inputs and not several:
-        raise UsageError(f"compare needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
+    trec_inputs, several = _systems(args)
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
     with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
@@ -171,12 +161,7 @@ def _compare(args) -> int:
             baseline = _cli_baseline(table, system, args, False)
             table = args.inputs[0]
         else:
-            loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
-            # runs and several tables get a column 'system'; one table has its own (--system)
-            system = loaded.system if loaded.system is not None else columns.system
-            if loaded.trec:
-                columns = Columns()
-            baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+            loaded, system, columns, baseline = _load_systems(args, columns, by, progress)
             table = loaded.df
         progress.step("comparing")
         try:
@@ -214,6 +199,45 @@ def _compare(args) -> int:
             sys.stderr.write("".join(f"rankframe: worse: {w}\n" for w in worse))
             return EXIT_WORSE
     return EXIT_OK
+
+
+def _need_metrics(args) -> None:
+    """Compare and report compare on the metrics given: no default set (evaluate's) stands in."""
+    if not args.metrics:
+        raise UsageError(
+            f"{args.command} needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP"
+        )
+
+
+def _systems(args) -> tuple[bool, bool]:
+    """Whether the inputs are TREC runs, and several: --system is for one long table, runs must be 2 or more."""
+    trec_inputs = not all(_is_long(p) for p in args.inputs)
+    several = len(args.inputs) > 1
+    if (trec_inputs or several) and args.col_system is not None:
+        kind = "TREC run" if trec_inputs else "table"
+        raise UsageError(
+            f"--system names the system column of one long table; with several {kind}s each one is a system "
+            f"(named {'by its tag' if trec_inputs else 'by its file name'})"
+        )
+    if trec_inputs and not several:
+        raise UsageError(
+            f"{args.command} needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})"
+        )
+    return trec_inputs, several
+
+
+def _load_systems(args, columns: Columns, by: list[str], progress: progress_mod.Steps):
+    """The inputs read as systems: the table, its system column, its column names and the baseline picked.
+
+    Runs and several tables get a column 'system' (a run's tag, a table's file name); one table has its own
+    (--system).
+    """
+    loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
+    system = loaded.system if loaded.system is not None else columns.system
+    if loaded.trec:
+        columns = Columns()
+    files_are_systems = loaded.trec or len(args.inputs) > 1
+    return loaded, system, columns, _cli_baseline(loaded.df, system, args, files_are_systems)
 
 
 def _compare_parameters(args) -> None:

@@ -9,15 +9,14 @@ import argparse
 from typing import Any
 
 from .. import progress
-from ..columns import Columns
 from ..compare import CORRECTIONS, TESTS
-from ..errors import ValidationError
+from ..errors import ParameterError, ValidationError
 from ..names import parse
 from ..report import report
 from ..stats.align import MISSING
-from ._load import _is_long, _load
 from ._options import (
     UsageError,
+    _cli_words,
     _column_options,
     _columns,
     _duplicate_options,
@@ -28,7 +27,7 @@ from ._options import (
     _split_by,
 )
 from ._render import _print
-from .compare import _cli_baseline, _compare_parameters
+from .compare import _compare_parameters, _load_systems, _need_metrics, _systems
 
 
 def add_parser(sub: Any) -> None:
@@ -64,25 +63,15 @@ def add_parser(sub: Any) -> None:
 
 def run(args: Any) -> int:
     """``rankframe report``: load like ``compare``, write the report, print where it went."""
-    if not args.metrics:
-        raise UsageError("report needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
+    _need_metrics(args)
     measures = [str(parse(m)) for m in args.metrics]
     _compare_parameters(args)  # compare's rules for --ci, --n-resamples, --seed, ... before any file is read
     by = _split_by(args.by)
     columns = _columns(args)
     policies = _policies(args)
-    trec_inputs = not all(_is_long(p) for p in args.inputs)
-    several = len(args.inputs) > 1
-    if (trec_inputs or several) and args.col_system is not None:
-        raise UsageError("--system names the system column of one long table; with several inputs each is a system")
-    if trec_inputs and not several:
-        raise UsageError(f"report needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
+    _systems(args)
     with progress.steps(1, progress=False) as shown:
-        loaded = _load(args, columns, by, shown, system=args.col_system or columns.system)
-    system = loaded.system if loaded.system is not None else columns.system
-    if loaded.trec:
-        columns = Columns()
-    baseline = _cli_baseline(loaded.df, system, args, trec_inputs or several)
+        loaded, system, columns, baseline = _load_systems(args, columns, by, shown)
     try:
         report(
             loaded.df,
@@ -105,5 +94,7 @@ def run(args: Any) -> int:
         )
     except ValidationError as e:
         raise _in_cli_words(e) from None
+    except ParameterError as e:  # compare's messages in the options' words, as rankframe compare says them
+        raise UsageError(_cli_words(str(e))) from None
     _print(f"wrote {args.output}")
     return 0
