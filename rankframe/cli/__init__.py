@@ -19,8 +19,14 @@ from pathlib import Path
 from .._version import __version__
 from ..columns import Columns
 from ..errors import RankframeError, ValidationError
+from ..io import LONG_SUFFIXES as _LONG_SUFFIXES  # noqa: F401 - moved to rankframe.io, still importable here
+from ..io import TREC_COUNTS, is_long, trec_name
+from ..io import TREC_ORDER as _TREC_ORDER  # noqa: F401
+from ..io import is_long as _is_long  # noqa: F401
+from ..io import trec_line as _trec_line  # noqa: F401
+from ..io import trec_lines as _trec_lines  # noqa: F401
 from . import compare, evaluate, report
-from ._load import Loaded, _check_columns, _check_options, _is_long
+from ._load import Loaded, _check_columns, _check_options
 from ._load import _load as _load
 from ._options import (
     EXIT_ERROR,
@@ -38,15 +44,9 @@ from ._options import (
     _in_cli_words,
     _split_by,
 )
-from ._options import (
-    _cli_words as _cli_words,
-)
-from ._options import (
-    _policies as _policies,
-)
+from ._options import _cli_words as _cli_words  # noqa: F401 - tests import these from here
+from ._options import _policies as _policies  # noqa: F401
 from ._render import _print
-from ._trec_eval import TREC_COUNTS, trec_name
-from ._trec_eval import _trec_lines as _trec_lines
 from .compare import COMPARE_FORMATS
 from .evaluate import DEFAULT_MEASURES, DUCKDB_OPTIONS, FORMATS
 
@@ -134,16 +134,17 @@ def _sql(args) -> int:
 
 def _validate(args) -> int:
     from .. import io
-    from ..schema import validate
+    from ..evaluate import validate
+    from ..join import read_trec
 
     columns = _columns(args)
     by = _split_by(args.by)
-    trec = not _is_long(args.file)
+    trec = not is_long(args.file)
     _check_options(args, trec)
     if trec:
         if args.qrels is None:
             raise UsageError(f"{args.file!r} is not a .parquet/.csv table; for a TREC run add --qrels QRELS")
-        df = io.read_trec(args.file, args.qrels, keep_first_duplicate=args.keep_first_duplicate)
+        df = read_trec(args.file, args.qrels, keep_first_duplicate=args.keep_first_duplicate)
         columns = Columns()
         by = ["system", *by] if "system" not in by else by
     else:

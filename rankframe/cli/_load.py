@@ -15,22 +15,8 @@ import pandas as pd
 
 from .. import progress as progress_mod
 from ..columns import Columns
-from ..io import InputFileError
+from ..io import InputFileError, is_long, suffix_kind
 from ._options import _ROLES, UsageError
-
-_LONG_SUFFIXES = (".parquet", ".pq", ".parq", ".csv", ".tsv", ".csv.gz", ".tsv.gz")
-
-
-def _is_long(path: str) -> bool:
-    from ..io import peek
-
-    name = path.lower()
-    if name.endswith(_LONG_SUFFIXES):
-        return True
-    try:
-        return peek(path, 4) == b"PAR1"  # a pipe (/dev/stdin) is read once, whole, and kept for its reader
-    except OSError:
-        return False
 
 
 def _few(values, n: int = 4) -> str:
@@ -118,9 +104,10 @@ def _load(args, columns: Columns, by: list[str], progress: progress_mod.Steps, s
     get a column ``system`` naming each one (the run's tag, the table's file name).
     """
     from .. import io
+    from ..join import read_trec
 
     inputs, qrels = list(args.inputs), args.qrels
-    long = [_is_long(p) for p in inputs]
+    long = [is_long(p) for p in inputs]
     if any(long) and not all(long):
         raise UsageError("mix of long tables and TREC runs: give either runs (with --qrels) or tables")
     trec = not any(long)
@@ -136,7 +123,7 @@ def _load(args, columns: Columns, by: list[str], progress: progress_mod.Steps, s
                 f"--by {extra[0]}: TREC runs have no segment columns (only 'system'); --by is for long tables"
             )
         progress.step(f"reading {len(inputs)} run(s) and {Path(qrels).name}")
-        df = io.read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
+        df = read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
         _check_overlap(df, Columns(), qrels, system="system")
         return Loaded(df, None, "system", True)
     several = len(inputs) > 1
@@ -242,13 +229,12 @@ def _sql_road(args, engine_default: str | None = None) -> bool:
     """
     from ..io import is_regular_file
 
-    if len(args.inputs) != 1 or args.qrels is not None or not _is_long(args.inputs[0]):
+    if len(args.inputs) != 1 or args.qrels is not None or not is_long(args.inputs[0]):
         return False
     if not is_regular_file(args.inputs[0]):
         return False  # a pipe was read once already (to tell its format): pandas reads the bytes kept
     if args.engine == "duckdb":
         return True
     if args.engine == engine_default or args.engine is None:
-        name = args.inputs[0].lower()
-        return not name.endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+        return suffix_kind(args.inputs[0]) != "csv"  # Parquet (by name or content): DuckDB reads it best
     return False

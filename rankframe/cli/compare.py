@@ -17,7 +17,8 @@ from .. import progress as progress_mod
 from ..columns import Columns
 from ..compare import compare
 from ..errors import ParameterError, ValidationError
-from ._load import _check_columns, _check_options, _is_long, _load, _sql_road
+from ..io import is_long
+from ._load import _check_columns, _check_options, _load, _sql_road
 from ._options import (
     EXIT_OK,
     EXIT_WORSE,
@@ -211,7 +212,7 @@ def _need_metrics(args) -> None:
 
 def _systems(args) -> tuple[bool, bool]:
     """Whether the inputs are TREC runs, and several: --system is for one long table, runs must be 2 or more."""
-    trec_inputs = not all(_is_long(p) for p in args.inputs)
+    trec_inputs = not all(is_long(p) for p in args.inputs)
     several = len(args.inputs) > 1
     if (trec_inputs or several) and args.col_system is not None:
         kind = "TREC run" if trec_inputs else "table"

@@ -17,8 +17,10 @@ from .. import progress as progress_mod
 from ..columns import Columns
 from ..errors import ParameterError
 from ..evaluate import check_aggregation, evaluate
+from ..io import TREC_COUNTS, is_long
+from ..io import trec_lines as _trec_lines
 from ..names import parse
-from ._load import _check_columns, _check_options, _is_long, _load, _sql_road
+from ._load import _check_columns, _check_options, _load, _sql_road
 from ._options import (
     UsageError,
     _cli_words,
@@ -31,7 +33,6 @@ from ._options import (
     _split_by,
 )
 from ._render import _print, _render
-from ._trec_eval import TREC_COUNTS, _trec_lines
 
 #: measures computed when no ``-m`` is given (a trec_eval-like core set)
 DEFAULT_MEASURES = ("AP", "nDCG", "nDCG@10", "P@5", "P@10", "R@100", "Rprec", "Bpref", "RR")
@@ -140,7 +141,7 @@ def _evaluate(args) -> int:
     if trec_format:  # trec_eval's summary lines num_q, num_ret, num_rel, num_rel_ret come with every measure set
         asked = {str(m) for m in measures}
         measures += [parse(c) for c in TREC_COUNTS if c not in asked]
-    trec_inputs = not all(_is_long(p) for p in args.inputs)
+    trec_inputs = not all(is_long(p) for p in args.inputs)
     if _sql_road(args):
         result = _evaluate_in_duckdb(args, measures, columns, by, policies)
         return _output(args, result, measures, labels, by, columns, policies)
