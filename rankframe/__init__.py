@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from . import display, inputs, plot, polars_namespace, progress, registry, sql
+from ._version import __version__ as __version__
 from .accessor import RankMetrics
 from .columns import Columns
 from .compare import compare
@@ -59,7 +60,6 @@ __all__ = [
     "options",
     "progress",
 ]
-__version__ = "0.1.0"
 
 on_change(lambda: globals().update(METRICS=registry.METRICS))  # rankframe.METRICS follows register()
 polars_namespace.install()  # pl_df.rank_metrics, once polars is imported (never imports polars itself)

@@ -13,7 +13,7 @@ This module is the orchestration; the rules shared with Spark, DuckDB and the CL
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -208,6 +208,84 @@ def compare(
       metric system baseline  n     delta  wins  ties  losses
     0     RR      B        A  3  0.166667     2     0       1
     """
+    call = checked_call(
+        df,
+        metrics,
+        system=system,
+        baseline=baseline,
+        by=by,
+        test=test,
+        ci=ci,
+        ci_method=ci_method,
+        correction=correction,
+        family=family,
+        pairs=pairs,
+        n_resamples=n_resamples,
+        seed=seed,
+        missing=missing,
+        columns=columns,
+        qrels=qrels,
+        engine=engine,
+        output=output,
+        **options,
+    )
+    with progress_.using(progress):
+        per = evaluate(
+            call.df,
+            call.names,
+            by=[*call.by, call.system],
+            per_query=True,
+            columns=call.columns,
+            qrels=call.qrels,
+            engine=engine,
+            **options,
+        )
+        out = compare_values(per, call)
+    return inputs.from_pandas(out, call.output)
+
+
+class CheckedCall(NamedTuple):
+    """A :func:`compare` call with its arguments checked, before any evaluation.
+
+    What :func:`compare` and :func:`rankframe.report.report` share: the report evaluates the per-query values
+    once for its tables and plots and hands them to :func:`compare_values`.
+    """
+
+    df: Any  # a pandas DataFrame, or a file / DuckDB relation evaluated in DuckDB
+    qrels: Any
+    names: list[str]  # the canonical metric labels, in the order asked
+    by: list[str]
+    system: str
+    baseline: object
+    columns: Columns  # with the system column
+    p: dict[str, Any]  # the statistical parameters, normalised
+    output: str
+
+
+def checked_call(
+    df: Any,
+    metrics: str | Measure | Iterable[str | Measure],
+    *,
+    system: str | None = None,
+    baseline: object = None,
+    by: str | Sequence[str] | None = None,
+    test: str | None = None,
+    ci: float = 0.95,
+    ci_method: str | None = None,
+    correction: str | None = "auto",
+    family: str | Sequence[str] = "all",
+    pairs: str = "baseline",
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    missing: str = "error",
+    columns: Columns | dict | None = None,
+    qrels: Any = None,
+    engine: str = "pandas",
+    output: str = "pandas",
+    progress: bool | None = None,
+    **options: Any,
+) -> CheckedCall:
+    """Every check of :func:`compare` that comes before the evaluation, in its order; the baseline picked."""
     columns = Columns.coerce(columns)
     if system is None:
         system = columns.system
@@ -228,7 +306,6 @@ def compare(
             options=options,
         )
     )
-    test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
     # evaluate's rule for a list of metrics: trec_eval's iprec_at_recall is its 11 levels, each metric once
     names = [str(m) for m in parse_metrics(metrics, "compare")]
     p["family"] = _family_columns(family, by)
@@ -236,20 +313,26 @@ def compare(
     if inputs.kind(df) in ("path", "relation") and qrels is None:
         # a file or DuckDB relation: the per-query values are computed in DuckDB (evaluate's file road), and the
         # system column is checked there too; no pandas copy of the table (issue 10)
-        baseline = _source_baseline(df, system, baseline, by, columns, pairs, options.get("duckdb_config"))
+        baseline = _source_baseline(df, system, baseline, by, columns, p["pairs"], options.get("duckdb_config"))
     else:
         df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
         if qrels is not None:
             qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
         _check_columns(df, system, by, columns)
-        baseline, _ = _pick_baseline(df, system, baseline, pairs)
+        baseline, _ = _pick_baseline(df, system, baseline, p["pairs"])
+    return CheckedCall(df, qrels, names, by, system, baseline, columns, p, output)
 
-    with progress_.using(progress):
-        per = evaluate(
-            df, names, by=[*by, system], per_query=True, columns=columns, qrels=qrels, engine=engine, **options
-        )
-        out = comparison_frame(_compare_per_query(per, names, by, columns.query, system, baseline, p))
-    return inputs.from_pandas(out, output)
+
+def compare_values(per: pd.DataFrame, call: CheckedCall, by: list[str] | None = None) -> pd.DataFrame:
+    """The comparison from per-query values already computed (``evaluate(..., by=[*by, system], per_query=True)``).
+
+    ``by`` (default: the call's) may be ``[]`` for the comparison over all queries of values evaluated per segment
+    when every query lies in one segment (the report's overall table).
+    """
+    by = call.by if by is None else by
+    return comparison_frame(
+        _compare_per_query(per, call.names, by, call.columns.query, call.system, call.baseline, call.p)
+    )
 
 
 def _compare_per_query(

@@ -76,6 +76,28 @@ def check_output_names(by: Sequence[str], columns: Columns, per_query: bool) -> 
         )
 
 
+def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) -> str:
+    """:func:`evaluate`'s rules for ``ci``, ``agg`` and ``engine`` (they need no data); ``agg`` normalised.
+
+    The command line calls it before any file is read, and reports its messages in its options' words.
+    """
+    if ci is not None:
+        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+            raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
+        if per_query:
+            raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
+        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
+    agg = agg.lower()
+    if agg != "mean" and per_query:
+        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+    if agg != "mean" and ci is not None:
+        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
+    if not isinstance(engine, str) or engine.lower() not in ENGINES:
+        raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+    return agg
+
+
 def evaluate(
     df: pd.DataFrame,
     metrics: str | Measure | Iterable[str | Measure],
@@ -183,20 +205,7 @@ def evaluate(
     validate = as_flag("validate", validate)
     allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
-    if ci is not None:
-        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
-            raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
-        if per_query:
-            raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
-    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
-        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
-    agg = agg.lower()
-    if agg != "mean" and per_query:
-        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
-    if agg != "mean" and ci is not None:
-        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
-    if not isinstance(engine, str) or engine.lower() not in ENGINES:
-        raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+    agg = check_aggregation(per_query, ci, agg, engine)
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
     with progress_.using(progress):

@@ -21,9 +21,15 @@ from typing import Any
 
 import pandas as pd
 
-from . import display, progress
+from . import display
+from ._version import __version__
 from .columns import Columns, column_list
+from .compare import checked_call, compare_values
+from .engines.aggregate import mean_per_segment
 from .errors import ParameterError, parameter_error
+from .evaluate import evaluate
+from .names import parse
+from .plot.pr_curve import RECALL_LEVELS
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -101,8 +107,6 @@ def report(
     str
         The HTML document. Two calls on the same input differ only in the ``generated`` time stamp.
     """
-    import rankframe
-
     from .plot import at_k, differences, distribution, forest, pr_curve
     from .plot._common import pyplot
 
@@ -118,20 +122,45 @@ def report(
     system = columns.system if system is None else system
     columns = columns.with_(system=system) if isinstance(system, str) else columns
     by_cols = column_list(by, "report")
-    stats: dict[str, Any] = dict(
-        test=test, ci=ci, correction=correction, n_resamples=n_resamples, seed=seed, missing=missing
+    call = checked_call(
+        df,
+        metrics,
+        system=system,
+        baseline=baseline,
+        by=by_cols,
+        test=test,
+        ci=ci,
+        correction=correction,
+        n_resamples=n_resamples,
+        seed=seed,
+        missing=missing,
+        columns=columns,
+        qrels=qrels,
+        **options,
     )
-    common: dict[str, Any] = dict(columns=columns, qrels=qrels, **options)
-    overall = rankframe.compare(df, metrics, system=system, baseline=baseline, **stats, **common)
-    names = list(dict.fromkeys(overall["metric"]))
-    baseline = overall.attrs["baseline"]
-    segmented = (
-        rankframe.compare(df, names, system=system, baseline=baseline, by=by_cols, **stats, **common)
-        if by_cols
-        else None
+    names, baseline = call.names, call.baseline
+    # one evaluation for every number and plot: the compared metrics, the @k curve's cutoffs and the P-R levels
+    base = names[0].split("@")[0]
+    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)]
+    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS}
+    wanted = list(dict.fromkeys([*names, *curve, *levels]))
+    common: dict[str, Any] = dict(columns=columns, qrels=call.qrels, **options)
+    per_all = per = evaluate(call.df, wanted, by=[*by_cols, system], per_query=True, **common)
+    if by_cols and not _one_segment_per_query(per, system, columns.query, by_cols):
+        # a segment column varies within a query: the units over all queries are other units, evaluated again
+        per_all = evaluate(call.df, wanted, by=[system], per_query=True, **common)
+    per_all = per_all.drop(columns=by_cols) if per_all is per else per_all
+    asked = per_all["metric"].isin(names)
+    overall = compare_values(per_all[asked].reset_index(drop=True), call, by=[])
+    per = per[per["metric"].isin(names)].reset_index(drop=True)
+    segmented = compare_values(per, call) if by_cols else None
+    means = mean_per_segment(per_all[asked], [system], names, ci=float(ci))
+    at_means = mean_per_segment(per_all[per_all["metric"].isin(curve)], [system], curve, ci=float(ci))
+    at_means.attrs["ci"] = ci
+    points = per_all[per_all["metric"].isin(levels)].sort_values(system, kind="stable", na_position="last")
+    points = points.drop(columns=["metric", "value"]).assign(
+        recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
     )
-    means = rankframe.evaluate(df, names, by=system, ci=ci, **common)
-    per = rankframe.evaluate(df, names, by=[*by_cols, system], per_query=True, **common)
     systems = [baseline] + [s for s in dict.fromkeys(overall["system"]) if s != baseline]
     order = {s: i for i, s in enumerate(systems)}
     means = means.sort_values(system, key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
@@ -151,7 +180,7 @@ def report(
             + "; "
         )
         + f'<span class="generated">generated {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC by '
-        f"rankframe {rankframe.__version__}</span></p>",
+        f"rankframe {__version__}</span></p>",
         "<h2>Means per system</h2>",
         display.to_html(means),
         "<h2>Comparison with the baseline, all queries</h2>",
@@ -199,18 +228,16 @@ def report(
                 f"{first} per query: {_text(other)} − {_text(baseline)}, sorted; green: {_text(other)} better.",
             )
         )
-    base = str(rankframe.parse(first)).split("@")[0]
     parts.append(
         _figure(
-            lambda ax: at_k(df, base, range(1, 21), by=system, ci=ci, ax=ax, **common),
+            lambda ax: at_k(at_means, base, ax=ax),
             f"{base}@k curves",
             f"{base} at cutoffs 1 to 20 per system; shade: the {ci * 100:.6g}% t interval of the mean.",
         )
     )
-    pr_options = {k: v for k, v in options.items() if k in ("validate", "allow_duplicates")}
     parts.append(
         _figure(
-            lambda ax: pr_curve(df, by=system, ax=ax, columns=columns, qrels=qrels, **pr_options),
+            lambda ax: pr_curve(points, ax=ax, columns=columns),
             "interpolated precision-recall curves",
             "11-point interpolated precision at recall 0.0 to 1.0 (trec_eval's iprec_at_recall), mean over queries.",
             figsize=(5.2, 4.4),
@@ -226,98 +253,12 @@ def report(
     return text
 
 
+def _one_segment_per_query(per: pd.DataFrame, system: str, query: str, by: list[str]) -> bool:
+    """Whether each (system, query) lies in one segment: its unit per segment is then its unit over all queries."""
+    units = per[[system, query, *by]].drop_duplicates()
+    return not units.duplicated([system, query]).any()
+
+
 def without_timestamp(text: str) -> str:
     """The report with its ``generated`` time stamp blanked: what two runs on the same input share."""
     return _GENERATED.sub('<span class="generated"></span>', text)
-
-
-# ------------------------------------------------------------------------------------------------------------
-# the command: rankframe report RUN... --qrels QRELS -m METRIC -o report.html
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``rankframe report`` (the inputs and options of ``rankframe compare``, plus -o and --title)."""
-    import argparse
-
-    from . import cli
-    from .compare import CORRECTIONS, TESTS
-    from .stats.align import MISSING
-
-    rp = sub.add_parser(
-        "report",
-        help="write one self-contained HTML report (tables per segment and plots) comparing systems",
-        description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
-        "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
-        "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
-        "Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
-        epilog="examples:\n"
-        "  rankframe report examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -o report.html\n"
-        "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    cli._input_options(rp, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
-    rp.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
-    rp.add_argument("--title", default="rankframe report", help="heading of the report (default: rankframe report)")
-    rp.add_argument("--system", dest="col_system", metavar="COL", help="the system column of one long table")
-    rp.add_argument("--baseline", metavar="NAME", help="the system every other one is compared with")
-    rp.add_argument("--test", choices=[t for t in TESTS if t != "tukey"], help="paired test (default: t)")
-    rp.add_argument("--correction", choices=[c or "none" for c in CORRECTIONS], default="holm")
-    rp.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
-    rp.add_argument("--n-resamples", type=int, default=10_000, metavar="N")
-    rp.add_argument("--seed", type=int, metavar="S", help="seed of the randomization test")
-    rp.add_argument("--missing", choices=MISSING, default="error")
-    cli._policy_options(rp)
-    cli._duplicate_options(rp)
-    cli._column_options(rp)
-    rp.set_defaults(no_progress=True, pairs="baseline")
-
-
-def run(args: Any) -> int:
-    """``rankframe report``: load like ``compare``, write the report, print where it went."""
-    from . import cli
-
-    if not args.metrics:
-        raise cli.UsageError("report needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP")
-    import rankframe
-
-    measures = [str(rankframe.parse(m)) for m in args.metrics]
-    cli._check_level("--ci", args.ci, "0.95")
-    by = cli._split_by(args.by)
-    columns = cli._columns(args)
-    policies = cli._policies(args)
-    trec_inputs = not all(cli._is_long(p) for p in args.inputs)
-    several = len(args.inputs) > 1
-    if (trec_inputs or several) and args.col_system is not None:
-        raise cli.UsageError("--system names the system column of one long table; with several inputs each is a system")
-    if trec_inputs and not several:
-        raise cli.UsageError(f"report needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})")
-    with progress.steps(1, progress=False) as shown:
-        loaded = cli._load(args, columns, by, shown, system=args.col_system or columns.system)
-    system = loaded.system if loaded.system is not None else columns.system
-    if loaded.trec:
-        columns = Columns()
-    baseline = cli._cli_baseline(loaded.df, system, args, trec_inputs or several)
-    try:
-        report(
-            loaded.df,
-            measures,
-            baseline=baseline,
-            by=by or None,
-            system=system,
-            title=args.title,
-            path=args.output,
-            test=args.test,
-            ci=args.ci,
-            correction=None if args.correction == "none" else args.correction,
-            n_resamples=args.n_resamples,
-            seed=args.seed,
-            missing=args.missing,
-            columns=columns.with_(system=system),
-            qrels=loaded.judgments,
-            allow_duplicates=args.allow_duplicates,
-            **policies,
-        )
-    except rankframe.ValidationError as e:
-        raise cli._in_cli_words(e) from None
-    cli._print(f"wrote {args.output}")
-    return 0

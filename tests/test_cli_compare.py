@@ -255,7 +255,7 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         seen.update(kwargs)
         return real(df, metrics, **kwargs)
 
-    monkeypatch.setattr(rankframe, "compare", spy)
+    monkeypatch.setattr("rankframe.cli.compare.compare", spy)  # where the command looks it up
     code, _, err = run_main(
         capsys, "compare", str(PAIRED), "-m", "AP", "--baseline", "dense", "--by", "length", "--engine", "duckdb",
         "--no-relevant", "nan", "--no-retrieved", "skip", "--no-judged", "zero", "--allow-duplicates",

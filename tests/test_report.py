@@ -160,3 +160,37 @@ def test_hostile_input(tmp_path, capsys, monkeypatch):
     with pytest.raises(SystemExit) as e:  # -o is required: argparse's usage error
         cli.main(["report", *RUNS, "--qrels", QRELS, "-m", "AP"])
     assert e.value.code == 2 and "-o/--output" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("by", [None, "length"])
+def test_the_table_is_validated_and_evaluated_once(monkeypatch, by):
+    """Every table and plot of the report comes from one evaluation (it was 6: two compares, the means, the @k
+    curves and the P-R curve evaluated the same table again, each validating it first)."""
+    import rankframe.engines.numpy_engine as numpy_engine
+
+    evaluate_module = sys.modules["rankframe.evaluate"]
+    calls = {"validate": 0, "engine": 0}
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(evaluate_module, "validate_table", counted("validate", evaluate_module.validate_table))
+    monkeypatch.setattr(numpy_engine, "evaluate", counted("engine", numpy_engine.evaluate))
+    df = pd.read_parquet(EX / "paired.parquet")
+    text = rankframe.report(df, ["AP", "P@2"], baseline="bm25", by=by, seed=1)
+    assert calls == {"validate": 1, "engine": 1}
+    assert text.count("<img ") == 2 * 2 + 2 + 2  # forest + distribution per metric, 2 differences plots, at_k, P-R
+
+
+def test_a_segment_that_varies_within_a_query_is_evaluated_again_for_all_queries():
+    # the units of the overall comparison are queries, those of the segments (segment, query): evaluated twice,
+    # and the overall numbers are compare()'s on the whole table
+    df = pd.read_parquet(EX / "paired.parquet")
+    df = df.assign(kind=np.where(np.arange(len(df)) % 3 == 0, "x", "y"))
+    text = rankframe.report(df, "AP", baseline="bm25", by="kind", missing="drop")
+    for r in rankframe.compare(df, "AP", baseline="bm25").itertuples():
+        assert f"{r.delta:.4f}" in text and f"{r.mean:.4f}" in text

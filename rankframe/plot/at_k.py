@@ -75,7 +75,7 @@ def at_k(
         x: the cutoff k, y: the metric's mean; one line per group (labelled in the legend), the band a
         ``fill_between`` polygon from ``ci_low`` to ``ci_high``.
     """
-    import rankframe
+    from ..evaluate import evaluate
 
     columns = Columns.coerce(columns)
     pyplot()  # the missing extra is reported before any work
@@ -89,7 +89,7 @@ def at_k(
         if by is None and columns.system in data.columns:
             by_cols = [columns.system]
         labels = [f"{metric}@{k}" for k in ks]
-        means = rankframe.evaluate(data, labels, by=by_cols or None, ci=ci, columns=columns, qrels=qrels, **options)
+        means = evaluate(data, labels, by=by_cols or None, ci=ci, columns=columns, qrels=qrels, **options)
         wanted: str | None = _without_k(labels[0])[0]
     elif what == "means":
         if options or qrels is not None or ci is not None:

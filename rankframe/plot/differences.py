@@ -64,7 +64,7 @@ def differences(
     Parameters
     ----------
     data : DataFrame
-        Per-query values from ``rankframe.evaluate(..., by=[..., "system"], per_query=True)``, or a long
+        Per-query values from ``evaluate(..., by=[..., "system"], per_query=True)``, or a long
         ranking table with a system column (evaluated per query here).
     metric : str, optional
         The metric (required for a long table; for per-query values when they hold several).
@@ -84,7 +84,7 @@ def differences(
         One bar per query (x: queries sorted by difference, y: the difference), a dashed line at the mean
         difference; the legend counts wins, ties and losses.
     """
-    import rankframe
+    from ..evaluate import evaluate
 
     columns = Columns.coerce(columns)
     pyplot()  # the missing extra is reported before any work
@@ -95,9 +95,7 @@ def differences(
             raise ParameterError("differences: name the metric to draw from a long table, e.g. metric='AP'")
         need_columns(data, [system_col], "differences", "columns.system")
         seg = as_names(by, "differences", "by")
-        data = rankframe.evaluate(
-            data, [metric], by=[*seg, system_col], per_query=True, columns=columns, qrels=qrels, **options
-        )
+        data = evaluate(data, [metric], by=[*seg, system_col], per_query=True, columns=columns, qrels=qrels, **options)
     elif what != "per_query":
         raise parameter_error(
             "differences", "data", "per-query values (evaluate(..., per_query=True)) or a long table", f"a {what} frame"

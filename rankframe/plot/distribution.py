@@ -30,7 +30,7 @@ def distribution(
     Parameters
     ----------
     data : DataFrame
-        Per-query values (``rankframe.evaluate(..., per_query=True)``) or a long ranking table (evaluated
+        Per-query values (``evaluate(..., per_query=True)``) or a long ranking table (evaluated
         per query here).
     metric : str, optional
         The metric (required for a long table; for per-query values when they hold several).
@@ -49,7 +49,7 @@ def distribution(
     matplotlib Axes
         x tick labels name each group and its ``n`` (queries with a value); NaN values are left out.
     """
-    import rankframe
+    from ..evaluate import evaluate
 
     columns = Columns.coerce(columns)
     pyplot()  # the missing extra is reported before any work
@@ -62,9 +62,7 @@ def distribution(
             raise ParameterError("distribution: name the metric to draw from a long table, e.g. metric='AP'")
         if by is None and columns.system in data.columns:
             groups = [columns.system]
-        data = rankframe.evaluate(
-            data, [metric], by=groups or None, per_query=True, columns=columns, qrels=qrels, **options
-        )
+        data = evaluate(data, [metric], by=groups or None, per_query=True, columns=columns, qrels=qrels, **options)
     elif what != "per_query":
         raise parameter_error(
             "distribution",

@@ -33,7 +33,7 @@ def forest(
     data : DataFrame
         What :func:`rankframe.compare` returned (deltas against the baseline, ``ci_low``/``ci_high``,
         ``p_adjusted``), or the means :func:`rankframe.evaluate` returned with ``ci=`` (per segment), or a
-        long ranking table: with ``baseline=`` it is compared (``rankframe.compare(data, metric,
+        long ranking table: with ``baseline=`` it is compared (``compare(data, metric,
         baseline=baseline, by=by, ci=ci, **options)``), without it the means per ``by`` are taken with their
         ``ci`` interval.
     metric : str, optional
@@ -53,7 +53,8 @@ def forest(
     matplotlib Axes
         y tick labels name the segment, the system and ``n``; x is the delta (a line marks 0) or the mean.
     """
-    import rankframe
+    from ..compare import compare
+    from ..evaluate import evaluate
 
     columns = Columns.coerce(columns)
     pyplot()  # the missing extra is reported before any work
@@ -66,11 +67,9 @@ def forest(
         if metric is None:
             raise ParameterError("forest: name the metric to draw from a long table, e.g. metric='nDCG@10'")
         if baseline is not None:
-            data = rankframe.compare(
-                data, [metric], baseline=baseline, by=by, ci=ci, columns=columns, qrels=qrels, **options
-            )
+            data = compare(data, [metric], baseline=baseline, by=by, ci=ci, columns=columns, qrels=qrels, **options)
         else:
-            data = rankframe.evaluate(data, [metric], by=by, ci=ci, columns=columns, qrels=qrels, **options)
+            data = evaluate(data, [metric], by=by, ci=ci, columns=columns, qrels=qrels, **options)
         what = kind(data, columns, "forest")
     elif baseline is not None or by is not None or qrels is not None or options:
         raise ParameterError("forest: baseline=, by=, qrels= and evaluate's options apply to a long table only")

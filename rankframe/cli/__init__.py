@@ -1,0 +1,224 @@
+"""The ``rankframe`` command: evaluate TREC runs or long tables, print the SQL macros, validate a file.
+
+``rankframe evaluate RUN... --qrels QRELS -m nDCG@10 -m AP`` works like ``trec_eval -c`` (``--per-query`` is
+its ``-q``, ``--format trec`` its output; ``--no-retrieved skip`` gives trec_eval without ``-c``); the query-set
+defaults are the Python API's (``rankframe.registry.POLICIES``). ``rankframe evaluate table.parquet -m ...
+--by segment`` evaluates a long table. Exit status (:data:`EXIT_STATUS`): 0 on success, 1 only when ``compare
+--fail-if-worse`` finds a system significantly worse, 2 on a usage or input error (one line ``rankframe: error:
+...`` on stderr), 3 on an internal error (a bug: one line ``rankframe: internal error: ...``). See ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .._version import __version__
+from ..columns import Columns
+from ..errors import RankframeError, ValidationError
+from ..io import LONG_SUFFIXES as _LONG_SUFFIXES  # noqa: F401 - moved to rankframe.io, still importable here
+from ..io import TREC_COUNTS, is_long, trec_name
+from ..io import TREC_ORDER as _TREC_ORDER  # noqa: F401
+from ..io import is_long as _is_long  # noqa: F401
+from ..io import trec_line as _trec_line  # noqa: F401
+from ..io import trec_lines as _trec_lines  # noqa: F401
+from . import compare, evaluate, report
+from ._load import Loaded, _check_columns, _check_options
+from ._load import _load as _load
+from ._options import (
+    EXIT_ERROR,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_STATUS,
+    EXIT_WORSE,
+    TRACEBACK_ENV,
+    UsageError,
+    _column_options,
+    _columns,
+    _duplicate_options,
+    _exit_status_epilog,
+    _in_cli_words,
+    _split_by,
+)
+from ._options import _cli_words as _cli_words  # noqa: F401 - tests import these from here
+from ._options import _policies as _policies  # noqa: F401
+from ._render import _print
+from .compare import COMPARE_FORMATS
+from .evaluate import DEFAULT_MEASURES, DUCKDB_OPTIONS, FORMATS
+
+__all__ = [
+    "COMPARE_FORMATS",
+    "DEFAULT_MEASURES",
+    "DUCKDB_OPTIONS",
+    "EXIT_ERROR",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_STATUS",
+    "EXIT_WORSE",
+    "FORMATS",
+    "TRACEBACK_ENV",
+    "TREC_COUNTS",
+    "Loaded",
+    "UsageError",
+    "entry",
+    "main",
+    "trec_name",
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rankframe",
+        description="Ranking-quality metrics over TREC run/qrels files and long-format Parquet/CSV tables.",
+        epilog=_exit_status_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"rankframe {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    evaluate.add_parser(sub)
+    compare.add_parser(sub)
+    report.add_parser(sub)
+
+    sq = sub.add_parser(
+        "sql",
+        help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
+        description="Print every rankframe DuckDB macro as one SQL script, or write it with -o FILE (then `.read FILE` "
+        "in the DuckDB CLI).",
+    )
+    sq.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the script to FILE (for `.read FILE` in the DuckDB CLI) instead of printing it",
+    )
+    sq.set_defaults(inputs=[])
+
+    va = sub.add_parser(
+        "validate",
+        help="check a long table (or a run with --qrels) against the data model",
+        description="Report every schema violation of a long table (or TREC run + qrels).",
+    )
+    va.add_argument("file", metavar="FILE")
+    va.add_argument("--qrels", help="TREC qrels, when FILE is a TREC run")
+    va.add_argument("--by", action="append", default=[], metavar="COL", help="segment column (repeatable)")
+    _duplicate_options(va)
+    _column_options(va)
+    return p
+
+
+def _sql(args) -> int:
+    try:
+        from .. import sql
+    except ImportError as e:  # pragma: no cover - the SQL module ships with the package
+        raise RankframeError(f"the SQL macros are not available: {e}") from None
+    try:
+        text = sql.text()
+    except (FileNotFoundError, ValueError) as e:
+        raise RankframeError(str(e)) from None
+    if args.output is not None:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write --output {args.output!r}: {e.strerror or e}") from None
+        return 0
+    _print(text.rstrip("\n"))
+    return 0
+
+
+def _validate(args) -> int:
+    from .. import io
+    from ..evaluate import validate
+    from ..join import read_trec
+
+    columns = _columns(args)
+    by = _split_by(args.by)
+    trec = not is_long(args.file)
+    _check_options(args, trec)
+    if trec:
+        if args.qrels is None:
+            raise UsageError(f"{args.file!r} is not a .parquet/.csv table; for a TREC run add --qrels QRELS")
+        df = read_trec(args.file, args.qrels, keep_first_duplicate=args.keep_first_duplicate)
+        columns = Columns()
+        by = ["system", *by] if "system" not in by else by
+    else:
+        if args.qrels is not None:
+            raise UsageError("--qrels is for a TREC run; a long table holds its judgments in its relevance column")
+        df = io.read_long(args.file, columns=columns)
+        _check_columns(df, args.file, args, columns, by, need_relevance=True)
+    validate(df, columns, by=by, allow_duplicates=args.allow_duplicates)
+    _print(f"ok: {args.file}: {len(df)} rows, {df[columns.query].nunique()} queries")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``rankframe`` command and return its exit status (:data:`EXIT_STATUS`).
+
+    0 on success, 1 when ``compare --fail-if-worse`` found a system significantly worse than the baseline (and
+    for nothing else), 2 on a usage or input error (a :class:`~rankframe.errors.RankframeError`; argparse's
+    usage errors raise ``SystemExit(2)``), 3 on an internal error, 130 when interrupted.
+    """
+    try:
+        args = _parser().parse_args(argv)  # a usage error raises SystemExit(2), which passes through
+        command = {
+            "evaluate": evaluate._evaluate,
+            "compare": compare._compare,
+            "sql": _sql,
+            "validate": _validate,
+            "report": report.run,
+        }
+        return command[args.command](args)
+    except RankframeError as e:
+        text = str(_in_cli_words(e) if isinstance(e, ValidationError) else e)
+        sys.stderr.write(f"rankframe: error: {text}\n")
+        return EXIT_ERROR
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            _quiet_broken_pipe()
+            return EXIT_OK
+        sys.stderr.write(f"rankframe: error: {e}\n")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write("rankframe: interrupted\n")
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - anything else is a bug of rankframe, never a verdict (exit 1)
+        return _internal_error(e)
+
+
+def _internal_error(e: Exception) -> int:
+    """One line naming the exception and asking for a report; the traceback only with RANKFRAME_TRACEBACK=1."""
+    if os.environ.get(TRACEBACK_ENV, "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+    first = (str(e).strip().splitlines() or [""])[0]
+    sys.stderr.write(
+        f"rankframe: internal error: {type(e).__name__}{': ' + first if first else ''} "
+        f"(a bug in rankframe {__version__}, not a problem with your input: please report it with the command "
+        f"line; {TRACEBACK_ENV}=1 shows the traceback)\n"
+    )
+    return EXIT_INTERNAL
+
+
+def _quiet_broken_pipe() -> None:
+    """``rankframe ... | head``: stop quietly when the reader goes away."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:  # pragma: no cover
+        pass
+
+
+def entry() -> None:  # pragma: no cover - console-script wrapper
+    """Console-script entry point (``sys.exit(main())``)."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""The command's vocabulary: its usage error, exit statuses, shared option groups and their meaning.
+
+The arguments turned into the library's (columns, query-set policies, ``by``); the library's messages in the options'
+words (:func:`_cli_words`), so each rule is checked once, by the library, and reported with the flag's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+
+from ..columns import Columns
+from ..errors import RankframeError, ValidationError
+
+
+class UsageError(RankframeError):
+    """Command-line options that do not fit together."""
+
+
+#: the exit statuses of the command: ``rankframe --help`` and docs/cli.md show this table
+EXIT_OK, EXIT_WORSE, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+EXIT_STATUS = (
+    (EXIT_OK, "success (compare --fail-if-worse: no system significantly worse than the baseline)"),
+    (EXIT_WORSE, "compare --fail-if-worse: a system is significantly worse than the baseline (and nothing else)"),
+    (EXIT_ERROR, "usage or input error: a bad option or option value, a bad or missing file, a broken table rule"),
+    (
+        EXIT_INTERNAL,
+        "internal error, a bug in rankframe: one line on stderr (RANKFRAME_TRACEBACK=1 adds the traceback)",
+    ),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+)
+
+
+#: set to 1 for the traceback of an internal error
+TRACEBACK_ENV = "RANKFRAME_TRACEBACK"
+
+
+def _exit_status_epilog() -> str:
+    return "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_STATUS)
+
+
+_ROLES = ("query", "item", "rank", "relevance", "score")
+
+
+def _input_options(p: argparse.ArgumentParser, metric_help: str) -> None:
+    """The inputs of evaluate and compare: runs or tables, --qrels, -m, --by."""
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="RUN_OR_TABLE",
+        help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)",
+    )
+    p.add_argument("--qrels", help="TREC qrels file (qid iteration docno relevance); required for runs")
+    p.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC", help=metric_help)
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="segment column of a long table (repeatable, or comma-separated)",
+    )
+
+
+def _policy_options(p: argparse.ArgumentParser) -> None:
+    """One option per query-set policy, with the choices and defaults declared in the registry."""
+    from ..registry import POLICIES
+
+    g = p.add_argument_group("query-set policies (the defaults are the Python API's, rankframe.registry.POLICIES)")
+    for param in POLICIES:
+        g.add_argument(
+            "--" + param.name.replace("_", "-"),
+            dest=param.name,
+            choices=param.choices,
+            default=None,
+            help=f"{param.description} (default: {param.default})",
+        )
+    g.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="trec_eval's -c: the same as --no-retrieved zero, which is the default; "
+        "--no-retrieved skip reproduces trec_eval without -c",
+    )
+
+
+def _duplicate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--keep-first-duplicate",
+        action="store_true",
+        help="TREC runs: keep the first of a docno repeated within a query instead of failing",
+    )
+    p.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help="long tables: keep repeated (query, item) rows as separate entries instead of failing",
+    )
+
+
+def _column_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("column names of a long table (defaults: query, item, rank, relevance, score)")
+    for name in _ROLES:
+        g.add_argument(f"--{name}", dest=f"col_{name}", metavar="COL")
+
+
+def _columns(args) -> Columns:
+    return Columns().with_(**{n: getattr(args, f"col_{n}") for n in _ROLES})
+
+
+def _policies(args) -> dict[str, str]:
+    """The query-set policies: each option's value, else the registry's default; -c is --no-retrieved zero."""
+    from ..registry import POLICY_DEFAULTS
+
+    chosen = {name: getattr(args, name) for name in POLICY_DEFAULTS}
+    if args.complete:
+        if chosen["no_retrieved"] not in (None, "zero"):
+            raise UsageError(
+                f"-c/--complete means --no-retrieved zero; it contradicts --no-retrieved {chosen['no_retrieved']}"
+            )
+        chosen["no_retrieved"] = "zero"
+    return {name: POLICY_DEFAULTS[name] if v is None else v for name, v in chosen.items()}
+
+
+def _split_by(values: Sequence[str]) -> list[str]:
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+def _check_level(option: str, value: float, example: str) -> None:
+    if not 0 < value < 1:  # NaN fails too
+        raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
+
+
+#: rankframe.compare's parameters and the command's options that set them (the rest: --name-with-dashes)
+_COMPARE_OPTIONS = {"system": "--system", "columns": "--query/--item/--rank/--relevance/--score"}
+
+
+def _option(name: str) -> str:
+    return _COMPARE_OPTIONS.get(name, "--" + name.replace("_", "-"))
+
+
+def _cli_words(text: str) -> str:
+    """A message of rankframe.compare or rankframe.evaluate in the command's words.
+
+    ``The 'ci' parameter of compare`` is ``--ci``, ``ci=`` is ``--ci``, ``per_query=True`` is ``--per-query``,
+    ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is ``--pairs all``; a validation message's
+    ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by b``) and ``allow_duplicates=True`` is
+    ``--allow-duplicates``.
+    """
+    params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine", "agg")
+    text = re.sub(
+        r"The '(\w+)' parameter of (?:compare|evaluate) must be",
+        lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
+        text,
+    )
+    text = re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
+    text = re.sub(r"\bci= ", f"{_option('ci')} ", text)
+    text = re.sub(r"\bper_query=True\b", _option("per_query"), text)
+    text = re.sub(
+        r"\bby=('[^']*'|\[[^\]]*\])",
+        lambda m: " ".join(f"{_option('by')} {v}" for v in re.findall(r"'([^']*)'", m.group(1))),
+        text,
+    )
+    return re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
+
+
+def _in_cli_words(e: ValidationError) -> ValidationError:
+    """A ValidationError in the command's words (:func:`_cli_words`: --missing zero, --by model, ...)."""
+    failures = [{**f, "rule": _cli_words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
+    return ValidationError(failures, e.table)

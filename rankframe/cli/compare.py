@@ -1,0 +1,327 @@
+"""``rankframe compare``: rankframe.compare's paired tests, intervals and corrections from the command line.
+
+Its options are :func:`rankframe.compare.compare`'s parameters; their checks are the library's, reported in the
+options' words (:func:`rankframe.cli._options._cli_words`). ``--fail-if-worse`` turns a significantly worse
+system into exit status 1 (and nothing else does). One Parquet table is compared on DuckDB's road.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from .. import progress as progress_mod
+from ..columns import Columns
+from ..compare import compare
+from ..errors import ParameterError, ValidationError
+from ..io import is_long
+from ._load import _check_columns, _check_options, _load, _sql_road
+from ._options import (
+    EXIT_OK,
+    EXIT_WORSE,
+    UsageError,
+    _check_level,
+    _cli_words,
+    _column_options,
+    _columns,
+    _duplicate_options,
+    _in_cli_words,
+    _input_options,
+    _policies,
+    _policy_options,
+    _split_by,
+)
+from ._render import _fmt_p, _print, _render_compare
+
+COMPARE_FORMATS = ("table", "markdown", "csv", "json")
+
+
+def add_parser(sub) -> None:
+    """``rankframe compare``: rankframe.compare's parameters as options, the inputs and options of evaluate."""
+    from ..compare import CI_METHODS, CORRECTIONS, PAIRS, TESTS
+    from ..stats.align import MISSING
+
+    co = sub.add_parser(
+        "compare",
+        help="compare systems with paired tests, confidence intervals and corrected p-values",
+        description="Compare two or more systems (TREC runs with --qrels, several long tables, or one long\n"
+        "table with a system column) on the same queries: per segment and metric, the difference with\n"
+        "the baseline, its confidence interval, a paired test and the p-value corrected for every\n"
+        "comparison made (rankframe.compare; see docs/comparing.md).\n"
+        "Exit status: 0; 1 with --fail-if-worse when a system is significantly worse than the baseline\n"
+        "(and for nothing else); 2 on a usage or input error; 3 on an internal error (a bug).",
+        epilog="examples:\n"
+        "  rankframe compare examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -m P@2\n"
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length\n"
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --test randomization --seed 1\n"
+        "  rankframe compare examples/paired.parquet --baseline bm25 -m AP --by length --fail-if-worse"
+        "   # exit 1: dense loses on short queries",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _input_options(co, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
+    co.add_argument(
+        "--system",
+        dest="col_system",
+        metavar="COL",
+        help="the system column of one long table (default: system); several runs or tables are the systems",
+    )
+    co.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the system every other one is compared with (default: the first run or table given, or the "
+        "system of a table's first row)",
+    )
+    g = co.add_argument_group("statistics (rankframe.compare's parameters)")
+    g.add_argument("--test", choices=TESTS, help="paired test (default: t; tukey, the default with --pairs all)")
+    g.add_argument(
+        "--correction",
+        choices=["auto", *(c or "none" for c in CORRECTIONS)],
+        default="auto",
+        help="multiple-testing correction of the p-values over the family (default auto: holm; none after "
+        "tukey, whose p-values already hold for every pair)",
+    )
+    g.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="the correction family: all (default, every comparison of the call) or output column(s) that split "
+        "it, e.g. --family metric (repeatable, or comma-separated)",
+    )
+    g.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    g.add_argument("--ci-method", choices=CI_METHODS, help="interval around delta (default: t; tukey with tukey)")
+    g.add_argument(
+        "--pairs", choices=PAIRS, default="baseline", help="every system against the baseline (default), or all pairs"
+    )
+    g.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="sign flips (randomization) or resamples (bootstrap) (default 10000)",
+    )
+    g.add_argument("--seed", type=int, metavar="S", help="seed of the random methods (default: fresh, reported)")
+    g.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="error",
+        help="a query some systems of a segment have a value for and others not: error (default), zero, drop",
+    )
+    g.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="A",
+        help="significance level of --fail-if-worse (default 0.05)",
+    )
+    g.add_argument(
+        "--fail-if-worse",
+        action="store_true",
+        help="exit 1 when a system is significantly worse than the baseline (p_adjusted < alpha and delta < 0) "
+        "on any metric or segment, naming them on stderr",
+    )
+    _policy_options(co)
+    co.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
+    co.add_argument(
+        "--format",
+        choices=COMPARE_FORMATS,
+        default="table",
+        help="table (default, rounded, with a caption naming the test and correction), markdown, "
+        "csv or json (every column, full precision)",
+    )
+    _duplicate_options(co)
+    _column_options(co)
+    co.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+
+
+def _compare(args) -> int:
+    from ..names import expand
+
+    _need_metrics(args)
+    measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
+    _check_level("--alpha", args.alpha, "0.05")  # the command's own option; compare's are checked by compare:
+    _compare_parameters(args)  # its one rule, before any file is read, in the options' words
+    by = _split_by(args.by)
+    family = _split_by(args.family)
+    if "all" in family and len(family) > 1:
+        raise UsageError(f"--family all is every comparison of the call; it cannot be combined with {family}")
+    columns = _columns(args)
+    policies = _policies(args)
+    if args.fail_if_worse and args.pairs == "all" and args.baseline is None:
+        raise UsageError("--fail-if-worse with --pairs all needs --baseline NAME: worse than which system?")
+    trec_inputs, several = _systems(args)
+    steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
+    # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
+    with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
+        if not several and args.qrels is None and _sql_road(args, engine_default="pandas"):
+            # one Parquet table: read in DuckDB only (as evaluate's SQL road); the per-query values come back
+            table, system = _compare_source(args, columns, by, progress)
+            baseline = _cli_baseline(table, system, args, False)
+            table = args.inputs[0]
+        else:
+            loaded, system, columns, baseline = _load_systems(args, columns, by, progress)
+            table = loaded.df
+        progress.step("comparing")
+        try:
+            out = compare(
+                table,
+                measures,
+                system=system,
+                baseline=baseline,
+                by=by or None,
+                test=args.test,
+                ci=args.ci,
+                ci_method=args.ci_method,
+                correction=None if args.correction == "none" else args.correction,
+                family=family or "all",
+                pairs=args.pairs,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                missing=args.missing,
+                columns=columns.with_(system=system),
+                qrels=None if isinstance(table, str) else loaded.judgments,
+                engine=args.engine,
+                allow_duplicates=args.allow_duplicates,
+                no_relevant=policies["no_relevant"],
+                no_retrieved=policies["no_retrieved"],
+                no_judged=policies["no_judged"],
+            )
+        except ValidationError as e:
+            raise _in_cli_words(e) from None
+        except ParameterError as e:
+            raise UsageError(_cli_words(str(e))) from None
+    _print(_render_compare(out, args.format))
+    if args.fail_if_worse:
+        worse = _worse(out, baseline, args.alpha)
+        if worse:
+            sys.stderr.write("".join(f"rankframe: worse: {w}\n" for w in worse))
+            return EXIT_WORSE
+    return EXIT_OK
+
+
+def _need_metrics(args) -> None:
+    """Compare and report compare on the metrics given: no default set (evaluate's) stands in."""
+    if not args.metrics:
+        raise UsageError(
+            f"{args.command} needs the metrics to compare on: -m METRIC (repeatable), e.g. -m nDCG@10 -m AP"
+        )
+
+
+def _systems(args) -> tuple[bool, bool]:
+    """Whether the inputs are TREC runs, and several: --system is for one long table, runs must be 2 or more."""
+    trec_inputs = not all(is_long(p) for p in args.inputs)
+    several = len(args.inputs) > 1
+    if (trec_inputs or several) and args.col_system is not None:
+        kind = "TREC run" if trec_inputs else "table"
+        raise UsageError(
+            f"--system names the system column of one long table; with several {kind}s each one is a system "
+            f"(named {'by its tag' if trec_inputs else 'by its file name'})"
+        )
+    if trec_inputs and not several:
+        raise UsageError(
+            f"{args.command} needs at least 2 systems: give 2 or more TREC runs (got only {args.inputs[0]!r})"
+        )
+    return trec_inputs, several
+
+
+def _load_systems(args, columns: Columns, by: list[str], progress: progress_mod.Steps):
+    """The inputs read as systems: the table, its system column, its column names and the baseline picked.
+
+    Runs and several tables get a column 'system' (a run's tag, a table's file name); one table has its own
+    (--system).
+    """
+    loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
+    system = loaded.system if loaded.system is not None else columns.system
+    if loaded.trec:
+        columns = Columns()
+    files_are_systems = loaded.trec or len(args.inputs) > 1
+    return loaded, system, columns, _cli_baseline(loaded.df, system, args, files_are_systems)
+
+
+def _compare_parameters(args) -> None:
+    """rankframe.compare's check of its parameters (the ones that need no data), before any file is read."""
+    from ..compare import _check_parameters
+
+    try:
+        _check_parameters(
+            dict(
+                pairs=args.pairs,
+                test=args.test,
+                ci_method=args.ci_method,
+                ci=args.ci,
+                correction=None if args.correction == "none" else args.correction,
+                missing=args.missing,
+                n_resamples=args.n_resamples,
+                seed=args.seed,
+                engine=args.engine,
+                options={},
+            )
+        )
+    except ParameterError as e:
+        raise UsageError(_cli_words(str(e))) from None
+
+
+def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) -> object:
+    """The baseline as a value of the system column, by rankframe.compare's rule (``compare._pick_baseline``).
+
+    --baseline is text: it names the system whose text it is (the table's values may be numbers); the rule
+    (at least 2 systems, the baseline one of them, else the first run or table given, or the system of a
+    table's first row) is the library's, its errors in the command's words.
+    """
+    from ..compare import _pick_baseline
+
+    systems = df[[system]].dropna()
+    value = args.baseline
+    if value is not None:
+        value = next((s for s in pd.unique(systems[system]) if str(s) == args.baseline), args.baseline)
+    try:
+        return _pick_baseline(systems, system, value, args.pairs)[0]
+    except ValidationError as e:  # fewer than 2 systems
+        more = "give 2 or more runs or tables" if files_are_systems else "or give the column with --system COL"
+        rule = e.failures[0]["rule"]
+        if files_are_systems:
+            rule = rule.replace(f"in column {system!r}", "(the runs' tags or the tables' file names)")
+        raise UsageError(f"{rule} ({more})") from None
+    except ParameterError as e:  # no such system
+        text = _cli_words(str(e)).replace(
+            "--baseline must be one of", f"--baseline {args.baseline}: no such system; it must be one of"
+        )
+        if files_are_systems:
+            text = text.replace(f"in column {system!r}", "(the runs' tags, or the tables' file names)")
+        raise UsageError(text) from None
+
+
+def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
+    """The rows where a system is significantly worse than the baseline (p_adjusted < alpha, delta < 0), in words."""
+    segments = list(out.columns[: list(out.columns).index("metric")])
+    bad = out[(out["baseline"] == baseline) & (out["p_adjusted"] < alpha) & (out["delta"] < 0)]
+    lines = []
+    for r in bad.to_dict("records"):
+        where = ", ".join(f"{c}={r[c]}" for c in segments)
+        lines.append(
+            f"{r['system']} < {r['baseline']} on {r['metric']}{f' ({where})' if where else ''}: "
+            f"delta {r['delta']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}], "
+            f"p_adjusted {_fmt_p(float(r['p_adjusted']))} < alpha {alpha:g}"
+        )
+    return lines
+
+
+def _compare_source(args, columns: Columns, by: list[str], progress: progress_mod.Steps) -> tuple[pd.DataFrame, str]:
+    """The SQL road of compare: the column checks and the systems of one Parquet table, from DuckDB (no pandas copy).
+
+    Returns a small frame of the systems (the first row's first, for the default baseline) and the system column.
+    """
+    from ..engines import duckdb_source
+
+    _check_options(args, trec=False)
+    path = args.inputs[0]
+    system = args.col_system or columns.system
+    progress.step(f"reading {Path(path).name} in DuckDB")
+    info = duckdb_source.systems(path, system)
+    _check_columns(pd.DataFrame(columns=info.columns), path, args, columns, by, need_relevance=True, system=system)
+    progress.step("evaluating in DuckDB")
+    found = [info.first, *info.found] if info.found else []
+    return pd.DataFrame({system: pd.Series(found, dtype=object)}), system

@@ -1,0 +1,100 @@
+"""``rankframe report``: the inputs and options of ``rankframe compare``, written as one HTML file.
+
+The file is :func:`rankframe.report.report`'s (the library function); this module is only the command around it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .. import progress
+from ..compare import CORRECTIONS, TESTS
+from ..errors import ParameterError, ValidationError
+from ..names import parse
+from ..report import report
+from ..stats.align import MISSING
+from ._options import (
+    UsageError,
+    _cli_words,
+    _column_options,
+    _columns,
+    _duplicate_options,
+    _in_cli_words,
+    _input_options,
+    _policies,
+    _policy_options,
+    _split_by,
+)
+from ._render import _print
+from .compare import _compare_parameters, _load_systems, _need_metrics, _systems
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``rankframe report`` (the inputs and options of ``rankframe compare``, plus -o and --title)."""
+    rp = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report (tables per segment and plots) comparing systems",
+        description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
+        "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
+        "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
+        "Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
+        epilog="examples:\n"
+        "  rankframe report examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -o report.html\n"
+        "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _input_options(rp, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
+    rp.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    rp.add_argument("--title", default="rankframe report", help="heading of the report (default: rankframe report)")
+    rp.add_argument("--system", dest="col_system", metavar="COL", help="the system column of one long table")
+    rp.add_argument("--baseline", metavar="NAME", help="the system every other one is compared with")
+    rp.add_argument("--test", choices=[t for t in TESTS if t != "tukey"], help="paired test (default: t)")
+    rp.add_argument("--correction", choices=[c or "none" for c in CORRECTIONS], default="holm")
+    rp.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    rp.add_argument("--n-resamples", type=int, default=10_000, metavar="N")
+    rp.add_argument("--seed", type=int, metavar="S", help="seed of the randomization test")
+    rp.add_argument("--missing", choices=MISSING, default="error")
+    _policy_options(rp)
+    _duplicate_options(rp)
+    _column_options(rp)
+    rp.set_defaults(no_progress=True, pairs="baseline", ci_method=None, engine="pandas")
+
+
+def run(args: Any) -> int:
+    """``rankframe report``: load like ``compare``, write the report, print where it went."""
+    _need_metrics(args)
+    measures = [str(parse(m)) for m in args.metrics]
+    _compare_parameters(args)  # compare's rules for --ci, --n-resamples, --seed, ... before any file is read
+    by = _split_by(args.by)
+    columns = _columns(args)
+    policies = _policies(args)
+    _systems(args)
+    with progress.steps(1, progress=False) as shown:
+        loaded, system, columns, baseline = _load_systems(args, columns, by, shown)
+    try:
+        report(
+            loaded.df,
+            measures,
+            baseline=baseline,
+            by=by or None,
+            system=system,
+            title=args.title,
+            path=args.output,
+            test=args.test,
+            ci=args.ci,
+            correction=None if args.correction == "none" else args.correction,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+            missing=args.missing,
+            columns=columns.with_(system=system),
+            qrels=loaded.judgments,
+            allow_duplicates=args.allow_duplicates,
+            **policies,
+        )
+    except ValidationError as e:
+        raise _in_cli_words(e) from None
+    except ParameterError as e:  # compare's messages in the options' words, as rankframe compare says them
+        raise UsageError(_cli_words(str(e))) from None
+    _print(f"wrote {args.output}")
+    return 0
