@@ -15,6 +15,7 @@ from .evaluate import as_column_list, as_flag, evaluate, evaluate_parameters
 from .names import Measure
 from .registry import MetricSpec
 from .schema import schema, validate
+from .table_rules import ranking_column
 
 #: evaluate's parameters a metric method takes besides its own (``by``, ``per_query``, then every option), read
 #: from evaluate's signature so that a new option reaches the methods too
@@ -101,7 +102,7 @@ class RankMetrics:
 
     def schema(self, *, by: Sequence[str] = (), allow_duplicates: bool = False):
         """The pandera schema for this table's column names."""
-        order = "rank" if self._columns.rank in self._obj.columns else "score"
+        order = "score" if ranking_column(list(self._obj.columns), self._columns) == self._columns.score else "rank"
         return schema(self._columns, by=by, order=order, allow_duplicates=allow_duplicates)
 
     def _one(self, spec: MetricSpec, args: tuple, by, per_query: bool, kwargs: dict[str, Any]):

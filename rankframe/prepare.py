@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import units
 from .columns import Columns
-from .schema import ranking_column
+from .table_rules import ranking_column
 
 
 @dataclass

@@ -30,16 +30,8 @@ from .table_rules import (
     nested_failure,
     not_numeric_failure,
     numeric_rule,
+    ranking_column,
 )
-
-
-def ranking_column(df_columns: Sequence[str], columns: Columns) -> str | None:
-    """The column that orders the list: ``rank`` if present (rank wins over score), else ``score``."""
-    if columns.rank in df_columns:
-        return columns.rank
-    if columns.score in df_columns:
-        return columns.score
-    return None
 
 
 def _is_numeric(s: pd.Series) -> bool:
@@ -408,13 +400,13 @@ def validate(
 
     Examples
     --------
-    >>> import pandas as pd, rankframe
-    >>> bad = pd.DataFrame({"query": [1, 1], "item": ["a", "a"], "rank": [1, 1], "relevance": [1, 0]})
+    >>> import pandas as pd
+    >>> judgments = pd.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"], "relevance": [1, float("inf")]})
     >>> try:
-    ...     rankframe.validate(bad)
-    ... except rankframe.ValidationError as e:
-    ...     print(len(e.failures))
-    2
+    ...     validate(judgments, table="qrels table", ranked=False)
+    ... except ValidationError as e:
+    ...     print(e.failures[0]["column"], "-", e.failures[0]["rule"])
+    relevance - relevance must be finite (null = unjudged)
     """
     c = Columns.coerce(columns, function="validate")
     by = column_list(by, "validate")

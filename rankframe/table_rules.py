@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import RankframeError, ValidationError, did_you_mean
+
+if TYPE_CHECKING:
+    from .columns import Columns
 
 #: the most offending rows a failure shows (every Python face, and rf_validate's ``examples``)
 EXAMPLES = 5
@@ -193,6 +196,18 @@ def duplicate_item_rule(item: str, by: Sequence[str], query: str, segment: str |
         f"{rule.message(column=item, unit=unit, hint=False)}: rows repeat ({', '.join([*unit, item])}) but differ "
         f"in column {segment!r}: did you mean by={fix}? (or pass allow_duplicates=True to keep repeated rows)"
     )
+
+
+def ranking_column(names: Sequence[str], columns: Columns) -> str | None:
+    """The column that orders the lists: ``rank`` if present (rank wins over score), else ``score``, else None.
+
+    The rule ``order_column`` on every face (pandas, DuckDB, Spark, the CLI, the accessor) asks this function.
+    """
+    if columns.rank in names:
+        return columns.rank
+    if columns.score in names:
+        return columns.score
+    return None
 
 
 def missing_order_failure(rank: str, score: str, present: Sequence[str]) -> dict:

@@ -107,3 +107,32 @@ def test_a_long_module_says_why(name):
         f"{path.relative_to(ROOT)} has {lines} lines (over {MAX_LINES}): split it by job, or say in its docstring "
         "'One job: <why this is one job>'"
     )
+
+
+def _defaults(function) -> dict:
+    import inspect
+
+    return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+
+@pytest.mark.parametrize(
+    "face, twin",
+    [
+        ("rankframe.compare:compare", "rankframe.compare:checked_call"),
+        ("rankframe.compare:compare", "rankframe.spark.compare:compare"),
+        ("rankframe.evaluate:evaluate", "rankframe.spark.evaluate:evaluate"),
+    ],
+)
+def test_the_faces_share_their_defaults(face, twin):
+    # a default written on two faces is one default only while the two agree: the same input must get the same
+    # default answer from pandas and Spark (and compare's checks must see compare's defaults)
+    import importlib
+
+    def load(spec: str):
+        module, name = spec.split(":")
+        return getattr(importlib.import_module(module), name)
+
+    ours, theirs = _defaults(load(face)), _defaults(load(twin))
+    shared = sorted(set(ours) & set(theirs))
+    assert len(shared) >= 8, shared
+    assert {n: theirs[n] for n in shared} == {n: ours[n] for n in shared}

@@ -716,16 +716,16 @@ def test_one_file_kind_rule_for_io_cli_and_duckdb(tmp_path, name, content, kind)
     """rankframe.io, the command line and the DuckDB file road tell a file's kind by the same rule."""
     import argparse
 
-    from rankframe import cli
+    from rankframe.cli._load import _sql_road, is_long
     from rankframe.engines import duckdb_source
     from rankframe.io import file_kind, suffix_kind
 
     path = _kind_file(tmp_path, name, content)
     assert file_kind(path) == kind
     # the command line: a long table or a TREC run; one Parquet table (by its name) goes to DuckDB
-    assert cli._is_long(str(path)) == (kind is not None)
+    assert is_long(str(path)) == (kind is not None)
     args = argparse.Namespace(inputs=[str(path)], qrels=None, engine=None)
-    assert cli._sql_road(args) == (kind == "parquet" and suffix_kind(path) != "csv")
+    assert _sql_road(args) == (kind == "parquet" and suffix_kind(path) != "csv")
     # the DuckDB road reads the same columns (as Parquet or CSV by the rule), or names a non-table
     if kind is None:
         with pytest.raises(InputFileError, match="not a long table"):

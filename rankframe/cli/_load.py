@@ -16,6 +16,7 @@ import pandas as pd
 from .. import progress as progress_mod
 from ..columns import Columns
 from ..io import InputFileError, is_long, suffix_kind
+from ..table_rules import ranking_column
 from ._options import _ROLES, UsageError
 
 
@@ -188,8 +189,8 @@ def _check_overlap(
     label: str | None = None,
 ) -> None:
     """A run none of whose queries has a judgment is a mistake (wrong qrels file, ids written differently)."""
-    order = columns.rank if columns.rank in df.columns else columns.score
-    if order not in df.columns or (judgments is None and columns.relevance not in df.columns):
+    order = ranking_column(list(df.columns), columns)
+    if order is None or (judgments is None and columns.relevance not in df.columns):
         return  # the validation names the missing column
     source = judgments if judgments is not None else df
     judged = pd.unique(source.loc[source[columns.relevance].notna(), columns.query])

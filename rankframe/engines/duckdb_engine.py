@@ -31,6 +31,7 @@ from ..columns import Columns
 from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, GainMap
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
+from ..table_rules import ranking_column
 from .aggregate import metric_labels
 
 _INPUT = "rf__input_df"
@@ -266,14 +267,13 @@ def evaluate(
     out_cols = [*by, columns.query, "metric", "value"]
     if not measures:
         return pd.DataFrame(columns=out_cols)
-    has_rank = columns.rank in table.columns
-    if not has_rank and columns.score not in table.columns:
+    order_col = ranking_column(list(table.columns), columns)
+    if order_col is None:
         raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
-    order_col = columns.rank if has_rank else columns.score
-    order_name = "rank" if has_rank else "score"
+    order_name = "rank" if order_col == columns.rank else "score"
     groups = units.group_codes(table, [*by, columns.query])
     order_by = order_name
-    dense = has_rank and (
+    dense = order_name == "rank" and (
         units.dense_lists(table, groups, columns.rank, columns.relevance, columns.item) is not None  # (validation's)
         or units.ranked_order(table, groups, columns.rank).dense
     )

@@ -32,7 +32,15 @@ import pandas as pd
 from .. import sql as rf_sql
 from ..columns import Columns
 from ..errors import ParameterError, check_unique_names
-from ..io.tables import CSV_SUFFIXES, PARQUET_SUFFIXES, csv_delimiter, file_kind, suffix_kind  # noqa: F401
+from ..io._files import file_errors
+from ..io.tables import (  # noqa: F401 - the suffixes stay importable here
+    CSV_SUFFIXES,
+    EMPTY_PARQUET,
+    PARQUET_SUFFIXES,
+    csv_delimiter,
+    file_kind,
+    suffix_kind,
+)
 from ..names import Measure
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
@@ -296,16 +304,12 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
         con.unregister("rf__reader")
         return "DuckDB relation", "rf__raw"
     path = Path(source)
-    if not path.exists():
-        raise InputFileError(str(source), "file not found")
-    if path.is_dir():
-        raise InputFileError(str(source), "is a directory, not a file")
-    with open(path, "rb") as f:
+    with file_errors(str(source)), open(path, "rb") as f:
         head = f.read(4)
     file_type = file_kind(path, head)  # the one file-kind rule (rankframe.io.tables), as read_long reads it
     if file_type == "parquet":
         if not head:
-            raise InputFileError(str(source), "empty file: 0 bytes, not a Parquet file")
+            raise InputFileError(str(source), EMPTY_PARQUET)
         check_unique_names(_parquet_names(path), "ranking table")
         reader = f"read_parquet({_text(literal_path(path))})"
     elif file_type == "csv":

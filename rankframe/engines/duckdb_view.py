@@ -26,6 +26,7 @@ from ..table_rules import (
     nested_failure,
     not_numeric_failure,
     numeric_rule,
+    ranking_column,
     unique_rank_rule,
 )
 from ..units import segment_guesses
@@ -66,7 +67,8 @@ def prepare_view(
     """
     types = _describe(con, rel)
     present = list(types)
-    order = "rank" if columns.rank in types else "score" if columns.score in types else None
+    order_col = ranking_column(present, columns)
+    order = None if order_col is None else "rank" if order_col == columns.rank else "score"
     required = [columns.query, columns.item, *by, columns.relevance]
     missing = [c for c in dict.fromkeys(required) if c not in types]
     if missing or order is None:

@@ -11,6 +11,8 @@ import gzip
 import os
 import stat
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -83,21 +85,27 @@ def is_regular_file(path: PathLike) -> bool:
         return False
 
 
-def _read_bytes(path: PathLike) -> bytes:
-    """Return the file's content, gunzipped if it is gzip; a missing or unreadable file is an error.
-
-    A pipe (``cat run | rankframe evaluate /dev/stdin ...``) is read once: see :data:`_PIPED`.
-    """
-    p = Path(path)
+@contextmanager
+def file_errors(path: PathLike) -> Iterator[None]:
+    """The one wording of a file that cannot be opened: missing, a directory, unreadable (every reader uses it)."""
     try:
-        with open(p, "rb") as f:
-            data = _raw(f, p)
+        yield
     except FileNotFoundError:
         raise InputFileError(path, "file not found") from None
     except IsADirectoryError:
         raise InputFileError(path, "is a directory, not a file") from None
     except OSError as e:
         raise InputFileError(path, f"cannot read file ({e.strerror or e})") from None
+
+
+def _read_bytes(path: PathLike) -> bytes:
+    """Return the file's content, gunzipped if it is gzip; a missing or unreadable file is an error.
+
+    A pipe (``cat run | rankframe evaluate /dev/stdin ...``) is read once: see :data:`_PIPED`.
+    """
+    p = Path(path)
+    with file_errors(path), open(p, "rb") as f:
+        data = _raw(f, p)
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)

@@ -26,7 +26,17 @@ import pyarrow.csv as pcsv
 
 from ..columns import Columns
 from ..errors import check_unique_names
-from ._files import _STR, InputFileError, PathLike, _check_text, _open_text, _read_bytes, is_regular_file, peek
+from ._files import (
+    _STR,
+    InputFileError,
+    PathLike,
+    _check_text,
+    _open_text,
+    _read_bytes,
+    file_errors,
+    is_regular_file,
+    peek,
+)
 from ._whitespace import _to_number
 
 #: file names read as Parquet (whatever their content) and written as Parquet
@@ -37,6 +47,8 @@ CSV_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
 LONG_SUFFIXES = PARQUET_SUFFIXES + CSV_SUFFIXES
 #: the first bytes of every Parquet file
 PARQUET_MAGIC = b"PAR1"
+#: a Parquet file of 0 bytes (no footer): the words of every reader
+EMPTY_PARQUET = "empty file: 0 bytes, not a Parquet file"
 
 FileKind = Literal["parquet", "csv"]
 
@@ -113,14 +125,8 @@ def read_long(
     Python's csv limit of 131,072 characters.
     """
     c = (columns or Columns()).with_(**names)
-    try:
+    with file_errors(path):
         head = peek(path, len(PARQUET_MAGIC))
-    except FileNotFoundError:
-        raise InputFileError(path, "file not found") from None
-    except IsADirectoryError:
-        raise InputFileError(path, "is a directory, not a file") from None
-    except OSError as e:
-        raise InputFileError(path, f"cannot read file ({e.strerror or e})") from None
     if file_kind(path, head) == "parquet":  # anything else is read as CSV, whatever its name
         return _read_parquet(path, empty=not head)
     data = _read_bytes(path)
@@ -184,7 +190,7 @@ def _read_parquet(path: PathLike, *, empty: bool) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     if empty:
-        raise InputFileError(path, "empty file: 0 bytes, not a Parquet file")
+        raise InputFileError(path, EMPTY_PARQUET)
     piped = None if is_regular_file(path) else _read_bytes(path)  # a pipe (not seekable): the bytes read once
     try:
         parquet = pq.ParquetFile(Path(path) if piped is None else pa.BufferReader(piped))  # one footer read

@@ -23,6 +23,7 @@ from ..table_rules import (
     missing_order_failure,
     nested_failure,
     not_numeric_failure,
+    ranking_column,
     unique_rank_rule,
 )
 from ..units import segment_guesses
@@ -52,15 +53,6 @@ def _null(name: str, dtype: Any):
 
     col = column(name)
     return (col.isNull() | F.isnan(col)) if _floating(dtype) else col.isNull()
-
-
-def ranking_column(sdf_columns: Sequence[str], columns: Columns) -> str | None:
-    """``rank`` if present (rank wins over score), else ``score``, else None."""
-    if columns.rank in sdf_columns:
-        return columns.rank
-    if columns.score in sdf_columns:
-        return columns.score
-    return None
 
 
 def check_frame(sdf: Any, table: str = "ranking table") -> None:
