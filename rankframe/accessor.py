@@ -11,10 +11,16 @@ import pandas as pd
 from . import inputs, registry
 from .columns import Columns
 from .errors import ParameterError, RankframeError, unknown_name_error
-from .evaluate import as_column_list, as_flag, evaluate, evaluate_parameters
+from .evaluate import (
+    as_column_list,
+    as_flag,
+    evaluate,
+    evaluate_parameters,
+    validate,  # any table (polars frames use this namespace too)
+)
 from .names import Measure
 from .registry import MetricSpec
-from .schema import schema, validate
+from .schema import schema
 from .table_rules import ranking_column
 
 #: evaluate's parameters a metric method takes besides its own (``by``, ``per_query``, then every option), read
