@@ -4,7 +4,7 @@
 
 Uses playwright's Python API with Debian's Chromium (``/usr/bin/chromium``; ``apt-get install chromium``,
 or set ``CHROMIUM``). Fails (exit 1) when the page logs a console error, requests anything but the file itself
-and its inline ``data:`` images, or shows an image that did not decode. tests/test_report.py runs the same
+and its inline ``data:`` images, or shows an image that did not decode. tests/pictures/test_report.py runs the same
 check (:func:`check`).
 """
 

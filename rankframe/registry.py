@@ -4,7 +4,7 @@ Each metric module declares ``SPEC = MetricSpec(...)`` beside its ``compute`` ke
 this module imports every module of the ``rankframe.metrics`` package and collects them, in their declared
 ``order``: nothing is listed by hand. Everything that needs to know which metrics exist reads ``METRICS``: the
 metric-name parser (``names.py``), the accessor's methods, the error messages, the docs tables, the CLI's
-trec_eval names, the DuckDB engine and the tests of every derived piece (``tests/test_declared.py``).
+trec_eval names, the DuckDB engine and the tests of every derived piece (``tests/project/test_declared.py``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def register(spec: MetricSpec, compute: Callable) -> None:
 
     The same path as the package's own metrics: the name parser, the engines, the accessor's shortcut methods and
     every other reader of this module see it at once. Its SQL kernel goes to :func:`rankframe.sql.register`.
-    Used by tests (``tests/test_add_a_metric.py``) and for trying a metric before it gets its file; undo with
+    Used by tests (``tests/project/test_add_a_metric.py``) and for trying a metric before it gets its file; undo with
     :func:`unregister`.
     """
     if spec.name in BY_NAME:

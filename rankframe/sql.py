@@ -127,7 +127,7 @@ def files(folder: Path | None = None) -> list[Path]:
 #   -- rf:value <its expression in rf__per_query_raw, over the prepared rows x and the checked parameters>
 # (rf:value may repeat: one line each, joined by newlines). evaluate.sql holds the generated parts as markers
 # /* rf:generated <part> */; the metric files are the one place that lists metrics (no list to edit in
-# evaluate.sql or compare.sql). tests/test_declared.py holds each rf:column line to the Python declaration.
+# evaluate.sql or compare.sql). tests/project/test_declared.py holds each rf:column line to the Python declaration.
 
 _COLUMN = re.compile(r"^-- rf:column (?P<name>\w+)(?P<opts>[^\n]*)$", re.M)
 _VALUE = re.compile(r"^-- rf:value (?P<line>[^\n]*)$", re.M)

@@ -6,7 +6,7 @@ class from here and keep only their own test of the rule: the pandera schema (``
 view over files and relations (``rankframe.engines.duckdb_view``), Spark (``rankframe.spark.validate``) and the
 SQL macros (``sql/validate.sql`` ``rf_validate``, ``rf__check_duplicates`` in ``sql/evaluate.sql``, the
 ``rf:table[<column>]`` errors of ``sql/prepare.sql``). The SQL files are shipped text, so they spell the words
-out; ``tests/test_table_rules.py`` breaks each rule on each face and holds the words against this declaration.
+out; ``tests/hostile/test_table_rules.py`` breaks each rule on each face and holds the words against this declaration.
 See CONTRIBUTING.md, "Adding a table rule".
 """
 

@@ -82,7 +82,7 @@ CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ide
 -- one row: true, or the error naming the repeated (segments..., query, item) rows (a count and a few examples);
 -- with allow_duplicates := true the scan is pruned (constant false filter), so the opt-out costs nothing.
 -- ok (the result of rf__check_table) is tested first: its error always wins over this one.
--- Its words start with the declared rule's (rankframe/table_rules.py RULES['unique_item'], tests/test_table_rules.py).
+-- Its words start with the declared rule's (rankframe/table_rules.py RULES['unique_item'], tests/hostile/test_table_rules.py).
 CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok) AS TABLE
     SELECT CASE WHEN NOT ok THEN false
                 WHEN count(*) > 0

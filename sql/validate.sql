@@ -9,7 +9,7 @@
 -- Rules: query not null; item not null; relevance numeric and finite (null = unjudged); rank numeric, an integer
 -- >= 1 (null = judged but not retrieved) and unique within each (segments..., query); score numeric and finite
 -- (order_by := 'score'); item unique within each (segments..., query) unless allow_duplicates := true.
--- The rules' words are declared once, in rankframe/table_rules.py (RULES); tests/test_table_rules.py breaks each
+-- The rules' words are declared once, in rankframe/table_rules.py (RULES); tests/hostile/test_table_rules.py breaks each
 -- rule here and on the Python faces and holds the words against the declaration.
 -- Errors (not rows): a bad parameter, a segment list that does not name columns of the table (each once, not
 -- query), a column named rf_pos, rf_g or rf__* (the names the other table macros add).

@@ -2,7 +2,7 @@
 
 Pure Python, one query at a time, plain loops and ``sorted()``: no numpy, no vectorisation and nothing from
 rankframe except :func:`rankframe.names.parse` (metric-string grammar and parameter defaults). It is checked
-against pytrec_eval (trec_eval) in ``tests/test_oracle_vs_trec.py`` before the other tests trust it.
+against pytrec_eval (trec_eval) in ``tests/rung2_oracles/test_oracle_vs_trec.py`` before the other tests trust it.
 
 ``evaluate(df, metrics, by=..., per_query=..., no_relevant=..., no_retrieved=..., no_judged=...)`` returns the
 same tidy frame as ``rankframe.evaluate``: ``[*by, <query> (per_query only), "metric", "value"]``.

@@ -1,0 +1,196 @@
+"""rankframe.report / ``rankframe report``: one self-contained HTML file, the same from the CLI and from Python,
+opened in real headless Chromium (no console error, every table and image there, a screenshot written)."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import rankframe  # noqa: E402
+from rankframe import cli  # noqa: E402
+from rankframe.errors import RankframeError, ValidationError  # noqa: E402
+from rankframe.report import without_timestamp  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+RUNS = [str(EX / "tiny.run"), str(EX / "tiny-b.run")]
+QRELS = str(EX / "tiny.qrels")
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """The same report written by the command and by Python: 3 systems, 8 queries in 2 segments."""
+    tmp = tmp_path_factory.mktemp("report")
+    table, cli_path, py_path = tmp / "runs.parquet", tmp / "cli.html", tmp / "py.html"
+    runs = pd.read_parquet(EX / "paired.parquet")
+    runs[runs["query"] <= "q08"].to_parquet(table)  # q01-q08: 4 short, 4 long queries (a small, fast report)
+    argv = ["report", str(table), "--baseline", "bm25", "-m", "AP", "-m", "P@2", "--by", "length"]
+    assert cli.main([*argv, "--title", "AP <by length>", "-o", str(cli_path)]) == 0
+    df = rankframe.read_long(table)
+    text = rankframe.report(df, ["AP", "P@2"], baseline="bm25", by="length", title="AP <by length>", path=py_path)
+    assert py_path.read_text(encoding="utf-8") == text
+    return cli_path, py_path, df
+
+
+def test_cli_and_python_write_the_same_report(reports):
+    cli_path, py_path, _ = reports
+    a, b = cli_path.read_text(encoding="utf-8"), py_path.read_text(encoding="utf-8")
+    assert re.search(r'<span class="generated">generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC', a)
+    assert without_timestamp(a) == without_timestamp(b)
+    assert a != without_timestamp(a)  # the stamp was there and is the only difference
+
+
+def test_report_is_self_contained_and_holds_the_numbers(reports):
+    _, py_path, df = reports
+    text = py_path.read_text(encoding="utf-8")
+    assert not re.search(r"https?://|<script|<link|@import|url\(|<iframe|<object", text, re.I)
+    srcs = re.findall(r'<img alt="[^"]+" src="([^"]{0,30})', text)
+    assert len(srcs) == 2 * 2 + 2 + 2  # forest + distribution per metric, 2 differences plots, at_k, P-R
+    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert text.count('<table class="rankframe">') == 2 + 2  # means, all queries, one per segment
+    assert "<h3>length = long</h3>" in text and "<h3>length = short</h3>" in text
+    assert "<title>AP &lt;by length&gt;</title>" in text
+    for by in (None, "length"):
+        out = rankframe.compare(df, ["AP", "P@2"], baseline="bm25", by=by)
+        for r in out.itertuples():
+            assert f"{r.delta:.4f}" in text and f"{r.mean:.4f}" in text
+        assert html.escape(rankframe.display.compare_caption(out.attrs)) in text
+
+
+def test_trec_runs_through_the_command(tmp_path):
+    path = tmp_path / "r.html"
+    assert cli.main(["report", *RUNS, "--qrels", QRELS, "-m", "AP", "-o", str(path)]) == 0
+    text = path.read_text(encoding="utf-8")
+    assert "2 systems (tiny, tiny-b), baseline tiny" in text and text.count("<img ") == 1 * 2 + 1 + 2
+
+
+def test_a_system_column_of_another_name(tmp_path):
+    # the system column is "run": the report and the command name it (the old code looked for "system" in the
+    # per-query differences plot and failed); the numbers are compare's on the same table
+    table, cli_path = tmp_path / "runs.parquet", tmp_path / "cli.html"
+    runs = pd.read_parquet(EX / "paired.parquet").rename(columns={"system": "run"})
+    runs[runs["query"] <= "q06"].to_parquet(table)
+    df = rankframe.read_long(table)
+    argv = ["report", str(table), "--system", "run", "--baseline", "bm25", "-m", "AP", "-o", str(cli_path)]
+    assert cli.main(argv) == 0
+    text = rankframe.report(df, "AP", baseline="bm25", system="run")
+    assert without_timestamp(cli_path.read_text(encoding="utf-8")) == without_timestamp(text)
+    out = rankframe.compare(df, "AP", system="run", baseline="bm25")
+    assert all(f"{r.delta:.4f}" in text for r in out.itertuples())
+    assert text.count("<img ") == 2 + 2 + 2  # forest, distribution; 2 differences plots; at_k, P-R
+
+
+def test_system_names_that_look_like_markup(tmp_path):
+    # "$\foo$" is mathtext to matplotlib (the old code crashed drawing it), "_dense" a hidden legend label,
+    # "<b>" HTML: all are names, written as given (HTML-escaped in the page)
+    names = {"bm25": r"$\foo$", "dense": "_dense", "hybrid": "<b>"}
+    runs = pd.read_parquet(EX / "paired.parquet")
+    df = runs[runs["query"] <= "q06"].assign(system=lambda d: d["system"].map(names))
+    text = rankframe.report(df, "AP", baseline=r"$\foo$")
+    assert r"3 systems ($\foo$, &lt;b&gt;, _dense), baseline $\foo$" in text
+    assert "<b>" not in text and text.count("<img ") == 6
+
+
+@pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
+def test_report_renders_in_headless_chromium(reports, tmp_path):
+    sys.path.insert(0, str(EX))
+    try:
+        from screenshot_report import check
+    finally:
+        sys.path.remove(str(EX))
+    _, py_path, _ = reports
+    png = tmp_path / "report.png"
+    seen = check(py_path, png, width=1000, height=800)
+    assert seen["errors"] == []
+    assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
+    assert seen["title"] == "AP <by length>" and seen["tables"] == 4
+    assert all(c.startswith(("mean over n queries", "two-sided paired t-test")) for c in seen["captions"])
+    assert len(seen["images"]) == 8 and all(ok and w > 300 and h > 200 for ok, w, h, _ in seen["images"])
+    from PIL import Image
+
+    with Image.open(png) as img:
+        assert img.size == (1000, 800)
+        assert len(np.unique(np.asarray(img.convert("L")))) > 10  # text and tables, not a blank page
+
+
+def test_hostile_input(tmp_path, capsys, monkeypatch):
+    df = rankframe.read_trec(RUNS, QRELS)
+    with pytest.raises(ValidationError, match="at least 2 systems"):
+        rankframe.report(df[df.system == "tiny"], "AP")
+    with pytest.raises(RankframeError, match="'title' parameter of report"):
+        rankframe.report(df, "AP", title=3)
+    with pytest.raises(RankframeError, match="'path' parameter of report"):
+        rankframe.report(df, "AP", path=3)
+    with pytest.raises(RankframeError, match="cannot write"):
+        rankframe.report(df, "AP", path=tmp_path / "no" / "such" / "dir" / "r.html")
+    with pytest.raises(RankframeError, match="Hint: did you mean 'tiny'"):
+        rankframe.report(df, "AP", baseline="tinny")
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError, match=r'pip install "rankframe\[plot\]"'):
+        rankframe.report(df, "AP")
+    monkeypatch.undo()
+    bad = [
+        (["report", *RUNS, "--qrels", QRELS, "-o", str(tmp_path / "r.html")], "needs the metrics"),
+        (["report", RUNS[0], "--qrels", QRELS, "-m", "AP", "-o", str(tmp_path / "r.html")], "at least 2 systems"),
+        (
+            ["report", *RUNS, "--qrels", QRELS, "-m", "AP", "--baseline", "x", "-o", str(tmp_path / "r.html")],
+            "no such system",
+        ),
+        (["report", *RUNS, "--qrels", QRELS, "-m", "AP", "-o", str(tmp_path / "missing" / "r.html")], "cannot write"),
+        (["report", *RUNS, "-m", "AP", "-o", str(tmp_path / "r.html")], "needs judgments"),
+    ]
+    for argv, message in bad:
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("rankframe: error: ") and message in err and err.count("\n") == 1, err
+    with pytest.raises(SystemExit) as e:  # -o is required: argparse's usage error
+        cli.main(["report", *RUNS, "--qrels", QRELS, "-m", "AP"])
+    assert e.value.code == 2 and "-o/--output" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("by", [None, "length"])
+def test_the_table_is_validated_and_evaluated_once(monkeypatch, by):
+    """Every table and plot of the report comes from one evaluation (it was 6: two compares, the means, the @k
+    curves and the P-R curve evaluated the same table again, each validating it first)."""
+    import rankframe.engines.numpy_engine as numpy_engine
+
+    evaluate_module = sys.modules["rankframe.evaluate"]
+    calls = {"validate": 0, "engine": 0}
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(evaluate_module, "validate_table", counted("validate", evaluate_module.validate_table))
+    monkeypatch.setattr(numpy_engine, "evaluate", counted("engine", numpy_engine.evaluate))
+    df = pd.read_parquet(EX / "paired.parquet")
+    text = rankframe.report(df, ["AP", "P@2"], baseline="bm25", by=by, seed=1)
+    assert calls == {"validate": 1, "engine": 1}
+    assert text.count("<img ") == 2 * 2 + 2 + 2  # forest + distribution per metric, 2 differences plots, at_k, P-R
+
+
+def test_a_segment_that_varies_within_a_query_is_evaluated_again_for_all_queries():
+    # the units of the overall comparison are queries, those of the segments (segment, query): evaluated twice,
+    # and the overall numbers are compare()'s on the whole table
+    df = pd.read_parquet(EX / "paired.parquet")
+    df = df.assign(kind=np.where(np.arange(len(df)) % 3 == 0, "x", "y"))
+    text = rankframe.report(df, "AP", baseline="bm25", by="kind", missing="drop")
+    for r in rankframe.compare(df, "AP", baseline="bm25").itertuples():
+        assert f"{r.delta:.4f}" in text and f"{r.mean:.4f}" in text

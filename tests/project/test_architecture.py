@@ -1,0 +1,138 @@
+"""The layout's promises (issue 20), held: no import circle inside rankframe/, and no module over ~500 lines unless
+its docstring says which one job makes it long.
+
+The import graph counts every import, function-level ones too: a lazy import is still a dependency, and a circle of
+them is two modules that cannot be understood (or moved) one without the other.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "rankframe"
+MAX_LINES = 500
+ONE_JOB = re.compile(r"\bone job\b", re.IGNORECASE)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the rankframe modules it imports (a package counts only when a name is taken from its ``__init__``)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                graph[name].update(alias.name for alias in node.names if alias.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                submodules = [alias.name for alias in node.names if f"{source}.{alias.name}" in modules]
+                graph[name].update(f"{source}.{sub}" for sub in submodules)
+                if source in modules and len(submodules) < len(node.names):
+                    graph[name].add(source)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_import_graph_has_no_circle():
+    assert circles(import_graph()) == []
+
+
+def test_the_circle_finder_finds_a_circle():
+    # the guard of the guard: a graph with a circle through three modules is reported, a chain is not
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+@pytest.mark.parametrize("name", sorted(_modules()))
+def test_a_long_module_says_why(name):
+    path = _modules()[name]
+    source = path.read_text(encoding="utf-8")
+    lines = source.count("\n")
+    if lines <= MAX_LINES:
+        return
+    docstring = ast.get_docstring(ast.parse(source)) or ""
+    assert ONE_JOB.search(docstring), (
+        f"{path.relative_to(ROOT)} has {lines} lines (over {MAX_LINES}): split it by job, or say in its docstring "
+        "'One job: <why this is one job>'"
+    )
+
+
+def _defaults(function) -> dict:
+    import inspect
+
+    return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+
+@pytest.mark.parametrize(
+    "face, twin",
+    [
+        ("rankframe.compare:compare", "rankframe.compare:checked_call"),
+        ("rankframe.compare:compare", "rankframe.spark.compare:compare"),
+        ("rankframe.evaluate:evaluate", "rankframe.spark.evaluate:evaluate"),
+    ],
+)
+def test_the_faces_share_their_defaults(face, twin):
+    # a default written on two faces is one default only while the two agree: the same input must get the same
+    # default answer from pandas and Spark (and compare's checks must see compare's defaults)
+    import importlib
+
+    def load(spec: str):
+        module, name = spec.split(":")
+        return getattr(importlib.import_module(module), name)
+
+    ours, theirs = _defaults(load(face)), _defaults(load(twin))
+    shared = sorted(set(ours) & set(theirs))
+    assert len(shared) >= 8, shared
+    assert {n: theirs[n] for n in shared} == {n: ours[n] for n in shared}

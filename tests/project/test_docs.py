@@ -1,0 +1,62 @@
+"""The documentation is held to the code: generated tables match the registry, and every Python example in the
+README and docs/ runs as written on the files the repository ships (from the repository root).
+
+The SQL examples are run by tests/sql/test_sql_cookbook.py and the CLI lines by tests/cli/test_cli.py. Blocks written as
+interpreter transcripts (``>>>`` lines followed by the printed result, as in docs/comparing.md) are checked
+line for line against their output by the test of their page (tests/rung2_oracles/test_compare.py) and are not run here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from rankframe.registry import METRICS, names_markdown, params_markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def python_blocks(path: Path) -> list[tuple[int, str]]:
+    """(line number, code) of each ```python block of a Markdown file."""
+    text = path.read_text(encoding="utf-8")
+    blocks = []
+    for m in re.finditer(r"^```python\n(.*?)^```", text, flags=re.S | re.M):
+        if m.group(1).lstrip().startswith(">>>"):
+            continue  # a transcript: checked with its output by the page's own test
+        blocks.append((text[: m.start()].count("\n") + 1, m.group(1)))
+    return blocks
+
+
+EXAMPLES = [(path, line, code) for path in DOCS for line, code in python_blocks(path)]
+
+
+@pytest.mark.parametrize(("key", "make"), [("params", params_markdown), ("names", names_markdown)])
+def test_docs_generated_tables_match_the_declarations(key, make):
+    doc = (ROOT / "docs" / "metrics.md").read_text()
+    table = doc.split(f"<!-- {key}:start -->")[1].split(f"<!-- {key}:end -->")[0].strip()
+    assert table == make(), "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
+
+
+def test_docs_define_every_metric():
+    doc = (ROOT / "docs" / "metrics.md").read_text()
+    for spec in METRICS:
+        assert f"`{spec.name}`" in doc, spec.name
+
+
+def test_the_readme_has_python_examples():
+    assert any(path.name == "README.md" for path, _, _ in EXAMPLES)
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "code"), EXAMPLES, ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _ in EXAMPLES]
+)
+def test_python_example_runs(path: Path, line: int, code: str, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    namespace: dict = {"__name__": f"doc_example_{path.stem}_{line}"}
+    exec(compile(code, f"{path.relative_to(ROOT)}:{line}", "exec"), namespace)  # noqa: S102 - our own docs
+    assert os.getcwd() == str(ROOT)

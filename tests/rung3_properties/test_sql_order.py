@@ -1,0 +1,137 @@
+"""The SQL macros give the same answer whatever the order in which DuckDB's threads feed their aggregates (issue 19).
+
+A float ``sum`` (or a ``list``) over a unit's rows without an ORDER BY depends on the order in which the rows reach
+the aggregate, which DuckDB 1.4/1.5 vary from run to run with several threads: DCG/ERR/RBP of two byte-identical
+systems then differed in the last bits, and ``rf_compare`` reported wins, losses and p-values down to 0.058 between
+them. Every order-sensitive aggregate of ``sql/`` now carries an ORDER BY (or its list is sorted), which
+``test_order_sensitive_aggregates_are_ordered`` checks on the text; the behavioural test runs the failing case.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankframe.sql
+
+SQL = Path(__file__).resolve().parents[2] / "sql"
+
+#: aggregates whose result depends on the order of their input rows (float sums, lists, strings)
+ORDER_SENSITIVE = ("list", "array_agg", "string_agg", "sum", "avg", "product", "fsum", "sumkahan", "kahan_sum")
+#: sums of integers (exact in any order), by their whole text
+EXACT = {"sum(d.rf__n)"}
+_CALL = re.compile(r"(?<![\w.])(" + "|".join(ORDER_SENSITIVE) + r")\(", re.I)
+
+
+def _strip_comments(text: str) -> str:
+    # '--' inside a string literal of the macros is never followed by text we check, so a plain cut is enough
+    return re.sub(r"--[^\n]*", "", text)
+
+
+def _close(text: str, start: int) -> int:
+    """The index just after the parenthesis that closes the one at ``start`` (quotes respected)."""
+    depth, i, quoted = 0, start, False
+    while i < len(text):
+        ch = text[i]
+        if ch == "'":
+            quoted = not quoted
+        elif not quoted and ch == "(":
+            depth += 1
+        elif not quoted and ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise AssertionError(f"unbalanced parentheses after {text[start - 20 : start + 40]!r}")
+
+
+def order_problems(text: str) -> list[str]:
+    """The order-sensitive aggregate calls of one SQL text that have no ORDER BY (or sorted list) to fix them."""
+    code = _strip_comments(text)
+    problems = []
+    for m in _CALL.finditer(code):
+        name, open_at = m.group(1).lower(), m.end() - 1
+        end = _close(code, open_at)
+        call = code[m.start() : end]
+        after = code[end:].lstrip()
+        if after.upper().startswith("FILTER"):  # sum(...) FILTER (WHERE ...) OVER? skip the filter first
+            after = code[_close(code, end + code[end:].index("(")) :].lstrip()
+        if after.upper().startswith("OVER"):  # a window: its frame must be ordered
+            window = after[: _close(after, after.index("("))]
+            if "ORDER BY" not in window.upper():
+                problems.append(f"{call} {window}")
+            continue
+        if " ".join(call.split()) in EXACT or re.search(r"\bORDER\s+BY\b", call, re.I):
+            continue
+        before = code[: m.start()].rstrip()
+        # list_sort(list(...)) and list_sort(coalesce(list(...) ...)): sorted after the fact, same result in any order
+        if name in ("list", "array_agg") and re.search(r"list_sort\((\s*coalesce\()?$", before):
+            continue
+        problems.append(" ".join(call.split()))
+    return problems
+
+
+def test_the_static_check_finds_a_missing_order_by():
+    # the check itself: an unordered float sum, list and window are found; ordered or sorted ones are not
+    bad = "SELECT sum(x) FILTER (WHERE y), list(p), avg(g) OVER (PARTITION BY q), string_agg(s, ',')"
+    assert len(order_problems(bad)) == 4
+    good = (
+        "SELECT sum(x ORDER BY p) FILTER (WHERE y), list(p ORDER BY p), list_sort(coalesce(list(p) FILTER (WHERE y),"
+        " [])), avg(g) OVER (PARTITION BY q ORDER BY g ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), "
+        "rf__dcg_list(g), list_sum(g) -- list(x)"
+    )
+    assert order_problems(good) == []
+
+
+@pytest.mark.parametrize("path", sorted(SQL.glob("*.sql")), ids=lambda p: p.name)
+def test_order_sensitive_aggregates_are_ordered(path):
+    assert order_problems(path.read_text(encoding="utf-8")) == [], (
+        f"{path.name}: aggregate(s) whose result depends on the order of the rows need an ORDER BY"
+    )
+
+
+def _identical_systems() -> pd.DataFrame:
+    # 40 queries x 150 ranked items with grades 0-3 and unjudged rows; system b is a byte-identical copy of a, and the
+    # rows of both are shuffled together (so each unit's rows reach DuckDB's threads in no particular order)
+    rng = np.random.default_rng(7)
+    n_q, n_d = 60, 200
+    base = pd.DataFrame(
+        {
+            "query": np.repeat(np.arange(n_q), n_d),
+            "item": np.tile([f"d{i}" for i in range(n_d)], n_q),
+            "rank": np.tile(np.arange(1, n_d + 1), n_q),
+            "relevance": rng.choice([0.0, 1.0, 2.0, 3.0, np.nan], size=n_q * n_d, p=[0.5, 0.2, 0.1, 0.1, 0.1]),
+        }
+    )
+    both = pd.concat([base.assign(system="a"), base.assign(system="b")], ignore_index=True)
+    return both.sample(frac=1.0, random_state=3).reset_index(drop=True)
+
+
+def test_identical_systems_compare_as_identical_with_threads():
+    # Hand derivation: b's rows are a's rows, so every per-query difference b - a is exactly 0: no win, no loss,
+    # n ties, delta 0, and (docs/sql.md "Comparing systems in SQL") no p-value and the note 'identical on every query'.
+    # Failed before the ORDER BYs on DuckDB 1.4.5 / 1.5.6 (DCG, nDCG, ERR, RBP: wins and losses, p down to 0.18);
+    # DuckDB 2.0.1 happened to keep the order here.
+    con = rankframe.sql.install(duckdb.connect())
+    try:
+        con.execute("SET threads = 8")
+        con.register("df", _identical_systems())
+        con.execute("CREATE TABLE runs AS SELECT * FROM df")  # rows of both systems mixed, scanned by 8 threads
+        metrics = ["AP", "CG", "DCG", "nDCG", "ERR", "RBP"]
+        res = con.sql(
+            f"SELECT metric, n, delta, wins, ties, losses, p_value, note FROM rf_compare('runs', baseline := 'a', "
+            f"metrics := {metrics})"
+        ).df()
+        assert sorted(res["metric"]) == sorted(metrics)
+        assert (res["wins"] == 0).all() and (res["losses"] == 0).all(), res
+        assert (res["ties"] == 60).all() and (res["n"] == 60).all()
+        assert (res["delta"] == 0.0).all()
+        assert res["p_value"].isna().all()
+        assert res["note"].str.startswith("identical on every query").all()
+    finally:
+        con.close()
