@@ -132,3 +132,14 @@ def load_real(shared: Path, name: str):
         qp, rp, level = REAL[name]
         _CACHE[name] = (read_run(shared / rp), read_qrels(shared / qp), level)
     return _CACHE[name]
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Every Spark test is slow (one JVM, started once): the ``spark`` xdist group carries the ``slow`` marker too.
+
+    ``python -m pytest -m "not slow"`` is the quick loop while working; CI runs everything.
+    """
+    for item in items:
+        group = item.get_closest_marker("xdist_group")
+        if group is not None and group.args and group.args[0] == "spark":
+            item.add_marker(pytest.mark.slow)

@@ -202,7 +202,9 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
     if kw.get("judged_only"):
         return None  # (pytrec_eval's judged_docs_only_flag is per evaluator: tests/rung2_oracles/test_conventions.py)
     if kw.get("ties", "first") != "first":
-        return None  # trec_eval breaks ties by docno (ties="average" is scikit-learn's: tests/rung2_oracles/test_ties.py)
+        return (
+            None  # trec_eval breaks ties by docno (ties="average" is scikit-learn's: tests/rung2_oracles/test_ties.py)
+        )
     k = kw.get("k")
     rel = kw.get("rel")
     if rel is not None and (float(rel) != int(rel) or rel < 1):

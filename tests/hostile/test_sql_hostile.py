@@ -71,7 +71,9 @@ def error_of(con, sql: str) -> str:
     text = str(info.value)
     assert text.startswith("Invalid Input Error: "), text  # our error(), not a binder/conversion error
     code, _, message = split_sql_error(text)
-    assert code is not None, text  # with its stable code (tests/hostile/test_sql_error_codes.py), which the tests leave out
+    assert code is not None, (
+        text
+    )  # with its stable code (tests/hostile/test_sql_error_codes.py), which the tests leave out
     return message
 
 

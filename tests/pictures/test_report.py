@@ -22,6 +22,8 @@ from rankframe import cli  # noqa: E402
 from rankframe.errors import RankframeError, ValidationError  # noqa: E402
 from rankframe.report import without_timestamp  # noqa: E402
 
+pytestmark = pytest.mark.slow  # renders reports and opens them in headless Chromium
+
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
 RUNS = [str(EX / "tiny.run"), str(EX / "tiny-b.run")]

@@ -16,6 +16,8 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+pytestmark = pytest.mark.slow  # runs the notebook top to bottom
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "examples" / "quickstart.ipynb"
 

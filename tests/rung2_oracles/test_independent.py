@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 import rankframe
 
+pytestmark = pytest.mark.slow  # ranx (numba compile), ir_measures and gdeval oracles
+
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 K_VALUES = [None, 1, 3, 5, 10]
 # rank-given tables (distinct ranks -> distinct scores -1 * rank: ranx breaks ties arbitrarily), grades 0..4,

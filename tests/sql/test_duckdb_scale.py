@@ -18,6 +18,8 @@ import pytest
 import rankframe
 import rankframe.sql
 
+pytestmark = pytest.mark.slow  # 100k-row queries on both engines and the table macros
+
 N = 100_000
 METRICS = ["ERR", "ERR@10", "ERR@5000", "nERR", "nERR@10", "nERR(ideal=retrieved)@20000", "Bpref", "Bpref(rel=2)"]
 BOUND_S = 60.0  # each call on 100k rows: ~0.3 s (pandas) and ~1-3 s (DuckDB) on a quiet machine
