@@ -190,6 +190,19 @@ def test_sql_errors_say_the_declared_words_with_their_code(sql_con, rule, face, 
     assert SQL_ERROR_CODES[code] is RULES[rule].error and type(translate_error(err)) is RULES[rule].error
 
 
+def test_sql_errors_show_the_declared_number_of_examples(sql_con):
+    # five repeated (query, item) keys: the macro's error names the five and shows SQL_ERROR_EXAMPLES of them
+    items = [name for name in "abcde" for _ in range(2)]
+    table = pd.DataFrame({"query": "q", "item": items, "rank": range(1, 11), "relevance": 1})
+    sql_con.register("rf_test_examples", table)
+    with pytest.raises(duckdb.Error) as info:
+        sql_con.sql("SELECT * FROM rf_per_query('rf_test_examples')").fetchall()
+    message = str(info.value)
+    assert "5 (query, item) key(s)" in message
+    shown = re.findall(r"item=(\w) \(2 rows\)", message)
+    assert len(shown) == table_rules.SQL_ERROR_EXAMPLES, message
+
+
 @pytest.mark.xdist_group("spark")  # one JVM when the suite runs with --dist loadgroup
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 @pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
