@@ -209,8 +209,8 @@ UNPIVOT applied ON {", ".join(f"m{i}" for i in range(len(measures)))} INTO NAME 
 #: The stable code that starts the message of every ``error()`` call of rankframe's macros (``sql/*.sql``) and the
 #: exception class it becomes in Python; the one place that maps the one to the other. A table rule may name its
 #: column in brackets (``rf:table[item]: ``, else the failure's column is ``<table>``). The code is a promise to SQL
-#: users (docs/sql.md "Errors"): rewording a message never changes its class; tests/hostile/test_sql_error_codes.py holds
-#: every error() call of sql/ to a code of this table.
+#: users (docs/sql.md "Errors"): rewording a message never changes its class;
+#: tests/hostile/test_sql_error_codes.py holds every error() call of sql/ to a code of this table.
 SQL_ERROR_CODES: dict[str, type[RankframeError]] = {
     "rf:param": ParameterError,  # a macro parameter outside its declared constraint
     "rf:table": ValidationError,  # the table (or list) breaks a rule of the data model
