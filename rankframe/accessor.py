@@ -97,7 +97,7 @@ class RankMetrics:
         return self._result(compare(self._obj, metrics, columns=columns, **options))
 
     def fuse(self, method: str = "rrf", **options: Any) -> Any:
-        """This table plus the fused run of its systems' runs (a new ``system`` value).
+        """The table plus the fused run of its systems' runs (a new ``system`` value).
 
         See :func:`rankframe.fuse` for the methods and options (``k=``, ``norm=``, ``weights=``, ``name=``, ...).
         """

@@ -19,8 +19,10 @@ from .. import inputs, units
 from ..columns import Columns
 from ..errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
 from ..prepare import _order_by_score
+from ..table_rules import missing_order_failure, ranking_column
 from .kernels import fused_scores
-from .methods import PARAM_DEFAULTS, FusionMethod, method as find_method, normalisation
+from .methods import PARAM_DEFAULTS, FusionMethod, normalisation
+from .methods import method as find_method
 from .normalize import normalise
 from .runs import Candidates, Runs, candidates, read_runs
 
@@ -87,7 +89,8 @@ def fuse(
     >>> import pandas as pd, rankframe
     >>> runs = pd.DataFrame({"system": ["a", "a", "b", "b"], "query": 1, "item": ["x", "y", "y", "z"],
     ...                      "rank": [1, 2, 1, 2]})
-    >>> rankframe.fuse(runs, "rrf", k=1)  # y: 1/(1+2) + 1/(1+1); x: 1/(1+1); z: 1/(1+2).query("system == 'rrf'")[["item", "score", "rank"]]
+    >>> # y: 1/(1+2) + 1/(1+1); x: 1/(1+1); z: 1/(1+2)
+    >>> rankframe.fuse(runs, "rrf", k=1).query("system == 'rrf'")[["item", "score", "rank"]]
       item     score  rank
     4    y  0.833333     1
     5    x  0.500000     2
@@ -121,11 +124,13 @@ def fuse(
     w = _check_weights(m, weights, runs.systems)
     reads_scores = m.reads == "score" and (norm_spec is None or norm_spec.reads == "score")
     if reads_scores and not runs.has_scores:
-        raise missing_columns_error([c.score], list(frame.columns), table=f"runs to fuse with {m.name!r}") if (
-            c.score not in frame.columns
-        ) else ValidationError(
-            [{"column": c.score, "rule": f"{m.name!r} fuses scores: every retrieved row needs one", "count": 0}],
-            table="runs to fuse",
+        raise (
+            missing_columns_error([c.score], list(frame.columns), table=f"runs to fuse with {m.name!r}")
+            if (c.score not in frame.columns)
+            else ValidationError(
+                [{"column": c.score, "rule": f"{m.name!r} fuses scores: every retrieved row needs one", "count": 0}],
+                table="runs to fuse",
+            )
         )
     if reads_scores and norm_spec is None:
         _check_one_scale(runs, m, c)
@@ -161,10 +166,10 @@ def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
 def _check_columns(frame: pd.DataFrame, c: Columns) -> None:
     present = list(frame.columns)
     missing = [col for col in (c.system, c.query, c.item) if col not in present]
-    if c.rank not in present and c.score not in present:
-        missing.append(c.score)
     if missing:
         raise missing_columns_error(missing, present, table="runs to fuse")
+    if ranking_column(present, c) is None:
+        raise ValidationError([missing_order_failure(c.rank, c.score, present)], table="runs to fuse")
 
 
 def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarray | None:

@@ -61,8 +61,10 @@ def fused_scores(method: str, runs: Runs, cand: Candidates, params: Mapping, wei
 
 
 def _borda_points(runs: Runs, cand: Candidates, w: np.ndarray | None, total) -> np.ndarray:
-    """BordaFuse (Aslam & Montague): N - rank + 1 points in each run; a run without the item gives it the mean
-    of the points it has left, (N - n_run + 1) / 2 (N = candidates of the query, n_run = the run's length).
+    """BordaFuse (Aslam & Montague): N - rank + 1 points in each run, the mean of the rest for an absent item.
+
+    A run without the item gives it the mean of the points it has left, (N - n_run + 1) / 2 (N = candidates
+    of the query, n_run = the run's length).
 
     Written without filling the runs: every run's "absent" points for the query, minus those of the runs
     that do hold the item, plus their own points.

@@ -47,7 +47,9 @@ _METHODS = (
     FusionMethod("combmed", "score", "median score", "med"),
     FusionMethod("combgmnz", "score", "sum of the scores, times n^gamma", "gmnz", ("gamma",)),
     FusionMethod("wsum", "score", "weighted sum of the scores", "wsum", weighted=True),
-    FusionMethod("wmnz", "score", "sum of the scores times the sum of the weights of the runs holding it", "wmnz", weighted=True),
+    FusionMethod(
+        "wmnz", "score", "sum of the scores times the sum of the weights of the runs holding it", "wmnz", weighted=True
+    ),
     FusionMethod("mixed", "score", "weighted sum of the scores, times sqrt(n)", "mixed", weighted=True),
 )
 

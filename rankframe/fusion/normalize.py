@@ -50,13 +50,13 @@ def _segment(ufunc: np.ufunc, list_id: np.ndarray, v: np.ndarray, n: int, start:
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0 where the denominator is not positive (a degenerate list)."""
+    """Divide, giving 0 where the denominator is not positive (a degenerate list)."""
     good = den > 0
     return np.divide(num, den, out=np.zeros_like(num), where=good)
 
 
 def _borda(runs: Runs, cand: Candidates) -> tuple[Runs, Candidates]:
-    """ranx's Borda normalisation: every candidate, 1 - (rank - 1) / N, the missing ones 1/2 - (n - 1) / (2N)."""
+    """Borda normalisation (ranx): every candidate, 1 - (rank - 1) / N, the missing ones 1/2 - (n - 1) / (2N)."""
     n_orig = len(runs.sys)
     lengths = runs.lengths.reshape(-1)
     filled, cand = fill_candidates(runs, cand)

@@ -51,7 +51,9 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None) -> Runs:
     if order_col == c.rank:
         ranked = units.ranked_order(df, groups, c.rank)
         if len(ranked.duplicate_rank_rows):
-            raise _failure(c.rank, "ranks must be unique within each (system, query)", df.iloc[ranked.duplicate_rank_rows])
+            raise _failure(
+                c.rank, "ranks must be unique within each (system, query)", df.iloc[ranked.duplicate_rank_rows]
+            )
         rows, offsets = ranked.rows, ranked.offsets
         value = units.as_float(df[c.score])[rows] if c.score in df.columns else np.full(len(rows), np.nan)
         has_scores = c.score in df.columns and not np.isnan(value).any()
@@ -64,9 +66,10 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None) -> Runs:
     lengths = np.diff(offsets)
     empty = np.flatnonzero(lengths.reshape(n_sys, n_q).sum(axis=1) == 0)
     if len(empty):
-        bad = [str(systems[i]) for i in empty]
+        bad = [str(systems[int(i)]) for i in empty]
         raise _failure(
-            c.system, f"system(s) {bad} rank nothing: every row has a null {order_col!r} (a run needs a score or a rank)"
+            c.system,
+            f"system(s) {bad} rank nothing: every row has a null {order_col!r} (a run needs a score or a rank)",
         )
     sys, unit = np.divmod(groups.codes[rows], n_q)
     item = item_codes[rows]
@@ -153,7 +156,8 @@ def fill_candidates(runs: Runs, cand: Candidates) -> tuple[Runs, Candidates]:
 
 def _failure(column: str, rule: str, examples: pd.DataFrame | None = None) -> ValidationError:
     rows = 0 if examples is None else len(examples)
+    shown = None if examples is None else examples.head(5)
     return ValidationError(
-        [{"column": column, "rule": rule, "count": rows, "examples": examples.head(5) if rows else None}],
+        [{"column": column, "rule": rule, "count": rows, "examples": shown}],
         table="runs to fuse",
     )

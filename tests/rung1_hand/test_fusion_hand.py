@@ -20,8 +20,10 @@ TWO_RUNS = pd.DataFrame(
 
 def fused_rows(out: pd.DataFrame, name: str) -> list[tuple]:
     rows = out[out.system == name]
-    return list(zip(rows["item"], rows["score"].round(12), rows["rank"])) if "rank" in rows else list(
-        zip(rows["item"], rows["score"].round(12))
+    return (
+        list(zip(rows["item"], rows["score"].round(12), rows["rank"]))
+        if "rank" in rows
+        else list(zip(rows["item"], rows["score"].round(12)))
     )
 
 

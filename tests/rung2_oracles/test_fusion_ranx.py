@@ -24,12 +24,7 @@ ranx = pytest.importorskip("ranx")
 NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda"]
 WEIGHTS = {"bm25": 0.5, "dense": 1.5, "splade": 1.0}
 PARAMS = {"gamma": 0.5, "phi": 0.7}
-CASES = [
-    (m, n)
-    for m in METHODS
-    for n in NORMS
-    if not (METHODS[m].reads == "rank" and n == "borda")
-]
+CASES = [(m, n) for m in METHODS for n in NORMS if not (METHODS[m].reads == "rank" and n == "borda")]
 
 
 def random_runs(seed: int = 7) -> pd.DataFrame:
