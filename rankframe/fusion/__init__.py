@@ -8,6 +8,25 @@ function: checks and the fused rows).
 from __future__ import annotations
 
 from .fuse import fuse
-from .methods import ALIASES, METHODS, NORMS, PARAM_DEFAULTS, FusionMethod, Normalisation, methods_markdown
+from .methods import (
+    ALIASES,
+    METHODS,
+    NORMS,
+    PARAM_DEFAULTS,
+    FusionMethod,
+    Normalisation,
+    methods_markdown,
+    norms_markdown,
+)
 
-__all__ = ["ALIASES", "METHODS", "NORMS", "PARAM_DEFAULTS", "FusionMethod", "Normalisation", "fuse", "methods_markdown"]
+__all__ = [
+    "ALIASES",
+    "METHODS",
+    "NORMS",
+    "PARAM_DEFAULTS",
+    "FusionMethod",
+    "Normalisation",
+    "fuse",
+    "methods_markdown",
+    "norms_markdown",
+]

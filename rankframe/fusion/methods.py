@@ -127,3 +127,10 @@ def methods_markdown() -> str:
         params = ", ".join(f"`{p}={PARAM_DEFAULTS[p]}`" for p in m.params) + (" `weights`" if m.weighted else "")
         lines.append(f"| `{m.name}` | `{m.ranx}` | {m.reads} | {params.strip()} | {m.summary} |")
     return "\n".join(lines)
+
+
+def norms_markdown() -> str:
+    """The normalisations table of docs/fusion.md."""
+    lines = ["| norm | reads | value of an item of a (system, query) list |", "|---|---|---|"]
+    lines += [f"| `{n.name}` | {n.reads} | {n.formula} |" for n in NORMS.values()]
+    return "\n".join(lines)

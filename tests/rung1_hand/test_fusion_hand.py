@@ -108,3 +108,14 @@ def test_the_accessor_and_polars_faces_give_the_same_rows(face):
         got = pl.from_pandas(TWO_RUNS).rank_metrics.fuse("rrf").to_pandas()
     assert got["score"].tolist()[6:] == expected["score"].tolist()[6:]
     assert got["item"].tolist() == expected["item"].tolist()
+
+
+@pytest.mark.parametrize("key", ["methods", "norms"])
+def test_the_docs_tables_are_the_declarations(key):
+    from pathlib import Path
+
+    from rankframe.fusion import methods_markdown, norms_markdown
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "fusion.md").read_text()
+    table = doc.split(f"<!-- {key}:start -->")[1].split(f"<!-- {key}:end -->")[0].strip()
+    assert table == {"methods": methods_markdown, "norms": norms_markdown}[key]()
