@@ -12,6 +12,7 @@ from .columns import Columns
 from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate, validate
+from .fusion import fuse
 from .io import (
     InputFileError,
     read_long,
@@ -40,6 +41,7 @@ __all__ = [
     "UnknownMetricError",
     "ValidationError",
     "evaluate",
+    "fuse",
     "join_qrels",
     "parse",
     "read_long",

@@ -96,6 +96,17 @@ class RankMetrics:
         columns = self._columns if columns is None else Columns.coerce(columns)
         return self._result(compare(self._obj, metrics, columns=columns, **options))
 
+    def fuse(self, method: str = "rrf", **options: Any) -> Any:
+        """The table plus the fused run of its systems' runs (a new ``system`` value).
+
+        See :func:`rankframe.fuse` for the methods and options (``k=``, ``norm=``, ``weights=``, ``name=``, ...).
+        """
+        from .fusion import fuse
+
+        columns = options.pop("columns", None)
+        columns = self._columns if columns is None else Columns.coerce(columns)
+        return self._result(fuse(self._obj, method, columns=columns, **options))
+
     def validate(self, *, by: str | Sequence[str] | None = None, allow_duplicates: bool = False) -> pd.DataFrame:
         """Check the table against every rule; raise one ValidationError, or return the (same) frame."""
         validate(

@@ -1,0 +1,254 @@
+"""``rankframe.fuse``: the runs of a long table fused into one more run, whose rows are added to the table.
+
+The checks of the arguments, the reading of the runs (:mod:`.runs`), the normalisation (:mod:`.normalize`), the
+method (:mod:`.kernels`) and the fused run's rows with the columns they carry. Decisions: docs/fusion.md and
+docs/decisions/0015-fusion.md.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import inputs, units
+from ..columns import Columns
+from ..errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
+from ..prepare import _order_by_score
+from ..table_rules import missing_order_failure, ranking_column
+from .kernels import fused_scores
+from .methods import PARAM_DEFAULTS, FusionMethod, normalisation
+from .methods import method as find_method
+from .normalize import normalise
+from .runs import Candidates, Runs, candidates, read_runs
+
+OWNER = "fuse"
+#: two systems' score ranges whose spans differ more than this many times are "on different scales"
+SCALE_RATIO = 10.0
+
+
+def fuse(
+    df: Any,
+    method: str = "rrf",
+    *,
+    system: str | None = None,
+    k: float = PARAM_DEFAULTS["k"],  # type: ignore[assignment]
+    norm: str | None = None,
+    weights: Mapping[Any, float] | None = None,
+    name: str | None = None,
+    rank_base: int = PARAM_DEFAULTS["rank_base"],  # type: ignore[assignment]
+    depth: int | None = None,
+    phi: float = PARAM_DEFAULTS["phi"],  # type: ignore[assignment]
+    gamma: float = PARAM_DEFAULTS["gamma"],  # type: ignore[assignment]
+    sigma: float = PARAM_DEFAULTS["sigma"],  # type: ignore[assignment]
+    columns: Columns | dict | None = None,
+    output: str = "pandas",
+) -> Any:
+    """Fuse the runs of a long table (one per ``system``) into one run; return the table plus its rows.
+
+    Parameters
+    ----------
+    df : any table ``rankframe.inputs`` reads (pandas, Arrow, polars, DuckDB relation, path)
+        One row per (system, query, item), ordered by ``rank`` (wins when present) or ``score`` (descending,
+        ties by item id descending as a string). Rows with a null rank/score are not retrieved (judgments).
+        Never modified.
+    method : str, default "rrf"
+        One of ``rankframe.fusion.METHODS`` (ranx's names; ranx's ``sum``, ``mnz``, ... are read as ``combsum``,
+        ``combmnz``, ...).
+    system : str, optional
+        The column naming the runs (default ``columns.system``, "system").
+    k, rank_base : RRF's constant and the number of the first rank: 1 / (k + rank), rank from ``rank_base``
+        (Elasticsearch: k=60, 1-based; Qdrant: k=2, 0-based).
+    norm : {None, "min-max", "max", "sum", "zmuv", "rank", "borda", "none"}
+        Per (system, query) normalisation before a score method. None checks that the runs' scores share a
+        scale (else a ParameterError); "none" fuses the raw scores without that check.
+    weights : dict {system: weight}
+        For ``wsum``, ``wmnz``, ``mixed`` and ``w_bordafuse``: one finite weight per system.
+    name : str, optional
+        The fused run's system value (default: the method's name); must be a new one.
+    depth : int, optional
+        Cut every run to its first ``depth`` items first.
+    phi, gamma, sigma : RBC's persistence in (0, 1), CombGMNZ's exponent, logn_isr's constant in [0, 1].
+    columns : Columns or dict, optional
+        Column names of ``df``.
+    output : {"pandas", "arrow", "polars"}
+
+    Returns
+    -------
+    The input rows, unchanged, then the fused run's rows: ``system == name``, ``score`` (the fused score) and,
+    when the input has a rank column, ``rank`` (1..n per query, the score non-increasing, ties by item id
+    descending). The other columns (relevance, segments) are taken per (query, item) from the input; an item
+    judged in the input and retrieved by no run is a fused row with a null score and rank.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankframe
+    >>> runs = pd.DataFrame({"system": ["a", "a", "b", "b"], "query": 1, "item": ["x", "y", "y", "z"],
+    ...                      "rank": [1, 2, 1, 2]})
+    >>> # y: 1/(1+2) + 1/(1+1); x: 1/(1+1); z: 1/(1+2)
+    >>> rankframe.fuse(runs, "rrf", k=1).query("system == 'rrf'")[["item", "score", "rank"]]
+      item     score  rank
+    4    y  0.833333     1
+    5    x  0.500000     2
+    6    z  0.333333     3
+    """
+    output = inputs.check_output(output, OWNER)
+    c = Columns.coerce(columns, function=OWNER)
+    if system is not None:
+        if not isinstance(system, str):
+            raise parameter_error(OWNER, "system", "a column name (str)", system)
+        c = c.with_(system=system)
+    m = find_method(method)
+    norm_spec = normalisation(norm)
+    params = _check_params(m, k=k, rank_base=rank_base, depth=depth, phi=phi, gamma=gamma, sigma=sigma)
+    frame = inputs.to_pandas(df, owner=OWNER, columns=c)
+    _check_columns(frame, c)
+    runs = read_runs(frame, c, params.get("depth"))
+    if len(runs.systems) < 2:
+        raise ValidationError(
+            [{"column": c.system, "rule": f"fusion needs at least 2 systems; found {runs.systems}", "count": 0}],
+            table="runs to fuse",
+        )
+    fused_name = m.name if name is None else name
+    if not isinstance(fused_name, str) or not fused_name:
+        raise parameter_error(OWNER, "name", "a non-empty str", name)
+    if fused_name in {str(s) for s in runs.systems}:
+        raise ParameterError(
+            f"The 'name' parameter of fuse: the fused run would be called {fused_name!r}, which is already a "
+            f"system of the {c.system!r} column; pass another name=."
+        )
+    w = _check_weights(m, weights, runs.systems)
+    reads_scores = m.reads == "score" and (norm_spec is None or norm_spec.reads == "score")
+    if reads_scores and not runs.has_scores:
+        raise (
+            missing_columns_error([c.score], list(frame.columns), table=f"runs to fuse with {m.name!r}")
+            if (c.score not in frame.columns)
+            else ValidationError(
+                [{"column": c.score, "rule": f"{m.name!r} fuses scores: every retrieved row needs one", "count": 0}],
+                table="runs to fuse",
+            )
+        )
+    if reads_scores and norm_spec is None:
+        _check_one_scale(runs, m, c)
+    cand = candidates(runs)
+    normed, cand = normalise(runs, cand, None if norm_spec is None else norm_spec.name)
+    score = fused_scores(m.name, normed, cand, params, w)
+    out = _with_fused_rows(frame, c, runs, cand, score, fused_name)
+    return inputs.from_pandas(out, output)
+
+
+def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
+    def number(key: str, ok, expected: str, integer: bool = False) -> Any:
+        value = given[key]
+        kinds = numbers.Integral if integer else numbers.Real
+        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or not ok(value):
+            raise parameter_error(OWNER, key, expected, value)
+        return value
+
+    params = {
+        "k": number("k", lambda v: v >= 0, "a number >= 0"),
+        "rank_base": number("rank_base", lambda v: v in (0, 1), "0 or 1", integer=True),
+        "phi": number("phi", lambda v: 0 < v < 1, "a number in (0, 1)"),
+        "gamma": number("gamma", lambda v: True, "a finite number"),
+        "sigma": number("sigma", lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+    }
+    if m.name == "rrf" and params["k"] + params["rank_base"] <= 0:
+        raise parameter_error(OWNER, "k", "> 0 with rank_base=0 (the first rank would weigh 1/0)", params["k"])
+    if given["depth"] is not None:
+        params["depth"] = number("depth", lambda v: v >= 1, "None or an int >= 1", integer=True)
+    return params
+
+
+def _check_columns(frame: pd.DataFrame, c: Columns) -> None:
+    present = list(frame.columns)
+    missing = [col for col in (c.system, c.query, c.item) if col not in present]
+    if missing:
+        raise missing_columns_error(missing, present, table="runs to fuse")
+    if ranking_column(present, c) is None:
+        raise ValidationError([missing_order_failure(c.rank, c.score, present)], table="runs to fuse")
+
+
+def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarray | None:
+    if not m.weighted:
+        if weights is not None:
+            raise ParameterError(
+                f"The 'weights' parameter of fuse is for the weighted methods (wsum, wmnz, mixed, w_bordafuse); "
+                f"method={m.name!r} takes none. Got {weights!r} instead."
+            )
+        return None
+    if not isinstance(weights, Mapping):
+        raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
+    by_text = {str(s): i for i, s in enumerate(systems)}
+    out = np.full(len(systems), np.nan)
+    for key, value in weights.items():
+        i = by_text.get(str(key))
+        if i is None:
+            raise ParameterError(
+                f"The 'weights' parameter of fuse names the system {key!r}, which is not in the table"
+                f"{did_you_mean(str(key), by_text)}. Systems: {list(by_text)}."
+            )
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise parameter_error(OWNER, "weights", "finite numbers", weights)
+        out[i] = float(value)
+    lacking = [s for s, i in by_text.items() if np.isnan(out[i])]
+    if lacking:
+        raise ParameterError(f"The 'weights' parameter of fuse has no weight for the system(s) {lacking}.")
+    return out
+
+
+def _check_one_scale(runs: Runs, m: FusionMethod, c: Columns) -> None:
+    """Raw scores of systems on different scales make a score method meaningless: say so, name the ranges."""
+    n_sys = len(runs.systems)
+    low = np.full(n_sys, np.inf)
+    high = np.full(n_sys, -np.inf)
+    np.minimum.at(low, runs.sys, runs.value)
+    np.maximum.at(high, runs.sys, runs.value)
+    span = high - low
+    disjoint = low.max() > high.min()
+    positive = span[span > 0]
+    spread = len(positive) > 0 and (positive.max() > SCALE_RATIO * positive.min() or len(positive) < n_sys)
+    if disjoint or spread:
+        ranges = ", ".join(f"{s!r}: [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(runs.systems, low, high))
+        raise ParameterError(
+            f"The 'norm' parameter of fuse: method={m.name!r} adds raw {c.score!r} values, and the systems' "
+            f"scores are on different scales ({ranges}). Pass norm='min-max' (or 'max', 'sum', 'zmuv', 'rank', "
+            "'borda'), or norm='none' to fuse the raw scores anyway."
+        )
+
+
+def _with_fused_rows(
+    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str
+) -> pd.DataFrame:
+    """The input rows, then the fused run's rows in (query, rank) order, other columns taken from the input."""
+    n_items = max(len(runs.items), 1)
+    row_key = runs.query_codes.astype(np.int64) * n_items + runs.item_codes
+    cand_key = cand.unit.astype(np.int64) * n_items + cand.item
+    # the source row of each (query, item): a judged row first (its relevance), then the first in row order
+    judged = frame[c.relevance].notna().to_numpy() if c.relevance in frame.columns else np.zeros(len(frame), bool)
+    order = np.lexsort((np.arange(len(frame)), ~judged, row_key))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = row_key[order][1:] != row_key[order][:-1]
+    keys, src = row_key[order][first], order[first]
+    fused_src = src[np.searchsorted(keys, cand_key)]
+    extra = src[judged[src] & ~np.isin(keys, cand_key)]  # judged, retrieved by no run: a row without a rank
+    ranked = pd.DataFrame({"q": cand.unit, "i": cand.item, "s": score})
+    rows, offsets, _ = _order_by_score(
+        ranked.assign(i=runs.items.take(cand.item)),
+        units.Groups(cand.unit.astype(np.intp), runs.n_queries, pd.DataFrame()),
+        Columns(query="q", item="i", score="s"),
+    )
+    fused = frame.iloc[np.concatenate([fused_src[rows], extra])].reset_index(drop=True)
+    fused[c.system] = name
+    fused_score = np.concatenate([score[rows], np.full(len(extra), np.nan)])
+    fused[c.score] = fused_score
+    if c.rank in frame.columns:
+        rank = np.concatenate([units.positions_in_lists(offsets), np.full(len(extra), -1)])
+        fused[c.rank] = pd.array(np.where(rank > 0, rank, 0), dtype="Int64")
+        fused.loc[rank < 0, c.rank] = pd.NA
+        if not isinstance(frame[c.rank].dtype, pd.Int64Dtype) and not len(extra):
+            fused[c.rank] = fused[c.rank].astype(frame[c.rank].dtype if frame[c.rank].dtype.kind in "iuf" else "Int64")
+    return pd.concat([frame, fused], ignore_index=True)
