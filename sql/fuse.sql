@@ -1,0 +1,299 @@
+-- rankframe: rank fusion as a GROUP BY (issue 22): rf_fuse(tbl, method := 'rrf', ...) fuses the runs of a long table
+-- (one row per system, query, item with score and/or rank) into one run, returning its rows (query, item, score,
+-- rank). The SQL side of rankframe.fuse; docs/sql.md "Rank fusion (rf_fuse)" is the reference, ranx 0.3.21 the oracle
+-- (tests/rung2_oracles/test_fusion_sql_ranx.py).
+--
+-- Set-based, in four steps that port to any warehouse: (1) each run's positions, one window ordered by rank (when the
+-- table has a rank column: rank wins over score) or score descending, ties by item descending as a string (decision
+-- 2), cut at depth; (2) per run (system, query) its size and score statistics, windows over the run; (3) per row
+-- the normalised value and the method's contribution, with the rows borda fills in (every candidate of the query in
+-- every run that has the query); (4) one GROUP BY (query, item) and a row_number() for the fused ranks.
+-- Conventions (the Python rankframe.fuse follows the same): a degenerate normalisation (every score of a run equal,
+-- or max <= 0 for 'max') gives 0; an item missing from a run adds nothing to a score method and is absent for the
+-- counts of MNZ / ANZ / GMNZ / ISR / mixed; a query missing from a system: that system takes no part in the query
+-- (borda fills only the runs that have the query); rank-based methods read the run's positions after normalisation:
+-- the rows borda fills in come after the run's own rows, ordered by item descending as a string (ranx's order there
+-- depends on Python's hash seed).
+
+-- the methods rf_fuse knows (rankframe's comb* names for ranx's sum, mnz, ...; ranx's names for the others), in
+-- groups: weighted ones need weights := MAP {...}; rank-based ones read positions only, never scores
+CREATE OR REPLACE MACRO rf__fuse_methods() AS
+    ['rrf', 'combsum', 'combmnz', 'combanz', 'combmax', 'combmin', 'combmed', 'combgmnz', 'isr', 'log_isr', 'logn_isr',
+     'bordafuse', 'rbc', 'wsum', 'wmnz', 'mixed', 'w_bordafuse'];
+CREATE OR REPLACE MACRO rf__fuse_weighted() AS ['wsum', 'wmnz', 'mixed', 'w_bordafuse'];
+CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];
+CREATE OR REPLACE MACRO rf__fuse_norms() AS ['min-max', 'max', 'sum', 'zmuv', 'rank', 'borda'];
+
+-- a finite number v with v >= low (k, sigma), or the error in the words of the Python API
+CREATE OR REPLACE MACRO rf__fuse_at_least(v, low, pname) AS
+    CASE WHEN isfinite(rf__number(v)) AND rf__number(v) >= low THEN rf__number(v)
+         ELSE error(printf('rf:param: The ''%s'' parameter of rf_fuse must be a finite number >= %s. Got %s instead.',
+                           pname, CAST(low AS VARCHAR), rf__repr(v))) END;
+
+-- true, or the error of the first bad parameter of rf_fuse (the checks need no data)
+CREATE OR REPLACE MACRO rf__fuse_check_params(method, k, norm, weights, rank_base, depth, phi, gamma, sigma) AS
+    CASE WHEN typeof(method) = 'VARCHAR' AND lower(CAST(method AS VARCHAR)) IN ('condorcet', 'w_condorcet')
+         THEN error(printf('rf:param: method := ''%s'' is not available in SQL: Condorcet fusion sorts the items with a '
+                           || 'pairwise-majority comparison that is not a GROUP BY; use rankframe.fuse in Python.',
+                           lower(CAST(method AS VARCHAR))))
+         WHEN rf__choice(method, rf__fuse_methods(), 'method', 'rf_fuse') = '' THEN false
+         WHEN norm IS NOT NULL AND rf__choice(norm, rf__fuse_norms(), 'norm', 'rf_fuse') = '' THEN false
+         WHEN rf__fuse_at_least(k, 0, 'k') < 0 THEN false
+         WHEN NOT coalesce(rf__is_int_type(typeof(rank_base)) AND rf__as_num(rank_base) IN (0, 1), false)
+         THEN error(printf('rf:param: The ''rank_base'' parameter of rf_fuse must be 0 or 1 (the rank of the top item '
+                           || 'in RRF''s 1 / (k + rank)). Got %s instead.', rf__repr(rank_base)))
+         WHEN rf__number(k) + rf__as_num(rank_base) <= 0
+         THEN error('rf:param: The ''k'' parameter of rf_fuse must be > 0 with rank_base := 0 (RRF''s 1 / (k + rank) '
+                    || 'divides by zero for the top item). Got 0 instead.')
+         WHEN depth IS NOT NULL AND NOT coalesce(rf__is_int_type(typeof(depth))
+                                                 AND TRY_CAST(CAST(depth AS VARCHAR) AS HUGEINT) >= 1, false)
+         THEN error(printf('rf:param: The ''depth'' parameter of rf_fuse must be an int >= 1 or NULL (every row). Got '
+                           || '%s instead.', rf__repr(depth)))
+         WHEN rf__open_unit(phi, 'phi', 'rf_fuse', '') IS NULL THEN false
+         WHEN NOT isfinite(rf__number(gamma))
+         THEN error(printf('rf:param: The ''gamma'' parameter of rf_fuse must be a finite number. Got %s instead.',
+                           rf__repr(gamma)))
+         WHEN rf__fuse_at_least(sigma, 0, 'sigma') < 0 THEN false
+         WHEN weights IS NULL AND list_contains(rf__fuse_weighted(), lower(CAST(method AS VARCHAR)))
+         THEN error(printf('rf:param: method := ''%s'' needs weights := MAP {''<system>'': <weight>, ...} with a weight '
+                           || 'for every system. Got NULL instead.', lower(CAST(method AS VARCHAR))))
+         WHEN weights IS NOT NULL AND NOT list_contains(rf__fuse_weighted(), lower(CAST(method AS VARCHAR)))
+         THEN error(printf('rf:param: The ''weights'' parameter of rf_fuse applies to the weighted methods only (%s); '
+                           || 'method := ''%s'' takes none. Got %s instead.', rf__quoted(rf__fuse_weighted()),
+                           lower(CAST(method AS VARCHAR)), rf__repr(weights)))
+         WHEN weights IS NOT NULL
+              AND NOT coalesce(starts_with(typeof(weights), 'MAP(')
+                               AND len(list_filter(map_values(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))),
+                                                   lambda w: w IS NULL OR NOT isfinite(w))) = 0
+                               AND len(list_filter(map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))),
+                                                   lambda s: s IS NULL)) = 0, false)
+         THEN error(printf('rf:param: The ''weights'' parameter of rf_fuse must be a MAP {''<system>'': <weight>, ...} '
+                           || 'of finite numbers. Got %s instead.', rf__repr(weights)))
+         ELSE true END;
+
+-- true, or the error of the first missing column (names: the table's columns; needs_score: the method reads scores)
+CREATE OR REPLACE MACRO rf__fuse_check_columns(names, system, needs_score) AS
+    CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
+         THEN error(printf('rf:param: The ''system'' parameter of rf_fuse must be a column name (such as '
+                           || '''system''). Got %s instead.', rf__repr(system)))
+         WHEN lower(system) IN ('query', 'item', 'rank', 'score', 'relevance')
+         THEN error(printf('rf:param: The ''system'' parameter of rf_fuse must name the column that says which system '
+                           || '(run) each row comes from, not ''%s''.', system))
+         WHEN len(rf__lacking(names, ['query', 'item', system])) > 0
+         THEN error(printf('rf:table: The table has no column(s) %s, which rf_fuse reads (query, item, the system '
+                           || 'column, and score or rank). Columns in the table: %s.',
+                           array_to_string(list_transform(rf__lacking(names, ['query', 'item', system]),
+                                                          lambda x: '''' || x || '''' || coalesce(
+                                                              ' (did you mean ''' || rf__closest(x, names) || '''?)',
+                                                              '')), ', '),
+                           rf__quoted(names)))
+         WHEN NOT list_contains(names, 'rank') AND NOT list_contains(names, 'score')
+         THEN error(printf('rf:table: neither a rank column ''rank'' nor a score column ''score'' in the table. '
+                           || 'Columns in the table: %s.', rf__quoted(names)))
+         WHEN needs_score AND NOT list_contains(names, 'score')
+         THEN error('rf:table: the method reads scores, but the table has no column ''score'' (only ''rank''): pass '
+                    || 'norm := ''rank'' or ''borda'', or a method that reads ranks (rrf, isr, log_isr, logn_isr, '
+                    || 'bordafuse, rbc, w_bordafuse).')
+         ELSE true END;
+
+-- the table's rows as (rf__sys, rf__q, rf__item, rf__score, rf__rank): the missing one of score / rank is NULL (the
+-- pruned branch of NULL columns makes every name bind)
+CREATE OR REPLACE MACRO rf__fuse_input(tbl, system) AS TABLE
+    SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys,
+           s.query AS rf__q, s.item AS rf__item, CAST(s.score AS DOUBLE) AS rf__score,
+           CAST(s.rank AS DOUBLE) AS rf__rank
+    FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl)
+          UNION ALL BY NAME
+          SELECT NULL AS query, NULL AS item, NULL AS score, NULL AS rank WHERE false) AS s;
+
+-- one row: true, or the error about the rows (null system / query / item, an item twice in a run, fewer than 2
+-- systems, weights for systems the table lacks or systems without a weight); ok: the checks before
+CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
+    SELECT CASE WHEN NOT ok THEN false
+                WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
+                THEN error(printf('rf:table[%s]: every row must name its system (no null values) (%s offending '
+                                  || 'row(s)).', system, CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
+                WHEN count(*) FILTER (WHERE s.rf__q IS NULL) > 0
+                THEN error(printf('rf:table[query]: query must not be null (%s offending row(s)).',
+                                  CAST(count(*) FILTER (WHERE s.rf__q IS NULL) AS VARCHAR)))
+                WHEN count(*) FILTER (WHERE s.rf__item IS NULL) > 0
+                THEN error(printf('rf:table[item]: item must not be null (%s offending row(s)).',
+                                  CAST(count(*) FILTER (WHERE s.rf__item IS NULL) AS VARCHAR)))
+                WHEN max(s.rf__n) > 1
+                THEN error(printf('rf:table[item]: item must be unique within each (%s, query): %s key(s) occur on '
+                                  || 'more than one row.', system,
+                                  CAST(count(*) FILTER (WHERE s.rf__n > 1) AS VARCHAR)))
+                WHEN count(DISTINCT s.rf__sys) < 2
+                THEN error(printf('rf:table[%s]: rf_fuse needs at least 2 systems in column ''%s''; found %s: %s.',
+                                  system, system, CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
+                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
+                WHEN weights IS NOT NULL
+                     AND len(list_filter(map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))),
+                                         lambda w: NOT list_contains(list(DISTINCT s.rf__sys ORDER BY s.rf__sys), w)))
+                         > 0
+                THEN error(printf('rf:param: The ''weights'' parameter of rf_fuse names system(s) not in column '
+                                  || '''%s'': %s. Systems in the table: %s.', system,
+                                  rf__quoted(list_filter(map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))),
+                                                         lambda w: NOT list_contains(
+                                                             list(DISTINCT s.rf__sys ORDER BY s.rf__sys), w))),
+                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
+                WHEN weights IS NOT NULL
+                     AND len(list_filter(list(DISTINCT s.rf__sys ORDER BY s.rf__sys),
+                                         lambda x: NOT list_contains(map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))),
+                                                                     x))) > 0
+                THEN error(printf('rf:param: The ''weights'' parameter of rf_fuse must give a weight to every system; '
+                                  || 'missing: %s.',
+                                  rf__quoted(list_filter(list(DISTINCT s.rf__sys ORDER BY s.rf__sys),
+                                                         lambda x: NOT list_contains(
+                                                             map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))), x)))))
+                ELSE true END AS rf__ok
+    FROM (SELECT i.rf__sys, i.rf__q, i.rf__item, count(*) AS rf__n
+          FROM rf__fuse_input(tbl, system) AS i
+          GROUP BY ALL) AS s;
+
+-- (1) each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A row
+-- whose rank (by_rank) or score (else) is NULL is not retrieved and left out; so is a row without a score when
+-- the method reads scores (needs_score).
+CREATE OR REPLACE MACRO rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS TABLE
+    SELECT * FROM (
+        SELECT i.*,
+               row_number() OVER (PARTITION BY i.rf__sys, i.rf__q
+                                  ORDER BY CASE WHEN by_rank THEN i.rf__rank ELSE -i.rf__score END ASC,
+                                           CAST(i.rf__item AS VARCHAR) DESC) AS rf__pos
+        FROM rf__fuse_input(tbl, system) AS i
+        WHERE ok AND CASE WHEN by_rank THEN i.rf__rank ELSE i.rf__score END IS NOT NULL
+          AND (NOT needs_score OR i.rf__score IS NOT NULL)) AS r
+    WHERE depth IS NULL OR r.rf__pos <= depth;
+
+-- (2) plus the run's size rf__n and its score statistics (min, max, sum, mean), then the population standard
+-- deviation rf__sd (zmuv; two passes, as numpy's std); and the query's number of candidates rf__nc (its distinct items
+-- over every run)
+CREATE OR REPLACE MACRO rf__fuse_runs(tbl, system, by_rank, needs_score, depth, ok) AS TABLE
+    SELECT v.*,
+           sqrt(sum((v.rf__score - v.rf__mean) * (v.rf__score - v.rf__mean)) OVER (
+               PARTITION BY v.rf__sys, v.rf__q ORDER BY v.rf__pos
+               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) / v.rf__n) AS rf__sd
+    FROM (SELECT u.*, u.rf__sum / u.rf__n AS rf__mean
+          FROM (SELECT r.*,
+                       count(*) OVER w AS rf__n,
+                       min(r.rf__score) OVER w AS rf__min,
+                       max(r.rf__score) OVER w AS rf__max,
+                       sum(r.rf__score) OVER (PARTITION BY r.rf__sys, r.rf__q ORDER BY r.rf__pos
+                                              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__sum,
+                       c.rf__nc
+                FROM rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS r
+                JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc
+                      FROM rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS x
+                      GROUP BY x.rf__q) AS c ON c.rf__q IS NOT DISTINCT FROM r.rf__q
+                WINDOW w AS (PARTITION BY r.rf__sys, r.rf__q)) AS u) AS v;
+
+-- (3a) the rows of the fusion: each run's own rows (rf__own) and, when fill (norm := 'borda', bordafuse,
+-- w_bordafuse), one row for every candidate of the query the run lacks, with the run's statistics; rf__pos of a
+-- filled row: after the run's own rows, by item descending as a string
+CREATE OR REPLACE MACRO rf__fuse_grid(tbl, system, by_rank, needs_score, depth, fill, ok) AS TABLE
+    SELECT g.* EXCLUDE (rf__pos),
+           CASE WHEN g.rf__own THEN g.rf__pos
+                ELSE g.rf__n + row_number() OVER (PARTITION BY g.rf__sys, g.rf__q, g.rf__own
+                                                  ORDER BY CAST(g.rf__item AS VARCHAR) DESC) END AS rf__pos
+    FROM (SELECT r.*, true AS rf__own
+          FROM rf__fuse_runs(tbl, system, by_rank, needs_score, depth, ok) AS r
+          UNION ALL BY NAME
+          SELECT p.* EXCLUDE (rf__item, rf__score, rf__rank, rf__pos), c.rf__item, false AS rf__own
+          FROM (SELECT DISTINCT ON (a.rf__sys, a.rf__q) a.*
+                FROM rf__fuse_runs(tbl, system, by_rank, needs_score, depth, ok) AS a
+                WHERE fill
+                ORDER BY a.rf__sys, a.rf__q, a.rf__pos) AS p
+          JOIN (SELECT DISTINCT b.rf__q, b.rf__item
+                FROM rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS b
+                WHERE fill) AS c ON c.rf__q IS NOT DISTINCT FROM p.rf__q
+          ANTI JOIN rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS o
+              ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS g;
+
+-- (3b) a row's normalised score (norm already checked and lower-cased; NULL = the score itself). A filled row has
+-- borda's value for an item a run lacks (ranx: 0.5 - (n - 1) / (2 * candidates)), else none.
+CREATE OR REPLACE MACRO rf__fuse_norm(x, norm) AS
+    CASE WHEN NOT x.rf__own THEN CASE WHEN norm = 'borda' THEN 0.5 - (x.rf__n - 1) / (2.0 * x.rf__nc) END
+         WHEN norm IS NULL THEN x.rf__score
+         WHEN norm = 'min-max' THEN CASE WHEN x.rf__max > x.rf__min
+                                         THEN (x.rf__score - x.rf__min) / (x.rf__max - x.rf__min) ELSE 0.0 END
+         WHEN norm = 'max' THEN CASE WHEN x.rf__max > 0 THEN x.rf__score / x.rf__max ELSE 0.0 END
+         WHEN norm = 'sum' THEN CASE WHEN x.rf__max > x.rf__min
+                                     THEN (x.rf__score - x.rf__min) / (x.rf__sum - x.rf__min * x.rf__n) ELSE 0.0 END
+         WHEN norm = 'zmuv' THEN CASE WHEN x.rf__max > x.rf__min AND x.rf__sd > 0
+                                      THEN (x.rf__score - x.rf__mean) / x.rf__sd ELSE 0.0 END
+         WHEN norm = 'rank' THEN 1.0 - (x.rf__pos - 1) / CAST(x.rf__n AS DOUBLE)
+         WHEN norm = 'borda' THEN 1.0 - (x.rf__pos - 1) / CAST(x.rf__nc AS DOUBLE) END;
+
+-- (3c) a row's contribution to the fused score: the method's value of its position (rank-based methods; the run's
+-- length after norm := 'borda' is the number of candidates) or its normalised score
+CREATE OR REPLACE MACRO rf__fuse_value(x, method, norm, k, rank_base, phi) AS
+    CASE WHEN method = 'rrf' THEN 1.0 / (k + x.rf__pos - 1 + rank_base)
+         WHEN method IN ('isr', 'log_isr', 'logn_isr') THEN 1.0 / (CAST(x.rf__pos AS DOUBLE) * x.rf__pos)
+         WHEN method = 'rbc' THEN (1.0 - phi) * pow(phi, x.rf__pos - 1)
+         WHEN method IN ('bordafuse', 'w_bordafuse')
+         THEN CASE WHEN x.rf__own OR norm = 'borda' THEN CAST(x.rf__nc - x.rf__pos + 1 AS DOUBLE)
+                   ELSE (x.rf__nc - x.rf__n + 1) / 2.0 END
+         ELSE rf__fuse_norm(x, norm) END;
+
+-- (4) the fused run: per (query, item) the method's combination of the rows' values v (weights w, number of runs
+-- holding the item n), then the fused ranks. Every float sum is ordered by system (same bits in any thread order).
+CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system, by_rank,
+                                 ok) AS TABLE
+    WITH v AS (
+        SELECT x.rf__q, x.rf__item, x.rf__sys,
+               rf__fuse_value(x, method, norm, k, rank_base, phi) AS rf__v,
+               CASE WHEN weights IS NULL THEN 1.0
+                    ELSE map_extract_value(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE)), x.rf__sys) END AS rf__w,
+               x.rf__own OR norm = 'borda' AS rf__holds
+        FROM rf__fuse_grid(tbl, system, by_rank,
+                           NOT list_contains(rf__fuse_by_rank(), method) AND coalesce(norm NOT IN ('rank', 'borda'), true),
+                           depth, norm = 'borda' OR method IN ('bordafuse', 'w_bordafuse'), ok) AS x
+    ), f AS (
+        SELECT v.rf__q, v.rf__item,
+               sum(v.rf__v ORDER BY v.rf__sys) AS rf__s,
+               sum(v.rf__w * v.rf__v ORDER BY v.rf__sys) AS rf__ws,
+               sum(v.rf__w ORDER BY v.rf__sys) FILTER (WHERE v.rf__holds) AS rf__wn,
+               count(*) FILTER (WHERE v.rf__holds) AS rf__n,
+               max(v.rf__v) AS rf__max, min(v.rf__v) AS rf__min, quantile_cont(v.rf__v, 0.5) AS rf__med
+        FROM v
+        GROUP BY v.rf__q, v.rf__item
+    )
+    SELECT s.rf__q AS query, s.rf__item AS item, s.rf__f AS score,
+           row_number() OVER (PARTITION BY s.rf__q ORDER BY s.rf__f DESC, CAST(s.rf__item AS VARCHAR) DESC) AS rank
+    FROM (SELECT f.rf__q, f.rf__item,
+                 CAST(CASE method
+                          WHEN 'combmnz' THEN f.rf__s * f.rf__n
+                          WHEN 'combanz' THEN f.rf__s / f.rf__n
+                          WHEN 'combmax' THEN f.rf__max
+                          WHEN 'combmin' THEN f.rf__min
+                          WHEN 'combmed' THEN f.rf__med
+                          WHEN 'combgmnz' THEN f.rf__s * pow(f.rf__n, gamma)
+                          WHEN 'isr' THEN f.rf__s * f.rf__n
+                          WHEN 'log_isr' THEN f.rf__s * ln(f.rf__n)
+                          WHEN 'logn_isr' THEN f.rf__s * ln(f.rf__n + sigma)
+                          WHEN 'wsum' THEN f.rf__ws
+                          WHEN 'w_bordafuse' THEN f.rf__ws
+                          WHEN 'wmnz' THEN f.rf__s * f.rf__wn
+                          WHEN 'mixed' THEN f.rf__ws * sqrt(f.rf__n)
+                          ELSE f.rf__s END AS DOUBLE) AS rf__f  -- rrf, combsum, bordafuse, rbc
+          FROM f) AS s;
+
+-- rf_fuse(tbl, method := 'rrf', ...): the fused run of the table's runs, one row per (query, item) of any run with its
+-- score and rank (1..n per query, score descending, ties by item descending as a string). See docs/sql.md
+-- "Rank fusion (rf_fuse)". The checks run once per call, before any row is fused: the parameters, the columns, then
+-- the rows (systems, weights).
+CREATE OR REPLACE MACRO rf_fuse(tbl, method := 'rrf', k := 60, norm := NULL, weights := NULL, rank_base := 1,
+                                depth := NULL, phi := 0.8, gamma := 1.0, sigma := 0.01, system := 'system') AS TABLE
+    SELECT * FROM rf__fuse(
+        tbl, rf__lc(method), rf__as_num(k), rf__lc(norm), weights, rf__as_num(rank_base), rf__as_k(depth),
+        rf__as_num(phi), rf__as_num(gamma), rf__as_num(sigma), system,
+        (SELECT list_contains(c.rf__names, 'rank') FROM rf__columns(tbl) AS c),
+        (SELECT r.rf__ok
+         FROM rf__fuse_check_rows(
+             tbl, system, weights,
+             (SELECT CASE WHEN NOT rf__fuse_check_params(method, k, norm, weights, rank_base, depth, phi, gamma,
+                                                         sigma) THEN false
+                          ELSE rf__fuse_check_columns(c.rf__names, system,
+                                                      NOT list_contains(rf__fuse_by_rank(), rf__lc(method))
+                                                      AND coalesce(rf__lc(norm) NOT IN ('rank', 'borda'), true)) END
+              FROM rf__columns(tbl) AS c)) AS r));
