@@ -3,7 +3,8 @@
 The macros are plain ``.sql`` files: ``prepare.sql`` (parameter checks, gains, ``rf_prepare``), one file per
 metric named like the registry (``ap.sql`` defines ``rf_ap`` and ``rf_agg_ap``), ``evaluate.sql`` (the table
 macros ``rf_per_query`` / ``rf_means``), ``compare.sql`` (``rf_compare`` and the t distribution ``rf_t_cdf`` /
-``rf_t_ppf``) and ``validate.sql`` (``rf_validate``). In an installed wheel they
+``rf_t_ppf``), ``validate.sql`` (``rf_validate``) and ``fuse.sql`` (``rf_fuse``, rank fusion; ordered among the
+metric files by what it calls). In an installed wheel they
 live in ``rankframe/_sql`` (hatch ``force-include``); in a source checkout or editable install the loader
 falls back to the repository's top-level ``sql/`` folder.
 

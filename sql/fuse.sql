@@ -126,7 +126,7 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
                 WHEN count(DISTINCT s.rf__sys) < 2
                 THEN error(printf('rf:table[%s]: rf_fuse needs at least 2 systems in column ''%s''; found %s: %s.',
                                   system, system, CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
-                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
+                                  coalesce(rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys)), 'none')))
                 WHEN weights IS NOT NULL
                      AND len(list_filter(map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))),
                                          lambda w: NOT list_contains(list(DISTINCT s.rf__sys ORDER BY s.rf__sys), w)))
@@ -278,22 +278,32 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                           ELSE f.rf__s END AS DOUBLE) AS rf__f  -- rrf, combsum, bordafuse, rbc
           FROM f) AS s;
 
+-- the check chain of rf_fuse as one row rf__ok (true, or the error of the first mistake): the parameters, the
+-- columns, then the rows (systems, weights)
+CREATE OR REPLACE MACRO rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS TABLE
+    SELECT r.rf__ok
+    FROM rf__fuse_check_rows(
+        tbl, system, weights,
+        (SELECT CASE WHEN NOT rf__fuse_check_params(method, k, norm, weights, rank_base, depth, phi, gamma, sigma)
+                     THEN false
+                     ELSE rf__fuse_check_columns(c.rf__names, system,
+                                                 NOT list_contains(rf__fuse_by_rank(), rf__lc(method))
+                                                 AND coalesce(rf__lc(norm) NOT IN ('rank', 'borda'), true)) END
+         FROM rf__columns(tbl) AS c)) AS r;
+
 -- rf_fuse(tbl, method := 'rrf', ...): the fused run of the table's runs, one row per (query, item) of any run with its
 -- score and rank (1..n per query, score descending, ties by item descending as a string). See docs/sql.md
--- "Rank fusion (rf_fuse)". The checks run once per call, before any row is fused: the parameters, the columns, then
--- the rows (systems, weights).
+-- "Rank fusion (rf_fuse)". The check chain runs once per call, before any row is fused; its own empty branch (a
+-- runtime condition on its one row) makes it fire on an empty table too, and when the planner prunes every row of the
+-- fusion (a table whose order column is all NULL).
 CREATE OR REPLACE MACRO rf_fuse(tbl, method := 'rrf', k := 60, norm := NULL, weights := NULL, rank_base := 1,
                                 depth := NULL, phi := 0.8, gamma := 1.0, sigma := 0.01, system := 'system') AS TABLE
     SELECT * FROM rf__fuse(
         tbl, rf__lc(method), rf__as_num(k), rf__lc(norm), weights, rf__as_num(rank_base), rf__as_k(depth),
         rf__as_num(phi), rf__as_num(gamma), rf__as_num(sigma), system,
         (SELECT list_contains(c.rf__names, 'rank') FROM rf__columns(tbl) AS c),
-        (SELECT r.rf__ok
-         FROM rf__fuse_check_rows(
-             tbl, system, weights,
-             (SELECT CASE WHEN NOT rf__fuse_check_params(method, k, norm, weights, rank_base, depth, phi, gamma,
-                                                         sigma) THEN false
-                          ELSE rf__fuse_check_columns(c.rf__names, system,
-                                                      NOT list_contains(rf__fuse_by_rank(), rf__lc(method))
-                                                      AND coalesce(rf__lc(norm) NOT IN ('rank', 'borda'), true)) END
-              FROM rf__columns(tbl) AS c)) AS r));
+        (SELECT o.rf__ok FROM rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS o))
+    UNION ALL BY NAME
+    SELECT NULL AS query, NULL AS item, NULL AS score, NULL AS rank
+    FROM rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS o
+    WHERE NOT o.rf__ok;

@@ -173,6 +173,28 @@ CASES = {
         "run",
         "rf_compare needs at least 2 systems in column 'run'; found 1: 'a'.",
     ),
+    # rf_fuse (sql/fuse.sql): its parameters, its columns and its systems take the same codes
+    "fuse param": (
+        "SELECT * FROM rf_fuse('runs', system := 'run', k := -1)",
+        "rf:param",
+        ParameterError,
+        None,
+        "The 'k' parameter of rf_fuse must be a finite number >= 0. Got -1 instead.",
+    ),
+    "fuse table": (
+        "SELECT * FROM rf_fuse('runs', system := 'run', method := 'combsum')",
+        "rf:table",
+        ValidationError,
+        "<table>",
+        "the method reads scores, but the table has no column 'score' (only 'rank')",
+    ),
+    "fuse table[<system>]": (
+        "SELECT * FROM rf_fuse('runs', system := 'run')",
+        "rf:table",
+        ValidationError,
+        "run",
+        "rf_fuse needs at least 2 systems in column 'run'; found 1: 'a'.",
+    ),
 }
 
 

@@ -16,7 +16,7 @@ import rankframe.sql as rf_sql
 from rankframe.declare import ENGINE_PARAMS, SCORE_PARAMS
 from rankframe.registry import METRICS
 
-TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare"}
+TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare", "rf_fuse"}
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf", "rf_tie_gain"}
 
 
