@@ -96,6 +96,12 @@ CREATE OR REPLACE MACRO rf__fuse_check_columns(names, system, needs_score) AS
                     || 'bordafuse, rbc, w_bordafuse).')
          ELSE true END;
 
+-- rf__columns(tbl) of prepare.sql under a name of its own: DuckDB refuses to expand a table macro inside itself, so a
+-- view over rf_fuse's output given to rf_per_query / rf_compare (which call rf__columns) would fail to bind
+CREATE OR REPLACE MACRO rf__fuse_columns(tbl) AS TABLE
+    SELECT json_keys(to_json(struct_pack(*COLUMNS(s.*)))) AS rf__names
+    FROM (SELECT 1 AS rf__one) AS o LEFT JOIN (SELECT * FROM query_table(tbl) LIMIT 0) AS s ON true;
+
 -- the table's rows as (rf__sys, rf__q, rf__item, rf__score, rf__rank): the missing one of score / rank is NULL (the
 -- pruned branch of NULL columns makes every name bind)
 CREATE OR REPLACE MACRO rf__fuse_input(tbl, system) AS TABLE
@@ -289,7 +295,7 @@ CREATE OR REPLACE MACRO rf__fuse_ok(tbl, method, k, norm, weights, rank_base, de
                      ELSE rf__fuse_check_columns(c.rf__names, system,
                                                  NOT list_contains(rf__fuse_by_rank(), rf__lc(method))
                                                  AND coalesce(rf__lc(norm) NOT IN ('rank', 'borda'), true)) END
-         FROM rf__columns(tbl) AS c)) AS r;
+         FROM rf__fuse_columns(tbl) AS c)) AS r;
 
 -- rf_fuse(tbl, method := 'rrf', ...): the fused run of the table's runs, one row per (query, item) of any run with its
 -- score and rank (1..n per query, score descending, ties by item descending as a string). See docs/sql.md
@@ -301,7 +307,7 @@ CREATE OR REPLACE MACRO rf_fuse(tbl, method := 'rrf', k := 60, norm := NULL, wei
     SELECT * FROM rf__fuse(
         tbl, rf__lc(method), rf__as_num(k), rf__lc(norm), weights, rf__as_num(rank_base), rf__as_k(depth),
         rf__as_num(phi), rf__as_num(gamma), rf__as_num(sigma), system,
-        (SELECT list_contains(c.rf__names, 'rank') FROM rf__columns(tbl) AS c),
+        (SELECT list_contains(c.rf__names, 'rank') FROM rf__fuse_columns(tbl) AS c),
         (SELECT o.rf__ok FROM rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS o))
     UNION ALL BY NAME
     SELECT NULL AS query, NULL AS item, NULL AS score, NULL AS rank

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "sql.md"
 README = ROOT / "README.md"
 DATA = ROOT / "examples" / "recs.parquet"
+PAIRED = ROOT / "examples" / "paired.parquet"
 
 
 def duckdb_cli() -> str | None:
@@ -84,7 +85,13 @@ def expected(df: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, list[str]]]:
     compare["delta"] = compare["candidate"] - compare["baseline"]
     scalar = _wide(ev(df, ["nDCG@10", "AP@10"], by="model", per_query=True), ["model", "query"])
     scalar = scalar.rename(columns={"nDCG@10": "ndcg10", "AP@10": "ap10"})
+    fused, with_rrf = _rrf_by_hand()
+    compared = rankframe.compare(
+        with_rrf, ["AP@10", "nDCG@10"], system="system", baseline="bm25", test="t", ci_method="t"
+    )[["metric", "system", "n", "delta", "p_value", "wins", "ties", "losses"]]
     return {
+        "fuse": (fused[fused["rank"] <= 3], ["query", "rank"]),
+        "fuse_compare": (compared, ["metric", "system"]),
         "per_query": (per_q, ["model", "query"]),
         "map_per_segment": (seg, ["model", "country"]),
         "several_k": (several, ["k", "model"]),
@@ -92,6 +99,23 @@ def expected(df: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, list[str]]]:
         "compare_models": (compare, ["country"]),
         "scalar": (scalar, ["model", "query"]),
     }
+
+
+def _rrf_by_hand() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """docs/sql.md's rf_fuse examples in pandas: RRF (k = 60) of bm25 and dense on examples/paired.parquet, and that
+    run stacked with its parts and the judgments (its judged unretrieved items with a NULL rank)."""
+    paired = pd.read_parquet(PAIRED)
+    parts = paired[paired["system"].isin(["bm25", "dense"])][["system", "query", "item", "rank", "relevance"]]
+    ranked = parts[parts["rank"].notna()].sort_values(["system", "query", "rank"])
+    ranked = ranked.assign(rrf=1.0 / (60 + ranked.groupby(["system", "query"]).cumcount() + 1))
+    fused = ranked.groupby(["query", "item"], as_index=False)["rrf"].sum().rename(columns={"rrf": "score"})
+    fused = fused.sort_values(["query", "item"], ascending=[True, False])  # ties: item descending as a string
+    fused = fused.sort_values(["query", "score"], ascending=[True, False], kind="stable")
+    fused["rank"] = fused.groupby("query").cumcount() + 1
+    judged = parts[parts["relevance"].notna()][["query", "item", "relevance"]].drop_duplicates()
+    run = fused[["query", "item", "rank"]].merge(judged, on=["query", "item"], how="outer").assign(system="rrf")
+    with_rrf = pd.concat([parts, run], ignore_index=True)
+    return fused, with_rrf
 
 
 def assert_same(got: pd.DataFrame, want: pd.DataFrame, keys: list[str], name: str) -> None:
