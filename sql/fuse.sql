@@ -157,62 +157,60 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
           FROM rf__fuse_input(tbl, system) AS i
           GROUP BY ALL) AS s;
 
--- (1) each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A row
--- whose rank (by_rank) or score (else) is NULL is not retrieved and left out; so is a row without a score when
--- the method reads scores (needs_score).
-CREATE OR REPLACE MACRO rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS TABLE
-    SELECT * FROM (
-        SELECT i.*,
-               row_number() OVER (PARTITION BY i.rf__sys, i.rf__q
-                                  ORDER BY CASE WHEN by_rank THEN i.rf__rank ELSE -i.rf__score END ASC,
-                                           CAST(i.rf__item AS VARCHAR) DESC) AS rf__pos
-        FROM rf__fuse_input(tbl, system) AS i
-        WHERE ok AND CASE WHEN by_rank THEN i.rf__rank ELSE i.rf__score END IS NOT NULL
-          AND (NOT needs_score OR i.rf__score IS NOT NULL)) AS r
-    WHERE depth IS NULL OR r.rf__pos <= depth;
-
--- (2) plus the run's size rf__n and its score statistics (min, max, sum, mean), then the population standard
--- deviation rf__sd (zmuv; two passes, as numpy's std); and the query's number of candidates rf__nc (its distinct items
--- over every run)
-CREATE OR REPLACE MACRO rf__fuse_runs(tbl, system, by_rank, needs_score, depth, ok) AS TABLE
-    SELECT v.*,
-           sqrt(sum((v.rf__score - v.rf__mean) * (v.rf__score - v.rf__mean)) OVER (
-               PARTITION BY v.rf__sys, v.rf__q ORDER BY v.rf__pos
-               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) / v.rf__n) AS rf__sd
-    FROM (SELECT u.*, u.rf__sum / u.rf__n AS rf__mean
-          FROM (SELECT r.*,
-                       count(*) OVER w AS rf__n,
-                       min(r.rf__score) OVER w AS rf__min,
-                       max(r.rf__score) OVER w AS rf__max,
-                       sum(r.rf__score) OVER (PARTITION BY r.rf__sys, r.rf__q ORDER BY r.rf__pos
-                                              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__sum,
-                       c.rf__nc
-                FROM rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS r
-                JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc
-                      FROM rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS x
-                      GROUP BY x.rf__q) AS c ON c.rf__q IS NOT DISTINCT FROM r.rf__q
-                WINDOW w AS (PARTITION BY r.rf__sys, r.rf__q)) AS u) AS v;
-
--- (3a) the rows of the fusion: each run's own rows (rf__own) and, when fill (norm := 'borda', bordafuse,
--- w_bordafuse), one row for every candidate of the query the run lacks, with the run's statistics; rf__pos of a
--- filled row: after the run's own rows, by item descending as a string
-CREATE OR REPLACE MACRO rf__fuse_grid(tbl, system, by_rank, needs_score, depth, fill, ok) AS TABLE
+-- (1)-(3a) the rows of the fusion, each step computed once (MATERIALIZED: several steps read the runs):
+-- ranked: each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A
+--   row whose rank (by_rank) or score (else) is NULL is not retrieved and left out; so is a row without a score when
+--   the method reads scores (needs_score).
+-- runs: plus the run's size rf__n, its score statistics (min, max, sum, mean), the population standard deviation
+--   rf__sd (zmuv; two passes, as numpy's std) and the query's number of candidates rf__nc (its distinct items over
+--   every run).
+-- the result: each run's own rows (rf__own) and, when fill (norm := 'borda', bordafuse, w_bordafuse), one row for
+--   every candidate of the query the run lacks, with the run's statistics; rf__pos of a filled row: after the run's
+--   own rows, by item descending as a string.
+CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, fill, ok) AS TABLE
+    WITH ranked AS MATERIALIZED (
+        SELECT * FROM (
+            SELECT i.*,
+                   row_number() OVER (PARTITION BY i.rf__sys, i.rf__q
+                                      ORDER BY CASE WHEN by_rank THEN i.rf__rank ELSE -i.rf__score END ASC,
+                                               CAST(i.rf__item AS VARCHAR) DESC) AS rf__pos
+            FROM rf__fuse_input(tbl, system) AS i
+            WHERE ok AND CASE WHEN by_rank THEN i.rf__rank ELSE i.rf__score END IS NOT NULL
+              AND (NOT needs_score OR i.rf__score IS NOT NULL)) AS r
+        WHERE depth IS NULL OR r.rf__pos <= depth
+    ), runs AS MATERIALIZED (
+        SELECT v.*,
+               sqrt(sum((v.rf__score - v.rf__mean) * (v.rf__score - v.rf__mean)) OVER (
+                   PARTITION BY v.rf__sys, v.rf__q ORDER BY v.rf__pos
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) / v.rf__n) AS rf__sd
+        FROM (SELECT u.*, u.rf__sum / u.rf__n AS rf__mean
+              FROM (SELECT r.*,
+                           count(*) OVER w AS rf__n,
+                           min(r.rf__score) OVER w AS rf__min,
+                           max(r.rf__score) OVER w AS rf__max,
+                           sum(r.rf__score) OVER (PARTITION BY r.rf__sys, r.rf__q ORDER BY r.rf__pos
+                                                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__sum,
+                           c.rf__nc
+                    FROM ranked AS r
+                    JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc FROM ranked AS x GROUP BY x.rf__q) AS c
+                        ON c.rf__q IS NOT DISTINCT FROM r.rf__q
+                    WINDOW w AS (PARTITION BY r.rf__sys, r.rf__q)) AS u) AS v
+    )
     SELECT g.* EXCLUDE (rf__pos),
            CASE WHEN g.rf__own THEN g.rf__pos
                 ELSE g.rf__n + row_number() OVER (PARTITION BY g.rf__sys, g.rf__q, g.rf__own
                                                   ORDER BY CAST(g.rf__item AS VARCHAR) DESC) END AS rf__pos
     FROM (SELECT r.*, true AS rf__own
-          FROM rf__fuse_runs(tbl, system, by_rank, needs_score, depth, ok) AS r
+          FROM runs AS r
           UNION ALL BY NAME
           SELECT p.* EXCLUDE (rf__item, rf__score, rf__rank, rf__pos), c.rf__item, false AS rf__own
           FROM (SELECT DISTINCT ON (a.rf__sys, a.rf__q) a.*
-                FROM rf__fuse_runs(tbl, system, by_rank, needs_score, depth, ok) AS a
+                FROM runs AS a
                 WHERE fill
                 ORDER BY a.rf__sys, a.rf__q, a.rf__pos) AS p
-          JOIN (SELECT DISTINCT b.rf__q, b.rf__item
-                FROM rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS b
-                WHERE fill) AS c ON c.rf__q IS NOT DISTINCT FROM p.rf__q
-          ANTI JOIN rf__fuse_ranked(tbl, system, by_rank, needs_score, depth, ok) AS o
+          JOIN (SELECT DISTINCT b.rf__q, b.rf__item FROM ranked AS b WHERE fill) AS c
+              ON c.rf__q IS NOT DISTINCT FROM p.rf__q
+          ANTI JOIN ranked AS o
               ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS g;
 
 -- (3b) a row's normalised score (norm already checked and lower-cased; NULL = the score itself). A filled row has
@@ -251,7 +249,7 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                CASE WHEN weights IS NULL THEN 1.0
                     ELSE map_extract_value(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE)), x.rf__sys) END AS rf__w,
                x.rf__own OR norm = 'borda' AS rf__holds
-        FROM rf__fuse_grid(tbl, system, by_rank,
+        FROM rf__fuse_rows(tbl, system, by_rank,
                            NOT list_contains(rf__fuse_by_rank(), method) AND coalesce(norm NOT IN ('rank', 'borda'), true),
                            depth, norm = 'borda' OR method IN ('bordafuse', 'w_bordafuse'), ok) AS x
     ), f AS (
