@@ -10,8 +10,8 @@
 -- every run that has the query); (4) one GROUP BY (query, item) and a row_number() for the fused ranks.
 -- Conventions (the Python rankframe.fuse follows the same): a degenerate normalisation (every score of a run equal,
 -- or max <= 0 for 'max') gives 0; an item missing from a run adds nothing to a score method and is absent for the
--- counts of MNZ / ANZ / GMNZ / ISR / mixed; a query missing from a system: that system takes no part in the query
--- (borda fills only the runs that have the query); rank-based methods read the run's positions after normalisation:
+-- counts of MNZ / ANZ / GMNZ / ISR / mixed; a query missing from a system is that system's empty run (nothing for
+-- the score and rank methods; borda fills it, bordafuse gives each candidate (N + 1) / 2); rank-based methods read the run's positions after normalisation:
 -- the rows borda fills in come after the run's own rows, ordered by item descending as a string (ranx's order there
 -- depends on Python's hash seed).
 
@@ -22,7 +22,7 @@ CREATE OR REPLACE MACRO rf__fuse_methods() AS
      'bordafuse', 'rbc', 'wsum', 'wmnz', 'mixed', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_weighted() AS ['wsum', 'wmnz', 'mixed', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];
-CREATE OR REPLACE MACRO rf__fuse_norms() AS ['min-max', 'max', 'sum', 'zmuv', 'rank', 'borda'];
+CREATE OR REPLACE MACRO rf__fuse_norms() AS ['min-max', 'max', 'sum', 'zmuv', 'rank', 'borda', 'none'];
 
 -- a finite number v with v >= low (k, sigma), or the error in the words of the Python API
 CREATE OR REPLACE MACRO rf__fuse_at_least(v, low, pname) AS
@@ -165,9 +165,9 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
 --   rf__sd (zmuv; two passes, as numpy's std) and the query's number of candidates rf__nc (its distinct items over
 --   every run).
 -- the result: each run's own rows (rf__own) and, when fill (norm := 'borda', bordafuse, w_bordafuse), one row for
---   every candidate of the query the run lacks, with the run's statistics; rf__pos of a filled row: after the run's
---   own rows, by item descending as a string.
-CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, fill, ok) AS TABLE
+--   every candidate of the query the run lacks, with the run's length rf__n and the candidates rf__nc; rf__pos of a
+--   filled row: after the run's own rows, by item descending as a string.
+CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, fill, check_scale, method, ok) AS TABLE
     WITH ranked AS MATERIALIZED (
         SELECT * FROM (
             SELECT i.*,
@@ -203,21 +203,42 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
     FROM (SELECT r.*, true AS rf__own
           FROM runs AS r
           UNION ALL BY NAME
-          SELECT p.* EXCLUDE (rf__item, rf__score, rf__rank, rf__pos), c.rf__item, false AS rf__own
-          FROM (SELECT DISTINCT ON (a.rf__sys, a.rf__q) a.*
-                FROM runs AS a
-                WHERE fill
-                ORDER BY a.rf__sys, a.rf__q, a.rf__pos) AS p
-          JOIN (SELECT DISTINCT b.rf__q, b.rf__item FROM ranked AS b WHERE fill) AS c
+          -- every system x every query: a system without the query is an empty run (n = 0), filled too
+          SELECT p.rf__sys, p.rf__q, c.rf__item, p.rf__nc, coalesce(l.rf__n, 0) AS rf__n, false AS rf__own
+          FROM (SELECT s.rf__sys, q.rf__q, q.rf__nc
+                FROM (SELECT DISTINCT a.rf__sys FROM ranked AS a WHERE fill) AS s
+                CROSS JOIN (SELECT b.rf__q, count(DISTINCT b.rf__item) AS rf__nc FROM ranked AS b WHERE fill
+                            GROUP BY b.rf__q) AS q) AS p
+          LEFT JOIN (SELECT d.rf__sys, d.rf__q, count(*) AS rf__n FROM ranked AS d WHERE fill GROUP BY ALL) AS l
+              ON l.rf__sys = p.rf__sys AND l.rf__q IS NOT DISTINCT FROM p.rf__q
+          JOIN (SELECT DISTINCT e.rf__q, e.rf__item FROM ranked AS e WHERE fill) AS c
               ON c.rf__q IS NOT DISTINCT FROM p.rf__q
           ANTI JOIN ranked AS o
-              ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS g;
+              ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS g
+    -- raw scores of systems on different scales make a score method meaningless (check_scale: a score method with
+    -- norm := NULL; 'none' skips it): two systems' ranges are disjoint, or their spans differ more than 10 times (a
+    -- system with a span of 0 next to one without), as rankframe.fuse's check, on the runs cut at depth
+    WHERE (SELECT CASE WHEN NOT check_scale THEN true
+                       WHEN max(t.rf__lo) > min(t.rf__hi)
+                            OR (count(*) FILTER (WHERE t.rf__hi > t.rf__lo) > 0
+                                AND (max(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
+                                         > 10 * min(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
+                                     OR count(*) FILTER (WHERE t.rf__hi > t.rf__lo) < count(*)))
+                       THEN error(printf('rf:param: The ''norm'' parameter of rf_fuse: method := ''%s'' adds raw '
+                                         || '''score'' values, and the systems'' scores are on different scales (%s). '
+                                         || 'Pass norm := ''min-max'' (or ''max'', ''sum'', ''zmuv'', ''rank'', '
+                                         || '''borda''), or norm := ''none'' to fuse the raw scores anyway.', method,
+                                         string_agg(printf('''%s'': [%s, %s]', t.rf__sys, CAST(t.rf__lo AS VARCHAR),
+                                                           CAST(t.rf__hi AS VARCHAR)), ', ' ORDER BY t.rf__sys)))
+                       ELSE true END
+           FROM (SELECT h.rf__sys, min(h.rf__score) AS rf__lo, max(h.rf__score) AS rf__hi
+                 FROM ranked AS h GROUP BY h.rf__sys) AS t);
 
 -- (3b) a row's normalised score (norm already checked and lower-cased; NULL = the score itself). A filled row has
 -- borda's value for an item a run lacks (ranx: 0.5 - (n - 1) / (2 * candidates)), else none.
 CREATE OR REPLACE MACRO rf__fuse_norm(x, norm) AS
     CASE WHEN NOT x.rf__own THEN CASE WHEN norm = 'borda' THEN 0.5 - (x.rf__n - 1) / (2.0 * x.rf__nc) END
-         WHEN norm IS NULL THEN x.rf__score
+         WHEN norm IS NULL OR norm = 'none' THEN x.rf__score
          WHEN norm = 'min-max' THEN CASE WHEN x.rf__max > x.rf__min
                                          THEN (x.rf__score - x.rf__min) / (x.rf__max - x.rf__min) ELSE 0.0 END
          WHEN norm = 'max' THEN CASE WHEN x.rf__max > 0 THEN x.rf__score / x.rf__max ELSE 0.0 END
@@ -251,7 +272,8 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                x.rf__own OR norm = 'borda' AS rf__holds
         FROM rf__fuse_rows(tbl, system, by_rank,
                            NOT list_contains(rf__fuse_by_rank(), method) AND coalesce(norm NOT IN ('rank', 'borda'), true),
-                           depth, norm = 'borda' OR method IN ('bordafuse', 'w_bordafuse'), ok) AS x
+                           depth, norm = 'borda' OR method IN ('bordafuse', 'w_bordafuse'),
+                           norm IS NULL AND NOT list_contains(rf__fuse_by_rank(), method), method, ok) AS x
     ), f AS (
         SELECT v.rf__q, v.rf__item,
                sum(v.rf__v ORDER BY v.rf__sys) AS rf__s,

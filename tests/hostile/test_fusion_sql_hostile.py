@@ -29,6 +29,10 @@ TABLES = {
     "twice": pd.concat([RUNS, RUNS.iloc[:1]], ignore_index=True),
     "null_system": RUNS.assign(system=["a", None, "b", "b", "c"]),
     "empty": RUNS.iloc[:0],
+    # BM25-like 5..25 next to a cosine's 0.1..0.9: disjoint ranges
+    "scales": pd.DataFrame(
+        {"system": ["a", "a", "b", "b"], "query": 1, "item": ["x", "y", "x", "y"], "score": [25.0, 5.0, 0.9, 0.1]}
+    ),
 }
 WEIGHTS = "MAP {'a': 1.0, 'b': 0.5, 'c': 2}"
 
@@ -45,8 +49,8 @@ CASES = {
         "rf_fuse('runs', method := 'combsum', norm := 'minmax')",
         ParameterError,
         None,
-        "The 'norm' parameter of rf_fuse must be one of 'min-max', 'max', 'sum', 'zmuv', 'rank', 'borda'. Got "
-        "'minmax' instead.",
+        "The 'norm' parameter of rf_fuse must be one of 'min-max', 'max', 'sum', 'zmuv', 'rank', 'borda', 'none'. "
+        "Got 'minmax' instead.",
     ),
     "negative k": (
         "rf_fuse('runs', k := -1)",
@@ -98,6 +102,13 @@ CASES = {
         "<table>",
         "The table has no column(s) 'sytem' (did you mean 'system'?)",
     ),
+    "raw scores on different scales": (
+        "rf_fuse('scales', method := 'combsum')",
+        ParameterError,
+        None,
+        "method := 'combsum' adds raw 'score' values, and the systems' scores are on different scales ('a': [5.0, "
+        "25.0], 'b': [0.1, 0.9]). Pass norm := 'min-max'",
+    ),
     "system is query": ("rf_fuse('runs', system := 'query')", ParameterError, None, "not 'query'"),
     "item twice": ("rf_fuse('twice')", ValidationError, "item", "item must be unique within each (system, query)"),
     "null system": ("rf_fuse('null_system')", ValidationError, "system", "every row must name its system"),
@@ -144,7 +155,15 @@ def test_each_mistake_is_a_coded_error(con, case):
 def test_good_calls_next_to_the_bad_ones(con):
     # the same tables fuse when asked right: ranks alone serve a score method through norm := 'rank'
     assert len(con.sql("SELECT * FROM rf_fuse('ranks_only', method := 'combmnz', norm := 'rank')").fetchall()) == 3
-    assert len(con.sql(f"SELECT * FROM rf_fuse('runs', method := 'wsum', weights := {WEIGHTS})").fetchall()) == 3
+    assert (
+        len(
+            con.sql(f"SELECT * FROM rf_fuse('runs', method := 'wsum', weights := {WEIGHTS}, norm := 'none')").fetchall()
+        )
+        == 3
+    )
+    # the same scales fuse once normalised, or raw on purpose (norm := 'none')
+    assert len(con.sql("SELECT * FROM rf_fuse('scales', method := 'combsum', norm := 'min-max')").fetchall()) == 2
+    assert len(con.sql("SELECT * FROM rf_fuse('scales', method := 'combsum', norm := 'none')").fetchall()) == 2
     # CONDORCET / 'RRF': choices are compared case-insensitively, as every other choice of the macros
     upper = con.sql("SELECT * FROM rf_fuse('runs', method := 'RRF') ORDER BY query, rank").fetchall()
     assert upper == con.sql("SELECT * FROM rf_fuse('runs') ORDER BY query, rank").fetchall()

@@ -100,10 +100,19 @@ def test_zmuv(con):
 def test_bordafuse_fills_every_candidate(con):
     # q1 has 4 candidates: a run gives 4 - i points to its item at 0-based position i and (4 - n + 1) / 2 to each
     # candidate it lacks (n its length): a: x 4, z 3, y 2, w (4-3+1)/2 = 1; b: y 4, w 3, x = z = 1.5; c: x 4, others 2.
-    # x = 9.5, y = 8, z = 6.5, w = 6. q2 (2 candidates; b takes no part): a: v 2, u 1; c: v 2, u (2-1+1)/2 = 1.
+    # x = 9.5, y = 8, z = 6.5, w = 6. q2 (2 candidates): a: v 2, u 1; c: v 2, u (2-1+1)/2 = 1; b lacks q2, an
+    # empty run: (2-0+1)/2 = 1.5 to each. v = 5.5, u = 3.5
     got = fused(con, ", method := 'bordafuse'")
     same(got["q1"], [("x", 9.5), ("y", 8.0), ("z", 6.5), ("w", 6.0)])
-    same(got["q2"], [("v", 4.0), ("u", 2.0)])
+    same(got["q2"], [("v", 5.5), ("u", 3.5)])
+
+
+def test_a_query_a_system_lacks_is_its_empty_run(con):
+    # q2 under norm := 'borda' (2 candidates v, u): a: v 1, u 1 - 1/2 = .5; c: v 1, u 0.5 - 0/4 = .5; b, empty:
+    # 0.5 - (0 - 1)/4 = .75 to each, and counts. CombMNZ: v = (1 + 1 + .75) * 3 = 8.25, u = (.5 + .5 + .75) * 3 = 5.25.
+    # Without a fill b adds nothing: RRF's q2 above, CombMNZ over ranks (norm := 'rank'): v = (1 + 1) * 2, u = .5 * 1
+    same(fused(con, ", method := 'combmnz', norm := 'borda'")["q2"], [("v", 8.25), ("u", 5.25)])
+    same(fused(con, ", method := 'combmnz', norm := 'rank'")["q2"], [("v", 4.0), ("u", 0.5)])
 
 
 def test_borda_norm_fills_runs_in_a_deterministic_order(con):
