@@ -53,7 +53,9 @@ CREATE OR REPLACE MACRO rf__fuse_check_params(method, k, norm, weights, rank_bas
          WHEN NOT isfinite(rf__number(gamma))
          THEN error(printf('rf:param: The ''gamma'' parameter of rf_fuse must be a finite number. Got %s instead.',
                            rf__repr(gamma)))
-         WHEN rf__fuse_at_least(sigma, 0, 'sigma') < 0 THEN false
+         WHEN NOT coalesce(rf__number(sigma) BETWEEN 0 AND 1, false)
+         THEN error(printf('rf:param: The ''sigma'' parameter of rf_fuse must be a number in [0, 1] (ranx''s logn_isr). '
+                           || 'Got %s instead.', rf__repr(sigma)))
          WHEN weights IS NULL AND list_contains(rf__fuse_weighted(), lower(CAST(method AS VARCHAR)))
          THEN error(printf('rf:param: method := ''%s'' needs weights := MAP {''<system>'': <weight>, ...} with a weight '
                            || 'for every system. Got NULL instead.', lower(CAST(method AS VARCHAR))))

@@ -61,6 +61,7 @@ CASES = {
     "k 0 from rank 0": ("rf_fuse('runs', k := 0, rank_base := 0)", ParameterError, None, "divides by zero"),
     "rank_base 2": ("rf_fuse('runs', rank_base := 2)", ParameterError, None, "must be 0 or 1"),
     "depth 0": ("rf_fuse('runs', depth := 0)", ParameterError, None, "The 'depth' parameter of rf_fuse must be an int"),
+    "sigma 2": ("rf_fuse('runs', method := 'logn_isr', sigma := 2)", ParameterError, None, "a number in [0, 1]"),
     "phi 1": ("rf_fuse('runs', method := 'rbc', phi := 1)", ParameterError, None, "open interval (0, 1)"),
     "no weights": ("rf_fuse('runs', method := 'wsum')", ParameterError, None, "method := 'wsum' needs weights :="),
     "weights for rrf": (f"rf_fuse('runs', weights := {WEIGHTS})", ParameterError, None, "applies to the weighted"),
