@@ -25,15 +25,17 @@ def normalise(runs: Runs, cand: Candidates, norm: str | None) -> tuple[Runs, Can
     if norm == "rank":
         return replace(runs, value=1.0 - (runs.pos - 1) / length), cand
     v = runs.value
-    if norm == "zmuv":
-        total = np.bincount(list_id, weights=v, minlength=n_lists)[list_id]
-        mean = total / length
-        sd = np.sqrt(np.bincount(list_id, weights=(v - mean) ** 2, minlength=n_lists)[list_id] / length)
-        return replace(runs, value=_ratio(v - mean, sd)), cand
     high = _segment(np.maximum, list_id, v, n_lists, -np.inf)
     if norm == "max":
         return replace(runs, value=_ratio(v, high)), cand
     low = _segment(np.minimum, list_id, v, n_lists, np.inf)
+    if norm == "zmuv":
+        total = np.bincount(list_id, weights=v, minlength=n_lists)[list_id]
+        mean = total / length
+        sd = np.sqrt(np.bincount(list_id, weights=(v - mean) ** 2, minlength=n_lists)[list_id] / length)
+        # a run of tied scores is degenerate however the mean rounds (numpy's mean of equal floats may be 1 ulp off,
+        # leaving an sd of ~1e-16 that would turn 0/0 into +-1)
+        return replace(runs, value=_ratio(v - mean, np.where(high > low, sd, 0.0))), cand
     if norm == "min-max":
         return replace(runs, value=_ratio(v - low, high - low)), cand
     if norm == "sum":

@@ -78,11 +78,6 @@ def test_rf_fuse_equals_rankframe_fuse(con, norm, params):
         assert np.allclose(m["score_py"], m["score_sql"], rtol=0, atol=1e-9), (method, norm, params)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rankframe.fuse: numpy's mean of equal floats is off by 1 ulp, so its sd is "
-    "1e-16 > 0 and zmuv gives +-1 instead of the documented 0 for a run of tied scores",
-)
 def test_zmuv_of_a_run_of_tied_scores(con):
     # bm25's run is three scores 0.7: degenerate (docs/fusion.md), 0 for each; dense's 0.9, 0.1: +1, -1.
     # CombSUM: x = 1, y = 0, z = -1 on both faces
