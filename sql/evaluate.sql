@@ -116,7 +116,7 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
                                           judged_only, ties, ok) AS TABLE
-    WITH w AS (
+    WITH rf__w AS (
         SELECT v.*,
                COLUMNS(lambda c: lower(c) = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
                COLUMNS(lambda c: lower(c) = CASE WHEN order_by = 'score' THEN 'score' ELSE 'query' END) AS rf__score
@@ -141,7 +141,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                  rf__ideal_pos(y.rf__part, y.rf_pos, y.rf_g, ideal) AS rf__ip,
                  rf__ideal_before(y.rf__part, y.rf_pos, y.rf_g, ideal, max_grade) AS rf__ib
           FROM (SELECT w.*, w.rf_pos AS rf__jp, CAST(NULL AS DOUBLE) AS rf__tg, CAST(NULL AS DOUBLE) AS rf__tgj
-                FROM w
+                FROM rf__w AS w
                 WHERE NOT coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)
                 UNION ALL BY NAME
                 SELECT w.*,
@@ -150,7 +150,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                        rf__tie_gain(w.rf__part, w.rf__score, w.rf_g, graded_rel, gain, gains) AS rf__tg,
                        rf__tie_gain(row(w.rf__part, judged_only AND NOT rf__judged_kept(w.rf_g)), w.rf__score, w.rf_g,
                                     graded_rel, gain, gains) AS rf__tgj
-                FROM w
+                FROM rf__w AS w
                 WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS x
     GROUP BY ALL;
 

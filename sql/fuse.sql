@@ -160,17 +160,17 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
           GROUP BY ALL) AS s;
 
 -- (1)-(3a) the rows of the fusion, each step computed once (MATERIALIZED: several steps read the runs):
--- ranked: each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A
+-- rf__ranked: each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A
 --   row whose rank (by_rank) or score (else) is NULL is not retrieved and left out; so is a row without a score when
 --   the method reads scores (needs_score).
--- runs: plus the run's size rf__n, its score statistics (min, max, sum, mean), the population standard deviation
+-- rf__runs: plus the run's size rf__n, its score statistics (min, max, sum, mean), the population standard deviation
 --   rf__sd (zmuv; two passes, as numpy's std) and the query's number of candidates rf__nc (its distinct items over
 --   every run).
 -- the result: each run's own rows (rf__own) and, when fill (norm := 'borda', bordafuse, w_bordafuse), one row for
 --   every candidate of the query the run lacks, with the run's length rf__n and the candidates rf__nc; rf__pos of a
 --   filled row: after the run's own rows, by item descending as a string.
 CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, fill, check_scale, method, ok) AS TABLE
-    WITH ranked AS MATERIALIZED (
+    WITH rf__ranked AS MATERIALIZED (
         SELECT * FROM (
             SELECT i.*,
                    row_number() OVER (PARTITION BY i.rf__sys, i.rf__q
@@ -180,7 +180,7 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
             WHERE ok AND CASE WHEN by_rank THEN i.rf__rank ELSE i.rf__score END IS NOT NULL
               AND (NOT needs_score OR i.rf__score IS NOT NULL)) AS r
         WHERE depth IS NULL OR r.rf__pos <= depth
-    ), runs AS MATERIALIZED (
+    ), rf__runs AS MATERIALIZED (
         SELECT v.*,
                sqrt(sum((v.rf__score - v.rf__mean) * (v.rf__score - v.rf__mean)) OVER (
                    PARTITION BY v.rf__sys, v.rf__q ORDER BY v.rf__pos
@@ -193,8 +193,8 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
                            sum(r.rf__score) OVER (PARTITION BY r.rf__sys, r.rf__q ORDER BY r.rf__pos
                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__sum,
                            c.rf__nc
-                    FROM ranked AS r
-                    JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc FROM ranked AS x GROUP BY x.rf__q) AS c
+                    FROM rf__ranked AS r
+                    JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc FROM rf__ranked AS x GROUP BY x.rf__q) AS c
                         ON c.rf__q IS NOT DISTINCT FROM r.rf__q
                     WINDOW w AS (PARTITION BY r.rf__sys, r.rf__q)) AS u) AS v
     )
@@ -203,19 +203,19 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
                 ELSE g.rf__n + row_number() OVER (PARTITION BY g.rf__sys, g.rf__q, g.rf__own
                                                   ORDER BY CAST(g.rf__item AS VARCHAR) DESC) END AS rf__pos
     FROM (SELECT r.*, true AS rf__own
-          FROM runs AS r
+          FROM rf__runs AS r
           UNION ALL BY NAME
           -- every system x every query: a system without the query is an empty run (n = 0), filled too
           SELECT p.rf__sys, p.rf__q, c.rf__item, p.rf__nc, coalesce(l.rf__n, 0) AS rf__n, false AS rf__own
           FROM (SELECT s.rf__sys, q.rf__q, q.rf__nc
-                FROM (SELECT DISTINCT a.rf__sys FROM ranked AS a WHERE fill) AS s
-                CROSS JOIN (SELECT b.rf__q, count(DISTINCT b.rf__item) AS rf__nc FROM ranked AS b WHERE fill
+                FROM (SELECT DISTINCT a.rf__sys FROM rf__ranked AS a WHERE fill) AS s
+                CROSS JOIN (SELECT b.rf__q, count(DISTINCT b.rf__item) AS rf__nc FROM rf__ranked AS b WHERE fill
                             GROUP BY b.rf__q) AS q) AS p
-          LEFT JOIN (SELECT d.rf__sys, d.rf__q, count(*) AS rf__n FROM ranked AS d WHERE fill GROUP BY ALL) AS l
+          LEFT JOIN (SELECT d.rf__sys, d.rf__q, count(*) AS rf__n FROM rf__ranked AS d WHERE fill GROUP BY ALL) AS l
               ON l.rf__sys = p.rf__sys AND l.rf__q IS NOT DISTINCT FROM p.rf__q
-          JOIN (SELECT DISTINCT e.rf__q, e.rf__item FROM ranked AS e WHERE fill) AS c
+          JOIN (SELECT DISTINCT e.rf__q, e.rf__item FROM rf__ranked AS e WHERE fill) AS c
               ON c.rf__q IS NOT DISTINCT FROM p.rf__q
-          ANTI JOIN ranked AS o
+          ANTI JOIN rf__ranked AS o
               ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS g
     -- raw scores of systems on different scales make a score method meaningless (check_scale: a score method with
     -- norm := NULL; 'none' skips it): two systems' ranges are disjoint, or their spans differ more than 10 times (a
@@ -234,7 +234,7 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
                                                            CAST(t.rf__hi AS VARCHAR)), ', ' ORDER BY t.rf__sys)))
                        ELSE true END
            FROM (SELECT h.rf__sys, min(h.rf__score) AS rf__lo, max(h.rf__score) AS rf__hi
-                 FROM ranked AS h GROUP BY h.rf__sys) AS t);
+                 FROM rf__ranked AS h GROUP BY h.rf__sys) AS t);
 
 -- (3b) a row's normalised score (norm already checked and lower-cased; NULL = the score itself). A filled row has
 -- borda's value for an item a run lacks (ranx: 0.5 - (n - 1) / (2 * candidates)), else none.
@@ -266,7 +266,7 @@ CREATE OR REPLACE MACRO rf__fuse_value(x, method, norm, k, rank_base, phi) AS
 -- holding the item n), then the fused ranks. Every float sum is ordered by system (same bits in any thread order).
 CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system, by_rank,
                                  ok) AS TABLE
-    WITH v AS (
+    WITH rf__v AS (
         SELECT x.rf__q, x.rf__item, x.rf__sys,
                rf__fuse_value(x, method, norm, k, rank_base, phi) AS rf__v,
                CASE WHEN weights IS NULL THEN 1.0
@@ -276,14 +276,14 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                            NOT list_contains(rf__fuse_by_rank(), method) AND coalesce(norm NOT IN ('rank', 'borda'), true),
                            depth, norm = 'borda' OR method IN ('bordafuse', 'w_bordafuse'),
                            norm IS NULL AND NOT list_contains(rf__fuse_by_rank(), method), method, ok) AS x
-    ), f AS (
+    ), rf__f AS (
         SELECT v.rf__q, v.rf__item,
                sum(v.rf__v ORDER BY v.rf__sys) AS rf__s,
                sum(v.rf__w * v.rf__v ORDER BY v.rf__sys) AS rf__ws,
                sum(v.rf__w ORDER BY v.rf__sys) FILTER (WHERE v.rf__holds) AS rf__wn,
                count(*) FILTER (WHERE v.rf__holds) AS rf__n,
                max(v.rf__v) AS rf__max, min(v.rf__v) AS rf__min, quantile_cont(v.rf__v, 0.5) AS rf__med
-        FROM v
+        FROM rf__v AS v
         GROUP BY v.rf__q, v.rf__item
     )
     SELECT s.rf__q AS query, s.rf__item AS item, s.rf__f AS score,
@@ -304,7 +304,7 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                           WHEN 'wmnz' THEN f.rf__s * f.rf__wn
                           WHEN 'mixed' THEN f.rf__ws * sqrt(f.rf__n)
                           ELSE f.rf__s END AS DOUBLE) AS rf__f  -- rrf, combsum, bordafuse, rbc
-          FROM f) AS s;
+          FROM rf__f AS f) AS s;
 
 -- the check chain of rf_fuse as one row rf__ok (true, or the error of the first mistake): the parameters, the
 -- columns, then the rows (systems, weights)

@@ -19,7 +19,7 @@ CREATE OR REPLACE MACRO rf__is_numeric_type(type_name) AS
     rf__is_number_type(type_name) OR type_name IN ('"NULL"', 'NULL');
 
 CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', allow_duplicates := false) AS TABLE
-    WITH src AS (
+    WITH rf__src AS (
         SELECT row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
                s.query AS rf__query, s.item AS rf__item, s.relevance AS rf__rel,
                COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) IN ('rank', 'position') THEN 'rank'
@@ -32,7 +32,7 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', all
                                          WHEN rf__flag(allow_duplicates, 'allow_duplicates', 'rf_validate') IS NULL
                                          THEN false
                                          ELSE true END))
-    ), base AS (
+    ), rf__base AS (
         SELECT rf__unit,
                rf__query IS NULL AS null_query,
                rf__item IS NULL AS null_item,
@@ -44,8 +44,8 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', all
                CAST(rf__ord AS VARCHAR) AS ord_txt,
                CASE WHEN rf__is_numeric_type(typeof(rf__ord)) THEN TRY_CAST(rf__ord AS DOUBLE) END AS ord_num,
                CASE rf__lc(order_by) WHEN 'score' THEN 'score' ELSE 'rank' END AS ord_name
-        FROM src
-    ), flagged AS (
+        FROM rf__src AS src
+    ), rf__flagged AS (
         SELECT *,
                row_txt || printf(' %s=%s relevance=%s', ord_name, coalesce(ord_txt, 'NULL'),
                                  coalesce(rel_txt, 'NULL')) AS example,
@@ -53,32 +53,32 @@ CREATE OR REPLACE MACRO rf_validate(tbl, segments := [], order_by := 'rank', all
                    AND count(*) OVER (PARTITION BY rf__unit, item_txt) > 1 AS dup_item,
                ord_name = 'rank' AND ord_num IS NOT NULL
                    AND count(*) OVER (PARTITION BY rf__unit, ord_num) > 1 AS dup_rank
-        FROM base
-    ), rules AS (
+        FROM rf__base AS base
+    ), rf__rules AS (
         SELECT 1 AS rule_no, 'query' AS "column", 'query must not be null' AS rule, null_query AS bad, example
-        FROM flagged
-        UNION ALL SELECT 2, 'item', 'item must not be null', null_item, example FROM flagged
+        FROM rf__flagged AS flagged
+        UNION ALL SELECT 2, 'item', 'item must not be null', null_item, example FROM rf__flagged AS flagged
         UNION ALL SELECT 3, 'relevance', 'relevance must be numeric (null = unjudged)',
-                         rel_txt IS NOT NULL AND rel_num IS NULL, example FROM flagged
+                         rel_txt IS NOT NULL AND rel_num IS NULL, example FROM rf__flagged AS flagged
         UNION ALL SELECT 4, 'relevance', 'relevance must be finite (null = unjudged)',
-                         rel_num IS NOT NULL AND NOT isfinite(rel_num), example FROM flagged
+                         rel_num IS NOT NULL AND NOT isfinite(rel_num), example FROM rf__flagged AS flagged
         UNION ALL SELECT 5, ord_name,
                          CASE ord_name WHEN 'rank' THEN 'rank must be numeric (null = judged but not retrieved)'
                                        ELSE 'score must be numeric (null = not retrieved)' END,
-                         ord_txt IS NOT NULL AND ord_num IS NULL, example FROM flagged
+                         ord_txt IS NOT NULL AND ord_num IS NULL, example FROM rf__flagged AS flagged
         UNION ALL SELECT 6, 'rank', 'rank must be an integer >= 1 (null = judged but not retrieved)',
                          ord_name = 'rank' AND ord_num IS NOT NULL
                              AND (NOT isfinite(ord_num) OR ord_num < 1 OR ord_num <> floor(ord_num)),
-                         example FROM flagged
+                         example FROM rf__flagged AS flagged
         UNION ALL SELECT 7, 'score', 'score must be finite', ord_name = 'score' AND ord_num IS NOT NULL
-                         AND NOT isfinite(ord_num), example FROM flagged
+                         AND NOT isfinite(ord_num), example FROM rf__flagged AS flagged
         UNION ALL SELECT 8, 'rank', 'rank must be unique within each (' || array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', ') || ')',
-                         dup_rank, example FROM flagged
+                         dup_rank, example FROM rf__flagged AS flagged
         UNION ALL SELECT 9, 'item', 'item must be unique within each (' || array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', ')
                                     || ') (pass allow_duplicates := true to keep repeated rows)',
-                         dup_item, example FROM flagged
+                         dup_item, example FROM rf__flagged AS flagged
     )
     SELECT "column", rule, count(*) AS n_rows, list_slice(list(example ORDER BY example), 1, 5) AS examples
-    FROM rules WHERE bad
+    FROM rf__rules AS rules WHERE bad
     GROUP BY rule_no, "column", rule
     ORDER BY rule_no;
