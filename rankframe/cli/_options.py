@@ -162,7 +162,28 @@ def _cli_words(text: str) -> str:
         lambda m: " ".join(f"{_option('by')} {v}" for v in re.findall(r"'([^']*)'", m.group(1))),
         text,
     )
-    return re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
+    text = re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
+    return _fuse_words(text) if "parameter of fuse" in text else text
+
+
+#: rankframe.fuse's parameters that are options of ``rankframe fuse`` (--rank-base for rank_base)
+_FUSE_PARAMS = ("method", "norm", "weights", "name", "k", "rank_base", "depth", "phi", "gamma", "sigma")
+
+
+def _fuse_words(text: str) -> str:
+    """A message of rankframe.fuse in ``rankframe fuse``'s words.
+
+    ``The 'norm' parameter of fuse must be`` is ``--norm must be``, ``norm='none'`` is ``--norm none``,
+    ``rank_base=0`` is ``--rank-base 0``, ``pass another name=`` is ``pass another --name``.
+    """
+    names = "|".join(_FUSE_PARAMS)
+    text = re.sub(rf"The '({names})' parameter of fuse\b", lambda m: _option(m.group(1)), text)
+    text = re.sub(
+        rf"\b({names})=('[^']*'|-?\d[\d.]*(?:e-?\d+)?)",
+        lambda m: f"{_option(m.group(1))} {m.group(2).strip(chr(39))}",
+        text,
+    )
+    return re.sub(rf"\b({names})=", lambda m: _option(m.group(1)), text)
 
 
 def _in_cli_words(e: ValidationError) -> ValidationError:

@@ -666,14 +666,16 @@ def test_usage_errors_exit_2(capsys):
 
 def _doc_commands() -> list[tuple[str, int, str, list[str] | None]]:
     """(file, line number, command, expected output or None) for each CLI line of README's command-line
-    section and of docs/cli.md: the lines of ```bash blocks, and the ``$ `` lines of ```console blocks with the
-    output shown under them (a ``...`` line stands for lines left out)."""
+    section, of docs/cli.md and of docs/fusion.md's command-line section: the lines of ```bash blocks, and the
+    ``$ `` lines of ```console blocks with the output shown under them (a ``...`` line stands for lines left
+    out)."""
     found = []
-    readme = (ROOT / "README.md").read_text()
     docs = (ROOT / "docs" / "cli.md").read_text()
-    section = readme.split("## On the command line", 1)[1].split("\n## ", 1)[0]
-    offset = readme[: readme.index("## On the command line")].count("\n")
-    for name, text, base in (("README.md", section, offset), ("docs/cli.md", docs, 0)):
+    sections = [
+        (name, *_section((ROOT / name).read_text(), title))
+        for name, title in (("README.md", "## On the command line"), ("docs/fusion.md", "## The command line"))
+    ]
+    for name, text, base in (*sections, ("docs/cli.md", docs, 0)):
         for m in re.finditer(r"^```(bash|console)\n(.*?)^```", text, flags=re.S | re.M):
             first = base + text[: m.start()].count("\n") + 2
             lines = m.group(2).splitlines()
@@ -689,12 +691,24 @@ def _doc_commands() -> list[tuple[str, int, str, list[str] | None]]:
     return found
 
 
+def _section(text: str, title: str) -> tuple[str, int]:
+    """The section of a Markdown page under ``title`` (to the next ``## ``) and the line number it starts at."""
+    return text.split(title, 1)[1].split("\n## ", 1)[0], text[: text.index(title)].count("\n")
+
+
 DOC_COMMANDS = _doc_commands()
+#: the files the docs' lines write with -o, and the line writing each (a line reading one runs it first)
+DOC_OUTPUTS = {
+    words[words.index("-o") + 1]: cmd
+    for _, _, cmd, _ in DOC_COMMANDS
+    for words in [cmd.split()]
+    if "-o" in words[:-1] and words[words.index("-o") + 1] != "-"
+}
 
 
 def test_the_docs_have_cli_lines():
     files = {name for name, _, _, _ in DOC_COMMANDS}
-    assert files == {"README.md", "docs/cli.md"} and len(DOC_COMMANDS) >= 10
+    assert files == {"README.md", "docs/cli.md", "docs/fusion.md"} and len(DOC_COMMANDS) >= 10
     assert all(cmd.split()[0] in ("rankframe", "duckdb") for _, _, cmd, _ in DOC_COMMANDS)
 
 
@@ -739,6 +753,9 @@ def test_doc_cli_line_runs_as_written(doc_dir, capsys, monkeypatch, name, line, 
         pytest.skip("!!! the `duckdb` command-line binary is not installed: this docs line is not checked")
     if "rankframe.sql" in command and not command.startswith("rankframe sql"):
         _run_doc_line("rankframe sql > rankframe.sql", doc_dir, capsys)
+    for path, writer in DOC_OUTPUTS.items():  # a file another docs line writes (e.g. fused.run): write it first
+        if writer != command and path in command.split():
+            _run_doc_line(writer, doc_dir, capsys)
     stated = re.search(r"#.*\bexit (\d)\b", command)
     code, out, err = _run_doc_line(command, doc_dir, capsys)
     assert code == (int(stated.group(1)) if stated else 0), f"{name}:{line}: {command}\n{err}"
