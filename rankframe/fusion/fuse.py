@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from ..errors import ParameterError, ValidationError, did_you_mean, missing_colu
 from ..prepare import _order_by_score
 from ..table_rules import missing_order_failure, ranking_column
 from .kernels import fused_scores
-from .methods import PARAM_DEFAULTS, FusionMethod, normalisation
+from .methods import PARAM_DEFAULTS, FusionMethod, Normalisation, normalisation
 from .methods import method as find_method
 from .normalize import normalise
 from .runs import Candidates, Runs, candidates, read_runs
@@ -97,33 +98,16 @@ def fuse(
     6    z  0.333333     3
     """
     output = inputs.check_output(output, OWNER)
-    c = Columns.coerce(columns, function=OWNER)
-    if system is not None:
-        if not isinstance(system, str):
-            raise parameter_error(OWNER, "system", "a column name (str)", system)
-        c = c.with_(system=system)
-    m = find_method(method)
-    norm_spec = normalisation(norm)
-    params = _check_params(m, k=k, rank_base=rank_base, depth=depth, phi=phi, gamma=gamma, sigma=sigma)
+    plan = check_options(
+        method, system=system, k=k, norm=norm, weights=weights, name=name, rank_base=rank_base, depth=depth,
+        phi=phi, gamma=gamma, sigma=sigma, columns=columns,
+    )  # fmt: skip
+    c, m = plan.columns, plan.method
     frame = inputs.to_pandas(df, owner=OWNER, columns=c)
-    _check_columns(frame, c)
-    runs = read_runs(frame, c, params.get("depth"))
-    if len(runs.systems) < 2:
-        raise ValidationError(
-            [{"column": c.system, "rule": f"fusion needs at least 2 systems; found {runs.systems}", "count": 0}],
-            table="runs to fuse",
-        )
-    fused_name = m.name if name is None else name
-    if not isinstance(fused_name, str) or not fused_name:
-        raise parameter_error(OWNER, "name", "a non-empty str", name)
-    if fused_name in {str(s) for s in runs.systems}:
-        raise ParameterError(
-            f"The 'name' parameter of fuse: the fused run would be called {fused_name!r}, which is already a "
-            f"system of the {c.system!r} column; pass another name=."
-        )
-    w = _check_weights(m, weights, runs.systems)
-    reads_scores = m.reads == "score" and (norm_spec is None or norm_spec.reads == "score")
-    if reads_scores and not runs.has_scores:
+    check_columns(list(frame.columns), c)
+    runs = read_runs(frame, c, plan.params.get("depth"))
+    w = check_systems(runs.systems, plan)
+    if plan.reads_scores and not runs.has_scores:
         raise (
             missing_columns_error([c.score], list(frame.columns), table=f"runs to fuse with {m.name!r}")
             if (c.score not in frame.columns)
@@ -132,13 +116,91 @@ def fuse(
                 table="runs to fuse",
             )
         )
-    if reads_scores and norm_spec is None:
+    if plan.reads_scores and plan.norm is None:
         _check_one_scale(runs, m, c)
-    cand = candidates(runs)
-    normed, cand = normalise(runs, cand, None if norm_spec is None else norm_spec.name)
-    score = fused_scores(m.name, normed, cand, params, w)
-    out = _with_fused_rows(frame, c, runs, cand, score, fused_name)
+    out = pd.concat([frame, fused_rows(frame, runs, plan, w)], ignore_index=True)
     return inputs.from_pandas(out, output)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The arguments of :func:`fuse`, checked without the data (:func:`check_options`)."""
+
+    method: FusionMethod
+    norm: Normalisation | None
+    params: dict[str, Any]
+    columns: Columns
+    weights: Mapping[Any, float] | None
+    name: str
+
+    @property
+    def reads_scores(self) -> bool:
+        """Whether the method fuses the runs' scores (a score method not normalised by rank)."""
+        return self.method.reads == "score" and (self.norm is None or self.norm.reads == "score")
+
+
+def check_options(
+    method: object,
+    *,
+    system: object = None,
+    k: object = PARAM_DEFAULTS["k"],
+    norm: object = None,
+    weights: object = None,
+    name: object = None,
+    rank_base: object = PARAM_DEFAULTS["rank_base"],
+    depth: object = None,
+    phi: object = PARAM_DEFAULTS["phi"],
+    gamma: object = PARAM_DEFAULTS["gamma"],
+    sigma: object = PARAM_DEFAULTS["sigma"],
+    columns: object = None,
+) -> Plan:
+    """Every check of :func:`fuse`'s arguments that needs no data (every face runs it before reading any)."""
+    c = Columns.coerce(columns, function=OWNER)
+    if system is not None:
+        if not isinstance(system, str):
+            raise parameter_error(OWNER, "system", "a column name (str)", system)
+        c = c.with_(system=system)
+    m = find_method(method)
+    norm_spec = normalisation(norm)
+    params = _check_params(m, k=k, rank_base=rank_base, depth=depth, phi=phi, gamma=gamma, sigma=sigma)
+    fused_name = m.name if name is None else name
+    if not isinstance(fused_name, str) or not fused_name:
+        raise parameter_error(OWNER, "name", "a non-empty str", name)
+    if not m.weighted and weights is not None:
+        raise ParameterError(
+            f"The 'weights' parameter of fuse is for the weighted methods (wsum, wmnz, mixed, w_bordafuse); "
+            f"method={m.name!r} takes none. Got {weights!r} instead."
+        )
+    if m.weighted and not isinstance(weights, Mapping):
+        raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
+    return Plan(m, norm_spec, params, c, weights, fused_name)
+
+
+def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
+    """The checks that need the table's systems (sorted): at least 2, the fused name new, weights for each.
+
+    Returns the weights as an array indexed like ``systems`` (None for an unweighted method).
+    """
+    c = plan.columns
+    if len(systems) < 2:
+        raise ValidationError(
+            [{"column": c.system, "rule": f"fusion needs at least 2 systems; found {systems}", "count": 0}],
+            table="runs to fuse",
+        )
+    if plan.name in {str(s) for s in systems}:
+        raise ParameterError(
+            f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
+            f"system of the {c.system!r} column; pass another name=."
+        )
+    return _check_weights(plan.method, plan.weights, systems)
+
+
+def fused_rows(frame: pd.DataFrame, runs: Runs, plan: Plan, w: np.ndarray | None) -> pd.DataFrame:
+    """The fused run's rows of the (checked) runs of ``frame``: candidates, normalisation, method, ordering."""
+    cand = candidates(runs)
+    normed, cand = normalise(runs, cand, None if plan.norm is None else plan.norm.name)
+    score = fused_scores(plan.method.name, normed, cand, plan.params, w)
+    return _fused_frame(frame, plan.columns, runs, cand, score, plan.name)
 
 
 def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
@@ -163,8 +225,8 @@ def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
     return params
 
 
-def _check_columns(frame: pd.DataFrame, c: Columns) -> None:
-    present = list(frame.columns)
+def check_columns(present: list[str], c: Columns) -> None:
+    """The columns the runs need: system, query, item, and a rank or a score."""
     missing = [col for col in (c.system, c.query, c.item) if col not in present]
     if missing:
         raise missing_columns_error(missing, present, table="runs to fuse")
@@ -174,14 +236,8 @@ def _check_columns(frame: pd.DataFrame, c: Columns) -> None:
 
 def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarray | None:
     if not m.weighted:
-        if weights is not None:
-            raise ParameterError(
-                f"The 'weights' parameter of fuse is for the weighted methods (wsum, wmnz, mixed, w_bordafuse); "
-                f"method={m.name!r} takes none. Got {weights!r} instead."
-            )
         return None
-    if not isinstance(weights, Mapping):
-        raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
+    assert isinstance(weights, Mapping)  # check_options
     by_text = {str(s): i for i, s in enumerate(systems)}
     out = np.full(len(systems), np.nan)
     for key, value in weights.items():
@@ -201,18 +257,29 @@ def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarra
 
 
 def _check_one_scale(runs: Runs, m: FusionMethod, c: Columns) -> None:
-    """Raw scores of systems on different scales make a score method meaningless: say so, name the ranges."""
+    low, high = score_ranges(runs)
+    check_one_scale(runs.systems, low, high, m, c)
+
+
+def score_ranges(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest retrieved score of each system (inf and -inf for a system without entries)."""
     n_sys = len(runs.systems)
     low = np.full(n_sys, np.inf)
     high = np.full(n_sys, -np.inf)
     np.minimum.at(low, runs.sys, runs.value)
     np.maximum.at(high, runs.sys, runs.value)
+    return low, high
+
+
+def check_one_scale(systems: list, low: np.ndarray, high: np.ndarray, m: FusionMethod, c: Columns) -> None:
+    """Raw scores of systems on different scales make a score method meaningless: say so, name the ranges."""
+    n_sys = len(systems)
     span = high - low
     disjoint = low.max() > high.min()
     positive = span[span > 0]
     spread = len(positive) > 0 and (positive.max() > SCALE_RATIO * positive.min() or len(positive) < n_sys)
     if disjoint or spread:
-        ranges = ", ".join(f"{s!r}: [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(runs.systems, low, high))
+        ranges = ", ".join(f"{s!r}: [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(systems, low, high))
         raise ParameterError(
             f"The 'norm' parameter of fuse: method={m.name!r} adds raw {c.score!r} values, and the systems' "
             f"scores are on different scales ({ranges}). Pass norm='min-max' (or 'max', 'sum', 'zmuv', 'rank', "
@@ -220,10 +287,10 @@ def _check_one_scale(runs: Runs, m: FusionMethod, c: Columns) -> None:
         )
 
 
-def _with_fused_rows(
+def _fused_frame(
     frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str
 ) -> pd.DataFrame:
-    """The input rows, then the fused run's rows in (query, rank) order, other columns taken from the input."""
+    """The fused run's rows in (query, rank) order, other columns taken from the input."""
     n_items = max(len(runs.items), 1)
     row_key = runs.query_codes.astype(np.int64) * n_items + runs.item_codes
     cand_key = cand.unit.astype(np.int64) * n_items + cand.item
@@ -251,4 +318,4 @@ def _with_fused_rows(
         fused.loc[rank < 0, c.rank] = pd.NA
         if not isinstance(frame[c.rank].dtype, pd.Int64Dtype) and not len(extra):
             fused[c.rank] = fused[c.rank].astype(frame[c.rank].dtype if frame[c.rank].dtype.kind in "iuf" else "Int64")
-    return pd.concat([frame, fused], ignore_index=True)
+    return fused

@@ -38,9 +38,17 @@ class Runs:
     has_scores: bool
 
 
-def read_runs(df: pd.DataFrame, c: Columns, depth: int | None) -> Runs:
-    """The entries of every run of ``df`` (system column ``c.system``), cut at ``depth``."""
-    sys_codes, systems = pd.factorize(df[c.system], sort=True)
+def read_runs(df: pd.DataFrame, c: Columns, depth: int | None, systems: list | None = None) -> Runs:
+    """The entries of every run of ``df`` (system column ``c.system``), cut at ``depth``.
+
+    ``systems``: the sorted systems of the whole table when ``df`` is a part of it holding whole queries
+    (rankframe.spark.fuse's buckets, whose whole-table checks ran before); a system may then have no entries here.
+    """
+    given = systems is not None
+    if systems is None:
+        sys_codes, systems = pd.factorize(df[c.system], sort=True)
+    else:
+        sys_codes = pd.Categorical(df[c.system], categories=systems).codes
     if (sys_codes < 0).any():
         raise _failure(c.system, "the system column must not be null", df.loc[sys_codes < 0])
     queries = units.group_codes(df, [c.query])
@@ -65,7 +73,7 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None) -> Runs:
         value, has_scores = score[rows], True
     lengths = np.diff(offsets)
     empty = np.flatnonzero(lengths.reshape(n_sys, n_q).sum(axis=1) == 0)
-    if len(empty):
+    if len(empty) and not given:
         bad = [str(systems[int(i)]) for i in empty]
         raise _failure(
             c.system,
