@@ -113,10 +113,15 @@ def check_options(
                 "default, computes every metric and option and was faster (docs/decisions/0009-spark-engine.md)."
             )
         raise error
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1):
-        raise parameter_error("rankframe.spark.evaluate", "buckets", "None or an int >= 1", buckets)
+    check_buckets(buckets, "rankframe.spark.evaluate")
     check_output_names(by_list, cols, bool(per_query))
     return measures, by_list, cols, bound
+
+
+def check_buckets(buckets: object, owner: str) -> None:
+    """``buckets=``: None (``spark.sql.shuffle.partitions``) or the number of groups of whole queries."""
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, (int, np.integer)) or buckets < 1):
+        raise parameter_error(owner, "buckets", "None or an int >= 1", buckets)
 
 
 def evaluate(
@@ -234,8 +239,6 @@ def per_query_frame(
     unit = [*by, columns.query]
     ids = list(dict.fromkeys([*unit, columns.item]))
     bucket = _free_name(sdf.columns, "__rankframe_bucket")
-    if buckets is None:
-        buckets = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     # plain internal names inside the grouped-pandas step: applyInPandas reads its input's columns by name
     # unquoted (a dot or a backtick in a name breaks it), so the caller's names come back only at the end
     given = [*ids, order_col, columns.relevance]
@@ -249,7 +252,7 @@ def per_query_frame(
         *[column(name).alias(plain[name]) for name in ids],
         column(order_col).cast("double").alias(plain[order_col]),
         column(columns.relevance).cast("double").alias(plain[columns.relevance]),
-        F.pmod(F.xxhash64(*[column(u) for u in unit]), F.lit(int(buckets))).alias(bucket),
+        bucket_of(sdf, unit, buckets).alias(bucket),
     )
     schema = T.StructType(
         [
@@ -262,6 +265,18 @@ def per_query_frame(
     with quiet():
         out = projected.groupBy(bucket).applyInPandas(kernel, schema)
     return out.select(*[F.col(plain[name]).alias(name) for name in unit], F.col("metric"), F.col("value"))
+
+
+def bucket_of(sdf: Any, unit: Sequence[str], buckets: int | None) -> Any:
+    """The bucket of each row: a hash of its unit's columns modulo ``buckets`` (default: the shuffle partitions).
+
+    A unit's rows share a bucket whatever the input partitioning; each bucket is one grouped-pandas call.
+    """
+    from pyspark.sql import functions as F
+
+    if buckets is None:
+        buckets = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    return F.pmod(F.xxhash64(*[column(u) for u in unit]), F.lit(int(buckets)))
 
 
 def means(
