@@ -121,6 +121,7 @@ def _defaults(function) -> dict:
         ("rankframe.compare:compare", "rankframe.compare:checked_call"),
         ("rankframe.compare:compare", "rankframe.spark.compare:compare"),
         ("rankframe.evaluate:evaluate", "rankframe.spark.evaluate:evaluate"),
+        ("rankframe.fusion.fuse:fuse", "rankframe.spark.fuse:fuse"),
     ],
 )
 def test_the_faces_share_their_defaults(face, twin):
