@@ -12,7 +12,7 @@ from .columns import Columns
 from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
 from .evaluate import evaluate, validate
-from .fusion import fuse
+from .fusion import fuse, fuse_train
 from .io import (
     InputFileError,
     read_long,
@@ -42,6 +42,7 @@ __all__ = [
     "ValidationError",
     "evaluate",
     "fuse",
+    "fuse_train",
     "join_qrels",
     "parse",
     "read_long",

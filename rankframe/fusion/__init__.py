@@ -2,7 +2,7 @@
 
 One module per job: :mod:`.methods` (the declarations), :mod:`.runs` (the runs as arrays, in rankframe's order),
 :mod:`.normalize` (per-list normalisations), :mod:`.kernels` (each method's arithmetic), :mod:`.fuse` (the public
-function: checks and the fused rows).
+function: checks and the fused rows), :mod:`.train` (``fuse_train``: ranx's supervised grid search).
 """
 
 from __future__ import annotations
@@ -13,20 +13,26 @@ from .methods import (
     METHODS,
     NORMS,
     PARAM_DEFAULTS,
+    TRAINING,
     FusionMethod,
     Normalisation,
     methods_markdown,
     norms_markdown,
+    training_markdown,
 )
+from .train import fuse_train
 
 __all__ = [
     "ALIASES",
     "METHODS",
     "NORMS",
     "PARAM_DEFAULTS",
+    "TRAINING",
     "FusionMethod",
     "Normalisation",
     "fuse",
+    "fuse_train",
     "methods_markdown",
     "norms_markdown",
+    "training_markdown",
 ]

@@ -182,17 +182,22 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
     Returns the weights as an array indexed like ``systems`` (None for an unweighted method).
     """
     c = plan.columns
-    if len(systems) < 2:
-        raise ValidationError(
-            [{"column": c.system, "rule": f"fusion needs at least 2 systems; found {systems}", "count": 0}],
-            table="runs to fuse",
-        )
+    check_system_count(systems, c)
     if plan.name in {str(s) for s in systems}:
         raise ParameterError(
             f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
             f"system of the {c.system!r} column; pass another name=."
         )
     return _check_weights(plan.method, plan.weights, systems)
+
+
+def check_system_count(systems: list, c: Columns) -> None:
+    """Fusion needs at least 2 systems."""
+    if len(systems) < 2:
+        raise ValidationError(
+            [{"column": c.system, "rule": f"fusion needs at least 2 systems; found {systems}", "count": 0}],
+            table="runs to fuse",
+        )
 
 
 def fused_rows(frame: pd.DataFrame, runs: Runs, plan: Plan, w: np.ndarray | None) -> pd.DataFrame:
@@ -287,14 +292,14 @@ def check_one_scale(systems: list, low: np.ndarray, high: np.ndarray, m: FusionM
         )
 
 
-def _fused_frame(
-    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str
-) -> pd.DataFrame:
-    """The fused run's rows in (query, rank) order, other columns taken from the input."""
+def source_rows(frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates) -> tuple[np.ndarray, np.ndarray]:
+    """The input row each candidate takes its other columns from, and the judged rows no run retrieved.
+
+    The source row of a (query, item) is a judged row first (its relevance), then the first in row order.
+    """
     n_items = max(len(runs.items), 1)
     row_key = runs.query_codes.astype(np.int64) * n_items + runs.item_codes
     cand_key = cand.unit.astype(np.int64) * n_items + cand.item
-    # the source row of each (query, item): a judged row first (its relevance), then the first in row order
     judged = frame[c.relevance].notna().to_numpy() if c.relevance in frame.columns else np.zeros(len(frame), bool)
     order = np.lexsort((np.arange(len(frame)), ~judged, row_key))
     first = np.ones(len(order), dtype=bool)
@@ -302,6 +307,14 @@ def _fused_frame(
     keys, src = row_key[order][first], order[first]
     fused_src = src[np.searchsorted(keys, cand_key)]
     extra = src[judged[src] & ~np.isin(keys, cand_key)]  # judged, retrieved by no run: a row without a rank
+    return fused_src, extra
+
+
+def _fused_frame(
+    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str
+) -> pd.DataFrame:
+    """The fused run's rows in (query, rank) order, other columns taken from the input."""
+    fused_src, extra = source_rows(frame, c, runs, cand)
     ranked = pd.DataFrame({"q": cand.unit, "i": cand.item, "s": score})
     rows, offsets, _ = _order_by_score(
         ranked.assign(i=runs.items.take(cand.item)),

@@ -88,6 +88,42 @@ NORMS: dict[str, Normalisation] = {
 NORM_ALIASES = {"min_max": "min-max", "minmax": "min-max"}
 
 
+@dataclass(frozen=True)
+class Grid:
+    """The search grid of a trained method (ranx's ``optimize_fusion``): one parameter, or the weights.
+
+    ``param == "weights"``: every vector of one weight per system, each a multiple of ``step`` in [0, 1], summing
+    to 1. Otherwise the values ``low, low + step, ..., high`` of the parameter ``param``.
+    """
+
+    param: str
+    low: float
+    high: float
+    step: float
+    note: str = ""
+
+
+#: the methods :func:`rankframe.fuse_train` trains, with ranx's grids (ranx/fusion_optimization/optimize_*.py)
+TRAINING: dict[str, Grid] = {
+    **{m: Grid("weights", 0.0, 1.0, 0.1) for m in ("wsum", "wmnz", "mixed", "w_bordafuse")},
+    "rrf": Grid("k", 10, 100, 10),
+    "rbc": Grid("phi", 0.01, 0.99, 0.01, "ranx also tries phi = 1, where every item scores 0"),
+    "logn_isr": Grid("sigma", 0.01, 1.0, 0.01),
+    "combgmnz": Grid("gamma", 0.01, 1.0, 0.01),
+}
+
+
+def trained_method(name: object) -> tuple[FusionMethod, Grid]:
+    """The declared method called ``name`` and its training grid; a ParameterError for an untrained one."""
+    m = method(name)
+    if m.name not in TRAINING:
+        raise ParameterError(
+            f"The 'method' parameter of fuse_train must be a method with weights or a parameter to learn: one of "
+            f"{', '.join(TRAINING)}. Got {name!r} instead ({m.name!r} has nothing to train)."
+        )
+    return m, TRAINING[m.name]
+
+
 def method(name: object) -> FusionMethod:
     """The declared method called ``name`` (rankframe's or ranx's spelling, case-insensitive)."""
     if isinstance(name, str):
@@ -133,4 +169,16 @@ def norms_markdown() -> str:
     """The normalisations table of docs/fusion.md."""
     lines = ["| norm | reads | value of an item of a (system, query) list |", "|---|---|---|"]
     lines += [f"| `{n.name}` | {n.reads} | {n.formula} |" for n in NORMS.values()]
+    return "\n".join(lines)
+
+
+def training_markdown() -> str:
+    """The table of the trained methods' grids in docs/fusion.md."""
+    lines = ["| method | learns | grid (ranx's) |", "|---|---|---|"]
+    for name, g in TRAINING.items():
+        if g.param == "weights":
+            grid = f"one weight per system in {{0, {g.step}, ..., 1}}, summing to 1"
+        else:
+            grid = f"{g.low}, {g.low + g.step:g}, ..., {g.high}" + (f" ({g.note})" if g.note else "")
+        lines.append(f"| `{name}` | `{g.param}` | {grid} |")
     return "\n".join(lines)
