@@ -134,7 +134,9 @@ def method(name: object) -> FusionMethod:
         if key in ("condorcet", "w_condorcet"):
             raise ParameterError(
                 f"The 'method' parameter of fuse: {name!r} is not offered: ranx's Condorcet sorts with a "
-                "non-transitive comparison, so its answer depends on the candidates' order (docs/fusion.md)."
+                "non-transitive comparison, so its answer depends on the candidates' order, and an order-free "
+                "Condorcet counts every pair of candidates (quadratic per query); 'bordafuse' is the linear vote "
+                "(docs/decisions/0015-fusion.md)."
             )
     raise ParameterError(
         f"The 'method' parameter of fuse must be one of {', '.join(METHODS)}. Got {name!r} instead."

@@ -110,12 +110,12 @@ def test_the_accessor_and_polars_faces_give_the_same_rows(face):
     assert got["item"].tolist() == expected["item"].tolist()
 
 
-@pytest.mark.parametrize("key", ["methods", "norms"])
+@pytest.mark.parametrize("key", ["methods", "norms", "training"])
 def test_the_docs_tables_are_the_declarations(key):
     from pathlib import Path
 
-    from rankframe.fusion import methods_markdown, norms_markdown
+    from rankframe.fusion import methods_markdown, norms_markdown, training_markdown
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "fusion.md").read_text()
     table = doc.split(f"<!-- {key}:start -->")[1].split(f"<!-- {key}:end -->")[0].strip()
-    assert table == {"methods": methods_markdown, "norms": norms_markdown}[key]()
+    assert table == {"methods": methods_markdown, "norms": norms_markdown, "training": training_markdown}[key]()
