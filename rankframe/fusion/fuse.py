@@ -155,7 +155,7 @@ def check_options(
     columns: object = None,
 ) -> Plan:
     """Every check of :func:`fuse`'s arguments that needs no data (every face runs it before reading any)."""
-    c = Columns.coerce(columns, function=OWNER)
+    c = Columns.coerce(columns, function=OWNER)  # type: ignore[arg-type]  # coerce checks the type
     if system is not None:
         if not isinstance(system, str):
             raise parameter_error(OWNER, "system", "a column name (str)", system)
@@ -173,7 +173,7 @@ def check_options(
         )
     if m.weighted and not isinstance(weights, Mapping):
         raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
-    return Plan(m, norm_spec, params, c, weights, fused_name)
+    return Plan(m, norm_spec, params, c, weights if isinstance(weights, Mapping) else None, fused_name)
 
 
 def check_systems(systems: list, plan: Plan) -> np.ndarray | None:

@@ -46,7 +46,8 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None, systems: list | N
     """
     given = systems is not None
     if systems is None:
-        sys_codes, systems = pd.factorize(df[c.system], sort=True)
+        sys_codes, found = pd.factorize(df[c.system], sort=True)
+        systems = list(found)
     else:
         sys_codes = pd.Categorical(df[c.system], categories=systems).codes
     if (sys_codes < 0).any():
