@@ -307,7 +307,7 @@ def checked_call(
         )
     )
     # evaluate's rule for a list of metrics: trec_eval's iprec_at_recall is its 11 levels, each metric once
-    names = [str(m) for m in parse_metrics(metrics, "compare")]
+    names = [str(m) for m in parse_metrics(metrics, "compare", face="compare")]
     p["family"] = _family_columns(family, by)
     output = inputs.check_output(output, "compare")
     if inputs.kind(df) in ("path", "relation") and qrels is None:

@@ -324,6 +324,20 @@ class MetricSpec:
                 return p
         raise unknown_name_error(f"parameter of {self.canonical}", name, [p.name for p in self.params])
 
+    def after_bind(self, values: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
+        """The bound values adjusted (``given``: the parameters given by name); here unchanged.
+
+        A family with presets fills the parameters not given from the preset (``rankframe.beyond.declare``).
+        """
+        return values
+
+    def shown_defaults(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The values a canonical metric string leaves out: the declared defaults.
+
+        A family whose metrics take ``like=`` overlays the preset's values (``rankframe.beyond.declare``).
+        """
+        return {p.name: p.default for p in self.params}
+
     def bind(self, **given: Any) -> dict[str, Any]:
         """Fill defaults and check every value against its declaration."""
         values = {p.name: p.default for p in self.params}
@@ -337,6 +351,7 @@ class MetricSpec:
                 )
             seen[p.name] = key
             values[p.name] = p.check(self.name, val)
+        values = self.after_bind(values, seen)
         for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
             if values[p.name] is None and p.kind == "unit":
                 raise ParameterError(

@@ -12,8 +12,10 @@ import pandas as pd
 
 from . import inputs, units
 from . import progress as progress_
+from .beyond.declare import refuse
 from .checks import check_grades
 from .columns import Columns, column_list
+from .engines import beyond_engine
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
@@ -31,8 +33,12 @@ def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> lis
     return column_list(by, owner, name)
 
 
-def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:
-    """One metric string/Measure or a list of them, parsed; at least one."""
+def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = None) -> list[Measure]:
+    """One metric string/Measure or a list of them, parsed; at least one.
+
+    ``face`` names the caller's face (``"compare"``, ``"spark"``): a metric of a family it does not serve is refused
+    there with the family's words (:func:`rankframe.beyond.declare.refuse`).
+    """
     if isinstance(metrics, (str, Measure)):
         metrics = [metrics]
     if not isinstance(metrics, (list, tuple)):
@@ -48,7 +54,10 @@ def parse_metrics(metrics: object, owner: str = "evaluate") -> list[Measure]:
                 f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
                 f"{given[i][0]!r}); give each metric once."
             )
-    return [m for _, m in given]
+    measures = [m for _, m in given]
+    if face is not None:
+        refuse(measures, face)
+    return measures
 
 
 def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:
@@ -118,6 +127,8 @@ def evaluate(
     duckdb_config: dict | None = None,
     output: str = "pandas",
     progress: bool | None = None,
+    train: Any = None,
+    catalog: Any = None,
 ) -> Any:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
@@ -172,13 +183,20 @@ def evaluate(
     progress : bool, optional
         Show progress of long steps (file reads, DuckDB queries) always (True), never (False), or when the
         session is interactive (None, default; see ``rankframe.progress`` for the switches).
+    train : table, optional
+        Past interactions for the beyond-accuracy metrics that read popularity (``ARP``, ``APLT``, ``Novelty``,
+        ``Coverage``/``Gini`` with ``universe='train'``): a long table with the query and item columns of ``df``
+        and an optional ``weight`` column (``docs/beyond-accuracy.md``). Never modified.
+    catalog : sequence or one-column table, optional
+        The item ids that could be recommended, for ``Coverage`` and ``Gini`` (``universe='catalog'``).
 
     Returns
     -------
     DataFrame (or pyarrow Table / polars DataFrame with ``output=``)
         Per query: ``[*by, <query column>, "metric", "value"]``. Means: ``[*by, "metric", "value", "n"]`` where
         ``n`` is the number of queries averaged (NaN values are left out), plus ``std_err, ci_low, ci_high``
-        with ``ci``. ``metric`` is the canonical metric string.
+        with ``ci``. ``metric`` is the canonical metric string. A set-level metric (``Coverage``, ``Gini``,
+        ``Entropy``) has one value per segment, computed over all its lists; its ``n`` is the segment's queries.
 
     Raises
     ------
@@ -206,6 +224,7 @@ def evaluate(
     allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     agg = check_aggregation(per_query, ci, agg, engine)
+    beyond_engine.check_arguments(measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog)
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
     with progress_.using(progress):
@@ -224,6 +243,8 @@ def evaluate(
             policies,
             agg,
             duckdb_config,
+            train,
+            catalog,
         )
     return inputs.from_pandas(out, output)
 
@@ -243,11 +264,16 @@ def _evaluate(
     policies: dict[str, str],
     agg: str,
     duckdb_config: dict | None,
+    train: Any = None,
+    catalog: Any = None,
 ) -> pd.DataFrame:
     """Everything after the argument checks (inside the call's progress setting)."""
+    asked = [str(m) for m in measures]
+    measures, beyond = beyond_engine.split(measures)
     if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
         from .engines import duckdb_source
 
+        refuse(beyond, "duckdb")
         if qrels is None:
             values = duckdb_source.per_query(
                 df,
@@ -282,16 +308,26 @@ def _evaluate(
         )
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
+    if engine.lower() == "duckdb":
+        refuse(beyond, "duckdb")
     with units.shared():
-        if validate:
-            validate_table(df, columns, by=by, allow_duplicates=allow_duplicates)
+        if validate:  # the beyond-accuracy metrics never read relevance: a table of them alone may have none
+            validate_table(df, columns, by=by, allow_duplicates=allow_duplicates, require_relevance=bool(measures))
         check_grades(df, columns, measures)
         if engine.lower() == "duckdb":
             from .engines import duckdb_engine as engine_module
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
-        values = engine_module.evaluate(df, measures, columns, by, per_query, policies)
-    return _aggregate(values, measures, by, columns, per_query, ci, agg)
+        frames = [engine_module.evaluate(df, measures, columns, by, per_query, policies)] if measures else []
+        if beyond:
+            lists, sets = beyond_engine.evaluate(df, beyond, columns, by, train=train, catalog=catalog)
+            frames.append(lists)
+    values = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if not beyond:
+        return _aggregate(values, measures, by, columns, per_query, ci, agg)
+    averaged = [m for m in [*measures, *beyond] if not beyond_engine.is_set_level(m)]
+    out = _aggregate(values, averaged, by, columns, per_query, ci, agg) if averaged else None
+    return beyond_engine.with_set_rows(out, sets, by, asked)
 
 
 def _aggregate(

@@ -40,7 +40,7 @@ class Measure:
     def __str__(self) -> str:
         kw = self.kw
         at = self.spec.at  # the parameter written after @: k, or IPrec's recall level
-        defaults = {p.name: p.default for p in self.spec.params}
+        defaults = self.spec.shown_defaults(kw)
         inner = [f"{n}={v!r}" for n, v in self.params if n != at and v != defaults[n]]
         text = self.spec.canonical + (f"({', '.join(inner)})" if inner else "")
         if kw.get(at) is not None:

@@ -404,3 +404,20 @@ def _order_by_score(df: pd.DataFrame, groups: units.Groups, c: Columns) -> tuple
     order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
     offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
     return retrieved[order], offsets, score
+
+
+def ranked_rows(
+    df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()
+) -> tuple[units.Groups, np.ndarray, np.ndarray]:
+    """The units, and the rows of every ranked list in rankframe's order with their CSR offsets.
+
+    The order of :func:`prepare`: by rank, or by score descending then item id descending (trec_eval's order).
+    For kernels that read the rows' other columns (the beyond-accuracy metrics read the item ids).
+    """
+    c = columns
+    groups = units.group_codes(df, [*by, c.query])
+    if ranking_column(list(df.columns), c) == c.rank:
+        ranked = units.ranked_order(df, groups, c.rank)
+        return groups, ranked.rows, ranked.offsets
+    rows, offsets, _ = _order_by_score(df, groups, c)
+    return groups, rows, offsets

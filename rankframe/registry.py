@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from . import beyond as _beyond
 from . import metrics as _metrics
 from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary used to live here
     GAIN,
@@ -30,16 +31,16 @@ from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary u
 from .errors import unknown_name_error
 
 
-def _collect() -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
-    """Every ``SPEC`` of the modules of ``rankframe.metrics`` with its ``compute`` kernel, in declared order."""
+def _collect(package: Any = _metrics) -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
+    """Every ``SPEC`` of the modules of ``package`` with its ``compute`` kernel, in declared order."""
     found = []
-    for info in pkgutil.iter_modules(_metrics.__path__):
-        module = importlib.import_module(f"{_metrics.__name__}.{info.name}")
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
         spec = getattr(module, "SPEC", None)
         if spec is None:
             continue  # a helper module without a metric of its own
         if spec.name != info.name:
-            raise ImportError(f"rankframe/metrics/{info.name}.py declares a metric named {spec.name!r}")
+            raise ImportError(f"{package.__name__}.{info.name} declares a metric named {spec.name!r}")
         found.append((spec, module.compute))
     return tuple(s for s, _ in found), {s.name: f for s, f in found}
 
@@ -55,10 +56,16 @@ _FAMILIES: dict[str, MetricSpec] = {}
 _LISTENERS: list[Callable[[], None]] = []
 
 
+#: the beyond-accuracy family (``rankframe/beyond/<name>.py``: coverage, concentration, popularity, novelty), kept
+#: apart from ``METRICS``: its metrics read extra inputs and are served by the faces ``BeyondSpec.faces`` names
+BEYOND: tuple[MetricSpec, ...] = ()
+BEYOND_KERNELS: dict[str, Callable] = {}
+
+
 def _index(specs: tuple[MetricSpec, ...], kernels: dict[str, Callable]) -> None:
     """Rebuild every lookup table from ``specs`` (all or nothing: a clash leaves the tables as they were)."""
     aliases: dict[str, MetricSpec] = {}
-    for m in specs:
+    for m in (*specs, *BEYOND):
         for a in (m.name, m.canonical, *m.aliases, *([m.trec_eval] if m.trec_eval else [])):
             other = aliases.setdefault(a.lower(), m)
             if other is not m:
@@ -117,6 +124,8 @@ def on_change(listener: Callable[[], None]) -> None:
     listener()
 
 
+BEYOND, BEYOND_KERNELS = _collect(_beyond)
+BEYOND = tuple(sorted(BEYOND, key=lambda m: (m.order, m.name)))
 _index(*_collect())
 _BUILT_IN = frozenset(BY_NAME)
 _TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")
@@ -150,7 +159,8 @@ def lookup(name: str) -> MetricSpec:
     """Find a metric by any of its names (case-insensitive), trec_eval's whole-list names included."""
     spec = _ALIASES.get(name.lower())
     if spec is None:
-        known = [m.canonical for m in METRICS] + [m.name for m in METRICS if m.name != m.canonical.lower()]
+        every = (*METRICS, *BEYOND)
+        known = [m.canonical for m in every] + [m.name for m in every if m.name != m.canonical.lower()]
         raise unknown_name_error("metric", name, known)
     return spec
 

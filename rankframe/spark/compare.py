@@ -122,7 +122,9 @@ def compare(
             "needs every per-query value at once: filter one segment and run rankframe.compare on "
             "sdf.filter(...).toPandas() (docs/spark.md)"
         )
-    names = [str(m) for m in parse_metrics(metrics, "compare")]  # rankframe.compare's (and evaluate's) rule
+    names = [
+        str(m) for m in parse_metrics(metrics, "compare", face="spark")
+    ]  # rankframe.compare's (and evaluate's) rule
     p["family"] = family_columns(family, by_list)
     measures, _, cols, policies = check_options(
         names,

@@ -95,7 +95,7 @@ def check_options(
     """Every argument check that needs no data, with the messages of :func:`rankframe.evaluate`."""
     cols = Columns.coerce(columns)
     by_list = as_column_list(by)
-    measures = parse_metrics(metrics)
+    measures = parse_metrics(metrics, face="spark")
     as_flag("per_query", per_query)
     as_flag("validate", validate)
     as_flag("allow_duplicates", allow_duplicates)

@@ -221,6 +221,18 @@ def _case_progress():
     return table().rank_metrics.ap(progress=False), MEAN
 
 
+def _case_train():  # passed on: evaluate's own answer (train= is read by the beyond-accuracy metrics, not AP)
+    with pytest.raises(rankframe.ParameterError, match="train= was given but no metric asked reads it"):
+        table().rank_metrics.ap(train=table())
+    return MEAN, MEAN
+
+
+def _case_catalog():  # passed on: evaluate's own answer (catalog= is read by Coverage and Gini, not AP)
+    with pytest.raises(rankframe.ParameterError, match="catalog= was given but no metric asked reads it"):
+        table().rank_metrics.ap(catalog=[10, 11])
+    return MEAN, MEAN
+
+
 @pytest.mark.parametrize("option", OPTIONS)
 def test_every_evaluate_option_through_a_shortcut(option):
     case = globals().get(f"_case_{option}")

@@ -1,0 +1,78 @@
+"""APLT@k: average percentage of long-tail items, the share of each top k that are tail items of train=."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..declare import Param, k_param
+from .declare import POPULARITY, BeyondSpec, like_param
+from .lists import Lists, Train
+
+PRESETS = {
+    # RecBole TailPercentage (tail_ratio=0.1 <= 1): the int(0.1 * |train items|) (at least 1) least popular train
+    # items, ties by item id; an item absent from item_counter is not a tail item
+    "recbole": {"popularity": "interactions", "tail_rule": "bottom", "tail": 0.1, "cold": "not_tail"},
+}
+
+SPEC = BeyondSpec(
+    name="aplt",
+    canonical="APLT",
+    aliases=("tail_percentage", "tailpercentage", "long_tail_share"),
+    summary="share of the top k that are long-tail items of train=, averaged over lists",
+    params=(
+        k_param(),
+        like_param(tuple(PRESETS)),
+        POPULARITY,
+        Param(
+            "tail_rule",
+            "bottom",
+            "which train items are the tail: 'bottom' = the int(tail * |train items|) (at least 1) least popular, "
+            "ties by item id (RecBole's tail_ratio <= 1), 'count' = popularity <= tail (RecBole's tail_ratio > 1)",
+            choices=("bottom", "count"),
+        ),
+        Param(
+            "tail",
+            0.8,
+            "the share of train items in the tail ('bottom': 0.8 = all but the most popular 20%) or the "
+            "popularity threshold ('count')",
+            kind="nonnegative",
+        ),
+        Param(
+            "cold",
+            "tail",
+            "an item without a row in train=: 'tail' = a tail item, 'not_tail' = not one (RecBole), 'drop' = left "
+            "out of the list",
+            choices=("tail", "not_tail", "drop"),
+        ),
+    ),
+    level="list",
+    needs=("train",),
+    presets=PRESETS,
+    order=2110,
+)
+
+
+def tail_items(train: Train, popularity: str, tail_rule: str, tail: float) -> np.ndarray:
+    """Bool per item code: a tail item of train (never a cold item: the ``cold`` option decides those)."""
+    pop = train.popularity(popularity)
+    if tail_rule == "count":
+        return train.known & (pop <= tail)
+    known = np.flatnonzero(train.known)
+    cut = max(int(len(known) * tail), 1)
+    bottom = known[np.lexsort((train.order[known], pop[known]))[:cut]]
+    out = np.zeros(len(pop), dtype=bool)
+    out[bottom] = True
+    return out
+
+
+def compute(lists: Lists, *, k, popularity, tail_rule, tail, cold, like) -> np.ndarray:
+    """One value per list: tail rows / rows counted; NaN for a list without counted rows."""
+    top = lists.cut(k)
+    train = top.train
+    if train is None:
+        raise RuntimeError("train= was not checked before the kernel")
+    is_tail = tail_items(train, popularity, tail_rule, tail)
+    if cold == "tail":
+        is_tail = is_tail | ~train.known
+    known = train.known[top.item]
+    return top.per_unit(is_tail[top.item].astype(np.float64), known if cold == "drop" else None)

@@ -1,0 +1,128 @@
+"""How a beyond-accuracy metric is declared: ``BeyondSpec`` (a ``MetricSpec`` with a level, inputs and presets).
+
+The family's rules are written here once: which faces serve it (:data:`FACES`), the peers a preset can name
+(:data:`PEERS`), the error a face that does not serve it raises (:func:`refuse`) and the error of a missing input
+(:func:`missing_input`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..declare import MetricSpec, Param
+from ..errors import ParameterError
+
+#: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas'), the pandas
+#: accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "accessor", "polars")
+#: the faces that refuse it, with their words in the message
+NOT_SERVED: dict[str, str] = {
+    "duckdb": "the DuckDB engine (engine='duckdb', a path or DuckDB relation input, the CLI)",
+    "compare": "rankframe.compare (paired tests of set-level metrics need a bootstrap over queries)",
+    "spark": "rankframe.spark",
+    "sql": "the SQL macros (rf_per_query, rf_means, rf_compare)",
+}
+#: the peers a preset ``like=`` names: name -> the library and where its definitions are
+PEERS: dict[str, str] = {
+    "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
+    "recbole": "RecBole (recbole/evaluator/metrics.py)",
+}
+#: the extra inputs: keyword argument of evaluate -> what it is
+INPUTS: dict[str, str] = {
+    "catalog": "the item ids of the catalog (a sequence or a one-column table)",
+    "train": "past interactions (a long table with the query and item columns, optional 'weight')",
+}
+
+
+@dataclass(frozen=True)
+class BeyondSpec(MetricSpec):
+    """A beyond-accuracy metric: a :class:`~rankframe.declare.MetricSpec` plus the family's own fields.
+
+    ``level`` is ``"set"`` (one value per segment from all its lists' top-k rows: never per query) or ``"list"``
+    (one value per list, then averaged like an accuracy metric). ``needs`` are the inputs it always reads,
+    ``needs_when`` ``(parameter, value, input)`` triples for the inputs one option value reads (Coverage with
+    ``universe='train'`` reads ``train=``). ``presets`` maps a peer of :data:`PEERS` to the values of every
+    convention of that peer; ``like=<peer>`` sets them and options given by name override them.
+    """
+
+    level: str = "list"
+    needs: tuple[str, ...] = ()
+    needs_when: tuple[tuple[str, Any, str], ...] = ()
+    presets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    faces: tuple[str, ...] = FACES
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.level not in ("set", "list"):
+            raise ValueError(f"{self.name}: level must be 'set' or 'list'")
+        for peer, values in self.presets.items():
+            if peer not in PEERS:
+                raise ValueError(f"{self.name}: unknown peer {peer!r} in presets")
+            for key, value in values.items():
+                self.param(key).check(self.name, value)
+        for _, _, needed in self.needs_when:
+            if needed not in INPUTS:
+                raise ValueError(f"{self.name}: unknown input {needed!r}")
+
+    def after_bind(self, values: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
+        """Fill the options not given by name from the preset ``like=`` names (options given by name win)."""
+        peer = values.get("like")
+        if peer is None:
+            return values
+        return {**values, **{k: v for k, v in self.presets[peer].items() if k not in given}}
+
+    def shown_defaults(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The declared defaults, overlaid with the preset's values: ``Gini(like='recbole')@10`` round-trips."""
+        base = {p.name: p.default for p in self.params}
+        peer = values.get("like")
+        return base if peer is None else {**base, **self.presets[peer]}
+
+    def needed(self, kw: dict[str, Any]) -> list[str]:
+        """The inputs this metric reads with these option values."""
+        extra = [needed for name, value, needed in self.needs_when if kw.get(name) == value]
+        return list(dict.fromkeys([*self.needs, *extra]))
+
+
+def like_param(presets: Sequence[str]) -> Param:
+    """The ``like=`` parameter of a metric with presets for these peers."""
+    return Param(
+        "like",
+        None,
+        "a peer whose conventions every other option takes unless given by name: "
+        + ", ".join(f"'{p}' = {PEERS[p]}" for p in presets),
+        choices=(None, *presets),
+    )
+
+
+LOG_BASE = Param("log_base", 2.0, "base of the logarithm (2 = bits; math.e = nats, RecBole)", kind="base")
+POPULARITY = Param(
+    "popularity",
+    "users",
+    "popularity of an item in train=: 'users' = the distinct queries with a positive weight (every row without a "
+    "weight column), 'interactions' = the sum of its weights (1 per row without a weight column; RecBole, "
+    "Microsoft Recommenders)",
+    choices=("users", "interactions"),
+)
+E = math.e
+
+
+def refuse(measures: Sequence[Any], face: str) -> None:
+    """Raise the error of a face that does not serve the family, naming the metrics and the faces that do."""
+    asked = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and face not in m.spec.faces]
+    if asked:
+        raise ParameterError(
+            f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
+            f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
+            "table with engine='pandas', the accessor df.rank_metrics.evaluate and the polars namespace."
+        )
+
+
+def missing_input(measure: Any, name: str) -> ParameterError:
+    """The error of a metric that reads an input it was not given."""
+    return ParameterError(
+        f"{measure} needs {name}=, {INPUTS[name]}: pass it to evaluate, e.g. rankframe.evaluate(df, "
+        f"[{str(measure)!r}], {name}=...)."
+    )

@@ -1,0 +1,276 @@
+"""The beyond-accuracy engine: check the extra inputs, lay the lists out over one item index, run the kernels.
+
+``check_arguments`` holds the rules that need no data (a metric needs an input it was not given, an input no
+metric reads, set-level metrics with ``per_query``/``ci``/``agg``); ``check_catalog`` and ``check_train`` the
+rules of the inputs themselves; ``evaluate`` returns the per-list values (the per-query contract of the other
+engines) and the set-level rows (one per segment).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import inputs
+from ..beyond.declare import BeyondSpec, missing_input
+from ..beyond.lists import Lists, Train, item_index
+from ..columns import Columns
+from ..errors import ParameterError
+from ..names import Measure
+from ..prepare import ranked_rows
+from ..registry import BEYOND_KERNELS
+from ..units.order import positions_in_lists
+from .aggregate import metric_labels
+
+#: the column of train= read as the interaction weight (1 per row without it)
+WEIGHT = "weight"
+
+
+def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
+    """(the accuracy metrics, the beyond-accuracy metrics) of a list of measures, each in the order asked."""
+    beyond = [m for m in measures if isinstance(m.spec, BeyondSpec)]
+    return [m for m in measures if m not in beyond], beyond
+
+
+def is_set_level(measure: Measure) -> bool:
+    """One value per segment (Coverage, Gini, Entropy): never per query."""
+    return isinstance(measure.spec, BeyondSpec) and measure.spec.level == "set"
+
+
+def check_arguments(
+    measures: Sequence[Measure], *, per_query: bool, ci: object, agg: str, train: object, catalog: object
+) -> None:
+    """The rules of the extra inputs and the set-level metrics that need no data (evaluate calls it first)."""
+    sets = [str(m) for m in measures if is_set_level(m)]
+    if sets and per_query:
+        raise ParameterError(
+            f"{', '.join(sets)}: set-level metrics have one value per segment, not per query; they do not apply "
+            "with per_query=True (evaluate them in a separate call without it)"
+        )
+    if sets and (ci is not None or agg != "mean"):
+        option = "ci=" if ci is not None else f"agg={agg!r}"
+        raise ParameterError(
+            f"{', '.join(sets)}: set-level metrics are not means over queries; {option} does not apply to them "
+            "(intervals by a bootstrap over queries are not implemented yet)"
+        )
+    given = {"train": train is not None, "catalog": catalog is not None}
+    reads: dict[str, list[str]] = {"train": [], "catalog": []}
+    for m in measures:
+        if isinstance(m.spec, BeyondSpec):
+            for name in m.spec.needed(m.kw):
+                if not given[name]:
+                    raise missing_input(m, name)
+                reads[name].append(str(m))
+    for name, readers in reads.items():
+        if given[name] and not readers:
+            raise ParameterError(
+                f"{name}= was given but no metric asked reads it (Coverage, Gini read catalog= or train= by their "
+                "universe option; ARP, APLT, Novelty read train=): remove it or ask for one (docs/beyond-accuracy.md)"
+            )
+
+
+def _id_kind(values: pd.Series) -> str:
+    """'number', 'text' or 'other': ids of different kinds never match, so they are refused, not silently cold."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return "other"
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        return "number"
+    kinds = {type(v) for v in values.dropna().head(1000)}
+    if kinds and all(issubclass(t, str) for t in kinds):
+        return "text"
+    if kinds and all(issubclass(t, (int, float, np.integer, np.floating)) and not issubclass(t, bool) for t in kinds):
+        return "number"
+    return "other" if kinds else "empty"
+
+
+_WORDS = {"number": "numbers", "text": "text", "other": "neither numbers nor text"}
+
+
+def _show(value: object) -> str:
+    """An id as the user wrote it (``1``, not ``np.int64(1)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _check_ids(ids: pd.Series, where: str, items: pd.Series, item_col: str) -> None:
+    """No null ids, and ids of the same kind as the recommendations' item column."""
+    null = ids.isna().to_numpy()
+    if null.any():
+        rows = np.flatnonzero(null)[:5].tolist()
+        raise ParameterError(
+            f"{where} has {int(null.sum())} null item id(s) (positions {rows}); item ids are never null"
+        )
+    mine, theirs = _id_kind(ids), _id_kind(items)
+    if "empty" not in (mine, theirs) and (mine != theirs or mine == "other"):
+        raise ParameterError(
+            f"the item ids of {where} are {_WORDS[mine]} (e.g. {_show(ids.iloc[0])}) but those of the ranking table's "
+            f"column {item_col!r} are {_WORDS[theirs]} (e.g. {_show(items.dropna().iloc[0])}): ids of different kinds "
+            "never match; "
+            "convert one of them first"
+        )
+
+
+def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series:
+    """``catalog=`` as a Series of distinct, non-null ids of the item column's kind."""
+    if isinstance(catalog, (str, bytes, dict)) or catalog is None:
+        raise ParameterError(
+            f"The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
+            f"Got {type(catalog).__name__} instead."
+        )
+    if isinstance(catalog, pd.Series):
+        ids = catalog.reset_index(drop=True)
+    elif isinstance(catalog, (list, tuple, np.ndarray, pd.Index, set, frozenset, range)):
+        ids = pd.Series(list(catalog) if isinstance(catalog, (set, frozenset)) else catalog)
+    else:
+        try:
+            frame = inputs.to_pandas(catalog, owner="evaluate", name="catalog")
+        except ParameterError:
+            raise ParameterError(
+                "The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
+                f"Got {type(catalog).__name__} instead."
+            ) from None
+        if frame.shape[1] != 1:
+            raise ParameterError(
+                f"catalog= as a table must have one column (the item ids); it has {list(frame.columns)}"
+            )
+        ids = frame.iloc[:, 0].reset_index(drop=True)
+    if len(ids) == 0:
+        raise ParameterError("catalog= is empty: it lists the items that could be recommended")
+    _check_ids(ids, "catalog=", items, item_col)
+    repeated = ids[ids.duplicated()]
+    if len(repeated):
+        raise ParameterError(
+            f"catalog= lists {len(repeated)} item id(s) more than once, e.g. {repeated.head(5).tolist()}: give each "
+            "item once"
+        )
+    return ids
+
+
+def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
+    """``train=`` as a pandas frame with the query and item columns (and a valid ``weight``), never modified."""
+    frame = inputs.to_pandas(train, owner="evaluate", name="train")
+    wanted = [columns.query, columns.item]
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise ParameterError(
+            f"train= must have the ranking table's query and item columns {wanted} (and optionally {WEIGHT!r}); "
+            f"{missing} not in its columns {list(frame.columns)}"
+        )
+    if len(frame) == 0:
+        raise ParameterError("train= is empty: it holds the past interactions popularity is counted from")
+    null_query = frame[columns.query].isna().to_numpy()
+    if null_query.any():
+        raise ParameterError(
+            f"train= has {int(null_query.sum())} null id(s) in {columns.query!r} (rows "
+            f"{np.flatnonzero(null_query)[:5].tolist()})"
+        )
+    _check_ids(frame[columns.item], f"train='s column {columns.item!r}", items, columns.item)
+    if WEIGHT in frame.columns:
+        weight = frame[WEIGHT]
+        ok = pd.api.types.is_numeric_dtype(weight.dtype) and not pd.api.types.is_bool_dtype(weight.dtype)
+        values = pd.to_numeric(weight, errors="coerce").to_numpy(np.float64) if ok else None
+        bad = np.ones(len(frame), dtype=bool) if values is None else ~(np.isfinite(values) & (values >= 0))
+        if bad.any():
+            rows = frame.loc[bad, [columns.query, columns.item, WEIGHT]].head(5)
+            raise ParameterError(
+                f"train='s column {WEIGHT!r} must hold finite numbers >= 0 (0 = a known item without interactions); "
+                f"{int(bad.sum())} row(s) do not, e.g.\n{rows.to_string()}"
+            )
+    return frame
+
+
+def _segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Segment code of each unit (sorted, nulls last, as the means) and one row of segment values per code."""
+    if not by:
+        return np.zeros(len(keys), dtype=np.int64), pd.DataFrame(index=range(1))
+    codes = keys.groupby(list(by), sort=True, dropna=False, observed=True).ngroup().to_numpy(np.int64)
+    _, first = np.unique(codes, return_index=True)
+    return codes, keys[list(by)].iloc[first].reset_index(drop=True)
+
+
+def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: str, order: np.ndarray) -> Train:
+    weight = frame[WEIGHT].to_numpy(np.float64) if WEIGHT in frame.columns else np.ones(len(frame))
+    query_codes, query_ids = pd.factorize(frame[query])
+    positive = weight > 0
+    pairs = np.unique(query_codes[positive].astype(np.int64) * n_items + codes[positive])
+    return Train(
+        known=np.bincount(codes, minlength=n_items) > 0,
+        users=np.bincount(pairs % n_items, minlength=n_items).astype(np.float64),
+        interactions=np.bincount(codes, weights=weight, minlength=n_items),
+        n_users=len(query_ids),
+        order=order,
+    )
+
+
+def evaluate(
+    df: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    train: object = None,
+    catalog: object = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The beyond-accuracy values of a validated table: (per-list values, set-level rows).
+
+    Per-list values are ``[*by, query, metric, value]`` (the per-query contract of the other engines); set-level
+    rows ``[*by, metric, value, n]`` with ``n`` = the segment's queries.
+    """
+    items = df[columns.item]
+    catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
+    train_frame = None if train is None else check_train(train, columns, items)
+    groups, rows, offsets = ranked_rows(df, columns, by)
+    seg_of_unit, seg_keys = _segments(groups.keys, by)
+    parts = [items.to_numpy()[rows]]
+    parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]
+    parts += [] if train_frame is None else [train_frame[columns.item].to_numpy()]
+    codes, n_items, order = item_index(*parts)
+    catalog_mask = None
+    if catalog_ids is not None:
+        catalog_mask = np.zeros(n_items, dtype=bool)
+        catalog_mask[codes[1]] = True
+    lists = Lists(
+        n_units=groups.n,
+        unit_segment=seg_of_unit,
+        n_segments=len(seg_keys),
+        unit=groups.codes[rows].astype(np.int64),
+        pos=positions_in_lists(offsets),
+        item=codes[0],
+        n_items=n_items,
+        catalog=catalog_mask,
+        train=None if train_frame is None else _train_arrays(train_frame, codes[-1], n_items, columns.query, order),
+    )
+    per_query, sets = [], []
+    units_per_segment = np.bincount(seg_of_unit, minlength=len(seg_keys))
+    for m in measures:
+        values = np.asarray(BEYOND_KERNELS[m.spec.name](lists, **m.kw), dtype=np.float64)
+        if is_set_level(m):
+            sets.append(seg_keys.assign(metric=str(m), value=values, n=units_per_segment.astype(np.int64)))
+        else:
+            per_query.append(groups.keys.assign(metric=str(m), value=values))
+    empty: dict[str, Any] = {c: groups.keys[c].iloc[:0] for c in groups.keys.columns}
+    pq = pd.concat(per_query, ignore_index=True) if per_query else pd.DataFrame({**empty, "metric": [], "value": []})
+    st = pd.concat(sets, ignore_index=True) if sets else pd.DataFrame()
+    return pq, st
+
+
+def with_set_rows(
+    means: pd.DataFrame | None, sets: pd.DataFrame, by: Sequence[str], asked: Sequence[str]
+) -> pd.DataFrame:
+    """The means and the set-level rows in one frame: by segment (sorted, nulls last), then metric as asked."""
+    if len(sets):
+        sets = sets.assign(metric=metric_labels(sets["metric"].to_numpy(dtype=object), sets.index))
+    if means is None:
+        out = sets.reset_index(drop=True)
+    elif not len(sets):
+        return means
+    else:
+        out = pd.concat([means, sets], ignore_index=True)
+    rank = {name: i for i, name in enumerate(asked)}
+    # sort keys in a frame of our own with positional names, so no user column name can collide with them
+    keys = pd.DataFrame({i: out[c] for i, c in enumerate(by)})
+    keys[len(by)] = out["metric"].map(rank).astype(np.int64)
+    order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
+    return out.iloc[order].reset_index(drop=True)
