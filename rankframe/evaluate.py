@@ -224,6 +224,8 @@ def evaluate(
     allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     agg = check_aggregation(per_query, ci, agg, engine)
+    if engine.lower() == "duckdb" or inputs.kind(df) in ("path", "relation"):  # the DuckDB engine: not the family
+        refuse(measures, "duckdb")
     beyond_engine.check_arguments(measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog)
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
@@ -273,7 +275,6 @@ def _evaluate(
     if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
         from .engines import duckdb_source
 
-        refuse(beyond, "duckdb")
         if qrels is None:
             values = duckdb_source.per_query(
                 df,
@@ -308,8 +309,6 @@ def _evaluate(
         )
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
-    if engine.lower() == "duckdb":
-        refuse(beyond, "duckdb")
     with units.shared():
         if validate:  # the beyond-accuracy metrics never read relevance: a table of them alone may have none
             validate_table(df, columns, by=by, allow_duplicates=allow_duplicates, require_relevance=bool(measures))

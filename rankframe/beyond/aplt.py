@@ -5,13 +5,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import Param, k_param
-from .declare import POPULARITY, BeyondSpec, like_param
+from .declare import AGGREGATE, POPULARITY, BeyondSpec, like_param
 from .lists import Lists, Train
 
 PRESETS = {
     # RecBole TailPercentage (tail_ratio=0.1 <= 1): the int(0.1 * |train items|) (at least 1) least popular train
     # items, ties by item id; an item absent from item_counter is not a tail item
-    "recbole": {"popularity": "interactions", "tail_rule": "bottom", "tail": 0.1, "cold": "not_tail"},
+    "recbole": {
+        "popularity": "interactions",
+        "tail_rule": "bottom",
+        "tail": 0.1,
+        "cold": "not_tail",
+        "aggregate": "per_list",
+    },
 }
 
 SPEC = BeyondSpec(
@@ -44,6 +50,7 @@ SPEC = BeyondSpec(
             "out of the list",
             choices=("tail", "not_tail", "drop"),
         ),
+        AGGREGATE,
     ),
     level="list",
     needs=("train",),
@@ -65,7 +72,7 @@ def tail_items(train: Train, popularity: str, tail_rule: str, tail: float) -> np
     return out
 
 
-def compute(lists: Lists, *, k, popularity, tail_rule, tail, cold, like) -> np.ndarray:
+def compute(lists: Lists, *, k, popularity, tail_rule, tail, cold, aggregate, like) -> np.ndarray:
     """One value per list: tail rows / rows counted; NaN for a list without counted rows."""
     top = lists.cut(k)
     train = top.train
@@ -75,4 +82,4 @@ def compute(lists: Lists, *, k, popularity, tail_rule, tail, cold, like) -> np.n
     if cold == "tail":
         is_tail = is_tail | ~train.known
     known = train.known[top.item]
-    return top.per_unit(is_tail[top.item].astype(np.float64), known if cold == "drop" else None)
+    return top.mean(is_tail[top.item].astype(np.float64), known if cold == "drop" else None, aggregate)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import Param, k_param
-from .declare import POPULARITY, BeyondSpec, like_param
+from .declare import AGGREGATE, POPULARITY, BeyondSpec, like_param
 from .lists import Lists
 
 COLD = Param(
@@ -17,7 +17,7 @@ COLD = Param(
 )
 PRESETS = {
     # RecBole AveragePopularity: item_counter (train interactions, 0 when absent) summed over the top k / k present
-    "recbole": {"popularity": "interactions", "cold": "zero"},
+    "recbole": {"popularity": "interactions", "cold": "zero", "aggregate": "per_list"},
 }
 
 SPEC = BeyondSpec(
@@ -25,7 +25,7 @@ SPEC = BeyondSpec(
     canonical="ARP",
     aliases=("average_popularity", "averagepopularity", "avg_pop"),
     summary="mean popularity in train= of the items of each top k, averaged over lists",
-    params=(k_param(), like_param(tuple(PRESETS)), POPULARITY, COLD),
+    params=(k_param(), like_param(tuple(PRESETS)), POPULARITY, COLD, AGGREGATE),
     bounded=False,
     level="list",
     needs=("train",),
@@ -34,11 +34,11 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, popularity, cold, like) -> np.ndarray:
-    """One value per list: sum of popularity / rows counted; NaN for a list without counted rows."""
+def compute(lists: Lists, *, k, popularity, cold, aggregate, like) -> np.ndarray:
+    """One value per list (per segment with aggregate='rows'): sum of popularity / rows counted; NaN without rows."""
     top = lists.cut(k)
     train = top.train
     if train is None:
         raise RuntimeError("train= was not checked before the kernel")
     pop = train.popularity(popularity)[top.item]
-    return top.per_unit(pop, None if cold == "zero" else train.known[top.item])
+    return top.mean(pop, None if cold == "zero" else train.known[top.item], aggregate)

@@ -80,6 +80,10 @@ class BeyondSpec(MetricSpec):
         peer = values.get("like")
         return base if peer is None else {**base, **self.presets[peer]}
 
+    def is_set_level(self, kw: dict[str, Any]) -> bool:
+        """One value per segment with these option values (``level='set'``, or ``aggregate='rows'``)."""
+        return self.level == "set" or kw.get("aggregate") == "rows"
+
     def needed(self, kw: dict[str, Any]) -> list[str]:
         """The inputs this metric reads with these option values."""
         extra = [needed for name, value, needed in self.needs_when if kw.get(name) == value]
@@ -105,6 +109,14 @@ POPULARITY = Param(
     "weight column), 'interactions' = the sum of its weights (1 per row without a weight column; RecBole, "
     "Microsoft Recommenders)",
     choices=("users", "interactions"),
+)
+AGGREGATE = Param(
+    "aggregate",
+    "per_list",
+    "'per_list' = each list's mean, then the mean over lists (every list weighs the same; intervals and paired "
+    "tests apply), 'rows' = one mean over every counted row of the segment (a set-level value; Microsoft "
+    "Recommenders' novelty)",
+    choices=("per_list", "rows"),
 )
 E = math.e
 

@@ -81,6 +81,17 @@ class Lists:
             raise RuntimeError(f"{name}= was not checked before the kernel")
         return found
 
+    def mean(self, values: np.ndarray, rows: np.ndarray | None, aggregate: str) -> np.ndarray:
+        """Per unit (``aggregate='per_list'``) or per segment (``'rows'``): the mean of ``values`` over the rows."""
+        if aggregate == "per_list":
+            return self.per_unit(values, rows)
+        seg = self.segment if rows is None else self.segment[rows]
+        values = values if rows is None else values[rows]
+        total = np.bincount(seg, weights=values, minlength=self.n_segments)
+        count = np.bincount(seg, minlength=self.n_segments)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
     def per_unit(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Mean of ``values`` over each unit's rows (``rows``: a mask of the rows that count); NaN without rows."""
         unit = self.unit if rows is None else self.unit[rows]

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..declare import Param, k_param
 from ..errors import ParameterError
-from .declare import LOG_BASE, POPULARITY, BeyondSpec, like_param
+from .declare import AGGREGATE, LOG_BASE, POPULARITY, BeyondSpec, like_param
 from .lists import Lists
 
 PRESETS = {
@@ -18,6 +18,7 @@ PRESETS = {
         "log_base": 2.0,
         "cold": "zero",
         "list_denominator": "present",
+        "aggregate": "rows",
     },
 }
 
@@ -53,6 +54,7 @@ SPEC = BeyondSpec(
             "scores less; needs @k)",
             choices=("present", "k"),
         ),
+        AGGREGATE,
     ),
     bounded=False,
     level="list",
@@ -62,10 +64,12 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, popularity, model, log_base, cold, list_denominator, like) -> np.ndarray:
-    """One value per list; NaN for a list without counted rows."""
+def compute(lists: Lists, *, k, popularity, model, log_base, cold, list_denominator, aggregate, like) -> np.ndarray:
+    """One value per list (per segment with aggregate='rows'); NaN without counted rows."""
     if list_denominator == "k" and k is None:
         raise ParameterError("Novelty(list_denominator='k') divides by the cutoff: give one, e.g. Novelty@10")
+    if list_denominator == "k" and aggregate == "rows":
+        raise ParameterError("Novelty(list_denominator='k') divides each list by k; aggregate='rows' has no lists")
     top = lists.cut(k)
     train = top.train
     if train is None:
@@ -76,7 +80,7 @@ def compute(lists: Lists, *, k, popularity, model, log_base, cold, list_denomina
     info = np.zeros(len(pop))
     info[warm] = -np.log(pop[warm] / z) / np.log(log_base)
     counted = None if cold == "zero" else warm[top.item]
-    mean = top.per_unit(info[top.item], counted)
+    mean = top.mean(info[top.item], counted, aggregate)
     if list_denominator == "present":
         return mean
     rows = np.bincount(top.unit if counted is None else top.unit[counted], minlength=top.n_units)

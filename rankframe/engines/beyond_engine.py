@@ -36,8 +36,8 @@ def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
 
 
 def is_set_level(measure: Measure) -> bool:
-    """One value per segment (Coverage, Gini, Entropy): never per query."""
-    return isinstance(measure.spec, BeyondSpec) and measure.spec.level == "set"
+    """One value per segment (Coverage, Gini, Entropy; aggregate='rows'): never per query."""
+    return isinstance(measure.spec, BeyondSpec) and measure.spec.is_set_level(measure.kw)
 
 
 def check_arguments(

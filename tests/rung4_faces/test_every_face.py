@@ -19,7 +19,7 @@ from faces import run_cli
 import rankframe
 import rankframe.sql
 from rankframe.names import Measure
-from rankframe.registry import METRICS
+from rankframe.registry import BEYOND, METRICS
 
 IDS = [m.name for m in METRICS]
 TABLE = [m for m in METRICS if m.table_column]
@@ -119,3 +119,68 @@ def test_spark_accepts_every_metric():
 
     got = rs.evaluate(to_spark(spark, ONE), [_name(m) for m in METRICS])
     assert sorted(got["metric"]) == sorted(_name(m) for m in METRICS)
+
+
+# ------------------------------------------------------------------------- the beyond-accuracy family (issue 21)
+# Its metrics read extra inputs (catalog=, train=); the family declares the faces that serve it
+# (rankframe.beyond.declare.FACES) and every other face refuses it with a RankframeError saying so (NOT_SERVED):
+# never a silent drop. Each face of this test is in exactly one of the two.
+CATALOG = [f"d{i}" for i in range(6)]
+TRAIN = pd.DataFrame({"query": [7, 7, 8, 9], "item": ["d0", "d1", "d0", "d5"]})
+
+
+@pytest.fixture(scope="module")
+def sql_names():
+    """The columns of rf_means and the names of the installed macros (planned once)."""
+    con = rankframe.sql.install(duckdb.connect())
+    con.register("one", ONE)
+    columns = con.sql("SELECT * FROM rf_means('one')").columns
+    macros = {r[0] for r in con.sql("SELECT function_name FROM duckdb_functions()").fetchall()}
+    con.close()
+    return columns, macros
+
+
+def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
+    import rankframe.spark as rs
+
+    def sql():  # the SQL macros have no column and no macro of the family
+        columns, macros = sql_names
+        base = name.split("@")[0]
+        return base in columns or any(m.startswith(f"rf_{base.lower()}") or f"agg_{base.lower()}" in m for m in macros)
+
+    return {
+        "pandas": lambda: rankframe.evaluate(ONE, [name], **kw),
+        "accessor": lambda: ONE.rank_metrics.evaluate([name], **kw),
+        "polars": lambda: pytest.importorskip("polars").from_pandas(ONE).rank_metrics.evaluate([name], **kw),
+        "duckdb": lambda: rankframe.evaluate(ONE, [name], engine="duckdb", **kw),
+        "cli": lambda: run_cli(tmp_path, ONE, [name]),
+        "compare": lambda: rankframe.compare(RUNS, [name], system="system", baseline="a", **kw),
+        "spark": lambda: rs.evaluate(ONE, [name]),  # refused in its argument checks (no JVM needed)
+        "sql": sql,
+    }
+
+
+@pytest.mark.parametrize("spec", BEYOND, ids=[m.name for m in BEYOND])
+def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_names):
+    from rankframe.beyond.declare import NOT_SERVED
+
+    name = f"{spec.canonical}@2"
+    needed = spec.needed(Measure.of(spec, k=2).kw)
+    kw = {"catalog": CATALOG, "train": TRAIN}
+    kw = {key: value for key, value in kw.items() if key in needed}
+    faces = _beyond_faces(name, kw, tmp_path, sql_names)
+    cli_face = {"cli": "duckdb"}  # the CLI reads files through the DuckDB engine: its words
+    assert set(faces) == {*spec.faces, *NOT_SERVED, *cli_face}, "a face is neither served nor refused"
+    for face, run in faces.items():
+        if face in spec.faces:
+            res = run()
+            assert list(res["metric"]) == [name], face
+            assert np.isfinite(np.asarray(list(res["value"]), dtype=float)).all(), face
+        elif face == "sql":
+            assert not run(), "the SQL macros serve the family: add 'sql' to its faces"
+        elif face == "cli":
+            out = run()
+            assert out.error == "exit 2" and "not served by " + NOT_SERVED["duckdb"] in out.message, out.message
+        else:
+            with pytest.raises(rankframe.RankframeError, match="not served by"):
+                run()
