@@ -208,10 +208,10 @@ def bind_policies(owner: str = "evaluate", **given: Any) -> dict[str, str]:
     return values
 
 
-def params_markdown() -> str:
-    """The parameter table of docs/metrics.md, generated from the declarations above."""
+def params_markdown(specs: tuple[MetricSpec, ...] | None = None) -> str:
+    """The parameter table of docs/metrics.md (of docs/beyond-accuracy.md with ``BEYOND``), from the declarations."""
     lines = ["| metric | method / aliases | parameter | default | allowed | meaning |", "|---|---|---|---|---|---|"]
-    for m in METRICS:
+    for m in METRICS if specs is None else specs:
         names = ", ".join(dict.fromkeys([m.name, *m.aliases]))
         for i, p in enumerate(m.params):
             head = f"`{m.canonical}` | {names}" if i == 0 else " | "
@@ -241,17 +241,34 @@ def names_markdown() -> str:
     return "\n".join(lines)
 
 
-_TABLES = {"names": names_markdown, "params": params_markdown}
+def beyond_markdown() -> str:
+    """The parameter table of the beyond-accuracy family (docs/beyond-accuracy.md), from the declarations."""
+    return params_markdown(BEYOND)
+
+
+_TABLES: dict[str, Callable[[], str]] = {"names": names_markdown, "params": params_markdown}
+BEYOND_DOC = "docs/beyond-accuracy.md"
 
 
 def write_params_doc(path: str = "docs/metrics.md") -> None:
-    """Regenerate the generated tables (between ``<!-- names:start -->``-style markers) of docs/metrics.md."""
+    """Regenerate the generated tables (between ``<!-- names:start -->``-style markers) of docs/metrics.md.
+
+    The table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) is regenerated
+    with it, when that page is beside ``path``.
+    """
     from pathlib import Path
 
-    doc = Path(path).read_text()
-    for key, make in _TABLES.items():
+    _write_tables(Path(path), _TABLES)
+    beyond = Path(path).parent / Path(BEYOND_DOC).name
+    if beyond.exists():
+        _write_tables(beyond, {"beyond": beyond_markdown})
+
+
+def _write_tables(path: Any, tables: dict[str, Callable[[], str]]) -> None:
+    doc = path.read_text()
+    for key, make in tables.items():
         start, end = f"<!-- {key}:start -->", f"<!-- {key}:end -->"
         head, rest = doc.split(start, 1)
         _, tail = rest.split(end, 1)
         doc = f"{head}{start}\n{make()}\n{end}{tail}"
-    Path(path).write_text(doc)
+    path.write_text(doc)

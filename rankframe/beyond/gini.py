@@ -32,11 +32,11 @@ SPEC = BeyondSpec(
         Param(
             "denominator",
             "n",
-            "sum_i (2i - n - 1) c_(i) / (d * sum c) with d = 'n' (RecBole, LensKit) or 'n-1' (Elliot: 1 for "
-            "a single item)",
+            "sum_i (2i - n - 1) c_(i) / (d * sum c) with d = 'n' (RecBole) or 'n-1' (RankSys, Elliot's "
+            "documented formula: 1 when one item takes every recommendation)",
             choices=("n", "n-1"),
         ),
-        Param("complement", False, "report 1 - Gini (Elliot's diversity form) instead", kind="flag"),
+        Param("complement", False, "report 1 - Gini instead (RankSys's GiniIndex, with d = n - 1)", kind="flag"),
     ),
     level="set",
     needs_when=(("universe", "catalog", "catalog"), ("universe", "train", "train")),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rankframe.registry import METRICS, names_markdown, params_markdown
+from rankframe.registry import BEYOND, METRICS, beyond_markdown, names_markdown, params_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -45,6 +45,19 @@ def test_docs_define_every_metric():
     doc = (ROOT / "docs" / "metrics.md").read_text()
     for spec in METRICS:
         assert f"`{spec.name}`" in doc, spec.name
+
+
+def test_beyond_accuracy_page_matches_the_family():
+    doc = (ROOT / "docs" / "beyond-accuracy.md").read_text()
+    table = doc.split("<!-- beyond:start -->")[1].split("<!-- beyond:end -->")[0].strip()
+    assert table == beyond_markdown(), (
+        "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
+    )
+    for spec in BEYOND:
+        assert f"- **`{spec.canonical}@k`**" in doc, spec.canonical  # its formula
+        for peer in spec.presets:
+            assert f"`like='{peer}'`" in doc
+    assert "docs/beyond-accuracy.md" in (ROOT / "README.md").read_text()
 
 
 def test_the_readme_has_python_examples():
