@@ -71,7 +71,7 @@ class Lists:
     def segment_items(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(segment, item, count) of every distinct (segment, item) pair of the rows, sorted by segment then item."""
         key = self.segment.astype(np.int64) * self.n_items + self.item
-        pairs, counts = np.unique(key, return_counts=True)
+        pairs, counts = count_distinct(key)
         return pairs // self.n_items, pairs % self.n_items, counts.astype(np.float64)
 
     def universe(self, name: str) -> np.ndarray:
@@ -102,10 +102,20 @@ class Lists:
             return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
+def count_distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an int64 array, sorted, and how often each occurs (a hash, then a sort of the few)."""
+    codes, uniques = pd.factorize(keys, sort=False)
+    counts = np.bincount(codes, minlength=len(uniques))
+    order = np.argsort(uniques, kind="stable")
+    return np.asarray(uniques)[order], counts[order]
+
+
 def item_index(*columns: pd.Series | np.ndarray) -> tuple[list[np.ndarray], int, np.ndarray]:
     """Codes of several id columns in one shared index, its size, and each code's rank in the sorted ids."""
-    parts = [np.asarray(c, dtype=object) for c in columns]
-    codes, uniques = pd.factorize(pd.Series(np.concatenate(parts) if parts else np.empty(0, dtype=object)))
+    parts = [np.asarray(c) for c in columns]
+    if not parts or not all(p.dtype.kind in "iuf" for p in parts):  # numbers stay numbers (a fast hash)
+        parts = [p.astype(object) for p in parts]
+    codes, uniques = pd.factorize(np.concatenate(parts) if parts else np.empty(0, dtype=object))
     try:
         order = np.argsort(np.argsort(np.asarray(uniques), kind="stable"), kind="stable")
     except TypeError:  # ids of several types (checked before): no sorted order, the first-seen order

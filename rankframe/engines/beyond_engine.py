@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import inputs
 from ..beyond.declare import BeyondSpec, missing_input
-from ..beyond.lists import Lists, Train, item_index
+from ..beyond.lists import Lists, Train, count_distinct, item_index
 from ..columns import Columns
 from ..errors import ParameterError
 from ..names import Measure
@@ -194,7 +194,7 @@ def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: s
     weight = frame[WEIGHT].to_numpy(np.float64) if WEIGHT in frame.columns else np.ones(len(frame))
     query_codes, query_ids = pd.factorize(frame[query])
     positive = weight > 0
-    pairs = np.unique(query_codes[positive].astype(np.int64) * n_items + codes[positive])
+    pairs, _ = count_distinct(query_codes[positive].astype(np.int64) * n_items + codes[positive])
     return Train(
         known=np.bincount(codes, minlength=n_items) > 0,
         users=np.bincount(pairs % n_items, minlength=n_items).astype(np.float64),
