@@ -30,7 +30,7 @@ def main(out: Path = OUT) -> Path:
     out_frame = rankframe.compare(runs, ["nDCG@5", "AP"], baseline="bm25", by="length")
     ax = rankframe.plot.forest(out_frame, "nDCG@5")
     # ---
-    ax.set_title("nDCG@5 against bm25, per query length (Holm-corrected)", fontsize="medium")
+    ax.set_title("nDCG@5 against bm25, per query length", fontsize="medium")
     ax.figure.set_size_inches(*SIZE)
     ax.figure.savefig(out, dpi=DPI, metadata={"Software": None})
     return out

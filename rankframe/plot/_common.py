@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -13,6 +15,15 @@ from ..errors import ParameterError, RankframeError, parameter_error
 EXTRA = 'pip install "rankframe[plot]"'
 #: colours (colour-blind safe, Okabe-Ito) for wins / losses / neutral
 WIN, LOSS, NEUTRAL = "#009E73", "#D55E00", "#7f7f7f"
+#: the systems' colours: Okabe & Ito (2008), colour-blind safe, without black (invisible on a dark style)
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+#: each system also gets a marker and a line style, so no pair is told apart by colour alone
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES: tuple[Any, ...] = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
+#: the widest figure a plot makes by itself (inches): a page or a screen, however many groups
+MAX_WIDTH = 9.5
+#: long names are wrapped at this many characters, on at most LINES lines (then cut with "…")
+WRAP, LINES = 26, 3
 
 
 class MissingExtraError(RankframeError, ImportError):
@@ -119,3 +130,103 @@ def shown(text: object) -> str:
     """
     text = str(text).replace("$", r"\$")
     return _ZERO_WIDTH + text if text.startswith("_") else text
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one group (a system) is drawn in every plot of a call: colour, marker and line style."""
+
+    color: str
+    marker: str
+    linestyle: Any
+
+
+def identity(present: Sequence[str], owner: str, order: object = None, palette: object = None) -> dict[str, Style]:
+    """The groups to draw, in order, each with its :class:`Style` (seaborn's ``hue_order`` and ``palette``).
+
+    ``present`` are the group labels in the data (:func:`label_of`). ``order`` (a list of group values or labels)
+    picks the groups drawn and their order, and fixes each one's style by its position, so plots given the same
+    ``order`` draw each system alike; default: the labels sorted. ``palette``: a list of colours (cycled), a
+    dict group -> colour, or a matplotlib colormap name; default :data:`PALETTE`.
+    """
+    from matplotlib import colormaps
+    from matplotlib.colors import is_color_like, to_hex
+
+    labels = list(dict.fromkeys(present))
+    if order is None:
+        full = sorted(labels)
+    else:
+        if isinstance(order, (str, bytes)) or not isinstance(order, Sequence) or not order:
+            raise parameter_error(owner, "order", "a non-empty list of the groups to draw (e.g. system names)", order)
+        full = [label_of(v if isinstance(v, tuple) else (v,)) for v in order]
+        missing = [v for v in full if v not in labels]
+        if missing or len(set(full)) != len(full):
+            raise ParameterError(
+                f"{owner}: order= must name distinct groups of the data; not found: {missing[:5]}; "
+                f"the groups are {labels[:10]}"
+            )
+    if palette is None:
+        colours: Any = list(PALETTE)
+    elif isinstance(palette, str):
+        if palette not in colormaps:
+            raise parameter_error(owner, "palette", "a list of colours, a dict group -> colour or a colormap", palette)
+        cmap = colormaps[palette]
+        colours = [to_hex(cmap(i / max(1, len(full) - 1))) for i in range(len(full))]
+    elif isinstance(palette, Mapping):
+        named = {label_of(k if isinstance(k, tuple) else (k,)): v for k, v in palette.items()}
+        lacking = [g for g in full if g not in named]
+        if lacking or not all(is_color_like(v) for v in named.values()):
+            raise ParameterError(f"{owner}: palette= must give a colour to every group drawn; missing {lacking[:5]}")
+        colours = [named[g] for g in full]
+    elif isinstance(palette, Sequence) and palette and all(is_color_like(c) for c in palette):
+        colours = list(palette)
+    else:
+        raise parameter_error(owner, "palette", "a list of colours, a dict group -> colour or a colormap", palette)
+    return {
+        g: Style(colours[i % len(colours)], MARKERS[i % len(MARKERS)], LINESTYLES[i % len(LINESTYLES)])
+        for i, g in enumerate(full)
+    }
+
+
+def wrapped(text: object, width: int = WRAP, lines: int = LINES) -> str:
+    """A long name on at most ``lines`` lines of ``width`` characters (cut with "…"), for legends and ticks."""
+    text = str(text)
+    if len(text) <= width:
+        return text
+    return textwrap.fill(text, width, max_lines=lines, placeholder=" …", break_on_hyphens=False)
+
+
+def ink() -> str:
+    """The current style's foreground (text) colour: interval bars and reference lines stay visible on any style."""
+    import matplotlib as mpl
+
+    return str(mpl.rcParams["text.color"])
+
+
+def paper() -> str:
+    """The current style's axes background colour (the face of hollow markers)."""
+    import matplotlib as mpl
+
+    colour = mpl.rcParams["axes.facecolor"]
+    return "white" if colour in ("none", None) else str(colour)
+
+
+def legend_outside(ax: Any, title: str | None = None, handles: list | None = None) -> Any:
+    """The legend to the right of the Axes, never on the data (constrained layout makes room for it)."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    else:
+        labels = [h.get_label() for h in handles]
+    ncol = 1 if len(labels) <= 14 else 2
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize="small",
+        title_fontsize="small",
+        frameon=False,
+        ncol=ncol,
+        title=title,
+    )

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, kind, label_of, pyplot, shown
+from ._common import as_names, axes, identity, kind, label_of, legend_outside, pyplot, shown, wrapped
 
 DEFAULT_KS = tuple(range(1, 21))
 
@@ -38,10 +38,12 @@ def _check_ks(ks: object) -> list[int]:
 def at_k(
     data: pd.DataFrame,
     metric: str | None = None,
-    ks: Iterable[int] = DEFAULT_KS,
+    ks: Iterable[int] | None = None,
     *,
     by: str | list[str] | None = None,
     ci: float | None = None,
+    order: list | None = None,
+    palette: object = None,
     ax: Any = None,
     columns: Columns | dict | None = None,
     qrels: pd.DataFrame | None = None,
@@ -58,12 +60,17 @@ def at_k(
     metric : str, optional
         The metric without its cutoff (``"P"``, ``"R"``, ``"AP"``, ``"nDCG(gain='exponential')"``); default
         ``"nDCG"`` for a long table. With a frame of means: the metric to draw (default: every one it holds).
-    ks : list of int, default 1..20
-        The cutoffs (long table only).
+    ks : list of int, optional
+        The cutoffs (long table only). Default 1..20, stopped at the depth of the runs (the most rows of a
+        ranking): past it metric@k only repeats its last value.
     by : str or list of str, optional
         Long table: the columns whose values make the lines (default: the system column when present).
     ci : float, optional
         Long table: a level such as 0.95 draws the t interval of each mean as a band.
+    order, palette : optional
+        The lines drawn and their order, and their colours, as seaborn's ``hue_order`` and ``palette``: each line
+        gets a colour-blind-safe colour, a marker and a line style by its place in ``order`` (default: the
+        labels sorted), so plots given the same ``order`` draw each system alike. The legend is outside the axes.
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
     columns, qrels, **options
@@ -84,10 +91,16 @@ def at_k(
         metric = "nDCG" if metric is None else metric
         if not isinstance(metric, str) or "@" in metric:
             raise parameter_error("at_k", "metric", "a metric name without its cutoff such as 'nDCG' or 'P'", metric)
-        ks = _check_ks(ks)
         by_cols = as_names(by, "at_k", "by")
         if by is None and columns.system in data.columns:
             by_cols = [columns.system]
+        if ks is None:
+            ks = DEFAULT_KS
+            keys = [*by_cols, columns.query]
+            if all(c in data.columns for c in keys) and len(data):
+                depth = int(data.groupby(keys, sort=False, dropna=False).size().max())
+                ks = tuple(k for k in DEFAULT_KS if k <= depth)
+        ks = _check_ks(ks)
         labels = [f"{metric}@{k}" for k in ks]
         means = evaluate(data, labels, by=by_cols or None, ci=ci, columns=columns, qrels=qrels, **options)
         wanted: str | None = _without_k(labels[0])[0]
@@ -112,16 +125,26 @@ def at_k(
         raise ParameterError(f"at_k: no metric with a cutoff (name@k) to plot for metric={metric!r}")
     segs = [c for c in means.columns[: list(means.columns).index("metric")]]
     bases = list(dict.fromkeys(frame["_base"]))
-    ax = axes(ax, "at_k")
+    ax = axes(ax, "at_k", figsize=(8.0, 4.2))
     band = {"ci_low", "ci_high"} <= set(frame.columns)
     group_cols = [*segs, "_base"]
+    lines = {}
     for key, g in frame.groupby(group_cols, sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
-        g = g.sort_values("_k")
         keys = list(key[:-1]) + ([key[-1]] if len(bases) > 1 else [])
-        label = label_of(keys) if keys else key[-1]
+        lines[label_of(keys) if keys else str(key[-1])] = g.sort_values("_k")
+    for label, style in identity(list(lines), "at_k", order, palette).items():
+        g = lines[label]
         x = g["_k"].to_numpy(float)
-        (line,) = ax.plot(x, g["value"].to_numpy(float), marker="o", markersize=3, label=shown(label))
+        (line,) = ax.plot(
+            x,
+            g["value"].to_numpy(float),
+            color=style.color,
+            marker=style.marker,
+            linestyle=style.linestyle,
+            markersize=4,
+            label=shown(wrapped(label)),
+        )
         if band:
             ax.fill_between(
                 x,
@@ -141,5 +164,5 @@ def at_k(
         level = means.attrs.get("ci", ci)
         shade = f"shade: {level * 100:.6g}% CI" if isinstance(level, (int, float)) else "shade: CI"
         title = f"{title} ({shade})" if title else shade
-    ax.legend(title=None if title is None else shown(title))
+    legend_outside(ax, title=None if title is None else shown(wrapped(title)))
     return ax

@@ -9,7 +9,25 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import LOSS, NEUTRAL, WIN, as_names, axes, kind, need_columns, one_metric, pyplot, shown
+from ._common import (
+    LOSS,
+    MAX_WIDTH,
+    NEUTRAL,
+    WIN,
+    as_names,
+    axes,
+    ink,
+    kind,
+    label_of,
+    need_columns,
+    one_metric,
+    pyplot,
+    shown,
+    wrapped,
+)
+
+#: past this many queries the bars (narrower than a pixel) become a sorted filled curve
+CURVE = 300
 
 
 def per_query_deltas(
@@ -72,7 +90,8 @@ def differences(
         The two systems (values of the system column). Default: the first system is the baseline, the other
         one the system (an error with more than two).
     by : str or list of str, optional
-        Long table: segment columns (each (segment, query) is one bar).
+        Segment columns: one panel (facet) per segment, sorted within it; the panels share the y axis. Then
+        the result is an array of Axes, and ``ax=`` (if given) must be as many Axes as segments.
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
     columns, qrels, **options
@@ -82,7 +101,8 @@ def differences(
     -------
     matplotlib Axes
         One bar per query (x: queries sorted by difference, y: the difference), a dashed line at the mean
-        difference; the legend counts wins, ties and losses.
+        difference; the legend counts wins, ties and losses. Past 300 queries a sorted filled curve (every
+        query in it) with the two extremes marked and their values written. With ``by=``: an array of Axes.
     """
     from ..evaluate import evaluate
 
@@ -100,27 +120,86 @@ def differences(
         raise parameter_error(
             "differences", "data", "per-query values (evaluate(..., per_query=True)) or a long table", f"a {what} frame"
         )
-    elif by is not None or qrels is not None or options:
-        raise ParameterError("differences: by=, qrels= and evaluate's options apply to a long table only")
+    elif qrels is not None or options:
+        raise ParameterError("differences: qrels= and evaluate's options apply to a long table only")
     frame, label = one_metric(data, metric, "differences")
+    facets = as_names(by, "differences", "by")
+    need_columns(frame, facets, "differences", "by")
     pair, system, baseline = per_query_deltas(frame, system_col, system, baseline)
     if pair.empty:
         raise ParameterError(f"differences: {system!r} and {baseline!r} have no query with a value in common")
-    delta = np.sort(pair["delta"].to_numpy(float), kind="stable")
+    if not facets:
+        ax = axes(ax, "differences", figsize=(7.2, 4.0))
+        _draw(ax, pair["delta"].to_numpy(float), label, system, baseline)
+        return ax
+    panels = {
+        label_of(k if isinstance(k, tuple) else (k,)): g["delta"].to_numpy(float)
+        for k, g in pair.groupby(facets, sort=True, dropna=False)
+    }
+    plt = pyplot()
+    if ax is None:
+        ncols = min(2, len(panels))
+        nrows = -(-len(panels) // ncols)
+        fig = plt.figure(figsize=(min(MAX_WIDTH, 4.6 * ncols), 3.2 * nrows), layout="constrained")
+        grid = np.asarray(fig.subplots(nrows, ncols, sharey=True, squeeze=False))
+        for extra in grid.flat[len(panels) :]:
+            extra.remove()
+        axs = grid.flat[: len(panels)]
+    else:
+        from matplotlib.axes import Axes
+
+        axs = np.ravel(np.asarray(ax, dtype=object))
+        if len(axs) != len(panels) or not all(isinstance(a, Axes) for a in axs):
+            raise parameter_error("differences", "ax", f"with by=, a list of {len(panels)} Axes (one per segment)", ax)
+    for a, (name, delta) in zip(axs, panels.items()):
+        _draw(a, delta, label, system, baseline, legend=ax is not None)
+        wtl = f"{int((delta > 0).sum())}/{int((delta == 0).sum())}/{int((delta < 0).sum())}"
+        title = f"{wrapped(name, 44, 2)}\n(n={len(delta)}, mean {delta.mean():+.4f}, W/T/L {wtl})"
+        a.set_title(shown(title), fontsize="small")
+    if ax is None:  # one legend for the figure: what the colours mean (the counts are in each panel's title)
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+
+        handles = [
+            Patch(color=WIN, label=shown(f"{wrapped(system, 30, 1)} better")),
+            Patch(color=NEUTRAL, label="tie"),
+            Patch(color=LOSS, label=shown(f"{wrapped(baseline, 30, 1)} better")),
+            Line2D([], [], color=ink(), linestyle="--", label="mean difference"),
+        ]
+        fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize="small", frameon=False)
+    return np.asarray(list(axs), dtype=object)
+
+
+def _draw(ax: Any, delta: np.ndarray, label: str, system: object, baseline: object, legend: bool = True) -> None:
+    """One panel: the sorted differences as bars (or, past :data:`CURVE` queries, a filled curve), 0, the mean."""
+    delta = np.sort(delta, kind="stable")
     x = np.arange(len(delta))
-    ax = axes(ax, "differences")
-    width = 1.0 if len(delta) > 60 else 0.8
-    for mask, colour, text in (
-        (delta > 0, WIN, f"{system} better ({int((delta > 0).sum())})"),
+    fg = ink()
+    parts = (
+        (delta > 0, WIN, f"{wrapped(system, 30, 1)} better ({int((delta > 0).sum())})"),
         (delta == 0, NEUTRAL, f"tie ({int((delta == 0).sum())})"),
-        (delta < 0, LOSS, f"{baseline} better ({int((delta < 0).sum())})"),
-    ):
-        if mask.any():
-            ax.bar(x[mask], delta[mask], width=width, color=colour, label=shown(text), linewidth=0)
-    ax.axhline(0, color="#333333", linewidth=0.8)
-    ax.axhline(float(delta.mean()), color="#333333", linewidth=1, linestyle="--", label=f"mean {delta.mean():+.4f}")
+        (delta < 0, LOSS, f"{wrapped(baseline, 30, 1)} better ({int((delta < 0).sum())})"),
+    )
+    if len(delta) > CURVE:
+        for mask, colour, text in parts:
+            if mask.any():
+                ax.fill_between(x, delta, 0, where=mask, step="mid", color=colour, label=shown(text), linewidth=0)
+        ends = np.array([0, len(delta) - 1])
+        ax.scatter(x[ends], delta[ends], marker="o", s=14, color=fg, zorder=3, label="_extremes")
+        for i, side in zip(ends, ("left", "right")):
+            ax.annotate(f"{delta[i]:+.3f}", (x[i], delta[i]), xytext=(4 if side == "left" else -4, 0),
+                        textcoords="offset points", ha=side, va="center", fontsize="x-small", color=fg)  # fmt: skip
+    else:
+        width = 1.0 if len(delta) > 60 else 0.8
+        for mask, colour, text in parts:
+            if mask.any():
+                ax.bar(x[mask], delta[mask], width=width, color=colour, label=shown(text), linewidth=0)
+    ax.axhline(0, color=fg, linewidth=0.8)
+    ax.axhline(float(delta.mean()), color=fg, linewidth=1, linestyle="--", label=f"mean {delta.mean():+.4f}")
     ax.set_xlabel(f"queries ({len(delta)}), sorted by difference")
-    ax.set_ylabel(shown(f"{label}: {system} − {baseline}"))
+    ax.set_ylabel(shown(f"{label}: {wrapped(system, 18, 1)} − {wrapped(baseline, 18, 1)}"))
     ax.set_xlim(-0.5, len(delta) - 0.5)
-    ax.legend(loc="upper left", fontsize="small")
-    return ax
+    if legend:
+        ax.legend(
+            loc="lower left", bbox_to_anchor=(0, 1.01), ncol=2, fontsize="x-small", frameon=False, borderaxespad=0
+        )

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, kind, label_of, need_columns, one_metric, pyplot, shown
+from ._common import (
+    MAX_WIDTH,
+    as_names,
+    axes,
+    identity,
+    ink,
+    kind,
+    label_of,
+    legend_outside,
+    need_columns,
+    one_metric,
+    pyplot,
+    shown,
+    wrapped,
+)
 
 KINDS = ("box", "violin")
 
@@ -20,12 +33,14 @@ def distribution(
     *,
     by: str | list[str] | None = None,
     style: str = "box",
+    order: list | None = None,
+    palette: object = None,
     ax: Any = None,
     columns: Columns | dict | None = None,
     qrels: pd.DataFrame | None = None,
     **options: Any,
 ) -> Any:
-    """The per-query values of a metric, one box (or violin) per system or segment, the mean as a white dot.
+    """The per-query values of a metric, one box (or violin) per system or segment, the mean as a black diamond.
 
     Parameters
     ----------
@@ -36,7 +51,11 @@ def distribution(
         The metric (required for a long table; for per-query values when they hold several).
     by : str or list of str, optional
         The columns whose values make the groups. Default: the system column when present, else the segment
-        columns of the per-query frame, else one group.
+        columns of the per-query frame, else one group. When the data has a system column that is not in ``by``,
+        the systems are never pooled: each group gets one box per system side by side (seaborn's ``hue``).
+    order, palette : optional
+        The systems drawn (one colour, in the legend outside the axes), their order and colours, as in
+        :func:`at_k`.
     style : {"box", "violin"}, default "box"
         Box plot (median, quartiles, whiskers at 1.5 IQR) or violin (a kernel density estimate).
     ax : matplotlib Axes, optional
@@ -62,7 +81,10 @@ def distribution(
             raise ParameterError("distribution: name the metric to draw from a long table, e.g. metric='AP'")
         if by is None and columns.system in data.columns:
             groups = [columns.system]
-        data = evaluate(data, [metric], by=groups or None, per_query=True, columns=columns, qrels=qrels, **options)
+        hue_cols = [columns.system] if columns.system in data.columns and columns.system not in groups else []
+        data = evaluate(
+            data, [metric], by=[*groups, *hue_cols] or None, per_query=True, columns=columns, qrels=qrels, **options
+        )
     elif what != "per_query":
         raise parameter_error(
             "distribution",
@@ -78,45 +100,70 @@ def distribution(
         units = cols[: cols.index("metric")]
         groups = [columns.system] if columns.system in units else units[:-1]  # the last unit column is the query
     need_columns(frame, groups, "distribution", "by")
+    units = list(frame.columns[: list(frame.columns).index("metric")])
+    hue = columns.system if columns.system in units and columns.system not in groups else None
+    if hue is not None and by is None and what != "long":
+        groups, hue = [columns.system], None  # the default groups of a per-query frame are the systems
     frame = frame[frame["value"].notna()]
     if frame.empty:
         raise ParameterError(f"distribution: no per-query value of {label} to draw (all NaN or no rows)")
-    if groups:
-        parts = [
-            (key if isinstance(key, tuple) else (key,), g) for key, g in frame.groupby(groups, sort=False, dropna=False)
-        ]
-    else:
-        parts = [((), frame)]
-    values = [g["value"].to_numpy(float) for _, g in parts]
-    ticks = [shown(f"{label_of(k) if k else 'all queries'}\n(n={len(v)})") for (k, _), v in zip(parts, values)]
-    pos = np.arange(1, len(values) + 1)
-    ax = axes(ax, "distribution", figsize=(max(4.0, 1.1 * len(values) + 2), 4.0))
+
+    def split(f: pd.DataFrame, cols: list[str]) -> dict[str, pd.DataFrame]:
+        if not cols:
+            return {"all queries": f}
+        return {label_of(k if isinstance(k, tuple) else (k,)): g for k, g in f.groupby(cols, sort=False, dropna=False)}
+
+    parts = split(frame, groups)
+    one_colour = hue is None and groups == [columns.system]
+    hues = identity(list(split(frame, [hue])) if hue else list(parts), "distribution", order, palette)
+    if hue is None:
+        parts = {g: parts[g] for g in hues}
+    slots = 1 if hue is None else len(hues)
+    values, pos, colours, ticks, centres = [], [], [], [], []
+    for i, (name, g) in enumerate(parts.items()):
+        inner = split(g, [hue]) if hue else {name: g}
+        start = i * (slots + 1) + 1
+        for j, h in enumerate(hues if hue else [name]):
+            if h in inner:
+                values.append(inner[h]["value"].to_numpy(float))
+                pos.append(start + j)
+                colours.append(hues[h].color if (hue or one_colour) else "#cfe3f3")
+        n = g[units[-1]].nunique() if hue else len(g)
+        ticks.append(shown(f"{wrapped(name, 18)}\n(n={n})"))
+        centres.append(start + (slots - 1) / 2)
+    width = min(MAX_WIDTH, max(5.0, 0.42 * len(values) + (2.6 if hue or one_colour else 2.0)))
+    ax = axes(ax, "distribution", figsize=(width, 4.2))
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    fg = ink()
     if style == "box":
-        box = dict(facecolor="#cfe3f3", edgecolor="#0072B2")
-        ax.boxplot(
-            values, positions=pos, widths=0.6, patch_artist=True, boxprops=box, medianprops=dict(color="#0072B2")
+        drawn = ax.boxplot(
+            values,
+            positions=pos,
+            widths=0.7,
+            patch_artist=True,
+            medianprops=dict(color=fg),
+            whiskerprops=dict(color=fg),
+            capprops=dict(color=fg),
+            flierprops=dict(marker=".", markersize=3, markeredgecolor=fg, alpha=0.5),
         )
-        shape = Patch(facecolor="#cfe3f3", edgecolor="#0072B2", label="quartiles, median; whiskers 1.5 IQR")
+        for patch, colour in zip(drawn["boxes"], colours):
+            patch.set(facecolor=colour, edgecolor=fg, linewidth=0.8)
+        shape = Patch(facecolor="none", edgecolor=fg, label="quartiles, median; whiskers 1.5 IQR")
     else:
-        ax.violinplot(values, positions=pos, showmedians=True, showextrema=True)
-        shape = Patch(facecolor="#1f77b4", alpha=0.3, label="density, median, range")
+        drawn = ax.violinplot(values, positions=pos, showmedians=True, showextrema=True)
+        for body, colour in zip(drawn["bodies"], colours):
+            body.set(facecolor=colour, alpha=0.6)
+        shape = Patch(facecolor="none", edgecolor=fg, label="density, median, range")
     means = [float(v.mean()) for v in values]
-    ax.scatter(pos, means, marker="o", color="white", edgecolors="black", zorder=3, s=30)
-    ax.set_xticks(pos, ticks)
+    ax.scatter(pos, means, marker="D", color=fg, edgecolors="white", linewidths=0.6, zorder=3, s=26, label="_mean")
+    ax.set_xticks(centres, ticks, fontsize="small")
     ax.set_xlabel(shown(", ".join(map(str, groups))))
     ax.set_ylabel(shown(f"{label} per query"))
-    mean_handle = Line2D(
-        [], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="black", label="mean"
-    )
-    ax.legend(
-        handles=[shape, mean_handle],
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.0),
-        ncol=2,
-        fontsize="small",
-        frameon=False,
-    )
+    mean_handle = Line2D([], [], marker="D", linestyle="", markerfacecolor=fg, markeredgecolor="white", label="mean")
+    handles: list[Any] = [shape, mean_handle]
+    if hue or one_colour:
+        handles += [Patch(facecolor=s.color, edgecolor=fg, label=shown(wrapped(h))) for h, s in hues.items()]
+    legend_outside(ax, title=shown(hue or columns.system) if hue or one_colour else None, handles=handles)
     return ax

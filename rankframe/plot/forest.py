@@ -9,7 +9,24 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import LOSS, NEUTRAL, WIN, axes, kind, label_of, one_metric, pyplot, shown
+from ._common import (
+    LOSS,
+    NEUTRAL,
+    WIN,
+    axes,
+    ink,
+    kind,
+    label_of,
+    legend_outside,
+    one_metric,
+    paper,
+    pyplot,
+    shown,
+    wrapped,
+)
+
+#: a segment with fewer queries than this is flagged "small" and does not set the x scale
+SMALL = 10
 
 
 def forest(
@@ -21,6 +38,8 @@ def forest(
     alpha: float = 0.05,
     ci: float = 0.95,
     sort: bool = True,
+    order: list | None = None,
+    small: int = SMALL,
     ax: Any = None,
     columns: Columns | dict | None = None,
     qrels: pd.DataFrame | None = None,
@@ -41,10 +60,18 @@ def forest(
     baseline, by, ci, columns, qrels, **options
         Long table only: passed on to ``compare`` / ``evaluate``.
     alpha : float, default 0.05
-        Comparisons with ``p_adjusted < alpha`` are significant: a filled diamond, green when the system is
-        better, orange when worse; others are hollow grey circles.
+        A comparison is significant when the p-value of the test that made its interval is below ``alpha``:
+        ``p_value`` (unadjusted, so a bar clears 0 exactly when its marker is filled), or ``p_adjusted`` when the
+        frame has no ``p_value``; the legend names which. Significant: a filled diamond, green when the system
+        is better, orange when worse; others are hollow grey circles.
     sort : bool, default True
-        Order the rows by effect (the largest at the top); False keeps the frame's order (first at the top).
+        Order the rows by effect (the largest at the top), within each segment when there are several systems;
+        False keeps the frame's order (first at the top).
+    order : list, optional
+        Comparisons: the systems drawn and their order within a segment (default: all).
+    small : int, default 10
+        Rows with fewer queries are flagged ``small`` in their label and do not set the x scale (an interval
+        running past it ends in an arrow head).
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
 
@@ -83,47 +110,93 @@ def forest(
     value_col = "delta" if comparison else "value"
     if not {"ci_low", "ci_high"} <= set(frame.columns):
         raise ParameterError("forest: the means have no interval; evaluate them with ci=0.95")
+    if isinstance(small, bool) or not isinstance(small, (int, np.integer)) or small < 0:
+        raise parameter_error("forest", "small", "an int >= 0 (rows with fewer queries are flagged)", small)
     segs = list(frame.columns[: list(frame.columns).index("metric")])
+    if comparison and order is not None:
+        from ._common import identity
+
+        drawn = identity([label_of((v,)) for v in frame["system"]], "forest", order)
+        rank = {g: i for i, g in enumerate(drawn)}
+        frame = frame[frame["system"].map(lambda v: label_of((v,)) in rank)]
+        frame = frame.iloc[np.argsort([rank[label_of((v,))] for v in frame["system"]], kind="stable")]
     systems = frame["system"].nunique() if comparison else 1
     frame = frame.reset_index(drop=True)
     value = frame[value_col].to_numpy(float)
-    order = (
-        np.argsort(np.where(np.isnan(value), -np.inf, value), kind="stable") if sort else np.arange(len(frame))[::-1]
-    )
-    frame = frame.iloc[order].reset_index(drop=True)
+    if sort:
+        effect = np.where(np.isnan(value), -np.inf, value)
+        if segs and systems > 1:  # grouped by segment (first one at the top), by effect within each
+            seg_key = frame[segs].astype(str).agg("\x1f".join, axis=1)
+            seg_rank = -pd.Index(pd.unique(seg_key)).get_indexer(seg_key)
+            rows = np.lexsort((effect, seg_rank))
+        else:
+            rows = np.argsort(effect, kind="stable")
+    else:
+        rows = np.arange(len(frame))[::-1]
+    frame = frame.iloc[rows].reset_index(drop=True)
     value = frame[value_col].to_numpy(float)
     low, high = frame["ci_low"].to_numpy(float), frame["ci_high"].to_numpy(float)
     y = np.arange(len(frame), dtype=float)
-    ax = axes(ax, "forest", figsize=(6.4, max(2.5, 0.35 * len(frame) + 1.2)))
+    ax = axes(ax, "forest", figsize=(8.0, max(2.5, 0.42 * len(frame) + 1.4)))
     level = frame.attrs.get("ci", data.attrs.get("ci", ci if what != "means" else None))
     ci_label = f"{level * 100:.6g}% CI" if isinstance(level, (int, float)) and not isinstance(level, bool) else "CI"
-    ax.hlines(y, low, high, color="#444444", linewidth=1.6, label=ci_label)
+    fg = ink()
+    ax.hlines(y, low, high, color=fg, linewidth=1.6, label=ci_label)
+    n = frame["n"].to_numpy(float)
+    is_small = n < small
     if comparison:
-        sig = frame["p_adjusted"].to_numpy(float) < alpha
+        unadjusted = "p_value" in frame.columns
+        p = frame["p_value" if unadjusted else "p_adjusted"].to_numpy(float)
+        sig = p < alpha
         better = sig & (value > 0)
         worse = sig & (value < 0)
         neutral = ~(better | worse)
+        which = f"p < {alpha:g}" if unadjusted else f"p adj. < {alpha:g}"
+        title = "markers: the bars' own\ntest, unadjusted" if unadjusted else "markers: adjusted p;\nbars unadjusted"
         groups = [
-            (better, dict(marker="D", color=WIN), f"better, p adj. < {alpha:g}"),
-            (worse, dict(marker="D", color=LOSS), f"worse, p adj. < {alpha:g}"),
-            (neutral, dict(marker="o", facecolors="white", edgecolors=NEUTRAL), "not significant"),
+            (better, dict(marker="D", color=WIN), f"better, {which}"),
+            (worse, dict(marker="D", color=LOSS), f"worse, {which}"),
+            (neutral, dict(marker="o", facecolors=paper(), edgecolors=NEUTRAL), "not significant"),
         ]
         for mask, style, text in groups:
             if mask.any():
                 ax.scatter(value[mask], y[mask], s=42, zorder=3, label=text, **style)
-        ax.axvline(0, color="#999999", linewidth=0.8, linestyle="--", zorder=0)
+        ax.axvline(0, color=fg, linewidth=0.8, linestyle="--", zorder=0)
         base = label_of(list(dict.fromkeys(frame["baseline"])))
-        ax.set_xlabel(shown(f"{label}: system − baseline ({base})"))
+        ax.set_xlabel(shown(wrapped(f"{label}: system − baseline ({base})", width=48, lines=2)))
     else:
         ax.scatter(value, y, s=36, zorder=3, color="#0072B2", label="mean")
+        title = None
         ax.set_xlabel(shown(f"{label} (mean)"))
     ticks = []
-    for r in frame.to_dict("records"):
+    for r, tiny in zip(frame.to_dict("records"), is_small):
         keys = [r[c] for c in segs] + ([r["system"]] if comparison and systems > 1 or not segs and comparison else [])
-        ticks.append(shown(f"{label_of(keys) if keys else 'all queries'}  (n={r['n']})"))
-    ax.set_yticks(y, ticks)
+        name = wrapped(label_of(keys) if keys else "all queries", width=44, lines=2)
+        ticks.append(shown(f"{name}  (n={r['n']}{', small' if tiny else ''})"))
+    ax.set_yticks(y, ticks, fontsize="small")
+    for tick, tiny in zip(ax.get_yticklabels(), is_small):
+        if tiny:
+            tick.set_alpha(0.6)
+            tick.set_fontstyle("italic")
+    if segs and systems > 1 and sort:  # a thin line between segments
+        seg_key = frame[segs].astype(str).agg("\x1f".join, axis=1).to_numpy()
+        for edge in np.flatnonzero(seg_key[1:] != seg_key[:-1]):
+            ax.axhline(edge + 0.5, color=fg, linewidth=0.4, alpha=0.5, zorder=0)
     ax.set_ylim(-0.7, len(frame) - 0.3)
+    # the x scale is set by the rows that are not small: a 3-query interval does not squash all the others
+    scale = ~is_small & np.isfinite(low) & np.isfinite(high)
+    if scale.any() and (~scale).any():
+        lo, hi = float(low[scale].min()), float(high[scale].max())
+        if comparison:
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        pad = 0.08 * (hi - lo or 1.0)
+        lo, hi = lo - pad, hi + pad
+        ax.set_xlim(lo, hi)
+        for ends, at, mark in ((low < lo, lo, "<"), (high > hi, hi, ">")):
+            if ends.any():
+                ax.scatter(np.full(int(ends.sum()), at), y[ends], marker=mark, color=fg, s=30, zorder=4,
+                           clip_on=False, label="_interval continues")  # fmt: skip
     names = [*segs, *(["system"] if comparison and (systems > 1 or not segs) else [])]
-    ax.set_ylabel(shown(", ".join(map(str, names)) or "segment"))
-    ax.legend(loc="best", fontsize="small")
+    ax.set_ylabel(shown(wrapped(", ".join(map(str, names)) or "segment")))
+    legend_outside(ax, title=title)
     return ax

@@ -23,7 +23,7 @@ import pandas as pd
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
 from ..names import parse
-from ._common import as_names, axes, label_of, need_columns, pyplot, shown
+from ._common import as_names, axes, identity, label_of, legend_outside, need_columns, pyplot, shown, wrapped
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -98,6 +98,8 @@ def pr_curve(
     data: pd.DataFrame,
     *,
     by: str | list[str] | None = None,
+    order: list | None = None,
+    palette: object = None,
     ax: Any = None,
     columns: Columns | dict | None = None,
     qrels: pd.DataFrame | None = None,
@@ -112,6 +114,9 @@ def pr_curve(
         ``[*by, recall, precision]``.
     by : str or list of str, optional
         The columns whose values make the lines (default: the system column when present).
+    order, palette : optional
+        The lines drawn, their order and colours, as in :func:`at_k` (each line also has its own marker and line
+        style; the legend is outside the axes).
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
     columns, qrels, **options
@@ -143,18 +148,21 @@ def pr_curve(
         groups = [c for c in points.columns if c not in ("recall", "precision", "n")]
     if points.empty:
         raise ParameterError("pr_curve: no query to draw (no judged query in the table)")
-    ax = axes(ax, "pr_curve", figsize=(5.2, 4.4))
+    ax = axes(ax, "pr_curve", figsize=(7.6, 4.4))
     parts = points.groupby(groups, sort=False, dropna=False) if groups else [((), points)]
+    curves = {}
     for key, g in parts:
         key = key if isinstance(key, tuple) else (key,)
-        g = g.sort_values("recall")
-        ax.plot(g["recall"].to_numpy(float), g["precision"].to_numpy(float), marker="o", markersize=3,
-                label=shown(label_of(key) if key else "all queries"))  # fmt: skip
+        curves[label_of(key) if key else "all queries"] = g.sort_values("recall")
+    for label, style in identity(list(curves), "pr_curve", order, palette).items():
+        g = curves[label]
+        ax.plot(g["recall"].to_numpy(float), g["precision"].to_numpy(float), color=style.color, marker=style.marker,
+                linestyle=style.linestyle, markersize=4, label=shown(wrapped(label)))  # fmt: skip
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
     ax.set_xticks(np.asarray(RECALL_LEVELS))
     ax.grid(True, linewidth=0.4, alpha=0.5)
-    ax.legend(title=shown(", ".join(map(str, groups))) if groups else None, loc="upper right")
+    legend_outside(ax, title=shown(wrapped(", ".join(map(str, groups)))) if groups else None)
     return ax

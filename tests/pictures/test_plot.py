@@ -88,7 +88,10 @@ def test_at_k_from_means_draws_the_same_and_picks_the_metric(runs):
 def test_forest_of_a_comparison(runs):
     out = rankframe.compare(runs, ["nDCG@5", "AP"], baseline="bm25", by="length")
     ax = rp.forest(out, "nDCG@5")
-    rows = out[out.metric == "nDCG@5"].sort_values("delta").reset_index(drop=True)  # bottom (y=0) to top
+    rows = out[out.metric == "nDCG@5"]
+    # grouped by segment (the first one at the top), by effect within: bottom (y=0) to top
+    first = {v: i for i, v in enumerate(pd.unique(rows.length))}
+    rows = rows.assign(_seg=-rows.length.map(first)).sort_values(["_seg", "delta"]).reset_index(drop=True)
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert ticks == [f"{r.length} · {r.system}  (n={r.n})" for r in rows.itertuples()]
     assert all("(n=16)" in t for t in ticks)
@@ -98,16 +101,20 @@ def test_forest_of_a_comparison(runs):
         (x0, y0), (x1, y1) = segs[y]
         assert (x0, x1) == pytest.approx((r.ci_low, r.ci_high), abs=1e-12) and y0 == y1 == y
     marks = {c.get_label(): np.asarray(c.get_offsets()) for c in ax.collections if c is not intervals}
-    sig_better = rows[(rows.p_adjusted < 0.05) & (rows.delta > 0)]
-    sig_worse = rows[(rows.p_adjusted < 0.05) & (rows.delta < 0)]
-    assert marks["better, p adj. < 0.05"][:, 0] == pytest.approx(sig_better["delta"].to_numpy(), abs=1e-12)
-    assert marks["worse, p adj. < 0.05"][:, 0] == pytest.approx(sig_worse["delta"].to_numpy(), abs=1e-12)
-    assert list(marks["worse, p adj. < 0.05"][:, 1]) == list(sig_worse.index)
-    assert set(legend_texts(ax)) == {"95% CI", "better, p adj. < 0.05", "worse, p adj. < 0.05"}
+    # the markers come from the unadjusted p-value, the test that made the bars (a bar clears 0 iff filled)
+    sig_better = rows[(rows.p_value < 0.05) & (rows.delta > 0)]
+    sig_worse = rows[(rows.p_value < 0.05) & (rows.delta < 0)]
+    assert marks["better, p < 0.05"][:, 0] == pytest.approx(sig_better["delta"].to_numpy(), abs=1e-12)
+    assert marks["worse, p < 0.05"][:, 0] == pytest.approx(sig_worse["delta"].to_numpy(), abs=1e-12)
+    assert list(marks["worse, p < 0.05"][:, 1]) == list(sig_worse.index)
+    assert set(legend_texts(ax)) == {"95% CI", "better, p < 0.05", "worse, p < 0.05"}
+    assert ax.get_legend().get_title().get_text() == "markers: the bars' own\ntest, unadjusted"
     assert ax.get_xlabel() == "nDCG@5: system − baseline (bm25)" and ax.get_ylabel() == "length, system"
-    # a stricter alpha: the short-query AP loss (p adjusted 0.0495) is no longer significant
+    # a stricter alpha: fewer rows are significant
     ap = rp.forest(out, "AP", alpha=0.01)
-    assert "not significant" in legend_texts(ap) and "worse, p adj. < 0.01" not in legend_texts(ap)
+    assert "not significant" in legend_texts(ap)
+    strict = out[(out.metric == "AP") & (out.p_value < 0.01)]
+    assert sum(len(c.get_offsets()) for c in ap.collections if c.get_label().endswith("p < 0.01")) == len(strict)
 
 
 def test_forest_of_means_and_of_a_long_table(runs):
@@ -118,7 +125,9 @@ def test_forest_of_means_and_of_a_long_table(runs):
     (points,) = [c for c in ax.collections if c.get_label() == "mean"]
     assert np.asarray(points.get_offsets())[:, 0] == pytest.approx(order["value"].to_numpy(), abs=1e-12)
     long = rp.forest(runs, "AP", baseline="bm25", by="length")  # compared here: same rows as compare's
-    out = rankframe.compare(runs, "AP", baseline="bm25", by="length").sort_values("delta")
+    out = rankframe.compare(runs, "AP", baseline="bm25", by="length")
+    first = {v: i for i, v in enumerate(pd.unique(out.length))}
+    out = out.assign(_seg=-out.length.map(first)).sort_values(["_seg", "delta"])
     assert [t.get_text() for t in long.get_yticklabels()] == [
         f"{r.length} · {r.system}  (n=16)" for r in out.itertuples()
     ]
@@ -158,11 +167,15 @@ def test_distribution_boxes_are_the_per_query_values(runs):
     ax = rp.distribution(per, by="system")
     groups = per.groupby("system", sort=False)["value"]
     assert [t.get_text() for t in ax.get_xticklabels()] == [f"{s}\n(n={len(v)})" for s, v in groups]
-    medians = [line.get_ydata()[0] for line in ax.get_lines() if line.get_color() == "#0072B2"]
+    # the medians: the horizontal lines as wide as a box (0.7; the caps are half as wide)
+    medians = [
+        li.get_ydata()[0] for li in ax.get_lines()
+        if len(li.get_xdata()) == 2 and np.ptp(li.get_xdata()) == pytest.approx(0.7) and np.ptp(li.get_ydata()) == 0
+    ]  # fmt: skip
     assert medians == pytest.approx(groups.median().to_numpy(), abs=1e-12)
     (means,) = ax.collections
     assert np.asarray(means.get_offsets())[:, 1] == pytest.approx(groups.mean().to_numpy(), abs=1e-12)
-    assert legend_texts(ax) == ["quartiles, median; whiskers 1.5 IQR", "mean"]
+    assert legend_texts(ax) == ["quartiles, median; whiskers 1.5 IQR", "mean", "bm25", "dense", "hybrid"]
     assert ax.get_ylabel() == "nDCG@5 per query" and ax.get_xlabel() == "system"
     bm25 = rankframe.evaluate(runs[runs.system == "bm25"], "AP", by="length", per_query=True)
     seg = rp.distribution(bm25)  # no system column: the segments are the groups
