@@ -47,6 +47,10 @@ def check(html_path: Path, png_path: Path, width: int = 1200, height: int = 900)
             seen["images"] = page.evaluate(
                 "[...document.images].map(i => [i.complete, i.naturalWidth, i.naturalHeight, i.alt])"
             )
+            # the page itself never scrolls sideways: wide tables scroll inside their own box
+            seen["scroll_width"], seen["inner_width"] = page.evaluate(
+                "[document.documentElement.scrollWidth, window.innerWidth]"
+            )
             page.screenshot(path=str(png_path), full_page=False)
         finally:
             browser.close()

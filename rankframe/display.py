@@ -112,15 +112,15 @@ def _num(v: Any, digits: int) -> str:
 
 
 def _p(v: Any, digits: int) -> str:
-    """A p-value: ``digits`` decimals, or 2 significant digits when smaller (never a bare 0.0000)."""
+    """A p-value with ``digits`` decimals; below the display precision ``< 0.0001`` (never a bare 0.0000)."""
     try:
         f = float(v)
     except (TypeError, ValueError):
         return ""
     if math.isnan(f):
         return ""
-    if 0 < f < 10**-digits:
-        return f"{f:.1e}"
+    if f < 10**-digits:
+        return f"< {10**-digits:.{digits}f}"
     return f"{f:.{digits}f}"
 
 
@@ -183,8 +183,9 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
         mean, base, delta, p_adj = (r["mean"], r["baseline_mean"], r["delta"], r["p_adjusted"])
         stars = marker(p_adj)
         tone = "" if not stars or not np.isfinite(delta) or delta == 0 else ("up" if delta > 0 else "down")
-        better_sys = bool(np.isfinite(mean) and np.isfinite(base) and mean > base)
-        better_base = bool(np.isfinite(mean) and np.isfinite(base) and base > mean)
+        # bold: the better mean of the pair, only when the difference is significant (p adjusted < 0.05)
+        better_sys = bool(stars and np.isfinite(mean) and np.isfinite(base) and mean > base)
+        better_base = bool(stars and np.isfinite(mean) and np.isfinite(base) and base > mean)
         row = [Cell(_text(r[c])) for c in segs]
         row += [Cell(_text(r["metric"])), Cell(_text(r["system"])), Cell(_text(r["baseline"]))]
         row += [
@@ -217,7 +218,7 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
     except (KeyError, TypeError):
         pass  # a comparison read back from a file has no attrs: no test named
     model.caption.append(
-        "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; bold: the better mean of the pair"
+        "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; bold: the better mean of a significant pair"
         + ("; W/T/L: queries won/tied/lost against the baseline" if "W/T/L" in header else "")
     )
     return model

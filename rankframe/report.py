@@ -37,7 +37,7 @@ max-width:1100px;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:0.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
 h3{font-size:1.05em;margin-top:1.2em} p.meta{color:#555;margin-top:0}
 figure{display:inline-block;margin:0.6em 1em 0.6em 0;vertical-align:top}
-figure img{max-width:100%;height:auto;border:1px solid #eee}
+figure{max-width:100%} figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:0.85em;color:#555;max-width:640px}
 """
 _GENERATED = re.compile(r'<span class="generated">[^<]*</span>')

@@ -46,13 +46,14 @@ _CSS = (
     "table.rankframe td.up{background:#e3f4e1;color:#1b5e20}"
     "table.rankframe td.down{background:#fbe3e3;color:#8e1b1b}"
     "table.rankframe sup{font-size:0.75em}"
+    "div.rankframe-scroll{overflow-x:auto;max-width:100%}"
 )
 
 
 def write_html(m: Model) -> str:
     """The model as an HTML table with its own CSS (Jupyter's rich display, the report)."""
     e = html.escape
-    out = [f"<style>{_CSS}</style>", '<table class="rankframe">']
+    out = [f"<style>{_CSS}</style>", '<div class="rankframe-scroll"><table class="rankframe">']
     if m.caption:
         out.append("<caption>" + "<br>".join(e(c) for c in m.caption) + "</caption>")
     out.append(
@@ -71,7 +72,7 @@ def write_html(m: Model) -> str:
                 text += f"<sup>{e(c.stars)}</sup>"
             cells.append(f'<td class="{classes}">{text}</td>' if classes else f"<td>{text}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "\n".join(out)
 
 

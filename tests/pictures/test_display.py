@@ -308,3 +308,27 @@ def test_the_plain_text_shows_delta_interval_and_p_values_at_120_columns(out):
     # a derived frame is a plain DataFrame with pandas' own text; a comparison without its columns falls back too
     assert "baseline_mean" not in repr(out.drop(columns="delta").iloc[:, :4])
     assert repr(display.comparison_frame(out.drop(columns="delta"))) == repr(pd.DataFrame(out.drop(columns="delta")))
+
+
+def test_small_p_values_bold_only_when_significant_and_tables_scroll():
+    # hand-made rows: p adjusted 3e-7 (below 4 decimals), 0.2 (not significant, mean above the baseline)
+    frame = pd.DataFrame(
+        {
+            "metric": ["AP", "AP"],
+            "system": ["a", "b"],
+            "baseline": ["z", "z"],
+            "n": [10, 10],
+            "mean": [0.5, 0.45],
+            "baseline_mean": [0.4, 0.4],
+            "delta": [0.1, 0.05],
+            "p_value": [1e-7, 0.1],
+            "p_adjusted": [3e-7, 0.2],
+        }
+    )
+    md = display.to_markdown(frame)
+    rows = [line for line in md.splitlines() if line.startswith("| AP")]
+    assert "&lt; 0.0001" in rows[0] and "e-0" not in md and "0.0000" not in md
+    assert "**0.5000**" in rows[0]  # significant: the better mean bold
+    assert "**" not in rows[1] and "0.4500" in rows[1]  # not significant: nothing bold
+    html_text = display.to_html(frame)
+    assert '<div class="rankframe-scroll"><table class="rankframe">' in html_text and "overflow-x:auto" in html_text

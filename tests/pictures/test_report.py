@@ -196,3 +196,22 @@ def test_a_segment_that_varies_within_a_query_is_evaluated_again_for_all_queries
     text = rankframe.report(df, "AP", baseline="bm25", by="kind", missing="drop")
     for r in rankframe.compare(df, "AP", baseline="bm25").itertuples():
         assert f"{r.delta:.4f}" in text and f"{r.mean:.4f}" in text
+
+
+@pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
+@pytest.mark.parametrize("width", [1400, 390])
+def test_a_report_of_long_names_never_overflows_the_page(tmp_path, width):
+    # examples/gallery.py: 6 systems and 4 segments with long names; the tables are wider than a phone (and,
+    # with every column, than 1,400 px): the page must not scroll sideways, each table scrolls in its own box
+    sys.path.insert(0, str(EX))
+    try:
+        from gallery import make_runs, system_names
+        from screenshot_report import check
+    finally:
+        sys.path.remove(str(EX))
+    path = tmp_path / "wide.html"
+    rankframe.report(make_runs(60), "AP", baseline=system_names()[0], by="segment", path=path)
+    seen = check(path, tmp_path / "wide.png", width=width, height=800)
+    assert seen["errors"] == []
+    assert seen["scroll_width"] <= seen["inner_width"] == width
