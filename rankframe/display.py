@@ -218,7 +218,8 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
     except (KeyError, TypeError):
         pass  # a comparison read back from a file has no attrs: no test named
     model.caption.append(
-        "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; bold: the better mean of a significant pair"
+        "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; "
+        "bold: the better mean of a significant pair"
         + ("; W/T/L: queries won/tied/lost against the baseline" if "W/T/L" in header else "")
     )
     return model
