@@ -49,7 +49,7 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _figure(draw: Any, alt: str, caption: str, figsize: tuple[float, float] = (6.4, 4.0)) -> str:
+def _figure(draw: Any, alt: str, caption: str, figsize: tuple[float, float] = (7.2, 4.0)) -> str:
     """Draw on a new figure (outside pyplot's state), return the <figure> with the PNG inlined."""
     from matplotlib.figure import Figure
 
@@ -204,19 +204,20 @@ def report(
         n_rows = int((frame["metric"] == metric).sum())
         parts.append(
             _figure(
-                lambda ax, m=metric, f=frame: forest(f, m, ax=ax),
+                lambda ax, m=metric, f=frame: forest(f, m, order=systems, ax=ax),
                 f"forest plot of {metric}",
                 f"{metric}: difference with {_text(baseline)} and its interval, "
                 + ("per segment and system" if segmented is not None else "per system")
-                + ", sorted by effect; filled diamonds: significant after the correction.",
+                + ", sorted by effect; filled diamonds: p < 0.05 by the unadjusted test that made the bars "
+                "(the tables give the corrected p-values).",
                 figsize=(6.4, max(2.6, 0.35 * n_rows + 1.4)),
             )
         )
         parts.append(
             _figure(
-                lambda ax, m=metric: distribution(per, m, by=system, ax=ax),
+                lambda ax, m=metric: distribution(per, m, by=system, order=systems, ax=ax),
                 f"distribution of per-query {metric}",
-                f"{metric} per query, per system: box = quartiles and median, dot = mean.",
+                f"{metric} per query, per system: box = quartiles and median, diamond = mean.",
             )
         )
     first = names[0]
@@ -230,17 +231,17 @@ def report(
         )
     parts.append(
         _figure(
-            lambda ax: at_k(at_means, base, ax=ax),
+            lambda ax: at_k(at_means, base, order=systems, ax=ax),
             f"{base}@k curves",
             f"{base} at cutoffs 1 to 20 per system; shade: the {ci * 100:.6g}% t interval of the mean.",
         )
     )
     parts.append(
         _figure(
-            lambda ax: pr_curve(points, ax=ax, columns=columns),
+            lambda ax: pr_curve(points, order=systems, ax=ax, columns=columns),
             "interpolated precision-recall curves",
             "11-point interpolated precision at recall 0.0 to 1.0 (trec_eval's iprec_at_recall), mean over queries.",
-            figsize=(5.2, 4.4),
+            figsize=(7.2, 4.4),
         )
     )
     parts.append("</body></html>")

@@ -146,7 +146,8 @@ def identity(present: Sequence[str], owner: str, order: object = None, palette: 
 
     ``present`` are the group labels in the data (:func:`label_of`). ``order`` (a list of group values or labels)
     picks the groups drawn and their order, and fixes each one's style by its position, so plots given the same
-    ``order`` draw each system alike; default: the labels sorted. ``palette``: a list of colours (cycled), a
+    ``order`` draw each system alike (an entry the data lacks, such as the baseline of a comparison, keeps its
+    place and is not drawn); default: the labels sorted. ``palette``: a list of colours (cycled), a
     dict group -> colour, or a matplotlib colormap name; default :data:`PALETTE`.
     """
     from matplotlib import colormaps
@@ -159,10 +160,9 @@ def identity(present: Sequence[str], owner: str, order: object = None, palette: 
         if isinstance(order, (str, bytes)) or not isinstance(order, Sequence) or not order:
             raise parameter_error(owner, "order", "a non-empty list of the groups to draw (e.g. system names)", order)
         full = [label_of(v if isinstance(v, tuple) else (v,)) for v in order]
-        missing = [v for v in full if v not in labels]
-        if missing or len(set(full)) != len(full):
+        if len(set(full)) != len(full) or not set(full) & set(labels):
             raise ParameterError(
-                f"{owner}: order= must name distinct groups of the data; not found: {missing[:5]}; "
+                f"{owner}: order= must name distinct groups, some of them in the data; got {full[:5]}; "
                 f"the groups are {labels[:10]}"
             )
     if palette is None:
@@ -174,10 +174,10 @@ def identity(present: Sequence[str], owner: str, order: object = None, palette: 
         colours = [to_hex(cmap(i / max(1, len(full) - 1))) for i in range(len(full))]
     elif isinstance(palette, Mapping):
         named = {label_of(k if isinstance(k, tuple) else (k,)): v for k, v in palette.items()}
-        lacking = [g for g in full if g not in named]
+        lacking = [g for g in full if g not in named and g in labels]
         if lacking or not all(is_color_like(v) for v in named.values()):
             raise ParameterError(f"{owner}: palette= must give a colour to every group drawn; missing {lacking[:5]}")
-        colours = [named[g] for g in full]
+        colours = [named.get(g, NEUTRAL) for g in full]
     elif isinstance(palette, Sequence) and palette and all(is_color_like(c) for c in palette):
         colours = list(palette)
     else:
@@ -185,6 +185,7 @@ def identity(present: Sequence[str], owner: str, order: object = None, palette: 
     return {
         g: Style(colours[i % len(colours)], MARKERS[i % len(MARKERS)], LINESTYLES[i % len(LINESTYLES)])
         for i, g in enumerate(full)
+        if g in labels
     }
 
 
