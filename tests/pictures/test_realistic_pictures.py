@@ -313,3 +313,36 @@ def test_on_a_dark_style_the_bars_and_reference_lines_stay_visible(runs, compari
         assert ink
         for colour in ink:
             assert contrast(colour, background) >= 3, f"{matplotlib.colors.to_hex(colour)} on the dark background"
+
+
+def test_hostile_identity_and_facet_arguments(runs, comparison):
+    from rankframe.errors import ParameterError
+
+    base, other = system_names()[0], system_names()[2]
+    cases = [
+        (lambda: rp.at_k(runs, "nDCG", [1, 5], order="BM25"), r"'order' parameter of at_k must be a non-empty list"),
+        (lambda: rp.at_k(runs, "nDCG", [1, 5], order=[]), r"'order' parameter of at_k must be a non-empty list"),
+        (
+            lambda: rp.pr_curve(runs, order=["no such system"]),
+            r"pr_curve: order= must name .* some of them in the data",
+        ),
+        (lambda: rp.pr_curve(runs, order=[base, base]), r"pr_curve: order= must name distinct groups"),
+        (lambda: rp.pr_curve(runs, palette=["red", "not-a-colour"]), r"'palette' parameter of pr_curve"),
+        (lambda: rp.pr_curve(runs, palette="no-such-colormap"), r"'palette' parameter of pr_curve"),
+        (lambda: rp.pr_curve(runs, palette={base: "red"}), r"palette= must give a colour to every group drawn"),
+        (lambda: rp.distribution(runs, "AP", palette=3), r"'palette' parameter of distribution"),
+        (lambda: rp.forest(comparison, "AP", small=-1), r"'small' parameter of forest must be an int >= 0"),
+        (lambda: rp.forest(comparison, "AP", small=True), r"'small' parameter of forest"),
+        (
+            lambda: rp.differences(runs, "AP", system=other, baseline=base, by="segment", ax=plt.subplots()[1]),
+            r"'ax' parameter of differences must be with by=, a list of 4 Axes",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(ParameterError, match=message):
+            call()
+    with pytest.raises(rankframe.RankframeError, match=r"column 'segmnt' not in dataframe \(did you mean 'segment'"):
+        rp.differences(runs, "AP", system=other, baseline=base, by="segmnt")
+    # a colormap name and a dict naming more systems than drawn are fine
+    rp.pr_curve(runs, palette="viridis")
+    rp.pr_curve(runs, order=system_names()[:2], palette={s: "red" for s in system_names()})
