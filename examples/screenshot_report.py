@@ -51,6 +51,11 @@ def check(html_path: Path, png_path: Path, width: int = 1200, height: int = 900)
             seen["scroll_width"], seen["inner_width"] = page.evaluate(
                 "[document.documentElement.scrollWidth, window.innerWidth]"
             )
+            # where each header of the first table ends (px from the left; 0 when hidden)
+            seen["headers"] = page.evaluate(
+                "Object.fromEntries([...document.querySelectorAll('table.rankframe')[1]?.querySelectorAll('th') "
+                "?? []].map(h => [h.innerText, h.getBoundingClientRect().right]))"
+            )
             page.screenshot(path=str(png_path), full_page=False)
         finally:
             browser.close()

@@ -178,7 +178,9 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
     if notes:
         header.append("note")
         numeric.append(False)
-    model = Model(header, numeric)
+    # on a phone the table keeps the segments, metric, system, mean, delta and p adj.; the rest is hidden
+    keep = {*segs, "metric", "system", "mean", "delta", "p adj."}
+    model = Model(header, numeric, minor=[h not in keep for h in header])
     for r in frame.to_dict("records"):
         mean, base, delta, p_adj = (r["mean"], r["baseline_mean"], r["delta"], r["p_adjusted"])
         stars = marker(p_adj)

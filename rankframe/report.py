@@ -39,6 +39,8 @@ h3{font-size:1.05em;margin-top:1.2em} p.meta{color:#555;margin-top:0}
 figure{display:inline-block;margin:0.6em 1em 0.6em 0;vertical-align:top}
 figure{max-width:100%} figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:0.85em;color:#555;max-width:640px}
+@media (max-width:600px){body{margin:0.5em auto;padding:0 0.5em} table.rankframe{font-size:0.82em}
+figure{margin:0.6em 0}}
 """
 _GENERATED = re.compile(r'<span class="generated">[^<]*</span>')
 
@@ -122,6 +124,10 @@ def report(
     system = columns.system if system is None else system
     columns = columns.with_(system=system) if isinstance(system, str) else columns
     by_cols = column_list(by, "report")
+    if isinstance(df, pd.DataFrame) and isinstance(system, str) and system not in df.columns and baseline is None:
+        # no system column: one system's report, its metrics per segment (nothing to compare)
+        text = _segment_report(df, metrics, by_cols, title, ci, columns, qrels, options)
+        return _write(text, path)
     call = checked_call(
         df,
         metrics,
@@ -245,13 +251,99 @@ def report(
         )
     )
     parts.append("</body></html>")
-    text = "\n".join(parts) + "\n"
+    return _write("\n".join(parts) + "\n", path)
+
+
+def _write(text: str, path: str | Path | None) -> str:
     if path is not None:
         try:
             Path(path).write_text(text, encoding="utf-8")
         except OSError as e:
             raise ParameterError(f"report: cannot write {str(path)!r}: {e.strerror or e}") from None
     return text
+
+
+def _head(title: str, meta: str) -> list[str]:
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        '<p class="meta">'
+        + html.escape(meta + "; ")
+        + f'<span class="generated">generated {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC by '
+        f"rankframe {__version__}</span></p>",
+    ]
+
+
+def _segment_report(
+    df: pd.DataFrame,
+    metrics: str | Iterable[str],
+    by_cols: list[str],
+    title: str,
+    ci: float,
+    columns: Columns,
+    qrels: pd.DataFrame | None,
+    options: dict,
+) -> str:
+    """One system's report (a table without a system column): the means per segment and the plots, no comparison."""
+    from .plot import at_k, distribution, forest, pr_curve
+
+    names = [str(parse(m)) for m in ([metrics] if isinstance(metrics, str) else list(metrics))]
+    if not names:
+        raise ParameterError("report: name at least one metric, e.g. metrics=['nDCG@10']")
+    base = names[0].split("@")[0]
+    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)]
+    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS}
+    wanted = list(dict.fromkeys([*names, *curve, *levels]))
+    per = evaluate(df, wanted, by=by_cols or None, per_query=True, columns=columns, qrels=qrels, **options)
+    means = mean_per_segment(per[per["metric"].isin(names)], by_cols, names, ci=float(ci))
+    means.attrs["ci"] = ci
+    at_means = mean_per_segment(per[per["metric"].isin(curve)], by_cols, curve, ci=float(ci))
+    at_means.attrs["ci"] = ci
+    points = per[per["metric"].isin(levels)]
+    points = points.drop(columns=["metric", "value"]).assign(
+        recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
+    )
+    n_queries = per[columns.query].nunique()
+    segments = f"; segments by {', '.join(by_cols)}" if by_cols else ""
+    parts = _head(title, f"one system (no {columns.system!r} column); {n_queries} queries; metrics "
+                  f"{', '.join(names)}{segments}")  # fmt: skip
+    parts += [f"<h2>Means{' per segment' if by_cols else ''}</h2>", display.to_html(means), "<h2>Plots</h2>"]
+    for metric in names:
+        parts.append(
+            _figure(
+                lambda ax, m=metric: forest(means, m, ax=ax),
+                f"means of {metric}",
+                f"{metric}: mean per segment and its {ci * 100:.6g}% t interval, sorted.",
+                figsize=(7.2, max(2.6, 0.42 * len(means) / len(names) + 1.4)),
+            )
+        )
+        parts.append(
+            _figure(
+                lambda ax, m=metric: distribution(per, m, by=by_cols or None, ax=ax),
+                f"distribution of per-query {metric}",
+                f"{metric} per query{', per segment' if by_cols else ''}: box = quartiles and median, diamond = mean.",
+            )
+        )
+    parts.append(
+        _figure(
+            lambda ax: at_k(at_means, base, ax=ax),
+            f"{base}@k curves",
+            f"{base} at cutoffs 1 to 20; shade: the {ci * 100:.6g}% t interval of the mean.",
+        )
+    )
+    parts.append(
+        _figure(
+            lambda ax: pr_curve(points, by=by_cols or None, ax=ax, columns=columns),
+            "interpolated precision-recall curves",
+            "11-point interpolated precision at recall 0.0 to 1.0 (trec_eval's iprec_at_recall), mean over queries.",
+            figsize=(7.2, 4.4),
+        )
+    )
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
 
 
 def _one_segment_per_query(per: pd.DataFrame, system: str, query: str, by: list[str]) -> bool:

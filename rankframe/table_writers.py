@@ -35,6 +35,8 @@ class Model:
     numeric: list[bool]
     rows: list[list[Cell]] = field(default_factory=list)
     caption: list[str] = field(default_factory=list)
+    #: per column: hidden on a phone-width screen (HTML), so that the columns that matter stay in view
+    minor: list[bool] = field(default_factory=list)
 
 
 _CSS = (
@@ -43,10 +45,14 @@ _CSS = (
     "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #ddd;white-space:nowrap}"
     "table.rankframe th{border-bottom:2px solid #888;text-align:left}"
     "table.rankframe td.num,table.rankframe th.num{text-align:right}"
+    "table.rankframe td:not(.num){white-space:normal;min-width:6em;max-width:16em}"
     "table.rankframe td.up{background:#e3f4e1;color:#1b5e20}"
     "table.rankframe td.down{background:#fbe3e3;color:#8e1b1b}"
     "table.rankframe sup{font-size:0.75em}"
     "div.rankframe-scroll{overflow-x:auto;max-width:100%}"
+    "@media (max-width:600px){table.rankframe .minor{display:none}"
+    "table.rankframe td,table.rankframe th{white-space:normal;padding:0.2em 0.3em}"
+    "table.rankframe td.num{white-space:nowrap}}"
 )
 
 
@@ -56,15 +62,16 @@ def write_html(m: Model) -> str:
     out = [f"<style>{_CSS}</style>", '<div class="rankframe-scroll"><table class="rankframe">']
     if m.caption:
         out.append("<caption>" + "<br>".join(e(c) for c in m.caption) + "</caption>")
-    out.append(
-        "<thead><tr>"
-        + "".join(f"<th{' class=num' if num else ''}>{e(h)}</th>" for h, num in zip(m.header, m.numeric))
-        + "</tr></thead><tbody>"
-    )
+    minor = list(m.minor) + [False] * (len(m.header) - len(m.minor))
+    head = []
+    for h, num, small in zip(m.header, m.numeric, minor):
+        classes = " ".join(x for x in ("num" if num else "", "minor" if small else "") if x)
+        head.append(f'<th class="{classes}">{e(h)}</th>' if classes else f"<th>{e(h)}</th>")
+    out.append("<thead><tr>" + "".join(head) + "</tr></thead><tbody>")
     for row in m.rows:
         cells = []
-        for c in row:
-            classes = " ".join(x for x in ("num" if c.numeric else "", c.tone) if x)
+        for c, small in zip(row, minor):
+            classes = " ".join(x for x in ("num" if c.numeric else "", c.tone, "minor" if small else "") if x)
             text = e(c.text)
             if c.bold:
                 text = f"<strong>{text}</strong>"

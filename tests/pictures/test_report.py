@@ -215,3 +215,19 @@ def test_a_report_of_long_names_never_overflows_the_page(tmp_path, width):
     seen = check(path, tmp_path / "wide.png", width=width, height=800)
     assert seen["errors"] == []
     assert seen["scroll_width"] <= seen["inner_width"] == width
+    # the comparison over all queries: delta and p adj. are in view without scrolling, on a phone too
+    assert 0 < seen["headers"]["delta"] <= width and 0 < seen["headers"]["p adj."] <= width
+
+
+def test_a_table_without_a_system_column_gets_one_systems_report(tmp_path):
+    # examples/recs.parquet has no system column: the report is one system's means per segment and its plots
+    recs = pd.read_parquet(EX / "recs.parquet")
+    before = recs.copy()
+    text = rankframe.report(recs, ["nDCG@10", "AP"], by="country", title="recs", path=tmp_path / "recs.html")
+    pd.testing.assert_frame_equal(recs, before)  # the caller's table is untouched
+    assert "one system (no &#x27;system&#x27; column)" in text and "segments by country" in text
+    assert text.count('<table class="rankframe">') == 1 and text.count("<img ") == 2 * 2 + 2
+    means = rankframe.evaluate(recs, ["nDCG@10", "AP"], by="country", ci=0.95)
+    for r in means.itertuples():
+        assert f"{r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]" in text
+    assert "baseline" not in text.lower()
