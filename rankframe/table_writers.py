@@ -41,10 +41,12 @@ class Model:
 
 _CSS = (
     "table.rankframe{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:0.5em 0}"
-    "table.rankframe caption{caption-side:top;text-align:left;font-size:0.9em;color:#444;padding:0.2em 0}"
-    "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #ddd;white-space:nowrap}"
+    "table.rankframe caption{caption-side:top;text-align:left;font-size:0.9em;color:inherit;opacity:0.8;"
+    "padding:0.2em 0}"
+    "table.rankframe th,table.rankframe td{padding:0.2em 0.6em;border-bottom:1px solid #8884;white-space:nowrap}"
     "table.rankframe th{border-bottom:2px solid #888;text-align:left}"
     "table.rankframe td.num,table.rankframe th.num{text-align:right}"
+    "table.rankframe td:not(.num),table.rankframe th:not(.num){text-align:left}"
     "table.rankframe td:not(.num){white-space:normal;min-width:6em;max-width:16em}"
     "table.rankframe td.up{background:#e3f4e1;color:#1b5e20}"
     "table.rankframe td.down{background:#fbe3e3;color:#8e1b1b}"

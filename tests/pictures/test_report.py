@@ -231,3 +231,47 @@ def test_a_table_without_a_system_column_gets_one_systems_report(tmp_path):
     for r in means.itertuples():
         assert f"{r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]" in text
     assert "baseline" not in text.lower()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
+def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_left(tmp_path):
+    # a page styled as JupyterLab's dark theme (light text on a dark background, cells right-aligned by default):
+    # the caption takes the page's text colour (contrast >= 4.5, WCAG AA), text columns are left-aligned
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(EX))
+    try:
+        from screenshot_report import ARGS
+    finally:
+        sys.path.remove(str(EX))
+    out = rankframe.compare(pd.read_parquet(EX / "paired.parquet"), "AP", baseline="bm25")
+    page_html = (
+        "<html><head><style>body{background:#111111;color:#e0e0e0} td,th{text-align:right}</style></head><body>"
+        + rankframe.display.to_html(out)
+        + "</body></html>"
+    )
+    path = tmp_path / "dark.html"
+    path.write_text(page_html, encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(path.as_uri())
+            colour = page.evaluate("getComputedStyle(document.querySelector('table.rankframe caption')).color")
+            opacity = page.evaluate("getComputedStyle(document.querySelector('table.rankframe caption')).opacity")
+            align = page.evaluate(
+                "[...document.querySelector('table.rankframe tbody tr').cells].map(c => getComputedStyle(c).textAlign)"
+            )
+        finally:
+            browser.close()
+    rgb = np.array([float(v) for v in re.findall(r"[\d.]+", colour)[:3]]) / 255
+    rgb = rgb * float(opacity) + np.array([0x11, 0x11, 0x11]) / 255 * (1 - float(opacity))  # drawn over the page
+
+    def luminance(c):
+        lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(np.array([0.2126, 0.7152, 0.0722]) @ lin)
+
+    ratio = (luminance(rgb) + 0.05) / (luminance(np.array([0x11] * 3) / 255) + 0.05)
+    assert ratio >= 4.5, colour
+    assert align[:3] == ["left", "left", "left"] and align[3] == "right"  # metric, system, baseline | n
