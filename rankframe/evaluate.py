@@ -7,11 +7,11 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import inputs, units
 from . import progress as progress_
+from .arguments import as_flag, check_output_names, parse_metrics
 from .beyond.declare import refuse
 from .checks import check_grades
 from .columns import Columns, column_list
@@ -19,70 +19,16 @@ from .engines import beyond_engine
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
 from .join import join_qrels
-from .names import Measure, expand
+from .names import Measure
 from .registry import POLICY_DEFAULTS, bind_policies
 from .schema import validate as validate_table
 
 ENGINES = ("pandas", "duckdb")
-#: evaluate's own output columns: no segment column (nor the query column, per query) may take these names
-OUTPUT_COLUMNS = ("metric", "value")
 
 
 def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> list[str]:
     """``by`` as a list of distinct column names (:func:`rankframe.columns.column_list`, the one reading)."""
     return column_list(by, owner, name)
-
-
-def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = None) -> list[Measure]:
-    """One metric string/Measure or a list of them, parsed; at least one.
-
-    ``face`` names the caller's face (``"compare"``, ``"spark"``): a metric of a family it does not serve is refused
-    there with the family's words (:func:`rankframe.beyond.declare.refuse`).
-    """
-    if isinstance(metrics, (str, Measure)):
-        metrics = [metrics]
-    if not isinstance(metrics, (list, tuple)):
-        raise parameter_error(owner, "metrics", "a metric name such as 'nDCG@10' or a list of them", metrics)
-    given = [(m, one) for m in metrics for one in expand(m)]  # iprec_at_recall: trec_eval's 11 levels
-    if not given:
-        raise ParameterError(f"The 'metrics' parameter of {owner} must name at least one metric. Got [] instead.")
-    labels = [str(m) for _, m in given]
-    for i, label in enumerate(labels):
-        if label in labels[:i]:
-            first = given[labels.index(label)][0]
-            raise ParameterError(
-                f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
-                f"{given[i][0]!r}); give each metric once."
-            )
-    measures = [m for _, m in given]
-    if face is not None:
-        refuse(measures, face)
-    return measures
-
-
-def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:
-    """A bool parameter, checked (``per_query="yes"`` is an error, not a truthy string)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise parameter_error(owner, name, "True or False", value)
-    return bool(value)
-
-
-def check_output_names(by: Sequence[str], columns: Columns, per_query: bool) -> None:
-    """No user column may take an output column's name, and the query column is not a segment."""
-    if columns.query in by:
-        raise ParameterError(
-            f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
-            "query is always part of the unit (use per_query=True for one value per query)."
-        )
-    shown = [*by, *([columns.query] if per_query else [])]
-    clash = [name for name in shown if name in OUTPUT_COLUMNS]
-    if clash:
-        role = "segment column" if clash[0] in by else "query column"
-        raise ParameterError(
-            f"the {role} {clash[0]!r} has the name of an output column of evaluate "
-            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
-            f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
-        )
 
 
 def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) -> str:

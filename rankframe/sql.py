@@ -30,7 +30,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["directory", "files", "text", "install", "bundle", "write", "register", "unregister", "version", "BUNDLE"]
+__all__ = [
+    "render",
+    "directory",
+    "files",
+    "text",
+    "install",
+    "bundle",
+    "write",
+    "register",
+    "unregister",
+    "version",
+    "BUNDLE",
+]
 
 #: name of the generated single-file bundle (``rankframe sql -o rankframe.sql``, then ``.read rankframe.sql``)
 BUNDLE = "rankframe.sql"
@@ -256,6 +268,21 @@ def install(con: Any = None) -> Any:
     if callable(getattr(con, "complete", None)):  # duckdb >= 2: finish the script's result
         con.complete()
     return con
+
+
+def render(metrics: Any, **options: Any) -> str:
+    """One plain SELECT computing ``rankframe.evaluate``'s tidy frame in a SQL warehouse.
+
+    PostgreSQL, BigQuery, Snowflake, Spark SQL, Trino, DuckDB: :func:`rankframe.portable.render`, whose docstring
+    lists the options (``dialect``, ``table``, ``by``, ``per_query``, ``columns``, ``order_by``, the policies);
+    ``docs/warehouse.md``.
+
+    >>> print(render("P@10", dialect="postgres").splitlines()[0])
+    WITH rf__src AS (
+    """
+    from .portable import render as render_portable
+
+    return render_portable(metrics, **options)
 
 
 def _main() -> None:  # python -m rankframe.sql > rankframe.sql

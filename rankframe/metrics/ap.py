@@ -49,3 +49,16 @@ def compute(prep, *, k, rel, denominator):
     else:  # "retrieved": relevant items found in the top k
         denom = top.segment_sum(hits)
     return np.divide(total, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0
+
+
+def portable(t, *, k, rel, denominator, **_):
+    """AP@k as one aggregate: the sum over the hits in the top k of (hits at or above) / position, over D."""
+    top = f"{t.within(k)} AND {t.hit(rel)}"
+    precision_at_hits = t.total(t.ratio(t.running_count(t.hit(rel)), t.pos), top)
+    n_rel, n = t.count(t.hit(rel)), t.count(f"{t.pos} IS NOT NULL")
+    den = {
+        "relevant": n_rel,
+        "min_k": t.least(n_rel, n if k is None else str(k)),
+        "retrieved": t.count(top),
+    }[denominator]
+    return t.ratio(precision_at_hits, den)

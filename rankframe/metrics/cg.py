@@ -27,3 +27,8 @@ SPEC = MetricSpec(
 def compute(prep, *, k, rel, gain):
     top = prep.cut(k)
     return top.segment_sum(gain_of(top.grade, gain, rel)), None
+
+
+def portable(t, *, k, rel, gain, **_):
+    """CG@k as one aggregate: the sum of the gains in the top k."""
+    return t.total(t.gain(rel, gain), t.within(k))

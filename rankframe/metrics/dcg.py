@@ -50,3 +50,8 @@ def dcg(prep, k, rel, gain, log_base=2.0, gains=None, ties="first"):
         return top.segment_sum(gains_in_order * discount(top.pos, log_base))
 
     return top.memo(("dcg", rel, gain, log_base, gains, ties), make)
+
+
+def portable(t, *, k, rel, gain, log_base, gains, **_):
+    """DCG@k as one aggregate: the sum of gain / log_b(position + 1) in the top k."""
+    return t.dcg(k, rel, gain, log_base, gains)

@@ -54,3 +54,19 @@ def err_of_lists(prep, group, pos, prob):
 def compute(prep, *, k, max_grade):
     top = prep.cut(k)
     return err_of_lists(prep, top.group, top.pos, stop_probability(top.grade, max_grade)), None
+
+
+def portable(t, *, k, max_grade):
+    """ERR@k as one aggregate: the sum of Pr_i / i times the product of (1 - Pr_j) above i.
+
+    The product is a window, as a sum of logarithms (1 - Pr >= 2^-max_grade > 0). A grade above max_grade gives
+    NULL (SQL cannot raise the error).
+    """
+    g, m = t.grade, float(max_grade)
+    pr = (
+        f"(CASE WHEN {g} IS NULL OR {g} <= 0 THEN {t.num(0)} "
+        f"ELSE POWER({t.num(2)}, {g} - {t.num(m)}) - POWER({t.num(2)}, {t.num(-m)}) END)"
+    )
+    before = t.running_log_product_before(f"1 - {pr}")
+    value = t.total(t.ratio(f"{pr} * {before}", t.pos), t.within(k))
+    return t.when(f"MAX({g}) > {t.num(m)}", "NULL", value)

@@ -25,3 +25,8 @@ SPEC = MetricSpec(
 def compute(prep, *, k, rel):
     top = prep.cut(k)
     return (top.segment_sum(top.hits(rel)) > 0).astype(float), None
+
+
+def portable(t, *, k, rel, **_):
+    """Success@k as one aggregate: 1 when a hit is in the top k."""
+    return t.when(f"{t.count(f'{t.within(k)} AND {t.hit(rel)}')} > 0", t.num(1), t.num(0))

@@ -124,3 +124,8 @@ def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
         return np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
 
     return prep.memo(("idcg", k, rel, gain, ideal, log_base, gains), make)
+
+
+def portable(t, *, k, rel, gain, ideal, log_base, gains):
+    """IDCG@k as one aggregate over the ideal ordering (a window over the unit)."""
+    return t.idcg(k, rel, gain, ideal, log_base, gains)

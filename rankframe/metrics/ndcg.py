@@ -43,3 +43,8 @@ def compute(prep, *, k, rel, gain, ideal, log_base, gains, ties):
     # "nothing relevant" = the ideal list has no gain at all (not only within the cutoff)
     none = ~has_ideal_gain(prep, rel, gain, ideal, gains)
     return np.divide(num, den, out=np.zeros(prep.n), where=den > 0), none
+
+
+def portable(t, *, k, rel, gain, ideal, log_base, gains, **_):
+    """nDCG@k = DCG@k / IDCG@k (0 when IDCG is 0)."""
+    return t.ratio(t.dcg(k, rel, gain, log_base, gains), t.idcg(k, rel, gain, ideal, log_base, gains))

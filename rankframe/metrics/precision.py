@@ -36,3 +36,11 @@ def compute(prep, *, k, rel, denominator):
     else:
         denom = top.n_retrieved.astype(np.float64)
     return np.divide(hits, denom, out=np.zeros(prep.n), where=denom > 0), None
+
+
+def portable(t, *, k, rel, denominator, **_):
+    """P@k as one aggregate over the unit's rows (rankframe.portable; the same rule as ``compute``)."""
+    hits, n = t.count(f"{t.within(k)} AND {t.hit(rel)}"), t.count(f"{t.pos} IS NOT NULL")
+    if k is None:
+        return t.ratio(hits, n)
+    return t.ratio(hits, str(k) if denominator == "k" else t.least(str(k), n))

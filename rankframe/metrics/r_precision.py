@@ -33,3 +33,10 @@ def compute(prep, *, k, rel):
     within = top.pos <= n_rel[top.group]
     hits = top.segment_sum(top.hits(rel), within)
     return np.divide(hits, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0
+
+
+def portable(t, *, k, rel, **_):
+    """Rprec as one aggregate: hits at positions <= min(|R|, k) over |R| (|R| a window over the unit)."""
+    n_rel_here = t.unit_count(t.hit(rel))
+    cut = n_rel_here if k is None else t.least(n_rel_here, str(k))
+    return t.ratio(t.count(f"{t.hit(rel)} AND {t.pos} <= {cut}"), t.count(t.hit(rel)))

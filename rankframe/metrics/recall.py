@@ -41,3 +41,11 @@ def compute(prep, *, k, rel, denominator):
     # K = k, or the list length when there is no cutoff (docs/metrics.md)
     denom = n_rel if denominator == "relevant" else np.minimum(n_rel, prep.n_retrieved if k is None else k)
     return np.divide(hits, denom, out=np.zeros(prep.n), where=denom > 0), n_rel == 0
+
+
+def portable(t, *, k, rel, denominator, **_):
+    """R@k as one aggregate over the unit's rows (rankframe.portable; the same rule as ``compute``)."""
+    hits, n_rel = t.count(f"{t.within(k)} AND {t.hit(rel)}"), t.count(t.hit(rel))
+    if denominator == "relevant":
+        return t.ratio(hits, n_rel)
+    return t.ratio(hits, t.least(t.count(f"{t.pos} IS NOT NULL") if k is None else str(k), n_rel))

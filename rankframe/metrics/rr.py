@@ -34,3 +34,9 @@ def compute(prep, *, k, rel):
     out = np.zeros(prep.n)
     out[g[first]] = 1.0 / top.pos[idx[first]]
     return out, None
+
+
+def portable(t, *, k, rel, **_):
+    """RR@k as one aggregate: 1 / the first hit's position in the top k, 0 without one."""
+    first = t.smallest(t.pos, f"{t.within(k)} AND {t.hit(rel)}")
+    return t.when(f"{first} IS NULL", t.num(0), t.ratio("1", first))

@@ -1,0 +1,280 @@
+"""``rankframe.sql.render``: one plain SELECT computing rankframe's metrics in any SQL warehouse.
+
+The statement is built from the metric declarations (each portable metric's ``portable(t, **params)`` beside its
+numpy kernel, over :class:`rankframe.portable.terms.Terms`), as PostgreSQL-flavoured text that sqlglot parses and
+writes in the target dialect. Its shape (window functions, aggregates, ``UNION ALL``, ``CASE``; no macro, UDF or
+lambda):
+
+``rf__src`` reads the table's columns under rankframe's own names; ``rf__ret`` numbers the retrieved rows (a NULL
+rank or score is the judged-not-retrieved branch, filtered out before the window); ``rf__ranked`` adds the windows
+along the ranking; ``rf__rows`` puts the not-retrieved rows back; ``rf__x`` adds the windows over each unit;
+``rf__unit`` computes every metric per unit (segments..., query) with the counts the query-set policies need;
+``rf__long`` turns the units into tidy rows; the final SELECT keeps them (``per_query``) or averages them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Any
+
+from ..arguments import as_flag, check_output_names, parse_metrics
+from ..columns import Columns, column_list
+from ..declare import Param
+from ..errors import ParameterError, parameter_error
+from ..names import Measure
+from ..registry import bind_policies
+from .terms import FLOAT, GRADE, POS, Terms, not_portable, sqlglot
+
+OWNER = "render"
+#: the dialects the tests run or parse (any other sqlglot dialect is accepted, untested)
+TESTED_DIALECTS = ("duckdb", "postgres", "bigquery", "snowflake", "spark", "trino")
+ORDER_BY = Param(
+    "order_by",
+    "rank",
+    "the column that orders a query's items: 'rank' ascending, or 'score' descending (ties: item descending, "
+    "compared byte by byte)",
+    choices=("rank", "score"),
+)
+#: parameter values no portable expression covers yet, and why
+UNSUPPORTED: dict[tuple[str, Any], str] = {
+    ("judged_only", True): "judged_only=True (positions among the judged rows) has no portable expression",
+    ("ties", "average"): "ties='average' (tie-averaged gains) has no portable expression",
+}
+#: each query-set policy's state code in rf__long (0 = the metric's own value)
+_POLICY_STATE = {"zero": 1, "nan": 2, "skip": 3}
+_NAN = f"CAST('NaN' AS {FLOAT})"
+
+
+def _quote(name: str) -> str:
+    exp = sqlglot().exp
+    return exp.to_identifier(name, quoted=True).sql(dialect="postgres")
+
+
+def _table(table: object) -> str:
+    parts: Sequence[object]
+    if isinstance(table, str):
+        parts = table.split(".")
+    elif isinstance(table, (list, tuple)):
+        parts = table
+    else:
+        raise parameter_error(OWNER, "table", "a table name ('runs', 'schema.runs') or a tuple of its parts", table)
+    if not parts or not all(isinstance(p, str) and p for p in parts):
+        raise parameter_error(OWNER, "table", "a table name ('runs', 'schema.runs') or a tuple of its parts", table)
+    return ".".join(_quote(str(p)) for p in parts)
+
+
+def _dialect(dialect: object) -> str:
+    known = sorted(d for d in sqlglot().Dialect.classes if d)
+    if not isinstance(dialect, str) or dialect.lower() not in known:
+        raise parameter_error(OWNER, "dialect", "a sqlglot dialect: " + ", ".join(map(repr, known)), dialect)
+    return dialect.lower()
+
+
+def _metric_expression(t: Terms, m: Measure) -> str:
+    params = dict(m.params)
+    for (name, value), why in UNSUPPORTED.items():
+        if params.get(name) == value:
+            raise not_portable(str(m), why)
+    module = importlib.import_module(f"rankframe.metrics.{m.spec.name}")
+    portable = getattr(module, "portable", None)
+    if portable is None:
+        raise not_portable(
+            str(m),
+            f"{m.spec.canonical} declares no portable expression (rankframe/metrics/"
+            f"{m.spec.name}.py has no portable())",
+        )
+    return str(portable(t, **params))
+
+
+def _nothing_relevant(t: Terms, m: Measure) -> str:
+    """The unit has nothing relevant, as the metric's declaration says (declare.NOTHING_RELEVANT)."""
+    p = dict(m.params)
+    kind = m.spec.nothing_relevant
+    if kind is None:
+        return "FALSE"
+    if kind == "relevant":
+        return f"{t.count(t.hit(p['rel']))} = 0"
+    if kind == "gain":
+        return f"{t.count(t.ideal_gain(p['rel'], p['gain'], p['ideal'], p.get('gains')) + ' > 0')} = 0"
+    raise not_portable(str(m), f"the 'nothing relevant' rule {kind!r} has no portable expression")
+
+
+def render(
+    metrics: str | Measure | Sequence[str | Measure],
+    *,
+    dialect: str = "postgres",
+    table: str | Sequence[str] = "runs",
+    by: str | Sequence[str] | None = None,
+    per_query: bool = False,
+    columns: Columns | dict | None = None,
+    order_by: str = "rank",
+    **policies: str,
+) -> str:
+    """One plain SQL SELECT that computes ``rankframe.evaluate(table, metrics, by=by, per_query=per_query)``.
+
+    The statement reads the long table ``table`` (one row per query and item; a NULL rank, or score with
+    ``order_by="score"``, is a judged-not-retrieved row, a NULL relevance an unjudged one) and returns evaluate's
+    tidy columns: ``[*by, query, metric, value]`` per query, ``[*by, metric, value, n]`` per segment, with the
+    same metric labels and values. It uses window functions and aggregates only (no macro, UDF or lambda), so it
+    runs where the data are: PostgreSQL, BigQuery, Snowflake, Spark SQL, Trino, DuckDB (``docs/warehouse.md``).
+
+    Parameters
+    ----------
+    metrics : str or list of str
+        Metric names as :func:`rankframe.evaluate` takes them (``"nDCG@10"``, ``"AP(rel=2)"``). Portable: P, R, AP,
+        RR, Success, Rprec, CG, DCG, IDCG, nDCG, ERR with every parameter except ``judged_only=True`` and
+        ``ties="average"``; any other metric is a :class:`~rankframe.errors.RankframeError` saying why.
+    dialect : str, default "postgres"
+        sqlglot's name of the target: ``duckdb``, ``postgres``, ``bigquery``, ``snowflake``, ``spark``, ``trino``
+        (tested), or another sqlglot dialect.
+    table : str or tuple of str, default "runs"
+        The table or view: ``"runs"``, ``"schema.runs"`` (split on dots) or a tuple of its parts. Every part is
+        quoted as an identifier of the dialect.
+    by : str or list of str, optional
+        Segment columns, as in :func:`rankframe.evaluate`.
+    per_query : bool, default False
+        One row per (segment, query) instead of the mean per segment.
+    columns : Columns or dict, optional
+        The table's column names (``{"query": "user_id", "rank": "position"}``), quoted in the statement.
+    order_by : {"rank", "score"}, default "rank"
+        The column that orders each query's items (SQL cannot look at the table: evaluate's "rank wins when both
+        exist" is this choice). Score ties are broken by item descending as text, byte by byte (trec_eval).
+    **policies
+        ``no_relevant``, ``no_retrieved``, ``no_judged`` as in :func:`rankframe.evaluate`.
+
+    Returns
+    -------
+    str
+        The statement, pretty-printed in the dialect.
+
+    Notes
+    -----
+    Parameters are checked here (a warehouse cannot raise rankframe's errors); the table is not: validate it
+    first (``rankframe.validate``), as duplicate items or ranks give numbers, not errors. A grade above ERR's
+    ``max_grade`` gives a NULL value.
+
+    Examples
+    --------
+    >>> import duckdb, pandas as pd, rankframe.sql
+    >>> runs = pd.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"], "rank": [1, 2, None],
+    ...                      "relevance": [0, 1, 1]})
+    >>> sql = rankframe.sql.render(["P@2", "AP"], dialect="duckdb", table="runs")
+    >>> duckdb.sql(sql).fetchall()  # P@2 = 1/2; AP = (1/2) / 2 relevant
+    [('P@2', 0.5, 1), ('AP', 0.25, 1)]
+    """
+    target = _dialect(dialect)
+    source = _table(table)
+    cols = Columns.coerce(columns, function=OWNER)
+    segments = column_list(by, OWNER)
+    measures = parse_metrics(metrics, OWNER)
+    per_query = as_flag("per_query", per_query, OWNER)
+    chosen = bind_policies(OWNER, **policies)
+    order = ORDER_BY.check(OWNER, order_by)
+    check_output_names(segments, cols, per_query)
+    for c in (cols.query, *segments):
+        if c == "rf__i" or c.startswith("rf__"):
+            raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
+
+    t = Terms()
+    values = [_metric_expression(t, m) for m in measures]
+    nothing = [_nothing_relevant(t, m) for m in measures]
+    keys = [f"rf__s{i}" for i in range(len(segments))]
+    unit = ", ".join([*keys, "rf__q"])
+    fill = {"unit": unit}
+    ranked = {name: expr.format(**fill) for expr, name in t.ranked_windows.items()}
+    whole = {name: expr.format(**fill) for expr, name in t.unit_windows.items()}
+
+    tie = "rf__item" + (' COLLATE "C"' if target == "postgres" else "")
+    key_order = "rf__key ASC" if order == "rank" else "rf__key DESC"
+    select_keys = "".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys))
+    src = (
+        f"SELECT {select_keys}{_quote(cols.query)} AS rf__q, CAST({_quote(cols.item)} AS TEXT) AS rf__item, "
+        f"CAST({_quote(cols.relevance)} AS {FLOAT}) AS {GRADE}, "
+        f"{_quote(cols.rank if order == 'rank' else cols.score)} AS rf__key FROM {source}"
+    )
+    ret = (
+        f"SELECT {unit}, {GRADE}, ROW_NUMBER() OVER (PARTITION BY {unit} ORDER BY {key_order}, {tie} DESC) AS {POS} "
+        "FROM rf__src WHERE rf__key IS NOT NULL"
+    )
+    ranked_cols = "".join(f", {expr} AS {name}" for name, expr in ranked.items())
+    null_cols = "".join(f", CAST(NULL AS {FLOAT}) AS {name}" for name in ranked)
+    rows = (
+        f"SELECT {unit}, {GRADE}, {POS}{ranked_cols} FROM rf__ret "
+        f"UNION ALL SELECT {unit}, {GRADE}, CAST(NULL AS BIGINT) AS {POS}{null_cols} FROM rf__src "
+        "WHERE rf__key IS NULL"
+    )
+    x = "SELECT rf__rows.*" + "".join(f", {expr} AS {name}" for name, expr in whole.items()) + " FROM rf__rows"
+    unit_sql = (
+        f"SELECT {unit}, COUNT({GRADE}) AS rf__n_judged, COUNT({POS}) AS rf__n_ret"
+        + "".join(
+            f", {v} AS rf__v{i}, CASE WHEN {n} THEN 1 ELSE 0 END AS rf__nr{i}"
+            for i, (v, n) in enumerate(zip(values, nothing))
+        )
+        + f" FROM rf__x GROUP BY {unit}"
+    )
+    state = (
+        f"CASE WHEN rf__n_judged = 0 THEN {_POLICY_STATE[chosen['no_judged']]} "
+        f"WHEN rf__n_ret = 0 THEN {_POLICY_STATE[chosen['no_retrieved']]} "
+        f"WHEN rf__nr{{i}} = 1 THEN {_POLICY_STATE[chosen['no_relevant']]} ELSE 0 END"
+    )
+    labels = " UNION ALL ".join(f"SELECT {i} AS rf__i, {_string(str(m))} AS rf__metric" for i, m in enumerate(measures))
+    states = " ".join(f"WHEN {i} THEN {state.format(i=i)}" for i in range(len(measures)))
+    raws = " ".join(f"WHEN {i} THEN u.rf__v{i}" for i in range(len(measures)))
+    long = (
+        f"SELECT {', '.join('u.' + c for c in [*keys, 'rf__q'])}, m.rf__i, m.rf__metric, "
+        f"CASE m.rf__i {states} END AS rf__state, CASE m.rf__i {raws} END AS rf__raw "
+        "FROM rf__unit AS u CROSS JOIN rf__metrics AS m"
+    )
+    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
+    out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys))
+    nulls_last = "".join(f"{k} NULLS LAST, " for k in keys)
+    if per_query:
+        final = (
+            f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
+            f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
+        )
+    elif segments:
+        final = (
+            f"SELECT {out_keys}rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS {_quote('value')}, "
+            f"COUNT(rf__num) AS {_quote('n')} FROM (SELECT rf__long.*, {number} AS rf__num, "
+            f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
+            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric "
+            f"ORDER BY {nulls_last}rf__i"
+        )
+    else:
+        final = (
+            f"SELECT m.rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS {_quote('value')}, "
+            f"COUNT(l.rf__num) AS {_quote('n')} FROM rf__metrics AS m LEFT JOIN "
+            f"(SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
+            "GROUP BY m.rf__i, m.rf__metric ORDER BY m.rf__i"
+        )
+    text = (
+        f"WITH rf__src AS ({src}), rf__ret AS ({ret}), rf__rows AS ({rows}), rf__x AS ({x}), "
+        f"rf__unit AS ({unit_sql}), rf__metrics AS ({labels}), rf__long AS ({long}) {final}"
+    )
+    statement = sqlglot().parse_one(text, read="postgres")
+    _plain_window_order(statement, target)
+    return statement.sql(dialect=target, pretty=True) + "\n"
+
+
+def _plain_window_order(statement: Any, target: str) -> None:
+    """Leave NULLS FIRST/LAST out of every window's ORDER BY (BigQuery's windows take none).
+
+    Their keys are never NULL here (the NULL ranks and scores are the not-retrieved branch), so the dialect's
+    default order is right.
+    """
+    exp = sqlglot().exp
+    for window in statement.find_all(exp.Window):
+        for ordered in window.find_all(exp.Ordered):
+            for nulls_first in (False, True):
+                ordered.set("nulls_first", nulls_first)
+                if "NULLS" not in ordered.sql(dialect=target).upper():
+                    break
+
+
+def _string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

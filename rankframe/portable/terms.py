@@ -1,0 +1,216 @@
+"""The vocabulary of the portable metric expressions: the prepared rows' columns and the pieces the metrics use.
+
+A metric that is portable declares, beside its numpy kernel, ``portable(t, **params) -> str``: its value for one
+unit (segments..., query) as ONE aggregate expression over the unit's rows, written with the methods of the
+:class:`Terms` object ``t`` it is given (never with SQL of its own beyond ``CASE``, arithmetic and comparisons).
+The expression is PostgreSQL-flavoured text that :mod:`rankframe.portable.render` parses with sqlglot and writes
+in the target dialect. Every portability trap lives here, once:
+
+* positions come from the retrieved rows only (``rf__pos`` is NULL for the judged-not-retrieved branch; no window
+  ever orders a NULL), so no dialect's NULL ordering matters;
+* every ratio casts both sides to a float (:meth:`Terms.ratio`): no integer division (Postgres, Trino) nor a
+  6-digit decimal scale (Snowflake);
+* logarithms are ``LN(x) / LN(b)`` (:meth:`Terms.discount`), never ``LOG`` (its argument order differs between
+  dialects and Postgres' two-argument ``log`` takes numerics only).
+
+Windows a metric needs (a running count along the ranking, a count over the whole unit, the ideal ordering) are
+asked for by name through the methods below; each distinct one becomes one column of the prepared rows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import RankframeError
+
+#: the prepared rows' columns (position among the retrieved rows, NULL when not retrieved; grade as a float, NULL
+#: when unjudged) and the unit's key, named so that no user column collides (rankframe's ``rf__`` prefix)
+POS = "rf__pos"
+GRADE = "rf__g"
+FLOAT = "DOUBLE PRECISION"
+
+
+class NotPortable(RankframeError):
+    """A metric (or a value of one of its parameters) has no portable SQL expression yet."""
+
+
+class MissingExtra(RankframeError, ImportError):
+    """sqlglot, which writes the statement in each dialect, is not installed."""
+
+
+def sqlglot() -> Any:
+    """The sqlglot module, or the error naming the extra to install."""
+    try:
+        import sqlglot as module
+    except ImportError as e:
+        raise MissingExtra(
+            f"rankframe.sql.render needs sqlglot, which is not installed ({e}); install the warehouse extra: "
+            'pip install "rankframe[warehouse]"'
+        ) from e
+    return module
+
+
+def literal(value: Any) -> str:
+    """A number as a SQL literal (floats with a decimal point, so that no dialect reads them as integers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise NotPortable(f"not portable yet: the value {value!r} has no SQL literal")
+    if isinstance(value, int):
+        return str(value)
+    return repr(float(value))
+
+
+class Terms:
+    """The pieces of the portable expressions of one statement; collects the window columns they ask for.
+
+    ``window_columns`` maps each window expression (over the retrieved rows, ordered by position: ``"ranked"``;
+    or over every row of the unit: ``"unit"``) to its column name.
+    """
+
+    def __init__(self) -> None:
+        self.ranked_windows: dict[str, str] = {}
+        self.unit_windows: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ rows
+    @property
+    def pos(self) -> str:
+        """The position of the row in the ranking (1 = top), NULL when it was not retrieved."""
+        return POS
+
+    @property
+    def grade(self) -> str:
+        """The grade as a float, NULL when unjudged."""
+        return GRADE
+
+    def within(self, k: int | None) -> str:
+        """The row is retrieved at a position <= k (any position when k is None)."""
+        return f"{POS} IS NOT NULL" if k is None else f"{POS} <= {literal(k)}"
+
+    def hit(self, rel: float) -> str:
+        """The row's grade is >= rel (an unjudged row is never a hit)."""
+        return f"{GRADE} >= {literal(rel)}"
+
+    @staticmethod
+    def num(value: Any) -> str:
+        """A number as a float literal."""
+        return f"CAST({literal(value)} AS {FLOAT})"
+
+    # ------------------------------------------------------------------ aggregates over the unit's rows
+    @staticmethod
+    def count(condition: str) -> str:
+        """How many rows of the unit meet the condition."""
+        return f"COUNT(CASE WHEN {condition} THEN 1 END)"
+
+    @staticmethod
+    def total(term: str, condition: str = "TRUE") -> str:
+        """The sum of a float term over the rows meeting the condition (0 when none)."""
+        return f"COALESCE(SUM(CASE WHEN {condition} THEN {term} END), CAST(0 AS {FLOAT}))"
+
+    @staticmethod
+    def smallest(term: str, condition: str) -> str:
+        """The smallest term over the rows meeting the condition (NULL when none)."""
+        return f"MIN(CASE WHEN {condition} THEN {term} END)"
+
+    @staticmethod
+    def ratio(num: str, den: str) -> str:
+        """Num / den as floats, 0 when den = 0 (both sides cast: no integer division, no decimal scale)."""
+        return f"CASE WHEN {den} = 0 THEN CAST(0 AS {FLOAT}) ELSE CAST({num} AS {FLOAT}) / CAST({den} AS {FLOAT}) END"
+
+    @staticmethod
+    def least(a: str, b: str) -> str:
+        """The smaller of two values."""
+        return f"LEAST({a}, {b})"
+
+    @staticmethod
+    def when(condition: str, then: str, otherwise: str) -> str:
+        """A CASE expression."""
+        return f"CASE WHEN {condition} THEN {then} ELSE {otherwise} END"
+
+    @staticmethod
+    def discount(position: str, log_base: float) -> str:
+        """log_b(position + 1), as LN(position + 1) / LN(b) (never LOG: see the module's docstring)."""
+        return f"(LN(CAST({position} AS {FLOAT}) + 1) / LN({Terms.num(log_base)}))"
+
+    # ------------------------------------------------------------------ gains
+    @staticmethod
+    def gain(rel: float | None, gain: str, gains: Any = None, grade: str = GRADE) -> str:
+        """The gain of the row's grade, as ``rankframe.prepare.gain_of``.
+
+        Listed grades mapped by ``gains``, then max(value, 0) (0 when unjudged), 0 below ``rel`` (compared with
+        the grade itself), 2^g - 1 when exponential.
+        """
+        value = grade
+        if gains:
+            cases = " ".join(f"WHEN {grade} = {literal(g)} THEN {Terms.num(v)}" for g, v in gains)
+            value = f"(CASE {cases} ELSE {grade} END)"
+        clipped = f"(CASE WHEN {grade} IS NULL OR {value} <= 0 THEN CAST(0 AS {FLOAT}) ELSE {value} END)"
+        if rel is not None:
+            clipped = f"(CASE WHEN {grade} >= {literal(rel)} THEN {clipped} ELSE CAST(0 AS {FLOAT}) END)"
+        if gain == "exponential":
+            return f"(POWER(CAST(2 AS {FLOAT}), {clipped}) - 1)"
+        return clipped
+
+    # ------------------------------------------------------------------ windows (one column each, shared)
+    def running_count(self, condition: str) -> str:
+        """Per retrieved row: how many rows at or above its position meet the condition (NULL if not retrieved)."""
+        expr = (
+            f"SUM(CASE WHEN {condition} THEN 1 ELSE 0 END) OVER (PARTITION BY {{unit}} ORDER BY {POS} "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+        )
+        return self._window(self.ranked_windows, expr)
+
+    def running_log_product_before(self, factor: str) -> str:
+        """Per retrieved row: the product of ``factor`` (each in (0, 1]) over the rows above it, 1 for the top row.
+
+        As EXP(SUM(LN(factor))): no dialect has a product aggregate; the factors must be > 0 (ERR's 1 - Pr is for
+        grades <= max_grade; a factor <= 0 counts as 1, and the metric says NULL for such a unit).
+        """
+        expr = (
+            f"EXP(COALESCE(SUM(LN(CASE WHEN {factor} > 0 THEN {factor} ELSE 1 END)) "
+            f"OVER (PARTITION BY {{unit}} ORDER BY {POS} "
+            f"ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), CAST(0 AS {FLOAT})))"
+        )
+        return self._window(self.ranked_windows, expr)
+
+    def unit_count(self, condition: str) -> str:
+        """Per row: how many rows of its unit meet the condition."""
+        return self._window(self.unit_windows, f"COUNT(CASE WHEN {condition} THEN 1 END) OVER (PARTITION BY {{unit}})")
+
+    def ideal_position(self, value: str) -> str:
+        """Per row: its position in the unit's rows sorted by ``value`` descending (the ideal ordering).
+
+        ``value`` is never NULL, so no NULL ordering is involved, and rows of equal value are interchangeable.
+        """
+        return self._window(self.unit_windows, f"ROW_NUMBER() OVER (PARTITION BY {{unit}} ORDER BY {value} DESC)")
+
+    def unit_window(self, expr: str) -> str:
+        """A window expression of the caller's own over the whole unit (``{unit}`` = its PARTITION BY list)."""
+        return self._window(self.unit_windows, expr)
+
+    @staticmethod
+    def _window(store: dict[str, str], expr: str) -> str:
+        if expr not in store:
+            store[expr] = f"rf__w{len(store)}_{'r' if 'ORDER BY ' + POS in expr else 'u'}"
+        return store[expr]
+
+    # ------------------------------------------------------------------ the ideal list
+    def ideal_gain(self, rel: float | None, gain: str, ideal: str, gains: Any = None) -> str:
+        """The row's gain in the ideal list: every judged row (ideal='judged') or the retrieved ones only."""
+        g = self.gain(rel, gain, gains)
+        return g if ideal == "judged" else f"(CASE WHEN {POS} IS NULL THEN CAST(0 AS {FLOAT}) ELSE {g} END)"
+
+    def idcg(self, k: int | None, rel: float | None, gain: str, ideal: str, log_base: float, gains: Any) -> str:
+        """IDCG@k of the unit: the ideal gains in descending order, discounted by their ideal position."""
+        value = self.ideal_gain(rel, gain, ideal, gains)
+        ip = self.ideal_position(value)
+        cond = f"{value} > 0" + ("" if k is None else f" AND {ip} <= {literal(k)}")
+        return self.total(f"{value} / {self.discount(ip, log_base)}", cond)
+
+    def dcg(self, k: int | None, rel: float | None, gain: str, log_base: float, gains: Any) -> str:
+        """DCG@k of the unit."""
+        return self.total(f"{self.gain(rel, gain, gains)} / {self.discount(POS, log_base)}", self.within(k))
+
+
+def not_portable(owner: str, why: str) -> NotPortable:
+    """The error of a metric or parameter value without a portable expression."""
+    return NotPortable(f"{owner} is not portable yet: {why}")

@@ -1,0 +1,198 @@
+"""``rankframe.sql.render`` on a real PostgreSQL 15: the statement equals ``rankframe.evaluate``, and each
+portability trap is held by a hand case that fails when its handling is removed.
+
+The fixture starts a throwaway cluster in a temporary folder, listening on a unix socket only
+(``listen_addresses=''``), with an ICU ``en-US`` default collation (the hostile case for the item tie-break: ICU
+sorts ``a b B``, bytes ``B a b``), and stops it at teardown. initdb refuses to run as root: as root (CI), the
+cluster belongs to ``nobody`` (``runuser``). The binaries are looked up on PATH, in /usr/local/bin and in Debian's
+/usr/lib/postgresql/<version>/bin; without them the tests skip, saying so.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+from conftest import hypothesis_examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from portable_cases import METRICS, POLICY_SETS, assert_same, expected, order_by_of
+from strategies import SMALL_GRADES, by_of, tables
+
+import rankframe.sql
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg (the test extra) runs the SQL on PostgreSQL")
+BINARIES = ("initdb", "pg_ctl", "postgres")
+
+
+def _bin_dir() -> str | None:
+    found = shutil.which("initdb")
+    candidates = [os.path.dirname(found)] if found else []
+    candidates += ["/usr/local/bin", *sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)]
+    for d in candidates:
+        if all(os.access(os.path.join(d, b), os.X_OK) for b in BINARIES):
+            return d
+    return None
+
+
+def _as_owner(cmd: list[str]) -> list[str]:
+    return ["runuser", "-u", "nobody", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[object]:
+    """A connection to a fresh PostgreSQL cluster (unix socket only), removed at teardown."""
+    bindir = _bin_dir()
+    if bindir is None:
+        pytest.skip("PostgreSQL's initdb/pg_ctl/postgres are not installed (Debian: apt-get install postgresql)")
+    home = tempfile.mkdtemp(prefix="rf-pg-")
+    if os.geteuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        os.chown(home, nobody.pw_uid, nobody.pw_gid)
+    data = os.path.join(home, "data")
+    started = False
+    try:
+        subprocess.run(
+            _as_owner(
+                [
+                    os.path.join(bindir, "initdb"),
+                    "-D",
+                    data,
+                    "-A",
+                    "trust",
+                    "-U",
+                    "rf",
+                    "--no-sync",
+                    "-E",
+                    "UTF8",
+                    "--locale=C.UTF-8",
+                    "--locale-provider=icu",
+                    "--icu-locale=en-US",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            _as_owner(
+                [
+                    os.path.join(bindir, "pg_ctl"),
+                    "-D",
+                    data,
+                    "-w",
+                    "-l",
+                    os.path.join(home, "log"),
+                    "-o",
+                    f"-c listen_addresses='' -k {home} -c fsync=off -c full_page_writes=off",
+                    "start",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+        )
+        started = True
+        with psycopg.connect(host=home, user="rf", dbname="postgres", autocommit=True, prepare_threshold=None) as con:
+            yield con
+    finally:
+        if started:
+            subprocess.run(
+                _as_owner([os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]), capture_output=True
+            )
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _pg_type(s: pd.Series) -> str:
+    if pd.api.types.is_integer_dtype(s):
+        return "BIGINT"
+    if pd.api.types.is_float_dtype(s):
+        return "DOUBLE PRECISION"
+    return "TEXT"
+
+
+def _load(con, df: pd.DataFrame, table: str = "runs") -> None:
+    con.execute(f'DROP TABLE IF EXISTS "{table}"')
+    con.execute(f'CREATE TABLE "{table}" (' + ", ".join(f'"{c}" {_pg_type(df[c])}' for c in df.columns) + ")")
+    rows = [
+        tuple(None if (isinstance(v, float) and math.isnan(v)) or v is None else v for v in rec)
+        for rec in df.astype(object).itertuples(index=False)
+    ]
+    if rows:
+        with con.cursor() as cur:
+            marks = ", ".join(["%s"] * len(df.columns))
+            cur.executemany(f'INSERT INTO "{table}" VALUES ({marks})', rows)
+
+
+def _query(con, sql: str) -> pd.DataFrame:
+    with con.cursor() as cur:
+        cur.execute(sql)
+        names = [d.name for d in cur.description]
+        return pd.DataFrame(cur.fetchall(), columns=names)
+
+
+@settings(max_examples=hypothesis_examples(8), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), per_query=st.booleans(), policies=st.sampled_from(POLICY_SETS))
+def test_postgres_equals_evaluate(pg, df, per_query, policies):
+    by = by_of(df)
+    _load(pg, df)
+    sql = rankframe.sql.render(
+        METRICS, dialect="postgres", by=by, per_query=per_query, order_by=order_by_of(df), **policies
+    )
+    assert_same(expected(df, METRICS, by, per_query, policies), _query(pg, sql))
+
+
+# ------------------------------------------------------------------------------ the traps, one hand case each
+
+
+def test_null_scores_are_not_retrieved(pg):
+    # Postgres sorts NULL first under DESC: a NULL score must be the judged-not-retrieved branch, not position 1.
+    # Ranking by score: b (2.0, grade 0), c (1.0, grade 1); a (NULL, grade 1) judged, not retrieved.
+    # P@1 = 0 (b); RR = 1/2 (c at 2); R = 1/2 (c of a, c); P = 1/2 (2 retrieved)
+    df = pd.DataFrame({"query": ["q"] * 3, "item": list("abc"), "score": [None, 2.0, 1.0], "relevance": [1, 0, 1]})
+    _load(pg, df)
+    got = _query(pg, rankframe.sql.render(["P@1", "RR", "R", "P"], dialect="postgres", order_by="score"))
+    assert got["value"].tolist() == pytest.approx([0.0, 0.5, 0.5, 0.5], abs=1e-12)
+    assert got["n"].tolist() == [1, 1, 1, 1]
+
+
+def test_tie_break_is_byte_order_whatever_the_collation(pg):
+    # three tied scores; trec_eval's order is item descending by bytes: b (0x62), a (0x61), B (0x42). Only b is
+    # relevant: RR = 1. The database's ICU en-US collation sorts a < b < B, descending B b a: RR would be 1/2.
+    df = pd.DataFrame({"query": ["q"] * 3, "item": ["B", "a", "b"], "score": [1.0, 1.0, 1.0], "relevance": [0, 0, 1]})
+    _load(pg, df)
+    got = _query(pg, rankframe.sql.render(["RR", "P@1"], dialect="postgres", order_by="score"))
+    assert got["value"].tolist() == [1.0, 1.0]
+    # the database does reorder them (else this test would prove nothing)
+    icu = _query(pg, "SELECT item FROM runs ORDER BY item DESC")["item"].tolist()
+    assert icu == ["B", "b", "a"]
+
+
+def test_ratios_are_float_division(pg):
+    # one hit in the top 2 of a 3-item list, two relevant: P@2 = 1/2, R@2 = 1/2, Rprec = 1/2 (hits at <= 2);
+    # integer division (Postgres bigint / bigint) would give 0 for each
+    df = pd.DataFrame({"query": [7, 7, 7], "item": [1, 2, 3], "rank": [1, 2, 3], "relevance": [1, 0, 1]})
+    _load(pg, df)
+    got = _query(pg, rankframe.sql.render(["P@2", "R@2", "Rprec"], dialect="postgres"))
+    assert got["value"].tolist() == [0.5, 0.5, 0.5]
+
+
+def test_logarithms_are_ln_ratios(pg):
+    # DCG with log_base 3 of grades 1, 2 at positions 1, 2: 1 / log3(2) + 2 / log3(3) = 1.584962500721156 + 2.
+    # Postgres' two-argument log() takes numerics only and LOG's argument order differs between dialects:
+    # the statement writes LN(i + 1) / LN(b)
+    df = pd.DataFrame({"query": [1, 1], "item": ["x", "y"], "rank": [1, 2], "relevance": [1, 2]})
+    _load(pg, df)
+    sql = rankframe.sql.render(["DCG(log_base=3)", "nDCG"], dialect="postgres")
+    assert "LOG(" not in sql.upper()
+    got = _query(pg, sql)
+    # nDCG: DCG = 1 + 2/log2(3) = 2.26186; ideal 2 then 1: 2 + 1/log2(3) = 2.63093
+    assert got["value"].tolist() == pytest.approx(
+        [math.log(3) / math.log(2) + 2, (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))], abs=1e-12
+    )
