@@ -42,6 +42,7 @@ from ._options import (
     _duplicate_options,
     _exit_status_epilog,
     _in_cli_words,
+    _policy_options,
     _split_by,
 )
 from ._options import _cli_words as _cli_words  # noqa: F401 - tests import these from here
@@ -89,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sq = sub.add_parser(
         "sql",
-        help="print rankframe's DuckDB SQL macros (rankframe sql | duckdb ...)",
+        help="print rankframe's DuckDB SQL macros, or with --dialect one portable SELECT for a warehouse",
         description="Print every rankframe DuckDB macro as one SQL script, or write it with -o FILE (then `.read FILE` "
         "in the DuckDB CLI).",
     )
@@ -99,6 +100,24 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the script to FILE (for `.read FILE` in the DuckDB CLI) instead of printing it",
     )
+    w = sq.add_argument_group(
+        "portable SQL for a warehouse (rankframe.sql.render: one plain SELECT; docs/warehouse.md)",
+        "with --dialect, print one SELECT computing the metrics over --table instead of the DuckDB macros",
+    )
+    w.add_argument(
+        "--dialect",
+        metavar="NAME",
+        help="sqlglot's name of the target: postgres, bigquery, snowflake, spark, trino, duckdb, ...",
+    )
+    w.add_argument("--table", default="runs", help="the long table or view to read (default: runs; schema.table)")
+    w.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC", help="metric (repeatable)")
+    w.add_argument("--by", action="append", default=[], metavar="COL", help="segment column (repeatable)")
+    w.add_argument("--per-query", action="store_true", help="one row per (segment, query) instead of the means")
+    w.add_argument(
+        "--order-by", choices=("rank", "score"), default="rank", help="the column ordering each query's items"
+    )
+    _policy_options(sq)
+    _column_options(sq)
     sq.set_defaults(inputs=[])
 
     va = sub.add_parser(
@@ -119,10 +138,29 @@ def _sql(args) -> int:
         from .. import sql
     except ImportError as e:  # pragma: no cover - the SQL module ships with the package
         raise RankframeError(f"the SQL macros are not available: {e}") from None
-    try:
-        text = sql.text()
-    except (FileNotFoundError, ValueError) as e:
-        raise RankframeError(str(e)) from None
+    if args.dialect is not None:
+        if not args.metrics:
+            raise UsageError("rankframe sql --dialect needs at least one -m/--metric")
+        text = sql.render(
+            args.metrics,
+            dialect=args.dialect,
+            table=args.table,
+            by=_split_by(args.by),
+            per_query=args.per_query,
+            columns=_columns(args),
+            order_by=args.order_by,
+            **_policies(args),
+        )
+    else:
+        portable_only = [
+            o for o, on in (("-m", args.metrics), ("--by", args.by), ("--per-query", args.per_query)) if on
+        ]
+        if portable_only:
+            raise UsageError(f"{portable_only[0]} is an option of the portable SQL: add --dialect NAME")
+        try:
+            text = sql.text()
+        except (FileNotFoundError, ValueError) as e:
+            raise RankframeError(str(e)) from None
     if args.output is not None:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

@@ -1,0 +1,59 @@
+"""``rankframe.sql.render`` checks every argument in Python before writing any SQL (a warehouse cannot raise
+rankframe's errors): each bad argument is a RankframeError naming the parameter; unportable metrics say why."""
+
+from __future__ import annotations
+
+import pytest
+
+import rankframe.sql
+from rankframe.errors import RankframeError
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"dialect": "oracle9"}, "'dialect'"),
+        ({"dialect": 3}, "'dialect'"),
+        ({"table": ""}, "'table'"),
+        ({"table": 5}, "'table'"),
+        ({"table": ("db", "")}, "'table'"),
+        ({"by": 3}, "'by'"),
+        ({"by": ["seg", "seg"]}, "by"),
+        ({"by": "query"}, "query column"),
+        ({"by": "metric"}, "output column"),
+        ({"by": "rf__x"}, "rf__"),
+        ({"per_query": "yes"}, "'per_query'"),
+        ({"columns": {"qurey": "q"}}, "qurey"),
+        ({"order_by": "position"}, "'order_by'"),
+        ({"no_relevant": "drop"}, "'no_relevant'"),
+        ({"no_judged": None}, "'no_judged'"),
+        ({"no_relevent": "zero"}, "no_relevent"),
+    ],
+)
+def test_bad_arguments(kwargs, words):
+    with pytest.raises(RankframeError) as e:
+        rankframe.sql.render(["P@5"], **kwargs)
+    assert words in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("metric", "words"),
+    [
+        ("nERR@5", "nERR"),
+        ("Bpref", "Bpref"),
+        ("P(judged_only=True)@5", "judged_only"),
+        ("nDCG(ties='average')@5", "ties='average'"),
+    ],
+)
+def test_not_portable_yet_says_why(metric, words):
+    with pytest.raises(RankframeError, match="not portable yet") as e:
+        rankframe.sql.render([metric])
+    assert words in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "metrics", ["nDCG@0", "P(rel=nan)@5", "AP(denominator='k')", "ERR(max_grade=0)", [], ["AP", "map"], "Foo@3", 5]
+)
+def test_bad_metrics_are_the_parsers_errors(metrics):
+    with pytest.raises(RankframeError):
+        rankframe.sql.render(metrics)
