@@ -30,6 +30,8 @@ from strategies import SMALL_GRADES, by_of, tables
 import rankframe.sql
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg (the test extra) runs the SQL on PostgreSQL")
+#: one cluster per run: every test of the module on the same xdist worker (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("postgres")
 BINARIES = ("initdb", "pg_ctl", "postgres")
 
 
@@ -53,59 +55,30 @@ def pg() -> Iterator[object]:
     bindir = _bin_dir()
     if bindir is None:
         pytest.skip("PostgreSQL's initdb/pg_ctl/postgres are not installed (Debian: apt-get install postgresql)")
+    if os.geteuid() == 0 and (shutil.which("runuser") is None or "nobody" not in {u.pw_name for u in pwd.getpwall()}):
+        pytest.skip("running as root, initdb needs another user: no runuser command or no user 'nobody'")
     home = tempfile.mkdtemp(prefix="rf-pg-")
     if os.geteuid() == 0:
         nobody = pwd.getpwnam("nobody")
         os.chown(home, nobody.pw_uid, nobody.pw_gid)
     data = os.path.join(home, "data")
+    initdb = [os.path.join(bindir, "initdb"), "-D", data, "-A", "trust", "-U", "rf", "--no-sync", "-E", "UTF8"]
+    initdb += ["--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US"]
+    options = f"-c listen_addresses='' -k {home} -c fsync=off -c full_page_writes=off"
+    start = [os.path.join(bindir, "pg_ctl"), "-D", data, "-w", "-l", os.path.join(home, "log"), "-o", options, "start"]
     started = False
     try:
-        subprocess.run(
-            _as_owner(
-                [
-                    os.path.join(bindir, "initdb"),
-                    "-D",
-                    data,
-                    "-A",
-                    "trust",
-                    "-U",
-                    "rf",
-                    "--no-sync",
-                    "-E",
-                    "UTF8",
-                    "--locale=C.UTF-8",
-                    "--locale-provider=icu",
-                    "--icu-locale=en-US",
-                ]
-            ),
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run(
-            _as_owner(
-                [
-                    os.path.join(bindir, "pg_ctl"),
-                    "-D",
-                    data,
-                    "-w",
-                    "-l",
-                    os.path.join(home, "log"),
-                    "-o",
-                    f"-c listen_addresses='' -k {home} -c fsync=off -c full_page_writes=off",
-                    "start",
-                ]
-            ),
-            check=True,
-            capture_output=True,
-        )
+        for cmd in (initdb, start):
+            done = subprocess.run(_as_owner(cmd), capture_output=True, text=True)
+            if done.returncode != 0:
+                pytest.fail(f"{os.path.basename(cmd[0])} failed ({done.returncode}): {done.stderr or done.stdout}")
         started = True
         with psycopg.connect(host=home, user="rf", dbname="postgres", autocommit=True, prepare_threshold=None) as con:
             yield con
     finally:
         if started:
-            subprocess.run(
-                _as_owner([os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]), capture_output=True
-            )
+            stop = [os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]
+            subprocess.run(_as_owner(stop), capture_output=True)
         shutil.rmtree(home, ignore_errors=True)
 
 
