@@ -180,9 +180,12 @@ def compare(
     DataFrame
         A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-        p_adjusted, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the two means over them,
-        ``delta = mean - baseline_mean`` (the mean per-query difference), ``effect_size = delta / sd`` of the
-        differences, ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
+        p_adjusted, statistic, df, sd_diff, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the
+        two means over them, ``delta = mean - baseline_mean`` (the mean per-query difference), ``statistic`` and
+        ``df`` the test's statistic and degrees of freedom (t-test: t and n - 1; Wilcoxon: min(W+, W-), df NaN;
+        randomization: the mean difference, df NaN; Tukey: q and the error df (n - 1)(k - 1)), ``sd_diff`` the
+        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``,
+        ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
         ``note`` = why a value is NaN (None otherwise). ``out.attrs`` records ``test``, ``ci_method``, ``ci``,
         ``correction``, ``family``, ``pairs``, ``missing``, ``alternative`` (``"two-sided"``: every p-value is),
         ``effect_size`` (``"d_z = delta / sd of the differences"``, Cohen's d_z) and, for random methods,
@@ -364,21 +367,26 @@ def _compare_per_query(
     if test == "randomization" or ci_method == "bootstrap":  # one seed for every random draw of the call
         seed = call_seed(p["seed"])
         attrs.update(n_resamples=p["n_resamples"], seed=seed)
-    tukey = None
+    tukey = anova = None
     if test == "tukey" or ci_method == "tukey":
-        tukey = stats.tukey_hsd(stats.blocked_anova(values, offsets), pair_idx, ci)
+        anova = stats.blocked_anova(values, offsets)
+        tukey = stats.tukey_hsd(anova, pair_idx, ci)
+    nan = np.full(summary.n.shape, np.nan)
     if test == "t":
-        pvalue = stats.ttest(summary, ci).pvalue
+        tt = stats.ttest(summary, ci)
+        pvalue, statistic, df = tt.pvalue, tt.statistic, tt.df
     elif test == "randomization":
         with progress_.bar("compare: randomization test", unit="flips"):
             res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], seed)
-        pvalue = res.pvalue
+        pvalue, statistic, df = res.pvalue, summary.delta, nan  # the statistic: the mean difference (= sum / n)
         attrs.update(exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
-        pvalue = stats.wilcoxon_test(x, y, offsets).pvalue
+        wx = stats.wilcoxon_test(x, y, offsets)
+        pvalue, statistic, df = wx.pvalue, wx.statistic, nan
     else:
-        assert tukey is not None  # test == "tukey" computed it above
-        pvalue = tukey.pvalue.reshape(n_seg, -1)
+        assert tukey is not None and anova is not None  # test == "tukey" computed them above
+        pvalue, statistic = tukey.pvalue.reshape(n_seg, -1), tukey.q.reshape(n_seg, -1)
+        df = np.repeat(anova.df.astype(np.float64), n_pairs, axis=1)  # the error df of each (segment, metric)
     if ci_method == "t":
         tt = stats.ttest(summary, ci)
         low, high = tt.ci_low, tt.ci_high
@@ -401,6 +409,8 @@ def _compare_per_query(
         high,
         alignment.present,
         p,
+        statistic=statistic,
+        df=df,
         test=test,
         ci_method=ci_method,
         baseline=baseline,

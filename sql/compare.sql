@@ -93,7 +93,7 @@ CREATE OR REPLACE MACRO rf_t_ppf(q, df) AS
 -- the output columns after the segments (a segment may not have one of these names)
 CREATE OR REPLACE MACRO rf__compare_outputs() AS
     ['metric', 'system', 'baseline', 'n', 'mean', 'baseline_mean', 'delta', 'ci_low', 'ci_high', 'p_value',
-     'p_adjusted', 'effect_size', 'wins', 'ties', 'losses', 'note'];
+     'p_adjusted', 'statistic', 'df', 'sd_diff', 'effect_size', 'wins', 'ties', 'losses', 'note'];
 
 -- the metric columns named by `metrics` (any case), in rf_per_query's order; ['P'] when none is known, so that
 -- the column selection binds and the check (rf__compare_check) raises its error
@@ -291,6 +291,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
         SELECT r.*,
                r.n - r.rf__wins - r.rf__losses AS rf__ties,
                CASE WHEN r.n < 2 OR r.rf__wins + r.rf__losses = 0 THEN NULL
+                    ELSE r.rf__delta / (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))) END AS rf__t,
+               CASE WHEN r.n < 2 OR r.rf__wins + r.rf__losses = 0 THEN NULL
                     ELSE rf__t_p2(r.rf__delta / (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))), r.n - 1) END AS rf__p,
                CASE WHEN r.n >= 2 AND NOT isnan(r.rf__delta / r.rf__sd) THEN r.rf__delta / r.rf__sd END AS rf__effect,
                CASE WHEN r.n >= 2 THEN r.rf__tq * (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))) END AS rf__half
@@ -326,6 +328,9 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                 WHEN rf__lc(correction) = 'bonferroni' THEN least(1.0, o.rf__m * o.rf__p)
                 WHEN rf__lc(correction) = 'bh' THEN o.rf__bh
                 ELSE o.rf__p END AS p_adjusted,
+           o.rf__t AS statistic,
+           CASE WHEN o.n >= 2 THEN CAST(o.n - 1 AS DOUBLE) END AS df,
+           CASE WHEN o.n >= 2 THEN o.rf__sd END AS sd_diff,
            o.rf__effect AS effect_size,
            o.rf__wins AS wins,
            o.rf__ties AS ties,

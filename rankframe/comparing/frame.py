@@ -112,6 +112,8 @@ def result_frame(
     present: np.ndarray,
     p: dict[str, Any],
     *,
+    statistic: np.ndarray,
+    df: np.ndarray,
     test: str,
     ci_method: str,
     baseline: object,
@@ -120,11 +122,13 @@ def result_frame(
 
     Shared by the pandas/DuckDB face and rankframe.spark.compare, so both give the same frame, dtypes included.
     ``seg_keys`` holds the segment columns (one row per segment, None without segments), ``present`` which
-    systems have queries in each segment (segments x systems).
+    systems have queries in each segment (segments x systems); ``statistic`` and ``df`` are the test's statistic and
+    degrees of freedom (NaN where a test has none), with ``pvalue`` the test's (segment, metric x pair) arrays.
     """
     n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
     n = summary.n
     pvalue, low, high = pvalue.copy(), low.copy(), high.copy()
+    statistic, df = np.array(statistic, dtype=np.float64), np.array(df, dtype=np.float64)
     effect = summary.effect_size
     note = np.full(n.shape, None, dtype=object)
     all_zero = (n >= 2) & (summary.ties == n)
@@ -135,6 +139,7 @@ def result_frame(
     else:
         note[all_zero] = NOTE_ALL_ZERO
         pvalue[all_zero] = np.nan
+        statistic[all_zero] = np.nan
     note[n == 1] = NOTE_ONE_QUERY
     note[n == 0] = NOTE_NO_QUERY
     sys_absent = ~present[:, pair_idx[:, 0]]
@@ -143,7 +148,7 @@ def result_frame(
     note3[np.broadcast_to(base_absent[:, None, :], note3.shape)] = NOTE_BASELINE_ABSENT
     note3[np.broadcast_to(sys_absent[:, None, :], note3.shape)] = NOTE_SYSTEM_ABSENT
     few = n < 2
-    for arr in (pvalue, effect, low, high):
+    for arr in (pvalue, effect, low, high, statistic, df):
         arr[few] = np.nan
 
     seg_rep = np.repeat(np.arange(n_seg), n_metrics * n_pairs)
@@ -163,6 +168,9 @@ def result_frame(
     out["p_value"] = pvalue.ravel()
     groups, family_text = family_groups(out, p["family"])
     out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
+    out["statistic"] = statistic.ravel()
+    out["df"] = df.ravel()
+    out["sd_diff"] = np.where(few, np.nan, summary.sd).ravel()
     out["effect_size"] = effect.ravel()
     out["wins"] = summary.wins.ravel().astype(np.int64)
     out["ties"] = summary.ties.ravel().astype(np.int64)

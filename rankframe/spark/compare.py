@@ -72,7 +72,7 @@ def compare(
 
     The same rows as :func:`rankframe.compare` with ``test="t"`` (the default against a baseline), as a small
     pandas DataFrame: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-    p_adjusted, effect_size, wins, ties, losses, note]``.
+    p_adjusted, statistic, df, sd_diff, effect_size, wins, ties, losses, note]`` (``statistic``: t, ``df``: n - 1).
 
     Parameters
     ----------
@@ -290,6 +290,8 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
         tt.ci_high,
         present,
         p,
+        statistic=tt.statistic,
+        df=tt.df,
         test="t",
         ci_method="t",
         baseline=baseline,

@@ -29,6 +29,9 @@ COLS = [
     "ci_high",
     "p_value",
     "p_adjusted",
+    "statistic",
+    "df",
+    "sd_diff",
     "effect_size",
     "wins",
     "ties",
@@ -61,7 +64,9 @@ def assert_parity(got: pd.DataFrame, want: pd.DataFrame, by: list[str]) -> None:
         for i, (g, w) in enumerate(zip(got[col], want[col])):
             if col in ("p_value", "p_adjusted"):
                 ok = _close(g, w, 1e-6)
-            elif col in ("mean", "baseline_mean", "delta", "ci_low", "ci_high", "effect_size"):
+            elif col in ("mean", "baseline_mean", "delta", "ci_low", "ci_high", "effect_size", "sd_diff", "df"):
+                ok = _close(g, w, 1e-9)
+            elif col == "statistic":  # t = delta / (sd / sqrt(n)): relative, t is large when sd is tiny
                 ok = _close(g, w, 1e-9)
             else:  # counts, names and notes (a missing note is None in pandas, None or NaN from duckdb's .df())
                 ok = (pd.isna(g) and pd.isna(w)) or str(g) == str(w)

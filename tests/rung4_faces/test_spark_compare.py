@@ -20,7 +20,10 @@ pytestmark = [
 ]
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 METRICS = ["AP@5", "nDCG@3", "RR", "P@2"]
-NUMERIC = ["n", "mean", "baseline_mean", "delta", "ci_low", "ci_high", "effect_size", "wins", "ties", "losses"]
+NUMERIC = [
+    *("n", "mean", "baseline_mean", "delta", "ci_low", "ci_high", "statistic", "df", "sd_diff", "effect_size"),
+    *("wins", "ties", "losses"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +43,7 @@ def assert_same_comparison(got: pd.DataFrame, expected: pd.DataFrame, keys: list
         a, b = got[c].to_numpy(np.float64), expected[c].to_numpy(np.float64)
         both_nan = np.isnan(a) & np.isnan(b)
         same_inf = np.isinf(a) & (a == b)
-        close = np.abs(a - b) <= tol
+        close = np.abs(a - b) <= tol * np.maximum(1.0, np.abs(b))  # relative beyond 1 (t of a tiny sd)
         assert (both_nan | same_inf | close).all(), (c, got[[*keys, c]], expected[[*keys, c]])
     assert got["note"].tolist() == expected["note"].tolist()
     for key in ("test", "ci_method", "ci", "correction", "family", "pairs", "baseline", "missing"):
