@@ -96,6 +96,8 @@ def compare(
     correction: str | None = "auto",
     family: str | Sequence[str] = "all",
     pairs: str = "baseline",
+    alternative: str | None = None,
+    margin: float | None = None,
     n_resamples: int = 10_000,
     seed: int | None = None,
     missing: str = "error",
@@ -150,6 +152,16 @@ def compare(
         the named output columns (e.g. ``family="metric"``: one family per metric).
     pairs : {"baseline", "all"}, default "baseline"
         Every system against the baseline, or every pair of systems.
+    alternative : {"two-sided", "greater", "less"}, optional
+        The alternative hypothesis of the test: ``"two-sided"`` (default), ``"greater"`` (the system's mean above
+        the baseline's: delta > 0) or ``"less"``; t, randomization and Wilcoxon tests (Tukey's HSD is two-sided).
+        One-sided, the interval is the one-sided bound at level ``ci``: ``[ci_low, inf)`` for ``"greater"``,
+        ``(-inf, ci_high]`` for ``"less"``. Default ``"greater"`` when a ``margin`` is given.
+    margin : float, optional
+        Non-inferiority margin, in the metric's units: the t-test of H0 ``delta <= -margin`` against
+        ``delta > -margin`` (``statistic = (delta + margin) / (sd_diff / sqrt(n))``, one-sided). A small
+        ``p_adjusted`` shows the system is not worse than the baseline by ``margin`` or more; the one-sided bound
+        ``ci_low`` is then above ``-margin``. Needs ``test="t"`` and ``alternative="greater"`` (its default).
     n_resamples : int, default 10000
         Sign flips (randomization) or resamples (bootstrap); at most 10**7
         (:data:`rankframe.stats.randomization.MAX_RESAMPLES`), checked before any work.
@@ -187,7 +199,7 @@ def compare(
         sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``,
         ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
         ``note`` = why a value is NaN (None otherwise). ``out.attrs`` records ``test``, ``ci_method``, ``ci``,
-        ``correction``, ``family``, ``pairs``, ``missing``, ``alternative`` (``"two-sided"``: every p-value is),
+        ``correction``, ``family``, ``pairs``, ``missing``, ``alternative``, ``margin`` (None without one),
         ``effect_size`` (``"d_z = delta / sd of the differences"``, Cohen's d_z) and, for random methods,
         ``n_resamples`` and ``seed``; the caption of the displayed table says the same.
 
@@ -223,6 +235,8 @@ def compare(
         correction=correction,
         family=family,
         pairs=pairs,
+        alternative=alternative,
+        margin=margin,
         n_resamples=n_resamples,
         seed=seed,
         missing=missing,
@@ -278,6 +292,8 @@ def checked_call(
     correction: str | None = "auto",
     family: str | Sequence[str] = "all",
     pairs: str = "baseline",
+    alternative: str | None = None,
+    margin: float | None = None,
     n_resamples: int = 10_000,
     seed: int | None = None,
     missing: str = "error",
@@ -302,6 +318,8 @@ def checked_call(
             ci_method=ci_method,
             ci=ci,
             correction=correction,
+            alternative=alternative,
+            margin=margin,
             missing=missing,
             n_resamples=n_resamples,
             seed=seed,
@@ -343,6 +361,7 @@ def _compare_per_query(
 ) -> pd.DataFrame:
     """Everything after evaluation: codes, alignment, tests, intervals, corrections, the output frame."""
     test, ci_method, ci, pairs = p["test"], p["ci_method"], p["ci"], p["pairs"]
+    alternative, margin = p.get("alternative", "two-sided"), p.get("margin")
     seg_keys, offsets, row, row_q, q_uniques, m_codes, s_codes, s_uniques = _codes(per, by, query, system, names)
     n_rows, n_metrics, n_systems = offsets[-1], len(names), len(s_uniques)
     values, exists = stats.pivot(
@@ -373,26 +392,26 @@ def _compare_per_query(
         tukey = stats.tukey_hsd(anova, pair_idx, ci)
     nan = np.full(summary.n.shape, np.nan)
     if test == "t":
-        tt = stats.ttest(summary, ci)
+        tt = stats.ttest(summary, ci, alternative, margin or 0.0)
         pvalue, statistic, df = tt.pvalue, tt.statistic, tt.df
     elif test == "randomization":
         with progress_.bar("compare: randomization test", unit="flips"):
-            res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], seed)
+            res = stats.sign_flip_test(x, y, offsets, p["n_resamples"], seed, alternative)
         pvalue, statistic, df = res.pvalue, summary.delta, nan  # the statistic: the mean difference (= sum / n)
         attrs.update(exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
-        wx = stats.wilcoxon_test(x, y, offsets)
+        wx = stats.wilcoxon_test(x, y, offsets, alternative)
         pvalue, statistic, df = wx.pvalue, wx.statistic, nan
     else:
         assert tukey is not None and anova is not None  # test == "tukey" computed them above
         pvalue, statistic = tukey.pvalue.reshape(n_seg, -1), tukey.q.reshape(n_seg, -1)
         df = np.repeat(anova.df.astype(np.float64), n_pairs, axis=1)  # the error df of each (segment, metric)
     if ci_method == "t":
-        tt = stats.ttest(summary, ci)
+        tt = stats.ttest(summary, ci, alternative)
         low, high = tt.ci_low, tt.ci_high
     elif ci_method == "bootstrap":
         with progress_.bar("compare: bootstrap", unit="resamples"):
-            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed)
+            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed, alternative)
         low, high = boot.ci_low, boot.ci_high
     else:
         assert tukey is not None  # ci_method == "tukey" computed it above

@@ -68,8 +68,12 @@ def compare_caption(attrs: dict) -> str:
     test = f"{attrs.get('alternative', 'two-sided')} {_TEST_WORDS[attrs['test']]}"
     if attrs["test"] == "randomization":
         test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
+    if attrs.get("margin") is not None:
+        test += f" of delta > -{attrs['margin']:g} (non-inferiority margin {attrs['margin']:g})"
     who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
     level = f"{attrs['ci'] * 100:.6g}%"
+    if attrs.get("alternative", "two-sided") != "two-sided":  # the interval is the one-sided bound of the test
+        level += " one-sided"
     interval = {
         "t": f"{level} t interval",
         "bootstrap": f"{level} paired bootstrap interval ({random})",

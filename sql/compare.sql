@@ -86,9 +86,16 @@ CREATE OR REPLACE MACRO rf_t_ppf(q, df) AS
 
 -- ------------------------------------------------------------------------------------------- rf_compare
 -- rf_compare(tbl, system := 'system', baseline := <required>, metrics := [...], k, segments, ci := 0.95,
--- correction := 'holm', and rf_per_query's parameters): every system against the baseline, per segment and
--- metric, with the paired t-test on the per-query differences = rankframe.compare(df, metrics, system=...,
--- baseline=..., by=segments, test='t', ci_method='t', correction=...). See docs/sql.md "Comparing systems in SQL".
+-- correction := 'holm', alternative := NULL, margin := NULL, and rf_per_query's parameters): every system against
+-- the baseline, per segment and metric, with the paired t-test on the per-query differences =
+-- rankframe.compare(df, metrics, system=..., baseline=..., by=segments, test='t', ci_method='t', correction=...,
+-- alternative=..., margin=...). See docs/sql.md "Comparing systems in SQL".
+
+-- the alternative of rf_compare: NULL is 'two-sided', or 'greater' with a non-inferiority margin (the rule of
+-- rankframe.comparing.rules.check_alternative)
+CREATE OR REPLACE MACRO rf__alternative(alternative, margin) AS
+    CASE WHEN alternative IS NOT NULL THEN lower(CAST(alternative AS VARCHAR))
+         WHEN margin IS NOT NULL THEN 'greater' ELSE 'two-sided' END;
 
 -- the output columns after the segments (a segment may not have one of these names)
 CREATE OR REPLACE MACRO rf__compare_outputs() AS
@@ -105,7 +112,7 @@ CREATE OR REPLACE MACRO rf__compare_cols(metrics) AS
                   list_transform(TRY_CAST(metrics AS VARCHAR[]), lambda m: lower(m)), lower(n))) END;
 
 -- true, or the error for the first bad parameter of rf_compare that needs no data (names: the table's columns)
-CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, correction) AS
+CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, correction, alternative, margin) AS
     CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
          THEN error(printf('rf:param: The ''system'' parameter of rf_compare must be a column name (such as '
                            || '''system''). Got %s instead.', rf__repr(system)))
@@ -138,6 +145,16 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
          WHEN correction IS NOT NULL
               AND rf__choice(correction, ['holm', 'bonferroni', 'bh', 'none'], 'correction', 'rf_compare') = ''
          THEN false
+         WHEN alternative IS NOT NULL
+              AND rf__choice(alternative, ['two-sided', 'greater', 'less'], 'alternative', 'rf_compare') = ''
+         THEN false
+         WHEN margin IS NOT NULL AND NOT coalesce(rf__number(margin) >= 0 AND isfinite(rf__number(margin)), false)
+         THEN error(printf('rf:param: The ''margin'' parameter of rf_compare must be NULL or a finite number >= 0 '
+                           || '(in the metric''s units). Got %s instead.', rf__repr(margin)))
+         WHEN margin IS NOT NULL AND rf__alternative(alternative, margin) <> 'greater'
+         THEN error(printf('rf:param: margin := (non-inferiority: H0 delta <= -margin) is a one-sided test of '
+                           || 'alternative := ''greater''; got alternative := %s: leave alternative out or pass '
+                           || '''greater''.', rf__repr(alternative)))
          ELSE true END;
 
 -- one row: true, or the error about the systems of the table (null names, fewer than 2, unknown baseline)
@@ -197,7 +214,8 @@ CREATE OR REPLACE MACRO rf__compare_long(tbl, system, k, segments, metrics, orde
 -- system - baseline over the queries both have a value for, the t-test and interval, the correction over every
 -- row of the call.
 CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, metrics := NULL, k := NULL,
-                                   segments := [], ci := 0.95, correction := 'holm', order_by := 'rank', rel := 1,
+                                   segments := [], ci := 0.95, correction := 'holm', alternative := NULL,
+                                   margin := NULL, order_by := 'rank', rel := 1,
                                    graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
                                    p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
                                    ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
@@ -214,7 +232,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                         rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
                                          r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first',
                                          no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_compare')
-                        AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction)
+                        AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction,
+                                                      alternative, margin)
                              FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
     rf__present AS (
         SELECT l.rf__seg, list(DISTINCT CAST(l.rf__sys AS VARCHAR) ORDER BY CAST(l.rf__sys AS VARCHAR)) AS rf__systems
@@ -265,7 +284,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
         FROM rf__pairs AS q
         GROUP BY ALL),
     rf__quantile AS (
-        SELECT DISTINCT s.n, rf_t_ppf(0.5 + rf__as_num(ci) / 2.0, s.n - 1) AS rf__tq
+        SELECT DISTINCT s.n, rf_t_ppf(CASE WHEN rf__alternative(alternative, margin) = 'two-sided'
+                                           THEN 0.5 + rf__as_num(ci) / 2.0 ELSE rf__as_num(ci) END, s.n - 1) AS rf__tq
         FROM rf__summary AS s WHERE s.n >= 2),
     rf__grid AS (
         SELECT g.*, m.rf__metric, m.rf__mpos, y.rf__sys
@@ -290,17 +310,23 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
     rf__tests AS (
         SELECT r.*,
                r.n - r.rf__wins - r.rf__losses AS rf__ties,
-               CASE WHEN r.n < 2 OR r.rf__wins + r.rf__losses = 0 THEN NULL
-                    ELSE r.rf__delta / (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))) END AS rf__t,
-               CASE WHEN r.n < 2 OR r.rf__wins + r.rf__losses = 0 THEN NULL
-                    ELSE rf__t_p2(r.rf__delta / (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))), r.n - 1) END AS rf__p,
+               CASE WHEN r.n < 2 OR (r.rf__wins + r.rf__losses = 0 AND coalesce(rf__as_num(margin), 0) = 0) THEN NULL
+                    ELSE (r.rf__delta + coalesce(rf__as_num(margin), 0))
+                         / (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))) END AS rf__t,
                CASE WHEN r.n >= 2 AND NOT isnan(r.rf__delta / r.rf__sd) THEN r.rf__delta / r.rf__sd END AS rf__effect,
                CASE WHEN r.n >= 2 THEN r.rf__tq * (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))) END AS rf__half
         FROM rf__rows AS r),
+    rf__tested AS (
+        SELECT t.*,
+               CASE WHEN t.rf__t IS NULL THEN NULL
+                    WHEN rf__alternative(alternative, margin) = 'greater' THEN rf_t_cdf(-t.rf__t, t.n - 1)
+                    WHEN rf__alternative(alternative, margin) = 'less' THEN rf_t_cdf(t.rf__t, t.n - 1)
+                    ELSE rf__t_p2(t.rf__t, t.n - 1) END AS rf__p
+        FROM rf__tests AS t),
     rf__ranked AS (
         SELECT t.*, count(t.rf__p) OVER () AS rf__m,
                row_number() OVER (ORDER BY t.rf__p ASC NULLS LAST) AS rf__rank
-        FROM rf__tests AS t),
+        FROM rf__tested AS t),
     rf__adjusted AS (
         SELECT a.*,
                max(least(1.0, (a.rf__m - a.rf__rank + 1.0) * a.rf__p)) OVER (
@@ -320,8 +346,10 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
            o.rf__mean_x AS mean,
            o.rf__mean_y AS baseline_mean,
            o.rf__delta AS delta,
-           o.rf__delta - o.rf__half AS ci_low,
-           o.rf__delta + o.rf__half AS ci_high,
+           CASE WHEN o.n >= 2 AND rf__alternative(alternative, margin) = 'less' THEN CAST('-inf' AS DOUBLE)
+                ELSE o.rf__delta - o.rf__half END AS ci_low,
+           CASE WHEN o.n >= 2 AND rf__alternative(alternative, margin) = 'greater' THEN CAST('inf' AS DOUBLE)
+                ELSE o.rf__delta + o.rf__half END AS ci_high,
            o.rf__p AS p_value,
            CASE WHEN o.rf__p IS NULL THEN NULL
                 WHEN rf__lc(correction) = 'holm' THEN o.rf__holm
@@ -339,7 +367,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                 WHEN NOT o.rf__base_here THEN 'baseline has no queries in this segment'
                 WHEN o.n = 0 THEN 'no query compared'
                 WHEN o.n = 1 THEN 'only 1 query: no test, interval or effect size (n < 2)'
-                WHEN o.rf__wins + o.rf__losses = 0 THEN 'identical on every query (all differences 0): no p-value'
+                WHEN o.rf__wins + o.rf__losses = 0 AND coalesce(rf__as_num(margin), 0) = 0
+                THEN 'identical on every query (all differences 0): no p-value'
                 WHEN o.rf__sd = 0 THEN 'every difference is the same (sd = 0)'
            END AS note
     FROM rf__adjusted AS o)

@@ -148,14 +148,16 @@ def _cli_words(text: str) -> str:
     ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by b``) and ``allow_duplicates=True`` is
     ``--allow-duplicates``.
     """
-    params = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed", "engine", "agg")
+    params: tuple[str, ...] = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed")
+    params += ("engine", "agg", "alternative", "margin")
     text = re.sub(
         r"The '(\w+)' parameter of (?:compare|evaluate) must be",
         lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
         text,
     )
     text = re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
-    text = re.sub(r"\bci= ", f"{_option('ci')} ", text)
+    text = re.sub(r"\b(ci|margin)= ", lambda m: f"{_option(m.group(1))} ", text)
+    text = re.sub(r"\bleave (margin|alternative) out\b", lambda m: f"leave {_option(m.group(1))} out", text)
     text = re.sub(r"\bper_query=True\b", _option("per_query"), text)
     text = re.sub(
         r"\bby=('[^']*'|\[[^\]]*\])",

@@ -2,7 +2,8 @@
 
 Its options are :func:`rankframe.compare.compare`'s parameters; their checks are the library's, reported in the
 options' words (:func:`rankframe.cli._options._cli_words`). ``--fail-if-worse`` turns a significantly worse
-system into exit status 1 (and nothing else does). One Parquet table is compared on DuckDB's road.
+system into exit status 1 (and nothing else does); with ``--margin`` it is a non-inferiority gate: a system not
+shown non-inferior within the margin exits 1. One Parquet table is compared on DuckDB's road.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ COMPARE_FORMATS = ("table", "markdown", "csv", "json")
 def add_parser(sub) -> None:
     """``rankframe compare``: rankframe.compare's parameters as options, the inputs and options of evaluate."""
     from ..compare import CI_METHODS, CORRECTIONS, PAIRS, TESTS
+    from ..comparing.rules import ALTERNATIVES
     from ..stats.align import MISSING
 
     co = sub.add_parser(
@@ -103,6 +105,19 @@ def add_parser(sub) -> None:
         metavar="N",
         help="sign flips (randomization) or resamples (bootstrap) (default 10000)",
     )
+    g.add_argument(
+        "--alternative",
+        choices=ALTERNATIVES,
+        help="the alternative hypothesis: two-sided (default), greater (the system above the baseline) or less; "
+        "one-sided tests get one-sided bounds (default with --margin: greater)",
+    )
+    g.add_argument(
+        "--margin",
+        type=float,
+        metavar="M",
+        help="non-inferiority margin in the metric's units: the t-test of H0 delta <= -M (a one-sided test of "
+        "delta + M > 0); with --fail-if-worse, the gate fails when non-inferiority is not shown",
+    )
     g.add_argument("--seed", type=int, metavar="S", help="seed of the random methods (default: fresh, reported)")
     g.add_argument(
         "--missing",
@@ -121,7 +136,8 @@ def add_parser(sub) -> None:
         "--fail-if-worse",
         action="store_true",
         help="exit 1 when a system is significantly worse than the baseline (p_adjusted < alpha and delta < 0) "
-        "on any metric or segment, naming them on stderr",
+        "on any metric or segment, naming them on stderr; with --margin M a non-inferiority gate: exit 1 when a "
+        "system is not shown non-inferior (p_adjusted of H0 delta <= -M not below alpha)",
     )
     _policy_options(co)
     co.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
@@ -152,6 +168,11 @@ def _compare(args) -> int:
     policies = _policies(args)
     if args.fail_if_worse and args.pairs == "all" and args.baseline is None:
         raise UsageError("--fail-if-worse with --pairs all needs --baseline NAME: worse than which system?")
+    if args.fail_if_worse and args.margin is None and args.alternative == "greater":
+        raise UsageError(
+            "--fail-if-worse looks for a system significantly worse than the baseline, which --alternative greater "
+            "cannot show: use --alternative two-sided or less, or --margin M for a non-inferiority gate"
+        )
     trec_inputs, several = _systems(args)
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
@@ -178,6 +199,8 @@ def _compare(args) -> int:
                 correction=None if args.correction == "none" else args.correction,
                 family=family or "all",
                 pairs=args.pairs,
+                alternative=args.alternative,
+                margin=args.margin,
                 n_resamples=args.n_resamples,
                 seed=args.seed,
                 missing=args.missing,
@@ -195,7 +218,9 @@ def _compare(args) -> int:
             raise UsageError(_cli_words(str(e))) from None
     _print(_render_compare(out, args.format))
     if args.fail_if_worse:
-        worse = _worse(out, baseline, args.alpha)
+        worse = (
+            _worse(out, baseline, args.alpha) if args.margin is None else _not_non_inferior(out, baseline, args.alpha)
+        )
         if worse:
             sys.stderr.write("".join(f"rankframe: worse: {w}\n" for w in worse))
             return EXIT_WORSE
@@ -253,6 +278,8 @@ def _compare_parameters(args) -> None:
                 ci_method=args.ci_method,
                 ci=args.ci,
                 correction=None if args.correction == "none" else args.correction,
+                alternative=getattr(args, "alternative", None),  # `rankframe report` has no such option (yet)
+                margin=getattr(args, "margin", None),
                 missing=args.missing,
                 n_resamples=args.n_resamples,
                 seed=args.seed,
@@ -305,6 +332,27 @@ def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
             f"{r['system']} < {r['baseline']} on {r['metric']}{f' ({where})' if where else ''}: "
             f"delta {r['delta']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}], "
             f"p_adjusted {_fmt_p(float(r['p_adjusted']))} < alpha {alpha:g}"
+        )
+    return lines
+
+
+def _not_non_inferior(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
+    """The rows where non-inferiority (H0 delta <= -margin) is not shown: p_adjusted not below alpha, or no p-value."""
+    segments = list(out.columns[: list(out.columns).index("metric")])
+    margin = out.attrs["margin"]
+    rows = out[out["baseline"] == baseline]
+    bad = rows[~(rows["p_adjusted"] < alpha)]  # NaN (n < 2: no test) is not shown either
+    lines = []
+    for r in bad.to_dict("records"):
+        where = ", ".join(f"{c}={r[c]}" for c in segments)
+        p = (
+            "no p-value"
+            if pd.isna(r["p_adjusted"])
+            else f"p_adjusted {_fmt_p(float(r['p_adjusted']))} >= alpha {alpha:g}"
+        )
+        lines.append(
+            f"{r['system']} not shown non-inferior to {r['baseline']} on {r['metric']}{f' ({where})' if where else ''}"
+            f" within margin {margin:g}: delta {r['delta']:.4f}, lower bound {r['ci_low']:.4f}, {p}"
         )
     return lines
 

@@ -131,7 +131,10 @@ def result_frame(
     statistic, df = np.array(statistic, dtype=np.float64), np.array(df, dtype=np.float64)
     effect = summary.effect_size
     note = np.full(n.shape, None, dtype=object)
+    margin = p.get("margin")
     all_zero = (n >= 2) & (summary.ties == n)
+    if margin:  # identical systems are non-inferior: t = margin / 0 = +inf, p = 0 (ttest_1samp); sd = 0 says so
+        all_zero = np.zeros_like(all_zero)
     constant = (n >= 2) & ~all_zero & (summary.sd == 0)
     note[constant] = NOTE_CONSTANT
     if test == "tukey":  # Tukey's p-value of an identical pair is 1 (q = 0), not NaN: only the effect size is NaN
@@ -185,7 +188,8 @@ def result_frame(
         pairs=p["pairs"],
         baseline=baseline,
         missing=p["missing"],
-        alternative="two-sided",
+        alternative=p.get("alternative", "two-sided"),
+        margin=margin,
         effect_size=EFFECT_SIZE,
     )
     return out

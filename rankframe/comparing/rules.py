@@ -1,14 +1,14 @@
 """The rules of a comparison that need no per-query value, written once for every face of compare.
 
 The parameters (``test``, ``ci``, ``ci_method``, ``correction``, ``pairs``, ``missing``, ``seed``, ``n_resamples``,
-``engine``, ``family`` and the evaluate options passed on), the system column (a column name, not a role, not a
-segment, not an output column's name, present, no null value), the systems (at least 2) and the baseline (one of
-them, matched by value, with a hint when only its text matches). pandas (:func:`rankframe.compare`), DuckDB files
-and relations, Spark (:func:`rankframe.spark.compare`) and the CLI each gather what a rule needs their own way
-(the frame's values, one DuckDB aggregate, Spark's distinct values) and call the rule here, so the messages are
-the same on every face; ``sql/compare.sql`` (``rf_compare``) writes the system rules' words again in SQL, and a
-test holds its messages to the templates declared here (:data:`SYSTEM_IN_BY`, :data:`TOO_FEW_SYSTEMS`,
-:data:`UNKNOWN_BASELINE`, :data:`NULL_SYSTEMS`).
+``engine``, ``family``, ``alternative``, ``margin`` and the evaluate options passed on), the system column (a column
+name, not a role, not a segment, not an output column's name, present, no null value), the systems (at least 2) and the
+baseline (one of them, matched by value, with a hint when only its text matches). pandas (:func:`rankframe.compare`),
+DuckDB files and relations, Spark (:func:`rankframe.spark.compare`) and the CLI each gather what a rule needs their own
+way (the frame's values, one DuckDB aggregate, Spark's distinct values) and call the rule here, so the messages are the
+same on every face; ``sql/compare.sql`` (``rf_compare``) writes the system rules' words again in SQL, and a test holds
+its messages to the templates declared here (:data:`SYSTEM_IN_BY`, :data:`TOO_FEW_SYSTEMS`, :data:`UNKNOWN_BASELINE`,
+:data:`NULL_SYSTEMS`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ from ..stats.randomization import check_n_resamples
 TESTS = ("t", "randomization", "wilcoxon", "tukey")
 CI_METHODS = ("t", "bootstrap", "tukey")
 PAIRS = ("baseline", "all")
+#: ``alternative=`` values: "greater" is the system's mean above the baseline's (delta > 0, or > -margin)
+ALTERNATIVES = stats.ALTERNATIVES
+#: the tests that take a one-sided ``alternative`` (Tukey's HSD is two-sided by construction)
+ONE_SIDED_TESTS = ("t", "randomization", "wilcoxon")
 CORRECTIONS = stats.CORRECTIONS
 #: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
 CORRECTION_CHOICES = ("auto", *CORRECTIONS)
@@ -96,6 +100,7 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
         raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
     p["ci"] = float(ci)
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
+    p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
     seed = p["seed"]
@@ -110,6 +115,43 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
                 f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
             )
     return p
+
+
+def check_alternative(alternative: object, margin: object, test: str, ci_method: str) -> tuple[float | None, str]:
+    """The checked ``margin`` (None, or a finite float >= 0) and ``alternative`` (its default filled in).
+
+    ``alternative=None`` is ``"two-sided"``, or ``"greater"`` with a margin: ``margin=m`` is the non-inferiority
+    test of H0 ``delta <= -m`` against ``delta > -m``, the one-sided t-test of ``delta + m > 0``; it needs
+    ``test="t"`` and ``alternative="greater"``. Tukey's HSD (and its interval) is two-sided only.
+    """
+    if margin is not None:
+        if (
+            isinstance(margin, (bool, np.bool_))
+            or not isinstance(margin, (int, float, np.integer, np.floating))
+            or not np.isfinite(margin)
+            or margin < 0
+        ):
+            raise parameter_error("compare", "margin", "None or a finite number >= 0 (in the metric's units)", margin)
+        margin = float(margin)
+        if test != "t":
+            raise ParameterError(
+                f"margin= (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + margin > 0; "
+                f"test={test!r} takes no margin: pass test='t', or leave margin out"
+            )
+    if alternative is None:
+        alternative = "two-sided" if margin is None else "greater"
+    side: str = _choice("alternative", alternative, ALTERNATIVES)
+    if margin is not None and side != "greater":
+        raise ParameterError(
+            f"margin= tests non-inferiority (H0 delta <= -margin against delta > -margin), a one-sided test of "
+            f"alternative='greater'; got alternative={side!r}: leave alternative out or pass 'greater'"
+        )
+    if side != "two-sided" and (test not in ONE_SIDED_TESTS or ci_method == "tukey"):
+        raise ParameterError(
+            f"alternative={side!r}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
+            f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'"
+        )
+    return margin, side
 
 
 def default_correction(correction: str | None, test: str) -> str | None:

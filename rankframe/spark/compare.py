@@ -59,6 +59,8 @@ def compare(
     correction: str | None = "auto",
     family: str | Sequence[str] = "all",
     pairs: str = "baseline",
+    alternative: str | None = None,
+    margin: float | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,
     validate: bool = True,
@@ -78,8 +80,9 @@ def compare(
     ----------
     sdf : pyspark.sql.DataFrame
         The long table with a system column.
-    metrics, system, by, ci, correction, family, pairs, missing, columns
-        As for :func:`rankframe.compare` (``correction="auto"`` is Holm here: only the t-test runs).
+    metrics, system, by, ci, correction, family, pairs, alternative, margin, missing, columns
+        As for :func:`rankframe.compare` (``correction="auto"`` is Holm here: only the t-test runs; ``alternative``
+        and the non-inferiority ``margin`` work from the same sufficient statistics).
     baseline : optional
         The system the others are compared with. Required with ``pairs="baseline"``: a Spark DataFrame has no
         "first row" to default to.
@@ -108,6 +111,8 @@ def compare(
             ci_method=ci_method,
             ci=ci,
             correction=correction,
+            alternative=alternative,
+            margin=margin,
             missing=missing,
             n_resamples=1,
             seed=None,
@@ -277,7 +282,7 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
     summary = stats.PairedSummary(
         n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=n - wins - losses, losses=losses
     )
-    tt = stats.ttest(summary, p["ci"])
+    tt = stats.ttest(summary, p["ci"], p["alternative"], p["margin"] or 0.0)
     present = present_pd[pres_names].to_numpy(bool) if n_seg else np.zeros((0, len(systems)), bool)
     return result_frame(
         present_pd[by] if by else None,

@@ -23,12 +23,13 @@ from __future__ import annotations
 from .align import Alignment, align, pivot
 from .bootstrap import bootstrap_ci
 from .corrections import CORRECTIONS, adjust
-from .paired import PairedSummary, summarize, ttest
+from .paired import ALTERNATIVES, PairedSummary, summarize, ttest
 from .randomization import sign_flip_test
 from .tukey import BlockedAnova, blocked_anova, tukey_hsd
 from .wilcoxon import wilcoxon_test
 
 __all__ = [
+    "ALTERNATIVES",
     "Alignment",
     "BlockedAnova",
     "CORRECTIONS",

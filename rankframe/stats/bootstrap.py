@@ -3,7 +3,8 @@
 For a comparison on ``n`` queries: draw ``n`` queries with replacement (the same draw for the system and the
 baseline: the pairing is kept), take the mean difference, repeat ``n_resamples`` times; the interval at
 ``level`` is the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles (numpy's default linear interpolation)
-of those means (Efron & Tibshirani 1993, ch. 13). This is ``scipy.stats.bootstrap((x, y), statistic,
+of those means (Efron & Tibshirani 1993, ch. 13); one-sided (``alternative="greater"``) the bound
+``[q_(1 - level), inf)``, (``"less"``) ``(-inf, q_level]``. This is ``scipy.stats.bootstrap((x, y), statistic,
 paired=True, method="percentile")`` with ``statistic = mean(x - y)``; equal in distribution, not draw for draw.
 
 Comparisons of a segment that use the same queries share their draws (a draw is a vector of counts per query,
@@ -43,6 +44,7 @@ def bootstrap_ci(
     level: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
+    alternative: str = "two-sided",
 ) -> BootstrapResult:
     """Paired percentile bootstrap interval of ``mean(x - y)`` per segment and column (module docstring).
 
@@ -65,7 +67,11 @@ def bootstrap_ci(
     d = x - y
     low = np.full((n_seg, d.shape[1]), np.nan)
     high = np.full((n_seg, d.shape[1]), np.nan)
-    q = np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    q = {
+        "two-sided": np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0]),
+        "greater": np.array([1.0 - level, 1.0]),  # the upper "bound" is replaced by inf below
+        "less": np.array([0.0, level]),
+    }[alternative]
     for s in range(n_seg):  # a loop over segments and their distinct query sets; the work is vectorized inside
         block = d[offsets[s] : offsets[s + 1]]
         valid = ~np.isnan(block)
@@ -89,4 +95,8 @@ def bootstrap_ci(
                 progress.advance(c)
             bounds = np.quantile(means, q, axis=0)
             low[s, cols], high[s, cols] = bounds[0], bounds[1]
+    if alternative == "greater":
+        high[~np.isnan(low)] = np.inf
+    elif alternative == "less":
+        low[~np.isnan(high)] = -np.inf
     return BootstrapResult(ci_low=low, ci_high=high, n_resamples=int(n_resamples), entropy=root.entropy)

@@ -6,11 +6,15 @@ For one comparison with per-query differences ``d_i = x_i - y_i`` over its ``n``
 - ``effect_size = delta / sd``, the paired standardized mean difference (Cohen's d_z); ``+-inf`` when every
   difference is the same non-zero number, NaN when they are all zero;
 - ``wins / ties / losses`` = the number of queries with ``d > 0``, ``d == 0``, ``d < 0``;
-- paired t-test: ``t = delta / (sd / sqrt(n))`` with ``n - 1`` degrees of freedom, two-sided
-  ``p = 2 * T.sf(|t|)``; interval ``delta -+ T.ppf((1 + level) / 2) * sd / sqrt(n)``. This is
-  ``scipy.stats.ttest_rel(x, y)`` and its ``confidence_interval(level)``, including its edge cases: ``sd = 0``
-  gives ``t = +-inf, p = 0`` and a zero-width interval when ``delta != 0``, and ``p = NaN`` when all
-  differences are 0.
+- paired t-test: ``t = (delta + margin) / (sd / sqrt(n))`` with ``n - 1`` degrees of freedom (``margin = 0``
+  unless a non-inferiority margin is given); two-sided ``p = 2 * T.sf(|t|)``, ``"greater"`` (the system above
+  the baseline) ``p = T.sf(t)``, ``"less"`` ``p = T.cdf(t)``; interval ``delta -+ T.ppf((1 + level) / 2) * sd /
+  sqrt(n)``, or the one-sided bound ``[delta - T.ppf(level) * sd / sqrt(n), inf)`` (``"greater"``) /
+  ``(-inf, delta + T.ppf(level) * sd / sqrt(n)]`` (``"less"``). This is ``scipy.stats.ttest_rel(x, y,
+  alternative=...)`` and its ``confidence_interval(level)`` (with a margin: ``ttest_1samp(x - y, -margin,
+  alternative="greater")``; the interval is still the interval of delta), including its edge cases: ``sd = 0``
+  gives ``t = +-inf, p = 0`` (or 1 one-sided) and a zero-width interval when ``delta + margin != 0``, and
+  ``p = NaN`` when ``delta + margin = 0`` with ``sd = 0``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row, segment_sum
+
+#: the alternative hypotheses of the paired tests: "greater" = the system's mean above the baseline's
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 @dataclass(frozen=True)
@@ -88,8 +95,10 @@ class TtestResult:
     ci_high: np.ndarray
 
 
-def ttest(summary: PairedSummary, level: float = 0.95) -> TtestResult:
-    """Two-sided paired t-test and the t interval of ``delta`` at ``level`` (``scipy.stats.ttest_rel``).
+def ttest(
+    summary: PairedSummary, level: float = 0.95, alternative: str = "two-sided", margin: float = 0.0
+) -> TtestResult:
+    """Paired t-test and the t interval of ``delta`` at ``level`` (``scipy.stats.ttest_rel``; module docstring).
 
     Examples
     --------
@@ -98,20 +107,33 @@ def ttest(summary: PairedSummary, level: float = 0.95) -> TtestResult:
     >>> r = ttest(s)   # d = 1, 1, 3: mean 5/3, sd 2/sqrt(3), t = (5/3) / (2/3) = 2.5 on 2 df
     >>> round(float(r.statistic[0, 0]), 12), int(r.df[0, 0])
     (2.5, 2)
+    >>> r = ttest(s, alternative="greater", margin=1 / 3)   # t = (5/3 + 1/3) / (2/3) = 3: one-sided, upper bound inf
+    >>> round(float(r.statistic[0, 0]), 12), float(r.ci_high[0, 0])
+    (3.0, inf)
     """
     from scipy import stats  # imported here: `import rankframe` stays light
 
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}; got {alternative!r}")
     n = summary.n.astype(np.float64)
     df = n - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         se = summary.sd / np.sqrt(n)
-        t = summary.delta / se
-        p = 2.0 * stats.t.sf(np.abs(t), df)
-        half = stats.t.ppf(0.5 + level / 2.0, df) * se
+        t = (summary.delta + margin) / se
+        if alternative == "two-sided":
+            p = 2.0 * stats.t.sf(np.abs(t), df)
+            half = stats.t.ppf(0.5 + level / 2.0, df) * se
+            low, high = summary.delta - half, summary.delta + half
+        else:
+            half = stats.t.ppf(level, df) * se
+            inf = np.full(t.shape, np.inf)
+            if alternative == "greater":
+                p = stats.t.sf(t, df)
+                low, high = summary.delta - half, inf
+            else:
+                p = stats.t.cdf(t, df)
+                low, high = -inf, summary.delta + half
     bad = summary.n < 2
-    t[bad] = np.nan
-    p[bad] = np.nan
-    half[bad] = np.nan
-    return TtestResult(
-        statistic=t, df=np.where(bad, np.nan, df), pvalue=p, ci_low=summary.delta - half, ci_high=summary.delta + half
-    )
+    for arr in (t, p, low, high):
+        arr[bad] = np.nan
+    return TtestResult(statistic=t, df=np.where(bad, np.nan, df), pvalue=p, ci_low=low, ci_high=high)

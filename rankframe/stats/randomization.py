@@ -2,7 +2,9 @@
 
 Under the null hypothesis that the system and the baseline are exchangeable on every query, each difference
 ``d_i`` is as likely to be ``+d_i`` as ``-d_i``. The statistic is ``T = sum_i d_i`` (equivalent to the mean
-difference: ``n`` is fixed), the test is two-sided, and a resample flips the sign of each difference
+difference: ``n`` is fixed), the test is two-sided (``|T*| >= |T|``) or one-sided (``alternative="greater"``:
+``T* >= T``, the system above the baseline; ``"less"``: ``T* <= T``, as ``scipy.stats.permutation_test``'s
+``alternative``; below, ``|.|`` stands for the side's orientation), and a resample flips the sign of each difference
 independently with probability 1/2.
 
 - **Random sign flips** (the usual case): ``B = n_resamples`` sign patterns, ``hits`` = the number of patterns
@@ -110,6 +112,15 @@ def exact_bits(n_rows: int, start: int, stop: int) -> np.ndarray:
     return ((j[:, None] >> np.arange(n_rows, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
 
 
+def _orient(v: np.ndarray, alternative: str) -> np.ndarray:
+    """The statistic as the side of the test reads it: ``|T|`` two-sided, ``T`` for "greater", ``-T`` for "less"."""
+    if alternative == "greater":
+        return v
+    if alternative == "less":
+        return -v
+    return np.abs(v)
+
+
 def _chunks(total: int, n_rows: int) -> Iterator[tuple[int, int]]:
     step = max(1, CHUNK_ELEMENTS // max(n_rows, 1))
     for start in range(0, total, step):
@@ -123,8 +134,12 @@ def _random_hits(
     threshold: np.ndarray,
     bitgen: np.random.BitGenerator,
     n_resamples: int,
+    alternative: str = "two-sided",
 ) -> np.ndarray:
-    """Count, per column, the random sign patterns with ``|T*| >= threshold`` (float32 sums, certified)."""
+    """Count, per column, the random sign patterns with ``|T*| >= threshold`` (float32 sums, certified).
+
+    ``|.|`` is :func:`_orient`'s (1-Lipschitz on every side, so the float32 error bound holds for each).
+    """
     n_rows, n_cols = block.shape
     width = min(BLOCK, n_rows)
     n_blocks = -(-n_rows // width)
@@ -143,7 +158,7 @@ def _random_hits(
         signs = buf[:c]
         signs[:, :n_rows] = bits
         partial = np.matmul(signs.reshape(c, n_blocks, width).transpose(1, 0, 2), d32)  # (blocks, c, cols)
-        flipped = np.abs(total - 2.0 * partial.sum(axis=0, dtype=np.float64))
+        flipped = _orient(total - 2.0 * partial.sum(axis=0, dtype=np.float64), alternative)
         above = flipped >= threshold + margin
         hits += above.sum(axis=0)
         unsure = ~above & (flipped > threshold - margin)
@@ -153,7 +168,7 @@ def _random_hits(
             for i in range(0, rows.size, per):
                 r, k = rows[i : i + per], cols[i : i + per]
                 sums = np.einsum("ij,ji->i", bits[r].astype(np.float64), block[:, k])
-                hit = np.abs(total[k] - 2.0 * sums) >= threshold[k]
+                hit = _orient(total[k] - 2.0 * sums, alternative) >= threshold[k]
                 hits += np.bincount(k[hit], minlength=n_cols)
         progress.advance(c)
     return hits
@@ -165,8 +180,9 @@ def sign_flip_test(
     offsets: np.ndarray,
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
+    alternative: str = "two-sided",
 ) -> RandomizationResult:
-    """Two-sided paired sign-flip test of ``mean(x - y) = 0`` per segment and column (module docstring).
+    """Paired sign-flip test of ``mean(x - y) = 0`` per segment and column (module docstring).
 
     Examples
     --------
@@ -195,7 +211,7 @@ def sign_flip_test(
         n_rows = block.shape[0]
         total = block.sum(axis=0)
         abs_sum = np.abs(block).sum(axis=0)
-        threshold = np.abs(total) - TOLERANCE * abs_sum
+        threshold = _orient(total, alternative) - TOLERANCE * abs_sum
         exact[s] = n_rows < 63 and 2**n_rows <= n_resamples
         if exact[s]:
             n_patterns = 2**n_rows
@@ -203,13 +219,13 @@ def sign_flip_test(
             hits = np.zeros(block.shape[1], dtype=np.int64)
             for a, b in _chunks(n_patterns, n_rows):
                 flipped = total - 2.0 * (exact_bits(n_rows, a, b).astype(np.float64) @ block)
-                hits += (np.abs(flipped) >= threshold).sum(axis=0)
+                hits += (_orient(flipped, alternative) >= threshold).sum(axis=0)
                 progress.advance(b - a)
             pvalue[s] = hits / n_patterns
         else:
             progress.expect(int(n_resamples))
             bitgen = np.random.PCG64(children[s])
-            hits = _random_hits(block, total, abs_sum, threshold, bitgen, int(n_resamples))
+            hits = _random_hits(block, total, abs_sum, threshold, bitgen, int(n_resamples), alternative)
             pvalue[s] = (hits + 1.0) / (n_resamples + 1.0)
     pvalue[n < 2] = np.nan
     return RandomizationResult(pvalue=pvalue, exact=exact, n_resamples=int(n_resamples), entropy=root.entropy)

@@ -30,8 +30,12 @@ equal values for equal lists, and the zeros stay the ``ties`` that ``compare`` r
   ``z = (W+ - n'(n'+1)/4) / sqrt((n'(n'+1)(2n'+1) - sum(t^3 - t)/2) / 24)`` (``t``: the sizes of the groups
   of tied ``|d_i|``), ``p = 2 * Phi(-|z|)``; NaN when every difference is 0.
 
-The statistic reported is ``min(W+, W-)`` as scipy's. Ranking is one sort of all comparisons' differences
-together (by comparison, then ``|d|``); no loop runs per comparison.
+**One-sided** (``alternative="greater"``: the system above the baseline, large ``W+``; ``"less"``: small ``W+``):
+``p = P(W+ >= w)`` or ``P(W+ <= w)`` by the same three methods (normal: ``Phi(-z)`` or ``Phi(z)``), as
+``scipy.stats.wilcoxon(..., alternative=...)``.
+
+The statistic reported is scipy's: ``min(W+, W-)`` two-sided, ``W+`` one-sided. Ranking is one sort of all
+comparisons' differences together (by comparison, then ``|d|``); no loop runs per comparison.
 """
 
 from __future__ import annotations
@@ -71,8 +75,17 @@ def _exact_cdf(n: int) -> np.ndarray:
     return np.cumsum(counts) / 2.0**n
 
 
-def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> WilcoxonResult:
-    """Two-sided Wilcoxon signed-rank test of ``x - y`` per segment and column (module docstring).
+def _tails(below: np.ndarray, above: np.ndarray, alternative: str) -> np.ndarray:
+    """The p-value from the two tails ``P(W+ <= w)`` and ``P(W+ >= w)`` under ``alternative``."""
+    if alternative == "greater":
+        return np.clip(above, 0.0, 1.0)
+    if alternative == "less":
+        return np.clip(below, 0.0, 1.0)
+    return np.clip(2.0 * np.minimum(below, above), 0.0, 1.0)
+
+
+def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, alternative: str = "two-sided") -> WilcoxonResult:
+    """Wilcoxon signed-rank test of ``x - y`` per segment and column (module docstring).
 
     Examples
     --------
@@ -132,14 +145,14 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> Wilcoxon
         se = np.sqrt((nf * (nf + 1.0) * (2.0 * nf + 1.0) - tie_term / 2.0) / 24.0)
         z = (r_plus - nf * (nf + 1.0) / 4.0) / se
     normal = method == 3
-    p[normal] = 2.0 * stats.norm.sf(np.abs(z[normal]))
+    p[normal] = _tails(stats.norm.cdf(z[normal]), stats.norm.sf(z[normal]), alternative)
     for n in np.unique(n_all[method == 1]):  # one CDF table per distinct n (at most 50)
         idx = np.flatnonzero((method == 1) & (n_all == n))
         cdf = _exact_cdf(int(n))
         w = r_plus[idx]
         below = cdf[np.ceil(w).astype(np.int64)]
         above = 1.0 - np.where(w >= 1, cdf[np.maximum(np.floor(w).astype(np.int64) - 1, 0)], 0.0)
-        p[idx] = np.clip(2.0 * np.minimum(below, above), 0.0, 1.0)
+        p[idx] = _tails(below, above, alternative)
     for k in np.unique(n_nz[method == 2]):  # one sign-pattern matrix per distinct n' (at most 14)
         idx = np.flatnonzero((method == 2) & (n_nz == k))
         k = int(k)
@@ -148,8 +161,7 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> Wilcoxon
         w = r_plus[idx]
         less = (null <= w).mean(axis=0)
         greater = (null >= w).mean(axis=0)
-        p[idx] = np.clip(2.0 * np.minimum(less, greater), 0.0, 1.0)
+        p[idx] = _tails(less, greater, alternative)
     shape = (n_seg, n_col)
-    return WilcoxonResult(
-        statistic=np.minimum(r_plus, r_minus).reshape(shape), pvalue=p.reshape(shape), method=method.reshape(shape)
-    )
+    statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
+    return WilcoxonResult(statistic=statistic.reshape(shape), pvalue=p.reshape(shape), method=method.reshape(shape))

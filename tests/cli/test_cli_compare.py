@@ -261,6 +261,7 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         "--no-relevant", "nan", "--no-retrieved", "skip", "--no-judged", "zero", "--allow-duplicates",
         "--test", "wilcoxon", "--ci", "0.8", "--ci-method", "bootstrap", "--correction", "bonferroni",
         "--family", "metric", "--family", "length", "--n-resamples", "50", "--seed", "4", "--missing", "drop",
+        "--alternative", "less",
     )  # fmt: skip
     assert code == 0, err
     columns = seen.pop("columns")
@@ -269,8 +270,12 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         system="system", baseline="dense", by=["length"], engine="duckdb", no_relevant="nan", no_retrieved="skip",
         no_judged="zero", allow_duplicates=True, test="wilcoxon", ci=0.8, ci_method="bootstrap",
         correction="bonferroni", family=["metric", "length"], n_resamples=50, seed=4, missing="drop",
-        pairs="baseline", qrels=None,
+        pairs="baseline", qrels=None, alternative="less", margin=None,
     )  # fmt: skip
+    seen.clear()
+    code, _, err = run_main(capsys, "compare", str(PAIRED), "-m", "AP", "--baseline", "dense", "--margin", "0.02")
+    assert code == 0, err
+    assert seen["margin"] == 0.02 and seen["alternative"] is None  # compare's default: "greater" with a margin
 
 
 # ------------------------------------------------------------------------------------------------ table formats
@@ -388,6 +393,40 @@ def test_fail_if_worse_exits_1_naming_the_losses(tmp_path, capsys):
     # without the flag the command never fails on results
     code, out, err = run_main(capsys, *[a for a in args if a != "--fail-if-worse"], "--baseline", "A")
     assert code == 0 and err == ""
+
+
+def test_fail_if_worse_with_a_margin_is_a_non_inferiority_gate(tmp_path, capsys):
+    # _worse_table: segment x, B - A = -1/2, -1/2, -2/3, -1/2, -3/4 (mean -7/12, se = sqrt(1/72) / sqrt(5));
+    # segment y: B = A on both queries.
+    t = _worse_table(tmp_path)
+    args = ["compare", str(t), "-m", "RR", "--by", "segment", "--fail-if-worse", "--format", "csv", "--baseline"]
+    from scipy import stats
+
+    d = [-1 / 2, -1 / 2, -2 / 3, -1 / 2, -3 / 4]
+    # margin 0.1: t = (-7/12 + 0.1) / se = -9.17, p = 0.9996: not shown in x -> exit 1, naming x only; in y the
+    # systems are identical, t = 0.1 / 0 = +inf, p = 0: non-inferior (an unchanged system passes the gate)
+    code, out, err = run_main(capsys, *args, "A", "--margin", "0.1")
+    ref = stats.ttest_1samp(d, -0.1, alternative="greater")
+    got = _from_csv(out).set_index("segment")
+    assert code == 1 and got.loc["x", "statistic"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert got.loc["x", "p_value"] == pytest.approx(ref.pvalue, rel=1e-12) and got.loc["y", "p_value"] == 0
+    assert got.loc["x", "ci_high"] == math.inf
+    assert err.splitlines() == [
+        f"rankframe: worse: B not shown non-inferior to A on RR (segment=x) within margin 0.1: delta -0.5833, "
+        f"lower bound {got.loc['x', 'ci_low']:.4f}, p_adjusted {got.loc['x', 'p_adjusted']:.4f} >= alpha 0.05"
+    ]
+    # margin 1: t = (1 - 7/12) / se = 7.91 on 4 df, one-sided p = 0.0007 (Holm x 1: y's p = 0 is the smallest):
+    # B is worse than A, but by less than 1 RR: non-inferior everywhere -> exit 0
+    ref = stats.ttest_1samp(d, -1.0, alternative="greater")
+    assert ref.pvalue < 0.025
+    code, out, err = run_main(capsys, *args, "A", "--margin", "1")
+    assert code == 0 and err == "", err
+    assert _from_csv(out).set_index("segment").loc["x", "p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+    # --alternative greater without a margin cannot find a worse system: a usage error before any file is read
+    code, out, err = run_main(capsys, *args, "A", "--alternative", "greater")
+    assert code == 2 and out == "" and "--alternative greater cannot show" in err
+    code, out, err = run_main(capsys, *args, "A", "--margin", "0.1", "--alternative", "less")
+    assert code == 2 and "got --alternative less" in err
 
 
 def test_fail_if_worse_with_all_pairs_looks_at_the_baseline(tmp_path, capsys):

@@ -146,6 +146,42 @@ def test_random_tables_parity(con, seed, n_systems, correction, by):
     assert_parity(got, want, by)
 
 
+@pytest.mark.parametrize(
+    "sql_args, kw",
+    [
+        ("alternative := 'greater'", dict(alternative="greater")),
+        ("alternative := 'LESS', ci := 0.8", dict(alternative="less", ci=0.8)),
+        ("margin := 0.05", dict(margin=0.05)),
+        ("margin := 0, alternative := 'greater'", dict(margin=0, alternative="greater")),
+        ("alternative := 'two-sided', correction := 'bh'", dict(alternative="two-sided", correction="bh")),
+    ],
+)
+def test_alternative_and_margin_parity(con, sql_args, kw):
+    # one-sided p-values, one-sided bounds (inf on the open side) and the non-inferiority shift of t, as pandas
+    df = _random_table(5, 3)
+    con.register("rnd", df)
+    got = con.sql(
+        f"SELECT * FROM rf_compare('rnd', system := 'sys', baseline := 'S0', metrics := ['AP', 'P'], k := 3, "
+        f"segments := ['seg'], {sql_args})"
+    ).df()
+    want = rankframe.compare(df, ["AP@3", "P@3"], system="sys", baseline="S0", by=["seg"], **kw)
+    assert_parity(got, want, ["seg"])
+    side = want.attrs["alternative"]
+    assert np.isinf(got["ci_high" if side == "greater" else "ci_low"]).all() == (side != "two-sided")
+
+
+def test_identical_systems_with_a_margin_match_pandas(con):
+    df = _random_table(6, 2)
+    df = pd.concat([df, df[df["sys"] == "S0"].assign(sys="S2")])  # S2 = S0 on every query
+    con.register("same", df)
+    got = con.sql(
+        "SELECT * FROM rf_compare('same', system := 'sys', baseline := 'S0', metrics := ['AP'], margin := 0.1)"
+    ).df()
+    want = rankframe.compare(df, ["AP"], system="sys", baseline="S0", margin=0.1)
+    assert_parity(got, want, [])
+    assert got.loc[got["system"] == "S2", "p_value"].item() == 0.0
+
+
 def test_t_cdf_against_scipy(con):
     dfs = [1, 2, 3, 5, 10, 30, 100, 1000, 10**4, 10**5, 10**6]
     ts = [
@@ -229,6 +265,15 @@ def test_edge_rows_match_pandas(con):
         ("baseline := 'bm25', metrics := ['AP'], system := 'sytem'", "did you mean 'system'"),
         ("baseline := 'bm25', metrics := ['AP'], ci := 1.5", "The 'ci' parameter of rf_compare"),
         ("baseline := 'bm25', metrics := ['AP'], correction := 'fdr'", "The 'correction' parameter of rf_compare"),
+        ("baseline := 'bm25', metrics := ['AP'], alternative := 'bigger'", "The 'alternative' parameter of rf_compare"),
+        ("baseline := 'bm25', metrics := ['AP'], alternative := 1", "The 'alternative' parameter of rf_compare"),
+        ("baseline := 'bm25', metrics := ['AP'], margin := -0.1", "The 'margin' parameter of rf_compare must be NULL"),
+        ("baseline := 'bm25', metrics := ['AP'], margin := 'x'", "The 'margin' parameter of rf_compare must be NULL"),
+        ("baseline := 'bm25', metrics := ['AP'], margin := 'inf'::DOUBLE", "The 'margin' parameter of rf_compare"),
+        (
+            "baseline := 'bm25', metrics := ['AP'], margin := 0.1, alternative := 'less'",
+            "margin := (non-inferiority: H0 delta <= -margin) is a one-sided test of alternative := 'greater'",
+        ),
     ],
 )
 def test_hostile_parameters(con, call, message):

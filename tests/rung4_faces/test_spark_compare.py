@@ -46,7 +46,18 @@ def assert_same_comparison(got: pd.DataFrame, expected: pd.DataFrame, keys: list
         close = np.abs(a - b) <= tol * np.maximum(1.0, np.abs(b))  # relative beyond 1 (t of a tiny sd)
         assert (both_nan | same_inf | close).all(), (c, got[[*keys, c]], expected[[*keys, c]])
     assert got["note"].tolist() == expected["note"].tolist()
-    for key in ("test", "ci_method", "ci", "correction", "family", "pairs", "baseline", "missing"):
+    for key in (
+        "test",
+        "ci_method",
+        "ci",
+        "correction",
+        "family",
+        "pairs",
+        "baseline",
+        "missing",
+        "alternative",
+        "margin",
+    ):
         assert got.attrs[key] == expected.attrs[key], key
 
 
@@ -89,7 +100,8 @@ def test_compare_docstring_example_and_family(spark):
             "relevance": [0, 1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1],
         }
     )
-    for kw in [dict(), dict(family="metric", correction="bh", ci=0.9)]:
+    kws = [dict(), dict(family="metric", correction="bh", ci=0.9), dict(alternative="less"), dict(margin=0.25)]
+    for kw in kws:
         got = rs.compare(to_spark(spark, df), ["RR", "P@1"], baseline="A", **kw)
         expected = rankframe.compare(df, ["RR", "P@1"], baseline="A", **kw)
         assert_same_comparison(got, expected, ["metric", "system", "baseline"])

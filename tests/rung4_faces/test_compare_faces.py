@@ -1,0 +1,69 @@
+"""The statistic, df, sd_diff and mde columns and the alternative/margin options agree on every face of compare.
+
+rankframe.compare (pandas and DuckDB engines), the accessor, ``rankframe compare --format csv`` and SQL
+``rf_compare`` (which has no ``mde``: the noncentral t is not in SQL) on the bundled example; Spark is held to
+pandas in test_spark_compare.py. The values themselves are held to scipy/statsmodels in rung2_oracles.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankframe
+import rankframe.sql as rf_sql
+from rankframe.cli import main
+
+PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
+NEW = ["ci_low", "ci_high", "p_value", "p_adjusted", "statistic", "df", "sd_diff"]
+CASES = [
+    (dict(), [], ""),
+    (dict(alternative="greater"), ["--alternative", "greater"], ", alternative := 'greater'"),
+    (dict(alternative="less", ci=0.9), ["--alternative", "less", "--ci", "0.9"], ", alternative := 'less', ci := 0.9"),
+    (dict(margin=0.05), ["--margin", "0.05"], ", margin := 0.05"),
+]
+
+
+@pytest.fixture(scope="module")
+def paired() -> pd.DataFrame:
+    return pd.read_parquet(PAIRED)
+
+
+def _close(got: pd.DataFrame, want: pd.DataFrame, cols: list[str]) -> None:
+    for c in cols:
+        np.testing.assert_allclose(got[c].to_numpy(np.float64), want[c].to_numpy(np.float64), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw, cli, sql", CASES)
+def test_every_face_gives_the_same_new_columns(paired, capsys, kw, cli, sql):
+    want = rankframe.compare(paired, ["AP@10", "nDCG@10"], baseline="bm25", by="length", **kw)
+    cols = [*NEW, "mde"] if "mde" in want.columns else NEW
+    duck = rankframe.compare(paired, ["AP@10", "nDCG@10"], baseline="bm25", by="length", engine="duckdb", **kw)
+    _close(duck, want, cols)
+    acc = paired.rank_metrics.compare(["AP@10", "nDCG@10"], baseline="bm25", by="length", **kw)
+    _close(acc, want, cols)
+    capsys.readouterr()
+    code = main(
+        ["compare", str(PAIRED), "--baseline", "bm25", "-m", "AP@10", "-m", "nDCG@10", "--by", "length"]
+        + cli
+        + ["--format", "csv"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out))
+    assert list(got.columns) == list(want.columns)
+    _close(got, want, cols)
+    con = rf_sql.install(duckdb.connect())
+    con.register("paired", paired)
+    got = con.sql(
+        "SELECT * FROM rf_compare('paired', baseline := 'bm25', metrics := ['AP', 'nDCG'], k := 10, "
+        f"segments := ['length']{sql})"
+    ).df()
+    assert list(got.columns) == [c for c in want.columns if c != "mde"]
+    keys = ["length", "metric", "system"]
+    _close(got.sort_values(keys).reset_index(), want.sort_values(keys).reset_index(), NEW)
