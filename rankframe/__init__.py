@@ -28,6 +28,7 @@ from .progress import options
 from .registry import METRICS, on_change
 from .report import report
 from .schema import schema
+from .stats.planning import power, topic_set_size
 
 __all__ = [
     "Columns",
@@ -59,6 +60,8 @@ __all__ = [
     "plot",
     "report",
     "compare",
+    "power",
+    "topic_set_size",
     "inputs",
     "options",
     "progress",

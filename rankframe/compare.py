@@ -192,14 +192,16 @@ def compare(
     DataFrame
         A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-        p_adjusted, statistic, df, sd_diff, effect_size, wins, ties, losses, note]``: ``n`` queries compared, the
+        p_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses, note]``: ``n`` queries compared, the
         two means over them, ``delta = mean - baseline_mean`` (the mean per-query difference), ``statistic`` and
         ``df`` the test's statistic and degrees of freedom (t-test: t and n - 1; Wilcoxon: min(W+, W-), df NaN;
         randomization: the mean difference, df NaN; Tukey: q and the error df (n - 1)(k - 1)), ``sd_diff`` the
-        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``,
+        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``mde`` the
+        minimum detectable effect (the ``|delta|`` a paired t-test at level ``1 - ci``, uncorrected, on the same
+        alternative, detects with 80% power on these ``n`` queries and this ``sd_diff``: :func:`rankframe.power`),
         ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
         ``note`` = why a value is NaN (None otherwise). ``out.attrs`` records ``test``, ``ci_method``, ``ci``,
-        ``correction``, ``family``, ``pairs``, ``missing``, ``alternative``, ``margin`` (None without one),
+        ``correction``, ``family``, ``pairs``, ``missing``, ``alternative``, ``margin`` (None without one), ``mde``,
         ``effect_size`` (``"d_z = delta / sd of the differences"``, Cohen's d_z) and, for random methods,
         ``n_resamples`` and ``seed``; the caption of the displayed table says the same.
 

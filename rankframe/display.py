@@ -48,6 +48,8 @@ _TEST_WORDS = {
 _CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
 #: what compare's ``effect_size`` column is (``out.attrs["effect_size"]``, the caption)
 EFFECT_SIZE = "d_z = delta / sd of the differences"
+#: what compare's ``mde`` column is (``out.attrs["mde"]``)
+MDE = "the |delta| a paired t-test at alpha = 1 - ci (uncorrected, same alternative) detects with 80% power"
 
 
 def compare_caption(attrs: dict) -> str:
@@ -389,6 +391,7 @@ OUTPUT_COLUMNS = (
     "df",
     "sd_diff",
     "effect_size",
+    "mde",
     "wins",
     "ties",
     "losses",

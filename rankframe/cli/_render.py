@@ -40,6 +40,13 @@ def _fmt_p(v) -> str:
     return _fmt(v)
 
 
+def _fmt_df(v) -> str:
+    """Degrees of freedom: an integer as one (``15``), any other value as 4 decimals, NaN as an empty cell."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return _fmt(v)
+
+
 def _formatters(frame: pd.DataFrame, special: dict | None = None) -> dict:
     """Column -> formatter: the given ones, 4 decimals for other float columns, '' for None in text columns."""
     special = special or {}
@@ -111,7 +118,7 @@ def _render_compare(out: pd.DataFrame, fmt: str) -> str:
         return _records(out, fmt, exact=True)
     shown = out if out["note"].notna().any() else out.drop(columns="note")
     caption = compare_caption(out.attrs)
-    return _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p}, caption=caption)
+    return _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p, "df": _fmt_df}, caption=caption)
 
 
 def _print(text: str) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..display import EFFECT_SIZE
+from ..display import EFFECT_SIZE, MDE
 from ..errors import ValidationError
 from ..stats.align import misaligned_rule
 
@@ -100,6 +100,20 @@ def pair_indices(n_systems: int, baseline_at: int | None, pairs: str) -> np.ndar
     ).reshape(-1, 2)
 
 
+def mde_column(n: np.ndarray, sd: np.ndarray, p: dict[str, Any]) -> np.ndarray:
+    """The ``mde`` column of compare: the |delta| a paired t-test at level ``1 - ci`` detects with 80% power.
+
+    Uncorrected, on the call's ``alternative``; NaN where ``n < 2`` (or sd is NaN). With a margin it is the
+    distance above ``-margin`` that the non-inferiority test detects with 80% power.
+    """
+    mde = np.full(n.shape, np.nan)
+    ok = (n >= 2) & np.isfinite(sd)
+    if ok.any():
+        dz = stats.mde_dz(n[ok], 1.0 - p["ci"], stats.MDE_POWER, p.get("alternative", "two-sided"))
+        mde[ok] = dz * sd[ok]
+    return mde.ravel()
+
+
 def result_frame(
     seg_keys: pd.DataFrame | None,
     names: list[str],
@@ -175,6 +189,7 @@ def result_frame(
     out["df"] = df.ravel()
     out["sd_diff"] = np.where(few, np.nan, summary.sd).ravel()
     out["effect_size"] = effect.ravel()
+    out["mde"] = mde_column(n, summary.sd, p)
     out["wins"] = summary.wins.ravel().astype(np.int64)
     out["ties"] = summary.ties.ravel().astype(np.int64)
     out["losses"] = summary.losses.ravel().astype(np.int64)
@@ -191,5 +206,6 @@ def result_frame(
         alternative=p.get("alternative", "two-sided"),
         margin=margin,
         effect_size=EFFECT_SIZE,
+        mde=MDE,
     )
     return out

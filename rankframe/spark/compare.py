@@ -74,7 +74,8 @@ def compare(
 
     The same rows as :func:`rankframe.compare` with ``test="t"`` (the default against a baseline), as a small
     pandas DataFrame: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-    p_adjusted, statistic, df, sd_diff, effect_size, wins, ties, losses, note]`` (``statistic``: t, ``df``: n - 1).
+    p_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses, note]`` (``statistic``: t, ``df``:
+    n - 1; ``mde`` from the sufficient statistics n and sd_diff on the driver).
 
     Parameters
     ----------

@@ -13,6 +13,7 @@ computed at once (segment reductions and matrix products); the only Python loops
 chunks of resamples, never over queries.
 
 Modules: :mod:`.paired` (n, means, delta, sd, wins/ties/losses, effect size, paired t-test and its interval),
+:mod:`.planning` (power of the paired t-test: minimum detectable effect, topic set size),
 :mod:`.randomization` (paired sign-flip test), :mod:`.wilcoxon` (signed-rank test), :mod:`.bootstrap` (paired
 percentile bootstrap interval), :mod:`.tukey` (blocked Tukey HSD for all pairs), :mod:`.corrections` (Holm,
 Bonferroni, Benjamini-Hochberg), :mod:`.align` (query alignment of per-query values before any test).
@@ -24,6 +25,7 @@ from .align import Alignment, align, pivot
 from .bootstrap import bootstrap_ci
 from .corrections import CORRECTIONS, adjust
 from .paired import ALTERNATIVES, PairedSummary, summarize, ttest
+from .planning import MDE_POWER, mde_dz, power, topic_set_size
 from .randomization import sign_flip_test
 from .tukey import BlockedAnova, blocked_anova, tukey_hsd
 from .wilcoxon import wilcoxon_test
@@ -33,10 +35,14 @@ __all__ = [
     "Alignment",
     "BlockedAnova",
     "CORRECTIONS",
+    "MDE_POWER",
     "PairedSummary",
     "adjust",
     "align",
     "blocked_anova",
+    "mde_dz",
+    "power",
+    "topic_set_size",
     "bootstrap_ci",
     "pivot",
     "sign_flip_test",

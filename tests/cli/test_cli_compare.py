@@ -297,7 +297,7 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
         lines[1].split()
         == (
             "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted statistic df "
-            "sd_diff effect_size wins ties losses"
+            "sd_diff effect_size mde wins ties losses"
         ).split()
     )
     expected = rankframe.compare(pd.read_parquet(PAIRED), ["nDCG@5", "AP"], baseline="bm25", by="length")
