@@ -116,3 +116,43 @@ def test_t_kernel_statistic_and_df_on_random_designs(n):
         ref = sps.ttest_rel(x[:, c], y[:, c])
         assert res.statistic[0, c] == pytest.approx(ref.statistic, rel=1e-9)
         assert res.df[0, c] == ref.df
+
+
+# --------------------------------------------------------------------------- docs/comparing.md's new examples run
+
+
+DOC = (PAIRED.parent.parent / "docs" / "comparing.md").read_text()
+
+
+def _shown(frame: pd.DataFrame) -> None:
+    for line in frame.round(4).to_string(index=False).splitlines():
+        assert line in DOC, line
+
+
+def test_docs_reporting_example(paired):
+    out = rankframe.compare(paired, "AP", baseline="bm25", by="length")
+    r = out[(out["length"] == "short") & (out["system"] == "dense")].iloc[0]
+    line = (
+        f"{r.system} vs {r.baseline}, AP, {r.length} queries: t({r.df:.0f}) = {r.statistic:.2f}, p = {r.p_value:.3f} "
+        f"(Holm-adjusted {r.p_adjusted:.3f}), delta = {r.delta:.3f}, 95% CI [{r.ci_low:.3f}, {r.ci_high:.3f}], "
+        f"d_z = {r.effect_size:.2f}"
+    )
+    assert "\n" + line + "\n" in DOC
+    per = rankframe.evaluate(paired, "AP", by=["length", "system"], per_query=True)
+    short = per[per["length"] == "short"].pivot(index="query", columns="system", values="value")
+    ref = sps.ttest_rel(short["dense"], short["bm25"])  # scipy: t(15) = -2.14 on the 16 short queries
+    assert (round(float(ref.statistic), 2), ref.df) == (-2.14, 15)
+
+
+def test_docs_non_inferiority_example(paired):
+    gate = rankframe.compare(paired, ["nDCG@5", "AP"], baseline="bm25", margin=0.05)
+    _shown(gate[["metric", "system", "delta", "ci_low", "statistic", "p_value", "p_adjusted"]])
+    dense = gate[gate["system"] == "dense"]
+    assert (dense["ci_low"] < -0.05).all() and (dense["p_adjusted"] >= 0.05).all()  # "not shown", as the text says
+
+
+def test_docs_power_example(paired):
+    allq = rankframe.compare(paired, "nDCG@5", baseline="bm25")
+    _shown(allq[["system", "n", "delta", "ci_low", "ci_high", "p_value", "sd_diff", "mde"]])
+    assert round(rankframe.power(0.2562, 32), 3) == 0.131 and ">>> round(rankframe.power(0.2562, 32), 3)" in DOC
+    assert rankframe.topic_set_size(0.05, 0.2562) == 209 and "\n209\n" in DOC
