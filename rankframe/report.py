@@ -173,20 +173,12 @@ def report(
     n_queries = per[columns.query].nunique()
 
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        '<p class="meta">'
-        + html.escape(
+        *_head(
+            title,
             f"{len(systems)} systems ({', '.join(map(_text, systems))}), baseline {_text(baseline)}; "
             f"{n_queries} queries; metrics {', '.join(names)}"
-            + (f"; segments by {', '.join(by_cols)}" if by_cols else "")
-            + "; "
-        )
-        + f'<span class="generated">generated {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M:%S} UTC by '
-        f"rankframe {__version__}</span></p>",
+            + (f"; segments by {', '.join(by_cols)}" if by_cols else ""),
+        ),
         "<h2>Means per system</h2>",
         display.to_html(means),
         "<h2>Comparison with the baseline, all queries</h2>",
