@@ -1,0 +1,120 @@
+"""The SQL face's option rules, generated from the declarations into ``sql/<name>.sql`` (never a hand copy).
+
+Each beyond-accuracy metric file ``sql/<name>.sql`` holds one generated block between ``-- rf:generated-begin`` and
+``-- rf:generated-end``: the macro ``rf__<name>_options(k, like, <options...>, train_given, catalog_given, owner)``,
+which checks every option given (NULL = not given), fills the others from the preset ``like`` names, then from the
+declared default, and raises the declared "needs an input" error. ``python -m rankframe.beyond.sqlgen`` rewrites
+the blocks; ``tests/sql/test_sql_beyond.py`` fails when one is out of date.
+
+Examples
+--------
+>>> from rankframe.beyond import entropy
+>>> "rf__entropy_options" in options_sql(entropy.SPEC)
+True
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..declare import Param
+from .declare import BeyondSpec
+
+BEGIN = "-- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/{name}.py)"
+END = "-- rf:generated-end"
+#: the extra inputs as the SQL macros take them (table names), for the "needs an input" error
+SQL_INPUTS = {
+    "catalog": "a table with an item column (the catalog's item ids)",
+    "train": "a table of past interactions with the query and item columns (and optionally weight)",
+}
+NL, Q, QQ = "\n", "'", "''"
+_BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
+
+
+def _literal(value: object) -> str:
+    """A declared value as SQL: text quoted, floats parsed from their exact repr, flags as booleans."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, int):
+        return str(value)
+    return f"CAST('{float(value)!r}' AS DOUBLE)"
+
+
+def _checked(p: Param) -> str:
+    """The expression of one option as given: NULL when not given, else checked (an ``rf:param`` error)."""
+    if p.kind == "choice":
+        return f"rf__opt_choice({p.name}, [{', '.join(_literal(c) for c in p.choices or () if c is not None)}], '{p.name}', owner)"
+    if p.kind == "nonnegative":
+        return f"rf__opt_nonnegative({p.name}, '{p.name}', owner)"
+    if p.kind == "base":
+        return f"rf__opt_base({p.name}, owner)"
+    if p.kind == "flag":
+        return f"rf__opt_flag({p.name}, '{p.name}', owner)"
+    raise ValueError(f"no SQL check for the option kind {p.kind!r}")
+
+
+def options_sql(spec: BeyondSpec) -> str:
+    """The generated block of ``sql/<spec.name>.sql``."""
+    options = [p for p in spec.params if p.name not in ("k", "like")]
+    peers = [peer for peer in spec.presets]
+    like = f"rf__opt_choice(\"like\", [{', '.join(_literal(p) for p in peers)}], 'like', owner)"
+    fields = ["k := rf__k(k, owner)", f"\"like\" := {like}"]
+    for p in options:
+        preset = [(peer, values[p.name]) for peer, values in spec.presets.items() if p.name in values]
+        parts = [_checked(p)]
+        if preset:
+            cases = " ".join(f"WHEN {_literal(peer)} THEN {_literal(v)}" for peer, v in preset)
+            parts.append(f"CASE {like} {cases} END")
+        parts.append(_literal(p.default))
+        fields.append(f"{p.name} := coalesce({', '.join(parts)})")
+    names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
+    resolve = (
+        f"CREATE OR REPLACE MACRO rf__{spec.name}_opts({names}, owner) AS\n    struct_pack(\n        "
+        + ",\n        ".join(fields)
+        + ");"
+    )
+    needs = [("true", n) for n in spec.needs]
+    needs += [(f"struct_extract(o, '{o}') = {_literal(v)}", n) for o, v, n in spec.needs_when]
+    cases = "".join(
+        f"{NL}         WHEN {cond} AND NOT {n}_given THEN error('rf:param: {spec.canonical} (' || owner || ') needs "
+        f"{n} := ''<table>'', {SQL_INPUTS[n].replace(Q, QQ)}')"
+        for cond, n in needs
+    )
+    check = (
+        f"CREATE OR REPLACE MACRO rf__{spec.name}_needs(o, train_given, catalog_given, owner) AS\n"
+        f"    CASE WHEN o IS NULL THEN NULL{cases}{NL}         ELSE o END;"
+    )
+    both = (
+        f"CREATE OR REPLACE MACRO rf__{spec.name}_options({names}, train_given, catalog_given, owner) AS\n"
+        f"    rf__{spec.name}_needs(rf__{spec.name}_opts({names}, owner), train_given, catalog_given, owner);"
+    )
+    return "\n".join([BEGIN.format(name=spec.name), resolve, check, both, END])
+
+
+def sql_path(spec: BeyondSpec) -> Path:
+    """``sql/<name>.sql`` of the checkout."""
+    return Path(__file__).resolve().parents[2] / "sql" / f"{spec.name}.sql"
+
+
+def rewritten(spec: BeyondSpec, text: str) -> str:
+    """``text`` (a metric file) with its generated block replaced by :func:`options_sql`."""
+    if not _BLOCK.search(text):
+        raise ValueError(f"sql/{spec.name}.sql has no rf:generated-begin/-end block")
+    return _BLOCK.sub(lambda _: options_sql(spec), text, count=1)
+
+
+def main() -> None:  # python -m rankframe.beyond.sqlgen
+    from ..registry import BEYOND
+
+    for spec in BEYOND:
+        path = sql_path(spec)
+        path.write_text(rewritten(spec, path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+-- Entropy@k (docs/beyond-accuracy.md "Entropy"): -sum_i p_i log p_i over the items recommended in the segment's top
+-- k rows (p_i = item i's share of them), divided by the number of those items with normalize 'items'; one row per
+-- segment (NaN without a recommended row).
+-- rf_entropy(tbl, segments := [], k := NULL, order_by := 'rank', like := NULL, log_base := NULL, normalize := NULL)
+-- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/entropy.py)
+CREATE OR REPLACE MACRO rf__entropy_opts(k, "like", log_base, normalize, owner) AS
+    struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner),
+        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) WHEN 'recbole' THEN CAST('2.718281828459045' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
+        normalize := coalesce(rf__opt_choice(normalize, ['none', 'items'], 'normalize', owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN 'none' WHEN 'recbole' THEN 'items' END, 'none'));
+CREATE OR REPLACE MACRO rf__entropy_needs(o, train_given, catalog_given, owner) AS
+    CASE WHEN o IS NULL THEN NULL
+         ELSE o END;
+CREATE OR REPLACE MACRO rf__entropy_options(k, "like", log_base, normalize, train_given, catalog_given, owner) AS
+    rf__entropy_needs(rf__entropy_opts(k, "like", log_base, normalize, owner), train_given, catalog_given, owner);
+-- rf:generated-end
+
+CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
+    WITH rf__pairs AS (
+        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('rf__all', 'rf__sk', 'item')),
+               count(*) FILTER (WHERE b.rf__top) AS rf__c, max(b.rf__qn) AS rf__q
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        GROUP BY ALL
+    )
+    SELECT * EXCLUDE (rf__all) FROM (
+        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
+               'Entropy' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               CASE WHEN sum(p.rf__c ORDER BY p.rf__c) = 0 THEN CAST('NaN' AS DOUBLE)
+                    ELSE sum(-p.rf__p * ln(p.rf__p) ORDER BY p.rf__p) FILTER (WHERE p.rf__c > 0) / ln(struct_extract(o, 'log_base'))
+                         / CASE WHEN struct_extract(o, 'normalize') = 'items' THEN count(*) FILTER (WHERE p.rf__c > 0) ELSE 1 END
+                    END AS value,
+               max(p.rf__q) AS n
+        FROM (SELECT q.*, q.rf__c / sum(q.rf__c) OVER (PARTITION BY q.rf__sk ORDER BY q.rf__c
+                                          ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__p
+              FROM rf__pairs AS q) AS p
+        GROUP BY ALL)
+    ORDER BY ALL NULLS LAST;
+
+CREATE OR REPLACE MACRO rf_entropy(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
+                                   log_base := NULL, normalize := NULL) AS TABLE
+    SELECT * FROM rf__entropy(tbl, segments, order_by,
+                              rf__entropy_options(k, "like", log_base, normalize, false, false, 'rf_entropy'),
+                              (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                  rf__entropy_options(k, "like", log_base, normalize, false, false, 'rf_entropy'),
+                                  'rf_entropy')));

@@ -1,0 +1,48 @@
+-- Novelty@k (docs/beyond-accuracy.md "Novelty"): the mean self-information -log p(i) of the items of each top k,
+-- p(i) = popularity / |queries of train| (model 'discovery') or / the sum of every popularity ('choice'); an item
+-- of popularity 0 is left out (cold 'drop') or adds 0 (cold 'zero'); a list's sum divided by its counted rows or
+-- by k (list_denominator); averaged over the lists or over every counted row (aggregate).
+-- rf_novelty(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL, popularity := NULL,
+--            model := NULL, log_base := NULL, cold := NULL, list_denominator := NULL, aggregate := NULL)
+-- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/novelty.py)
+CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, owner) AS
+    struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__opt_choice("like", ['recommenders'], 'like', owner),
+        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'interactions' END, 'users'),
+        model := coalesce(rf__opt_choice(model, ['discovery', 'choice'], 'model', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'choice' END, 'discovery'),
+        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
+        cold := coalesce(rf__opt_choice(cold, ['drop', 'zero'], 'cold', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'zero' END, 'drop'),
+        list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'present' END, 'present'),
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'rows' END, 'per_list'));
+CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) AS
+    CASE WHEN o IS NULL THEN NULL
+         WHEN true AND NOT train_given THEN error('rf:param: Novelty (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
+         ELSE o END;
+CREATE OR REPLACE MACRO rf__novelty_options(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, train_given, catalog_given, owner) AS
+    rf__novelty_needs(rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, owner), train_given, catalog_given, owner);
+-- rf:generated-end
+
+-- the options, with the rules between them (rankframe/beyond/novelty.py compute)
+CREATE OR REPLACE MACRO rf__novelty_rules(o) AS
+    CASE WHEN struct_extract(o, 'list_denominator') = 'k' AND struct_extract(o, 'k') IS NULL
+         THEN error('rf:param: Novelty(list_denominator=''k'') divides by the cutoff: give one, e.g. k := 10')
+         WHEN struct_extract(o, 'list_denominator') = 'k' AND struct_extract(o, 'aggregate') = 'rows'
+         THEN error('rf:param: Novelty(list_denominator=''k'') divides each list by k; aggregate=''rows'' has no lists')
+         ELSE o END;
+
+-- the options with the fields of the other per-list metrics (NULL), which rf__beyond_row_values reads
+CREATE OR REPLACE MACRO rf__novelty_full(o) AS
+    struct_insert(rf__novelty_rules(o), tail_rule := CAST(NULL AS VARCHAR), tail := CAST(NULL AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf_novelty(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
+                                   popularity := NULL, model := NULL, log_base := NULL, cold := NULL,
+                                   list_denominator := NULL, aggregate := NULL) AS TABLE
+    SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'novelty', 'Novelty',
+                                        rf__novelty_full(rf__novelty_options(k, "like", popularity, model, log_base,
+                                            cold, list_denominator, aggregate, train IS NOT NULL, false,
+                                            'rf_novelty')),
+                                        (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                            rf__novelty_full(rf__novelty_options(k, "like", popularity, model,
+                                                log_base, cold, list_denominator, aggregate, train IS NOT NULL,
+                                                false, 'rf_novelty')), 'rf_novelty')));
