@@ -170,8 +170,8 @@ def evaluate(
     allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     agg = check_aggregation(per_query, ci, agg, engine)
-    if engine.lower() == "duckdb" or inputs.kind(df) in ("path", "relation"):  # the DuckDB engine: not the family
-        refuse(measures, "duckdb")
+    if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
+        refuse(measures, "duckdb_files")
     beyond_engine.check_arguments(measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog)
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
@@ -265,7 +265,12 @@ def _evaluate(
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         frames = [engine_module.evaluate(df, measures, columns, by, per_query, policies)] if measures else []
         if beyond:
-            lists, sets = beyond_engine.evaluate(df, beyond, columns, by, train=train, catalog=catalog)
+            if engine.lower() == "duckdb":
+                from .engines import duckdb_beyond
+
+                lists, sets = duckdb_beyond.evaluate(df, beyond, columns, by, train=train, catalog=catalog)
+            else:
+                lists, sets = beyond_engine.evaluate(df, beyond, columns, by, train=train, catalog=catalog)
             frames.append(lists)
     values = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     if not beyond:

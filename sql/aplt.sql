@@ -14,9 +14,9 @@ CREATE OR REPLACE MACRO rf__aplt_opts(k, "like", popularity, tail_rule, tail, co
         cold := coalesce(rf__opt_choice(cold, ['tail', 'not_tail', 'drop'], 'cold', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'not_tail' END, 'tail'),
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'));
 CREATE OR REPLACE MACRO rf__aplt_needs(o, train_given, catalog_given, owner) AS
-    CASE WHEN o IS NULL THEN NULL
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: APLT (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
-         ELSE o END;
+         ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate, train_given, catalog_given, owner) AS
     rf__aplt_needs(rf__aplt_opts(k, "like", popularity, tail_rule, tail, cold, aggregate, owner), train_given, catalog_given, owner);
 -- rf:generated-end

@@ -11,9 +11,9 @@ CREATE OR REPLACE MACRO rf__arp_opts(k, "like", popularity, cold, aggregate, own
         cold := coalesce(rf__opt_choice(cold, ['zero', 'drop'], 'cold', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'zero' END, 'zero'),
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'));
 CREATE OR REPLACE MACRO rf__arp_needs(o, train_given, catalog_given, owner) AS
-    CASE WHEN o IS NULL THEN NULL
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: ARP (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
-         ELSE o END;
+         ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__arp_options(k, "like", popularity, cold, aggregate, train_given, catalog_given, owner) AS
     rf__arp_needs(rf__arp_opts(k, "like", popularity, cold, aggregate, owner), train_given, catalog_given, owner);
 -- rf:generated-end

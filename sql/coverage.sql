@@ -10,10 +10,10 @@ CREATE OR REPLACE MACRO rf__coverage_opts(k, "like", universe, output, owner) AS
         universe := coalesce(rf__opt_choice(universe, ['catalog', 'train'], 'universe', owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN 'train' WHEN 'recbole' THEN 'catalog' END, 'catalog'),
         output := coalesce(rf__opt_choice(output, ['share', 'count'], 'output', owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN 'share' WHEN 'recbole' THEN 'share' END, 'share'));
 CREATE OR REPLACE MACRO rf__coverage_needs(o, train_given, catalog_given, owner) AS
-    CASE WHEN o IS NULL THEN NULL
-         WHEN struct_extract(o, 'universe') = 'catalog' AND NOT catalog_given THEN error('rf:param: Coverage (' || owner || ') needs catalog := ''<table>'', a table with an item column (the catalog''s item ids)')
-         WHEN struct_extract(o, 'universe') = 'train' AND NOT train_given THEN error('rf:param: Coverage (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
-         ELSE o END;
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
+         WHEN struct_extract(x, 'universe') = 'catalog' AND NOT catalog_given THEN error('rf:param: Coverage (' || owner || ') needs catalog := ''<table>'', a table with an item column (the catalog''s item ids)')
+         WHEN struct_extract(x, 'universe') = 'train' AND NOT train_given THEN error('rf:param: Coverage (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
+         ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__coverage_options(k, "like", universe, output, train_given, catalog_given, owner) AS
     rf__coverage_needs(rf__coverage_opts(k, "like", universe, output, owner), train_given, catalog_given, owner);
 -- rf:generated-end

@@ -10,8 +10,8 @@ CREATE OR REPLACE MACRO rf__entropy_opts(k, "like", log_base, normalize, owner) 
         log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) WHEN 'recbole' THEN CAST('2.718281828459045' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
         normalize := coalesce(rf__opt_choice(normalize, ['none', 'items'], 'normalize', owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN 'none' WHEN 'recbole' THEN 'items' END, 'none'));
 CREATE OR REPLACE MACRO rf__entropy_needs(o, train_given, catalog_given, owner) AS
-    CASE WHEN o IS NULL THEN NULL
-         ELSE o END;
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
+         ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__entropy_options(k, "like", log_base, normalize, train_given, catalog_given, owner) AS
     rf__entropy_needs(rf__entropy_opts(k, "like", log_base, normalize, owner), train_given, catalog_given, owner);
 -- rf:generated-end

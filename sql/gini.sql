@@ -13,10 +13,10 @@ CREATE OR REPLACE MACRO rf__gini_opts(k, "like", universe, denominator, compleme
         denominator := coalesce(rf__opt_choice(denominator, ['n', 'n-1'], 'denominator', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'n' END, 'n'),
         complement := coalesce(rf__opt_flag(complement, 'complement', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN false END, false));
 CREATE OR REPLACE MACRO rf__gini_needs(o, train_given, catalog_given, owner) AS
-    CASE WHEN o IS NULL THEN NULL
-         WHEN struct_extract(o, 'universe') = 'catalog' AND NOT catalog_given THEN error('rf:param: Gini (' || owner || ') needs catalog := ''<table>'', a table with an item column (the catalog''s item ids)')
-         WHEN struct_extract(o, 'universe') = 'train' AND NOT train_given THEN error('rf:param: Gini (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
-         ELSE o END;
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
+         WHEN struct_extract(x, 'universe') = 'catalog' AND NOT catalog_given THEN error('rf:param: Gini (' || owner || ') needs catalog := ''<table>'', a table with an item column (the catalog''s item ids)')
+         WHEN struct_extract(x, 'universe') = 'train' AND NOT train_given THEN error('rf:param: Gini (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
+         ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__gini_options(k, "like", universe, denominator, complement, train_given, catalog_given, owner) AS
     rf__gini_needs(rf__gini_opts(k, "like", universe, denominator, complement, owner), train_given, catalog_given, owner);
 -- rf:generated-end

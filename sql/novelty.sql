@@ -16,20 +16,20 @@ CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base,
         list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'present' END, 'present'),
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'rows' END, 'per_list'));
 CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) AS
-    CASE WHEN o IS NULL THEN NULL
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Novelty (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
-         ELSE o END;
+         ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__novelty_options(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, train_given, catalog_given, owner) AS
     rf__novelty_needs(rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
 -- the options, with the rules between them (rankframe/beyond/novelty.py compute)
-CREATE OR REPLACE MACRO rf__novelty_rules(o) AS
-    CASE WHEN struct_extract(o, 'list_denominator') = 'k' AND struct_extract(o, 'k') IS NULL
+CREATE OR REPLACE MACRO rf__novelty_rules(o) AS list_transform([o], lambda x:
+    CASE WHEN struct_extract(x, 'list_denominator') = 'k' AND struct_extract(x, 'k') IS NULL
          THEN error('rf:param: Novelty(list_denominator=''k'') divides by the cutoff: give one, e.g. k := 10')
-         WHEN struct_extract(o, 'list_denominator') = 'k' AND struct_extract(o, 'aggregate') = 'rows'
+         WHEN struct_extract(x, 'list_denominator') = 'k' AND struct_extract(x, 'aggregate') = 'rows'
          THEN error('rf:param: Novelty(list_denominator=''k'') divides each list by k; aggregate=''rows'' has no lists')
-         ELSE o END;
+         ELSE x END)[1];
 
 -- the options with the fields of the other per-list metrics (NULL), which rf__beyond_row_values reads
 CREATE OR REPLACE MACRO rf__novelty_full(o) AS

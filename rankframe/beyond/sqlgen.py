@@ -79,7 +79,7 @@ def options_sql(spec: BeyondSpec) -> str:
         + ");"
     )
     needs = [("true", n) for n in spec.needs]
-    needs += [(f"struct_extract(o, '{o}') = {_literal(v)}", n) for o, v, n in spec.needs_when]
+    needs += [(f"struct_extract(x, '{o}') = {_literal(v)}", n) for o, v, n in spec.needs_when]
     cases = "".join(
         f"{NL}         WHEN {cond} AND NOT {n}_given THEN error('rf:param: {spec.canonical} (' || owner || ') needs "
         f"{n} := ''<table>'', {SQL_INPUTS[n].replace(Q, QQ)}')"
@@ -87,7 +87,7 @@ def options_sql(spec: BeyondSpec) -> str:
     )
     check = (
         f"CREATE OR REPLACE MACRO rf__{spec.name}_needs(o, train_given, catalog_given, owner) AS\n"
-        f"    CASE WHEN o IS NULL THEN NULL{cases}{NL}         ELSE o END;"
+        f"    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL{cases}{NL}         ELSE x END)[1];"
     )
     both = (
         f"CREATE OR REPLACE MACRO rf__{spec.name}_options({names}, train_given, catalog_given, owner) AS\n"

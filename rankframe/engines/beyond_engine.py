@@ -181,7 +181,7 @@ def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFra
     return frame
 
 
-def _segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
+def segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Segment code of each unit (sorted, nulls last, as the means) and one row of segment values per code."""
     if not by:
         return np.zeros(len(keys), dtype=np.int64), pd.DataFrame(index=range(1))
@@ -222,7 +222,7 @@ def evaluate(
     catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else check_train(train, columns, items)
     groups, rows, offsets = ranked_rows(df, columns, by)
-    seg_of_unit, seg_keys = _segments(groups.keys, by)
+    seg_of_unit, seg_keys = segments(groups.keys, by)
     parts = [items.to_numpy()[rows]]
     parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]
     parts += [] if train_frame is None else [train_frame[columns.item].to_numpy()]

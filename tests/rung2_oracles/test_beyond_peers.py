@@ -14,6 +14,21 @@ import pytest
 
 import rankframe
 
+_ENGINE = {"name": "pandas"}
+
+
+@pytest.fixture(autouse=True, params=["pandas", "duckdb"])
+def engine_of_the_module(request):
+    """Every fixture on both engines that serve the family: pandas kernels and the DuckDB SQL macros."""
+    _ENGINE["name"] = request.param
+    yield request.param
+    _ENGINE["name"] = "pandas"
+
+
+def evaluate(*args, **kwargs):
+    """rankframe.evaluate on the engine of the running parametrization."""
+    return rankframe.evaluate(*args, engine=_ENGINE["name"], **kwargs)
+
 # ------------------------------------------------------------------------------------------------------ RecBole
 # RUCAIBox/RecBole tests/metrics/test_topk_metrics.py: item_matrix (5 users x top 3), num_items = 8 and
 # item_count = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5} (train interactions; item 7 is absent: popularity 0)
@@ -35,19 +50,19 @@ def recbole_train() -> pd.DataFrame:
 
 
 def test_recbole_item_coverage():
-    got = rankframe.evaluate(recbole_recs(), "Coverage(like='recbole')", catalog=range(NUM_ITEMS))
+    got = evaluate(recbole_recs(), "Coverage(like='recbole')", catalog=range(NUM_ITEMS))
     assert got["value"].iloc[0] == pytest.approx(7 / 8)  # test_itemcoverage: 7 distinct items of 8
 
 
 def test_recbole_gini_index():
-    got = rankframe.evaluate(recbole_recs(), "Gini(like='recbole')", catalog=range(NUM_ITEMS))
+    got = evaluate(recbole_recs(), "Gini(like='recbole')", catalog=range(NUM_ITEMS))
     # test_giniindex: counts sorted 0 (item 0, never recommended), 1, 1, 2, 2, 2, 3, 4; sum (2i - n - 1) c_(i)
     want = ((-7) * 0 + (-5) * 1 + (-3) * 1 + (-1) * 2 + 1 * 2 + 3 * 2 + 5 * 3 + 7 * 4) / (8 * (3 * 5))
     assert got["value"].iloc[0] == pytest.approx(want, abs=1e-12)
 
 
 def test_recbole_shannon_entropy():
-    got = rankframe.evaluate(recbole_recs(), "Entropy(like='recbole')")
+    got = evaluate(recbole_recs(), "Entropy(like='recbole')")
     # test_shannonentropy: the mean over the 7 recommended items of -p ln p (15 recommendations)
     want = -np.mean(
         [
@@ -77,7 +92,7 @@ RECBOLE_TAIL = np.array(
 @pytest.mark.parametrize("k", [1, 2, 3])
 @pytest.mark.parametrize(("name", "want"), [("ARP", RECBOLE_ARP), ("APLT", RECBOLE_TAIL)])
 def test_recbole_average_popularity_and_tail_percentage_per_user(name, want, k):
-    got = rankframe.evaluate(recbole_recs(), f"{name}(like='recbole')@{k}", per_query=True, train=recbole_train())
+    got = evaluate(recbole_recs(), f"{name}(like='recbole')@{k}", per_query=True, train=recbole_train())
     assert got["query"].tolist() == [0, 1, 2, 3, 4]
     np.testing.assert_allclose(got["value"].to_numpy(), want[:, k - 1], rtol=0, atol=1e-12)
 
@@ -99,7 +114,7 @@ def ms_recs() -> pd.DataFrame:
 
 def _ms(metric: str, recs: pd.DataFrame | None = None, train: pd.DataFrame | None = None) -> float:
     recs = ms_recs() if recs is None else recs
-    got = rankframe.evaluate(recs, metric, columns=MS_COLUMNS, train=ms_train() if train is None else train)
+    got = evaluate(recs, metric, columns=MS_COLUMNS, train=ms_train() if train is None else train)
     return float(got["value"].iloc[0])
 
 
@@ -110,7 +125,7 @@ def test_recommenders_catalog_coverage():
 
 def test_recommenders_distributional_coverage():
     # test_distributional_coverage: p = 1/6, 2/6, 2/6, 1/6 (items 1, 2, 3, 5): -sum p log2 p = 1.9183
-    got = rankframe.evaluate(ms_recs(), "Entropy(like='recommenders')", columns=MS_COLUMNS)
+    got = evaluate(ms_recs(), "Entropy(like='recommenders')", columns=MS_COLUMNS)
     assert got["value"].iloc[0] == pytest.approx(1.9183, abs=1e-4)
 
 
@@ -144,6 +159,6 @@ def test_recommenders_item_novelty_values_per_list():
     # test_item_novelty: item_novelty = [3.0, 3.0, 2.0, 1.41504, 3.0] for items 1..5; one list per item gives its value
     recs = pd.DataFrame({"UserId": [1, 2, 3, 4, 5], "ItemId": [1, 2, 3, 4, 5], "Relevance": 0, "rank": 1})
     metric = "Novelty(like='recommenders', aggregate='per_list')"  # per list: the preset's rows mean is set-level
-    got = rankframe.evaluate(recs, metric, columns=MS_COLUMNS, train=ms_train(), per_query=True)
+    got = evaluate(recs, metric, columns=MS_COLUMNS, train=ms_train(), per_query=True)
     np.testing.assert_allclose(got["value"].to_numpy(), [3.0, 3.0, 2.0, 1.41504, 3.0], atol=1e-4)
     assert math.isclose(got["value"].iloc[3], -math.log2(3 / 8))

@@ -1,0 +1,117 @@
+"""The beyond-accuracy metrics on the DuckDB engine: the SQL table macros ``rf_<name>`` of ``sql/<name>.sql``.
+
+The same contract as :func:`rankframe.engines.beyond_engine.evaluate` (per-list values, set-level rows), with the
+inputs checked by the same Python rules first. DuckDB sees one integer code per segment (``seg``) and per unit
+(``query``), as the accuracy metrics' DuckDB engine does, so segment and query ids keep their exact values and
+dtypes; the item ids, the ranking column and ``train=`` / ``catalog=`` are passed as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from .. import units
+from ..columns import Columns
+from ..errors import RankframeError
+from ..names import Measure
+from ..table_rules import ranking_column
+from . import beyond_engine
+from .duckdb_engine import _cursor, _literal, translate_error
+
+_NAMES = {"recs": "rf__beyond_recs", "train": "rf__beyond_train_df", "catalog": "rf__beyond_catalog_df"}
+
+
+def call_sql(m: Measure, segments: Sequence[str], order_by: str, train: bool, catalog: bool, lists: bool) -> str:
+    """The SQL of one measure: its public table macro, or (``lists``) its per-list values ``rf__beyond_lists``."""
+    name = m.spec.name
+    options = {p.name: m.kw[p.name] for p in m.spec.params if p.name != "like"}  # resolved: the preset is in them
+    needed = m.spec.needed(m.kw)
+    tables = "".join(
+        f", {t} := '{_NAMES[t]}'" for t, given in (("train", train), ("catalog", catalog)) if given and t in needed
+    )
+    args = ", ".join(f"{k} := {_literal(v)}" for k, v in options.items())
+    segs = "[" + ", ".join(f"'{s}'" for s in segments) + "]"
+    if not lists:
+        return f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
+    positional = ", ".join("NULL" if p.name == "like" else _literal(m.kw[p.name]) for p in m.spec.params)
+    opts = f"rf__{name}_full(rf__{name}_options({positional}, {str(train).lower()}, false, 'evaluate'))"
+    train_arg = f"'{_NAMES['train']}'" if train else "NULL"
+    return (
+        f"SELECT query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "
+        f"'{name}', {opts}, true)"
+    )
+
+
+def evaluate(
+    df: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    train: object = None,
+    catalog: object = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(per-list values [*by, query, metric, value], set-level rows [*by, metric, value, n])`` by the SQL macros."""
+    items = df[columns.item]
+    catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
+    train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
+    groups = units.group_codes(df, [*by, columns.query])
+    seg_of_unit, seg_keys = beyond_engine.segments(groups.keys, by)
+    order_col = ranking_column(list(df.columns), columns)
+    order_by = "rank" if order_col == columns.rank else "score"
+    recs = pd.DataFrame(
+        {
+            "seg": seg_of_unit[groups.codes],
+            "query": groups.codes,
+            "item": items.to_numpy(),
+            order_by: units.as_float(df[order_col]),
+        },
+        copy=False,
+    )
+    segments = ["seg"] if by else []
+    con = _cursor()
+    per_list, sets = [], []
+    try:
+        con.register(_NAMES["recs"], recs)
+        if train_frame is not None:
+            extra = [beyond_engine.WEIGHT] if beyond_engine.WEIGHT in train_frame.columns else []
+            con.register(
+                _NAMES["train"],
+                pd.DataFrame(
+                    {
+                        "query": train_frame[columns.query].to_numpy(),
+                        "item": train_frame[columns.item].to_numpy(),
+                        **{c: train_frame[c].to_numpy(dtype=np.float64) for c in extra},
+                    }
+                ),
+            )
+        if catalog_ids is not None:
+            con.register(_NAMES["catalog"], pd.DataFrame({"item": catalog_ids.to_numpy()}))
+        n_units = np.bincount(seg_of_unit, minlength=len(seg_keys)).astype(np.int64)
+        for m in measures:
+            set_level = beyond_engine.is_set_level(m)
+            sql = call_sql(m, segments, order_by, train_frame is not None, catalog_ids is not None, not set_level)
+            res = con.sql(sql).df()
+            if set_level:
+                value = np.full(len(seg_keys), np.nan)
+                code = res["seg"].to_numpy(np.int64) if by else np.zeros(len(res), dtype=np.int64)
+                value[code] = res["value"].to_numpy(np.float64)
+                sets.append(seg_keys.assign(metric=str(m), value=value, n=n_units))
+            else:
+                value = np.full(groups.n, np.nan)
+                value[res["query"].to_numpy(np.int64)] = res["value"].to_numpy(np.float64)
+                per_list.append(groups.keys.assign(metric=str(m), value=value))
+    except duckdb.Error as e:
+        raise translate_error(e) from None
+    except (TypeError, ValueError) as e:  # only reachable with validate=False
+        raise RankframeError(f"the DuckDB engine (engine='duckdb') could not read the table: {e}") from None
+    finally:
+        con.close()
+    empty = {c: groups.keys[c].iloc[:0] for c in groups.keys.columns}
+    pq = pd.concat(per_list, ignore_index=True) if per_list else pd.DataFrame({**empty, "metric": [], "value": []})
+    st = pd.concat(sets, ignore_index=True) if sets else pd.DataFrame()
+    return pq, st
