@@ -12,7 +12,10 @@ CREATE OR REPLACE MACRO rf__aplt_opts(k, "like", popularity, tail_rule, tail, co
         tail_rule := coalesce(rf__opt_choice(tail_rule, ['bottom', 'count'], 'tail_rule', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'bottom' END, 'bottom'),
         tail := coalesce(rf__opt_nonnegative(tail, 'tail', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN CAST('0.1' AS DOUBLE) END, CAST('0.8' AS DOUBLE)),
         cold := coalesce(rf__opt_choice(cold, ['tail', 'not_tail', 'drop'], 'cold', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'not_tail' END, 'tail'),
-        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'));
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'),
+        model := CAST(NULL AS VARCHAR),
+        log_base := CAST(NULL AS DOUBLE),
+        list_denominator := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__aplt_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: APLT (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
@@ -21,16 +24,12 @@ CREATE OR REPLACE MACRO rf__aplt_options(k, "like", popularity, tail_rule, tail,
     rf__aplt_needs(rf__aplt_opts(k, "like", popularity, tail_rule, tail, cold, aggregate, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
--- the options with the fields of the other per-list metrics (NULL), which rf__beyond_row_values reads
-CREATE OR REPLACE MACRO rf__aplt_full(o) AS
-    struct_insert(o, model := CAST(NULL AS VARCHAR), log_base := CAST(NULL AS DOUBLE), list_denominator := CAST(NULL AS VARCHAR));
-
 CREATE OR REPLACE MACRO rf_aplt(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                 popularity := NULL, tail_rule := NULL, tail := NULL, cold := NULL,
                                 aggregate := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'aplt', 'APLT',
-                                        rf__aplt_full(rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
+                                        (rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
                                                          train IS NOT NULL, false, 'rf_aplt')),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
-                                            rf__aplt_full(rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
+                                            (rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
                                                              train IS NOT NULL, false, 'rf_aplt')), 'rf_aplt')));

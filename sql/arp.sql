@@ -9,7 +9,12 @@ CREATE OR REPLACE MACRO rf__arp_opts(k, "like", popularity, cold, aggregate, own
         "like" := rf__opt_choice("like", ['recbole'], 'like', owner),
         popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'interactions' END, 'users'),
         cold := coalesce(rf__opt_choice(cold, ['zero', 'drop'], 'cold', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'zero' END, 'zero'),
-        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'));
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'),
+        tail_rule := CAST(NULL AS VARCHAR),
+        tail := CAST(NULL AS DOUBLE),
+        model := CAST(NULL AS VARCHAR),
+        log_base := CAST(NULL AS DOUBLE),
+        list_denominator := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__arp_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: ARP (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
@@ -18,15 +23,11 @@ CREATE OR REPLACE MACRO rf__arp_options(k, "like", popularity, cold, aggregate, 
     rf__arp_needs(rf__arp_opts(k, "like", popularity, cold, aggregate, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
--- the options with the fields of the other per-list metrics (NULL), which rf__beyond_row_values reads
-CREATE OR REPLACE MACRO rf__arp_full(o) AS
-    struct_insert(o, tail_rule := CAST(NULL AS VARCHAR), tail := CAST(NULL AS DOUBLE), model := CAST(NULL AS VARCHAR), log_base := CAST(NULL AS DOUBLE), list_denominator := CAST(NULL AS VARCHAR));
-
 CREATE OR REPLACE MACRO rf_arp(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                popularity := NULL, cold := NULL, aggregate := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'arp', 'ARP',
-                                        rf__arp_full(rf__arp_options(k, "like", popularity, cold, aggregate, train IS NOT NULL,
+                                        (rf__arp_options(k, "like", popularity, cold, aggregate, train IS NOT NULL,
                                                         false, 'rf_arp')),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
-                                            rf__arp_full(rf__arp_options(k, "like", popularity, cold, aggregate, train IS NOT NULL,
+                                            (rf__arp_options(k, "like", popularity, cold, aggregate, train IS NOT NULL,
                                                             false, 'rf_arp')), 'rf_arp')));

@@ -85,7 +85,7 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
                                            ELSE i.rf__low <= greatest(CAST(floor(i.rf__n_known * struct_extract(o, 'tail')) AS BIGINT), 1)
                                            END AS DOUBLE)
                 ELSE CASE WHEN coalesce(i.rf__pop, 0) > 0
-                          THEN -ln(i.rf__pop / CASE WHEN struct_extract(o, 'model') = 'discovery'
+                          THEN -ln(CASE WHEN i.rf__pop > 0 THEN i.rf__pop END / CASE WHEN struct_extract(o, 'model') = 'discovery'
                                                     THEN (SELECT count(DISTINCT t.query)
                                                           FROM rf__beyond_train(tbl, train) AS t)
                                                     ELSE i.rf__pop_sum END) / ln(struct_extract(o, 'log_base'))

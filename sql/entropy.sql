@@ -27,7 +27,7 @@ CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
         SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
                'Entropy' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
                CASE WHEN sum(p.rf__c ORDER BY p.rf__c) = 0 THEN CAST('NaN' AS DOUBLE)
-                    ELSE sum(-p.rf__p * ln(p.rf__p) ORDER BY p.rf__p) FILTER (WHERE p.rf__c > 0) / ln(struct_extract(o, 'log_base'))
+                    ELSE sum(-p.rf__p * ln(CASE WHEN p.rf__p > 0 THEN p.rf__p END) ORDER BY p.rf__p) FILTER (WHERE p.rf__c > 0) / ln(struct_extract(o, 'log_base'))
                          / CASE WHEN struct_extract(o, 'normalize') = 'items' THEN count(*) FILTER (WHERE p.rf__c > 0) ELSE 1 END
                     END AS value,
                max(p.rf__q) AS n

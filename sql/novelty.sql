@@ -14,7 +14,9 @@ CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base,
         log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
         cold := coalesce(rf__opt_choice(cold, ['drop', 'zero'], 'cold', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'zero' END, 'drop'),
         list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'present' END, 'present'),
-        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'rows' END, 'per_list'));
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'rows' END, 'per_list'),
+        tail_rule := CAST(NULL AS VARCHAR),
+        tail := CAST(NULL AS DOUBLE));
 CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Novelty (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
@@ -31,18 +33,14 @@ CREATE OR REPLACE MACRO rf__novelty_rules(o) AS list_transform([o], lambda x:
          THEN error('rf:param: Novelty(list_denominator=''k'') divides each list by k; aggregate=''rows'' has no lists')
          ELSE x END)[1];
 
--- the options with the fields of the other per-list metrics (NULL), which rf__beyond_row_values reads
-CREATE OR REPLACE MACRO rf__novelty_full(o) AS
-    struct_insert(rf__novelty_rules(o), tail_rule := CAST(NULL AS VARCHAR), tail := CAST(NULL AS DOUBLE));
-
 CREATE OR REPLACE MACRO rf_novelty(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                    popularity := NULL, model := NULL, log_base := NULL, cold := NULL,
                                    list_denominator := NULL, aggregate := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'novelty', 'Novelty',
-                                        rf__novelty_full(rf__novelty_options(k, "like", popularity, model, log_base,
+                                        rf__novelty_rules(rf__novelty_options(k, "like", popularity, model, log_base,
                                             cold, list_denominator, aggregate, train IS NOT NULL, false,
                                             'rf_novelty')),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
-                                            rf__novelty_full(rf__novelty_options(k, "like", popularity, model,
+                                            rf__novelty_rules(rf__novelty_options(k, "like", popularity, model,
                                                 log_base, cold, list_denominator, aggregate, train IS NOT NULL,
                                                 false, 'rf_novelty')), 'rf_novelty')));

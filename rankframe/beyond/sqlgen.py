@@ -28,6 +28,8 @@ SQL_INPUTS = {
     "catalog": "a table with an item column (the catalog's item ids)",
     "train": "a table of past interactions with the query and item columns (and optionally weight)",
 }
+#: the SQL type of an option of each kind
+_TYPES = {"choice": "VARCHAR", "nonnegative": "DOUBLE", "base": "DOUBLE", "flag": "BOOLEAN"}
 NL, Q, QQ = "\n", "'", "''"
 _BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
 
@@ -72,6 +74,12 @@ def options_sql(spec: BeyondSpec) -> str:
             parts.append(f"CASE {like} {cases} END")
         parts.append(_literal(p.default))
         fields.append(f"{p.name} := coalesce({', '.join(parts)})")
+    if spec.level == "list":  # rf__beyond_row_values reads the options of every per-list metric: NULL if not its own
+        from ..registry import BEYOND
+
+        own = {p.name for p in spec.params}
+        others = {p.name: p for s in BEYOND if s.level == "list" for p in s.params if p.name not in own}
+        fields += [f"{name} := CAST(NULL AS {_TYPES[p.kind]})" for name, p in others.items()]
     names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
     resolve = (
         f"CREATE OR REPLACE MACRO rf__{spec.name}_opts({names}, owner) AS\n    struct_pack(\n        "

@@ -38,7 +38,7 @@ def call_sql(m: Measure, segments: Sequence[str], order_by: str, train: bool, ca
     if not lists:
         return f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
     positional = ", ".join("NULL" if p.name == "like" else _literal(m.kw[p.name]) for p in m.spec.params)
-    opts = f"rf__{name}_full(rf__{name}_options({positional}, {str(train).lower()}, false, 'evaluate'))"
+    opts = f"rf__{name}_options({positional}, {str(train).lower()}, false, 'evaluate')"
     train_arg = f"'{_NAMES['train']}'" if train else "NULL"
     return (
         f"SELECT query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "

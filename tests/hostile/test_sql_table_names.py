@@ -65,11 +65,20 @@ CALLS = {
     "rf_compare": "SELECT count(*) FROM rf_compare('{t}', baseline := 'a', metrics := ['ndcg'])",
     "rf_fuse": "SELECT count(*) FROM rf_fuse('{t}')",
     "rf_prepare": "SELECT count(*) FROM rf_prepare('{t}', segments := ['system'])",
+    # the beyond-accuracy macros read two more tables: the user's table is passed as each of them too
+    "rf_coverage": "SELECT count(*) FROM rf_coverage('{t}', catalog := '{t}', segments := ['system'])",
+    "rf_gini": "SELECT count(*) FROM rf_gini('{t}', train := '{t}', universe := 'train', segments := ['system'])",
+    "rf_entropy": "SELECT count(*) FROM rf_entropy('{t}', segments := ['system'])",
+    "rf_arp": "SELECT count(*) FROM rf_arp('{t}', train := '{t}', segments := ['system'])",
+    "rf_aplt": "SELECT count(*) FROM rf_aplt('{t}', train := '{t}', segments := ['system'])",
+    "rf_novelty": "SELECT count(*) FROM rf_novelty('{t}', train := '{t}', segments := ['system'])",
 }
 
 # rows by hand: 2 systems x 1 query per query-level macro; rf_means one row per system; rf_compare one metric x 1
 # challenger; rf_fuse the 2 distinct items of q1; rf_prepare the 4 rows
 EXPECTED_ROWS = {"rf_per_query": 2, "rf_means": 2, "rf_compare": 1, "rf_fuse": 2, "rf_prepare": 4}
+# the beyond-accuracy macros: one row per segment (system a, system b)
+EXPECTED_ROWS.update({m: 2 for m in ("rf_coverage", "rf_gini", "rf_entropy", "rf_arp", "rf_aplt", "rf_novelty")})
 
 
 @pytest.mark.parametrize("name", USER_NAMES)
