@@ -89,7 +89,9 @@ def expected(df: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, list[str]]]:
     compared = rankframe.compare(
         with_rrf, ["AP@10", "nDCG@10"], system="system", baseline="bm25", test="t", ci_method="t"
     )[["metric", "system", "n", "delta", "p_value", "wins", "ties", "losses"]]
+    gini = ev(df, "Gini(like='recbole')@10", by="model", catalog=list(df["item"].unique())).drop(columns="metric")
     return {
+        "beyond": (gini, ["model"]),
         "fuse": (fused[fused["rank"] <= 3], ["query", "rank"]),
         "fuse_compare": (compared, ["metric", "system"]),
         "per_query": (per_q, ["model", "query"]),
