@@ -15,9 +15,9 @@ from typing import Any
 from ..declare import MetricSpec, Param
 from ..errors import ParameterError
 
-#: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and engine='duckdb',
-#: the table macros rf_coverage ... rf_novelty of sql/ (face 'sql'), the pandas accessor and the polars namespace (which call
-#: it). Every other face raises :func:`refuse`'s error
+#: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
+#: engine='duckdb', with the table macros rf_coverage ... rf_novelty of sql/, which are the face 'sql'), the pandas
+#: accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
 FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
@@ -128,8 +128,8 @@ def refuse(measures: Sequence[Any], face: str) -> None:
         raise ParameterError(
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
-            "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars namespace "
-            "and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_arp, rf_aplt and rf_novelty."
+            "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
+            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_arp, rf_aplt and rf_novelty."
         )
 
 

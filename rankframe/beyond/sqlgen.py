@@ -44,13 +44,14 @@ def _literal(value: object) -> str:
         return "'" + value.replace("'", "''") + "'"
     if isinstance(value, int):
         return str(value)
-    return f"CAST('{float(value)!r}' AS DOUBLE)"
+    return f"CAST('{float(value)!r}' AS DOUBLE)"  # type: ignore[arg-type]
 
 
 def _checked(p: Param) -> str:
     """The expression of one option as given: NULL when not given, else checked (an ``rf:param`` error)."""
     if p.kind == "choice":
-        return f"rf__opt_choice({p.name}, [{', '.join(_literal(c) for c in p.choices or () if c is not None)}], '{p.name}', owner)"
+        choices = ", ".join(_literal(c) for c in p.choices or () if c is not None)
+        return f"rf__opt_choice({p.name}, [{choices}], '{p.name}', owner)"
     if p.kind == "nonnegative":
         return f"rf__opt_nonnegative({p.name}, '{p.name}', owner)"
     if p.kind == "base":
@@ -65,7 +66,7 @@ def options_sql(spec: BeyondSpec) -> str:
     options = [p for p in spec.params if p.name not in ("k", "like")]
     peers = [peer for peer in spec.presets]
     like = f"rf__opt_choice(\"like\", [{', '.join(_literal(p) for p in peers)}], 'like', owner)"
-    fields = ["k := rf__k(k, owner)", f"\"like\" := {like}"]
+    fields = ["k := rf__k(k, owner)", f'"like" := {like}']
     for p in options:
         preset = [(peer, values[p.name]) for peer, values in spec.presets.items() if p.name in values]
         parts = [_checked(p)]
@@ -78,7 +79,8 @@ def options_sql(spec: BeyondSpec) -> str:
         from ..registry import BEYOND
 
         own = {p.name for p in spec.params}
-        others = {p.name: p for s in BEYOND if s.level == "list" for p in s.params if p.name not in own}
+        lists = [s for s in BEYOND if isinstance(s, BeyondSpec) and s.level == "list"]
+        others = {p.name: p for s in lists for p in s.params if p.name not in own}
         fields += [f"{name} := CAST(NULL AS {_TYPES[p.kind]})" for name, p in others.items()]
     names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
     resolve = (
@@ -116,10 +118,13 @@ def rewritten(spec: BeyondSpec, text: str) -> str:
     return _BLOCK.sub(lambda _: options_sql(spec), text, count=1)
 
 
-def main() -> None:  # python -m rankframe.beyond.sqlgen
+def main() -> None:
+    """Rewrite the generated block of every ``sql/<name>.sql`` of the family (``python -m rankframe.beyond.sqlgen``)."""
     from ..registry import BEYOND
 
     for spec in BEYOND:
+        if not isinstance(spec, BeyondSpec):
+            continue
         path = sql_path(spec)
         path.write_text(rewritten(spec, path.read_text(encoding="utf-8")), encoding="utf-8")
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import units
+from ..beyond.declare import BeyondSpec
 from ..columns import Columns
 from ..errors import RankframeError
 from ..names import Measure
@@ -27,16 +28,21 @@ _NAMES = {"recs": "rf__beyond_recs", "train": "rf__beyond_train_df", "catalog": 
 
 def call_sql(m: Measure, segments: Sequence[str], order_by: str, train: bool, catalog: bool, lists: bool) -> str:
     """The SQL of one measure: its public table macro, or (``lists``) its per-list values ``rf__beyond_lists``."""
-    name = m.spec.name
+    spec = m.spec
+    if not isinstance(spec, BeyondSpec):
+        raise TypeError(f"{m} is not a beyond-accuracy metric")
+    name = spec.name
     options = {p.name: m.kw[p.name] for p in m.spec.params if p.name != "like"}  # resolved: the preset is in them
-    needed = m.spec.needed(m.kw)
+    needed = spec.needed(m.kw)
     tables = "".join(
         f", {t} := '{_NAMES[t]}'" for t, given in (("train", train), ("catalog", catalog)) if given and t in needed
     )
     args = ", ".join(f"{k} := {_literal(v)}" for k, v in options.items())
     segs = "[" + ", ".join(f"'{s}'" for s in segments) + "]"
     if not lists:
-        return f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
+        return (
+            f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
+        )
     positional = ", ".join("NULL" if p.name == "like" else _literal(m.kw[p.name]) for p in m.spec.params)
     opts = f"rf__{name}_options({positional}, {str(train).lower()}, false, 'evaluate')"
     train_arg = f"'{_NAMES['train']}'" if train else "NULL"

@@ -29,6 +29,7 @@ def evaluate(*args, **kwargs):
     """rankframe.evaluate on the engine of the running parametrization."""
     return rankframe.evaluate(*args, engine=_ENGINE["name"], **kwargs)
 
+
 # ------------------------------------------------------------------------------------------------------ RecBole
 # RUCAIBox/RecBole tests/metrics/test_topk_metrics.py: item_matrix (5 users x top 3), num_items = 8 and
 # item_count = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5} (train interactions; item 7 is absent: popularity 0)

@@ -176,7 +176,9 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
     kw = {key: value for key, value in kw.items() if key in needed}
     faces = _beyond_faces(name, kw, tmp_path, sql_names)
     cli_face = {"cli": "duckdb_files"}  # the CLI reads files through the DuckDB engine's file road: its words
-    assert set(faces) == {*spec.faces, *(NOT_SERVED.keys() - set(cli_face.values())), *cli_face}, "a face is neither served nor refused"
+    assert set(faces) == {*spec.faces, *(NOT_SERVED.keys() - set(cli_face.values())), *cli_face}, (
+        "a face is neither served nor refused"
+    )
     for face, run in faces.items():
         if face in spec.faces:
             res = run()

@@ -16,12 +16,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import hypothesis_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe
 import rankframe.sql
-from conftest import hypothesis_examples
 from rankframe.beyond import sqlgen
 from rankframe.registry import BEYOND
 
