@@ -23,24 +23,25 @@ CREATE OR REPLACE MACRO rf__beyond_ok(tbl, segments, order_by, o, owner) AS TABL
                                   AND rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) <> '');
 
 -- every row of tbl: its segment columns, query, item, rf__all (a constant: the segment key without segments),
--- rf__sk (the segment as one struct), rf__qn (the
--- query's number in its segment: the segment's largest is its number of lists) and rf__top (ranked at a position <= k: rank ascending, or score descending
--- then item descending as text, rankframe's order; a NULL rank or score is not retrieved)
+-- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted
+-- from it) and rf__top (ranked at a position <= k: rank ascending, or score descending then item descending as
+-- text, rankframe's order; a NULL rank or score is not retrieved). One window, one sort.
 CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok) AS TABLE
-    SELECT b.* EXCLUDE (rf__key, rf__tie),
-           coalesce(b.rf__key IS NOT NULL
-                    AND row_number() OVER (PARTITION BY b.rf__sk, b.query, b.rf__key IS NULL
-                                           ORDER BY b.rf__key, b.rf__tie DESC) <= coalesce(k, 9223372036854775807),
-                    false) AS rf__top,
-           dense_rank() OVER (PARTITION BY b.rf__sk ORDER BY b.query) AS rf__qn
-    FROM (SELECT a.*, row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all')) AS rf__sk
+    SELECT b.* EXCLUDE (rf__key, rf__tie, rf__row),
+           coalesce(b.rf__key IS NOT NULL AND b.rf__row <= coalesce(k, 9223372036854775807), false) AS rf__top,
+           b.rf__row = 1 AS rf__first
+    FROM (SELECT c.*,
+                 -- unranked rows (NULL key) sort last: the ranked rows are numbered 1..n first
+                 row_number() OVER (PARTITION BY c.rf__sk, c.query ORDER BY c.rf__key NULLS LAST, c.rf__tie DESC)
+                     AS rf__row
+          FROM (SELECT a.*, row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all')) AS rf__sk
           FROM (SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('query', 'item')), 0 AS rf__all,
                        CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END)
                             AS DOUBLE) * CASE WHEN rf__lc(order_by) = 'score' THEN -1.0 ELSE 1.0 END AS rf__key,
-                       CAST(s.item AS VARCHAR) AS rf__tie
+                       CASE WHEN rf__lc(order_by) = 'score' THEN CAST(s.item AS VARCHAR) END AS rf__tie
                 FROM rf__input(tbl, ['query', 'item',
                                      CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END]) AS s
-                WHERE ok) AS a) AS b;
+                WHERE ok) AS a) AS c) AS b;
 
 -- the rows of train (NULL: none; tbl is only the name the pruned branch binds to) with their weight (1 without
 -- the column)

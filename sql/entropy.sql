@@ -19,7 +19,7 @@ CREATE OR REPLACE MACRO rf__entropy_options(k, "like", log_base, normalize, trai
 CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
     WITH rf__pairs AS (
         SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('rf__all', 'rf__sk', 'item')),
-               count(*) FILTER (WHERE b.rf__top) AS rf__c, max(b.rf__qn) AS rf__q
+               count(*) FILTER (WHERE b.rf__top) AS rf__c, count(*) FILTER (WHERE b.rf__first) AS rf__q
         FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
         GROUP BY ALL
     )
@@ -30,7 +30,7 @@ CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
                     ELSE sum(-p.rf__p * ln(CASE WHEN p.rf__p > 0 THEN p.rf__p END) ORDER BY p.rf__p) FILTER (WHERE p.rf__c > 0) / ln(struct_extract(o, 'log_base'))
                          / CASE WHEN struct_extract(o, 'normalize') = 'items' THEN count(*) FILTER (WHERE p.rf__c > 0) ELSE 1 END
                     END AS value,
-               max(p.rf__q) AS n
+               sum(p.rf__q ORDER BY p.rf__q) AS n
         FROM (SELECT q.*, q.rf__c / sum(q.rf__c) OVER (PARTITION BY q.rf__sk ORDER BY q.rf__c
                                           ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__p
               FROM rf__pairs AS q) AS p

@@ -24,7 +24,7 @@ CREATE OR REPLACE MACRO rf__gini_options(k, "like", universe, denominator, compl
 CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok) AS TABLE
     WITH rf__pairs AS (
         SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('rf__all', 'rf__sk', 'item')),
-               count(*) FILTER (WHERE b.rf__top) AS rf__c, max(b.rf__qn) AS rf__q,
+               count(*) FILTER (WHERE b.rf__top) AS rf__c, count(*) FILTER (WHERE b.rf__first) AS rf__q,
                bool_or(u.rf__item IS NOT NULL) AS rf__in
         FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
         LEFT JOIN rf__beyond_universe(tbl, train, catalog, struct_extract(o, 'universe')) AS u ON b.item = u.rf__item
@@ -51,7 +51,7 @@ CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok)
                              ORDER BY r.rf__c, r.rf__j) FILTER (WHERE r.rf__c > 0)
                          / (CAST(max(r.rf__n) - CASE WHEN struct_extract(o, 'denominator') = 'n' THEN 0 ELSE 1 END AS DOUBLE)
                             * sum(r.rf__c ORDER BY r.rf__c)) END AS rf__g,
-               max(r.rf__q) AS n
+               sum(r.rf__q ORDER BY r.rf__q) AS n
         FROM rf__ranked AS r
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;
