@@ -131,24 +131,21 @@ TRAIN = pd.DataFrame({"query": [7, 7, 8, 9], "item": ["d0", "d1", "d0", "d5"]})
 
 @pytest.fixture(scope="module")
 def sql_names():
-    """The columns of rf_means and the names of the installed macros (planned once)."""
+    """The columns of rf_means, and a connection with the macros installed (planned and installed once)."""
     con = rankframe.sql.install(duckdb.connect())
     con.register("one", ONE)
     columns = con.sql("SELECT * FROM rf_means('one')").columns
-    macros = {r[0] for r in con.sql("SELECT function_name FROM duckdb_functions()").fetchall()}
+    yield columns, con
     con.close()
-    return columns, macros
 
 
 def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
     import rankframe.spark as rs
 
     def sql():  # the family's own table macro rf_<name>, with the inputs as table arguments
-        columns, macros = sql_names
+        columns, con = sql_names
         base = name.split("@")[0]
         assert base not in columns, "the family is not a column of rf_means"
-        con = rankframe.sql.install(duckdb.connect())
-        con.register("one", ONE)
         for key, value in kw.items():
             con.register(key, pd.DataFrame({"item": value}) if key == "catalog" else value)
         tables = "".join(f", {key} := '{key}'" for key in kw)
