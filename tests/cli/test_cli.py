@@ -754,7 +754,8 @@ def test_doc_cli_line_runs_as_written(doc_dir, capsys, monkeypatch, name, line, 
     if "rankframe.sql" in command and not command.startswith("rankframe sql"):
         _run_doc_line("rankframe sql > rankframe.sql", doc_dir, capsys)
     for path, writer in DOC_OUTPUTS.items():  # a file another docs line writes (e.g. fused.run): write it first
-        if writer != command and path in command.split():
+        # the path as a word anywhere in the line, inside a quoted duckdb -c ".read FILE" too
+        if writer != command and re.search(rf"(?<![\w./-]){re.escape(path)}(?![\w.-])", command):
             _run_doc_line(writer, doc_dir, capsys)
     stated = re.search(r"#.*\bexit (\d)\b", command)
     code, out, err = _run_doc_line(command, doc_dir, capsys)
