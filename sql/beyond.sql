@@ -34,8 +34,8 @@ CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok) AS TABLE
                  -- unranked rows (NULL key) sort last: the ranked rows are numbered 1..n first
                  row_number() OVER (PARTITION BY c.rf__sk, c.query ORDER BY c.rf__key NULLS LAST, c.rf__tie DESC)
                      AS rf__row
-          FROM (SELECT a.*, row(*COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all')) AS rf__sk
-          FROM (SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('query', 'item')), 0 AS rf__all,
+          FROM (SELECT a.*, row(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all')) AS rf__sk
+          FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('query', 'item')), 0 AS rf__all,
                        CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END)
                             AS DOUBLE) * CASE WHEN rf__lc(order_by) = 'score' THEN -1.0 ELSE 1.0 END AS rf__key,
                        CASE WHEN rf__lc(order_by) = 'score' THEN CAST(s.item AS VARCHAR) END AS rf__tie
@@ -104,7 +104,7 @@ CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric,
            CASE WHEN l.rf__rows = 0 THEN CAST('NaN' AS DOUBLE)
                 WHEN metric = 'novelty' AND struct_extract(o, 'list_denominator') = 'k' THEN l.rf__sum / struct_extract(o, 'k')
                 ELSE l.rf__sum / l.rf__rows END AS value
-    FROM (SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('rf__all', 'query')),
+    FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query')),
                  count(*) FILTER (WHERE r.rf__top AND r.rf__c) AS rf__rows,
                  coalesce(sum(r.rf__v ORDER BY r.rf__v) FILTER (WHERE r.rf__top AND r.rf__c), 0.0) AS rf__sum
           FROM rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok) AS r
@@ -114,7 +114,7 @@ CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric,
 -- values, NaN left out, n = the lists averaged; 'rows': one mean over every counted row, n = the segment's lists)
 CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, metric, label, o, ok) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                label || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
                CASE WHEN struct_extract(o, 'aggregate') = 'rows'
                     THEN CASE WHEN sum(l.rf__rows ORDER BY l.rf__rows) > 0

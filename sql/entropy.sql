@@ -18,13 +18,13 @@ CREATE OR REPLACE MACRO rf__entropy_options(k, "like", log_base, normalize, trai
 
 CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
     WITH rf__pairs AS (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('rf__all', 'rf__sk', 'item')),
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'rf__sk', 'item')),
                count(*) FILTER (WHERE b.rf__top) AS rf__c, count(*) FILTER (WHERE b.rf__first) AS rf__q
         FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
         GROUP BY ALL
     )
     SELECT * EXCLUDE (rf__all) FROM (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                'Entropy' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
                CASE WHEN sum(p.rf__c ORDER BY p.rf__c) = 0 THEN CAST('NaN' AS DOUBLE)
                     ELSE sum(-p.rf__p * ln(CASE WHEN p.rf__p > 0 THEN p.rf__p END) ORDER BY p.rf__p) FILTER (WHERE p.rf__c > 0) / ln(struct_extract(o, 'log_base'))

@@ -23,7 +23,7 @@ CREATE OR REPLACE MACRO rf__gini_options(k, "like", universe, denominator, compl
 
 CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok) AS TABLE
     WITH rf__pairs AS (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c IN ('rf__all', 'rf__sk', 'item')),
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'rf__sk', 'item')),
                count(*) FILTER (WHERE b.rf__top) AS rf__c, count(*) FILTER (WHERE b.rf__first) AS rf__q,
                bool_or(u.rf__item IS NOT NULL) AS rf__in
         FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
@@ -42,7 +42,7 @@ CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok)
         FROM rf__pairs AS p
     )
     SELECT * EXCLUDE (rf__all, rf__g, n), CASE WHEN struct_extract(o, 'complement') THEN 1 - rf__g ELSE rf__g END AS value, n FROM (
-        SELECT COLUMNS(lambda c: list_contains(segments, c) OR c = 'rf__all'),
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                'Gini' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
                CASE WHEN sum(r.rf__c ORDER BY r.rf__c) = 0
                          OR max(r.rf__n) - CASE WHEN struct_extract(o, 'denominator') = 'n' THEN 0 ELSE 1 END <= 0
