@@ -21,6 +21,14 @@ CREATE OR REPLACE MACRO rf__fuse_methods() AS
     ['rrf', 'combsum', 'combmnz', 'combanz', 'combmax', 'combmin', 'combmed', 'combgmnz', 'isr', 'log_isr', 'logn_isr',
      'bordafuse', 'rbc', 'wsum', 'wmnz', 'mixed', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_weighted() AS ['wsum', 'wmnz', 'mixed', 'w_bordafuse'];
+-- fused scores are rounded to rf__fused_digits() significant digits before they are ordered (and returned), as
+-- rankframe.fusion.kernels.round_significant does (fusion.methods.FUSED_DIGITS, held equal by a test): scores equal in
+-- exact arithmetic then tie whatever order a float sum took, and the item tie-break orders them
+CREATE OR REPLACE MACRO rf__fused_digits() AS 12;
+CREATE OR REPLACE MACRO rf__round_significant(x, digits) AS
+    CASE WHEN x IS NULL OR isnan(x) OR isinf(x) OR x = 0 THEN x
+         ELSE round(x * pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)))
+              / pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)) END;
 CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_norms() AS ['min-max', 'max', 'sum', 'zmuv', 'rank', 'borda', 'none'];
 
@@ -288,6 +296,7 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
     )
     SELECT s.rf__q AS query, s.rf__item AS item, s.rf__f AS score,
            row_number() OVER (PARTITION BY s.rf__q ORDER BY s.rf__f DESC, CAST(s.rf__item AS VARCHAR) DESC) AS rank
+    FROM (SELECT r.*, rf__round_significant(r.rf__raw, rf__fused_digits()) AS rf__f
     FROM (SELECT f.rf__q, f.rf__item,
                  CAST(CASE method
                           WHEN 'combmnz' THEN f.rf__s * f.rf__n
@@ -303,8 +312,8 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                           WHEN 'w_bordafuse' THEN f.rf__ws
                           WHEN 'wmnz' THEN f.rf__s * f.rf__wn
                           WHEN 'mixed' THEN f.rf__ws * sqrt(f.rf__n)
-                          ELSE f.rf__s END AS DOUBLE) AS rf__f  -- rrf, combsum, bordafuse, rbc
-          FROM rf__f AS f) AS s;
+                          ELSE f.rf__s END AS DOUBLE) AS rf__raw  -- rrf, combsum, bordafuse, rbc
+          FROM rf__f AS f) AS r) AS s;
 
 -- the check chain of rf_fuse as one row rf__ok (true, or the error of the first mistake): the parameters, the
 -- columns, then the rows (systems, weights)

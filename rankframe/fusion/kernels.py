@@ -10,11 +10,36 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .methods import FUSED_DIGITS
 from .runs import Candidates, Runs
 
 
 def fused_scores(method: str, runs: Runs, cand: Candidates, params: Mapping, weights: np.ndarray | None) -> np.ndarray:
-    """The fused score of every candidate (``weights``: one per system code, for the weighted methods)."""
+    """The fused score of every candidate (``weights``: one per system code, for the weighted methods).
+
+    Rounded to :data:`~rankframe.fusion.methods.FUSED_DIGITS` significant digits (:func:`round_significant`), so
+    scores equal in exact arithmetic are equal here and their order is the item tie-break's on every engine.
+    """
+    return round_significant(_raw_scores(method, runs, cand, params, weights), FUSED_DIGITS)
+
+
+def round_significant(x: np.ndarray, digits: int) -> np.ndarray:
+    """``x`` rounded to ``digits`` significant decimal digits (0, NaN and infinities as they are).
+
+    Two values a few ulps apart (one float sum taken in another order) round to the same value unless they straddle
+    a rounding boundary, which values equal in exact arithmetic with a short decimal form (the usual ties) do not.
+    sql/fuse.sql's ``rf__round_significant`` is the same formula.
+    """
+    out = np.array(x, dtype=np.float64, copy=True)
+    ok = np.isfinite(out) & (out != 0)
+    v = out[ok]
+    exponent = np.clip(np.floor(np.log10(np.abs(v))), -290, 290)
+    scale = 10.0 ** (digits - 1 - exponent)
+    out[ok] = np.round(v * scale) / scale
+    return out
+
+
+def _raw_scores(method: str, runs: Runs, cand: Candidates, params: Mapping, weights: np.ndarray | None) -> np.ndarray:
     n_cand = len(cand.unit)
     code = cand.code
 

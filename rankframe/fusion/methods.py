@@ -28,6 +28,11 @@ class FusionMethod:
     weighted: bool = False
 
 
+#: fused scores are rounded to this many significant digits before they are ordered (and returned), on every engine:
+#: scores equal in exact arithmetic then tie, and the item tie-break orders them, whatever order a float sum took
+#: (decision 0015, "Ties"). 12 digits: well above the 1e-9 the scores are held to, well below float64's ~16.
+FUSED_DIGITS = 12
+
 #: the parameters of the methods, with fuse()'s defaults (ranx's names)
 PARAM_DEFAULTS: dict[str, object] = {"k": 60, "rank_base": 1, "phi": 0.8, "gamma": 1.0, "sigma": 0.01}
 

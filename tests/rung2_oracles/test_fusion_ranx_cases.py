@@ -80,7 +80,9 @@ def test_ranx_own_fusion_values(method):
     got = fused(method, **options)
     want = by_query(expected)
     assert got.keys() == want.keys()
-    np.testing.assert_allclose([got[k] for k in want], list(want.values()), rtol=1e-12)
+    # rtol 1e-11: fused scores are rounded to 12 significant digits (fusion.methods.FUSED_DIGITS), a relative change
+    # of at most 5e-12; the issue holds the scores to 1e-9
+    np.testing.assert_allclose([got[k] for k in want], list(want.values()), rtol=1e-11)
 
 
 RBC_RUNS = {

@@ -78,10 +78,14 @@ def to_ranx_qrels(qrels: pd.DataFrame):
 
 
 def in_rankframe_order(fused) -> object:
-    """ranx's fused run with its scores replaced by distinct ones in rankframe's order (ties: item id desc)."""
+    """ranx's fused run with its scores replaced by distinct ones in rankframe's order (ties: item id desc).
+
+    rankframe's rule (decision 0015, "Ties"): scores rounded to 12 significant digits, then equal ones by item id
+    descending; here the rounding is Python's own decimal formatting (``.12g``).
+    """
     out = {}
     for q, docs in fused.to_dict().items():
-        ordered = sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+        ordered = sorted(docs.items(), key=lambda kv: (float(f"{kv[1]:.12g}"), kv[0]), reverse=True)
         out[q] = {d: float(len(ordered) - i) for i, (d, _) in enumerate(ordered)}
     return ranx.Run(out)
 
