@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from .. import inputs
-from ..columns import Columns
-from ..errors import ParameterError, ValidationError, parameter_error
+from ..arguments import OUTPUT_COLUMNS
+from ..columns import Columns, column_list
+from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from ..evaluate import parse_metrics
 from ..join import join_qrels
 from ..names import Measure
@@ -52,6 +53,7 @@ def fuse_train(
     bounds: tuple[float, float] | None = None,
     rank_base: int = PARAM_DEFAULTS["rank_base"],  # type: ignore[assignment]
     depth: int | None = None,
+    by: str | Sequence[str] | None = None,
     columns: Columns | dict | None = None,
     qrels_columns: Columns | dict | None = None,
     report: bool = False,
@@ -83,6 +85,9 @@ def fuse_train(
     bounds : (low, high), optional
         The parameter's range (default ranx's: ``k`` 10..100, ``phi`` 0.01..0.99, ``sigma`` and ``gamma``
         0.01..1). Not for weights.
+    by : str or list of str, optional
+        Segment columns (constant within a query, as for :func:`rankframe.evaluate`): learn one configuration
+        per segment, each from its segment's queries alone.
     qrels_columns : Columns or dict, optional
         Column names of ``qrels`` when they differ from ``df``'s.
     report : bool, default False
@@ -92,6 +97,8 @@ def fuse_train(
     -------
     dict
         ``{"weights": {system: weight}}`` or ``{param: value}`` (and the report frame with ``report=True``).
+        With ``by``: ``{segment: that dict}``, one per segment (a tuple of values for several columns), and the
+        report has the segment columns, ``best`` marking each segment's best.
 
     Examples
     --------
@@ -106,6 +113,7 @@ def fuse_train(
     """
     m, grid = trained_method(method)
     measure = _one_metric(metric)
+    segments = column_list(by, OWNER)
     if not isinstance(report, (bool, np.bool_)):
         raise parameter_error(OWNER, "report", "True or False", report)
     configs = grid_values(grid, step, bounds)
@@ -131,11 +139,16 @@ def fuse_train(
         )
         check_columns(list(frame.columns), c)
         frame = join_qrels(
-            frame, q, c, [c.system], qrels_columns=None if qrels_columns is None else Columns.coerce(qrels_columns)
+            frame,
+            q,
+            c,
+            [c.system, *segments],
+            qrels_columns=None if qrels_columns is None else Columns.coerce(qrels_columns),
         )
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     check_columns(list(frame.columns), c)
+    _check_segments(segments, frame, c)
     if c.relevance not in frame.columns or not frame[c.relevance].notna().any():
         raise ValidationError(
             [{"column": c.relevance, "rule": "fuse_train learns from judgments: give a relevance column or qrels=",
@@ -160,15 +173,18 @@ def fuse_train(
     relevance = (
         rel.to_numpy(dtype=np.float64, na_value=np.nan) if pd.api.types.is_numeric_dtype(rel) else rel.to_numpy()
     )
+    rows = np.concatenate([fused_src, extra])
     base = pd.DataFrame(
         {
-            "q": np.concatenate([cand.unit, runs.query_codes[extra]]),
-            "i": runs.items.take(np.concatenate([cand.item, runs.item_codes[extra]])),
-            "relevance": np.concatenate([relevance[fused_src], relevance[extra]]),
+            QUERY: np.concatenate([cand.unit, runs.query_codes[extra]]),
+            ITEM: runs.items.take(np.concatenate([cand.item, runs.item_codes[extra]])),
+            RELEVANCE: np.concatenate([relevance[fused_src], relevance[extra]]),
+            **{name: frame[name].to_numpy()[rows] for name in segments},
         }
     )
+    keys = base[segments].drop_duplicates().sort_values(segments).reset_index(drop=True) if segments else None
     n_extra = len(extra)
-    values = np.empty(len(configs))
+    values = np.empty((len(configs), 1 if keys is None else len(keys)))
     per_chunk = max(1, CHUNK_ROWS // max(len(base), 1))
     for start in range(0, len(configs), per_chunk):
         chunk = configs[start : start + per_chunk]
@@ -179,36 +195,99 @@ def fuse_train(
             else:
                 params, w = {**plan.params, grid.param: config}, None
             scores.append(np.concatenate([fused_scores(m.name, normed, cand, params, w), np.full(n_extra, np.nan)]))
-        values[start : start + len(chunk)] = _means(base, scores, measure, start)
-    best = int(np.flatnonzero(values >= values.max() - TIE_TOLERANCE)[-1])
-    out = (
-        {"weights": dict(zip(runs.systems, configs[best]))} if grid.param == "weights" else {grid.param: configs[best]}
-    )
+        values[start : start + len(chunk)] = _means(base, scores, measure, start, segments, keys)
+    # per segment (column): the last configuration within TIE_TOLERANCE of the best, as ranx's `>=`
+    best = [int(np.flatnonzero(col >= col.max() - TIE_TOLERANCE)[-1]) for col in values.T]
+
+    def chosen(i: int) -> dict:
+        return {"weights": dict(zip(runs.systems, configs[i]))} if grid.param == "weights" else {grid.param: configs[i]}
+
+    if keys is None:
+        out: dict = chosen(best[0])
+    else:
+        labels = [k[0] if len(segments) == 1 else k for k in keys.itertuples(index=False, name=None)]
+        out = {label: chosen(i) for label, i in zip(labels, best)}
     if not report:
         return out
     shown = [dict(zip(runs.systems, v)) for v in configs] if grid.param == "weights" else list(configs)
-    table = pd.DataFrame({grid.param: shown, "metric": str(measure), "value": values})
-    table["best"] = np.arange(len(configs)) == best
+    n_seg = values.shape[1]
+    table = pd.DataFrame({grid.param: [x for x in shown for _ in range(n_seg)], "metric": str(measure),
+                          "value": values.reshape(-1)})  # fmt: skip
+    table["best"] = np.repeat(np.arange(len(configs)), n_seg) == np.tile(best, len(configs))
+    if keys is not None:
+        seg = pd.concat([keys] * len(configs), ignore_index=True)
+        table = pd.concat([seg, table], axis=1)
     return out, table
 
 
-def _means(base: pd.DataFrame, scores: list[np.ndarray], measure: Measure, start: int) -> np.ndarray:
-    """The metric's mean over the queries for each configuration's scores (one evaluate call, by configuration)."""
+#: the internal columns of the table evaluated for every configuration (named apart from any segment column)
+QUERY, ITEM, SCORE, RELEVANCE, CONFIG = "rf__query", "rf__item", "rf__score", "rf__relevance", "rf__config"
+
+
+def _means(
+    base: pd.DataFrame,
+    scores: list[np.ndarray],
+    measure: Measure,
+    start: int,
+    segments: list[str],
+    keys: pd.DataFrame | None,
+) -> np.ndarray:
+    """The metric's mean over the queries for each configuration's scores, per segment (configurations x segments).
+
+    One evaluate call, by configuration (and segment).
+    """
     from ..evaluate import evaluate
 
-    n = len(base)
+    n, k = len(base), len(scores)
     table = pd.DataFrame(
         {
-            "q": np.tile(base["q"].to_numpy(), len(scores)),
-            "i": np.tile(base["i"].to_numpy(), len(scores)),
-            "score": np.concatenate(scores),
-            "relevance": np.tile(base["relevance"].to_numpy(), len(scores)),
-            "config": np.repeat(np.arange(start, start + len(scores)), n),
+            QUERY: np.tile(base[QUERY].to_numpy(), k),
+            ITEM: np.tile(base[ITEM].to_numpy(), k),
+            SCORE: np.concatenate(scores),
+            RELEVANCE: np.tile(base[RELEVANCE].to_numpy(), k),
+            **{name: np.tile(base[name].to_numpy(), k) for name in segments},
+            CONFIG: np.repeat(np.arange(start, start + k), n),
         }
     )
-    result = evaluate(table, [measure], by="config", columns=Columns(query="q", item="i", score="score"))
-    values = result.set_index("config")["value"].reindex(np.arange(start, start + len(scores)))
-    return values.to_numpy(dtype=np.float64)
+    c = Columns(query=QUERY, item=ITEM, score=SCORE, relevance=RELEVANCE)
+    result = evaluate(table, [measure], by=[CONFIG, *segments], columns=c)
+    configs = pd.DataFrame({CONFIG: np.arange(start, start + k)})
+    grid = configs.merge(keys, how="cross") if keys is not None else configs
+    values = grid.merge(result, on=[CONFIG, *segments], how="left")["value"]
+    return values.to_numpy(dtype=np.float64).reshape(k, -1)
+
+
+def _check_segments(segments: list[str], frame: pd.DataFrame, c: Columns) -> None:
+    """The segment columns exist, are not the runs' own columns, take no report column's name, hold one value per query.
+
+    A query is fused whole, so it trains one segment's configuration.
+    """
+    present = list(frame.columns)
+    missing = [name for name in segments if name not in present]
+    if missing:
+        raise missing_columns_error(missing, present, table="runs to train on")
+    own = [name for name in segments if name in (c.system, c.query, c.item, c.score, c.rank, c.relevance)]
+    if own:
+        raise ParameterError(
+            f"The 'by' parameter of fuse_train names {own[0]!r}, a column of the runs themselves "
+            "(system, query, item, score, rank, relevance); by= takes segment columns, constant within a query."
+        )
+    clash = [name for name in segments if name in (*OUTPUT_COLUMNS, "best", "weights", *PARAM_DEFAULTS)]
+    if clash:
+        raise ParameterError(
+            f"The 'by' parameter of fuse_train: the segment column {clash[0]!r} has the name of a column of "
+            f"fuse_train's report; rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+        )
+    for name in segments:
+        per_query = frame.groupby(c.query, sort=False, dropna=False)[name].nunique(dropna=False)
+        split = per_query.index[per_query.to_numpy() > 1]
+        if len(split):
+            rows = frame.loc[frame[c.query].isin(split[:3]), [c.query, name]].drop_duplicates().head(6)
+            raise ValidationError(
+                [{"column": name, "count": int(frame[c.query].isin(split).sum()), "examples": rows,
+                  "rule": "a segment column of fuse_train holds one value per query (queries are fused whole)"}],
+                table="runs to train on",
+            )  # fmt: skip
 
 
 def _one_metric(metric: object) -> Measure:
@@ -242,7 +321,8 @@ def grid_values(grid: Grid, step: object, bounds: object) -> list:
     n = math.floor((high - low) / s + 1e-9) + 1  # type: ignore[operator]
     if n > MAX_CONFIGS:
         raise parameter_error(OWNER, "step", f"large enough for at most {MAX_CONFIGS} values ({n} asked)", s)
-    digits = max(0, -int(Decimal(str(s)).as_tuple().exponent))  # type: ignore[arg-type]
+    # the values keep the decimals of the step and of the low end (0.01 + i * 0.1 is 0.01, 0.11, ..., not 0.0, 0.1)
+    digits = max(0, *(-int(Decimal(str(x)).as_tuple().exponent) for x in (s, low)))  # type: ignore[arg-type]
     integral = digits == 0 and float(low).is_integer()
     return [int(round(low + i * s)) if integral else round(low + i * s, digits) for i in range(n)]  # type: ignore
 

@@ -81,3 +81,32 @@ def test_the_input_is_not_modified(runs):
     before = runs.copy()
     rankframe.fuse_train(runs, method="rrf", report=True)
     pd.testing.assert_frame_equal(runs, before)
+
+
+@pytest.mark.parametrize(
+    ("by", "error", "words"),
+    [("segx", ValidationError, "'segx'.*did you mean 'seg'"), ("system", ParameterError, "a column of the runs"),
+     ("relevance", ParameterError, "a column of the runs"), (["seg", "seg"], ParameterError, "twice"),
+     (3, ParameterError, "'by' parameter of fuse_train"), ("value", ParameterError, "name of a column of fuse_train")],
+)  # fmt: skip
+def test_bad_segment_columns(runs, by, error, words):
+    df = runs.assign(seg="u", value=1.0)
+    with pytest.raises(error, match=words):
+        rankframe.fuse_train(df, method="wsum", norm="min-max", by=by)
+
+
+def test_a_segment_that_changes_within_a_query(runs):
+    df = runs.assign(seg=["u", "v", "u", "v"])
+    with pytest.raises(ValidationError, match="'seg'.*one value per query") as info:
+        rankframe.fuse_train(df, method="wsum", norm="min-max", by="seg")
+    assert "u" in str(info.value) and "v" in str(info.value)
+
+
+def test_segments_come_with_the_qrels_rows_and_the_input_is_untouched(runs):
+    df = runs.drop(columns="relevance").assign(seg="u")
+    qrels = pd.DataFrame({"query": [1, 1], "item": ["y", "z"], "relevance": [1, 1]})
+    before = df.copy()
+    assert rankframe.fuse_train(df, qrels, method="wsum", norm="min-max", by="seg") == {
+        "u": rankframe.fuse_train(df, qrels, method="wsum", norm="min-max")
+    }
+    pd.testing.assert_frame_equal(df, before)

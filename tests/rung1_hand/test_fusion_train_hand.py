@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -44,6 +46,8 @@ def test_the_grids():
     assert grid_values(TRAINING["rbc"], None, None) == [round(i / 100, 2) for i in range(1, 100)]
     assert grid_values(TRAINING["combgmnz"], 0.25, (0.5, 1.5)) == [0.5, 0.75, 1.0, 1.25, 1.5]
     assert grid_values(TRAINING["rrf"], 5, (1, 20)) == [1, 6, 11, 16]
+    # a step coarser than the low end's decimals: rbc's default range 0.01..0.99 by 0.1 (was 0.0, 0.1, ...: phi = 0)
+    assert grid_values(TRAINING["rbc"], 0.1, None) == [0.01, 0.11, 0.21, 0.31, 0.41, 0.51, 0.61, 0.71, 0.81, 0.91]
     # 3 systems, step 0.5: the weight vectors summing to 1, in itertools.product order
     assert weight_vectors(3, grid_values(TRAINING["wsum"], 0.5, None)) == [
         (0.0, 0.0, 1.0), (0.0, 0.5, 0.5), (0.0, 1.0, 0.0), (0.5, 0.0, 0.5), (0.5, 0.5, 0.0), (1.0, 0.0, 0.0)
@@ -56,3 +60,20 @@ def test_the_best_configuration_fuses_to_the_reported_mean():
     fused = rankframe.fuse(df, "rrf", **best)
     value = rankframe.evaluate(fused[fused.system == "rrf"], "AP")["value"].item()
     assert value == pytest.approx(report.loc[report["best"], "value"].item(), abs=1e-12)
+
+
+def test_one_configuration_per_segment():
+    # Two queries, one per segment; a gives x the top score, b gives y (min-max: the top item 1, the other 0). With
+    # weights (wa, wb), x scores wa and y scores wb; a tie (wa = wb) puts y first (item id descending).
+    # seg "s1", query 1: y relevant -> nDCG 1 while wb >= wa, i.e. (0, 1) .. (0.5, 0.5): the last of the best (0.5, 0.5)
+    # seg "s2", query 2: x relevant -> nDCG 1 while wa > wb, i.e. (0.6, 0.4) .. (1, 0): the last is (1, 0); below,
+    # x is second: nDCG = 1 / log2(3) = 0.6309...
+    one = pd.DataFrame({"system": ["a", "a", "b", "b"], "item": ["x", "y", "y", "x"], "score": [0.9, 0.1, 0.8, 0.2]})
+    df = pd.concat([one.assign(query=1, seg="s1", relevance=[0, 1, 1, 0]),
+                    one.assign(query=2, seg="s2", relevance=[1, 0, 0, 1])], ignore_index=True)  # fmt: skip
+    best, report = rankframe.fuse_train(df, method="wsum", norm="min-max", metric="nDCG", by="seg", report=True)
+    assert best == {"s1": {"weights": {"a": 0.5, "b": 0.5}}, "s2": {"weights": {"a": 1.0, "b": 0.0}}}
+    s2 = report[report["seg"] == "s2"]
+    assert s2["value"].round(12).tolist() == [round(1 / math.log2(3), 12)] * 6 + [1.0] * 5
+    assert report.groupby("seg")["best"].sum().tolist() == [1, 1]
+    assert list(report.columns) == ["seg", "weights", "metric", "value", "best"]
