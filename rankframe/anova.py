@@ -222,7 +222,7 @@ def checked_call(
             )
     names = [str(m) for m in parse_metrics(metrics, OWNER, face="compare")]
     output = inputs.check_output(output, OWNER)
-    _check_names(system, by, interaction, columns)
+    check_names(system, by, interaction, columns)
     if inputs.kind(df) not in ("path", "relation") or qrels is not None:
         df = inputs.to_pandas(df, owner=OWNER, name="df", columns=columns)
         if qrels is not None:
@@ -234,7 +234,7 @@ def checked_call(
     return AnovaCall(df, qrels, names, by, interaction, system, columns, missing.lower(), bool(pairs), output)
 
 
-def _check_names(system: object, by: list[str], interaction: str | None, columns: Columns) -> None:
+def check_names(system: object, by: list[str], interaction: str | None, columns: Columns) -> None:
     """The system and interaction columns: names, not roles, not segments, not an output column's name."""
     if not isinstance(system, str):
         raise parameter_error(OWNER, "system", "a column name (str)", system)
