@@ -115,3 +115,24 @@ def test_the_bundled_example_has_the_interaction_the_issue_describes():
         cmp = anova_lm(small, full).iloc[1]
     assert out.loc["system:segment", "statistic"] == pytest.approx(cmp["F"], rel=1e-9)
     assert out.loc["system:segment", "p_value"] < 0.001
+
+
+# --------------------------------------------------------------------------- docs/comparing.md's examples are current
+
+DOC = (PAIRED.parent.parent / "docs" / "comparing.md").read_text()
+
+
+def _shown(frame: pd.DataFrame) -> None:
+    for line in frame.round(4).to_string(index=False).splitlines():
+        assert line in DOC, line
+
+
+def test_docs_anova_examples_are_current():
+    df = pd.read_parquet(PAIRED)
+    a = rankframe.anova(df, ["nDCG@5", "AP"])
+    _shown(a[["metric", "term", "n", "systems", "statistic", "df", "df_error", "p_value", "mse", "partial_eta_sq"]])
+    b = rankframe.anova(df, ["nDCG@5", "AP"], interaction="length")
+    _shown(b[["metric", "term", "n", "groups", "statistic", "df", "df_error", "p_value", "mse", "partial_eta_sq"]])
+    c = rankframe.anova(df, "nDCG@5", pairs=True)
+    _shown(c[["metric", "system", "baseline", "delta", "mse", "effect_size"]])
+    assert '>>> b = rankframe.anova(df, ["nDCG@5", "AP"], interaction="length")' in DOC
