@@ -67,3 +67,7 @@ def test_accessor_duckdb_engine_and_the_file_road_equal_the_function():
     pd.testing.assert_frame_equal(path, want, check_exact=False, rtol=1e-12)
     arrow = rankframe.anova(df, "AP", interaction="length", output="arrow")
     assert arrow.num_rows == 2
+    pl = pytest.importorskip("polars")
+    polars_out = pl.from_pandas(df).rank_metrics.anova("AP", interaction="length")
+    assert isinstance(polars_out, pl.DataFrame)
+    assert polars_out["statistic"].to_list() == pytest.approx(arrow.column("statistic").to_pylist(), rel=1e-15)

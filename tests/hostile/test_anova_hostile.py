@@ -142,3 +142,23 @@ def test_null_systems_and_the_input_is_not_mutated(paired):
     broken.loc[0, "system"] = None
     with pytest.raises(ValidationError, match="every row must name its system"):
         rankframe.anova(broken, "AP")
+
+
+def test_empty_duplicated_and_wrong_types(paired):
+    with pytest.raises(ValidationError, match="anova needs at least 2 systems in column 'system'; found 0"):
+        rankframe.anova(paired.iloc[:0], "AP")
+    with pytest.raises(ValidationError, match="rank must be unique within each"):
+        rankframe.anova(pd.concat([paired, paired.iloc[:1]]), "AP")
+    with pytest.raises(ParameterError, match="The 'df' parameter of anova must be a table"):
+        rankframe.anova([1, 2], "AP")
+    with pytest.raises(ParameterError, match="The 'metrics' parameter of anova must name at least one metric"):
+        rankframe.anova(paired, [])
+
+
+def test_integer_systems_and_a_categorical_interaction_column(paired):
+    ints = paired.assign(system=paired["system"].map({"bm25": 1, "dense": 2, "hybrid": 3}))
+    cat = paired.astype({"length": "category"})
+    want = rankframe.anova(paired, "AP", interaction="length")
+    for frame in (ints, cat):
+        got = rankframe.anova(frame, "AP", interaction="length")
+        assert got["statistic"].tolist() == pytest.approx(want["statistic"].tolist(), rel=1e-12)
