@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import display, inputs, plot, polars_namespace, progress, registry, sql
 from ._version import __version__ as __version__
 from .accessor import RankMetrics
+from .anova import anova
 from .columns import Columns
 from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
@@ -60,6 +61,7 @@ __all__ = [
     "plot",
     "report",
     "compare",
+    "anova",
     "power",
     "topic_set_size",
     "inputs",

@@ -96,6 +96,17 @@ class RankMetrics:
         columns = self._columns if columns is None else Columns.coerce(columns)
         return self._result(compare(self._obj, metrics, columns=columns, **options))
 
+    def anova(self, metrics: str | Measure | Iterable[str | Measure], **options: Any) -> pd.DataFrame:
+        """The omnibus system x query ANOVA per segment and metric, the system x segment interaction, effect sizes.
+
+        See :func:`rankframe.anova` for the options (``system=``, ``by=``, ``interaction=``, ``pairs=``, ...).
+        """
+        from .anova import anova
+
+        columns = options.pop("columns", None)
+        columns = self._columns if columns is None else Columns.coerce(columns)
+        return self._result(anova(self._obj, metrics, columns=columns, **options))
+
     def fuse(self, method: str = "rrf", **options: Any) -> Any:
         """The table plus the fused run of its systems' runs (a new ``system`` value).
 

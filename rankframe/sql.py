@@ -47,7 +47,7 @@ __all__ = [
 #: name of the generated single-file bundle (``rankframe sql -o rankframe.sql``, then ``.read rankframe.sql``)
 BUNDLE = "rankframe.sql"
 _HEAD = ["prepare.sql"]
-_TAIL = ["evaluate.sql", "compare.sql", "validate.sql"]
+_TAIL = ["evaluate.sql", "compare.sql", "anova.sql", "validate.sql"]
 _DEFINES = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+(rf_\w+)", re.I)
 _CALLS = re.compile(r"\b(rf_\w+)\s*\(")
 

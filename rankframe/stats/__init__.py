@@ -16,7 +16,8 @@ Modules: :mod:`.paired` (n, means, delta, sd, wins/ties/losses, effect size, pai
 :mod:`.planning` (power of the paired t-test: minimum detectable effect, topic set size),
 :mod:`.randomization` (paired sign-flip test), :mod:`.wilcoxon` (signed-rank test), :mod:`.bootstrap` (paired
 percentile bootstrap interval), :mod:`.tukey` (blocked Tukey HSD for all pairs), :mod:`.corrections` (Holm,
-Bonferroni, Benjamini-Hochberg), :mod:`.align` (query alignment of per-query values before any test).
+Bonferroni, Benjamini-Hochberg), :mod:`.align` (query alignment of per-query values before any test), :mod:`.anova`
+(the omnibus two-way ANOVA, the split-plot system x group interaction, Sakai's effect size).
 """
 
 from __future__ import annotations

@@ -63,6 +63,7 @@ CALLS = {
     "rf_per_query": "SELECT count(*) FROM rf_per_query('{t}', segments := ['system'])",
     "rf_means": "SELECT count(*) FROM rf_means('{t}', segments := ['system'])",
     "rf_compare": "SELECT count(*) FROM rf_compare('{t}', baseline := 'a', metrics := ['ndcg'])",
+    "rf_anova": "SELECT count(*) FROM rf_anova('{t}', metrics := ['ndcg'])",
     "rf_fuse": "SELECT count(*) FROM rf_fuse('{t}')",
     "rf_prepare": "SELECT count(*) FROM rf_prepare('{t}', segments := ['system'])",
     # the beyond-accuracy macros read two more tables: the user's table is passed as each of them too
@@ -75,8 +76,8 @@ CALLS = {
 }
 
 # rows by hand: 2 systems x 1 query per query-level macro; rf_means one row per system; rf_compare one metric x 1
-# challenger; rf_fuse the 2 distinct items of q1; rf_prepare the 4 rows
-EXPECTED_ROWS = {"rf_per_query": 2, "rf_means": 2, "rf_compare": 1, "rf_fuse": 2, "rf_prepare": 4}
+# challenger; rf_anova one metric x one term; rf_fuse the 2 distinct items of q1; rf_prepare the 4 rows
+EXPECTED_ROWS = {"rf_per_query": 2, "rf_means": 2, "rf_compare": 1, "rf_anova": 1, "rf_fuse": 2, "rf_prepare": 4}
 # the beyond-accuracy macros: one row per segment (system a, system b)
 EXPECTED_ROWS.update({m: 2 for m in ("rf_coverage", "rf_gini", "rf_entropy", "rf_arp", "rf_aplt", "rf_novelty")})
 

@@ -89,9 +89,14 @@ def expected(df: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, list[str]]]:
     compared = rankframe.compare(
         with_rrf, ["AP@10", "nDCG@10"], system="system", baseline="bm25", test="t", ci_method="t"
     )[["metric", "system", "n", "delta", "p_value", "wins", "ties", "losses"]]
+    paired = pd.read_parquet(ROOT / "examples" / "paired.parquet")
+    anova = rankframe.anova(paired, ["AP@10", "nDCG@10"], interaction="length")[
+        ["metric", "term", "n", "groups", "statistic", "df", "df_error", "mse", "partial_eta_sq"]
+    ]
     gini = ev(df, "Gini(like='recbole')@10", by="model", catalog=list(df["item"].unique())).drop(columns="metric")
     return {
         "beyond": (gini, ["model"]),
+        "anova_interaction": (anova, ["metric", "term"]),
         "fuse": (fused[fused["rank"] <= 3], ["query", "rank"]),
         "fuse_compare": (compared, ["metric", "system"]),
         "per_query": (per_q, ["model", "query"]),

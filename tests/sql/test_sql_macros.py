@@ -16,7 +16,7 @@ import rankframe.sql as rf_sql
 from rankframe.declare import ENGINE_PARAMS, SCORE_PARAMS
 from rankframe.registry import BEYOND, METRICS
 
-TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare", "rf_fuse"}
+TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare", "rf_anova", "rf_fuse"}
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf", "rf_tie_gain"}
 
 
@@ -236,8 +236,9 @@ def test_bad_parameters_raise_a_clear_error(con, sql, message):
 
 def test_loader_order_and_the_generated_bundle(tmp_path):
     names = [f.name for f in rf_sql.files()]
-    # helpers first, then the metrics, then the table macros (compare.sql uses evaluate.sql's rf_per_query)
-    assert names[0] == "prepare.sql" and names[-3:] == ["evaluate.sql", "compare.sql", "validate.sql"]
+    # helpers first, then the metrics, then the table macros (compare.sql uses evaluate.sql's rf_per_query, anova.sql
+    # compare.sql's per-query values and incomplete beta)
+    assert names[0] == "prepare.sql" and names[-4:] == ["evaluate.sql", "compare.sql", "anova.sql", "validate.sql"]
     assert {f"{s.name}.sql" for s in METRICS} <= set(names)
     assert rf_sql.BUNDLE not in names  # a generated bundle lying in the folder is never read as a source
     # a file comes after the files whose macros it calls (read from the SQL: no list to keep in sync)
@@ -254,7 +255,7 @@ def test_loader_order_and_the_generated_bundle(tmp_path):
 
 def test_dependency_order_comes_from_the_sql(tmp_path):
     # a new metric file that calls another file's macro is placed after it, whatever its name; a cycle is an error
-    for name in ("prepare.sql", "evaluate.sql", "compare.sql", "validate.sql"):
+    for name in ("prepare.sql", "evaluate.sql", "compare.sql", "anova.sql", "validate.sql"):
         (tmp_path / name).write_text("-- empty\n")
     (tmp_path / "a_new.sql").write_text("CREATE OR REPLACE MACRO rf_a_new(x) AS rf__zz(x) + 1;\n")
     (tmp_path / "zz.sql").write_text(

@@ -1,0 +1,229 @@
+-- ------------------------------------------------------------------------------------------------ rf_anova
+-- rankframe.anova as one table macro: per (segment, metric) the omnibus two-way (system x query) ANOVA and, with
+-- interaction := 'col', the split-plot test of the system x col interaction (col a between-query column: every
+-- query in one group), the formulas of rankframe/stats/anova.py written as sums over the cells (one value per
+-- system and query): with r_q the query's mean, m_hj the mean of system j over group h, m_h group h's mean, M_j
+-- system j's mean and G the grand mean (every mean an avg() window),
+--   SS_system = sum (M_j - G)^2, SS_interaction = sum (m_hj - m_h - M_j + G)^2, SS_error = sum (v - r_q - m_hj + m_h)^2
+-- (without interaction there is one group, m_hj = M_j and SS_error is the blocked residual). The p-value
+-- P(F_{d1, d2} >= f) = I_x(d2/2, d1/2) with x = d2 / (d2 + d1 f): compare.sql's regularized incomplete beta
+-- (rf__ibeta_v). Per-query values, their checks and the query-alignment error are rf_compare's (rf__compare_long,
+-- the same words); like rf_compare there is no missing= policy (misaligned queries are an error).
+
+-- P(F >= f) for the F distribution with d1, d2 > 0 degrees of freedom (scipy.special.fdtrc); NULL without one
+CREATE OR REPLACE MACRO rf__f_sf(f, d1, d2) AS
+    CASE WHEN f IS NULL OR d1 IS NULL OR d2 IS NULL OR d1 <= 0 OR d2 <= 0 THEN NULL
+         WHEN isinf(f) THEN CAST(0 AS DOUBLE)
+         ELSE rf__ibeta_v({'a': d2 / 2.0, 'b': d1 / 2.0, 'x': d2 / (d2 + d1 * f), 'y': d1 * f / (d2 + d1 * f)}) END;
+
+-- the output columns after the segments (a segment or the interaction column may not have one of these names)
+CREATE OR REPLACE MACRO rf__anova_outputs() AS
+    ['metric', 'term', 'n', 'systems', 'groups', 'statistic', 'df', 'df_error', 'p_value', 'ss', 'ss_error', 'mse',
+     'partial_eta_sq', 'note', 'value'];
+
+-- the unit columns of the per-query values: the segments, then the interaction column when there is one
+CREATE OR REPLACE MACRO rf__anova_units(segments, interaction) AS
+    list_concat(TRY_CAST(segments AS VARCHAR[]),
+                list_filter([CAST(interaction AS VARCHAR)], lambda rf__x: rf__x IS NOT NULL));
+
+-- true, or the error for the first bad parameter of rf_anova that needs no data (names: the table's columns)
+CREATE OR REPLACE MACRO rf__anova_check(names, system, segments, interaction, metrics) AS
+    CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
+         THEN error(printf('rf:param: The ''system'' parameter of rf_anova must be a column name (such as '
+                           || '''system''). Got %s instead.', rf__repr(system)))
+         WHEN NOT list_contains(names, system)
+         THEN error(printf('rf:param: The ''system'' parameter of rf_anova names a column not in the table: '
+                           || '''%s''%s. Columns in the table: %s.', system,
+                           coalesce(' (did you mean ''' || rf__closest(system, names) || '''?)', ''),
+                           rf__quoted(names)))
+         WHEN lower(system) IN ('query', 'item', 'rank', 'score', 'relevance', 'metric', 'value')
+         THEN error(printf('rf:param: The ''system'' parameter of rf_anova must name the column that says which '
+                           || 'system (run) each row comes from, not ''%s''.', system))
+         WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), lower(system))
+         THEN error(printf('rf:param: the system column ''%s'' is also in segments := %s: rf_anova adds it to the '
+                           || 'segments itself; segments names only the segment columns (country, device, ...).', system,
+                           rf__repr(segments)))
+         WHEN interaction IS NOT NULL AND typeof(interaction) <> 'VARCHAR'
+         THEN error(printf('rf:param: The ''interaction'' parameter of rf_anova must be NULL or a column name. '
+                           || 'Got %s instead.', rf__repr(interaction)))
+         WHEN interaction IS NOT NULL AND NOT list_contains(names, interaction)
+         THEN error(printf('rf:param: The ''interaction'' parameter of rf_anova names a column not in the table: '
+                           || '''%s''%s. Columns in the table: %s.', interaction,
+                           coalesce(' (did you mean ''' || rf__closest(interaction, names) || '''?)', ''),
+                           rf__quoted(names)))
+         WHEN interaction IS NOT NULL
+              AND (lower(interaction) = lower(system)
+                   OR list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)),
+                                    lower(interaction)))
+         THEN error(printf('rf:param: the interaction column ''%s'' is the system column or in segments := %s: '
+                           || 'interaction := names a between-query column (query length, country, ...) whose groups '
+                           || 'rf_anova compares within each segment.', interaction, rf__repr(segments)))
+         WHEN len(list_filter(rf__anova_units(segments, interaction),
+                              lambda x: list_contains(rf__anova_outputs(), lower(x)))) > 0
+         THEN error(printf('rf:param: The ''segments'' or ''interaction'' parameter of rf_anova names column(s) that '
+                           || 'are also output columns of rf_anova: %s. Rename them in a view.',
+                           rf__quoted(list_filter(rf__anova_units(segments, interaction),
+                                                  lambda x: list_contains(rf__anova_outputs(), lower(x))))))
+         WHEN metrics IS NULL OR typeof(metrics) <> 'VARCHAR[]' OR len(metrics) = 0
+              OR len(list_filter(TRY_CAST(metrics AS VARCHAR[]), lambda m: m IS NULL OR NOT list_contains(
+                     list_transform(rf__metric_columns(), lambda x: lower(x)), lower(m)))) > 0
+         THEN error(printf('rf:param: The ''metrics'' parameter of rf_anova must be a non-empty list of metric '
+                           || 'columns of rf_per_query (%s; k := sets the cutoff). Got %s instead.',
+                           rf__quoted(rf__metric_columns()), rf__repr(metrics)))
+         ELSE true END;
+
+-- one row: true, or the error about the systems of the table (null names, fewer than 2)
+CREATE OR REPLACE MACRO rf__anova_systems(tbl, system, ok) AS TABLE
+    SELECT CASE WHEN NOT ok THEN false
+                WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
+                THEN error(printf('rf:table[%s]: every row must name its system (no null values) (%s offending '
+                                  || 'row(s)).', system, CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
+                WHEN count(DISTINCT s.rf__sys) < 2
+                THEN error(printf('rf:table[%s]: rf_anova needs at least 2 systems in column ''%s''; found %s: %s.',
+                                  system, system, CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
+                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
+                ELSE true END AS rf__ok
+    FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
+          FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl))) AS s;
+
+-- rf_anova: see the head of this section and docs/sql.md. Steps: the check chain (rf_anova's parameters and
+-- system column, then the table and rf_per_query's parameters, repeated rows, the systems), the per-query values,
+-- the alignment check, one group per query, the means as windows, the sums of squares per (segment, metric),
+-- the F tests, one row per term.
+CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, k := NULL, segments := [],
+                                 interaction := NULL, order_by := 'rank', rel := 1,
+                                 graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
+                                 p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
+                                 ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
+                                 no_judged := 'skip', allow_duplicates := false) AS TABLE
+    WITH rf__long AS MATERIALIZED (
+        SELECT * FROM rf__compare_long(
+            tbl, system, k, rf__anova_units(segments, interaction), metrics, order_by, rel, graded_rel, gain, ideal,
+            max_grade, p, p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+            (SELECT y.rf__ok FROM rf__anova_systems(tbl, system, (
+                SELECT d.rf__ok FROM rf__check_duplicates(
+                    tbl, list_append(rf__anova_units(segments, interaction), system), allow_duplicates, (
+                    SELECT c.rf__ok FROM rf__check_table(
+                        tbl, rf__anova_units(segments, interaction), 'rf_anova', rf__outputs(),
+                        rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
+                                         r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first',
+                                         no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_anova')
+                        AND (SELECT rf__anova_check(n.rf__names, system, segments, interaction, metrics)
+                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
+    rf__present AS (
+        SELECT l.rf__seg, count(DISTINCT l.rf__sys) AS rf__ns FROM rf__long AS l GROUP BY ALL),
+    rf__aligned AS (
+        SELECT CASE WHEN count(*) > 0
+                    THEN error(printf('rf:table[%s]: systems must be compared on the same queries within a segment, '
+                                      || 'but %s (segment, query) unit(s) have a value for some systems and none (no '
+                                      || 'row, or NULL/NaN) for others, e.g. %s. rf_anova has no missing= policy: in '
+                                      || 'a view first, count such a query as 0 for the system that lacks it (like '
+                                      || 'trec_eval -c), or leave it out of that segment''s comparisons.', system,
+                                      CAST(count(DISTINCT (u.rf__seg, u.rf__q)) AS VARCHAR),
+                                      array_to_string(list(u.rf__example ORDER BY u.rf__example)[1:3], '; ')))
+                    ELSE true END AS rf__ok
+        FROM (SELECT l.rf__seg, l.rf__q, printf('query=%s metric=%s', CAST(l.rf__q AS VARCHAR), l.rf__metric)
+                         AS rf__example,
+                     count(l.rf__v) AS rf__have
+              FROM rf__long AS l GROUP BY l.rf__seg, l.rf__q, l.rf__metric) AS u
+        JOIN rf__present AS pr ON u.rf__seg IS NOT DISTINCT FROM pr.rf__seg
+        WHERE u.rf__have > 0 AND u.rf__have < pr.rf__ns),
+    rf__cells AS (
+        SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
+                                 OR c = 'rf__all'),
+               struct_pack(*COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c)
+                                               AND NOT rf__reserved(c)) OR c = 'rf__all')) AS rf__oseg,
+               coalesce(*COLUMNS(lambda c: c = interaction OR c = 'rf__nogrp')) AS rf__grp,
+               l.rf__sys, l.rf__q, l.rf__metric, l.rf__v
+        FROM (SELECT *, NULL AS rf__nogrp FROM rf__long) AS l
+        WHERE l.rf__v IS NOT NULL AND (SELECT rf__ok FROM rf__aligned)),
+    rf__onegroup AS (
+        SELECT CASE WHEN count(*) > 0
+                    THEN error(printf('rf:table[%s]: every query must lie in one group of the interaction column ''%s'' '
+                                      || '(a between-query factor within each segment); %s query(ies) are in several, '
+                                      || 'e.g. %s.', interaction, interaction, CAST(count(*) AS VARCHAR),
+                                      array_to_string(list(CAST(t.rf__q AS VARCHAR) ORDER BY CAST(t.rf__q AS VARCHAR))[1:3],
+                                                      ', ')))
+                    ELSE true END AS rf__ok
+        FROM (SELECT c.rf__oseg, c.rf__q FROM rf__cells AS c GROUP BY ALL HAVING count(DISTINCT c.rf__grp) > 1) AS t),
+    rf__w AS (
+        SELECT c.*,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__q) AS rf__rq,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__grp, c.rf__sys) AS rf__mhj,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__grp) AS rf__mh,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__sys) AS rf__mj,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric) AS rf__g
+        FROM rf__cells AS c
+        WHERE (SELECT rf__ok FROM rf__onegroup)),
+    rf__ss AS (
+        SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
+                                 OR c = 'rf__all'),
+               w.rf__oseg, w.rf__metric,
+               count(DISTINCT w.rf__q) AS rf__n, count(DISTINCT w.rf__sys) AS rf__s,
+               count(DISTINCT w.rf__grp) + max(CASE WHEN w.rf__grp IS NULL THEN 1 ELSE 0 END) AS rf__ng,
+               count(DISTINCT {'g': w.rf__grp, 's': w.rf__sys}) AS rf__gs,
+               sum((w.rf__mj - w.rf__g) * (w.rf__mj - w.rf__g)) AS rf__ss_sys0,
+               sum((w.rf__mhj - w.rf__mh - w.rf__mj + w.rf__g) * (w.rf__mhj - w.rf__mh - w.rf__mj + w.rf__g))
+                   AS rf__ss_int0,
+               sum((w.rf__v - w.rf__rq - w.rf__mhj + w.rf__mh) * (w.rf__v - w.rf__rq - w.rf__mhj + w.rf__mh))
+                   AS rf__ss_err0,
+               sum(w.rf__mhj * w.rf__mhj) AS rf__scale
+        FROM rf__w AS w
+        GROUP BY ALL),
+    rf__fit AS (
+        SELECT s.*,
+               CASE WHEN s.rf__ss_sys0 <= 1e-24 * s.rf__scale THEN 0.0 ELSE s.rf__ss_sys0 END AS rf__ss_sys,
+               CASE WHEN s.rf__ss_int0 <= 1e-24 * s.rf__scale THEN 0.0 ELSE s.rf__ss_int0 END AS rf__ss_int,
+               CASE WHEN s.rf__ss_err0 <= 1e-24 * s.rf__scale THEN 0.0 ELSE s.rf__ss_err0 END AS rf__ss_err,
+               s.rf__s >= 2 AND s.rf__n - s.rf__ng >= 1 AND s.rf__gs = s.rf__ng * s.rf__s AS rf__ok,
+               CAST(s.rf__s - 1 AS DOUBLE) AS rf__df_sys,
+               CAST((s.rf__s - 1) * (s.rf__ng - 1) AS DOUBLE) AS rf__df_int,
+               CAST((s.rf__s - 1) * (s.rf__n - s.rf__ng) AS DOUBLE) AS rf__df_err
+        FROM rf__ss AS s),
+    rf__terms AS (
+        SELECT f.*, t.term, t.rf__tpos, m.rf__mpos,
+               CASE WHEN t.term = 'system' THEN f.rf__ss_sys ELSE f.rf__ss_int END AS rf__ss_term,
+               CASE WHEN t.term = 'system' THEN f.rf__df_sys ELSE f.rf__df_int END AS rf__df_term,
+               f.rf__ok AND (t.term = 'system' OR f.rf__ng >= 2) AS rf__test
+        FROM rf__fit AS f
+        CROSS JOIN (SELECT unnest(CASE WHEN interaction IS NULL THEN ['system'] ELSE ['system', 'system:segment'] END)
+                               AS term,
+                           unnest(CASE WHEN interaction IS NULL THEN [1] ELSE [1, 2] END) AS rf__tpos) AS t
+        JOIN (SELECT unnest(rf__compare_cols(metrics)) AS rf__metric,
+                     unnest(range(1, len(rf__compare_cols(metrics)) + 1)) AS rf__mpos) AS m
+          ON f.rf__metric = m.rf__metric),
+    rf__tested AS (
+        SELECT t.*,
+               CASE WHEN NOT t.rf__test THEN NULL
+                    WHEN t.rf__ss_err > 0 THEN (t.rf__ss_term / t.rf__df_term) / (t.rf__ss_err / t.rf__df_err)
+                    WHEN t.rf__ss_term > 0 THEN CAST('inf' AS DOUBLE) END AS rf__f
+        FROM rf__terms AS t)
+    SELECT * EXCLUDE (rf__all, rf__oseg, rf__mpos, rf__tpos) FROM (
+    SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
+                             OR c IN ('rf__all', 'rf__oseg', 'rf__mpos', 'rf__tpos')),
+           o.rf__metric || CASE WHEN rf__as_k(k) IS NOT NULL AND NOT list_contains(rf__uncut_columns(), o.rf__metric)
+                                THEN '@' || CAST(rf__as_k(k) AS VARCHAR) ELSE '' END AS metric,
+           o.term,
+           o.rf__n AS n,
+           o.rf__s AS systems,
+           o.rf__ng AS groups,
+           o.rf__f AS statistic,
+           CASE WHEN o.rf__s >= 2 AND (o.term = 'system' OR o.rf__ng >= 2) THEN o.rf__df_term END AS df,
+           CASE WHEN o.rf__ok THEN o.rf__df_err END AS df_error,
+           rf__f_sf(o.rf__f, o.rf__df_term, o.rf__df_err) AS p_value,
+           CASE WHEN o.rf__ok AND (o.term = 'system' OR o.rf__ng >= 2) THEN o.rf__ss_term END AS ss,
+           CASE WHEN o.rf__ok THEN o.rf__ss_err END AS ss_error,
+           CASE WHEN o.rf__ok THEN o.rf__ss_err / o.rf__df_err END AS mse,
+           CASE WHEN o.rf__ok AND (o.term = 'system' OR o.rf__ng >= 2) AND o.rf__ss_term + o.rf__ss_err > 0
+                THEN o.rf__ss_term / (o.rf__ss_term + o.rf__ss_err) END AS partial_eta_sq,
+           CASE WHEN o.rf__s < 2 THEN 'fewer than 2 systems: no test'
+                WHEN o.term <> 'system' AND o.rf__ng < 2 THEN 'fewer than 2 groups: no interaction'
+                WHEN o.rf__n - o.rf__ng < 1 THEN 'fewer than 2 queries: no error degrees of freedom'
+                WHEN o.rf__gs <> o.rf__ng * o.rf__s
+                THEN 'a system has no queries in some group: the interaction needs every system in every group'
+                WHEN o.rf__ss_err = 0 AND o.rf__ss_sys = 0 AND o.rf__ss_int = 0
+                THEN 'every system has the same value on every query: no test'
+                WHEN o.rf__ss_err = 0 THEN 'no residual variation (MSE = 0)'
+           END AS note
+    FROM rf__tested AS o)
+    ORDER BY rf__oseg, rf__mpos, rf__tpos;
