@@ -11,10 +11,11 @@ Two ways to ask ranx:
   argsort, so equal fused scores would otherwise rank differently on the two sides. Every configuration's mean
   is compared, not only the best.
 ranx orders an input run by its scores; the rank methods read each run's rankframe order given as distinct scores.
-w_bordafuse is trained on the 0.25 grid: Borda points are half-integers, and with weights 0.1, 0.2, ... two
-mathematically equal fused scores may differ in their last bit on one side only (rankframe adds the points in
-another order than ranx), which decides their order before the item-id tie-break does; with dyadic weights the
-sums are exact on both sides.
+w_bordafuse is trained on ranx's own 0.1 grid: Borda points are half-integers, and with weights 0.1, 0.2, ... two
+mathematically equal fused scores may differ in their last bit (rankframe adds the points in another order than
+ranx); rankframe rounds fused scores to 12 significant digits before ordering them (decision 0015) and the oracle's
+order above does the same, so such ties go to the item-id tie-break on both sides (on the 0.1 grid this test failed
+before the rounding rule; it used a 0.25 grid, where the sums are exact).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from fusion_tables import SYSTEMS, random_table
 
 import rankframe
 from rankframe.fusion import METHODS, TRAINING
@@ -29,35 +31,6 @@ from rankframe.fusion.train import grid_values, weight_vectors
 
 pytestmark = pytest.mark.slow
 ranx = pytest.importorskip("ranx")
-
-SYSTEMS = ["bm25", "dense", "splade"]
-
-
-def random_table(seed: int, systems: list[str], *, ties: bool, n_queries: int = 12) -> pd.DataFrame:
-    """Runs of 11..16 items from a pool of 25 per query (every system has every query), judgments 0..2.
-
-    Without ties: distinct random scores and every system ranking the same items of a query (an item missing from
-    a run would score 0 there, a tie with the others missing from it).
-    """
-    rng = np.random.default_rng(seed)
-    rows = []
-    shared = [rng.choice(25, size=rng.integers(11, 17), replace=False) for _ in range(n_queries)]
-    for s in systems:
-        for q in range(n_queries):
-            n = rng.integers(11, 17)
-            items = rng.choice(25, size=n, replace=False) if ties else shared[q]
-            n = len(items)
-            scores = rng.uniform(0.05, 1.0, size=n)
-            scores = np.round(scores, 1) if ties else scores
-            rows += [(s, f"q{q:02d}", f"d{i:02d}", float(v)) for i, v in zip(items, scores)]
-    runs = pd.DataFrame(rows, columns=["system", "query", "item", "score"])
-    qrels = []
-    for q in range(n_queries):
-        judged = rng.choice(25, size=8, replace=False)
-        grades = rng.integers(0, 3, size=8)
-        grades[0] = max(grades[0], 1)  # every query has a relevant item
-        qrels += [(f"q{q:02d}", f"d{i:02d}", int(g)) for i, g in zip(judged, grades)]
-    return runs, pd.DataFrame(qrels, columns=["query", "item", "relevance"])
 
 
 def positions_as_scores(runs: pd.DataFrame) -> pd.DataFrame:
@@ -97,7 +70,7 @@ def grid(method: str, n_systems: int, step: float | None = None) -> list:
 
 
 #: the step of each method's grid in these tests (None: ranx's default)
-STEPS = {"w_bordafuse": 0.25}
+STEPS: dict = {}
 
 
 def ranx_loop(runs, qrels, method, norm, configs, metric):

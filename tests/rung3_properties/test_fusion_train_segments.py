@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from rung2_oracles.test_fusion_train_ranx import SYSTEMS, random_table
+from fusion_tables import SYSTEMS, random_table
 
 import rankframe
 
