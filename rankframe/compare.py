@@ -332,6 +332,7 @@ def checked_call(
     # evaluate's rule for a list of metrics: trec_eval's iprec_at_recall is its 11 levels, each metric once
     names = [str(m) for m in parse_metrics(metrics, "compare", face="compare")]
     p["family"] = _family_columns(family, by)
+    _rules.check_family_correction(p["family"], by, p["correction"])
     output = inputs.check_output(output, "compare")
     if inputs.kind(df) in ("path", "relation") and qrels is None:
         # a file or DuckDB relation: the per-query values are computed in DuckDB (evaluate's file road), and the
@@ -419,6 +420,13 @@ def _compare_per_query(
         assert tukey is not None  # ci_method == "tukey" computed it above
         low, high = tukey.ci_low.reshape(n_seg, -1), tukey.ci_high.reshape(n_seg, -1)
 
+    resampled = None
+    if p["correction"] == "westfall-young":  # the same sign flips as the randomization test above (same seed)
+
+        def resampled(families: np.ndarray) -> stats.WestfallYoungResult:
+            with progress_.bar("compare: Westfall-Young", unit="flips"):
+                return stats.westfall_young(x, y, offsets, families, p["n_resamples"], seed, alternative, ci)
+
     out = result_frame(
         seg_keys if by else None,
         names,
@@ -435,6 +443,7 @@ def _compare_per_query(
         test=test,
         ci_method=ci_method,
         baseline=baseline,
+        resampled=resampled,
     )
     out.attrs.update(attrs)
     if p["missing"] != "error":

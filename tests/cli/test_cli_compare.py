@@ -296,7 +296,8 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
     assert (
         lines[1].split()
         == (
-            "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted statistic df "
+            "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted "
+            "ci_low_adjusted ci_high_adjusted statistic df "
             "sd_diff effect_size mde wins ties losses"
         ).split()
     )
