@@ -142,11 +142,15 @@ def compare(
     ci_method : {"t", "bootstrap", "tukey"}, optional
         ``"t"`` (default): ``delta -+ t_{n-1} * sd / sqrt(n)``; ``"bootstrap"``: paired percentile bootstrap
         with ``n_resamples`` resamples; ``"tukey"`` (default with ``test="tukey"``): Tukey simultaneous interval.
-    correction : {"auto", "holm", "bonferroni", "bh", None}, default "auto"
+    correction : {"auto", "holm", "bonferroni", "bh", "westfall-young", None}, default "auto"
         Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family. ``"auto"``: ``"holm"``,
         except after ``test="tukey"``, whose p-values already hold simultaneously for every pair of a segment and
         metric: there it is ``None`` (Holm on top would correct them twice). The value used is in
-        ``out.attrs["correction"]``.
+        ``out.attrs["correction"]``. ``"westfall-young"``: the max-|t| step-down resampling adjustment over the
+        randomization test's own sign flips (:mod:`rankframe.stats.westfall_young`); needs
+        ``test="randomization"`` and a family within one segment (``family=`` naming every ``by`` column).
+        ``ci_low_adjusted``/``ci_high_adjusted`` is the interval that agrees with ``p_adjusted``
+        (docs/decisions/0017-adjusted-intervals.md).
     family : "all" or column name(s), default "all"
         The family the correction runs over: every comparison of the call (default), or separately per value of
         the named output columns (e.g. ``family="metric"``: one family per metric).
@@ -192,8 +196,11 @@ def compare(
     DataFrame
         A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-        p_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses, note]``: ``n`` queries compared, the
-        two means over them, ``delta = mean - baseline_mean`` (the mean per-query difference), ``statistic`` and
+        p_adjusted, ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses,
+        note]``: ``n`` queries compared, the two means over them, ``delta = mean - baseline_mean`` (the mean
+        per-query difference), ``[ci_low_adjusted, ci_high_adjusted]`` the interval that agrees with ``p_adjusted``
+        (the t interval at ``alpha / m`` for Holm and Bonferroni, ``R * alpha / m`` for BH, the max-|t| critical
+        value for Westfall-Young, ``[ci_low, ci_high]`` without a correction), ``statistic`` and
         ``df`` the test's statistic and degrees of freedom (t-test: t and n - 1; Wilcoxon: min(W+, W-), df NaN;
         randomization: the mean difference, df NaN; Tukey: q and the error df (n - 1)(k - 1)), ``sd_diff`` the
         sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``mde`` the

@@ -83,7 +83,8 @@ def add_parser(sub) -> None:
         choices=["auto", *(c or "none" for c in CORRECTIONS)],
         default="auto",
         help="multiple-testing correction of the p-values over the family (default auto: holm; none after "
-        "tukey, whose p-values already hold for every pair)",
+        "tukey, whose p-values already hold for every pair; westfall-young: max-|t| step-down over the sign "
+        "flips of --test randomization, one family per segment)",
     )
     g.add_argument(
         "--family",

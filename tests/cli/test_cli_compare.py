@@ -73,6 +73,11 @@ PAIRED_CASES = {
         ["--pairs", "all", "--correction", "none"],
         dict(pairs="all", correction=None, baseline=None),
     ),
+    "westfall-young per length, seeded": (
+        ["--test", "randomization", "--correction", "westfall-young", "--family", "length", "--n-resamples", "300"]
+        + ["--seed", "4"],
+        dict(test="randomization", correction="westfall-young", family=["length"], n_resamples=300, seed=4),
+    ),
     "bonferroni per (metric, length), duckdb engine": (
         ["--correction", "bonferroni", "--family", "metric,length", "--engine", "duckdb"],
         dict(correction="bonferroni", family=["metric", "length"], engine="duckdb"),

@@ -154,3 +154,24 @@ def test_westfall_young_refusals():
         compare(df, ["RR"], correction="westfall-young", **kw)
     with pytest.raises(ParameterError, match="test='randomization'"):
         compare(df, ["RR"], baseline="s0", correction="westfall-young")
+
+
+def test_docs_examples_are_current():
+    """The two transcripts of docs/comparing.md (choosing a correction; adjusted intervals) show real output."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "comparing.md").read_text()
+    df = pd.read_parquet(root / "examples" / "paired.parquet")
+    kw = dict(baseline="bm25", by="length", family="length", test="randomization", seed=1)
+    holm = compare(df, ["nDCG@5", "AP", "P@5"], correction="holm", **kw)
+    wy = compare(df, ["nDCG@5", "AP", "P@5"], correction="westfall-young", **kw)
+    table = holm[["length", "metric", "system", "p_value"]].assign(
+        holm=holm["p_adjusted"], westfall_young=wy["p_adjusted"]
+    )
+    out = compare(df, "AP", baseline="bm25", by="length", correction="bonferroni")
+    cols = ["length", "system", "delta", "ci_low", "ci_high", "p_value", "p_adjusted"]
+    adjusted = out[[*cols, "ci_low_adjusted", "ci_high_adjusted"]]
+    for frame in (table, adjusted):
+        for line in pd.DataFrame(frame).round(4).to_string(index=False).splitlines():
+            assert line in doc, line
