@@ -42,11 +42,12 @@ def _naive_westfall_young(
     n, m = d.shape
     pats = _patterns(n, n_resamples, np.random.SeedSequence(seed).spawn(n_segments)[segment])
     exact = len(pats) == 2**n and 2**n <= n_resamples
-    t_obs = [_t(d[:, j], side) for j in range(m)]
+    ok = ~np.isnan(d)  # a NaN: the query takes no part in that comparison (missing="drop")
+    t_obs = [_t(d[ok[:, j], j], side) for j in range(m)]
     order = sorted(range(m), key=lambda j: -t_obs[j])  # largest observed statistic first
     hits = [0] * m
     for sgn in pats:
-        t_star = [_t(sgn * d[:, j], side) for j in range(m)]
+        t_star = [_t((sgn * d[:, j])[ok[:, j]], side) for j in range(m)]
         u = -np.inf
         for j in reversed(order):  # successive maxima from the bottom of the order
             u = max(u, t_star[j])
@@ -74,8 +75,15 @@ def _design(seed: int, n: int, m: int, rho: float = 0.0, shift: float = 0.3) -> 
 )
 def test_westfall_young_equals_the_direct_step_down(n, m, side, seed):
     d = _design(seed, n, m, rho=0.5)
-    got = stats.westfall_young(d, np.zeros_like(d), np.array([0, n]), np.zeros((1, m), int), 300, seed, side)
-    np.testing.assert_allclose(got.p_adjusted[0], _naive_westfall_young(d, 300, seed, side), rtol=0, atol=1e-15)
+    got = stats.westfall_young(d, np.zeros_like(d), np.array([0, n]), np.zeros((1, m), int), 120, seed, side)
+    np.testing.assert_allclose(got.p_adjusted[0], _naive_westfall_young(d, 120, seed, side), rtol=0, atol=1e-15)
+
+
+def test_westfall_young_with_queries_left_out():
+    d = _design(21, 30, 4, rho=0.5)
+    d[np.random.default_rng(0).random(d.shape) < 0.15] = np.nan  # each comparison on its own queries
+    got = stats.westfall_young(d, np.zeros_like(d), np.array([0, 30]), np.zeros((1, 4), int), 120, 5)
+    np.testing.assert_allclose(got.p_adjusted[0], _naive_westfall_young(d, 120, 5), rtol=0, atol=1e-15)
 
 
 def test_westfall_young_hand_case():
@@ -134,13 +142,13 @@ def test_westfall_young_families_within_segments():
     d1, d2 = _design(11, 15, 3, rho=0.6), _design(12, 20, 3, rho=0.6)
     d = np.vstack([d1, d2])
     families = np.array([[0, 0, 0], [1, 1, 2]])
-    got = stats.westfall_young(d, np.zeros_like(d), np.array([0, 15, 35]), families, 200, 9).p_adjusted
-    np.testing.assert_allclose(got[0], _naive_westfall_young(d1, 200, 9, segment=0, n_segments=2), atol=1e-15)
+    got = stats.westfall_young(d, np.zeros_like(d), np.array([0, 15, 35]), families, 120, 9).p_adjusted
+    np.testing.assert_allclose(got[0], _naive_westfall_young(d1, 120, 9, segment=0, n_segments=2), atol=1e-15)
     np.testing.assert_allclose(
-        got[1, :2], _naive_westfall_young(d2[:, :2], 200, 9, segment=1, n_segments=2), atol=1e-15
+        got[1, :2], _naive_westfall_young(d2[:, :2], 120, 9, segment=1, n_segments=2), atol=1e-15
     )
     np.testing.assert_allclose(
-        got[1, 2:], _naive_westfall_young(d2[:, 2:], 200, 9, segment=1, n_segments=2), atol=1e-15
+        got[1, 2:], _naive_westfall_young(d2[:, 2:], 120, 9, segment=1, n_segments=2), atol=1e-15
     )
 
 
@@ -154,6 +162,17 @@ def test_westfall_young_refusals():
         compare(df, ["RR"], correction="westfall-young", **kw)
     with pytest.raises(ParameterError, match="test='randomization'"):
         compare(df, ["RR"], baseline="s0", correction="westfall-young")
+    with pytest.raises(ParameterError, match="test='randomization'"):
+        compare(df, ["RR"], pairs="all", test="tukey", correction="westfall-young")
+    with pytest.raises(ParameterError, match="'correction' parameter of compare"):  # misspelled: the choices listed
+        compare(df, ["RR"], baseline="s0", test="randomization", correction="westfall_young")
+    with pytest.raises(ValueError, match="not a p-value correction|expected one of"):  # needs the flips, not p
+        stats.adjust(np.array([0.1, 0.2]), "westfall-young")
+    # any case, the accessor, a single resample (nothing can be significant: infinite adjusted intervals)
+    acc = df.rank_metrics.compare(["RR"], baseline="s0", test="randomization", correction="Westfall-Young",
+                                  n_resamples=1, seed=0)  # fmt: skip
+    assert acc.attrs["correction"] == "westfall-young" and (acc["p_adjusted"] >= 0.5).all()  # (hits + 1) / 2
+    assert np.isinf(acc["ci_low_adjusted"]).all()
 
 
 def test_docs_examples_are_current():
