@@ -98,6 +98,7 @@ def compare(
     pairs: str = "baseline",
     alternative: str | None = None,
     margin: float | None = None,
+    zero_method: str = "wilcox",
     n_resamples: int = 10_000,
     seed: int | None = None,
     missing: str = "error",
@@ -166,6 +167,10 @@ def compare(
         ``delta > -margin`` (``statistic = (delta + margin) / (sd_diff / sqrt(n))``, one-sided). A small
         ``p_adjusted`` shows the system is not worse than the baseline by ``margin`` or more; the one-sided bound
         ``ci_low`` is then above ``-margin``. Needs ``test="t"`` and ``alternative="greater"`` (its default).
+    zero_method : {"wilcox", "pratt"}, default "wilcox"
+        How ``test="wilcoxon"`` treats queries with a zero difference: dropped before ranking (Wilcoxon's), or
+        ranked with the others and then dropped (Pratt 1959; ``scipy.stats.wilcoxon(zero_method="pratt")``).
+        Recorded in ``out.attrs["zero_method"]`` after a Wilcoxon test.
     n_resamples : int, default 10000
         Sign flips (randomization) or resamples (bootstrap); at most 10**7
         (:data:`rankframe.stats.randomization.MAX_RESAMPLES`), checked before any work.
@@ -246,6 +251,7 @@ def compare(
         pairs=pairs,
         alternative=alternative,
         margin=margin,
+        zero_method=zero_method,
         n_resamples=n_resamples,
         seed=seed,
         missing=missing,
@@ -303,6 +309,7 @@ def checked_call(
     pairs: str = "baseline",
     alternative: str | None = None,
     margin: float | None = None,
+    zero_method: str = "wilcox",
     n_resamples: int = 10_000,
     seed: int | None = None,
     missing: str = "error",
@@ -329,6 +336,7 @@ def checked_call(
             correction=correction,
             alternative=alternative,
             margin=margin,
+            zero_method=zero_method,
             missing=missing,
             n_resamples=n_resamples,
             seed=seed,
@@ -410,7 +418,8 @@ def _compare_per_query(
         pvalue, statistic, df = res.pvalue, summary.delta, nan  # the statistic: the mean difference (= sum / n)
         attrs.update(exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
-        wx = stats.wilcoxon_test(x, y, offsets, alternative)
+        wx = stats.wilcoxon_test(x, y, offsets, alternative, p.get("zero_method", "wilcox"))
+        attrs.update(zero_method=p.get("zero_method", "wilcox"))
         pvalue, statistic, df = wx.pvalue, wx.statistic, nan
     else:
         assert tukey is not None and anova is not None  # test == "tukey" computed them above

@@ -107,6 +107,7 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
     if p["correction"] == "westfall-young" and p["test"] != "randomization":
         raise ParameterError(WESTFALL_YOUNG_TEST.format(test=p["test"]))
+    p["zero_method"] = check_zero_method(p.get("zero_method"), p["test"])
     p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
@@ -122,6 +123,19 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
                 f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
             )
     return p
+
+
+def check_zero_method(zero_method: object, test: str) -> str:
+    """``zero_method`` checked: ``"wilcox"`` (default: zero differences dropped) or ``"pratt"`` (Wilcoxon test only)."""
+    if zero_method is None:
+        return "wilcox"
+    value: str = _choice("zero_method", zero_method, stats.ZERO_METHODS)
+    if value != "wilcox" and test != "wilcoxon":
+        raise ParameterError(
+            f"zero_method={value!r} is how the Wilcoxon signed-rank test treats zero differences; test={test!r} "
+            "has no such choice: pass test='wilcoxon', or leave zero_method out"
+        )
+    return value
 
 
 def check_alternative(alternative: object, margin: object, test: str, ci_method: str) -> tuple[float | None, str]:

@@ -31,7 +31,7 @@ from .planning import MDE_POWER, mde_dz, power, topic_set_size
 from .randomization import sign_flip_test
 from .tukey import BlockedAnova, blocked_anova, tukey_hsd
 from .westfall_young import WestfallYoungResult, westfall_young
-from .wilcoxon import wilcoxon_test
+from .wilcoxon import ZERO_METHODS, wilcoxon_test
 
 __all__ = [
     "ALTERNATIVES",
@@ -40,6 +40,7 @@ __all__ = [
     "CORRECTIONS",
     "P_VALUE_CORRECTIONS",
     "WestfallYoungResult",
+    "ZERO_METHODS",
     "adjusted_alpha",
     "MDE_POWER",
     "PairedSummary",
