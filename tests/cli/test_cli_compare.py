@@ -266,7 +266,7 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         "--no-relevant", "nan", "--no-retrieved", "skip", "--no-judged", "zero", "--allow-duplicates",
         "--test", "wilcoxon", "--ci", "0.8", "--ci-method", "bootstrap", "--correction", "bonferroni",
         "--family", "metric", "--family", "length", "--n-resamples", "50", "--seed", "4", "--missing", "drop",
-        "--alternative", "less",
+        "--alternative", "less", "--zero-method", "pratt",
     )  # fmt: skip
     assert code == 0, err
     columns = seen.pop("columns")
@@ -275,7 +275,7 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         system="system", baseline="dense", by=["length"], engine="duckdb", no_relevant="nan", no_retrieved="skip",
         no_judged="zero", allow_duplicates=True, test="wilcoxon", ci=0.8, ci_method="bootstrap",
         correction="bonferroni", family=["metric", "length"], n_resamples=50, seed=4, missing="drop",
-        pairs="baseline", qrels=None, alternative="less", margin=None,
+        pairs="baseline", qrels=None, alternative="less", margin=None, zero_method="pratt",
     )  # fmt: skip
     seen.clear()
     code, _, err = run_main(capsys, "compare", str(PAIRED), "-m", "AP", "--baseline", "dense", "--margin", "0.02")
