@@ -98,6 +98,7 @@ def compare(
     pairs: str = "baseline",
     alternative: str | None = None,
     margin: float | None = None,
+    zero_method: str = "wilcox",
     n_resamples: int = 10_000,
     seed: int | None = None,
     missing: str = "error",
@@ -142,11 +143,15 @@ def compare(
     ci_method : {"t", "bootstrap", "tukey"}, optional
         ``"t"`` (default): ``delta -+ t_{n-1} * sd / sqrt(n)``; ``"bootstrap"``: paired percentile bootstrap
         with ``n_resamples`` resamples; ``"tukey"`` (default with ``test="tukey"``): Tukey simultaneous interval.
-    correction : {"auto", "holm", "bonferroni", "bh", None}, default "auto"
+    correction : {"auto", "holm", "bonferroni", "bh", "westfall-young", None}, default "auto"
         Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family. ``"auto"``: ``"holm"``,
         except after ``test="tukey"``, whose p-values already hold simultaneously for every pair of a segment and
         metric: there it is ``None`` (Holm on top would correct them twice). The value used is in
-        ``out.attrs["correction"]``.
+        ``out.attrs["correction"]``. ``"westfall-young"``: the max-|t| step-down resampling adjustment over the
+        randomization test's own sign flips (:mod:`rankframe.stats.westfall_young`); needs
+        ``test="randomization"`` and a family within one segment (``family=`` naming every ``by`` column).
+        ``ci_low_adjusted``/``ci_high_adjusted`` is the interval that agrees with ``p_adjusted``
+        (docs/decisions/0017-adjusted-intervals.md).
     family : "all" or column name(s), default "all"
         The family the correction runs over: every comparison of the call (default), or separately per value of
         the named output columns (e.g. ``family="metric"``: one family per metric).
@@ -162,6 +167,10 @@ def compare(
         ``delta > -margin`` (``statistic = (delta + margin) / (sd_diff / sqrt(n))``, one-sided). A small
         ``p_adjusted`` shows the system is not worse than the baseline by ``margin`` or more; the one-sided bound
         ``ci_low`` is then above ``-margin``. Needs ``test="t"`` and ``alternative="greater"`` (its default).
+    zero_method : {"wilcox", "pratt"}, default "wilcox"
+        How ``test="wilcoxon"`` treats queries with a zero difference: dropped before ranking (Wilcoxon's), or
+        ranked with the others and then dropped (Pratt 1959; ``scipy.stats.wilcoxon(zero_method="pratt")``).
+        Recorded in ``out.attrs["zero_method"]`` after a Wilcoxon test.
     n_resamples : int, default 10000
         Sign flips (randomization) or resamples (bootstrap); at most 10**7
         (:data:`rankframe.stats.randomization.MAX_RESAMPLES`), checked before any work.
@@ -192,8 +201,11 @@ def compare(
     DataFrame
         A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-        p_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses, note]``: ``n`` queries compared, the
-        two means over them, ``delta = mean - baseline_mean`` (the mean per-query difference), ``statistic`` and
+        p_adjusted, ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses,
+        note]``: ``n`` queries compared, the two means over them, ``delta = mean - baseline_mean`` (the mean
+        per-query difference), ``[ci_low_adjusted, ci_high_adjusted]`` the interval that agrees with ``p_adjusted``
+        (the t interval at ``alpha / m`` for Holm and Bonferroni, ``R * alpha / m`` for BH, the max-|t| critical
+        value for Westfall-Young, ``[ci_low, ci_high]`` without a correction), ``statistic`` and
         ``df`` the test's statistic and degrees of freedom (t-test: t and n - 1; Wilcoxon: min(W+, W-), df NaN;
         randomization: the mean difference, df NaN; Tukey: q and the error df (n - 1)(k - 1)), ``sd_diff`` the
         sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``mde`` the
@@ -239,6 +251,7 @@ def compare(
         pairs=pairs,
         alternative=alternative,
         margin=margin,
+        zero_method=zero_method,
         n_resamples=n_resamples,
         seed=seed,
         missing=missing,
@@ -296,6 +309,7 @@ def checked_call(
     pairs: str = "baseline",
     alternative: str | None = None,
     margin: float | None = None,
+    zero_method: str = "wilcox",
     n_resamples: int = 10_000,
     seed: int | None = None,
     missing: str = "error",
@@ -322,6 +336,7 @@ def checked_call(
             correction=correction,
             alternative=alternative,
             margin=margin,
+            zero_method=zero_method,
             missing=missing,
             n_resamples=n_resamples,
             seed=seed,
@@ -332,6 +347,7 @@ def checked_call(
     # evaluate's rule for a list of metrics: trec_eval's iprec_at_recall is its 11 levels, each metric once
     names = [str(m) for m in parse_metrics(metrics, "compare", face="compare")]
     p["family"] = _family_columns(family, by)
+    _rules.check_family_correction(p["family"], by, p["correction"])
     output = inputs.check_output(output, "compare")
     if inputs.kind(df) in ("path", "relation") and qrels is None:
         # a file or DuckDB relation: the per-query values are computed in DuckDB (evaluate's file road), and the
@@ -402,7 +418,8 @@ def _compare_per_query(
         pvalue, statistic, df = res.pvalue, summary.delta, nan  # the statistic: the mean difference (= sum / n)
         attrs.update(exact_segments=int(res.exact.sum()))
     elif test == "wilcoxon":
-        wx = stats.wilcoxon_test(x, y, offsets, alternative)
+        wx = stats.wilcoxon_test(x, y, offsets, alternative, p.get("zero_method", "wilcox"))
+        attrs.update(zero_method=p.get("zero_method", "wilcox"))
         pvalue, statistic, df = wx.pvalue, wx.statistic, nan
     else:
         assert tukey is not None and anova is not None  # test == "tukey" computed them above
@@ -418,6 +435,13 @@ def _compare_per_query(
     else:
         assert tukey is not None  # ci_method == "tukey" computed it above
         low, high = tukey.ci_low.reshape(n_seg, -1), tukey.ci_high.reshape(n_seg, -1)
+
+    resampled = None
+    if p["correction"] == "westfall-young":  # the same sign flips as the randomization test above (same seed)
+
+        def resampled(families: np.ndarray) -> stats.WestfallYoungResult:
+            with progress_.bar("compare: Westfall-Young", unit="flips"):
+                return stats.westfall_young(x, y, offsets, families, p["n_resamples"], seed, alternative, ci)
 
     out = result_frame(
         seg_keys if by else None,
@@ -435,6 +459,7 @@ def _compare_per_query(
         test=test,
         ci_method=ci_method,
         baseline=baseline,
+        resampled=resampled,
     )
     out.attrs.update(attrs)
     if p["missing"] != "error":

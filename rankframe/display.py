@@ -45,7 +45,12 @@ _TEST_WORDS = {
     "wilcoxon": "Wilcoxon signed-rank test",
     "tukey": "blocked Tukey HSD",
 }
-_CORRECTION_WORDS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg"}
+_CORRECTION_WORDS = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "westfall-young": "Westfall-Young max-|t| step-down",
+}
 #: what compare's ``effect_size`` column is (``out.attrs["effect_size"]``, the caption)
 EFFECT_SIZE = "d_z = delta / sd of the differences"
 #: what compare's ``mde`` column is (``out.attrs["mde"]``)
@@ -387,6 +392,8 @@ OUTPUT_COLUMNS = (
     "ci_high",
     "p_value",
     "p_adjusted",
+    "ci_low_adjusted",
+    "ci_high_adjusted",
     "statistic",
     "df",
     "sd_diff",
@@ -428,7 +435,8 @@ def comparison_text(frame: pd.DataFrame) -> str:
         pass  # read back from a file: no attrs
     lines.append(text)
     size = f"[{len(frame)} rows x {len(cols)} columns"
-    lines.append(size + (f"; also {', '.join(rest)}]" if rest else "]"))
+    width = max(int(pd.get_option("display.width") or 80), 40)
+    lines += textwrap.wrap(size + (f"; also {', '.join(rest)}]" if rest else "]"), width)
     return "\n".join(lines)
 
 

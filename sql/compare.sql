@@ -100,7 +100,7 @@ CREATE OR REPLACE MACRO rf__alternative(alternative, margin) AS
 -- the output columns after the segments (a segment may not have one of these names)
 CREATE OR REPLACE MACRO rf__compare_outputs() AS
     ['metric', 'system', 'baseline', 'n', 'mean', 'baseline_mean', 'delta', 'ci_low', 'ci_high', 'p_value',
-     'p_adjusted', 'statistic', 'df', 'sd_diff', 'effect_size', 'wins', 'ties', 'losses', 'note'];
+     'p_adjusted', 'ci_low_adjusted', 'ci_high_adjusted', 'statistic', 'df', 'sd_diff', 'effect_size', 'wins', 'ties', 'losses', 'note'];
 
 -- the metric columns named by `metrics` (any case), in rf_per_query's order; ['P'] when none is known, so that
 -- the column selection binds and the check (rf__compare_check) raises its error
@@ -142,6 +142,12 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
                            || 'columns of rf_per_query (%s; k := sets the cutoff). Got %s instead.',
                            rf__quoted(rf__metric_columns()), rf__repr(metrics)))
          WHEN rf__open_unit(ci, 'ci', 'rf_compare', ', e.g. 0.95') IS NULL THEN false
+         WHEN lower(TRY_CAST(correction AS VARCHAR)) = 'westfall-young'
+         THEN error('rf:param: rf_compare runs the paired t-test from per-query values in SQL; '
+                    || 'correction := ''westfall-young'' resamples the sign flips of the randomization test (the '
+                    || 'maximum over every comparison of each flip), which has no closed form in SQL: use '
+                    || 'rankframe.compare(..., test=''randomization'', correction=''westfall-young''), or correction '
+                    || ':= ''holm''.')
          WHEN correction IS NOT NULL
               AND rf__choice(correction, ['holm', 'bonferroni', 'bh', 'none'], 'correction', 'rf_compare') = ''
          THEN false
@@ -333,7 +339,23 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                    ORDER BY a.rf__rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS rf__holm,
                min(least(1.0, CAST(a.rf__m AS DOUBLE) / a.rf__rank * a.rf__p)) OVER (
                    ORDER BY a.rf__rank ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS rf__bh
-        FROM rf__ranked AS a)
+        FROM rf__ranked AS a),
+    -- the interval that agrees with p_adjusted (docs/decisions/0017-adjusted-intervals.md): the t interval at
+    -- alpha / m (Holm, Bonferroni) or R * alpha / m (BH, R: the rows with p_adjusted <= alpha), the marginal one
+    -- without a correction
+    rf__reject AS (
+        SELECT a.*, sum(CASE WHEN a.rf__bh <= 1.0 - rf__as_num(ci) THEN 1 ELSE 0 END) OVER () AS rf__r
+        FROM rf__adjusted AS a),
+    rf__intervals AS (
+        SELECT a.*,
+               CASE WHEN a.n >= 2 AND a.rf__m > 0 AND rf__lc(correction) IN ('holm', 'bonferroni', 'bh')
+                    THEN rf_t_ppf(1.0 - CASE WHEN rf__lc(correction) = 'bh' THEN greatest(1, a.rf__r) ELSE 1 END
+                                        * (1.0 - rf__as_num(ci)) / a.rf__m
+                                        / CASE WHEN rf__alternative(alternative, margin) = 'two-sided' THEN 2.0
+                                               ELSE 1.0 END,
+                                  a.n - 1) * (a.rf__sd / sqrt(CAST(a.n AS DOUBLE)))
+                    ELSE a.rf__half END AS rf__half_adj
+        FROM rf__reject AS a)
     SELECT * EXCLUDE (rf__all, rf__seg, rf__mpos, rf__sys) FROM (
     SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                              OR c IN ('rf__all', 'rf__seg', 'rf__mpos', 'rf__sys')),
@@ -356,6 +378,10 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                 WHEN rf__lc(correction) = 'bonferroni' THEN least(1.0, o.rf__m * o.rf__p)
                 WHEN rf__lc(correction) = 'bh' THEN o.rf__bh
                 ELSE o.rf__p END AS p_adjusted,
+           CASE WHEN o.n >= 2 AND rf__alternative(alternative, margin) = 'less' THEN CAST('-inf' AS DOUBLE)
+                ELSE o.rf__delta - o.rf__half_adj END AS ci_low_adjusted,
+           CASE WHEN o.n >= 2 AND rf__alternative(alternative, margin) = 'greater' THEN CAST('inf' AS DOUBLE)
+                ELSE o.rf__delta + o.rf__half_adj END AS ci_high_adjusted,
            o.rf__t AS statistic,
            CASE WHEN o.n >= 2 THEN CAST(o.n - 1 AS DOUBLE) END AS df,
            CASE WHEN o.n >= 2 THEN o.rf__sd END AS sd_diff,
@@ -371,5 +397,5 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                 THEN 'identical on every query (all differences 0): no p-value'
                 WHEN o.rf__sd = 0 THEN 'every difference is the same (sd = 0)'
            END AS note
-    FROM rf__adjusted AS o)
+    FROM rf__intervals AS o)
     ORDER BY rf__seg, rf__mpos, rf__sys;

@@ -83,7 +83,8 @@ def add_parser(sub) -> None:
         choices=["auto", *(c or "none" for c in CORRECTIONS)],
         default="auto",
         help="multiple-testing correction of the p-values over the family (default auto: holm; none after "
-        "tukey, whose p-values already hold for every pair)",
+        "tukey, whose p-values already hold for every pair; westfall-young: max-|t| step-down over the sign "
+        "flips of --test randomization, one family per segment)",
     )
     g.add_argument(
         "--family",
@@ -117,6 +118,13 @@ def add_parser(sub) -> None:
         metavar="M",
         help="non-inferiority margin in the metric's units: the t-test of H0 delta <= -M (a one-sided test of "
         "delta + M > 0); with --fail-if-worse, the gate fails when non-inferiority is not shown",
+    )
+    g.add_argument(
+        "--zero-method",
+        choices=["wilcox", "pratt"],
+        default="wilcox",
+        help="--test wilcoxon: zero differences dropped before ranking (wilcox, default) or ranked then dropped "
+        "(pratt)",
     )
     g.add_argument("--seed", type=int, metavar="S", help="seed of the random methods (default: fresh, reported)")
     g.add_argument(
@@ -201,6 +209,7 @@ def _compare(args) -> int:
                 pairs=args.pairs,
                 alternative=args.alternative,
                 margin=args.margin,
+                zero_method=args.zero_method,
                 n_resamples=args.n_resamples,
                 seed=args.seed,
                 missing=args.missing,
@@ -280,6 +289,7 @@ def _compare_parameters(args) -> None:
                 correction=None if args.correction == "none" else args.correction,
                 alternative=getattr(args, "alternative", None),  # `rankframe report` has no such option (yet)
                 margin=getattr(args, "margin", None),
+                zero_method=getattr(args, "zero_method", None),
                 missing=args.missing,
                 n_resamples=args.n_resamples,
                 seed=args.seed,

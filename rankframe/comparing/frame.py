@@ -6,6 +6,7 @@ reach the same (segment, metric x pair) statistics and build the same frame here
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -114,6 +115,52 @@ def mde_column(n: np.ndarray, sd: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     return mde.ravel()
 
 
+def adjusted(
+    pvalue: np.ndarray,
+    groups: np.ndarray,
+    summary: stats.PairedSummary,
+    low: np.ndarray,
+    high: np.ndarray,
+    p: dict[str, Any],
+    resampled: Callable[[np.ndarray], stats.WestfallYoungResult] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``p_adjusted`` and the interval that agrees with it, ``[ci_low_adjusted, ci_high_adjusted]`` (decision 0017).
+
+    No correction: the interval of ``ci_low``/``ci_high`` itself. Otherwise the paired t form ``delta -+ q * sd /
+    sqrt(n)`` (one-sided: the one bound) whatever the ``ci_method``: ``q`` the t quantile at the level of
+    :func:`rankframe.stats.adjusted_alpha` (Bonferroni and Holm: ``alpha / m``; BH: ``R * alpha / m``), or the
+    family's max-|t| critical value after Westfall-Young.
+    """
+    from scipy import stats as sstats
+
+    correction, alternative = p["correction"], p.get("alternative", "two-sided")
+    if correction is None:
+        return pvalue.copy(), low.ravel().copy(), high.ravel().copy()
+    n = summary.n.ravel().astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.where(n >= 2, summary.sd.ravel() / np.sqrt(n), np.nan)
+    if correction == "westfall-young":
+        if resampled is None:
+            raise ValueError("correction='westfall-young' needs the resampled statistics (resampled=)")
+        wy = resampled(np.where(np.isnan(pvalue), -1, groups).reshape(summary.n.shape))
+        p_adj = np.where(np.isnan(pvalue), np.nan, wy.p_adjusted.ravel())
+        q = wy.critical.ravel()
+    else:
+        p_adj = stats.adjust(pvalue, correction, groups)
+        a = stats.adjusted_alpha(pvalue, correction, 1.0 - p["ci"], groups)
+        q = sstats.t.ppf(1.0 - a / 2.0 if alternative == "two-sided" else 1.0 - a, n - 1.0)
+    delta = summary.delta.ravel()
+    with np.errstate(invalid="ignore"):
+        half = np.where(se == 0, 0.0, q * se)  # sd = 0: a zero-width interval, as ci_low/ci_high
+    lo = np.where(np.isnan(se), np.nan, delta - half)
+    hi = np.where(np.isnan(se), np.nan, delta + half)
+    if alternative == "greater":
+        hi = np.where(np.isnan(se), np.nan, np.inf)
+    elif alternative == "less":
+        lo = np.where(np.isnan(se), np.nan, -np.inf)
+    return p_adj, lo, hi
+
+
 def result_frame(
     seg_keys: pd.DataFrame | None,
     names: list[str],
@@ -131,6 +178,7 @@ def result_frame(
     test: str,
     ci_method: str,
     baseline: object,
+    resampled: Callable[[np.ndarray], stats.WestfallYoungResult] | None = None,
 ) -> pd.DataFrame:
     """Compare's output frame from the (segment, metric x pair) statistics: notes, NaNs, correction, columns.
 
@@ -138,6 +186,8 @@ def result_frame(
     ``seg_keys`` holds the segment columns (one row per segment, None without segments), ``present`` which
     systems have queries in each segment (segments x systems); ``statistic`` and ``df`` are the test's statistic and
     degrees of freedom (NaN where a test has none), with ``pvalue`` the test's (segment, metric x pair) arrays.
+    ``resampled`` runs the Westfall-Young adjustment for the family codes it is given (segments x columns, -1 off
+    every family): needed with ``correction="westfall-young"`` only.
     """
     n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
     n = summary.n
@@ -184,7 +234,9 @@ def result_frame(
     out["ci_high"] = high.ravel()
     out["p_value"] = pvalue.ravel()
     groups, family_text = family_groups(out, p["family"])
-    out["p_adjusted"] = stats.adjust(out["p_value"].to_numpy(), p["correction"], groups)
+    out["p_adjusted"], out["ci_low_adjusted"], out["ci_high_adjusted"] = adjusted(
+        out["p_value"].to_numpy(), groups, summary, low, high, p, resampled
+    )
     out["statistic"] = statistic.ravel()
     out["df"] = df.ravel()
     out["sd_diff"] = np.where(few, np.nan, summary.sd).ravel()

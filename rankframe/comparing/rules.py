@@ -37,6 +37,11 @@ ONE_SIDED_TESTS = ("t", "randomization", "wilcoxon")
 CORRECTIONS = stats.CORRECTIONS
 #: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
 CORRECTION_CHOICES = ("auto", *CORRECTIONS)
+#: Westfall-Young with another test than the randomization test (it resamples that test's sign flips)
+WESTFALL_YOUNG_TEST = (
+    "correction='westfall-young' resamples the sign flips of the randomization test (max-|t| step-down over the "
+    "same draws); pass test='randomization' with it, or use correction='holm' with test={test!r}"
+)
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
 _OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
 EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))
@@ -100,6 +105,9 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
         raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
     p["ci"] = float(ci)
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
+    if p["correction"] == "westfall-young" and p["test"] != "randomization":
+        raise ParameterError(WESTFALL_YOUNG_TEST.format(test=p["test"]))
+    p["zero_method"] = check_zero_method(p.get("zero_method"), p["test"])
     p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
@@ -115,6 +123,19 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
                 f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
             )
     return p
+
+
+def check_zero_method(zero_method: object, test: str) -> str:
+    """``zero_method`` checked: ``"wilcox"`` (default: zero differences dropped) or ``"pratt"`` (Wilcoxon test only)."""
+    if zero_method is None:
+        return "wilcox"
+    value: str = _choice("zero_method", zero_method, stats.ZERO_METHODS)
+    if value != "wilcox" and test != "wilcoxon":
+        raise ParameterError(
+            f"zero_method={value!r} is how the Wilcoxon signed-rank test treats zero differences; test={test!r} "
+            "has no such choice: pass test='wilcoxon', or leave zero_method out"
+        )
+    return value
 
 
 def check_alternative(alternative: object, margin: object, test: str, ci_method: str) -> tuple[float | None, str]:
@@ -180,6 +201,22 @@ def family_columns(family: object, by: list[str]) -> list[str]:
             f"Got {family!r} instead.{hint(bad[0], allowed)}"
         )
     return list(dict.fromkeys(cols))
+
+
+def check_family_correction(family: list[str], by: list[str], correction: str | None) -> None:
+    """Westfall-Young's families lie within one segment: ``family=`` must name every segment column.
+
+    The sign flips of the queries of one segment are drawn together; segments have their own queries and flips
+    (an exactly enumerated small segment has no counterpart in a random one), so a family spanning segments has no
+    joint resampling distribution to take the maximum over.
+    """
+    if correction != "westfall-young" or not by or set(by) <= set(family):
+        return
+    raise ParameterError(
+        f"correction='westfall-young' adjusts over the comparisons of one segment (their queries share the sign "
+        f"flips); with segments {by} pass family= naming them, e.g. family={[*by]!r} (one family per segment) or "
+        f"family={[*by, 'metric']!r}; got family={family or 'all'!r}"
+    )
 
 
 def check_system_column(system: object, by: list[str], columns: Columns, present: list, rename_hint: str) -> None:

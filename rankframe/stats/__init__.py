@@ -16,26 +16,32 @@ Modules: :mod:`.paired` (n, means, delta, sd, wins/ties/losses, effect size, pai
 :mod:`.planning` (power of the paired t-test: minimum detectable effect, topic set size),
 :mod:`.randomization` (paired sign-flip test), :mod:`.wilcoxon` (signed-rank test), :mod:`.bootstrap` (paired
 percentile bootstrap interval), :mod:`.tukey` (blocked Tukey HSD for all pairs), :mod:`.corrections` (Holm,
-Bonferroni, Benjamini-Hochberg), :mod:`.align` (query alignment of per-query values before any test), :mod:`.anova`
-(the omnibus two-way ANOVA, the split-plot system x group interaction, Sakai's effect size).
+Bonferroni, Benjamini-Hochberg, the levels of adjusted intervals), :mod:`.westfall_young` (max-|t| step-down
+resampling adjustment), :mod:`.align` (query alignment of per-query values before any test), :mod:`.anova` (the
+omnibus two-way ANOVA, the split-plot system x group interaction, Sakai's effect size).
 """
 
 from __future__ import annotations
 
 from .align import Alignment, align, pivot
 from .bootstrap import bootstrap_ci
-from .corrections import CORRECTIONS, adjust
+from .corrections import CORRECTIONS, P_VALUE_CORRECTIONS, adjust, adjusted_alpha
 from .paired import ALTERNATIVES, PairedSummary, summarize, ttest
 from .planning import MDE_POWER, mde_dz, power, topic_set_size
 from .randomization import sign_flip_test
 from .tukey import BlockedAnova, blocked_anova, tukey_hsd
-from .wilcoxon import wilcoxon_test
+from .westfall_young import WestfallYoungResult, westfall_young
+from .wilcoxon import ZERO_METHODS, wilcoxon_test
 
 __all__ = [
     "ALTERNATIVES",
     "Alignment",
     "BlockedAnova",
     "CORRECTIONS",
+    "P_VALUE_CORRECTIONS",
+    "WestfallYoungResult",
+    "ZERO_METHODS",
+    "adjusted_alpha",
     "MDE_POWER",
     "PairedSummary",
     "adjust",
@@ -50,5 +56,6 @@ __all__ = [
     "summarize",
     "ttest",
     "tukey_hsd",
+    "westfall_young",
     "wilcoxon_test",
 ]

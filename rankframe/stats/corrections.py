@@ -7,7 +7,12 @@ With ``m`` the number of (non-NaN) p-values in the family and ``p_(1) <= ... <= 
   uniformly more powerful than Bonferroni);
 - ``"bh"`` (Benjamini & Hochberg 1995, step-up): ``min_{j >= i} min(1, m / j * p_(j))`` (false discovery rate,
   valid for independent or positively dependent tests);
+- ``"westfall-young"``: the resampling step-down adjustment of :mod:`.westfall_young` (it needs the sign flips,
+  not only the p-values: :func:`adjust` refuses it);
 - ``None``: the p-values unchanged.
+
+:func:`adjusted_alpha` gives each comparison the level its interval needs to agree with the adjusted decision
+(docs/decisions/0017-adjusted-intervals.md).
 
 These are ``statsmodels.stats.multitest.multipletests`` with ``method="bonferroni" | "holm" | "fdr_bh"``.
 """
@@ -16,7 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-CORRECTIONS = ("holm", "bonferroni", "bh", None)
+CORRECTIONS = ("holm", "bonferroni", "bh", "westfall-young", None)
+#: the corrections computed from the p-values alone (Westfall-Young resamples)
+P_VALUE_CORRECTIONS = ("holm", "bonferroni", "bh", None)
 
 
 def adjust(p: np.ndarray, method: str | None, groups: np.ndarray | None = None) -> np.ndarray:
@@ -31,8 +38,8 @@ def adjust(p: np.ndarray, method: str | None, groups: np.ndarray | None = None) 
     [0.03, 0.04, 0.04]
     """
     p = np.asarray(p, dtype=np.float64)
-    if method not in CORRECTIONS:
-        raise ValueError(f"unknown correction {method!r}; expected one of {CORRECTIONS}")
+    if method not in P_VALUE_CORRECTIONS:
+        raise ValueError(f"unknown correction {method!r}; expected one of {P_VALUE_CORRECTIONS}")
     out = p.copy()
     if method is None:
         return out
@@ -56,4 +63,45 @@ def _adjust_one(p: np.ndarray, method: str) -> np.ndarray:
         adj = np.minimum.accumulate(np.minimum(1.0, m / rank * ps)[::-1])[::-1]
     out = np.empty(m)
     out[order] = adj
+    return out
+
+
+def adjusted_alpha(p: np.ndarray, method: str | None, alpha: float, groups: np.ndarray | None = None) -> np.ndarray:
+    """The per-comparison level whose interval agrees with the adjusted p-value at ``alpha`` (decision 0017).
+
+    ``None``: ``alpha``; ``"bonferroni"`` and ``"holm"``: ``alpha / m`` (``m``: the non-NaN p-values of the
+    family; for Holm a conservative choice: a Bonferroni interval that excludes 0 marks a Holm-significant row,
+    not every Holm-significant row has one); ``"bh"``: ``max(R, 1) * alpha / m`` with ``R`` the rows of the family
+    with ``p_adjusted <= alpha`` (the false-coverage-rate intervals of Benjamini & Yekutieli 2005: BH rejects a row
+    exactly when ``p <= R * alpha / m``). Every row gets its family's level, NaN p-values too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([0.001, 0.02, 0.5, np.nan])
+    >>> adjusted_alpha(p, "bonferroni", 0.05).tolist()   # m = 3 non-NaN p-values
+    [0.016666666666666666, 0.016666666666666666, 0.016666666666666666, 0.016666666666666666]
+    >>> adjusted_alpha(p, "bh", 0.05).round(6).tolist()   # BH adjusted: .003, .03, .5: R = 2
+    [0.033333, 0.033333, 0.033333, 0.033333]
+    """
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, float(alpha))
+    if method is None:
+        return out
+    if method not in P_VALUE_CORRECTIONS:
+        raise ValueError(
+            f"adjusted_alpha: {method!r} is not a p-value correction; expected one of {P_VALUE_CORRECTIONS}"
+        )
+    groups = np.zeros(p.shape, dtype=np.int64) if groups is None else np.asarray(groups)
+    p_adj = adjust(p, method, groups) if method == "bh" else None
+    for g in np.unique(groups):  # a loop over families (a handful)
+        idx = np.flatnonzero(groups == g)
+        ok = ~np.isnan(p[idx])
+        m = int(ok.sum())
+        if m == 0:
+            continue
+        r = 1
+        if p_adj is not None:
+            r = max(1, int((p_adj[idx][ok] <= alpha).sum()))
+        out[idx] = alpha * r / m
     return out

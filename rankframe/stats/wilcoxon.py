@@ -30,6 +30,12 @@ equal values for equal lists, and the zeros stay the ``ties`` that ``compare`` r
   ``z = (W+ - n'(n'+1)/4) / sqrt((n'(n'+1)(2n'+1) - sum(t^3 - t)/2) / 24)`` (``t``: the sizes of the groups
   of tied ``|d_i|``), ``p = 2 * Phi(-|z|)``; NaN when every difference is 0.
 
+**Pratt's zeros** (``zero_method="pratt"``, Pratt 1959): the zero differences are ranked with the others (they
+take the smallest ranks) and then dropped, so every non-zero difference's rank grows by the number of zeros
+``n0``; the normal approximation uses ``mean = (n(n+1) - n0(n0+1)) / 4`` and ``var = (n(n+1)(2n+1) -
+n0(n0+1)(2n0+1) - sum(t^3 - t)/2) / 24`` (Cureton 1967), the permutation method the same ranks;
+``scipy.stats.wilcoxon(..., zero_method="pratt")``. Without zeros it is the default ``"wilcox"``.
+
 **One-sided** (``alternative="greater"``: the system above the baseline, large ``W+``; ``"less"``: small ``W+``):
 ``p = P(W+ >= w)`` or ``P(W+ <= w)`` by the same three methods (normal: ``Phi(-z)`` or ``Phi(z)``), as
 ``scipy.stats.wilcoxon(..., alternative=...)``.
@@ -84,7 +90,12 @@ def _tails(below: np.ndarray, above: np.ndarray, alternative: str) -> np.ndarray
     return np.clip(2.0 * np.minimum(below, above), 0.0, 1.0)
 
 
-def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, alternative: str = "two-sided") -> WilcoxonResult:
+ZERO_METHODS = ("wilcox", "pratt")
+
+
+def wilcoxon_test(
+    x: np.ndarray, y: np.ndarray, offsets: np.ndarray, alternative: str = "two-sided", zero_method: str = "wilcox"
+) -> WilcoxonResult:
     """Wilcoxon signed-rank test of ``x - y`` per segment and column (module docstring).
 
     Examples
@@ -127,12 +138,23 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, alternative
     g_first = pos[new_group]
     g_size = np.bincount(gid).astype(np.float64) if m else np.zeros(0)
     rank = (g_first + (g_size - 1.0) / 2.0)[gid]
+    pratt = zero_method == "pratt"
+    if pratt:  # the zeros ranked with the others (the n0 smallest |d|), then dropped: every rank moves up by n0
+        rank = rank + n_zero[comp]
     g_comp = comp[new_group]
     tie_term = np.bincount(g_comp, weights=g_size**3 - g_size, minlength=n_comp)
     has_ties = np.bincount(g_comp, weights=(g_size > 1).astype(np.float64), minlength=n_comp) > 0
     r_plus = np.bincount(comp, weights=np.where(vals > 0, rank, 0.0), minlength=n_comp)
     nf = n_nz.astype(np.float64)
-    r_minus = nf * (nf + 1.0) / 2.0 - r_plus
+    if pratt:  # Cureton (1967): the sums over ranks 1..n less the zeros' ranks 1..n0 (scipy's zero_method="pratt")
+        na, n0 = n_all.astype(np.float64), n_zero.astype(np.float64)
+        r_minus = na * (na + 1.0) / 2.0 - n0 * (n0 + 1.0) / 2.0 - r_plus
+        mean = (na * (na + 1.0) - n0 * (n0 + 1.0)) / 4.0
+        var24 = na * (na + 1.0) * (2.0 * na + 1.0) - n0 * (n0 + 1.0) * (2.0 * n0 + 1.0)
+    else:
+        r_minus = nf * (nf + 1.0) / 2.0 - r_plus
+        mean = nf * (nf + 1.0) / 4.0
+        var24 = nf * (nf + 1.0) * (2.0 * nf + 1.0)
 
     method = np.full(n_comp, 3, dtype=np.int8)
     untied = ~has_ties & (n_zero == 0)
@@ -142,8 +164,8 @@ def wilcoxon_test(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, alternative
 
     p = np.full(n_comp, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.sqrt((nf * (nf + 1.0) * (2.0 * nf + 1.0) - tie_term / 2.0) / 24.0)
-        z = (r_plus - nf * (nf + 1.0) / 4.0) / se
+        se = np.sqrt((var24 - tie_term / 2.0) / 24.0)
+        z = (r_plus - mean) / se
     normal = method == 3
     p[normal] = _tails(stats.norm.cdf(z[normal]), stats.norm.sf(z[normal]), alternative)
     for n in np.unique(n_all[method == 1]):  # one CDF table per distinct n (at most 50)

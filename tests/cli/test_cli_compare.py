@@ -73,6 +73,11 @@ PAIRED_CASES = {
         ["--pairs", "all", "--correction", "none"],
         dict(pairs="all", correction=None, baseline=None),
     ),
+    "westfall-young per length, seeded": (
+        ["--test", "randomization", "--correction", "westfall-young", "--family", "length", "--n-resamples", "300"]
+        + ["--seed", "4"],
+        dict(test="randomization", correction="westfall-young", family=["length"], n_resamples=300, seed=4),
+    ),
     "bonferroni per (metric, length), duckdb engine": (
         ["--correction", "bonferroni", "--family", "metric,length", "--engine", "duckdb"],
         dict(correction="bonferroni", family=["metric", "length"], engine="duckdb"),
@@ -261,7 +266,7 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         "--no-relevant", "nan", "--no-retrieved", "skip", "--no-judged", "zero", "--allow-duplicates",
         "--test", "wilcoxon", "--ci", "0.8", "--ci-method", "bootstrap", "--correction", "bonferroni",
         "--family", "metric", "--family", "length", "--n-resamples", "50", "--seed", "4", "--missing", "drop",
-        "--alternative", "less",
+        "--alternative", "less", "--zero-method", "pratt",
     )  # fmt: skip
     assert code == 0, err
     columns = seen.pop("columns")
@@ -270,7 +275,7 @@ def test_every_option_reaches_rankframe_compare(monkeypatch, capsys):
         system="system", baseline="dense", by=["length"], engine="duckdb", no_relevant="nan", no_retrieved="skip",
         no_judged="zero", allow_duplicates=True, test="wilcoxon", ci=0.8, ci_method="bootstrap",
         correction="bonferroni", family=["metric", "length"], n_resamples=50, seed=4, missing="drop",
-        pairs="baseline", qrels=None, alternative="less", margin=None,
+        pairs="baseline", qrels=None, alternative="less", margin=None, zero_method="pratt",
     )  # fmt: skip
     seen.clear()
     code, _, err = run_main(capsys, "compare", str(PAIRED), "-m", "AP", "--baseline", "dense", "--margin", "0.02")
@@ -296,7 +301,8 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
     assert (
         lines[1].split()
         == (
-            "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted statistic df "
+            "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted "
+            "ci_low_adjusted ci_high_adjusted statistic df "
             "sd_diff effect_size mde wins ties losses"
         ).split()
     )

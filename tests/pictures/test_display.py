@@ -304,7 +304,10 @@ def test_the_plain_text_shows_delta_interval_and_p_values_at_120_columns(out):
         assert [float(c) for c in cells[6:]] == pytest.approx(
             [r.mean, r.baseline_mean, r.delta, r.ci_low, r.ci_high, r.p_value, r.p_adjusted], abs=5e-5
         )
-    assert lines[-1] == "[8 rows x 21 columns; also statistic, df, sd_diff, effect_size, mde, wins, ties, losses, note]"
+    assert " ".join(text.split("\n[8 rows")[1].split()) == (
+        "x 23 columns; also ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, "
+        "losses, note]"
+    )  # wrapped at display.width
     # a derived frame is a plain DataFrame with pandas' own text; a comparison without its columns falls back too
     assert "baseline_mean" not in repr(out.drop(columns="delta").iloc[:, :4])
     assert repr(display.comparison_frame(out.drop(columns="delta"))) == repr(pd.DataFrame(out.drop(columns="delta")))

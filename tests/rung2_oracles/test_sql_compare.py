@@ -29,6 +29,8 @@ COLS = [
     "ci_high",
     "p_value",
     "p_adjusted",
+    "ci_low_adjusted",
+    "ci_high_adjusted",
     "statistic",
     "df",
     "sd_diff",
@@ -64,7 +66,9 @@ def assert_parity(got: pd.DataFrame, want: pd.DataFrame, by: list[str]) -> None:
         for i, (g, w) in enumerate(zip(got[col], want[col])):
             if col in ("p_value", "p_adjusted"):
                 ok = _close(g, w, 1e-6)
-            elif col in ("mean", "baseline_mean", "delta", "ci_low", "ci_high", "effect_size", "sd_diff", "df"):
+            elif col in ("mean", "baseline_mean", "delta", "ci_low", "ci_high", "effect_size", "sd_diff", "df") or (
+                col in ("ci_low_adjusted", "ci_high_adjusted")
+            ):
                 ok = _close(g, w, 1e-9)
             elif col == "statistic":  # t = delta / (sd / sqrt(n)): relative, t is large when sd is tiny
                 ok = _close(g, w, 1e-9)
@@ -265,6 +269,7 @@ def test_edge_rows_match_pandas(con):
         ("baseline := 'bm25', metrics := ['AP'], system := 'sytem'", "did you mean 'system'"),
         ("baseline := 'bm25', metrics := ['AP'], ci := 1.5", "The 'ci' parameter of rf_compare"),
         ("baseline := 'bm25', metrics := ['AP'], correction := 'fdr'", "The 'correction' parameter of rf_compare"),
+        ("baseline := 'bm25', metrics := ['AP'], correction := 'Westfall-Young'", "resamples the sign flips"),
         ("baseline := 'bm25', metrics := ['AP'], alternative := 'bigger'", "The 'alternative' parameter of rf_compare"),
         ("baseline := 'bm25', metrics := ['AP'], alternative := 1", "The 'alternative' parameter of rf_compare"),
         ("baseline := 'bm25', metrics := ['AP'], margin := -0.1", "The 'margin' parameter of rf_compare must be NULL"),

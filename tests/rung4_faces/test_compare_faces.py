@@ -20,7 +20,17 @@ import rankframe.sql as rf_sql
 from rankframe.cli import main
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
-NEW = ["ci_low", "ci_high", "p_value", "p_adjusted", "statistic", "df", "sd_diff"]
+NEW = [
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "ci_low_adjusted",
+    "ci_high_adjusted",
+    "statistic",
+    "df",
+    "sd_diff",
+]
 CASES = [
     (dict(), [], ""),
     (dict(alternative="greater"), ["--alternative", "greater"], ", alternative := 'greater'"),
