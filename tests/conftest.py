@@ -112,6 +112,20 @@ def trec_dicts(run, qrels) -> tuple[dict, dict]:
     return q, r
 
 
+#: the trec_eval measures checked on the real data (test_oracle_vs_trec for the oracle, test_trec_parity for every
+#: engine): one list, so the two ladders check the same measures
+REAL_MEASURES = ["P@5", "P@10", "P@20", "R@5", "R@10", "R@100", "R@1000", "AP", "AP@10", "AP@100", "RR", "nDCG",
+                 "nDCG@5", "nDCG@10", "nDCG@20", "Rprec", "Success@1", "Success@5", "Success@10", "Bpref"]  # fmt: skip
+
+
+def with_level(metric: str, level: int) -> str:
+    """The metric at trec_eval's ``-l level`` (nDCG ignores -l in trec_eval: gains are the grades)."""
+    if level == 1 or metric.startswith("nDCG"):
+        return metric
+    name, _, k = metric.partition("@")
+    return f"{name}(rel={level})" + (f"@{k}" if k else "")
+
+
 REAL = {
     # name: (qrels, run, trec_eval -l level)
     "trec_eval_test": ("trec_eval/test/qrels.test", "trec_eval/test/results.test", 1),

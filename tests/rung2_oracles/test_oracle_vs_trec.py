@@ -7,7 +7,7 @@ import math
 import oracle
 import pytest
 import strategies as S
-from conftest import hypothesis_examples, load_real, long_table, trec_dicts
+from conftest import REAL_MEASURES, hypothesis_examples, load_real, long_table, trec_dicts, with_level
 from hypothesis import given, settings
 
 TREC_MEASURES = [m for m in S.all_measures(k_values=(None, 1, 3, 5, 20)) if S.trec_measure(m)]
@@ -66,46 +66,15 @@ def test_oracle_tie_break_is_trec_evals():
     )
 
 
-REAL_MEASURES = [
-    "P@5",
-    "P@10",
-    "P@20",
-    "R@5",
-    "R@10",
-    "R@100",
-    "R@1000",
-    "AP",
-    "AP@10",
-    "AP@100",
-    "RR",
-    "nDCG",
-    "nDCG@5",
-    "nDCG@10",
-    "nDCG@20",
-    "Rprec",
-    "Success@1",
-    "Success@5",
-    "Success@10",
-    "Bpref",
-]
-
-
 @pytest.mark.parametrize(
     "name", ["trec_eval_test", "trec_eval_rel_level", "compat", "robust03_MU03rob01", "robust03_NLPR03vb10"]
 )
 def test_oracle_equals_pytrec_eval_on_real_data(shared_data, name):
     run, qrels, level = load_real(shared_data, name)
-    measures = (
-        REAL_MEASURES if level == 1 else [m if m.startswith("nDCG") else _with_rel(m, level) for m in REAL_MEASURES]
-    )
+    measures = [with_level(m, level) for m in REAL_MEASURES]
     q, r = trec_dicts(run, qrels)
     _check(
         S.pytrec_values(q, r, measures),
         _oracle_by_key(long_table(run, qrels), measures, no_retrieved="skip"),
         context=name,
     )
-
-
-def _with_rel(metric: str, level: int) -> str:
-    name, _, k = metric.partition("@")
-    return f"{name}(rel={level})" + (f"@{k}" if k else "")

@@ -14,43 +14,14 @@ import math
 import pandas as pd
 import pytest
 import strategies as S
-from conftest import REAL, load_real, long_table, trec_dicts
+from conftest import REAL, REAL_MEASURES, load_real, long_table, trec_dicts, with_level
 
 import rankframe
 
-METRICS = [
-    "P@5",
-    "P@10",
-    "P@20",
-    "R@5",
-    "R@10",
-    "R@100",
-    "R@1000",
-    "AP",
-    "AP@10",
-    "AP@100",
-    "RR",
-    "nDCG",
-    "nDCG@5",
-    "nDCG@10",
-    "nDCG@20",
-    "Rprec",
-    "Success@1",
-    "Success@5",
-    "Success@10",
-    "Bpref",
-]
+METRICS = REAL_MEASURES
 
 # data sets whose mean is checked as well (a second call; the per-query check covers the rest)
 MEAN_CHECKED = {"trec_eval_test", "trec_eval_rel_level", "compat", "robust03_MU03rob01", "robust03_uic0301"}
-
-
-def with_level(metric: str, level: int) -> str:
-    """The metric at trec_eval's ``-l level`` (nDCG ignores -l in trec_eval: gains are the grades)."""
-    if level == 1 or metric.startswith("nDCG"):
-        return metric
-    name, _, k = metric.partition("@")
-    return f"{name}(rel={level})" + (f"@{k}" if k else "")
 
 
 def per_query_values(res: pd.DataFrame) -> dict:
