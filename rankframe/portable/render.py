@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..arguments import as_flag, check_output_names, parse_metrics
@@ -164,14 +165,65 @@ def render(
     [('P@2', 0.5, 1), ('AP', 0.25, 1)]
     """
     target = _dialect(dialect)
-    source = _table(table)
     cols = Columns.coerce(columns, function=OWNER)
     segments = column_list(by, OWNER)
-    measures = parse_metrics(metrics, OWNER)
     per_query = as_flag("per_query", per_query, OWNER)
+    check_output_names(segments, cols, per_query)
+    b = _body(metrics, target, table, segments, cols, order_by, policies)
+    keys, number = b.keys, b.number
+    out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys))
+    nulls_last = "".join(f"{k} NULLS LAST, " for k in keys)
+    if per_query:
+        final = (
+            f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
+            f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
+        )
+    elif segments:
+        final = (
+            f"SELECT {out_keys}rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS {_quote('value')}, "
+            f"COUNT(rf__num) AS {_quote('n')} FROM (SELECT rf__long.*, {number} AS rf__num, "
+            f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
+            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric "
+            f"ORDER BY {nulls_last}rf__i"
+        )
+    else:
+        final = (
+            f"SELECT m.rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS {_quote('value')}, "
+            f"COUNT(l.rf__num) AS {_quote('n')} FROM rf__metrics AS m LEFT JOIN "
+            f"(SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
+            "GROUP BY m.rf__i, m.rf__metric ORDER BY m.rf__i"
+        )
+    return finish(f"{b.ctes} {final}", target)
+
+
+def finish(text: str, target: str) -> str:
+    """The statement written in rankframe's SQL (PostgreSQL's) as the target dialect writes it, pretty-printed."""
+    statement = sqlglot().parse_one(text, read="postgres")
+    _plain_window_order(statement, target)
+    return statement.sql(dialect=target, pretty=True) + "\n"
+
+
+@dataclass(frozen=True)
+class Body:
+    """The common part of every portable statement: the CTEs up to ``rf__long`` (one row per unit and metric)."""
+
+    ctes: str  # "WITH rf__src AS (...), ..., rf__long AS (...)"
+    keys: list[str]  # the segment keys rf__s0, rf__s1, ... (in ``segments``' order)
+    measures: list[Measure]
+    number: str  # the value of an rf__long row as a number (NULL when the unit is left out or NaN)
+
+
+def _body(
+    metrics: Any, target: str, table: Any, segments: list[str], cols: Columns, order_by: str, policies: dict
+) -> Body:
+    """The CTEs shared by :func:`render` and :func:`rankframe.portable.compare.render_compare` (arguments checked)."""
+    source = _table(table)
+    measures = parse_metrics(metrics, OWNER)
     chosen = bind_policies(OWNER, **policies)
     order = ORDER_BY.check(OWNER, order_by)
-    check_output_names(segments, cols, per_query)
     for c in (cols.query, *segments):
         if c == "rf__i" or c.startswith("rf__"):
             raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
@@ -227,38 +279,12 @@ def render(
         "FROM rf__unit AS u CROSS JOIN rf__metrics AS m"
     )
     number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
-    out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys))
-    nulls_last = "".join(f"{k} NULLS LAST, " for k in keys)
-    if per_query:
-        final = (
-            f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
-            f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
-        )
-    elif segments:
-        final = (
-            f"SELECT {out_keys}rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS {_quote('value')}, "
-            f"COUNT(rf__num) AS {_quote('n')} FROM (SELECT rf__long.*, {number} AS rf__num, "
-            f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
-            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric "
-            f"ORDER BY {nulls_last}rf__i"
-        )
-    else:
-        final = (
-            f"SELECT m.rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS {_quote('value')}, "
-            f"COUNT(l.rf__num) AS {_quote('n')} FROM rf__metrics AS m LEFT JOIN "
-            f"(SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
-            "GROUP BY m.rf__i, m.rf__metric ORDER BY m.rf__i"
-        )
-    text = (
+    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
+    ctes = (
         f"WITH rf__src AS ({src}), rf__ret AS ({ret}), rf__rows AS ({rows}), rf__x AS ({x}), "
-        f"rf__unit AS ({unit_sql}), rf__metrics AS ({labels}), rf__long AS ({long}) {final}"
+        f"rf__unit AS ({unit_sql}), rf__metrics AS ({labels}), rf__long AS ({long})"
     )
-    statement = sqlglot().parse_one(text, read="postgres")
-    _plain_window_order(statement, target)
-    return statement.sql(dialect=target, pretty=True) + "\n"
+    return Body(ctes, keys, list(measures), number)
 
 
 def _plain_window_order(statement: Any, target: str) -> None:
