@@ -32,6 +32,7 @@ from typing import Any
 
 __all__ = [
     "render",
+    "render_compare",
     "directory",
     "files",
     "text",
@@ -283,6 +284,20 @@ def render(metrics: Any, **options: Any) -> str:
     from .portable import render as render_portable
 
     return render_portable(metrics, **options)
+
+
+def render_compare(metrics: Any, **options: Any) -> str:
+    """One plain SELECT of the paired t-test's statistics per segment, metric and system, in a SQL warehouse.
+
+    :func:`rankframe.portable.render_compare` (options: ``baseline``, ``system``, ``by`` and render's); the
+    p-value is finished where the numbers land (``docs/warehouse.md``, "Comparing systems").
+
+    >>> print(render_compare("P@10", baseline="bm25").splitlines()[0])
+    WITH rf__src AS (
+    """
+    from .portable import render_compare as render_compare_portable
+
+    return render_compare_portable(metrics, **options)
 
 
 def _main() -> None:  # python -m rankframe.sql > rankframe.sql

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import rankframe
@@ -89,3 +90,19 @@ def assert_same(exp: pd.DataFrame, got: pd.DataFrame, tol: float = 1e-9) -> None
 
 #: things only DuckDB's SQL has (macros, lambdas, list functions, COLUMNS(*), :: casts, query_table)
 DUCKDB_ONLY = ("MACRO", "LAMBDA", "->", "LIST_", "COLUMNS(", "QUERY_TABLE", "::", "STRUCT_PACK", "GROUP BY ALL")
+
+
+def paired_runs(seed: int, n_queries: int = 30, systems=("base", "s1", "s2"), gaps: bool = False) -> pd.DataFrame:
+    """Random runs of 8 items from a pool of 12 per query, graded 0..2, two segments; with ``gaps`` system s2 lacks
+    some queries."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    grades = rng.integers(0, 3, size=(n_queries, 12))
+    for s in systems:
+        for q in range(n_queries):
+            if gaps and s == "s2" and q % 7 == 3:
+                continue
+            items = rng.choice(12, size=8, replace=False)
+            rows += [(s, q, "long" if q % 2 else "short", f"d{i:02d}", r + 1, int(grades[q, i]))
+                     for r, i in enumerate(items)]  # fmt: skip
+    return pd.DataFrame(rows, columns=["system", "query", "seg", "item", "rank", "relevance"])

@@ -117,6 +117,13 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument(
         "--order-by", choices=("rank", "score"), default="rank", help="the column ordering each query's items"
     )
+    w.add_argument(
+        "--baseline",
+        metavar="SYSTEM",
+        help="instead of the metrics: the paired t-test of every system against SYSTEM per segment "
+        "(rankframe.sql.render_compare: n, means, delta, sd_diff, statistic, df)",
+    )
+    w.add_argument("--system", default="system", help="with --baseline: the column naming the systems")
     _policy_options(sq)
     _column_options(sq)
     sq.set_defaults(inputs=[])
@@ -142,20 +149,21 @@ def _sql(args) -> int:
     if args.dialect is not None:
         if not args.metrics:
             raise UsageError("rankframe sql --dialect needs at least one -m/--metric")
-        text = sql.render(
-            args.metrics,
-            dialect=args.dialect,
-            table=args.table,
-            by=_split_by(args.by),
-            per_query=args.per_query,
-            columns=_columns(args),
-            order_by=args.order_by,
-            **_policies(args),
-        )
+        common = {"dialect": args.dialect, "table": args.table, "by": _split_by(args.by), "columns": _columns(args),
+                  "order_by": args.order_by, **_policies(args)}  # fmt: skip
+        if args.baseline is not None:
+            if args.per_query:
+                raise UsageError("--per-query and --baseline: the comparison is per segment (drop --per-query)")
+            text = sql.render_compare(args.metrics, baseline=args.baseline, system=args.system, **common)
+        else:
+            text = sql.render(args.metrics, per_query=args.per_query, **common)
     else:
         portable_only = [
-            o for o, on in (("-m", args.metrics), ("--by", args.by), ("--per-query", args.per_query)) if on
-        ]
+            o
+            for o, on in (("-m", args.metrics), ("--by", args.by), ("--per-query", args.per_query),
+                          ("--baseline", args.baseline is not None))
+            if on
+        ]  # fmt: skip
         if portable_only:
             raise UsageError(f"{portable_only[0]} is an option of the portable SQL: add --dialect NAME")
         try:

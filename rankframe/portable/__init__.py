@@ -6,7 +6,8 @@
 
 from __future__ import annotations
 
+from .compare import render_compare
 from .render import TESTED_DIALECTS, render
 from .terms import NotPortable
 
-__all__ = ["render", "NotPortable", "TESTED_DIALECTS"]
+__all__ = ["render", "render_compare", "NotPortable", "TESTED_DIALECTS"]

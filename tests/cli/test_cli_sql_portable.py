@@ -8,6 +8,7 @@ import pandas as pd
 from portable_cases import assert_same
 
 import rankframe
+import rankframe.sql
 from rankframe.cli import main
 
 DF = pd.DataFrame(
@@ -56,3 +57,22 @@ def test_usage_errors(capsys):
     assert "not portable yet" in capsys.readouterr().err
     assert main(["sql", "--dialect", "klingon", "-m", "AP"]) == 2
     assert "dialect" in capsys.readouterr().err
+
+
+def test_baseline_prints_the_comparison_statement(capsys):
+    argv = ["sql", "--dialect", "duckdb", "--table", "runs", "-m", "AP", "-m", "nDCG@10", "--by", "length",
+            "--baseline", "bm25"]  # fmt: skip
+    sql = _statement(capsys, argv)
+    assert sql == rankframe.sql.render_compare(["AP", "nDCG@10"], baseline="bm25", by="length", dialect="duckdb")
+    con = duckdb.connect()
+    con.register("runs", pd.read_parquet("examples/paired.parquet"))
+    got = con.sql(sql).df()
+    want = rankframe.compare("examples/paired.parquet", ["AP", "nDCG@10"], baseline="bm25", by="length", test="t")
+    assert (got["statistic"] - want["statistic"]).abs().max() < 1e-9
+
+
+def test_baseline_needs_a_dialect_and_no_per_query(capsys):
+    assert main(["sql", "--baseline", "bm25"]) == 2
+    assert "--baseline is an option of the portable SQL" in capsys.readouterr().err
+    assert main(["sql", "--dialect", "duckdb", "-m", "AP", "--baseline", "bm25", "--per-query"]) == 2
+    assert "drop --per-query" in capsys.readouterr().err

@@ -19,14 +19,16 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from portable_cases import METRICS, POLICY_SETS, assert_same, expected, order_by_of
+from portable_cases import METRICS, POLICY_SETS, assert_same, expected, order_by_of, paired_runs
 from strategies import SMALL_GRADES, by_of, tables
 
+import rankframe
 import rankframe.sql
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg (the test extra) runs the SQL on PostgreSQL")
@@ -169,3 +171,15 @@ def test_logarithms_are_ln_ratios(pg):
     assert got["value"].tolist() == pytest.approx(
         [math.log(3) / math.log(2) + 2, (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))], abs=1e-12
     )
+
+
+def test_postgres_paired_t_equals_compare(pg):
+    # the comparison statement on a real PostgreSQL: rankframe.compare(test="t")'s statistics, per segment
+    df = paired_runs(11)
+    _load(pg, df)
+    got = _query(pg, rankframe.sql.render_compare(["AP", "nDCG@10", "P@5"], baseline="base", by="seg"))
+    want = rankframe.compare(df, ["AP", "nDCG@10", "P@5"], baseline="base", by="seg", test="t")
+    m = want.merge(got, on=["seg", "metric", "system", "baseline"], suffixes=("", "_pg"))
+    assert len(m) == len(want) == len(got) == 12
+    for c in ["n", "mean", "baseline_mean", "delta", "sd_diff", "statistic", "df"]:
+        np.testing.assert_allclose(m[f"{c}_pg"].astype(float), m[c].astype(float), rtol=1e-9, atol=1e-12)
