@@ -233,6 +233,20 @@ def test_a_table_without_a_system_column_gets_one_systems_report(tmp_path):
     assert "baseline" not in text.lower()
 
 
+def test_the_command_writes_one_systems_report_of_a_table_without_a_system_column(tmp_path, capsys):
+    # the same file as rankframe.report(recs, ...) (the Python function was the only way before)
+    path = tmp_path / "cli.html"
+    argv = ["report", str(EX / "recs.parquet"), "-m", "nDCG@10", "-m", "AP", "--by", "country", "-o", str(path)]
+    assert cli.main(argv) == 0
+    text = rankframe.report(pd.read_parquet(EX / "recs.parquet"), ["nDCG@10", "AP"], by="country")
+    assert without_timestamp(path.read_text(encoding="utf-8")) == without_timestamp(text)
+    assert "one system (no &#x27;system&#x27; column)" in text
+    # asking for a comparison (--baseline) of a table without systems still names the missing column
+    capsys.readouterr()
+    assert cli.main([*argv[:-2], "--baseline", "x", "-o", str(tmp_path / "b.html")]) == 2
+    assert "no column 'system'" in capsys.readouterr().err and not (tmp_path / "b.html").exists()
+
+
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_left(tmp_path):
