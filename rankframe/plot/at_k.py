@@ -157,8 +157,12 @@ def at_k(
     ax.set_xlabel("cutoff k")
     ax.set_ylabel(shown(f"{bases[0]}@k" if len(bases) == 1 else "metric@k"))
     ks_drawn = sorted(frame["_k"].astype(int).unique())
-    if len(ks_drawn) <= 20:
+    if len(ks_drawn) <= 10:
         ax.set_xticks(ks_drawn)
+    else:  # as many integer ticks as the axes' width holds (20 labels collide in a panel's cell)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     title = ", ".join(segs) if segs else None
     if band:
         level = means.attrs.get("ci", ci)

@@ -346,3 +346,38 @@ def test_hostile_identity_and_facet_arguments(runs, comparison):
     # a colormap name and a dict naming more systems than drawn are fine
     rp.pr_curve(runs, palette="viridis")
     rp.pr_curve(runs, order=system_names()[:2], palette={s: "red" for s in system_names()})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a paper's panel: six plots composed with ax= into one 2 x 3 figure
+
+
+def _overlap(a, b) -> float:
+    """The area (px²) two display boxes share (0 when they only touch)."""
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def test_six_plots_make_a_clean_two_by_three_panel(runs, comparison):
+    base, other, order = system_names()[0], system_names()[2], system_names()
+    fig, axes = plt.subplots(2, 3, figsize=(18, 8.5), layout="constrained")
+    rp.at_k(runs, "nDCG", ci=0.95, order=order, ax=axes[0, 0])
+    rp.forest(comparison, "nDCG@10", order=order, ax=axes[0, 1])
+    rp.forest(comparison, "AP", order=order, ax=axes[0, 2])
+    rp.differences(runs, "AP", system=other, baseline=base, ax=axes[1, 0])
+    rp.distribution(runs, "AP", order=order, ax=axes[1, 1])
+    rp.pr_curve(runs, order=order, ax=axes[1, 2])
+    assert texts_outside(fig) == []  # draws the figure
+    renderer = fig.canvas.get_renderer()
+    flat = list(axes.ravel())
+    for i, ax in enumerate(flat):
+        assert legend_overlaps(ax) == 0, f"panel {i}: its legend lies on its data"
+        legend = ax.get_legend()
+        boxes = {j: other_ax.get_window_extent(renderer) for j, other_ax in enumerate(flat) if j != i}
+        if legend is not None:  # a legend outside its axes must not reach a neighbour's data area
+            own = legend.get_window_extent(renderer)
+            assert all(_overlap(own, b) < 1 for b in boxes.values()), f"panel {i}: its legend lies on a neighbour"
+        tight = ax.get_tightbbox(renderer)  # labels, ticks, title, legend: no two panels share any ink
+        for j, b in boxes.items():
+            assert _overlap(tight, flat[j].get_tightbbox(renderer)) < 1, f"panels {i} and {j} overlap"
