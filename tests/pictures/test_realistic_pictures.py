@@ -381,3 +381,43 @@ def test_six_plots_make_a_clean_two_by_three_panel(runs, comparison):
         tight = ax.get_tightbbox(renderer)  # labels, ticks, title, legend: no two panels share any ink
         for j, b in boxes.items():
             assert _overlap(tight, flat[j].get_tightbbox(renderer)) < 1, f"panels {i} and {j} overlap"
+
+
+def test_at_k_past_many_lines_draws_small_multiples(runs):
+    # 6 systems x 4 segments are 24 lines: past rankframe.plot.at_k.FACET_AFTER (8) one panel per segment, one line
+    # per system in each, styled alike in every panel; one figure legend off every panel's data
+    from rankframe.plot.at_k import FACET_AFTER
+
+    order = system_names()
+    panels = rp.at_k(runs, "nDCG", [1, 5, 10, 20], by=["segment", "system"], ci=0.95, order=order)
+    assert isinstance(panels, np.ndarray) and len(panels) == runs["segment"].nunique() == 4 and 24 > FACET_AFTER
+    fig = panels[0].figure
+    assert fig.get_figwidth() <= MAX_WIDTH and texts_outside(fig) == []
+    styles = [
+        {line.get_label(): (line.get_color(), line.get_marker(), line.get_linestyle()) for line in a.get_lines()}
+        for a in panels
+    ]
+    small = runs.groupby("segment")["query"].nunique()
+    for a, s in zip(panels, styles):
+        segment = next(name for name in small.index if name[:20] in a.get_title().replace("\n", " "))
+        assert len(s) == 6, (segment, list(s))  # every system in every segment
+        assert s == styles[0]  # one identity across the panels
+    (legend,) = fig.legends
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    for a in panels:
+        pts = data_points(a)
+        assert not ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)).any()
+    assert_distinguishable(
+        {
+            t.get_text().replace("\n", " "): (h.get_color(), h.get_marker(), h.get_linestyle())
+            for h, t in zip(legend.legend_handles, legend.get_texts())
+        }
+    )
+    # the y scale comes from the means: the 2-query segment's wide band does not flatten the others
+    lo, hi = panels[0].get_ylim()
+    assert hi - lo < 1.0
+    # on the caller's Axes, or at or under the cap, one Axes
+    _, ax = plt.subplots()
+    assert rp.at_k(runs, "nDCG", [1, 5], by=["segment", "system"], ax=ax) is ax and len(ax.get_lines()) == 24
+    one = rp.at_k(runs[runs["system"].isin(order[:2])], "nDCG", [1, 5], by=["segment", "system"])
+    assert not isinstance(one, np.ndarray) and len(one.get_lines()) == 8
