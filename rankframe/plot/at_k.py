@@ -185,7 +185,7 @@ def _ticks(ax: Any, frame: pd.DataFrame) -> None:
     else:  # as many integer ticks as the axes' width holds (20 labels collide in a panel's cell)
         from matplotlib.ticker import MaxNLocator
 
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
 
 
 def _facets(

@@ -359,6 +359,19 @@ def _overlap(a, b) -> float:
     return max(w, 0.0) * max(h, 0.0)
 
 
+def tick_label_collisions(ax) -> list[str]:
+    """Pairs of an Axes' visible tick labels (x with x, y with y) whose drawn boxes overlap."""
+    renderer = ax.figure.canvas.get_renderer()
+    out = []
+    for axis in (ax.xaxis, ax.yaxis):
+        labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        for (a, ba), (b, bb) in combinations(zip(labels, boxes), 2):
+            if _overlap(ba, bb) > 1:
+                out.append(f"{a.get_text()[:20]!r} / {b.get_text()[:20]!r}")
+    return out
+
+
 def test_six_plots_make_a_clean_two_by_three_panel(runs, comparison):
     base, other, order = system_names()[0], system_names()[2], system_names()
     fig, axes = plt.subplots(2, 3, figsize=(18, 8.5), layout="constrained")
@@ -378,6 +391,8 @@ def test_six_plots_make_a_clean_two_by_three_panel(runs, comparison):
         if legend is not None:  # a legend outside its axes must not reach a neighbour's data area
             own = legend.get_window_extent(renderer)
             assert all(_overlap(own, b) < 1 for b in boxes.values()), f"panel {i}: its legend lies on a neighbour"
+        if i != 4:  # the distribution: see test_distribution_names_in_a_narrow_cell_collide below
+            assert tick_label_collisions(ax) == [], f"panel {i}: tick labels overlap"
         tight = ax.get_tightbbox(renderer)  # labels, ticks, title, legend: no two panels share any ink
         for j, b in boxes.items():
             assert _overlap(tight, flat[j].get_tightbbox(renderer)) < 1, f"panels {i} and {j} overlap"
@@ -421,3 +436,12 @@ def test_at_k_past_many_lines_draws_small_multiples(runs):
     assert rp.at_k(runs, "nDCG", [1, 5], by=["segment", "system"], ax=ax) is ax and len(ax.get_lines()) == 24
     one = rp.at_k(runs[runs["system"].isin(order[:2])], "nDCG", [1, 5], by=["segment", "system"])
     assert not isinstance(one, np.ndarray) and len(one.get_lines()) == 8
+
+
+@pytest.mark.xfail(strict=True, reason="known defect, left for a follow-up: distribution writes each group's name "
+                   "(wrapped at 18 characters) under its box whatever the box's width; 6 long names collide in a "
+                   "panel's cell and even on its own 5-inch figure (docs/images/gallery-distribution.png)")  # fmt: skip
+def test_distribution_names_in_a_narrow_cell_collide(runs):
+    ax = rp.distribution(runs, "AP", order=system_names())
+    ax.figure.canvas.draw()
+    assert tick_label_collisions(ax) == []
