@@ -12,7 +12,10 @@ Two kinds of frame are understood:
 ``compare`` returns a :class:`ComparisonFrame`: a plain DataFrame in every respect (``.loc``, ``.to_csv``,
 ``pd.merge``, equality with plain frames; anything derived from it is a plain DataFrame) whose only addition is
 that Jupyter shows it as the styled table. For means, ``rankframe.display.table(means)`` gives an object that
-Jupyter shows the same way. No jinja2 or tabulate: the three formats are written here.
+Jupyter shows the same way. No jinja2 or tabulate.
+
+One job: what a results table shows, for each kind of frame (cells, markers, bold, caption, the columns a page
+keeps); :mod:`rankframe.table_writers` writes it.
 """
 
 from __future__ import annotations
