@@ -185,7 +185,12 @@ def _tick_texts(ax: Any, ticks: list[tuple[Any, int]], legend: Any) -> tuple[lis
     from matplotlib.font_manager import FontProperties
 
     fig = ax.figure
-    renderer = fig.canvas.get_renderer()
+    if hasattr(fig.canvas, "get_renderer"):
+        renderer = fig.canvas.get_renderer()
+    else:  # a Figure without a canvas of its own (the report's): Agg's renderer measures as any
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        renderer = RendererAgg(int(fig.bbox.width), int(fig.bbox.height), fig.dpi)
     font = FontProperties(size="small")
     upright = [shown(f"{wrapped(name, 18)}\n(n={n})") for name, n in ticks]
     gap = renderer.get_text_width_height_descent("n", font, ismath=False)[0]  # a little air between labels
