@@ -130,6 +130,16 @@ def main(out_dir: Path = OUT, n_queries: int = 3000) -> list[Path]:
     save(rankframe.plot.differences(runs, "AP", system=order[2], baseline=base, by="segment"), "differences_by")
     with plt.style.context("dark_background"):
         save(rankframe.plot.forest(out, "AP", order=order), "forest_dark")
+    save(rankframe.plot.at_k(runs, "nDCG", [1, 5, 10, 20, 50, 100], by=["segment", "system"], order=order), "at_k_by")
+    # a paper's 2 x 3 panel: six plots composed with ax=
+    fig, axes = plt.subplots(2, 3, figsize=(18, 8.5), layout="constrained")
+    rankframe.plot.at_k(runs, "nDCG", ci=0.95, order=order, ax=axes[0, 0])
+    rankframe.plot.forest(out, "nDCG@10", order=order, ax=axes[0, 1])
+    rankframe.plot.forest(out, "AP", order=order, ax=axes[0, 2])
+    rankframe.plot.differences(runs, "AP", system=order[2], baseline=base, ax=axes[1, 0])
+    rankframe.plot.distribution(runs, "AP", order=order, ax=axes[1, 1])
+    rankframe.plot.pr_curve(runs, order=order, ax=axes[1, 2])
+    save(axes, "panel")
     # ---
     return written
 

@@ -51,10 +51,21 @@ def check(html_path: Path, png_path: Path, width: int = 1200, height: int = 900)
             seen["scroll_width"], seen["inner_width"] = page.evaluate(
                 "[document.documentElement.scrollWidth, window.innerWidth]"
             )
-            # where each header of the first table ends (px from the left; 0 when hidden)
+            # where each header of the comparison over all queries ends (px from the left; 0 when hidden)
             seen["headers"] = page.evaluate(
-                "Object.fromEntries([...document.querySelectorAll('table.rankframe')[1]?.querySelectorAll('th') "
+                "Object.fromEntries([...document.querySelector('#overall table.rankframe')?.querySelectorAll('th') "
                 "?? []].map(h => [h.innerText, h.getBoundingClientRect().right]))"
+            )
+            # the layout: the sections in page order (the summary first), the grid's columns and figures' places
+            seen["sections"] = page.evaluate("[...document.querySelectorAll('body > section')].map(s => s.id)")
+            seen["grid_columns"] = page.evaluate(
+                "(g => g && getComputedStyle(g).display === 'grid' ? getComputedStyle(g).gridTemplateColumns"
+                ".split(' ').length : 0)"
+                "(document.querySelector('div.grid'))"
+            )
+            seen["figures"] = page.evaluate(
+                "[...document.querySelectorAll('div.grid figure')].map(f => {const r = f.getBoundingClientRect();"
+                " return [r.left, r.top, r.right, r.bottom]})"
             )
             page.screenshot(path=str(png_path), full_page=False)
         finally:

@@ -12,7 +12,10 @@ Two kinds of frame are understood:
 ``compare`` returns a :class:`ComparisonFrame`: a plain DataFrame in every respect (``.loc``, ``.to_csv``,
 ``pd.merge``, equality with plain frames; anything derived from it is a plain DataFrame) whose only addition is
 that Jupyter shows it as the styled table. For means, ``rankframe.display.table(means)`` gives an object that
-Jupyter shows the same way. No jinja2 or tabulate: the three formats are written here.
+Jupyter shows the same way. No jinja2 or tabulate.
+
+One job: what a results table shows, for each kind of frame (cells, markers, bold, caption, the columns a page
+keeps); :mod:`rankframe.table_writers` writes it.
 """
 
 from __future__ import annotations
@@ -308,10 +311,51 @@ def model(frame: pd.DataFrame, digits: int = 4) -> Model:
     return _comparison_model(frame, int(digits)) if k == "comparison" else _means_model(frame, int(digits))
 
 
-def render(frame: pd.DataFrame, fmt: str = "html", *, digits: int = 4) -> str:
-    """A comparison or means frame as ``"html"``, ``"markdown"`` or ``"latex"`` (booktabs) text."""
+def narrow(m: Model) -> Model:
+    """The model with its minor columns left out (what a page's width keeps), the baseline column kept if it varies.
+
+    A comparison keeps its segments, metric, system, mean, baseline mean (the better one bold), delta (with its
+    marker) and p adj.; a baseline column that holds one name is left out and named in the caption. Means tables
+    have no minor column.
+    """
+    minor = list(m.minor) + [False] * (len(m.header) - len(m.minor))
+    drop = set()
+    for j, (name, small) in enumerate(zip(m.header, minor)):
+        if not small or name == "baseline mean":
+            continue
+        if name == "baseline":
+            names = {row[j].text for row in m.rows}
+            if len(names) > 1:
+                continue
+        drop.add(j)
+    if not drop:
+        return m
+    keep = [j for j in range(len(m.header)) if j not in drop]
+    caption = list(m.caption)
+    if "baseline" in m.header and m.header.index("baseline") in drop and m.rows:
+        name = m.rows[0][m.header.index("baseline")].text
+        caption.append(f"baseline: {name}; " + "columns n, interval, p, effect and W/T/L: fit=False")
+    return Model(
+        [m.header[j] for j in keep],
+        [m.numeric[j] for j in keep],
+        rows=[[row[j] for j in keep] for row in m.rows],
+        caption=caption,
+        minor=[False] * len(keep),
+    )
+
+
+def render(frame: pd.DataFrame, fmt: str = "html", *, digits: int = 4, fit: bool = True) -> str:
+    """A comparison or means frame as ``"html"``, ``"markdown"`` or ``"latex"`` (booktabs) text.
+
+    ``fit`` applies to LaTeX (see :func:`to_latex`).
+    """
     if not isinstance(fmt, str) or fmt.lower() not in FORMATS:
         raise parameter_error("render", "fmt", "one of " + ", ".join(map(repr, FORMATS)), fmt)
+    if not isinstance(fit, bool):
+        raise parameter_error("render", "fit", "True (fit the page's text width) or False (the plain table)", fit)
+    if fmt.lower() == "latex":
+        m = model(frame, digits)
+        return write_latex(narrow(m) if fit else m, fit=fit)
     return WRITERS[fmt.lower()](model(frame, digits))
 
 
@@ -346,9 +390,25 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
     return render(frame, "markdown", digits=digits)
 
 
-def to_latex(frame: pd.DataFrame, *, digits: int = 4) -> str:
-    r"""A LaTeX ``table`` (booktabs rules: ``\usepackage{booktabs}``), markers as ``$^{*}$``, ``\textbf`` bold."""
-    return render(frame, "latex", digits=digits)
+def to_latex(frame: pd.DataFrame, *, digits: int = 4, fit: bool = True) -> str:
+    r"""A LaTeX ``table`` (booktabs rules), markers as ``$^{*}$``, ``\textbf`` bold, that fits the text width.
+
+    ``fit=True`` (the default): the columns a page keeps (:func:`narrow`: segments, metric, system, mean, baseline
+    mean, delta, p adj.; the baseline named in the caption), ``\small`` type, long names wrapped in narrow columns,
+    and the tabular shrunk to ``\linewidth`` if it is still wider (``\resizebox``; never enlarged). Needs
+    ``\usepackage{booktabs,graphicx}``. ``fit=False``: every column at its natural width, booktabs only.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> means = pd.DataFrame({"system": ["a", "b"], "metric": ["AP", "AP"], "value": [0.5, 0.25], "n": [2, 2]})
+    >>> tex = to_latex(means)
+    >>> "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%" in tex
+    True
+    >>> "resizebox" in to_latex(means, fit=False)
+    False
+    """
+    return render(frame, "latex", digits=digits, fit=fit)
 
 
 class Table:
@@ -368,7 +428,7 @@ class Table:
         return write_markdown(self.model)
 
     def _repr_latex_(self) -> str:
-        return write_latex(self.model)
+        return write_latex(narrow(self.model))
 
     def __repr__(self) -> str:
         return write_markdown(self.model)

@@ -36,11 +36,10 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-
 max-width:1100px;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:0.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
 h3{font-size:1.05em;margin-top:1.2em} p.meta{color:#555;margin-top:0}
-figure{display:inline-block;margin:0.6em 1em 0.6em 0;vertical-align:top}
-figure{max-width:100%} figure img{max-width:100%;height:auto;border:1px solid #eee}
-figcaption{font-size:0.85em;color:#555;max-width:640px}
-@media (max-width:600px){body{margin:0.5em auto;padding:0 0.5em} table.rankframe{font-size:0.82em}
-figure{margin:0.6em 0}}
+div.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:1em;align-items:start}
+figure{margin:0;min-width:0} figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:0.85em;color:#555}
+@media (max-width:600px){body{margin:0.5em auto;padding:0 0.5em} table.rankframe{font-size:0.82em}}
 """
 _GENERATED = re.compile(r'<span class="generated">[^<]*</span>')
 
@@ -179,10 +178,14 @@ def report(
             f"{n_queries} queries; metrics {', '.join(names)}"
             + (f"; segments by {', '.join(by_cols)}" if by_cols else ""),
         ),
-        "<h2>Means per system</h2>",
+        '<section id="summary"><h2>Summary</h2>',
+        _summary(overall, segmented, by_cols, baseline),
+        "</section>",
+        '<section id="tables"><h2>Means per system</h2>',
         display.to_html(means),
-        "<h2>Comparison with the baseline, all queries</h2>",
+        '<h2>Comparison with the baseline, all queries</h2><div id="overall">',
         display.to_html(overall),
+        "</div>",
     ]
     if segmented is not None:
         parts.append(f"<h2>Comparison per segment ({html.escape(', '.join(by_cols))})</h2>")
@@ -196,7 +199,7 @@ def report(
             label = ", ".join(f"{c} = {_text(v)}" for c, v in zip(by_cols, key))
             parts += [f"<h3>{html.escape(label)}</h3>", display.to_html(sub)]
 
-    parts.append("<h2>Plots</h2>")
+    parts += ["</section>", *_PLOTS]
     for metric in names:
         frame = segmented if segmented is not None else overall
         n_rows = int((frame["metric"] == metric).sum())
@@ -242,8 +245,70 @@ def report(
             figsize=(7.2, 4.4),
         )
     )
-    parts.append("</body></html>")
+    parts.append(_END)
     return _write("\n".join(parts) + "\n", path)
+
+
+#: the plots: a grid of figures (two columns on a wide screen, one on a phone), closed by _END
+_PLOTS = ('<section id="plots"><h2>Plots</h2>', '<div class="grid">')
+_END = "</div></section>\n</body></html>"
+
+
+def _summary(overall: pd.DataFrame, segmented: pd.DataFrame | None, by_cols: list[str], baseline: object) -> str:
+    """The headline of each segment and metric: the best mean, its delta and p adj., how many systems beat the baseline.
+
+    One row per (all queries, then each segment) x metric: the system with the highest mean (the baseline when no
+    system beats it), its mean, its delta against the baseline with the marker of the tables and its p adj., and
+    the systems significantly better / worse than the baseline (p adj. < 0.05) / not significant.
+    """
+    from .table_writers import Cell, Model, write_html
+
+    frames = [overall.assign(rf__segment="all queries")]
+    if segmented is not None:
+        labels = [
+            ", ".join(f"{c} = {_text(v)}" for c, v in zip(by_cols, key))
+            for key in segmented[by_cols].itertuples(index=False, name=None)
+        ]
+        frames.append(segmented.assign(rf__segment=labels))
+    rows = pd.concat(
+        [f[["rf__segment", "metric", "system", "mean", "baseline_mean", "delta", "p_adjusted"]] for f in frames],
+        ignore_index=True,
+    )
+    m = Model(
+        ["segment", "metric", "best system", "mean", "delta", "p adj.", "better / worse / n.s."],
+        [False, False, False, True, True, True, True],
+        minor=[False, False, False, True, False, False, True],
+    )
+    significant = rows["p_adjusted"].to_numpy(float) < 0.05
+    rows = rows.assign(better=significant & (rows["delta"] > 0), worse=significant & (rows["delta"] < 0))
+    for (segment, metric), g in rows.groupby(["rf__segment", "metric"], sort=False):
+        best = g.loc[g["mean"].idxmax()] if g["mean"].notna().any() else g.iloc[0]
+        ahead = bool(best["mean"] > best["baseline_mean"])
+        better, worse = int(g["better"].sum()), int(g["worse"].sum())
+        stars = display.marker(best["p_adjusted"]) if ahead else ""
+        m.rows.append(
+            [
+                Cell(str(segment)),
+                Cell(str(metric)),
+                Cell(_text(best["system"] if ahead else baseline), bold=bool(stars)),
+                Cell(display._num(best["mean"] if ahead else best["baseline_mean"], 4), numeric=True),
+                Cell(
+                    display._num(best["delta"], 4) if ahead else "baseline",
+                    stars=stars,
+                    tone="up" if stars else "",
+                    numeric=True,
+                ),
+                Cell(display._p(best["p_adjusted"], 4) if ahead else "", numeric=True),
+                Cell(f"{better} / {worse} / {len(g) - better - worse}", numeric=True),
+            ]
+        )
+    m.caption.append(
+        f"per segment and metric: the system with the highest mean, its delta against {_text(baseline)} and p adj. "
+        "(the test and correction of the tables below; * < 0.05, ** < 0.01, *** < 0.001; bold: significant); "
+        f"better / worse / n.s.: how many systems are significantly better / worse than {_text(baseline)} "
+        "(p adj. < 0.05) or not significantly different"
+    )
+    return write_html(m)
 
 
 def _write(text: str, path: str | Path | None) -> str:
@@ -302,7 +367,8 @@ def _segment_report(
     segments = f"; segments by {', '.join(by_cols)}" if by_cols else ""
     parts = _head(title, f"one system (no {columns.system!r} column); {n_queries} queries; metrics "
                   f"{', '.join(names)}{segments}")  # fmt: skip
-    parts += [f"<h2>Means{' per segment' if by_cols else ''}</h2>", display.to_html(means), "<h2>Plots</h2>"]
+    parts += [f'<section id="summary"><h2>Means{" per segment" if by_cols else ""}</h2>', display.to_html(means)]
+    parts += ["</section>", *_PLOTS]
     for metric in names:
         parts.append(
             _figure(
@@ -334,7 +400,7 @@ def _segment_report(
             figsize=(7.2, 4.4),
         )
     )
-    parts.append("</body></html>")
+    parts.append(_END)
     return "\n".join(parts) + "\n"
 
 

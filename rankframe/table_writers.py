@@ -188,8 +188,20 @@ def tex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def write_latex(m: Model) -> str:
-    """The model as a booktabs ``table`` environment."""
+#: a fitted LaTeX table wraps a text column holding a cell longer than this, in a column this wide
+WRAP_TEX, WRAP_TEX_WIDTH = 16, "7em"
+#: what a fitted LaTeX table needs in the preamble
+LATEX_PACKAGES = r"\usepackage{booktabs,graphicx}"
+
+
+def write_latex(m: Model, fit: bool = True) -> str:
+    r"""The model as a booktabs ``table`` environment.
+
+    ``fit=True`` (the default): ``\small`` type, ``\tabcolsep`` 4pt, a text column holding a cell longer than
+    :data:`WRAP_TEX` characters wrapped (ragged right) in a :data:`WRAP_TEX_WIDTH` column, and the tabular shrunk
+    to ``\linewidth`` when it is still wider (``\resizebox`` of graphicx, never enlarged):
+    needs ``\usepackage{booktabs,graphicx}``. ``fit=False``: the plain tabular at its natural width (booktabs only).
+    """
 
     def cell(c: Cell) -> str:
         text = tex_escape(c.text)
@@ -197,18 +209,32 @@ def write_latex(m: Model) -> str:
             text = rf"\textbf{{{text}}}"
         return text + (rf"$^{{{c.stars}}}$" if c.stars else "")
 
-    spec = "".join("r" if n else "l" for n in m.numeric)
+    # fitted: a text column with a cell longer than WRAP_TEX characters wraps in a ragged-right p column
+    wrap = [
+        fit and not n and max((len(c.text) for c in col), default=0) > WRAP_TEX
+        for n, col in zip(m.numeric, zip([Cell(h) for h in m.header], *m.rows))
+    ]
+    spec = "".join(rf"p{{{WRAP_TEX_WIDTH}}}" if w else "r" if n else "l" for n, w in zip(m.numeric, wrap))
+    end = r" \tabularnewline" if any(wrap) else r" \\"  # \\ would end a \raggedright cell's line, not the row
+
+    def row_text(cells: list[str]) -> str:
+        return " & ".join(rf"\raggedright {c}" if w else c for c, w in zip(cells, wrap)) + end
+
     lines = [r"\begin{table}", r"\centering"]
+    if fit:
+        lines += [r"\small", r"\setlength{\tabcolsep}{4pt}"]
     if m.caption:
         lines.append(r"\caption{" + tex_escape(". ".join(c.rstrip(".") for c in m.caption)) + ".}")
+    if fit:  # \width is the tabular's natural width inside \resizebox's arguments
+        lines.append(r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%")
     lines += [
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
-        " & ".join(tex_escape(h) for h in m.header) + r" \\",
+        row_text([tex_escape(h) for h in m.header]),
         r"\midrule",
     ]
-    lines += [" & ".join(cell(c) for c in row) + r" \\" for row in m.rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    lines += [row_text([cell(c) for c in row]) for row in m.rows]
+    lines += [r"\bottomrule", r"\end{tabular}" + ("}" if fit else ""), r"\end{table}"]
     return "\n".join(lines)
 
 

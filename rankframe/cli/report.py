@@ -14,6 +14,7 @@ from ..errors import ParameterError, ValidationError
 from ..names import parse
 from ..report import report
 from ..stats.align import MISSING
+from ._load import _load
 from ._options import (
     UsageError,
     _cli_words,
@@ -38,10 +39,12 @@ def add_parser(sub: Any) -> None:
         description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
         "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
         "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
-        "Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
+        "One long table without a system column (and no --system, --baseline) is one system: the report holds its\n"
+        "means per segment and their plots. Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
         epilog="examples:\n"
         "  rankframe report examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -o report.html\n"
-        "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html",
+        "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html\n"
+        "  rankframe report examples/recs.parquet -m nDCG@10 -m AP --by country -o report.html   # one system",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _input_options(rp, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
@@ -61,6 +64,15 @@ def add_parser(sub: Any) -> None:
     rp.set_defaults(no_progress=True, pairs="baseline", ci_method=None, engine="pandas")
 
 
+def _one_system(args: Any, trec: bool, several: bool, system: str) -> bool:
+    """Whether the input is one system: one long table, no --system or --baseline, no column ``system`` in it."""
+    if trec or several or args.col_system is not None or args.baseline is not None:
+        return False
+    from ..engines.duckdb_source import column_names
+
+    return system not in column_names(args.inputs[0])
+
+
 def run(args: Any) -> int:
     """``rankframe report``: load like ``compare``, write the report, print where it went."""
     _need_metrics(args)
@@ -69,9 +81,13 @@ def run(args: Any) -> int:
     by = _split_by(args.by)
     columns = _columns(args)
     policies = _policies(args)
-    _systems(args)
+    trec, several = _systems(args)
     with progress.steps(1, progress=False) as shown:
-        loaded, system, columns, baseline = _load_systems(args, columns, by, shown)
+        if _one_system(args, trec, several, columns.system):
+            # one long table without a system column (and no --system, --baseline): one system's report
+            loaded, system, baseline = _load(args, columns, by, shown), columns.system, None
+        else:
+            loaded, system, columns, baseline = _load_systems(args, columns, by, shown)
     try:
         report(
             loaded.df,

@@ -10,9 +10,12 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
-from ._common import as_names, axes, identity, kind, label_of, legend_outside, pyplot, shown, wrapped
+from ._common import MAX_WIDTH, as_names, axes, identity, kind, label_of, legend_outside, pyplot, shown, wrapped
 
 DEFAULT_KS = tuple(range(1, 21))
+#: past this many groups (e.g. 6 systems x 4 segments) at_k draws small multiples: one panel per segment, one line
+#: per system in each, FACET_COLUMNS panels a row (when it makes its own figure and the lines have 2+ columns)
+FACET_AFTER, FACET_COLUMNS = 8, 2
 
 
 def _without_k(label: str) -> tuple[str, int | None]:
@@ -78,9 +81,13 @@ def at_k(
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib Axes, or an array of Axes for small multiples
         x: the cutoff k, y: the metric's mean; one line per group (labelled in the legend), the band a
-        ``fill_between`` polygon from ``ci_low`` to ``ci_high``.
+        ``fill_between`` polygon from ``ci_low`` to ``ci_high``. Past :data:`FACET_AFTER` groups over two or more
+        group columns (``by=["segment", "system"]``: 6 systems x 4 segments are 24 lines) and without ``ax=``, one
+        panel per segment with one line per system (the system column, else the last group column), styles and
+        y axis shared (its range from the means: a tiny segment's wide band is clipped), one legend for the
+        figure; the Axes of the panels are returned. With ``ax=`` every line is drawn on it.
     """
     from ..evaluate import evaluate
 
@@ -125,44 +132,110 @@ def at_k(
         raise ParameterError(f"at_k: no metric with a cutoff (name@k) to plot for metric={metric!r}")
     segs = [c for c in means.columns[: list(means.columns).index("metric")]]
     bases = list(dict.fromkeys(frame["_base"]))
-    ax = axes(ax, "at_k", figsize=(8.0, 4.2))
     band = {"ci_low", "ci_high"} <= set(frame.columns)
-    group_cols = [*segs, "_base"]
-    lines = {}
-    for key, g in frame.groupby(group_cols, sort=False, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        keys = list(key[:-1]) + ([key[-1]] if len(bases) > 1 else [])
-        lines[label_of(keys) if keys else str(key[-1])] = g.sort_values("_k")
+    level = means.attrs.get("ci", ci)
+    shade = (f"shade: {level * 100:.6g}% CI" if isinstance(level, (int, float)) else "shade: CI") if band else None
+    if ax is None and len(segs) >= 2 and frame.groupby(segs, sort=False, dropna=False).ngroups > FACET_AFTER:
+        return _facets(frame, segs, bases, shade, order, palette, columns)
+    ax = axes(ax, "at_k", figsize=(8.0, 4.2))
+    lines = _lines(frame, segs, len(bases) > 1)
     for label, style in identity(list(lines), "at_k", order, palette).items():
-        g = lines[label]
-        x = g["_k"].to_numpy(float)
-        (line,) = ax.plot(
-            x,
-            g["value"].to_numpy(float),
-            color=style.color,
-            marker=style.marker,
-            linestyle=style.linestyle,
-            markersize=4,
-            label=shown(wrapped(label)),
-        )
-        if band:
-            ax.fill_between(
-                x,
-                g["ci_low"].to_numpy(float),
-                g["ci_high"].to_numpy(float),
-                color=line.get_color(),
-                alpha=0.2,
-                linewidth=0,
-            )
+        _draw(ax, lines[label], style, band, shown(wrapped(label)))
     ax.set_xlabel("cutoff k")
     ax.set_ylabel(shown(f"{bases[0]}@k" if len(bases) == 1 else "metric@k"))
-    ks_drawn = sorted(frame["_k"].astype(int).unique())
-    if len(ks_drawn) <= 20:
-        ax.set_xticks(ks_drawn)
+    _ticks(ax, frame)
     title = ", ".join(segs) if segs else None
-    if band:
-        level = means.attrs.get("ci", ci)
-        shade = f"shade: {level * 100:.6g}% CI" if isinstance(level, (int, float)) else "shade: CI"
+    if shade:
         title = f"{title} ({shade})" if title else shade
     legend_outside(ax, title=None if title is None else shown(wrapped(title)))
     return ax
+
+
+def _lines(frame: pd.DataFrame, segs: list[str], several_bases: bool) -> dict[str, pd.DataFrame]:
+    """One line per group of ``segs`` (and metric, when several): its label and its rows sorted by k."""
+    lines = {}
+    for key, g in frame.groupby([*segs, "_base"], sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        keys = list(key[:-1]) + ([key[-1]] if several_bases else [])
+        lines[label_of(keys) if keys else str(key[-1])] = g.sort_values("_k")
+    return lines
+
+
+def _draw(ax: Any, g: pd.DataFrame, style: Any, band: bool, label: str) -> None:
+    x = g["_k"].to_numpy(float)
+    (line,) = ax.plot(
+        x,
+        g["value"].to_numpy(float),
+        color=style.color,
+        marker=style.marker,
+        linestyle=style.linestyle,
+        markersize=4,
+        label=label,
+    )
+    if band:
+        ax.fill_between(
+            x, g["ci_low"].to_numpy(float), g["ci_high"].to_numpy(float), color=line.get_color(), alpha=0.2, linewidth=0
+        )
+
+
+def _ticks(ax: Any, frame: pd.DataFrame) -> None:
+    ks_drawn = sorted(frame["_k"].astype(int).unique())
+    if len(ks_drawn) <= 10:
+        ax.set_xticks(ks_drawn)
+    else:  # as many integer ticks as the axes' width holds (20 labels collide in a panel's cell)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
+
+
+def _facets(
+    frame: pd.DataFrame,
+    segs: list[str],
+    bases: list[str],
+    shade: str | None,
+    order: object,
+    palette: object,
+    columns: Columns,
+) -> Any:
+    """Past :data:`FACET_AFTER` groups: one small panel per segment, one line per system in each (styles shared)."""
+    hue = columns.system if columns.system in segs else segs[-1]
+    facet_cols = [c for c in segs if c != hue]
+    several = len(bases) > 1
+    groups = {}
+    for key, g in frame.groupby(facet_cols, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        groups[label_of(list(key))] = _lines(g, [hue], several)
+    styles = identity(list(dict.fromkeys(lab for lines in groups.values() for lab in lines)), "at_k", order, palette)
+    plt = pyplot()
+    ncols = min(FACET_COLUMNS, len(groups))
+    nrows = -(-len(groups) // ncols)
+    fig = plt.figure(figsize=(min(MAX_WIDTH, 3.3 * ncols + 2.4), 2.8 * nrows + 0.6), layout="constrained")
+    grid = np.asarray(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False))
+    for extra in grid.flat[len(groups) :]:
+        extra.remove()
+    axs = list(grid.flat[: len(groups)])
+    for a, (name, lines) in zip(axs, groups.items()):
+        for label, style in styles.items():
+            if label in lines:
+                _draw(a, lines[label], style, shade is not None, shown(wrapped(label)))
+        a.set_title(shown(wrapped(f"{', '.join(facet_cols)} = {name}", 36, 2)), fontsize="small")
+        _ticks(a, frame)
+    # one y scale from the means: a tiny segment's wide band (t with n = 2) is clipped instead of flattening all
+    values = frame["value"].to_numpy(float)
+    lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
+    pad = 0.15 * (hi - lo) + 0.02
+    axs[0].set_ylim(lo - pad, hi + pad)
+    for a in grid[-1, :]:
+        a.set_xlabel("cutoff k")
+    for a in grid[:, 0]:
+        a.set_ylabel(shown(f"{bases[0]}@k" if not several else "metric@k"))
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], color=st.color, marker=st.marker, linestyle=st.linestyle, label=shown(wrapped(lab)))
+        for lab, st in styles.items()
+    ]
+    title = hue + (f" ({shade})" if shade else "")
+    fig.legend(handles=handles, loc="outside right upper", fontsize="small", title=shown(wrapped(title)),
+               title_fontsize="small", frameon=False)  # fmt: skip
+    return np.asarray(axs, dtype=object)

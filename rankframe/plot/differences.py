@@ -19,6 +19,7 @@ from ._common import (
     ink,
     kind,
     label_of,
+    legend_outside,
     need_columns,
     one_metric,
     pyplot,
@@ -196,10 +197,9 @@ def _draw(ax: Any, delta: np.ndarray, label: str, system: object, baseline: obje
                 ax.bar(x[mask], delta[mask], width=width, color=colour, label=shown(text), linewidth=0)
     ax.axhline(0, color=fg, linewidth=0.8)
     ax.axhline(float(delta.mean()), color=fg, linewidth=1, linestyle="--", label=f"mean {delta.mean():+.4f}")
-    ax.set_xlabel(f"queries ({len(delta)}), sorted by difference")
+    what = f"queries ({len(delta)}), sorted by difference"
+    ax.set_xlabel(wrapped(what, 22, 2) if legend else what)  # on the caller's Axes: fits a panel's narrow cell
     ax.set_ylabel(shown(f"{label}: {wrapped(system, 18, 1)} − {wrapped(baseline, 18, 1)}"))
     ax.set_xlim(-0.5, len(delta) - 0.5)
-    if legend:
-        ax.legend(
-            loc="lower left", bbox_to_anchor=(0, 1.01), ncol=2, fontsize="x-small", frameon=False, borderaxespad=0
-        )
+    if legend:  # to the right, one column, as every plot's: above the axes it outgrew a panel's cell
+        legend_outside(ax)

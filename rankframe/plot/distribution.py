@@ -27,6 +27,10 @@ from ._common import (
 KINDS = ("box", "violin")
 
 
+#: pixels of an Axes' place kept for its y axis (ticks, label) when judging if upright tick labels fit
+TICK_ROOM = 60
+
+
 def distribution(
     data: pd.DataFrame,
     metric: str | None = None,
@@ -129,7 +133,7 @@ def distribution(
                 pos.append(start + j)
                 colours.append(hues[h].color if (hue or one_colour) else "#cfe3f3")
         n = g[units[-1]].nunique() if hue else len(g)
-        ticks.append(shown(f"{wrapped(name, 18)}\n(n={n})"))
+        ticks.append((name, n))
         centres.append(start + (slots - 1) / 2)
     width = min(MAX_WIDTH, max(5.0, 0.42 * len(values) + (2.6 if hue or one_colour else 2.0)))
     ax = axes(ax, "distribution", figsize=(width, 4.2))
@@ -158,12 +162,46 @@ def distribution(
         shape = Patch(facecolor="none", edgecolor=fg, label="density, median, range")
     means = [float(v.mean()) for v in values]
     ax.scatter(pos, means, marker="D", color=fg, edgecolors="white", linewidths=0.6, zorder=3, s=26, label="_mean")
-    ax.set_xticks(centres, ticks, fontsize="small")
     ax.set_xlabel(shown(", ".join(map(str, groups))))
     ax.set_ylabel(shown(f"{label} per query"))
     mean_handle = Line2D([], [], marker="D", linestyle="", markerfacecolor=fg, markeredgecolor="white", label="mean")
     handles: list[Any] = [shape, mean_handle]
     if hue or one_colour:
         handles += [Patch(facecolor=s.color, edgecolor=fg, label=shown(wrapped(h))) for h, s in hues.items()]
-    legend_outside(ax, title=shown(hue or columns.system) if hue or one_colour else None, handles=handles)
+    legend = legend_outside(ax, title=shown(hue or columns.system) if hue or one_colour else None, handles=handles)
+    texts, turned = _tick_texts(ax, ticks, legend)
+    ax.set_xticks(centres, texts, fontsize="small", rotation=90 if turned else 0)
     return ax
+
+
+def _tick_texts(ax: Any, ticks: list[tuple[Any, int]], legend: Any) -> tuple[list[str], bool]:
+    """Each group's name and n under its box, and whether they are turned a quarter (they would collide upright).
+
+    Upright, a name wraps at 18 characters on up to 3 lines above its n. When those labels, measured in the
+    figure's font, are wider than the Axes can be beside its legend (its cell of the figure's grid less the
+    legend's width and :data:`TICK_ROOM` pixels for the y axis), each label is one line (the name cut at 24
+    characters, then its n), turned a quarter: a box then needs only a line's height.
+    """
+    from matplotlib.font_manager import FontProperties
+
+    fig = ax.figure
+    if hasattr(fig.canvas, "get_renderer"):
+        renderer = fig.canvas.get_renderer()
+    else:  # a Figure without a canvas of its own (the report's): Agg's renderer measures as any
+        from matplotlib.backends.backend_agg import RendererAgg
+
+        renderer = RendererAgg(int(fig.bbox.width), int(fig.bbox.height), fig.dpi)
+    font = FontProperties(size="small")
+    upright = [shown(f"{wrapped(name, 18)}\n(n={n})") for name, n in ticks]
+    gap = renderer.get_text_width_height_descent("n", font, ismath=False)[0]  # a little air between labels
+
+    def width(text: str) -> float:
+        return max(renderer.get_text_width_height_descent(line, font, ismath=False)[0] for line in text.split("\n"))
+
+    need = sum(width(t) + gap for t in upright)
+    spec = ax.get_subplotspec()  # the Axes' cell of its grid (constrained layout fills it), else its own place
+    cell = len(spec.colspan) / spec.get_gridspec().ncols if spec is not None else ax.get_position().width
+    room = cell * fig.bbox.width - legend.get_window_extent(renderer).width - TICK_ROOM
+    if need <= room:
+        return upright, False
+    return [shown(f"{wrapped(name, 24, 1)}  (n={n})") for name, n in ticks], True

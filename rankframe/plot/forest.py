@@ -27,6 +27,9 @@ from ._common import (
 
 #: a segment with fewer queries than this is flagged "small" and does not set the x scale
 SMALL = 10
+#: rows are crowded below this many font sizes of height each (a panel's cell): one line per row, the segments as
+#: bold headers above their rows, the type shrunk to the rows' height (not below MIN_FONT points)
+CROWDED, MIN_FONT = 2.6, 5.0
 
 
 def forest(
@@ -138,6 +141,21 @@ def forest(
     low, high = frame["ci_low"].to_numpy(float), frame["ci_high"].to_numpy(float)
     y = np.arange(len(frame), dtype=float)
     ax = axes(ax, "forest", figsize=(8.0, max(2.5, 0.42 * len(frame) + 1.4)))
+    grouped = bool(segs) and systems > 1 and sort
+    seg_key = frame[segs].astype(str).agg("\x1f".join, axis=1).to_numpy() if grouped else None
+    # rows crowded (a panel's cell): one line per row, the segments as headers of their rows, type fitted
+    from matplotlib.font_manager import FontProperties
+
+    font = FontProperties(size="small").get_size_in_points()
+    height = ax.get_position().height * ax.figure.get_figheight() * 72  # points
+    crowded = height / max(len(frame), 1) < CROWDED * font
+    headers: list[tuple[float, str]] = []
+    if crowded and seg_key is not None:
+        block = np.concatenate([[0], np.cumsum(seg_key[1:] != seg_key[:-1])])
+        y = y + block  # a free slot above each segment's rows for its header
+        headers = [(float(y[block == b].max() + 1), seg_key[block == b][0]) for b in range(int(block[-1]) + 1)]
+    if crowded:
+        font = min(font, max(MIN_FONT, height / (len(frame) + len(headers)) / 1.35))
     level = frame.attrs.get("ci", data.attrs.get("ci", ci if what != "means" else None))
     ci_label = f"{level * 100:.6g}% CI" if isinstance(level, (int, float)) and not isinstance(level, bool) else "CI"
     fg = ink()
@@ -171,18 +189,28 @@ def forest(
     ticks = []
     for r, tiny in zip(frame.to_dict("records"), is_small):
         keys = [r[c] for c in segs] + ([r["system"]] if comparison and systems > 1 or not segs and comparison else [])
-        name = wrapped(label_of(keys) if keys else "all queries", width=44, lines=2)
+        if headers:  # the segment is the header's
+            keys = keys[len(segs) :]
+        name = wrapped(
+            label_of(keys) if keys else "all queries", width=30 if crowded else 44, lines=1 if crowded else 2
+        )
         ticks.append(shown(f"{name}  (n={r['n']}{', small' if tiny else ''})"))
-    ax.set_yticks(y, ticks, fontsize="small")
-    for tick, tiny in zip(ax.get_yticklabels(), is_small):
+    head_y = [h for h, _ in headers]
+    head_text = [shown(wrapped(label_of(k.split("\x1f")), width=40, lines=1)) for _, k in headers]
+    ax.set_yticks([*y, *head_y], [*ticks, *head_text], fontsize=font)
+    labels = ax.get_yticklabels()
+    for tick, tiny in zip(labels, is_small):
         if tiny:
             tick.set_alpha(0.6)
             tick.set_fontstyle("italic")
-    if segs and systems > 1 and sort:  # a thin line between segments
-        seg_key = frame[segs].astype(str).agg("\x1f".join, axis=1).to_numpy()
+    for tick in labels[len(y) :]:
+        tick.set_fontweight("bold")
+    if seg_key is not None and not headers:  # a thin line between segments
         for edge in np.flatnonzero(seg_key[1:] != seg_key[:-1]):
             ax.axhline(edge + 0.5, color=fg, linewidth=0.4, alpha=0.5, zorder=0)
-    ax.set_ylim(-0.7, len(frame) - 0.3)
+    for at in head_y[:-1]:  # under each header but the top one: the line between segments
+        ax.axhline(at + 0.5, color=fg, linewidth=0.4, alpha=0.5, zorder=0)
+    ax.set_ylim(-0.7, max([*y, *head_y], default=0) + 0.7)
     # the x scale is set by the rows that are not small: a 3-query interval does not squash all the others
     scale = ~is_small & np.isfinite(low) & np.isfinite(high)
     if scale.any() and (~scale).any():

@@ -162,7 +162,8 @@ def pr_curve(
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    ax.set_xticks(np.asarray(RECALL_LEVELS))
-    ax.grid(True, linewidth=0.4, alpha=0.5)
+    ax.set_xticks(np.asarray(RECALL_LEVELS[::2]))  # labels every 0.2 (11 collide in a panel's cell), grid every 0.1
+    ax.set_xticks(np.asarray(RECALL_LEVELS), minor=True)
+    ax.grid(True, which="both", linewidth=0.4, alpha=0.5)
     legend_outside(ax, title=shown(wrapped(", ".join(map(str, groups)))) if groups else None)
     return ax

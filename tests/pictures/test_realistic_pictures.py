@@ -346,3 +346,105 @@ def test_hostile_identity_and_facet_arguments(runs, comparison):
     # a colormap name and a dict naming more systems than drawn are fine
     rp.pr_curve(runs, palette="viridis")
     rp.pr_curve(runs, order=system_names()[:2], palette={s: "red" for s in system_names()})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a paper's panel: six plots composed with ax= into one 2 x 3 figure
+
+
+def _overlap(a, b) -> float:
+    """The area (px²) two display boxes share (0 when they only touch)."""
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def tick_label_collisions(ax) -> list[str]:
+    """Pairs of an Axes' visible tick labels (x with x, y with y) whose drawn boxes overlap."""
+    renderer = ax.figure.canvas.get_renderer()
+    out = []
+    for axis in (ax.xaxis, ax.yaxis):
+        labels = [t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        for (a, ba), (b, bb) in combinations(zip(labels, boxes), 2):
+            if _overlap(ba, bb) > 1:
+                out.append(f"{a.get_text()[:20]!r} / {b.get_text()[:20]!r}")
+    return out
+
+
+def test_six_plots_make_a_clean_two_by_three_panel(runs, comparison):
+    base, other, order = system_names()[0], system_names()[2], system_names()
+    fig, axes = plt.subplots(2, 3, figsize=(18, 8.5), layout="constrained")
+    rp.at_k(runs, "nDCG", ci=0.95, order=order, ax=axes[0, 0])
+    rp.forest(comparison, "nDCG@10", order=order, ax=axes[0, 1])
+    rp.forest(comparison, "AP", order=order, ax=axes[0, 2])
+    rp.differences(runs, "AP", system=other, baseline=base, ax=axes[1, 0])
+    rp.distribution(runs, "AP", order=order, ax=axes[1, 1])
+    rp.pr_curve(runs, order=order, ax=axes[1, 2])
+    assert texts_outside(fig) == []  # draws the figure
+    renderer = fig.canvas.get_renderer()
+    flat = list(axes.ravel())
+    for i, ax in enumerate(flat):
+        assert legend_overlaps(ax) == 0, f"panel {i}: its legend lies on its data"
+        legend = ax.get_legend()
+        boxes = {j: other_ax.get_window_extent(renderer) for j, other_ax in enumerate(flat) if j != i}
+        if legend is not None:  # a legend outside its axes must not reach a neighbour's data area
+            own = legend.get_window_extent(renderer)
+            assert all(_overlap(own, b) < 1 for b in boxes.values()), f"panel {i}: its legend lies on a neighbour"
+        assert tick_label_collisions(ax) == [], f"panel {i}: tick labels overlap"
+        tight = ax.get_tightbbox(renderer)  # labels, ticks, title, legend: no two panels share any ink
+        for j, b in boxes.items():
+            assert _overlap(tight, flat[j].get_tightbbox(renderer)) < 1, f"panels {i} and {j} overlap"
+
+
+def test_at_k_past_many_lines_draws_small_multiples(runs):
+    # 6 systems x 4 segments are 24 lines: past rankframe.plot.at_k.FACET_AFTER (8) one panel per segment, one line
+    # per system in each, styled alike in every panel; one figure legend off every panel's data
+    from rankframe.plot.at_k import FACET_AFTER
+
+    order = system_names()
+    panels = rp.at_k(runs, "nDCG", [1, 5, 10, 20], by=["segment", "system"], ci=0.95, order=order)
+    assert isinstance(panels, np.ndarray) and len(panels) == runs["segment"].nunique() == 4 and 24 > FACET_AFTER
+    fig = panels[0].figure
+    assert fig.get_figwidth() <= MAX_WIDTH and texts_outside(fig) == []
+    styles = [
+        {line.get_label(): (line.get_color(), line.get_marker(), line.get_linestyle()) for line in a.get_lines()}
+        for a in panels
+    ]
+    small = runs.groupby("segment")["query"].nunique()
+    for a, s in zip(panels, styles):
+        segment = next(name for name in small.index if name[:20] in a.get_title().replace("\n", " "))
+        assert len(s) == 6, (segment, list(s))  # every system in every segment
+        assert s == styles[0]  # one identity across the panels
+    (legend,) = fig.legends
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    for a in panels:
+        pts = data_points(a)
+        assert not ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)).any()
+    assert_distinguishable(
+        {
+            t.get_text().replace("\n", " "): (h.get_color(), h.get_marker(), h.get_linestyle())
+            for h, t in zip(legend.legend_handles, legend.get_texts())
+        }
+    )
+    # the y scale comes from the means: the 2-query segment's wide band does not flatten the others
+    lo, hi = panels[0].get_ylim()
+    assert hi - lo < 1.0
+    # on the caller's Axes, or at or under the cap, one Axes
+    _, ax = plt.subplots()
+    assert rp.at_k(runs, "nDCG", [1, 5], by=["segment", "system"], ax=ax) is ax and len(ax.get_lines()) == 24
+    one = rp.at_k(runs[runs["system"].isin(order[:2])], "nDCG", [1, 5], by=["segment", "system"])
+    assert not isinstance(one, np.ndarray) and len(one.get_lines()) == 8
+
+
+def test_distribution_names_never_collide_under_their_boxes(runs):
+    # 6 long names wrapped at 18 characters collided on the plot's own 5-inch figure (and in a panel's cell):
+    # past what the Axes holds they are one line each, turned a quarter
+    ax = rp.distribution(runs, "AP", order=system_names())
+    ax.figure.canvas.draw()
+    assert tick_label_collisions(ax) == []
+    labels = ax.get_xticklabels()
+    assert all(t.get_rotation() == 90 and "\n" not in t.get_text() and "(n=" in t.get_text() for t in labels)
+    three = runs[runs["system"].isin(system_names()[:3])]
+    short = three.assign(system="s" + three["system"].str.len().astype(str))  # 3 short names ("s36", ...): upright
+    assert all(t.get_rotation() == 0 for t in rp.distribution(short, "AP").get_xticklabels())

@@ -61,7 +61,7 @@ def test_report_is_self_contained_and_holds_the_numbers(reports):
     srcs = re.findall(r'<img alt="[^"]+" src="([^"]{0,30})', text)
     assert len(srcs) == 2 * 2 + 2 + 2  # forest + distribution per metric, 2 differences plots, at_k, P-R
     assert all(s.startswith("data:image/png;base64,") for s in srcs)
-    assert text.count('<table class="rankframe">') == 2 + 2  # means, all queries, one per segment
+    assert text.count('<table class="rankframe">') == 1 + 2 + 2  # summary, means, all queries, one per segment
     assert "<h3>length = long</h3>" in text and "<h3>length = short</h3>" in text
     assert "<title>AP &lt;by length&gt;</title>" in text
     for by in (None, "length"):
@@ -118,8 +118,9 @@ def test_report_renders_in_headless_chromium(reports, tmp_path):
     seen = check(py_path, png, width=1000, height=800)
     assert seen["errors"] == []
     assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
-    assert seen["title"] == "AP <by length>" and seen["tables"] == 4
-    assert all(c.startswith(("mean over n queries", "two-sided paired t-test")) for c in seen["captions"])
+    assert seen["title"] == "AP <by length>" and seen["tables"] == 5
+    assert seen["captions"][0].startswith("per segment and metric: the system with the highest mean")
+    assert all(c.startswith(("mean over n queries", "two-sided paired t-test")) for c in seen["captions"][1:])
     assert len(seen["images"]) == 8 and all(ok and w > 300 and h > 200 for ok, w, h, _ in seen["images"])
     from PIL import Image
 
@@ -217,6 +218,13 @@ def test_a_report_of_long_names_never_overflows_the_page(tmp_path, width):
     assert seen["scroll_width"] <= seen["inner_width"] == width
     # the comparison over all queries: delta and p adj. are in view without scrolling, on a phone too
     assert 0 < seen["headers"]["delta"] <= width and 0 < seen["headers"]["p adj."] <= width
+    # the summary comes first, then the tables, then the plots in a grid: 2 columns wide, 1 on a phone
+    assert seen["sections"] == ["summary", "tables", "plots"]
+    figures = np.array(seen["figures"])
+    assert len(figures) == 2 + 5 + 2  # forest, distribution; 5 differences; @k, P-R
+    assert seen["grid_columns"] == (2 if width == 1400 else 1)
+    assert len(np.unique(figures[:, 0].round())) == seen["grid_columns"]  # the figures' left edges
+    assert figures[:, 2].max() <= width
 
 
 def test_a_table_without_a_system_column_gets_one_systems_report(tmp_path):
@@ -231,6 +239,55 @@ def test_a_table_without_a_system_column_gets_one_systems_report(tmp_path):
     for r in means.itertuples():
         assert f"{r.value:.4f} [{r.ci_low:.4f}, {r.ci_high:.4f}]" in text
     assert "baseline" not in text.lower()
+
+
+def test_the_summary_comes_first_with_the_headline_of_each_segment(tmp_path):
+    # paired.parquet: bm25 (baseline), dense, hybrid; the summary's rows recomputed from compare's own frame
+    runs = pd.read_parquet(EX / "paired.parquet")
+    text = rankframe.report(runs, ["nDCG@5", "AP"], baseline="bm25", by="length")
+    assert text.index('<section id="summary">') < text.index('<section id="tables">') < text.index('id="plots"')
+    summary = text.split('<section id="summary">')[1].split("</section>")[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", summary.split("<tbody>")[1])
+    cells = [[html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", r)] for r in rows]
+    whole = rankframe.compare(runs, ["nDCG@5", "AP"], baseline="bm25")
+    parts = rankframe.compare(runs, ["nDCG@5", "AP"], baseline="bm25", by="length")
+    want = []
+    for label, frame in [("all queries", whole)] + [
+        (f"length = {v}", g) for v, g in parts.groupby("length", sort=False)
+    ]:
+        for metric, g in frame.groupby("metric", sort=False):
+            best = g.loc[g["mean"].idxmax()]
+            sig = g["p_adjusted"] < 0.05
+            counts = f"{int((sig & (g.delta > 0)).sum())} / {int((sig & (g.delta < 0)).sum())} / {int((~sig).sum())}"
+            if best["mean"] > best["baseline_mean"]:
+                stars = (
+                    "***"
+                    if best.p_adjusted < 0.001
+                    else "**"
+                    if best.p_adjusted < 0.01
+                    else "*"
+                    if best.p_adjusted < 0.05
+                    else ""
+                )
+                p = "< 0.0001" if best.p_adjusted < 1e-4 else f"{best.p_adjusted:.4f}"
+                want.append([label, metric, best.system, f"{best['mean']:.4f}", f"{best.delta:.4f}{stars}", p, counts])
+            else:
+                want.append([label, metric, "bm25", f"{best.baseline_mean:.4f}", "baseline", "", counts])
+    assert cells == want
+
+
+def test_the_command_writes_one_systems_report_of_a_table_without_a_system_column(tmp_path, capsys):
+    # the same file as rankframe.report(recs, ...) (the Python function was the only way before)
+    path = tmp_path / "cli.html"
+    argv = ["report", str(EX / "recs.parquet"), "-m", "nDCG@10", "-m", "AP", "--by", "country", "-o", str(path)]
+    assert cli.main(argv) == 0
+    text = rankframe.report(pd.read_parquet(EX / "recs.parquet"), ["nDCG@10", "AP"], by="country")
+    assert without_timestamp(path.read_text(encoding="utf-8")) == without_timestamp(text)
+    assert "one system (no &#x27;system&#x27; column)" in text
+    # asking for a comparison (--baseline) of a table without systems still names the missing column
+    capsys.readouterr()
+    assert cli.main([*argv[:-2], "--baseline", "x", "-o", str(tmp_path / "b.html")]) == 2
+    assert "no column 'system'" in capsys.readouterr().err and not (tmp_path / "b.html").exists()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
