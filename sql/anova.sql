@@ -28,21 +28,7 @@ CREATE OR REPLACE MACRO rf__anova_units(segments, interaction) AS
 
 -- true, or the error for the first bad parameter of rf_anova that needs no data (names: the table's columns)
 CREATE OR REPLACE MACRO rf__anova_check(names, system, segments, interaction, metrics) AS
-    CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
-         THEN error(printf('rf:param: The ''system'' parameter of rf_anova must be a column name (such as '
-                           || '''system''). Got %s instead.', rf__repr(system)))
-         WHEN NOT list_contains(names, system)
-         THEN error(printf('rf:param: The ''system'' parameter of rf_anova names a column not in the table: '
-                           || '''%s''%s. Columns in the table: %s.', system,
-                           coalesce(' (did you mean ''' || rf__closest(system, names) || '''?)', ''),
-                           rf__quoted(names)))
-         WHEN lower(system) IN ('query', 'item', 'rank', 'score', 'relevance', 'metric', 'value')
-         THEN error(printf('rf:param: The ''system'' parameter of rf_anova must name the column that says which '
-                           || 'system (run) each row comes from, not ''%s''.', system))
-         WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), lower(system))
-         THEN error(printf('rf:param: the system column ''%s'' is also in segments := %s: rf_anova adds it to the '
-                           || 'segments itself; segments names only the segment columns (country, device, ...).', system,
-                           rf__repr(segments)))
+    CASE WHEN NOT rf__check_system(names, system, segments, 'rf_anova', ['metric', 'value']) THEN false
          WHEN interaction IS NOT NULL AND typeof(interaction) <> 'VARCHAR'
          THEN error(printf('rf:param: The ''interaction'' parameter of rf_anova must be NULL or a column name. '
                            || 'Got %s instead.', rf__repr(interaction)))
@@ -52,7 +38,7 @@ CREATE OR REPLACE MACRO rf__anova_check(names, system, segments, interaction, me
                            coalesce(' (did you mean ''' || rf__closest(interaction, names) || '''?)', ''),
                            rf__quoted(names)))
          WHEN interaction IS NOT NULL
-              AND (lower(interaction) = lower(system)
+              AND (lower(interaction) = lower(CAST(system AS VARCHAR))
                    OR list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)),
                                     lower(interaction)))
          THEN error(printf('rf:param: the interaction column ''%s'' is the system column or in segments := %s: '
@@ -83,7 +69,7 @@ CREATE OR REPLACE MACRO rf__anova_systems(tbl, system, ok) AS TABLE
                                   system, system, CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
                                   rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
                 ELSE true END AS rf__ok
-    FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
+    FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
           FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl))) AS s;
 
 -- rf_anova: see the head of this section and docs/sql.md. Steps: the check chain (rf_anova's parameters and
@@ -102,7 +88,7 @@ CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, k := 
             max_grade, p, p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
             (SELECT y.rf__ok FROM rf__anova_systems(tbl, system, (
                 SELECT d.rf__ok FROM rf__check_duplicates(
-                    tbl, list_append(rf__anova_units(segments, interaction), system), allow_duplicates, (
+                    tbl, list_append(rf__anova_units(segments, interaction), CAST(system AS VARCHAR)), allow_duplicates, (
                     SELECT c.rf__ok FROM rf__check_table(
                         tbl, rf__anova_units(segments, interaction), 'rf_anova', rf__outputs(),
                         rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
@@ -133,7 +119,7 @@ CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, k := 
                                  OR c = 'rf__all'),
                struct_pack(*COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c)
                                                AND NOT rf__reserved(c)) OR c = 'rf__all')) AS rf__oseg,
-               coalesce(*COLUMNS(lambda c: c = interaction OR c = 'rf__nogrp')) AS rf__grp,
+               coalesce(*COLUMNS(lambda c: c = CAST(interaction AS VARCHAR) OR c = 'rf__nogrp')) AS rf__grp,
                l.rf__sys, l.rf__q, l.rf__metric, l.rf__v
         FROM (SELECT *, NULL AS rf__nogrp FROM rf__long) AS l
         WHERE l.rf__v IS NOT NULL AND (SELECT rf__ok FROM rf__aligned)),

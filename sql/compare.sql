@@ -111,24 +111,30 @@ CREATE OR REPLACE MACRO rf__compare_cols(metrics) AS
          ELSE list_filter(rf__metric_columns(), lambda n: list_contains(
                   list_transform(TRY_CAST(metrics AS VARCHAR[]), lambda m: lower(m)), lower(n))) END;
 
+-- true, or the error of the system column's rule, written once for rf_compare and rf_anova (owner: the macro named in
+-- the message; taken: the output column names the system column may not take besides the long table's own)
+CREATE OR REPLACE MACRO rf__check_system(names, system, segments, owner, taken) AS
+    CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
+         THEN error(printf('rf:param: The ''system'' parameter of %s must be a column name (such as '
+                           || '''system''). Got %s instead.', owner, rf__repr(system)))
+         WHEN NOT list_contains(names, CAST(system AS VARCHAR))
+         THEN error(printf('rf:param: The ''system'' parameter of %s names a column not in the table: '
+                           || '''%s''%s. Columns in the table: %s.', owner, system,
+                           coalesce(' (did you mean ''' || rf__closest(CAST(system AS VARCHAR), names) || '''?)', ''),
+                           rf__quoted(names)))
+         WHEN lower(CAST(system AS VARCHAR)) IN ('query', 'item', 'rank', 'score', 'relevance')
+              OR list_contains(list_transform(taken, lambda x: lower(x)), lower(CAST(system AS VARCHAR)))
+         THEN error(printf('rf:param: The ''system'' parameter of %s must name the column that says which '
+                           || 'system (run) each row comes from, not ''%s''.', owner, system))
+         WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), lower(CAST(system AS VARCHAR)))
+         THEN error(printf('rf:param: the system column ''%s'' is also in segments := %s: %s adds it to the '
+                           || 'segments itself; segments names only the segment columns (country, device, ...).', system,
+                           rf__repr(segments), owner))
+         ELSE true END;
+
 -- true, or the error for the first bad parameter of rf_compare that needs no data (names: the table's columns)
 CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, correction, alternative, margin) AS
-    CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
-         THEN error(printf('rf:param: The ''system'' parameter of rf_compare must be a column name (such as '
-                           || '''system''). Got %s instead.', rf__repr(system)))
-         WHEN NOT list_contains(names, system)
-         THEN error(printf('rf:param: The ''system'' parameter of rf_compare names a column not in the table: '
-                           || '''%s''%s. Columns in the table: %s.', system,
-                           coalesce(' (did you mean ''' || rf__closest(system, names) || '''?)', ''),
-                           rf__quoted(names)))
-         WHEN lower(system) IN ('query', 'item', 'rank', 'score', 'relevance')
-              OR list_contains(list_transform(rf__outputs(), lambda x: lower(x)), lower(system))
-         THEN error(printf('rf:param: The ''system'' parameter of rf_compare must name the column that says which '
-                           || 'system (run) each row comes from, not ''%s''.', system))
-         WHEN list_contains(list_transform(TRY_CAST(segments AS VARCHAR[]), lambda x: lower(x)), lower(system))
-         THEN error(printf('rf:param: the system column ''%s'' is also in segments := %s: rf_compare adds it to the '
-                           || 'segments itself; segments names only the segment columns (country, device, ...).', system,
-                           rf__repr(segments)))
+    CASE WHEN NOT rf__check_system(names, system, segments, 'rf_compare', rf__outputs()) THEN false
          WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]),
                               lambda x: list_contains(rf__compare_outputs(), lower(x)))) > 0
          THEN error(printf('rf:param: The ''segments'' parameter of rf_compare names column(s) that are also output '
@@ -182,7 +188,7 @@ CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
                                                                                  list(DISTINCT s.rf__sys ORDER BY s.rf__sys))
                                            || '''?', '')))
                 ELSE true END AS rf__ok
-    FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
+    FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
           FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl))) AS s;
 
 -- per unit (segments..., system, query): the metric columns after the policies, as rf_per_query (the same macro,
@@ -203,13 +209,13 @@ CREATE OR REPLACE MACRO rf__compare_long(tbl, system, k, segments, metrics, orde
                              OR c = 'rf__all'),
            struct_pack(*COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                                           OR c = 'rf__all')) AS rf__seg,
-           coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS rf__sys,
+           coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS rf__sys,
            l.query AS rf__q,
            unnest(rf__compare_cols(metrics)) AS rf__metric,
            unnest(list_transform(list_value(*COLUMNS(lambda c: list_contains(rf__compare_cols(metrics), c))),
                                  lambda v: CASE WHEN isnan(v) THEN NULL ELSE v END)) AS rf__v
     FROM (SELECT *, NULL AS rf__nosys, true AS rf__all
-          FROM rf__compare_per_query(tbl, k, list_append(TRY_CAST(segments AS VARCHAR[]), system), order_by, rel,
+          FROM rf__compare_per_query(tbl, k, list_append(TRY_CAST(segments AS VARCHAR[]), CAST(system AS VARCHAR)), order_by, rel,
                                      graded_rel, gain, ideal, max_grade, p, p_denominator, r_denominator,
                                      ap_denominator, no_relevant, no_retrieved, no_judged, ok)) AS l;
 
@@ -232,7 +238,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
             r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
             (SELECT y.rf__ok FROM rf__compare_systems(tbl, system, baseline, (
                 SELECT d.rf__ok FROM rf__check_duplicates(
-                    tbl, list_append(TRY_CAST(segments AS VARCHAR[]), system), allow_duplicates, (
+                    tbl, list_append(TRY_CAST(segments AS VARCHAR[]), CAST(system AS VARCHAR)), allow_duplicates, (
                     SELECT c.rf__ok FROM rf__check_table(
                         tbl, segments, 'rf_compare', rf__outputs(),
                         rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,

@@ -86,13 +86,13 @@ CREATE OR REPLACE MACRO rf__fuse_check_columns(names, system, needs_score) AS
     CASE WHEN system IS NULL OR typeof(system) <> 'VARCHAR'
          THEN error(printf('rf:param: The ''system'' parameter of rf_fuse must be a column name (such as '
                            || '''system''). Got %s instead.', rf__repr(system)))
-         WHEN lower(system) IN ('query', 'item', 'rank', 'score', 'relevance')
+         WHEN lower(CAST(system AS VARCHAR)) IN ('query', 'item', 'rank', 'score', 'relevance')
          THEN error(printf('rf:param: The ''system'' parameter of rf_fuse must name the column that says which system '
                            || '(run) each row comes from, not ''%s''.', system))
-         WHEN len(rf__lacking(names, ['query', 'item', system])) > 0
+         WHEN len(rf__lacking(names, ['query', 'item', CAST(system AS VARCHAR)])) > 0
          THEN error(printf('rf:table: The table has no column(s) %s, which rf_fuse reads (query, item, the system '
                            || 'column, and score or rank). Columns in the table: %s.',
-                           array_to_string(list_transform(rf__lacking(names, ['query', 'item', system]),
+                           array_to_string(list_transform(rf__lacking(names, ['query', 'item', CAST(system AS VARCHAR)]),
                                                           lambda x: '''' || x || '''' || coalesce(
                                                               ' (did you mean ''' || rf__closest(x, names) || '''?)',
                                                               '')), ', '),
@@ -115,7 +115,7 @@ CREATE OR REPLACE MACRO rf__fuse_columns(tbl) AS TABLE
 -- the table's rows as (rf__sys, rf__q, rf__item, rf__score, rf__rank): the missing one of score / rank is NULL (the
 -- pruned branch of NULL columns makes every name bind)
 CREATE OR REPLACE MACRO rf__fuse_input(tbl, system) AS TABLE
-    SELECT CAST(coalesce(*COLUMNS(lambda c: c = system OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys,
+    SELECT CAST(coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys,
            s.query AS rf__q, s.item AS rf__item, CAST(s.score AS DOUBLE) AS rf__score,
            CAST(s.rank AS DOUBLE) AS rf__rank
     FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl)

@@ -111,6 +111,8 @@ CASES = {
         "25.0], 'b': [0.1, 0.9]). Pass norm := 'min-max'",
     ),
     "system is query": ("rf_fuse('runs', system := 'query')", ParameterError, None, "not 'query'"),
+    # an integer system := was a raw DuckDB ConversionException (the COLUMNS lambda compared names with 5)
+    "system not a name": ("rf_fuse('runs', system := 5)", ParameterError, None, "must be a column name"),
     "item twice": ("rf_fuse('twice')", ValidationError, "item", "item must be unique within each (system, query)"),
     "null system": ("rf_fuse('null_system')", ValidationError, "system", "every row must name its system"),
     # a parameter error comes before the table's: the checks run in order, once, before any row is fused
