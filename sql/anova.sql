@@ -132,13 +132,15 @@ CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, k := 
                                                       ', ')))
                     ELSE true END AS rf__ok
         FROM (SELECT c.rf__oseg, c.rf__q FROM rf__cells AS c GROUP BY ALL HAVING count(DISTINCT c.rf__grp) > 1) AS t),
+    -- every float sum (the avg windows, the sums of squares) runs in one order, by system then query: the same bits
+    -- whatever order DuckDB's threads feed the rows in (tests/rung3_properties/test_sql_order.py)
     rf__w AS (
         SELECT c.*,
-               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__q) AS rf__rq,
-               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__grp, c.rf__sys) AS rf__mhj,
-               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__grp) AS rf__mh,
-               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__sys) AS rf__mj,
-               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric) AS rf__g
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__q ORDER BY c.rf__sys, c.rf__q ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__rq,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__grp, c.rf__sys ORDER BY c.rf__sys, c.rf__q ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__mhj,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__grp ORDER BY c.rf__sys, c.rf__q ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__mh,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric, c.rf__sys ORDER BY c.rf__sys, c.rf__q ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__mj,
+               avg(c.rf__v) OVER (PARTITION BY c.rf__oseg, c.rf__metric ORDER BY c.rf__sys, c.rf__q ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__g
         FROM rf__cells AS c
         WHERE (SELECT rf__ok FROM rf__onegroup)),
     rf__ss AS (
@@ -148,12 +150,12 @@ CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, k := 
                count(DISTINCT w.rf__q) AS rf__n, count(DISTINCT w.rf__sys) AS rf__s,
                count(DISTINCT w.rf__grp) + max(CASE WHEN w.rf__grp IS NULL THEN 1 ELSE 0 END) AS rf__ng,
                count(DISTINCT {'g': w.rf__grp, 's': w.rf__sys}) AS rf__gs,
-               sum((w.rf__mj - w.rf__g) * (w.rf__mj - w.rf__g)) AS rf__ss_sys0,
-               sum((w.rf__mhj - w.rf__mh - w.rf__mj + w.rf__g) * (w.rf__mhj - w.rf__mh - w.rf__mj + w.rf__g))
+               sum((w.rf__mj - w.rf__g) * (w.rf__mj - w.rf__g) ORDER BY w.rf__sys, w.rf__q) AS rf__ss_sys0,
+               sum((w.rf__mhj - w.rf__mh - w.rf__mj + w.rf__g) * (w.rf__mhj - w.rf__mh - w.rf__mj + w.rf__g) ORDER BY w.rf__sys, w.rf__q)
                    AS rf__ss_int0,
-               sum((w.rf__v - w.rf__rq - w.rf__mhj + w.rf__mh) * (w.rf__v - w.rf__rq - w.rf__mhj + w.rf__mh))
+               sum((w.rf__v - w.rf__rq - w.rf__mhj + w.rf__mh) * (w.rf__v - w.rf__rq - w.rf__mhj + w.rf__mh) ORDER BY w.rf__sys, w.rf__q)
                    AS rf__ss_err0,
-               sum(w.rf__mhj * w.rf__mhj) AS rf__scale
+               sum(w.rf__mhj * w.rf__mhj ORDER BY w.rf__sys, w.rf__q) AS rf__scale
         FROM rf__w AS w
         GROUP BY ALL),
     rf__fit AS (

@@ -350,7 +350,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
     -- alpha / m (Holm, Bonferroni) or R * alpha / m (BH, R: the rows with p_adjusted <= alpha), the marginal one
     -- without a correction
     rf__reject AS (
-        SELECT a.*, sum(CASE WHEN a.rf__bh <= 1.0 - rf__as_num(ci) THEN 1 ELSE 0 END) OVER () AS rf__r
+        SELECT a.*, count(*) FILTER (WHERE a.rf__bh <= 1.0 - rf__as_num(ci)) OVER () AS rf__r
         FROM rf__adjusted AS a),
     rf__intervals AS (
         SELECT a.*,
