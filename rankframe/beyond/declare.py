@@ -29,6 +29,7 @@ NOT_SERVED: dict[str, str] = {
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
     "recbole": "RecBole (recbole/evaluator/metrics.py)",
+    "recmetrics": "recmetrics (recmetrics/metrics.py)",
 }
 #: the extra inputs: keyword argument of evaluate -> what it is
 INPUTS: dict[str, str] = {
@@ -129,7 +130,8 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
-            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_arp, rf_aplt and rf_novelty."
+            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
+            "rf_aplt and rf_novelty."
         )
 
 
