@@ -16,8 +16,8 @@ from ..declare import MetricSpec, Param
 from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
-#: engine='duckdb', with the table macros rf_coverage ... rf_novelty of sql/, which are the face 'sql'), the pandas
-#: accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
+#: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
+#: pandas accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
 FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
