@@ -9,6 +9,14 @@ the second sums add up to n (each list's w_u² over its |A_u| items is 1). So
 recmetrics' ``(similarity.sum() - dim) / (dim * (dim - 1))`` of its dense user × user matrix, in one pass over
 the (list, item) pairs and one GROUP BY item: O(rows) time, O(distinct (segment, item) pairs) memory. n counts
 the lists with at least one top-k row (a list without one has no item set); fewer than two lists: NaN.
+
+Examples
+--------
+>>> import pandas as pd
+>>> import rankframe
+>>> recs = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["a", "b", "a", "c", "d", "e"], "rank": [1, 2] * 3})
+>>> rankframe.evaluate(recs, "Personalization@2")["value"].round(4).tolist()  # pairs 1/2, 0, 0: 1 - (1/2) / 3
+[0.8333]
 """
 
 from __future__ import annotations
