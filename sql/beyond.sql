@@ -1,7 +1,7 @@
 -- Beyond-accuracy metrics (docs/beyond-accuracy.md "SQL"): the rows, inputs and checks shared by the table macros
--- rf_coverage, rf_gini, rf_entropy, rf_arp, rf_aplt and rf_novelty (one file each, named like the declaration in
--- rankframe/beyond/). Every option of those macros is NULL by default: NULL = the preset like := names, else the
--- declared default (the generated rf__<name>_options of each file).
+-- rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, rf_aplt and rf_novelty (one file each, named like
+-- the declaration in rankframe/beyond/). Every option of those macros is NULL by default: NULL = the preset like :=
+-- names, else the declared default (the generated rf__<name>_options of each file).
 
 -- an option as given: NULL (not given) or checked
 CREATE OR REPLACE MACRO rf__opt_choice(v, choices, pname, owner) AS

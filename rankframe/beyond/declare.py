@@ -16,8 +16,8 @@ from ..declare import MetricSpec, Param
 from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
-#: engine='duckdb', with the table macros rf_coverage ... rf_novelty of sql/, which are the face 'sql'), the pandas
-#: accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
+#: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
+#: pandas accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
 FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
@@ -29,6 +29,7 @@ NOT_SERVED: dict[str, str] = {
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
     "recbole": "RecBole (recbole/evaluator/metrics.py)",
+    "recmetrics": "recmetrics (recmetrics/metrics.py)",
 }
 #: the extra inputs: keyword argument of evaluate -> what it is
 INPUTS: dict[str, str] = {
@@ -129,7 +130,8 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
-            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_arp, rf_aplt and rf_novelty."
+            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
+            "rf_aplt and rf_novelty."
         )
 
 

@@ -44,6 +44,8 @@ BAD = [
     ("rf_novelty('recs', train := 'tr', model := 'random')", "'model' parameter of rf_novelty", "'random'"),
     ("rf_novelty('recs', train := 'tr', list_denominator := 'k')", "divides by the cutoff", ""),
     ("rf_novelty('recs', train := 'tr', k := 2, list_denominator := 'k', aggregate := 'rows')", "has no lists", ""),
+    ("rf_personalization('recs', output := 'distances')", "'output' parameter of rf_personalization", "'distances'"),
+    ("rf_personalization('recs', like := 'recommenders')", "'like' parameter of rf_personalization", "'recommenders'"),
     # a missing input: the declared needs (ARP always reads train; Coverage's universe 'catalog' reads catalog)
     ("rf_arp('recs')", "ARP (rf_arp) needs train := ", ""),
     ("rf_coverage('recs')", "Coverage (rf_coverage) needs catalog := ", ""),

@@ -73,6 +73,7 @@ CALLS = {
     "rf_arp": "SELECT count(*) FROM rf_arp('{t}', train := '{t}', segments := ['system'])",
     "rf_aplt": "SELECT count(*) FROM rf_aplt('{t}', train := '{t}', segments := ['system'])",
     "rf_novelty": "SELECT count(*) FROM rf_novelty('{t}', train := '{t}', segments := ['system'])",
+    "rf_personalization": "SELECT count(*) FROM rf_personalization('{t}', segments := ['system'])",
 }
 
 # rows by hand: 2 systems x 1 query per query-level macro; rf_means one row per system; rf_compare one metric x 1
@@ -80,6 +81,7 @@ CALLS = {
 EXPECTED_ROWS = {"rf_per_query": 2, "rf_means": 2, "rf_compare": 1, "rf_anova": 1, "rf_fuse": 2, "rf_prepare": 4}
 # the beyond-accuracy macros: one row per segment (system a, system b)
 EXPECTED_ROWS.update({m: 2 for m in ("rf_coverage", "rf_gini", "rf_entropy", "rf_arp", "rf_aplt", "rf_novelty")})
+EXPECTED_ROWS["rf_personalization"] = 2
 
 
 @pytest.mark.parametrize("name", USER_NAMES)

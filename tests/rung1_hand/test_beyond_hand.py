@@ -126,6 +126,26 @@ def test_novelty():
     assert per_query("Novelty(list_denominator='k')@3", train=TRAIN)[1] == pytest.approx(l3 / 3)
 
 
+def test_personalization():
+    # top 2 sets: u1 {a, b}, u2 {a, b}, u3 {a, d}; cosine of binary sets |A ∩ B| / sqrt(|A| |B|):
+    # u1-u2 2/2 = 1, u1-u3 1/2, u2-u3 1/2 -> mean 2/3, personalization 1/3
+    assert value("Personalization@2") == pytest.approx(1 / 3, abs=1e-12)
+    assert value("Personalization(output='similarity')@2") == pytest.approx(2 / 3, abs=1e-12)
+    # whole lists: u1 {a, b, c}: u1-u2 2/sqrt(6), u1-u3 1/sqrt(6), u2-u3 1/2 -> mean (3/sqrt(6) + 1/2) / 3
+    assert value("Personalization") == pytest.approx(1 - (3 / math.sqrt(6) + 0.5) / 3, abs=1e-12)
+    # top 1: every list is {a} -> similarity 1 everywhere, personalization 0; n = the segment's 3 queries
+    got = rankframe.evaluate(RECS, "Personalization@1")
+    assert got["value"].tolist() == [0.0] and got["n"].tolist() == [3]
+
+
+def test_personalization_needs_two_lists_and_ignores_empty_ones():
+    # one list: no pair -> NaN. A list whose rows are all unranked has no top-k set and is no list of the pairs:
+    # u1 {a, b} and u3 {a, d} only -> similarity 1/2
+    assert math.isnan(value("Personalization@2", RECS[RECS["query"] == "u1"]))
+    df = RECS.assign(rank=RECS["rank"].where(RECS["query"] != "u2"))
+    assert value("Personalization@2", df) == pytest.approx(1 / 2, abs=1e-12)
+
+
 def test_per_segment_values_and_counts():
     # segment x = u1, u2; y = u3. Coverage@2 of x: a, b of 5; of y: a, d. n = the segment's queries
     df = RECS.assign(seg=np.where(RECS["query"] == "u3", "y", "x"))

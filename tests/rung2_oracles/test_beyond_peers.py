@@ -163,3 +163,41 @@ def test_recommenders_item_novelty_values_per_list():
     got = evaluate(recs, metric, columns=MS_COLUMNS, train=ms_train(), per_query=True)
     np.testing.assert_allclose(got["value"].to_numpy(), [3.0, 3.0, 2.0, 1.41504, 3.0], atol=1e-4)
     assert math.isclose(got["value"].iloc[3], -math.log2(3 / 8))
+
+
+# ---------------------------------------------------------------------------------------------------- recmetrics
+# statisticianinstilettos/recmetrics tests/test_metrics.py, test_personalization: three lists of four items, only
+# X shared (lists 2 and 3): cosine 1/sqrt(4 * 4) = 1/4 for that pair, 0 for the others -> mean 1/12 over the 3
+# pairs, personalization 1 - 1/12 = 0.91667 (assertAlmostEqual(..., 0.916, places=2))
+RECMETRICS_PREDICTIONS = [["1", "2", "C", "D"], ["4", "3", "m", "X"], ["7", "B", "t", "X"]]
+
+
+def _lists_table(predicted: list[list]) -> pd.DataFrame:
+    rows = [(u, item, r + 1) for u, items in enumerate(predicted) for r, item in enumerate(items)]
+    return pd.DataFrame(rows, columns=["query", "item", "rank"])
+
+
+def test_recmetrics_personalization():
+    got = evaluate(_lists_table(RECMETRICS_PREDICTIONS), "Personalization(like='recmetrics')")
+    assert got["value"].iloc[0] == pytest.approx(0.916, abs=0.005)  # their published value and tolerance
+    assert got["value"].iloc[0] == pytest.approx(1 - 1 / 12, abs=1e-12)  # the hand derivation above
+
+
+def _recmetrics_personalization(predicted: list[list]) -> float:
+    """recmetrics.metrics.personalization's algorithm: sklearn's cosine similarity of the binary user x item
+    matrix, (similarity.sum() - dim) / (dim * (dim - 1)), 1 minus that (the dense matrix the kernel avoids)."""
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    items = sorted({i for row in predicted for i in row})
+    matrix = np.array([[float(i in row) for i in items] for row in predicted])
+    similarity = cosine_similarity(matrix)
+    dim = similarity.shape[0]
+    return 1 - (similarity.sum() - dim) / (dim * (dim - 1))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_recmetrics_personalization_on_random_lists(seed):
+    rng = np.random.default_rng(seed)
+    predicted = [list(rng.choice(30, size=int(rng.integers(1, 8)), replace=False)) for _ in range(12)]
+    got = evaluate(_lists_table(predicted), "Personalization(like='recmetrics')")
+    assert got["value"].iloc[0] == pytest.approx(_recmetrics_personalization(predicted), abs=1e-12)

@@ -1,0 +1,59 @@
+-- Personalization@k (docs/beyond-accuracy.md "Personalization"): 1 - the mean cosine similarity of every pair of
+-- the segment's top-k item sets, as one GROUP BY item (no pair join): with w = 1 / sqrt(|A_u|) per list and, per
+-- item, S = sum of w and Q = sum of w² over the lists recommending it, the pairs' similarities sum to
+-- sum (S² - Q) / 2, so the mean over the n (n - 1) / 2 pairs is sum (S² - Q) / (n (n - 1)); n = the lists with
+-- a top-k row. Output 'similarity' reports the mean itself. One row per segment (NaN with fewer than two lists).
+-- rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', like := NULL, output := NULL)
+-- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/personalization.py)
+CREATE OR REPLACE MACRO rf__personalization_opts(k, "like", output, owner) AS
+    struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__opt_choice("like", ['recmetrics'], 'like', owner),
+        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__opt_choice("like", ['recmetrics'], 'like', owner) WHEN 'recmetrics' THEN 'distance' END, 'distance'));
+CREATE OR REPLACE MACRO rf__personalization_needs(o, train_given, catalog_given, owner) AS
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
+         ELSE x END)[1];
+CREATE OR REPLACE MACRO rf__personalization_options(k, "like", output, train_given, catalog_given, owner) AS
+    rf__personalization_needs(rf__personalization_opts(k, "like", output, owner), train_given, catalog_given, owner);
+-- rf:generated-end
+
+CREATE OR REPLACE MACRO rf__personalization(tbl, segments, order_by, o, ok) AS TABLE
+    WITH rf__rows AS (
+        SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok)
+    ), rf__sets AS (  -- each (list, item) of a top k once, with w = 1 / sqrt(the list's number of items)
+        SELECT d.rf__sk, d.query, d.item, 1.0 / sqrt(count(*) OVER (PARTITION BY d.rf__sk, d.query)) AS rf__w
+        FROM (SELECT DISTINCT r.rf__sk, r.query, r.item FROM rf__rows AS r WHERE r.rf__top) AS d
+    ), rf__items AS (
+        SELECT s.rf__sk, sum(s.rf__w ORDER BY s.rf__w) AS rf__s, sum(s.rf__w * s.rf__w ORDER BY s.rf__w) AS rf__q
+        FROM rf__sets AS s
+        GROUP BY s.rf__sk, s.item
+    ), rf__segments AS (
+        SELECT i.rf__sk, sum(i.rf__s * i.rf__s - i.rf__q ORDER BY i.rf__s, i.rf__q) AS rf__twice
+        FROM rf__items AS i
+        GROUP BY i.rf__sk
+    ), rf__lists AS (
+        SELECT s.rf__sk, count(DISTINCT s.query) AS rf__n FROM rf__sets AS s GROUP BY s.rf__sk
+    )
+    SELECT * EXCLUDE (rf__all) FROM (
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
+               'Personalization' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               CASE WHEN coalesce(g.rf__n, 0) < 2 THEN CAST('NaN' AS DOUBLE)
+                    WHEN struct_extract(o, 'output') = 'similarity' THEN g.rf__twice / (g.rf__n * (g.rf__n - 1.0))
+                    ELSE 1.0 - g.rf__twice / (g.rf__n * (g.rf__n - 1.0)) END AS value,
+               count(*) FILTER (WHERE b.rf__first) AS n
+        FROM rf__rows AS b
+        LEFT JOIN (SELECT g.rf__sk, g.rf__twice, l.rf__n
+                   FROM rf__segments AS g JOIN rf__lists AS l ON g.rf__sk IS NOT DISTINCT FROM l.rf__sk) AS g
+            ON b.rf__sk IS NOT DISTINCT FROM g.rf__sk
+        GROUP BY ALL)
+    ORDER BY ALL NULLS LAST;
+
+CREATE OR REPLACE MACRO rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
+                                           output := NULL) AS TABLE
+    SELECT * FROM rf__personalization(tbl, segments, order_by,
+                                      rf__personalization_options(k, "like", output, false, false,
+                                                                  'rf_personalization'),
+                                      (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                          rf__personalization_options(k, "like", output, false, false,
+                                                                      'rf_personalization'),
+                                          'rf_personalization')));
