@@ -9,7 +9,8 @@ Parquet file in row groups of ``--chunk`` whole queries, then each tool fuses it
 peak RSS printed next to each time is that tool's alone (``ru_maxrss`` of the child, reading included):
 
 - ``rf_fuse (DuckDB)``: ``COPY (SELECT * FROM rf_fuse('runs', ...)) TO 'fused.parquet'`` over a view of the
-  Parquet file: the whole table in one statement (DuckDB spills to disk when it must).
+  Parquet file: the whole table in one statement, with ``memory_limit`` 6GB (DuckDB spills the rest to disk; its
+  default, 80% of RAM, reached 20 GB of RSS at 300M rows).
 - ``rankframe.fuse (pandas, whole)``: the whole table in memory (skipped above 40M rows: it does not fit 24 GB at
   the issue's 300M rows — ~80 GB by extrapolation; ``--no-whole`` skips it at any size).
 - ``rankframe.fuse (pandas, by chunk)``: one ``fuse`` call per row group of whole queries (fusion is per query, so
@@ -40,6 +41,7 @@ import pandas as pd
 
 SYSTEMS = ("bm25", "dense", "splade")
 WHOLE_LIMIT = 40_000_000
+MEMORY_LIMIT = "6GB"
 
 
 def make_chunk(first_query: int, n_queries: int, depth: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -117,6 +119,11 @@ def run_duckdb(path: str, method: str, norm: str | None, _: int) -> dict:
     import rankframe.sql
 
     con = rankframe.sql.install(duckdb.connect())
+    # bounded memory (DuckDB's default is 80% of RAM, and it took 20 GB here): the rest spills to a temporary directory
+    spill = tempfile.mkdtemp(prefix="rf-fuse-spill-")
+    con.execute(
+        f"SET memory_limit = '{MEMORY_LIMIT}'; SET temp_directory = '{spill}'; SET preserve_insertion_order = false"
+    )
     con.execute(f"CREATE VIEW runs AS SELECT * FROM read_parquet('{path}')")
     norm_sql = f"'{norm}'" if norm else "'none'"
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,10 +166,10 @@ def run_ranx(path: str, method: str, norm: str | None, n_queries: int) -> dict:
 
 
 TOOLS = {
-    "rf_fuse (DuckDB)": run_duckdb,
     "rankframe.fuse (pandas, whole)": run_whole,
     "rankframe.fuse (pandas, by chunk)": run_chunked,
     "ranx": run_ranx,
+    "rf_fuse (DuckDB)": run_duckdb,
 }
 
 
