@@ -56,8 +56,9 @@ def error_messages(sql: str) -> list[str]:
 
 # what rf_compare's message must contain, for each rule: the template with rf_compare's values, fields as %s
 DECLARED = {
+    # the system rule is sql/compare.sql's rf__check_system, shared by rf_compare and rf_anova: its owner is a field
     "system in segments": rules.SYSTEM_IN_BY.format(
-        system="%s", by_arg="segments := %s", owner="rf_compare", by_name="segments"
+        system="%s", by_arg="segments := %s", owner="%s", by_name="segments"
     ),
     "null systems": rules.NULL_SYSTEMS,
     "too few systems": rules.TOO_FEW_SYSTEMS.format(owner="rf_compare", system="%s", count=S, found=S),
