@@ -18,7 +18,14 @@ from . import inputs, stats
 from . import progress as progress_
 from .columns import Columns, column_list
 from .comparing.frame import misaligned_error, pair_indices, per_query_codes
-from .comparing.rules import EVALUATE_OPTIONS, NULL_SYSTEMS, SYSTEM_IN_BY, TOO_FEW_SYSTEMS, hint
+from .comparing.rules import (
+    EVALUATE_OPTIONS,
+    NULL_SYSTEMS,
+    TOO_FEW_SYSTEMS,
+    check_system_name,
+    hint,
+    table_role,
+)
 from .errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
@@ -236,18 +243,13 @@ def checked_call(
 
 def check_names(system: object, by: list[str], interaction: str | None, columns: Columns) -> None:
     """The system and interaction columns: names, not roles, not segments, not an output column's name."""
-    if not isinstance(system, str):
-        raise parameter_error(OWNER, "system", "a column name (str)", system)
-    if system in by:
-        raise ParameterError(SYSTEM_IN_BY.format(system=system, by_arg=f"by={by}", owner=OWNER, by_name="by="))
-    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
-    for name, what in ((system, "system"), (interaction, "interaction")):
-        taken = [r for r, c in roles.items() if c == name]
-        if taken:
-            raise ParameterError(
-                f"the {what} column {name!r} is the table's {taken[0]} column; pass {what}= a column that names "
-                f"the {'system (run) of each row' if what == 'system' else 'group of each query'}"
-            )
+    check_system_name(system, by, columns, OWNER)
+    role = table_role(interaction, columns)
+    if role:
+        raise ParameterError(
+            f"the interaction column {interaction!r} is the table's {role} column; pass interaction= a column that "
+            "names the group of each query"
+        )
     if interaction is not None and (interaction in by or interaction == system):
         where = "the system column" if interaction == system else f"in by={by}"
         raise ParameterError(

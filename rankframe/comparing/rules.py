@@ -219,22 +219,33 @@ def check_family_correction(family: list[str], by: list[str], correction: str | 
     )
 
 
+def check_system_name(system: object, by: list[str], columns: Columns, owner: str) -> None:
+    """The ``system`` argument of ``owner`` (compare, anova): a column name, not a segment, not a role of the table."""
+    if not isinstance(system, str):
+        raise parameter_error(owner, "system", "a column name (str)", system)
+    if system in by:
+        raise ParameterError(SYSTEM_IN_BY.format(system=system, by_arg=f"by={by}", owner=owner, by_name="by="))
+    role = table_role(system, columns)
+    if role:
+        raise ParameterError(
+            f"the system column {system!r} is the table's {role} column; pass system= the "
+            "column that names the system (run) of each row"
+        )
+
+
+def table_role(name: object, columns: Columns) -> str | None:
+    """The role (query, item, rank, relevance, score) the column ``name`` plays in the long table, if any."""
+    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
+    return next((r for r, c in roles.items() if c == name), None)
+
+
 def check_system_column(system: object, by: list[str], columns: Columns, present: list, rename_hint: str) -> None:
     """The rules of the ``system`` argument shared by every face of compare (pandas, DuckDB and Spark).
 
     ``present`` lists the table's columns; ``rename_hint`` formats a rename call of that face for a column name.
     """
-    if not isinstance(system, str):
-        raise parameter_error("compare", "system", "a column name (str)", system)
-    if system in by:
-        raise ParameterError(SYSTEM_IN_BY.format(system=system, by_arg=f"by={by}", owner="compare", by_name="by="))
-    roles = {r: getattr(columns, r) for r in ("query", "item", "rank", "relevance", "score")}
-    taken = [r for r, c in roles.items() if c == system]
-    if taken:
-        raise ParameterError(
-            f"the system column {system!r} is the table's {taken[0]} column; pass system= the "
-            "column that names the system (run) of each row"
-        )
+    check_system_name(system, by, columns, "compare")
+    assert isinstance(system, str)  # check_system_name
     clash = [c for c in by if c in (*OUTPUT_COLUMNS, "value")] + [c for c in [system] if c in ("metric", "value")]
     if clash:
         raise ParameterError(
