@@ -126,7 +126,9 @@ def compare(
         The system column (default: ``columns.system``, i.e. ``"system"``, what ``read_trec`` writes).
     baseline : optional
         The system every other one is compared with (``pairs="baseline"``); default: the system of the table's
-        first row. With ``pairs="all"`` it only comes first in the pair order.
+        first row. With ``pairs="all"`` it only comes first in the pair order. Several baselines as a list
+        (``["production", "bm25"]``, ``pairs="baseline"``): every other system against each of them in turn, and
+        each later baseline against the earlier ones once; the correction runs over all these rows.
     by : str or list of str, optional
         Segment columns; every segment is compared separately.
     test : {"t", "randomization", "wilcoxon", "tukey"}, optional
@@ -392,9 +394,9 @@ def _compare_per_query(
     values = alignment.values
 
     labels = list(s_uniques)
-    baseline_at = None if baseline is None else next(i for i, s in enumerate(labels) if s == baseline)
-    pair_idx = pair_indices(n_systems, baseline_at, pairs)
+    pair_idx = pair_indices(n_systems, _rules.baseline_positions(labels, baseline), pairs)
     n_pairs = len(pair_idx)
+    filled, dropped = alignment.pair_counts(offsets, pair_idx)
     x = values[:, :, pair_idx[:, 0]].reshape(n_rows, n_metrics * n_pairs)
     y = values[:, :, pair_idx[:, 1]].reshape(n_rows, n_metrics * n_pairs)
     summary = stats.summarize(x, y, offsets)
@@ -460,6 +462,8 @@ def _compare_per_query(
         ci_method=ci_method,
         baseline=baseline,
         resampled=resampled,
+        filled=filled,
+        dropped=dropped,
     )
     out.attrs.update(attrs)
     if p["missing"] != "error":

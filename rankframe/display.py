@@ -80,7 +80,13 @@ def compare_caption(attrs: dict) -> str:
         test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
     if attrs.get("margin") is not None:
         test += f" of delta > -{attrs['margin']:g} (non-inferiority margin {attrs['margin']:g})"
-    who = f"against baseline {attrs['baseline']!r}" if attrs["pairs"] == "baseline" else "on every pair of systems"
+    base = attrs["baseline"]
+    if attrs["pairs"] != "baseline":
+        who = "on every pair of systems"
+    elif isinstance(base, list):
+        who = f"against each of the baselines {', '.join(map(repr, base))}"
+    else:
+        who = f"against baseline {base!r}"
     level = f"{attrs['ci'] * 100:.6g}%"
     if attrs.get("alternative", "two-sided") != "two-sided":  # the interval is the one-sided bound of the test
         level += " one-sided"
@@ -462,8 +468,23 @@ OUTPUT_COLUMNS = (
     "wins",
     "ties",
     "losses",
+    "n_filled",
+    "n_dropped",
     "note",
 )
+
+
+def silent_columns(frame: pd.DataFrame) -> list[str]:
+    """The comparison's columns that say nothing in this result, left out of the rounded tables.
+
+    ``note`` when no row has one; ``n_filled`` and ``n_dropped`` when ``missing="error"`` (they are 0).
+    """
+    silent = [] if "note" in frame.columns and frame["note"].notna().any() else ["note"]
+    if frame.attrs.get("missing", "error") == "error":
+        silent += ["n_filled", "n_dropped"]
+    return [c for c in silent if c in frame.columns]
+
+
 #: the columns the plain text of a comparison shows, after the segment columns (the others are named below it)
 TEXT_COLUMNS = OUTPUT_COLUMNS[: OUTPUT_COLUMNS.index("p_adjusted") + 1]
 

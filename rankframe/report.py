@@ -144,6 +144,11 @@ def report(
         **options,
     )
     names, baseline = call.names, call.baseline
+    if isinstance(baseline, list):  # the report's tables and plots are read against one system
+        raise ParameterError(
+            f"report compares every system with one baseline; got several ({baseline}): make one report per "
+            "baseline, or use rankframe.compare(..., baseline=[...]) for the table"
+        )
     # one evaluation for every number and plot: the compared metrics, the @k curve's cutoffs and the P-R levels
     base = names[0].split("@")[0]
     curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)]

@@ -11,7 +11,7 @@ import sys
 
 import pandas as pd
 
-from ..display import compare_caption, markdown_table
+from ..display import compare_caption, markdown_table, silent_columns
 
 
 def _wide(result: pd.DataFrame, keys: list[str], metric_order: list[str]) -> pd.DataFrame:
@@ -116,7 +116,7 @@ def _render_compare(out: pd.DataFrame, fmt: str) -> str:
     """Format compare's result: every column at full precision (csv, json), or rounded under a caption line."""
     if fmt in ("csv", "json"):
         return _records(out, fmt, exact=True)
-    shown = out if out["note"].notna().any() else out.drop(columns="note")
+    shown = out.drop(columns=silent_columns(out))
     caption = compare_caption(out.attrs)
     return _table(shown, fmt, {"p_value": _fmt_p, "p_adjusted": _fmt_p, "df": _fmt_df}, caption=caption)
 

@@ -73,8 +73,10 @@ def add_parser(sub) -> None:
     co.add_argument(
         "--baseline",
         metavar="NAME",
+        action="append",
         help="the system every other one is compared with (default: the first run or table given, or the "
-        "system of a table's first row)",
+        "system of a table's first row); repeat it for several baselines (--baseline prod --baseline bm25: every "
+        "other system against each, and the later baseline against the earlier)",
     )
     g = co.add_argument_group("statistics (rankframe.compare's parameters)")
     g.add_argument("--test", choices=TESTS, help="paired test (default: t; tukey, the default with --pairs all)")
@@ -311,9 +313,10 @@ def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) 
     from ..compare import _pick_baseline
 
     systems = df[[system]].dropna()
-    value = args.baseline
-    if value is not None:
-        value = next((s for s in pd.unique(systems[system]) if str(s) == args.baseline), args.baseline)
+    given = _baselines(args)
+    found = pd.unique(systems[system])
+    texts = [next((s for s in found if str(s) == name), name) for name in given]
+    value: object = None if not texts else texts[0] if len(texts) == 1 else texts
     try:
         return _pick_baseline(systems, system, value, args.pairs)[0]
     except ValidationError as e:  # fewer than 2 systems
@@ -324,17 +327,31 @@ def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) 
         raise UsageError(f"{rule} ({more})") from None
     except ParameterError as e:  # no such system
         text = _cli_words(str(e)).replace(
-            "--baseline must be one of", f"--baseline {args.baseline}: no such system; it must be one of"
+            "--baseline must be one of",
+            f"--baseline {given[0] if len(given) == 1 else ''}: no such system; it must be one of".replace(" :", ":"),
         )
         if files_are_systems:
             text = text.replace(f"in column {system!r}", "(the runs' tags, or the tables' file names)")
         raise UsageError(text) from None
 
 
+def _baselines(args) -> list[str]:
+    """The --baseline values given (none, one, or several: compare's repeated option; report's single one)."""
+    given = args.baseline
+    return [] if given is None else [given] if isinstance(given, str) else list(given)
+
+
+def _gated(out: pd.DataFrame, baseline: object) -> pd.DataFrame:
+    """The rows a gate reads: a system that is not a baseline against a baseline (several: against each)."""
+    baselines = baseline if isinstance(baseline, list) else [baseline]
+    return out[out["baseline"].isin(baselines) & ~out["system"].isin(baselines)]
+
+
 def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
     """The rows where a system is significantly worse than the baseline (p_adjusted < alpha, delta < 0), in words."""
     segments = list(out.columns[: list(out.columns).index("metric")])
-    bad = out[(out["baseline"] == baseline) & (out["p_adjusted"] < alpha) & (out["delta"] < 0)]
+    rows = _gated(out, baseline)
+    bad = rows[(rows["p_adjusted"] < alpha) & (rows["delta"] < 0)]
     lines = []
     for r in bad.to_dict("records"):
         where = ", ".join(f"{c}={r[c]}" for c in segments)
@@ -350,7 +367,7 @@ def _not_non_inferior(out: pd.DataFrame, baseline: object, alpha: float) -> list
     """The rows where non-inferiority (H0 delta <= -margin) is not shown: p_adjusted not below alpha, or no p-value."""
     segments = list(out.columns[: list(out.columns).index("metric")])
     margin = out.attrs["margin"]
-    rows = out[out["baseline"] == baseline]
+    rows = _gated(out, baseline)
     bad = rows[~(rows["p_adjusted"] < alpha)]  # NaN (n < 2: no test) is not shown either
     lines = []
     for r in bad.to_dict("records"):

@@ -89,8 +89,19 @@ def family_groups(out: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, str]:
     return groups, f"per {', '.join(cols)} ({count} {'family' if count == 1 else 'families'})"
 
 
-def pair_indices(n_systems: int, baseline_at: int | None, pairs: str) -> np.ndarray:
-    """(system, baseline) index pairs: each system against the baseline (first system when None), or all pairs."""
+def pair_indices(n_systems: int, baseline_at: int | list[int] | None, pairs: str) -> np.ndarray:
+    """(system, baseline) index pairs: each system against the baseline (first system when None), or all pairs.
+
+    Several baselines (a list of positions, ``pairs="baseline"``): each one's pairs in turn, in the order given,
+    without the earlier baselines (two baselines are compared once, the later one against the earlier).
+    """
+    if isinstance(baseline_at, list):
+        if len(baseline_at) > 1:
+            blocks = [pair_indices(n_systems, b, pairs) for b in baseline_at]
+            return np.concatenate(
+                [block[~np.isin(block[:, 0], baseline_at[:k])] for k, block in enumerate(blocks)]
+            ).reshape(-1, 2)
+        baseline_at = baseline_at[0]
     order = list(range(n_systems))
     if baseline_at is not None:
         order = [baseline_at] + [i for i in order if i != baseline_at]
@@ -179,6 +190,8 @@ def result_frame(
     ci_method: str,
     baseline: object,
     resampled: Callable[[np.ndarray], stats.WestfallYoungResult] | None = None,
+    filled: np.ndarray | None = None,
+    dropped: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Compare's output frame from the (segment, metric x pair) statistics: notes, NaNs, correction, columns.
 
@@ -187,7 +200,8 @@ def result_frame(
     systems have queries in each segment (segments x systems); ``statistic`` and ``df`` are the test's statistic and
     degrees of freedom (NaN where a test has none), with ``pvalue`` the test's (segment, metric x pair) arrays.
     ``resampled`` runs the Westfall-Young adjustment for the family codes it is given (segments x columns, -1 off
-    every family): needed with ``correction="westfall-young"`` only.
+    every family): needed with ``correction="westfall-young"`` only. ``filled`` / ``dropped`` (segment, metric x
+    pair) count what ``missing="zero"`` / ``"drop"`` did to each row's queries (0 when not given).
     """
     n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
     n = summary.n
@@ -245,6 +259,9 @@ def result_frame(
     out["wins"] = summary.wins.ravel().astype(np.int64)
     out["ties"] = summary.ties.ravel().astype(np.int64)
     out["losses"] = summary.losses.ravel().astype(np.int64)
+    zeros = np.zeros(n.shape, dtype=np.int64)
+    out["n_filled"] = (zeros if filled is None else filled).ravel().astype(np.int64)
+    out["n_dropped"] = (zeros if dropped is None else dropped).ravel().astype(np.int64)
     out["note"] = pd.Series(note.ravel(), dtype=object)  # None where nothing is NaN, whatever pandas infers
     out.attrs.update(
         test=test,

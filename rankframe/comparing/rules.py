@@ -279,10 +279,15 @@ def check_systems(found: list, system: str) -> None:
 
 
 def match_baseline(found: list, system: str, baseline: object) -> object:
-    """The system among ``found`` equal to ``baseline`` (the table's value, with its type), else a ParameterError.
+    """The system(s) among ``found`` equal to ``baseline`` (the table's values, with their type), else a ParameterError.
 
-    When only the text matches (``baseline="1"``, systems 1, 2), the message says the table's value has another type.
+    ``baseline`` is one system, or several as a list or tuple (:func:`several_baselines`): then a list of the
+    matched systems. When only the text matches (``baseline="1"``, systems 1, 2), the message says the table's value
+    has another type.
     """
+    if isinstance(baseline, (list, tuple)):
+        matched = [match_baseline(found, system, b) for b in several_baselines(baseline)]
+        return matched[0] if len(matched) == 1 else matched  # one baseline in a list is that baseline
     exact = [s for s in found if s == baseline]
     if exact:
         return exact[0]
@@ -294,16 +299,57 @@ def match_baseline(found: list, system: str, baseline: object) -> object:
     )
 
 
+def several_baselines(baseline: list | tuple) -> list:
+    """The rule of several baselines (``baseline=["prod", "public"]``): at least one, each once.
+
+    Every other system is compared with each of them, in the order given (the rows of one baseline are the rows
+    ``baseline=that one`` gives, less the earlier baselines: two baselines are compared once, the later one against
+    the earlier); the correction's family holds every row.
+    """
+    items = list(baseline)
+    if not items:
+        raise ParameterError(
+            "The 'baseline' parameter of compare must name at least one system; got an empty list. "
+            "Pass None for the default (the system of the table's first row)"
+        )
+    repeated = [b for i, b in enumerate(items) if b in items[:i]]
+    if repeated:
+        raise ParameterError(
+            f"The 'baseline' parameter of compare must name each system once; {repeated[0]!r} is repeated in {items}"
+        )
+    return items
+
+
+def baseline_positions(labels: list, baseline: object) -> list[int] | None:
+    """The positions of the baseline(s) among the systems ``labels`` (None without a baseline)."""
+    if baseline is None:
+        return None
+    wanted = baseline if isinstance(baseline, list) else [baseline]
+    return [next(i for i, s in enumerate(labels) if s == b) for b in wanted]
+
+
 def pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -> tuple[object, list]:
-    """The baseline (checked against the systems of the table) and the systems found.
+    """The baseline(s) (checked against the systems of the table) and the systems found.
 
     Without ``baseline``: the system of the first row with ``pairs="baseline"``, None with ``pairs="all"``.
+    Several baselines (a list or tuple) come back as a list and need ``pairs="baseline"``.
     """
     found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
     check_systems(found, system)
+    check_baseline_pairs(baseline, pairs)
     if baseline is None:
         return (df[system].iloc[0] if pairs == "baseline" else None), found
     return match_baseline(found, system, baseline), found
+
+
+def check_baseline_pairs(baseline: object, pairs: str) -> None:
+    """Several baselines need ``pairs="baseline"``: with all pairs a baseline only orders them."""
+    if isinstance(baseline, (list, tuple)) and pairs != "baseline":
+        raise ParameterError(
+            f"The 'baseline' parameter of compare names several systems ({list(baseline)}), which needs "
+            f"pairs='baseline' (every system against each baseline); with pairs={pairs!r} name one system, "
+            "which then only comes first in the order of the pairs"
+        )
 
 
 def source_baseline(

@@ -21,6 +21,8 @@ from .. import stats
 from ..columns import Columns, column_list
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
+    baseline_positions,
+    check_baseline_pairs,
     check_parameters,
     check_system_column,
     check_systems,
@@ -163,6 +165,7 @@ def compare(
             f"rankframe.spark.compare needs baseline= with pairs='baseline' (a Spark DataFrame has no first row "
             f"to take it from); the systems in column {system!r} are {found[:20]}"
         )
+    check_baseline_pairs(baseline, pairs)
     if baseline is not None:
         baseline = match_baseline(found, system, baseline)
     if validate:
@@ -178,7 +181,7 @@ def _compare_per_query(
     from pyspark.sql import functions as F
 
     n_metrics, n_systems = len(names), len(systems)
-    pair_idx = pair_indices(n_systems, None if baseline is None else systems.index(baseline), p["pairs"])
+    pair_idx = pair_indices(n_systems, baseline_positions(systems, baseline), p["pairs"])
     n_pairs = len(pair_idx)
     seg_cols = [column(b) for b in by]
     taken = [*by, query, system, "metric", "value"]
@@ -227,15 +230,26 @@ def _compare_per_query(
             raise _misaligned_error(misaligned, holes, by, query, system, systems, int(n_holes))
     else:
         cells, fill = MISSING_FILL[p["missing"]]
+        # what the policy did, kept as flags for the per-row n_filled / n_dropped (rankframe.stats.Alignment)
+        hole_names = [_free_name([*taken, *sys_names, *pres_names], f"__rf_h{i}") for i in range(n_systems)]
+        drop_name = _free_name([*taken, *sys_names, *pres_names], "__rf_dropped")
+        filled_flags = holes if p["missing"] == "zero" else [F.lit(False)] * n_systems
         wide = wide.select(
             *[c for c in wide.columns if c not in sys_names],
             *[
                 F.when(hole if cells == "holes" else partial, F.lit(fill)).otherwise(x).alias(n)
                 for x, hole, n in zip(xs, holes, sys_names)
             ],
+            *[flag.alias(n) for flag, n in zip(filled_flags, hole_names)],
+            (partial if p["missing"] == "drop" else F.lit(False)).alias(drop_name),
         )
     aggs = []
+    if p["missing"] != "error":
+        aggs.append(F.sum(F.when(F.col(drop_name), 1).otherwise(0)).alias("dropped"))
     for j, (a, b) in enumerate(pair_idx):
+        if p["missing"] != "error":
+            either = F.col(hole_names[a]) | F.col(hole_names[b])
+            aggs.append(F.sum(F.when(either, 1).otherwise(0)).alias(f"f{j}"))
         x, y = F.col(sys_names[a]), F.col(sys_names[b])
         valid = x.isNotNull() & ~F.isnan(x) & y.isNotNull() & ~F.isnan(y)
         d = F.when(valid, x - y)
@@ -261,6 +275,10 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
     shape = (n_seg, n_metrics * n_pairs)
     fields = {key: np.zeros(shape) for key in ("n", "sx", "sy", "sd", "w", "l")}
     fields["sdev"] = np.full(shape, np.nan)
+    counted = p["missing"] != "error"
+    if counted:
+        fields["f"] = np.zeros(shape)
+    dropped = np.zeros(shape)
     if len(small):
         if by:
             keys = present_pd[by].copy()
@@ -273,6 +291,8 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
             col = row_metric * n_pairs + j
             for key in fields:
                 fields[key][row_seg, col] = small[f"{key}{j}"].to_numpy(np.float64, na_value=np.nan)
+            if counted:
+                dropped[row_seg, col] = small["dropped"].to_numpy(np.float64)
     n = fields["n"].astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         nf = n.astype(np.float64)
@@ -301,6 +321,8 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
         test="t",
         ci_method="t",
         baseline=baseline,
+        filled=fields.get("f"),
+        dropped=dropped,
     )
 
 

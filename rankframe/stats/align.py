@@ -99,6 +99,20 @@ class Alignment:
     misaligned: tuple[np.ndarray, ...]
     n_filled: int
     n_dropped: int
+    filled: np.ndarray  # (n_rows, n_metrics, n_systems): the values "zero" set to 0
+    dropped: np.ndarray  # (n_rows, n_metrics): the queries "drop" removed
+
+    def pair_counts(self, offsets: np.ndarray, pair_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per (segment, metric x pair): ``n_filled`` and ``n_dropped`` of compare's rows.
+
+        ``n_filled``: the compared queries with a value filled for the system or the baseline; ``n_dropped``: the
+        queries dropped from the segment's comparisons of that metric.
+        """
+        n_rows = self.dropped.shape[0]
+        either = self.filled[:, :, pair_idx[:, 0]] | self.filled[:, :, pair_idx[:, 1]]
+        filled = segment_sum(either.reshape(n_rows, -1).astype(np.int64), offsets)
+        dropped = segment_sum(self.dropped.astype(np.int64), offsets)
+        return filled, np.repeat(dropped, len(pair_idx), axis=1)
 
 
 def align(values: np.ndarray, exists: np.ndarray, offsets: np.ndarray, missing: str = "error") -> Alignment:
@@ -127,10 +141,21 @@ def align(values: np.ndarray, exists: np.ndarray, offsets: np.ndarray, missing: 
     holes = missing_values(partial[:, :, None], have, present_row[:, None, :])
     misaligned = np.nonzero(holes)
     out = values.copy()
-    n_filled = n_dropped = 0
+    filled = np.zeros(holes.shape, dtype=bool)
+    dropped = np.zeros(partial.shape, dtype=bool)
     if missing != "error":
         cells, fill = MISSING_FILL[missing]
         out[holes if cells == "holes" else partial] = fill
-        n_filled = int(holes.sum()) if missing == "zero" else 0
-        n_dropped = int(partial.sum()) if missing == "drop" else 0
-    return Alignment(values=out, present=present, misaligned=misaligned, n_filled=n_filled, n_dropped=n_dropped)
+        if missing == "zero":
+            filled = holes
+        else:
+            dropped = partial
+    return Alignment(
+        values=out,
+        present=present,
+        misaligned=misaligned,
+        n_filled=int(filled.sum()),
+        n_dropped=int(dropped.sum()),
+        filled=filled,
+        dropped=dropped,
+    )

@@ -597,3 +597,17 @@ def test_one_parquet_table_is_compared_in_duckdb_without_pandas(monkeypatch, cap
     df.to_parquet(tmp_path / "nulls.parquet")
     code, _, err = run_main(capsys, "compare", str(tmp_path / "nulls.parquet"), "-m", "AP")
     assert code == 2 and "every row must name its system" in err
+
+
+def test_several_baselines_gate_the_systems_that_are_not_baselines(tmp_path, capsys):
+    # _worse_table with C (a copy of B): B and C lose to A on segment x (delta -7/12, p < 0.001, derived there).
+    # --baseline A --baseline B: rows B vs A, C vs A, then C vs B (A vs B is not repeated). B is a baseline, so its
+    # loss to A is reported in the table but does not fail the gate; C's loss to A does.
+    t = _worse_table(tmp_path, with_c=True)
+    args = ["compare", str(t), "-m", "RR", "--by", "segment", "--format", "csv", "--fail-if-worse"]
+    code, out, err = run_main(capsys, *args, "--baseline", "A", "--baseline", "B")
+    got = _from_csv(out)
+    x = got[got["segment"] == "x"]
+    assert list(zip(x["system"], x["baseline"])) == [("B", "A"), ("C", "A"), ("C", "B")]
+    assert code == 1
+    assert [line.split(" on ")[0] for line in err.splitlines()] == ["rankframe: worse: C < A"]

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pytest
+from duckdb_binary import duckdb_cli
 
 import rankframe
 import rankframe.sql as rf_sql
@@ -23,15 +21,6 @@ from rankframe.registry import BY_NAME, POLICIES
 
 TABLE_MACROS = ["rf_prepare", "rf_per_query", "rf_means", "rf_validate"]
 COLUMNS = "'model', 'query', 'item', 'rank', 'score', 'relevance'"
-
-
-def duckdb_cli() -> str | None:
-    """The duckdb command-line binary (duckdb-cli test extra): on PATH or next to this Python."""
-    found = shutil.which("duckdb")
-    if found:
-        return found
-    here = Path(sys.executable).parent / "duckdb"
-    return str(here) if here.is_file() else None
 
 
 # model A and B share query 1; rank and score order the rows differently; grades 0..3

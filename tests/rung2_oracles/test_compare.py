@@ -23,7 +23,9 @@ from rankframe.errors import ParameterError, RankframeError, ValidationError
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
 METRICS = ["nDCG@5", "AP", "P@5"]
 #: the columns docs/comparing.md's worked example leaves out (its text says so)
-DOCS_LEFT_OUT = ["ci_low_adjusted", "ci_high_adjusted", "statistic", "df", "sd_diff", "mde", "note"]
+DOCS_LEFT_OUT = [
+    *("ci_low_adjusted", "ci_high_adjusted", "statistic", "df", "sd_diff", "mde", "n_filled", "n_dropped", "note")
+]
 
 
 @pytest.fixture(scope="module")

@@ -299,7 +299,7 @@ def test_hostile_tables(con):
 
 
 def test_through_the_duckdb_cli(tmp_path):
-    from test_sql_cookbook import duckdb_cli
+    from duckdb_binary import duckdb_cli
 
     binary = duckdb_cli()
     if binary is None:

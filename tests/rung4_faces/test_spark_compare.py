@@ -22,7 +22,7 @@ SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 METRICS = ["AP@5", "nDCG@3", "RR", "P@2"]
 NUMERIC = [
     *("n", "mean", "baseline_mean", "delta", "ci_low", "ci_high", "statistic", "df", "sd_diff", "effect_size"),
-    *("mde", "wins", "ties", "losses"),
+    *("mde", "wins", "ties", "losses", "n_filled", "n_dropped"),
 ]
 
 
@@ -80,10 +80,16 @@ def runs(draw):
     return df
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=SUPPRESS, derandomize=True)
-@given(df=runs(), missing=st.sampled_from(["zero", "drop"]), pairs=st.sampled_from(["baseline", "all"]))
-def test_compare_equals_pandas(spark, df, missing, pairs):
-    kw = dict(baseline="bm25", by="length", missing=missing, pairs=pairs, test="t", correction="holm")
+@settings(max_examples=4, deadline=None, suppress_health_check=SUPPRESS, derandomize=True)
+@given(
+    df=runs(),
+    missing=st.sampled_from(["zero", "drop"]),
+    pairs=st.sampled_from(["baseline", "all"]),
+    several=st.booleans(),
+)
+def test_compare_equals_pandas(spark, df, missing, pairs, several):
+    baseline = ["rerank", "bm25"] if several and pairs == "baseline" else "bm25"
+    kw = dict(baseline=baseline, by="length", missing=missing, pairs=pairs, test="t", correction="holm")
     got = rs.compare(to_spark(spark, df), METRICS, **kw)
     expected = rankframe.compare(df, METRICS, **kw)
     assert_same_comparison(got, expected, ["length", "metric", "system", "baseline"])
@@ -152,3 +158,22 @@ def test_by_is_read_by_the_one_rule(spark):
     df = pd.DataFrame({"system": ["A", "B"], "query": [1, 1], "item": ["a", "a"], "rank": [1, 1], "relevance": [1, 0]})
     with pytest.raises(rankframe.ParameterError, match=r"The 'by' parameter of compare names column 'query' twice"):
         rs.compare(to_spark(spark, df), "RR", baseline="A", by=["query", "query"])
+
+
+@pytest.mark.parametrize("missing", ["zero", "drop"])
+def test_several_baselines_and_missing_counts_equal_pandas(spark, missing):
+    rng = np.random.default_rng(7)
+    rows = [
+        (system, "long" if q % 3 else "short", f"q{q}", f"d{i}", i + 1, int(rng.integers(0, 3)))
+        for system in ["bm25", "dense", "rerank"]
+        for q in range(9)
+        if not (system == "dense" and q in (1, 4)) and not (system == "rerank" and q in (4, 5))
+        for i in range(4)
+    ]
+    df = pd.DataFrame(rows, columns=["system", "length", "query", "item", "rank", "relevance"])
+    kw = dict(baseline=["rerank", "bm25"], by="length", missing=missing)
+    got = rs.compare(to_spark(spark, df), METRICS, **kw)
+    expected = rankframe.compare(df, METRICS, **kw)
+    assert_same_comparison(got, expected, ["length", "metric", "system", "baseline"])
+    counted = "n_filled" if missing == "zero" else "n_dropped"
+    assert expected[counted].sum() > 0  # the case exercises the counts

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pytest
+from duckdb_binary import duckdb_cli
 
 import rankframe
 import rankframe.sql as rf_sql
@@ -22,15 +21,6 @@ DOC = ROOT / "docs" / "sql.md"
 README = ROOT / "README.md"
 DATA = ROOT / "examples" / "recs.parquet"
 PAIRED = ROOT / "examples" / "paired.parquet"
-
-
-def duckdb_cli() -> str | None:
-    """The duckdb command-line binary (duckdb-cli test extra): on PATH or next to this Python."""
-    found = shutil.which("duckdb")
-    if found:
-        return found
-    here = Path(sys.executable).parent / "duckdb"
-    return str(here) if here.is_file() else None
 
 
 def examples() -> dict[str, str]:
