@@ -188,7 +188,9 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
         ("p_value" in frame.columns, "p"),
         (True, "p adj."),
         ("effect_size" in frame.columns, "effect"),
+        ({"statistic", "df"} <= set(frame.columns) and _statistic_symbol(frame) is not None, "statistic"),
         ({"wins", "ties", "losses"} <= set(frame.columns), "W/T/L"),
+        ("mde" in frame.columns, "MDE if n.s."),
     ]
     for present, name in optional:
         if present:
@@ -229,8 +231,13 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
         row.append(Cell(_p(p_adj, digits), numeric=True))
         if "effect_size" in frame.columns:
             row.append(Cell(_num(r["effect_size"], 2), numeric=True))
+        if "statistic" in header:
+            row.append(Cell(_statistic(_statistic_symbol(frame), r["statistic"], r["df"]), numeric=True))
         if {"wins", "ties", "losses"} <= set(frame.columns):
             row.append(Cell(f"{_text(r['wins'])}/{_text(r['ties'])}/{_text(r['losses'])}", numeric=True))
+        if "mde" in frame.columns:  # what the call could have detected, beside a difference it did not show
+            shown = not stars and np.isfinite(r["mde"])
+            row.append(Cell(_num(r["mde"], digits) if shown else "", numeric=True))
         if notes:
             row.append(Cell(_text(r["note"])))
         model.rows.append(row)
@@ -243,8 +250,31 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
         "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; "
         "bold: the better mean of a significant pair"
         + ("; W/T/L: queries won/tied/lost against the baseline" if "W/T/L" in header else "")
+        + (
+            "; MDE if n.s.: beside a difference that is not significant, the |delta| a paired t-test on these "
+            "queries detects with 80% power"
+            if "MDE if n.s." in header
+            else ""
+        )
     )
     return model
+
+
+#: the symbol of each test's statistic in the tables ("t(15) = 3.58"); the randomization test's statistic is the
+#: mean difference, already in the delta column
+STATISTIC_SYMBOLS = {"t": "t", "wilcoxon": "W", "tukey": "q", "randomization": None}
+
+
+def _statistic_symbol(frame: pd.DataFrame) -> str | None:
+    return STATISTIC_SYMBOLS.get(frame.attrs.get("test", ""))
+
+
+def _statistic(symbol: str | None, value: Any, df: Any) -> str:
+    """``t(15) = 3.58`` (the degrees of freedom in brackets when the test has them), or empty without a value."""
+    if symbol is None or value is None or not np.isfinite(value):
+        return ""
+    dof = f"({float(df):g})" if df is not None and np.isfinite(df) else ""
+    return f"{symbol}{dof} = {float(value):.2f}"
 
 
 def _ci_level(frame: pd.DataFrame) -> float | None:
@@ -340,7 +370,7 @@ def narrow(m: Model) -> Model:
     caption = list(m.caption)
     if "baseline" in m.header and m.header.index("baseline") in drop and m.rows:
         name = m.rows[0][m.header.index("baseline")].text
-        caption.append(f"baseline: {name}; " + "columns n, interval, p, effect and W/T/L: fit=False")
+        caption.append(f"baseline: {name}; " + "columns n, interval, p, effect, statistic, W/T/L and MDE: fit=False")
     return Model(
         [m.header[j] for j in keep],
         [m.numeric[j] for j in keep],

@@ -95,6 +95,35 @@ def test_comparison_html_markers_bold_n_and_caption(out):
         assert cells[col["W/T/L"]]["text"] == f"{r.wins}/{r.ties}/{r.losses}"
 
 
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "randomization"])
+def test_the_statistic_with_its_df_and_the_mde_beside_non_significant_rows(test):
+    from scipy import stats
+    from statsmodels.stats.power import TTestPower
+
+    paired = pd.read_parquet(Path(__file__).resolve().parents[2] / "examples" / "paired.parquet")
+    out = rankframe.compare(paired, ["AP", "P@5"], baseline="bm25", by="length", test=test, seed=1, n_resamples=999)
+    page = parse_html(display.to_html(out))
+    head = [c["text"] for c in page.header]
+    col = {h: i for i, h in enumerate(head)}
+    assert ("statistic" in col) == (test != "randomization")  # its statistic is the mean difference: delta
+    wide = rankframe.evaluate(paired, ["AP", "P@5"], by=["length", "system"], per_query=True).pivot(
+        index=["length", "metric", "query"], columns="system", values="value"
+    )
+    for cells, r in zip(page.rows, out.itertuples()):
+        block = wide.xs((r.length, r.metric), level=["length", "metric"])
+        d = (block[r.system] - block[r.baseline]).to_numpy()
+        if test == "t":  # APA style: t(df) = value, scipy's statistic and n - 1 degrees of freedom
+            t = stats.ttest_rel(block[r.system], block[r.baseline]).statistic
+            assert cells[col["statistic"]]["text"] == f"t({len(d) - 1}) = {t:.2f}"
+        elif test == "wilcoxon":  # scipy's two-sided statistic min(W+, W-), no df; differences equal to float
+            w = stats.wilcoxon(np.round(d, 12), zero_method="wilcox").statistic  # noise tie (docs/comparing.md)
+            assert cells[col["statistic"]]["text"] == f"W = {w:.2f}"
+        # the MDE: statsmodels' d_z at 80% power, alpha 0.05, two-sided, times sd(d); only where p adj. >= 0.05
+        mde = TTestPower().solve_power(nobs=len(d), alpha=0.05, power=0.8) * d.std(ddof=1)
+        assert cells[col["MDE if n.s."]]["text"] == ("" if r.p_adjusted < 0.05 else f"{mde:.4f}")
+    assert (out["p_adjusted"] >= 0.05).any() and (out["p_adjusted"] < 0.05).any()  # both kinds of rows shown
+
+
 def test_markdown_and_latex_carry_the_same_markers(out):
     md = display.to_markdown(out)
     table = [line for line in md.splitlines() if line.startswith("| ")][1:]
