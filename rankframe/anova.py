@@ -207,6 +207,40 @@ def checked_call(
     **options: Any,
 ) -> AnovaCall:
     """Every check of :func:`anova` that comes before the evaluation (compare's rules, in anova's words)."""
+    if not isinstance(engine, str) or engine.lower() not in ("pandas", "duckdb"):
+        raise parameter_error(OWNER, "engine", "one of 'pandas', 'duckdb'", engine)
+    for key in options:
+        if key not in EVALUATE_OPTIONS:
+            raise ParameterError(
+                f"anova got an unknown option {key!r}; the evaluate options it passes on are "
+                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
+            )
+    system, by, columns, names, missing = checked_arguments(
+        metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
+    )
+    output = inputs.check_output(output, OWNER)
+    if inputs.kind(df) not in ("path", "relation") or qrels is not None:
+        df = inputs.to_pandas(df, owner=OWNER, name="df", columns=columns)
+        if qrels is not None:
+            qrels = inputs.to_pandas(qrels, owner=OWNER, name="qrels", columns=columns)
+        absent = [c for c in [system, *([interaction] if interaction else [])] if c not in df.columns]
+        if absent:
+            raise missing_columns_error(absent, list(df.columns))
+        check_systems(df[system], system)
+    return AnovaCall(df, qrels, names, by, interaction, system, columns, missing, bool(pairs), output)
+
+
+def checked_arguments(
+    metrics: Any,
+    *,
+    system: str | None,
+    by: Any,
+    interaction: str | None,
+    pairs: bool,
+    missing: str,
+    columns: Columns | dict | None,
+) -> tuple[str, list[str], Columns, list[str], str]:
+    """The checks of anova's arguments that need no data (every face): ``(system, by, columns, names, missing)``."""
     columns = Columns.coerce(columns)
     if system is None:
         system = columns.system
@@ -219,26 +253,9 @@ def checked_call(
         raise parameter_error(OWNER, "pairs", "True or False", pairs)
     if not isinstance(missing, str) or missing.lower() not in MISSING:
         raise parameter_error(OWNER, "missing", "one of " + ", ".join(map(repr, MISSING)), missing)
-    if not isinstance(engine, str) or engine.lower() not in ("pandas", "duckdb"):
-        raise parameter_error(OWNER, "engine", "one of 'pandas', 'duckdb'", engine)
-    for key in options:
-        if key not in EVALUATE_OPTIONS:
-            raise ParameterError(
-                f"anova got an unknown option {key!r}; the evaluate options it passes on are "
-                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
-            )
     names = [str(m) for m in parse_metrics(metrics, OWNER, face="compare")]
-    output = inputs.check_output(output, OWNER)
     check_names(system, by, interaction, columns)
-    if inputs.kind(df) not in ("path", "relation") or qrels is not None:
-        df = inputs.to_pandas(df, owner=OWNER, name="df", columns=columns)
-        if qrels is not None:
-            qrels = inputs.to_pandas(qrels, owner=OWNER, name="qrels", columns=columns)
-        absent = [c for c in [system, *([interaction] if interaction else [])] if c not in df.columns]
-        if absent:
-            raise missing_columns_error(absent, list(df.columns))
-        _check_systems(df[system], system)
-    return AnovaCall(df, qrels, names, by, interaction, system, columns, missing.lower(), bool(pairs), output)
+    return system, by, columns, names, missing.lower()
 
 
 def check_names(system: object, by: list[str], interaction: str | None, columns: Columns) -> None:
@@ -266,7 +283,7 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
         )
 
 
-def _check_systems(values: pd.Series, system: str) -> None:
+def check_systems(values: pd.Series, system: str) -> None:
     """No null system, at least 2 systems (compare's words)."""
     nulls = values.isna()
     if nulls.any():
@@ -291,7 +308,7 @@ def anova_values(
     pairs: bool = False,
 ) -> pd.DataFrame:
     """The ANOVA (or the pairs table) from per-query values ``[*by, interaction, system, query, metric, value]``."""
-    _check_systems(per[system], system)
+    check_systems(per[system], system)
     segs = [*by, *([interaction] if interaction else [])]
     seg_keys, offsets, row, row_q, q_uniques, m_codes, s_codes, s_uniques = per_query_codes(
         per, segs, query, system, names
@@ -319,10 +336,10 @@ def anova_values(
         keys = seg_keys if by else None
         result = split_plot_anova(alignment.values, offsets)
     if pairs:
-        out = _pairs_frame(result, keys, names, pd.Index(s_uniques))
+        out = pairs_frame(result, keys, names, pd.Index(s_uniques))
         out.attrs.update(effect_size=EFFECT_SIZE)
     else:
-        out = _anova_frame(result, keys, names, bool(interaction))
+        out = anova_frame(result, keys, names, bool(interaction))
     out.attrs.update(missing=missing, interaction=interaction)
     if missing != "error":
         out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
@@ -347,11 +364,16 @@ def _check_one_group(
         rows = np.unique(np.concatenate([order[twice], order[twice + 1]]))[:6]
         ex = seg_keys.iloc[row_seg[rows]].reset_index(drop=True)
         ex.insert(0, query, np.asarray(q_uniques)[row_q[rows]])
-        rule = (
-            f"every query must lie in one group of the interaction column {interaction!r} (a between-query factor"
-            f"{' within each segment of by=' + str(by) if by else ''}); {twice.size} query(ies) are in several"
-        )
-        raise ValidationError([{"column": interaction, "rule": rule, "count": int(twice.size), "examples": ex}])
+        raise one_group_error(interaction, by, int(twice.size), ex)
+
+
+def one_group_error(interaction: str, by: list[str], count: int, examples: pd.DataFrame) -> ValidationError:
+    """A query in several groups of the interaction column (every face's words)."""
+    rule = (
+        f"every query must lie in one group of the interaction column {interaction!r} (a between-query factor"
+        f"{' within each segment of by=' + str(by) if by else ''}); {count} query(ies) are in several"
+    )
+    return ValidationError([{"column": interaction, "rule": rule, "count": count, "examples": examples}])
 
 
 def _segment_rows(keys: pd.DataFrame | None, n_seg: int, repeat: int) -> pd.DataFrame:
@@ -360,7 +382,7 @@ def _segment_rows(keys: pd.DataFrame | None, n_seg: int, repeat: int) -> pd.Data
     return keys.iloc[np.repeat(np.arange(n_seg), repeat)].reset_index(drop=True)
 
 
-def _anova_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], with_interaction: bool) -> pd.DataFrame:
+def anova_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], with_interaction: bool) -> pd.DataFrame:
     """One row per (segment, metric, term)."""
     terms = TERMS if with_interaction else TERMS[:1]
     n_seg, n_metrics, n_terms = r.n.shape[0], len(names), len(terms)
@@ -394,7 +416,7 @@ def _anova_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], wi
     return out
 
 
-def _pairs_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], labels: pd.Index) -> pd.DataFrame:
+def pairs_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], labels: pd.Index) -> pd.DataFrame:
     """One row per (segment, metric, pair of systems): delta and delta / sqrt(MSE)."""
     pair_idx = pair_indices(len(labels), None, "all")
     n_seg, n_metrics, n_pairs = r.n.shape[0], len(names), len(pair_idx)

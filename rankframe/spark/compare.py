@@ -12,7 +12,7 @@ interval) are not distributed: they raise a ParameterError that says how to run 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -175,14 +175,27 @@ def compare(
     return comparison_frame(_compare_per_query(per, names, by_list, cols.query, system, found, baseline, p))
 
 
-def _compare_per_query(
-    per: Any, names: list[str], by: list[str], query: str, system: str, systems: list, baseline: object, p: dict
-) -> pd.DataFrame:
+class AlignedWide(NamedTuple):
+    """Per-query values one column per system, after the ``missing=`` policy (rankframe.stats.align's rules).
+
+    ``wide``: one row per (segment, query, metric) with the columns ``sys_names`` (values), ``pres_names`` (the
+    system is present in the segment) and, with a policy, ``hole_names`` (the value was filled) and ``drop_name``
+    (the query was dropped); ``present``: the segments (sorted, nulls last) x systems on the driver.
+    """
+
+    wide: Any
+    present: pd.DataFrame
+    sys_names: list[str]
+    pres_names: list[str]
+    hole_names: list[str]
+    drop_name: str
+
+
+def aligned_wide(per: Any, by: list[str], query: str, system: str, systems: list, missing: str) -> AlignedWide:
+    """The per-query values of ``per`` aligned within each segment of ``by`` (shared by compare and anova)."""
     from pyspark.sql import functions as F
 
-    n_metrics, n_systems = len(names), len(systems)
-    pair_idx = pair_indices(n_systems, baseline_positions(systems, baseline), p["pairs"])
-    n_pairs = len(pair_idx)
+    n_systems = len(systems)
     seg_cols = [column(b) for b in by]
     taken = [*by, query, system, "metric", "value"]
     sys_names = [_free_name(taken, f"__rf_s{i}") for i in range(n_systems)]
@@ -199,7 +212,6 @@ def _compare_per_query(
         present_pd = present_sdf.toPandas()
     if by:
         present_pd = present_pd.sort_values(by, na_position="last", kind="stable").reset_index(drop=True)
-    n_seg = len(present_pd)
 
     value = F.col("value")
     wide = per.groupBy(*seg_cols, column(query), F.col("metric")).agg(
@@ -223,17 +235,17 @@ def _compare_per_query(
     k_present = sum((F.when(pr, 1).otherwise(0) for pr in pres), F.lit(0))
     partial = misaligned_queries(count, k_present)
     holes = [missing_values(partial, h, pr) for h, pr in zip(have, pres)]
-    if p["missing"] == "error":
+    hole_names = [_free_name([*taken, *sys_names, *pres_names], f"__rf_h{i}") for i in range(n_systems)]
+    drop_name = _free_name([*taken, *sys_names, *pres_names], "__rf_dropped")
+    if missing == "error":
         misaligned = wide.filter(partial)
         n_holes = misaligned.agg(sum((F.sum(F.when(hole, 1).otherwise(0)) for hole in holes), F.lit(0))).first()[0]
         if n_holes:
             raise _misaligned_error(misaligned, holes, by, query, system, systems, int(n_holes))
     else:
-        cells, fill = MISSING_FILL[p["missing"]]
+        cells, fill = MISSING_FILL[missing]
         # what the policy did, kept as flags for the per-row n_filled / n_dropped (rankframe.stats.Alignment)
-        hole_names = [_free_name([*taken, *sys_names, *pres_names], f"__rf_h{i}") for i in range(n_systems)]
-        drop_name = _free_name([*taken, *sys_names, *pres_names], "__rf_dropped")
-        filled_flags = holes if p["missing"] == "zero" else [F.lit(False)] * n_systems
+        filled_flags = holes if missing == "zero" else [F.lit(False)] * n_systems
         wide = wide.select(
             *[c for c in wide.columns if c not in sys_names],
             *[
@@ -241,8 +253,24 @@ def _compare_per_query(
                 for x, hole, n in zip(xs, holes, sys_names)
             ],
             *[flag.alias(n) for flag, n in zip(filled_flags, hole_names)],
-            (partial if p["missing"] == "drop" else F.lit(False)).alias(drop_name),
+            (partial if missing == "drop" else F.lit(False)).alias(drop_name),
         )
+    return AlignedWide(wide, present_pd, sys_names, pres_names, hole_names, drop_name)
+
+
+def _compare_per_query(
+    per: Any, names: list[str], by: list[str], query: str, system: str, systems: list, baseline: object, p: dict
+) -> pd.DataFrame:
+    from pyspark.sql import functions as F
+
+    n_metrics, n_systems = len(names), len(systems)
+    pair_idx = pair_indices(n_systems, baseline_positions(systems, baseline), p["pairs"])
+    n_pairs = len(pair_idx)
+    seg_cols = [column(b) for b in by]
+    aligned = aligned_wide(per, by, query, system, systems, p["missing"])
+    wide, present_pd, sys_names, pres_names = aligned.wide, aligned.present, aligned.sys_names, aligned.pres_names
+    hole_names, drop_name = aligned.hole_names, aligned.drop_name
+    n_seg = len(present_pd)
     aggs = []
     if p["missing"] != "error":
         aggs.append(F.sum(F.when(F.col(drop_name), 1).otherwise(0)).alias("dropped"))

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._segments import check_offsets, segment_sum
-from .tukey import blocked_anova
+from .tukey import BlockedAnova, blocked_anova
 
 #: the relative size of a residual sum of squares taken as 0 (float noise of an exactly additive table)
 ZERO_SS = 1e-24
@@ -99,12 +99,20 @@ def split_plot_anova(values: np.ndarray, offsets: np.ndarray, group_offsets: np.
         raise ValueError("every segment boundary must be a group boundary (groups nest in segments)")
     # the segment of each group, and the blocked ANOVA (means, residual SS) of each group
     seg_of_group = np.searchsorted(offsets, groups[:-1], side="right") - 1
-    cell = blocked_anova(values, groups)  # (groups, blocks[, systems])
+    return split_plot_from_cells(blocked_anova(values, groups), seg_of_group, offsets.size - 1)
+
+
+def split_plot_from_cells(cell: BlockedAnova, seg_of_group: np.ndarray, n_segments: int) -> AnovaResult:
+    """The split-plot terms from each group's blocked ANOVA (its ``n``, ``means``, ``mse`` and ``df``).
+
+    ``seg_of_group``: the segment of each group (non-decreasing). What every engine shares: numpy computes the
+    cells from the values (:func:`blocked_anova`), Spark from sufficient statistics (:func:`blocked_anova_from_sums`).
+    """
     n_h = cell.n.astype(np.float64)
     ss_res = np.where(cell.df >= 1, cell.mse * cell.df, 0.0)  # 0 queries, 1 query or 1 system: residual 0
     has = ~np.isnan(cell.means)  # (groups, blocks, systems)
     used = n_h > 0
-    g_off = np.concatenate([[0], np.cumsum(np.bincount(seg_of_group, minlength=offsets.size - 1))])
+    g_off = np.concatenate([[0], np.cumsum(np.bincount(seg_of_group, minlength=n_segments))])
 
     n = segment_sum(n_h, g_off)
     g = segment_sum(used, g_off)

@@ -181,10 +181,41 @@ def blocked_anova(values: np.ndarray, offsets: np.ndarray) -> BlockedAnova:
         grand = segment_sum(np.where(used, row_mean, 0.0), offsets) / n
         col = np.where(has_system, means, 0.0)[seg]
         resid = np.where(mask, values - row_mean[:, :, None] - col + grand[seg][:, :, None], 0.0)
-        df = (n - 1.0) * (k - 1.0)
+        df = np.where((n >= 1) & (k >= 1), (n - 1.0) * (k - 1.0), 0.0)  # an empty cell has none (not (-1)(-1))
         mse = segment_sum((resid * resid).sum(axis=2), offsets) / df
     mse[df < 1] = np.nan
     return BlockedAnova(n=n, k=k, means=means, mse=mse, df=df)
+
+
+#: sums of squares from sufficient statistics below this share of the sum of squared values are float noise: the
+#: identity below subtracts numbers of the size of sum x**2, so an exactly additive table leaves ~1e-16 of it
+SUMS_ZERO = 1e-12
+
+
+def blocked_anova_from_sums(
+    n: np.ndarray, sums: np.ndarray, counts: np.ndarray, sum_sq: np.ndarray, row_sq: np.ndarray
+) -> BlockedAnova:
+    """:func:`blocked_anova` from sufficient statistics of aligned values (what a distributed engine aggregates).
+
+    Per (segment, block): ``n`` the rows with values, ``sums[..., j]`` / ``counts[..., j]`` the sum and the count of
+    system j's values, ``sum_sq`` the sum of every squared value, ``row_sq`` the sum over rows of the squared row
+    sums. With ``k`` systems present, column sums ``S_j``, total ``T`` and row sums ``R_i``, the residual sum of
+    squares is ``sum x**2 - sum_i R_i**2 / k - sum_j S_j**2 / n + T**2 / (n k)`` (Montgomery, the randomized
+    complete block design); below :data:`SUMS_ZERO` times ``sum x**2`` it is 0.
+    """
+    n = np.asarray(n, dtype=np.float64)
+    has_system = np.asarray(counts) > 0
+    k = has_system.sum(axis=2).astype(np.float64)
+    s0 = np.where(has_system, sums, 0.0)
+    total = s0.sum(axis=2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = np.where(has_system, s0 / n[:, :, None], np.nan)
+        ss_res = sum_sq - row_sq / k - (s0 * s0).sum(axis=2) / n + total * total / (n * k)
+        ss_res = np.where(ss_res <= SUMS_ZERO * sum_sq, 0.0, ss_res)
+        df = np.where((n >= 1) & (k >= 1), (n - 1.0) * (k - 1.0), 0.0)
+        mse = ss_res / df
+    mse = np.where(df >= 1, mse, np.nan)
+    return BlockedAnova(n=n.astype(np.int64), k=k.astype(np.int64), means=means, mse=mse, df=df)
 
 
 @dataclass(frozen=True)
