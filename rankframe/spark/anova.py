@@ -17,16 +17,13 @@ import pandas as pd
 
 from ..anova import EFFECT_SIZE, anova_frame, check_systems, checked_arguments, one_group_error, pairs_frame
 from ..columns import Columns
-from ..comparing.rules import null_systems_error
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
 from ..stats.anova import split_plot_from_cells
 from ..stats.tukey import blocked_anova_from_sums
 from ._compat import column, pyspark
-from .compare import _check_system, aligned_wide
-from .evaluate import check_grades, check_options, per_query_frame, quiet
-from .validate import check_columns
-from .validate import validate as validate_table
+from .compare import aligned_wide, per_query_values, prepare_systems
+from .evaluate import quiet
 
 
 def anova(
@@ -79,34 +76,12 @@ def anova(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
     )
     segs = [*by_list, *([interaction] if interaction else [])]
-    measures, _, cols, policies = check_options(
-        names,
-        segs,
-        True,
-        validate,
-        allow_duplicates,
-        None,
-        cols,
-        dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged),
-        "pandas",
-        buckets,
-    )
-    check_columns(sdf, cols, segs)
-    _check_system(sdf, system, segs, cols)
-    unit_by = [*segs, system]
-    order_col = check_columns(sdf, cols, unit_by)
-    sys_col = column(system)
-    n_null = sdf.filter(sys_col.isNull()).count()
-    if n_null:
-        with quiet():
-            examples = sdf.filter(sys_col.isNull()).limit(5).toPandas()
-        raise null_systems_error(system, int(n_null), examples)
-    found = sorted(r[0] for r in sdf.select(sys_col).distinct().collect())
+    policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
+    prepared = prepare_systems(sdf, names, segs, system, cols, validate, allow_duplicates, policies, buckets)
+    found = prepared.found
     check_systems(pd.Series(found, dtype=object), system)
-    if validate:
-        validate_table(sdf, cols, by=unit_by, allow_duplicates=allow_duplicates)
-    check_grades(sdf, cols, measures)
-    per = per_query_frame(sdf, names, cols, unit_by, order_col, policies, buckets)
+    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets)
+    cols = prepared.cols
     aligned = aligned_wide(per, segs, cols.query, system, found, missing)
     if interaction:  # after the alignment, as the pandas face: its error comes first
         _check_one_group(per, by_list, interaction, cols.query)

@@ -134,32 +134,10 @@ def compare(
         str(m) for m in parse_metrics(metrics, "compare", face="spark")
     ]  # rankframe.compare's (and evaluate's) rule
     p["family"] = family_columns(family, by_list)
-    measures, _, cols, policies = check_options(
-        names,
-        [*by_list],
-        True,
-        validate,
-        allow_duplicates,
-        None,
-        cols,
-        dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged),
-        "pandas",
-        buckets,
-    )
-    check_columns(sdf, cols, by_list)
-    _check_system(sdf, system, by_list, cols)
-    unit_by = [*by_list, system]
-    order_col = check_columns(sdf, cols, unit_by)
-    sys_col = column(system)
-    null_systems = sdf.filter(sys_col.isNull()).limit(5)
-    n_null = sdf.filter(sys_col.isNull()).count()
-    if n_null:
-        with quiet():
-            examples = null_systems.toPandas()
-        raise null_systems_error(system, int(n_null), examples)
-    # the rules of rankframe.compare on the distinct systems, collected from Spark (a few values)
-    found = sorted(r[0] for r in sdf.select(sys_col).distinct().collect())
-    check_systems(found, system)
+    policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
+    prepared = prepare_systems(sdf, names, by_list, system, cols, validate, allow_duplicates, policies, buckets)
+    found = prepared.found
+    check_systems(found, system)  # the rules of rankframe.compare on the distinct systems (a few values)
     if baseline is None and pairs == "baseline":
         raise ParameterError(
             f"rankframe.spark.compare needs baseline= with pairs='baseline' (a Spark DataFrame has no first row "
@@ -168,11 +146,63 @@ def compare(
     check_baseline_pairs(baseline, pairs)
     if baseline is not None:
         baseline = match_baseline(found, system, baseline)
+    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets)
+    return comparison_frame(_compare_per_query(per, names, by_list, prepared.cols.query, system, found, baseline, p))
+
+
+class Prepared(NamedTuple):
+    """A Spark table of systems checked up to its per-query values: what compare and anova share."""
+
+    measures: list[Measure]
+    cols: Columns
+    policies: dict[str, str]
+    unit_by: list[str]
+    order_col: str
+    found: list
+
+
+def prepare_systems(
+    sdf: Any,
+    names: list[str],
+    segs: list[str],
+    system: str,
+    cols: Columns,
+    validate: bool,
+    allow_duplicates: bool,
+    policies: dict[str, str],
+    buckets: int | None,
+) -> Prepared:
+    """The checks before any per-query value: evaluate's options and columns, the system column, no null system.
+
+    Returns them with the systems found (sorted: a Spark table has no first row); the caller checks how many
+    systems it needs, in its words.
+    """
+    measures, _, cols, policies = check_options(
+        names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
+    )
+    check_columns(sdf, cols, segs)
+    _check_system(sdf, system, segs, cols)
+    unit_by = [*segs, system]
+    order_col = check_columns(sdf, cols, unit_by)
+    sys_col = column(system)
+    n_null = sdf.filter(sys_col.isNull()).count()
+    if n_null:
+        with quiet():
+            examples = sdf.filter(sys_col.isNull()).limit(5).toPandas()
+        raise null_systems_error(system, int(n_null), examples)
+    found = sorted(r[0] for r in sdf.select(sys_col).distinct().collect())
+    return Prepared(measures, cols, policies, unit_by, order_col, found)
+
+
+def per_query_values(
+    sdf: Any, names: list[str], prepared: Prepared, validate: bool, allow_duplicates: bool, buckets: int | None
+) -> Any:
+    """The table's rules (validate=True), its grades for these metrics, then the per-query values (Spark)."""
+    cols = prepared.cols
     if validate:
-        validate_table(sdf, cols, by=unit_by, allow_duplicates=allow_duplicates)
-    check_grades(sdf, cols, measures)
-    per = per_query_frame(sdf, names, cols, unit_by, order_col, policies, buckets)
-    return comparison_frame(_compare_per_query(per, names, by_list, cols.query, system, found, baseline, p))
+        validate_table(sdf, cols, by=prepared.unit_by, allow_duplicates=allow_duplicates)
+    check_grades(sdf, cols, prepared.measures)
+    return per_query_frame(sdf, names, cols, prepared.unit_by, prepared.order_col, prepared.policies, buckets)
 
 
 class AlignedWide(NamedTuple):
