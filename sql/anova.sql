@@ -50,12 +50,7 @@ CREATE OR REPLACE MACRO rf__anova_check(names, system, segments, interaction, me
                            || 'are also output columns of rf_anova: %s. Rename them in a view.',
                            rf__quoted(list_filter(rf__anova_units(segments, interaction),
                                                   lambda x: list_contains(rf__anova_outputs(), lower(x))))))
-         WHEN metrics IS NULL OR typeof(metrics) <> 'VARCHAR[]' OR len(metrics) = 0
-              OR len(list_filter(TRY_CAST(metrics AS VARCHAR[]), lambda m: m IS NULL OR NOT list_contains(
-                     list_transform(rf__metric_columns(), lambda x: lower(x)), lower(m)))) > 0
-         THEN error(printf('rf:param: The ''metrics'' parameter of rf_anova must be a non-empty list of metric '
-                           || 'columns of rf_per_query (%s; k := sets the cutoff). Got %s instead.',
-                           rf__quoted(rf__metric_columns()), rf__repr(metrics)))
+         WHEN NOT rf__check_metrics(metrics, 'rf_anova') THEN false
          ELSE true END;
 
 -- one row: true, or the error about the systems of the table (null names, fewer than 2)

@@ -111,6 +111,17 @@ CREATE OR REPLACE MACRO rf__compare_cols(metrics) AS
          ELSE list_filter(rf__metric_columns(), lambda n: list_contains(
                   list_transform(TRY_CAST(metrics AS VARCHAR[]), lambda m: lower(m)), lower(n))) END;
 
+-- true, or the error of the metrics list of rf_compare and rf_anova (owner: the macro named in the message): a
+-- non-empty list of metric columns of rf_per_query, written once for both
+CREATE OR REPLACE MACRO rf__check_metrics(metrics, owner) AS
+    CASE WHEN metrics IS NULL OR typeof(metrics) <> 'VARCHAR[]' OR len(metrics) = 0
+              OR len(list_filter(TRY_CAST(metrics AS VARCHAR[]), lambda m: m IS NULL OR NOT list_contains(
+                     list_transform(rf__metric_columns(), lambda x: lower(x)), lower(m)))) > 0
+         THEN error(printf('rf:param: The ''metrics'' parameter of %s must be a non-empty list of metric '
+                           || 'columns of rf_per_query (%s; k := sets the cutoff). Got %s instead.',
+                           owner, rf__quoted(rf__metric_columns()), rf__repr(metrics)))
+         ELSE true END;
+
 -- true, or the error of the system column's rule, written once for rf_compare and rf_anova (owner: the macro named in
 -- the message; taken: the output column names the system column may not take besides the long table's own)
 CREATE OR REPLACE MACRO rf__check_system(names, system, segments, owner, taken) AS
@@ -141,12 +152,7 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
                            || 'columns of rf_compare: %s. Rename them in a view.',
                            rf__quoted(list_filter(TRY_CAST(segments AS VARCHAR[]),
                                                   lambda x: list_contains(rf__compare_outputs(), lower(x))))))
-         WHEN metrics IS NULL OR typeof(metrics) <> 'VARCHAR[]' OR len(metrics) = 0
-              OR len(list_filter(TRY_CAST(metrics AS VARCHAR[]), lambda m: m IS NULL OR NOT list_contains(
-                     list_transform(rf__metric_columns(), lambda x: lower(x)), lower(m)))) > 0
-         THEN error(printf('rf:param: The ''metrics'' parameter of rf_compare must be a non-empty list of metric '
-                           || 'columns of rf_per_query (%s; k := sets the cutoff). Got %s instead.',
-                           rf__quoted(rf__metric_columns()), rf__repr(metrics)))
+         WHEN NOT rf__check_metrics(metrics, 'rf_compare') THEN false
          WHEN rf__open_unit(ci, 'ci', 'rf_compare', ', e.g. 0.95') IS NULL THEN false
          WHEN lower(TRY_CAST(correction AS VARCHAR)) = 'westfall-young'
          THEN error('rf:param: rf_compare runs the paired t-test from per-query values in SQL; '
