@@ -211,9 +211,19 @@ def _jinja(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
-def _command(metrics: Sequence[str], max_by: int) -> str:
-    flags = " ".join(f"-m {m}" for m in metrics)
-    return f"rankframe sql --dbt DIR {flags}" + (f" --dbt-max-by {max_by}" if max_by != MAX_BY else "")
+def _spellings(given: list[Any]) -> dict[str, str]:
+    """Each metric string given to the generator (lowercased) -> its label, so the model may write it as given."""
+    out = {}
+    for g in given:
+        parsed = parse_metrics([g], OWNER)
+        if isinstance(g, str) and len(parsed) == 1:
+            out[g.lower()] = str(parsed[0])
+    return out
+
+
+def _command(metrics: Sequence[str]) -> str:
+    """The command that generated the package, ready for more ``-m`` (the macro's messages end it)."""
+    return "rankframe sql --dbt DIR " + " ".join("-m '" + m.replace("'", "'\\''") + "'" for m in metrics)
 
 
 def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -> dict[str, str]:
@@ -224,12 +234,14 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     """
     if isinstance(max_by, bool) or not isinstance(max_by, int) or max_by < 0:
         raise parameter_error(OWNER, "max_by", "an int >= 0", max_by)
-    labels = [str(m) for m in parse_metrics(list(metrics), OWNER)]
+    given = [metrics] if isinstance(metrics, str) else list(metrics)
+    labels = [str(m) for m in parse_metrics(given, OWNER)]
     roles = [f.name for f in fields(Columns)]
     common = {
         "labels": labels,
         "max_by": max_by,
-        "command": _command(labels, max_by),
+        "spellings": _spellings(given),
+        "command": _command(labels),
         "roles": roles,
         "defaults": {f.name: getattr(Columns(), f.name) for f in fields(Columns)},
         "order_by": list(ORDER_BY.choices or ()),
@@ -240,7 +252,9 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     }
     files = {
         "dbt_project.yml": _PROJECT.format(labels=_jinja(labels), max_by=max_by),
-        "README.md": _README.format(labels=", ".join(f"`{m}`" for m in labels), max_by=max_by, cmd=common["command"]),
+        "README.md": _README.format(
+            labels=", ".join(f"`{m}`" for m in labels), max_by=max_by, cmd=common["command"] + f" --dbt-max-by {max_by}"
+        ),
         "macros/rankframe.sql": _HEAD + "{% macro _rf_common() %}{{ return(" + _jinja(common) + ") }}{% endmacro %}\n"
         "\n" + _COMMON,
     }
@@ -354,8 +368,9 @@ _COMMON = """\
 {%- endmacro %}
 
 {% macro _rf_label(c, m) -%}
-{#- the generated label of a metric string: itself, or the one label equal to it ignoring case -#}
+{#- the generated label of a metric string: itself, a string given to the generator, or equal ignoring case -#}
 {%- if m in c.labels -%}{{- return(m) -}}{%- endif -%}
+{%- if m | lower in c.spellings -%}{{- return(c.spellings[m | lower]) -}}{%- endif -%}
 {%- set found = [] -%}
 {%- for label in c.labels if label | lower == m | lower -%}{%- do found.append(label) -%}{%- endfor -%}
 {{- return(found[0] if found | length == 1 else none) -}}
@@ -373,7 +388,8 @@ _COMMON = """\
 {%- set label = rankframe._rf_label(c, m) -%}
 {%- if label is none -%}
 {{- return("the metric '" ~ m ~ "' is not in this generated package (generated for: " ~ c.labels | join(', ')
-    ~ "); add it by regenerating the package: " ~ c.command ~ " -m " ~ m) -}}
+    ~ "); add it by regenerating the package: " ~ c.command ~ " -m '" ~ m | replace("'", "'\\''") ~ "' --dbt-max-by "
+    ~ c.max_by) -}}
 {%- endif -%}
 {%- if label in seen -%}{{- return("asks for " ~ label ~ " twice; give each metric once") -}}{%- endif -%}
 {%- do seen.append(label) -%}
@@ -418,7 +434,7 @@ _COMMON = """\
 {%- endif -%}
 {%- if segments | length > c.max_by -%}
 {{- return("this package takes at most " ~ c.max_by ~ " by columns, got " ~ segments | length
-    ~ "; regenerate it with --dbt-max-by " ~ segments | length ~ ": " ~ c.command) -}}
+    ~ "; regenerate it: " ~ c.command ~ " --dbt-max-by " ~ segments | length) -}}
 {%- endif -%}
 {%- if order_by not in c.order_by -%}
 {{- return("order_by must be one of " ~ c.order_by | join(', ') ~ ", got " ~ order_by) -}}
