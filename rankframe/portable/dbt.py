@@ -237,11 +237,12 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     given = [metrics] if isinstance(metrics, str) else list(metrics)
     labels = [str(m) for m in parse_metrics(given, OWNER)]
     roles = [f.name for f in fields(Columns)]
+    command = _command(labels)
     common = {
         "labels": labels,
         "max_by": max_by,
         "spellings": _spellings(given),
-        "command": _command(labels),
+        "command": command,
         "roles": roles,
         "defaults": {f.name: getattr(Columns(), f.name) for f in fields(Columns)},
         "order_by": list(ORDER_BY.choices or ()),
@@ -253,7 +254,7 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     files = {
         "dbt_project.yml": _PROJECT.format(labels=_jinja(labels), max_by=max_by),
         "README.md": _README.format(
-            labels=", ".join(f"`{m}`" for m in labels), max_by=max_by, cmd=common["command"] + f" --dbt-max-by {max_by}"
+            labels=", ".join(f"`{m}`" for m in labels), max_by=max_by, cmd=f"{command} --dbt-max-by {max_by}"
         ),
         "macros/rankframe.sql": _HEAD + "{% macro _rf_common() %}{{ return(" + _jinja(common) + ") }}{% endmacro %}\n"
         "\n" + _COMMON,
