@@ -252,7 +252,7 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
         "dialects": list(DIALECTS),
     }
     files = {
-        "dbt_project.yml": _PROJECT.format(labels=_jinja(labels), max_by=max_by),
+        "dbt_project.yml": _PROJECT.format(labels=", ".join(labels), max_by=max_by),
         "README.md": _README.format(
             labels=", ".join(f"`{m}`" for m in labels), max_by=max_by, cmd=f"{command} --dbt-max-by {max_by}"
         ),
@@ -302,10 +302,10 @@ version: "1.0.0"
 config-version: 2
 require-dbt-version: [">=1.5.0", "<3.0.0"]
 macro-paths: ["macros"]
-# the metric strings this package was generated for, and the most `by` columns a call takes
-vars:
-  rankframe_metrics: {labels}
-  rankframe_max_by: {max_by}
+# metrics: {labels}
+# by columns: at most {max_by}
+# rankframe.metrics(...) refuses other metrics and more by columns at compile time, naming the command that
+# regenerates the package with them.
 """
 _README = """\
 # rankframe's dbt package (generated)
