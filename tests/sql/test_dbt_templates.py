@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -212,3 +213,15 @@ def test_shipped_package_is_the_generated_one_for_its_metrics():
     """dbt/dbt_project.yml lists SHIPPED_METRICS (the up-to-date check is tests/project/test_dbt_generated.py)."""
     labels = [str(m) for m in parse_metrics(list(dbt.SHIPPED_METRICS), "test")]
     assert labels == list(dbt.SHIPPED_METRICS)
+
+
+@pytest.mark.parametrize("dialect", dbt.DIALECTS)
+def test_shipped_package_at_its_most_by_columns(dialect):
+    """The committed dbt/ folder (read from disk) with 3 hostile by names: render's statement for its 15 metrics."""
+    root = Path(__file__).resolve().parents[2] / "dbt"
+    shipped = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in root.rglob("*.sql")}
+    pkg = Package(shipped, dialect)
+    by = HOSTILE[: dbt.MAX_BY]
+    want = rankframe.sql.render(list(dbt.SHIPPED_METRICS), dialect=dialect, by=by, order_by="score", no_judged="nan")
+    got = pkg.metrics(dbt.quote("runs", dialect), list(dbt.SHIPPED_METRICS), by=by, order_by="score", no_judged="nan")
+    assert got == want
