@@ -71,6 +71,8 @@ _STATE_AT = {
     "no_retrieved": r"(WHEN rf__n_ret = 0\s+THEN )(\d)",
     "no_relevant": r"(WHEN rf__nr\d+ = 1\s+THEN )(\d)",
 }
+#: the order word's place: (text before, rank word, score word, text after, (context before, context after))
+Order = tuple[str, str, str, str, tuple[str, str]]
 _METRICS_CTE = re.compile(r"(rf__metrics AS \(\n)(.*?)(\n\), rf__long AS \()", re.S)
 _END_OF_CTES = "\n)\nSELECT"
 
@@ -146,13 +148,35 @@ def _order_words(rank: str, score: str) -> tuple[str, str, str, str]:
     return rank[:start], rank_word, score_word, rank[len(rank) - end :]
 
 
-def _template(labels: list[str], dialect: str, n_by: int) -> tuple[str, dict[str, Any]]:
-    """The Jinja template of one dialect and number of ``by`` columns, and the dialect's data it was cut with."""
+def _order_place(mean: str, labels: list[str], dialect: str, n_by: int, known: Order | None) -> Order:
+    """Where and what the order word is in ``mean``.
+
+    The words found for fewer ``by`` columns when their context is in ``mean`` once (the ordering window does not
+    change with the segments), else found by rendering the ``score`` statement and comparing (:func:`_order_words`).
+    """
+    if known is not None:
+        _, rank_word, score_word, _, context = known
+        head, tail = context
+        if mean.count(head + rank_word + tail) == 1:
+            at = mean.index(head + rank_word + tail) + len(head)
+            return mean[:at], rank_word, score_word, mean[at + len(rank_word) :], context
+    before, rank_word, score_word, after = _order_words(mean, _render(labels, dialect, n_by, False, "score"))
+    return before, rank_word, score_word, after, (before[-24:], after[:12])
+
+
+def _template(
+    labels: list[str], dialect: str, n_by: int, known: Order | None = None
+) -> tuple[str, dict[str, Any], Order]:
+    """The Jinja template of one dialect and number of ``by`` columns.
+
+    Also the dialect's data it was cut with, and where the order word was (for the next number of ``by`` columns).
+    """
     mean = _render(labels, dialect, n_by, False, "rank")
     per_query = _render(labels, dialect, n_by, True, "rank")
     if any(mark in text for text in (mean, per_query) for mark in ("{{", "{%", "{#")):
         raise AssertionError(f"{dialect}: the rendered statement contains Jinja delimiters")
-    before, rank_word, score_word, after = _order_words(mean, _render(labels, dialect, n_by, False, "score"))
+    order = _order_place(mean, labels, dialect, n_by, known)
+    before, rank_word, score_word, after, _ = order
     mean = before + "\x00ORDER\x00" + after
     cut, cut_mean = per_query.index(_END_OF_CTES) + 3, mean.index(_END_OF_CTES) + 3
     if per_query[:cut] != mean[:cut_mean].replace("\x00ORDER\x00", rank_word):
@@ -180,7 +204,7 @@ def _template(labels: list[str], dialect: str, n_by: int) -> tuple[str, dict[str
         .replace("\x00ENDIF\x00", "{% endif %}")
     )
     data = {"parts": parts, "separator": separator, "order": {"rank": rank_word, "score": score_word}}
-    return text, data
+    return text, data, order
 
 
 def _state(m: re.Match[str], *, policy: str, code: str) -> str:
@@ -262,8 +286,9 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     for dialect in DIALECTS:
         blocks: list[str] = []
         data: dict[str, Any] = {}
+        order: Order | None = None
         for n_by in range(max_by + 1):
-            text, data = _template(labels, dialect, n_by)
+            text, data, order = _template(labels, dialect, n_by, order)
             blocks.append(f"{{% macro _rf_{dialect}_by{n_by}(a) %}}{text}{{% endmacro %}}\n")
         data = {**data, "quote": quote_rule(dialect)}
         pick = " ".join(
