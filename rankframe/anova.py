@@ -274,7 +274,7 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
             "(query length, country, ...) whose groups anova compares within each segment of by="
         )
     # the system column names the systems of the per-query values and the pairs table: only metric/value clash there
-    clash = [c for c in [*by, *([interaction] if interaction else [])] if c in _RESERVED]
+    clash: list[object] = [c for c in [*by, *([interaction] if interaction else [])] if c in _RESERVED]
     clash += [c for c in [system] if c in ("metric", "value")]
     if clash:
         raise ParameterError(

@@ -569,7 +569,8 @@ class ComparisonFrame(pd.DataFrame):
         try:
             return to_html(self)
         except (ParameterError, KeyError, TypeError, ValueError):  # columns dropped in place: the plain table
-            return pd.DataFrame(self)._repr_html_()
+            plain: Any = pd.DataFrame(self)  # mypy 1.19 (the one dbt-core 1.11 allows) reads the attribute as a column
+            return plain._repr_html_()
 
     def __repr__(self) -> str:
         try:

@@ -124,6 +124,22 @@ def _parser() -> argparse.ArgumentParser:
         "(rankframe.sql.render_compare: n, means, delta, sd_diff, statistic, df)",
     )
     w.add_argument("--system", default="system", help="with --baseline: the column naming the systems")
+    d = sq.add_argument_group(
+        "dbt package (docs/warehouse.md, section dbt)",
+        "with --dbt DIR, write the dbt package whose macro rankframe.metrics(...) expands to this SELECT per adapter",
+    )
+    d.add_argument(
+        "--dbt",
+        metavar="DIR",
+        help="write the dbt package into DIR for the -m metrics (default: the metrics of the repository's dbt/)",
+    )
+    d.add_argument(
+        "--dbt-max-by",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --dbt: the most by columns a rankframe.metrics call takes (default: 3)",
+    )
     _policy_options(sq)
     _column_options(sq)
     sq.set_defaults(inputs=[])
@@ -146,6 +162,10 @@ def _sql(args) -> int:
         from .. import sql
     except ImportError as e:  # pragma: no cover - the SQL module ships with the package
         raise RankframeError(f"the SQL macros are not available: {e}") from None
+    if args.dbt is not None:
+        return _sql_dbt(args)
+    if args.dbt_max_by is not None:
+        raise UsageError("--dbt-max-by is an option of the dbt package: add --dbt DIR")
     if args.dialect is not None:
         if not args.metrics:
             raise UsageError("rankframe sql --dialect needs at least one -m/--metric")
@@ -177,6 +197,30 @@ def _sql(args) -> int:
             raise UsageError(f"cannot write --output {args.output!r}: {e.strerror or e}") from None
         return 0
     _print(text.rstrip("\n"))
+    return 0
+
+
+def _sql_dbt(args) -> int:
+    """``rankframe sql --dbt DIR [-m METRIC ...] [--dbt-max-by N]``: write the dbt package, print its files."""
+    from ..portable import dbt
+
+    others = [
+        o
+        for o, on in (("--dialect", args.dialect is not None), ("--by", args.by), ("--per-query", args.per_query),
+                      ("--baseline", args.baseline is not None), ("-o/--output", args.output is not None))
+        if on
+    ]  # fmt: skip
+    if others:
+        raise UsageError(
+            f"{others[0]} is not an option of --dbt: the package takes every dialect, and by= / per_query= are "
+            "arguments of the macro rankframe.metrics(...)"
+        )
+    max_by = dbt.MAX_BY if args.dbt_max_by is None else args.dbt_max_by
+    try:
+        written = dbt.write(args.dbt, args.metrics or dbt.SHIPPED_METRICS, max_by=max_by)
+    except OSError as e:
+        raise UsageError(f"cannot write --dbt {args.dbt!r}: {e.strerror or e}") from None
+    _print("\n".join(str(p) for p in written))
     return 0
 
 

@@ -1,26 +1,19 @@
 """``rankframe.sql.render`` on a real PostgreSQL 15: the statement equals ``rankframe.evaluate``, and each
 portability trap is held by a hand case that fails when its handling is removed.
 
-The fixture starts a throwaway cluster in a temporary folder, listening on a unix socket only
-(``listen_addresses=''``), with an ICU ``en-US`` default collation (the hostile case for the item tie-break: ICU
-sorts ``a b B``, bytes ``B a b``), and stops it at teardown. initdb refuses to run as root: as root (CI), the
-cluster belongs to ``nobody`` (``runuser``). The binaries are looked up on PATH, in /usr/local/bin and in Debian's
-/usr/lib/postgresql/<version>/bin; without them the tests skip, saying so.
+The fixture starts a throwaway cluster (tests/postgres_cluster.py: a temporary folder, a unix socket only, an ICU
+``en-US`` default collation, the hostile case for the item tie-break) and stops it at teardown; without
+PostgreSQL's binaries the tests skip, saying so.
 """
 
 from __future__ import annotations
 
-import glob
 import math
-import os
-import pwd
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
+import postgres_cluster
 import pytest
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, given, settings
@@ -34,54 +27,16 @@ import rankframe.sql
 psycopg = pytest.importorskip("psycopg", reason="psycopg (the test extra) runs the SQL on PostgreSQL")
 #: one cluster per run: every test of the module on the same xdist worker (--dist loadgroup)
 pytestmark = pytest.mark.xdist_group("postgres")
-BINARIES = ("initdb", "pg_ctl", "postgres")
-
-
-def _bin_dir() -> str | None:
-    found = shutil.which("initdb")
-    candidates = [os.path.dirname(found)] if found else []
-    candidates += ["/usr/local/bin", *sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)]
-    for d in candidates:
-        if all(os.access(os.path.join(d, b), os.X_OK) for b in BINARIES):
-            return d
-    return None
-
-
-def _as_owner(cmd: list[str]) -> list[str]:
-    return ["runuser", "-u", "nobody", "--", *cmd] if os.geteuid() == 0 else cmd
 
 
 @pytest.fixture(scope="module")
 def pg() -> Iterator[object]:
     """A connection to a fresh PostgreSQL cluster (unix socket only), removed at teardown."""
-    bindir = _bin_dir()
-    if bindir is None:
-        pytest.skip("PostgreSQL's initdb/pg_ctl/postgres are not installed (Debian: apt-get install postgresql)")
-    if os.geteuid() == 0 and (shutil.which("runuser") is None or "nobody" not in {u.pw_name for u in pwd.getpwall()}):
-        pytest.skip("running as root, initdb needs another user: no runuser command or no user 'nobody'")
-    home = tempfile.mkdtemp(prefix="rf-pg-")
-    if os.geteuid() == 0:
-        nobody = pwd.getpwnam("nobody")
-        os.chown(home, nobody.pw_uid, nobody.pw_gid)
-    data = os.path.join(home, "data")
-    initdb = [os.path.join(bindir, "initdb"), "-D", data, "-A", "trust", "-U", "rf", "--no-sync", "-E", "UTF8"]
-    initdb += ["--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=en-US"]
-    options = f"-c listen_addresses='' -k {home} -c fsync=off -c full_page_writes=off"
-    start = [os.path.join(bindir, "pg_ctl"), "-D", data, "-w", "-l", os.path.join(home, "log"), "-o", options, "start"]
-    started = False
-    try:
-        for cmd in (initdb, start):
-            done = subprocess.run(_as_owner(cmd), capture_output=True, text=True)
-            if done.returncode != 0:
-                pytest.fail(f"{os.path.basename(cmd[0])} failed ({done.returncode}): {done.stderr or done.stdout}")
-        started = True
-        with psycopg.connect(host=home, user="rf", dbname="postgres", autocommit=True, prepare_threshold=None) as con:
+    with postgres_cluster.cluster() as home:
+        with psycopg.connect(
+            host=home, user=postgres_cluster.USER, dbname="postgres", autocommit=True, prepare_threshold=None
+        ) as con:
             yield con
-    finally:
-        if started:
-            stop = [os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]
-            subprocess.run(_as_owner(stop), capture_output=True)
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _pg_type(s: pd.Series) -> str:
