@@ -26,7 +26,9 @@ CHECKS = [
     ("SetAP", "set_map"),
     ("Bpref", "bpref"),
     ("IPrec@0.0", "iprec_at_recall_0.00"),
+    ("IPrec@0.3", "iprec_at_recall_0.30"),
     ("IPrec@0.5", "iprec_at_recall_0.50"),
+    ("IPrec@0.7", "iprec_at_recall_0.70"),
     ("infAP", "infAP"),
     ("Rprec", "Rprec"),
 ]
