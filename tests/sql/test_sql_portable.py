@@ -80,6 +80,7 @@ def test_hand_case_of_the_later_metrics_on_duckdb():
         "nDCG(judged_only=True, ties='average')@2": (2 / log2_3) / (3 + 2 / log2_3),
         "nERR@5": (73 / 1280) / ideal_err,
         "SetF": 2 * (2 / 6) * (2 / 4) / (2 / 6 + 2 / 4),  # P = 2/6, R = 2/4
+        "RBP(p=0.5)@5": 0.5 * (0.5**3 + 0.5**4),  # hits at 4 and 5
         "NumRel": 4.0,
         "NumRet@3": 3.0,
         "Judged@3": 2 / 3,  # a and f have grades, c none
