@@ -121,9 +121,9 @@ def render(
     Parameters
     ----------
     metrics : str or list of str
-        Metric names as :func:`rankframe.evaluate` takes them (``"nDCG@10"``, ``"AP(rel=2)"``). Portable: P, R, AP,
-        RR, Success, Rprec, CG, DCG, IDCG, nDCG, ERR with every parameter except ``judged_only=True`` and
-        ``ties="average"``; any other metric is a :class:`~rankframe.errors.RankframeError` saying why.
+        Metric names as :func:`rankframe.evaluate` takes them (``"nDCG@10"``, ``"AP(rel=2)"``). Every accuracy
+        metric is portable with every parameter (``judged_only=True`` and ``ties="average"`` included); a
+        beyond-accuracy metric is a :class:`~rankframe.errors.RankframeError` saying why.
     dialect : str, default "postgres"
         sqlglot's name of the target: ``duckdb``, ``postgres``, ``bigquery``, ``snowflake``, ``spark``, ``trino``
         (tested), or another sqlglot dialect.
