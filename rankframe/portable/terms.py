@@ -11,8 +11,7 @@ in the target dialect. Every portability trap lives here, once:
 * every ratio casts both sides to a float (:meth:`Terms.ratio`): no integer division (Postgres, Trino) nor a
   6-digit decimal scale (Snowflake);
 * logarithms are ``LN(x) / LN(b)`` (:meth:`Terms.discount`), never ``LOG`` (its argument order differs between
-  dialects and Postgres' two-argument ``log`` takes numerics only).
-
+  dialects and Postgres' two-argument ``log`` takes numerics only);
 * a product is ``EXP(SUM(LN(x)))`` (no dialect has a product aggregate);
 * no window is partitioned by a float (BigQuery refuses it): tie groups of equal scores are numbered by a
   running count of score changes along the ranking (:meth:`Terms.tie_average`);
