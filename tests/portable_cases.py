@@ -14,7 +14,8 @@ import pandas as pd
 
 import rankframe
 
-#: every portable metric with its conventions: cutoffs, thresholds, denominators, gains, the ideal, bases, max_grade
+#: every portable metric with its conventions: cutoffs, thresholds, denominators, gains, the ideal, bases, max_grade,
+#: judged_only and ties (tests/rung1_hand/test_portable_metrics.py holds every declared metric to be in this list)
 METRICS = [
     "P@2",
     "P(denominator='retrieved')@3",
@@ -39,6 +40,44 @@ METRICS = [
     "nDCG(gains={0: 1, 2: 5}, rel=2)@4",
     "ERR@3",
     "ERR(max_grade=5)",
+    # counts, set measures, RBP, nERR, Bpref, IPrec, infAP
+    "NumQ",
+    "NumRet@3",
+    "NumRel(rel=2)",
+    "NumRelRet",
+    "Hits@2",
+    "Judged@3",
+    "F1@3",
+    "F1(beta=0.5)",
+    "SetP",
+    "SetR(rel=2)",
+    "SetF(beta=2)",
+    "SetAP",
+    "RBP(p=0.5)@3",
+    "RBP",
+    "nERR@3",
+    "nERR(ideal='retrieved', max_grade=5)",
+    "Bpref",
+    "Bpref(rel=2)@3",
+    "IPrec@0.0",
+    "IPrec@0.5",
+    "IPrec(rel=2)@1.0",
+    "infAP",
+    "infAP(rel=2)",
+    # judged_only=True (positions among the rows of grade >= 0) and ties='average' (tie-averaged gains)
+    "P(judged_only=True)@2",
+    "R(judged_only=True, denominator='min_k')@2",
+    "AP(judged_only=True)",
+    "RR(judged_only=True)@3",
+    "Success(judged_only=True)@2",
+    "Rprec(judged_only=True)",
+    "IPrec(judged_only=True)@0.3",
+    "SetF(judged_only=True)",
+    "SetAP(judged_only=True)",
+    "nDCG(judged_only=True, ideal='retrieved')@3",
+    "DCG(ties='average')@2",
+    "nDCG(ties='average', gain='exponential')",
+    "nDCG(ties='average', judged_only=True)@3",
 ]
 
 POLICY_SETS = [

@@ -43,3 +43,16 @@ def compute(prep, *, k, rel):
     term = np.where(above > 0, 1.0 - penalty, 1.0)
     total = prep.segment_sum(term, hit)
     return np.divide(total, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0
+
+
+def portable(t, *, k, rel):
+    """Bpref as one aggregate over the hits in the top k: 1 - min(N above, R) / min(R, N) (1 with none above).
+
+    R (relevant) and N (judged non-relevant: 0 <= grade < rel) count every judgment of the unit (windows); the
+    judged non-relevant rows above a hit are a running count along the ranking (a hit is never one of them).
+    """
+    nonrel = t.nonrel(rel)
+    above = t.running_count(nonrel)
+    r, n = t.unit_count(t.hit(rel)), t.unit_count(nonrel)
+    term = t.when(f"{above} = 0", t.num(1), f"{t.num(1)} - {t.ratio(t.least(above, r), t.least(r, n))}")
+    return t.ratio(t.total(term, f"{t.within(k)} AND {t.hit(rel)}"), t.count(t.hit(rel)))

@@ -56,6 +56,15 @@ def compute(prep, *, k, max_grade):
     return err_of_lists(prep, top.group, top.pos, stop_probability(top.grade, max_grade)), None
 
 
+def portable_stop_probability(t, max_grade: int) -> str:
+    """``stop_probability`` of the row's grade as an expression: 2^(g - m) - 2^-m, 0 for a null or negative grade."""
+    g, m = t.grade, float(max_grade)
+    return (
+        f"(CASE WHEN {g} IS NULL OR {g} <= 0 THEN {t.num(0)} "
+        f"ELSE POWER({t.num(2)}, {g} - {t.num(m)}) - POWER({t.num(2)}, {t.num(-m)}) END)"
+    )
+
+
 def portable(t, *, k, max_grade):
     """ERR@k as one aggregate: the sum of Pr_i / i times the product of (1 - Pr_j) above i.
 
@@ -63,10 +72,7 @@ def portable(t, *, k, max_grade):
     NULL (SQL cannot raise the error).
     """
     g, m = t.grade, float(max_grade)
-    pr = (
-        f"(CASE WHEN {g} IS NULL OR {g} <= 0 THEN {t.num(0)} "
-        f"ELSE POWER({t.num(2)}, {g} - {t.num(m)}) - POWER({t.num(2)}, {t.num(-m)}) END)"
-    )
+    pr = portable_stop_probability(t, max_grade)
     before = t.running_log_product_before(f"1 - {pr}")
     value = t.total(t.ratio(f"{pr} * {before}", t.pos), t.within(k))
     return t.when(f"MAX({g}) > {t.num(m)}", "NULL", value)

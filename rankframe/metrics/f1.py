@@ -28,3 +28,10 @@ def compute(prep, *, k, rel, beta):
     p, _ = precision.compute(prep, k=k, rel=rel, denominator="k")
     r, none = recall.compute(prep, k=k, rel=rel, denominator="relevant")
     return f_measure(p, r, beta), none
+
+
+def portable(t, *, k, rel, beta):
+    """F1@k as one aggregate: SetF's f_measure of P@k and R@k's expressions."""
+    p = precision.portable(t, k=k, rel=rel, denominator="k")
+    r = recall.portable(t, k=k, rel=rel, denominator="relevant")
+    return t.f_measure(p, r, beta)

@@ -20,3 +20,8 @@ SPEC = MetricSpec(
 def compute(prep, *, k, rel):
     top = prep.cut(k)
     return top.segment_sum(top.hits(rel)), None
+
+
+def portable(t, *, k, rel):
+    """Hits@k as one aggregate: the rows of grade >= rel at positions <= k."""
+    return t.as_float(t.count(f"{t.within(k)} AND {t.hit(rel)}"))

@@ -53,3 +53,21 @@ def compute(prep, *, rel):
     total = prep.segment_sum(term, hit)
     n_rel = prep.n_relevant(rel)
     return np.divide(total, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0
+
+
+def portable(t, *, rel):
+    """The infAP of the unit as one aggregate: ``compute``'s term of each relevant retrieved item, summed, over |R|.
+
+    r, n, u (relevant, judged non-relevant, pooled-unjudged rows above the hit) are running counts along the
+    ranking less the hit itself (a hit is neither of the other two).
+    """
+    hit, nonrel, pooled = t.hit(rel), t.nonrel(rel), t.pooled
+    r = t.as_float(f"{t.running_count(hit)} - 1")
+    n = t.as_float(t.running_count(nonrel))
+    u = t.as_float(t.running_count(pooled))
+    fj, eps = t.as_float(f"{t.pos} - 1"), t.num(EPSILON)
+    term = (
+        f"{t.num(1)} / ({fj} + 1) + ({fj} / ({fj} + 1)) * (({r} + {n} + {u}) / NULLIF({fj}, 0)) "
+        f"* (({r} + {eps}) / ({r} + {n} + 2 * {eps}))"
+    )
+    return t.ratio(t.total(t.when(f"{t.pos} = 1", t.num(1), term), f"{t.retrieved} AND {hit}"), t.count(hit))

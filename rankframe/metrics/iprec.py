@@ -66,3 +66,14 @@ def compute(prep, *, recall, rel):
     keep = (hits > 0) & (found >= recall_cut(recall, n_rel)[prep.group])
     values = segment_max(prep.group[keep], found[keep] / prep.pos[keep], prep.n)
     return values, n_rel == 0
+
+
+def portable(t, *, recall, rel):
+    """IPrec@r as one aggregate: the largest j / p_j over the hits j >= floor(r |R| + 0.9), 0 without one.
+
+    j is a running count of hits along the ranking, |R| a count over the unit (a window); ``recall_cut``'s rule.
+    """
+    found, n_rel = t.running_count(t.hit(rel)), t.unit_count(t.hit(rel))
+    cut = t.floor(f"{t.num(recall)} * {t.as_float(n_rel)} + {t.num(0.9)}")
+    best = t.largest(t.ratio(found, t.pos), f"{t.retrieved} AND {t.hit(rel)} AND {found} >= {cut}")
+    return f"COALESCE({best}, {t.num(0)})"

@@ -24,3 +24,8 @@ def compute(prep, *, k):
     judged = top.segment_sum((~np.isnan(top.grade)).astype(np.float64))
     denom = top.n_retrieved.astype(np.float64)
     return np.divide(judged, denom, out=np.zeros(prep.n), where=denom > 0), None
+
+
+def portable(t, *, k):
+    """Judged@k as one aggregate: the judged rows (any grade, negative too) among the top min(k, retrieved)."""
+    return t.ratio(t.count(f"{t.within(k)} AND {t.grade} IS NOT NULL"), t.count(t.within(k)))

@@ -25,3 +25,8 @@ SPEC = MetricSpec(
 
 def compute(prep, *, rel):
     return prep.n_relevant(rel).astype(np.float64), None
+
+
+def portable(t, *, rel):
+    """NumRel as one aggregate: the rows of grade >= rel, retrieved or not."""
+    return t.as_float(t.count(t.hit(rel)))

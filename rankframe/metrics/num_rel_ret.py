@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..declare import MetricSpec, k_param, rel_param
 from .hits import compute as hits
+from .hits import portable as hits_portable
 
 SPEC = MetricSpec(
     name="num_rel_ret",
@@ -23,3 +24,8 @@ SPEC = MetricSpec(
 
 def compute(prep, *, k, rel):
     return hits(prep, k=k, rel=rel)
+
+
+def portable(t, *, k, rel):
+    """NumRelRet@k as one aggregate: Hits@k's."""
+    return hits_portable(t, k=k, rel=rel)

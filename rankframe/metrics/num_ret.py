@@ -24,3 +24,8 @@ SPEC = MetricSpec(
 
 def compute(prep, *, k):
     return prep.cut(k).n_retrieved.astype(np.float64), None
+
+
+def portable(t, *, k):
+    """NumRet@k as one aggregate: the retrieved rows at positions <= k."""
+    return t.as_float(t.count(t.within(k)))

@@ -26,3 +26,9 @@ SPEC = MetricSpec(
 def compute(prep, *, k, rel, p):
     top = prep.cut(k)
     return (1.0 - p) * top.segment_sum(top.hits(rel) * np.power(p, top.pos - 1.0)), None
+
+
+def portable(t, *, k, rel, p):
+    """RBP@k as one aggregate: (1 - p) times the sum of p^(position - 1) over the hits in the top k."""
+    total = t.total(t.power(t.num(p), f"{t.pos} - 1"), f"{t.within(k)} AND {t.hit(rel)}")
+    return f"({t.num(1)} - {t.num(p)}) * {total}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import JUDGED_ONLY, MetricSpec, rel_param
-from .set_p import set_counts
+from .set_p import portable_counts, set_counts
 
 SPEC = MetricSpec(
     name="set_ap",
@@ -28,3 +28,9 @@ def compute(prep, *, rel):
     rel_ret, n_ret, n_rel = set_counts(prep, rel)
     den = n_ret * n_rel
     return np.divide(rel_ret * rel_ret, den, out=np.zeros(prep.n), where=den > 0), n_rel == 0
+
+
+def portable(t, *, rel):
+    """SetAP as one aggregate: relevant retrieved^2 / (retrieved |R|)."""
+    rel_ret, n_ret, n_rel = portable_counts(t, rel)
+    return t.ratio(f"{rel_ret} * {rel_ret}", f"{n_ret} * {n_rel}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import BETA, JUDGED_ONLY, MetricSpec, rel_param
-from .set_p import set_counts
+from .set_p import portable_counts, set_counts
 
 SPEC = MetricSpec(
     name="set_f",
@@ -39,3 +39,9 @@ def compute(prep, *, rel, beta):
     p = np.divide(rel_ret, n_ret, out=np.zeros(prep.n), where=n_ret > 0)
     r = np.divide(rel_ret, n_rel, out=np.zeros(prep.n), where=n_rel > 0)
     return f_measure(p, r, beta), n_rel == 0
+
+
+def portable(t, *, rel, beta):
+    """SetF as one aggregate: f_measure of SetP and SetR."""
+    rel_ret, n_ret, n_rel = portable_counts(t, rel)
+    return t.f_measure(t.ratio(rel_ret, n_ret), t.ratio(rel_ret, n_rel), beta)

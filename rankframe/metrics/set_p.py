@@ -29,3 +29,14 @@ def set_counts(prep, rel):
 def compute(prep, *, rel):
     rel_ret, n_ret, _ = set_counts(prep, rel)
     return np.divide(rel_ret, n_ret, out=np.zeros(prep.n), where=n_ret > 0), None
+
+
+def portable_counts(t, rel):
+    """(relevant retrieved, retrieved, |R|) of the unit as aggregates: ``set_counts``' three counts."""
+    return t.count(f"{t.retrieved} AND {t.hit(rel)}"), t.count(t.retrieved), t.count(t.hit(rel))
+
+
+def portable(t, *, rel):
+    """SetP as one aggregate: relevant retrieved / retrieved."""
+    rel_ret, n_ret, _ = portable_counts(t, rel)
+    return t.ratio(rel_ret, n_ret)

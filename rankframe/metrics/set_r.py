@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import MetricSpec, rel_param
-from .set_p import set_counts
+from .set_p import portable_counts, set_counts
 
 SPEC = MetricSpec(
     name="set_r",
@@ -28,3 +28,9 @@ SPEC = MetricSpec(
 def compute(prep, *, rel):
     rel_ret, _, n_rel = set_counts(prep, rel)
     return np.divide(rel_ret, n_rel, out=np.zeros(prep.n), where=n_rel > 0), n_rel == 0
+
+
+def portable(t, *, rel):
+    """SetR as one aggregate: relevant retrieved / |R|."""
+    rel_ret, _, n_rel = portable_counts(t, rel)
+    return t.ratio(rel_ret, n_rel)

@@ -14,7 +14,7 @@ along the ranking; ``rf__rows`` puts the not-retrieved rows back; ``rf__x`` adds
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +24,8 @@ from ..columns import Columns, column_list
 from ..declare import Param
 from ..errors import ParameterError, parameter_error
 from ..names import Measure
-from ..registry import bind_policies
-from .terms import FLOAT, GRADE, POS, Terms, not_portable, sqlglot
+from ..registry import KERNELS, bind_policies
+from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot
 
 OWNER = "render"
 #: the dialects the tests run or parse (any other sqlglot dialect is accepted, untested)
@@ -37,11 +37,6 @@ ORDER_BY = Param(
     "compared byte by byte)",
     choices=("rank", "score"),
 )
-#: parameter values no portable expression covers yet, and why
-UNSUPPORTED: dict[tuple[str, Any], str] = {
-    ("judged_only", True): "judged_only=True (positions among the judged rows) has no portable expression",
-    ("ties", "average"): "ties='average' (tie-averaged gains) has no portable expression",
-}
 #: each query-set policy's state code in rf__long (0 = the metric's own value)
 _POLICY_STATE = {"zero": 1, "nan": 2, "skip": 3}
 _NAN = f"CAST('NaN' AS {FLOAT})"
@@ -74,16 +69,17 @@ def _dialect(dialect: object) -> str:
 
 def _metric_expression(t: Terms, m: Measure) -> str:
     params = dict(m.params)
-    for (name, value), why in UNSUPPORTED.items():
-        if params.get(name) == value:
-            raise not_portable(str(m), why)
-    module = importlib.import_module(f"rankframe.metrics.{m.spec.name}")
-    portable = getattr(module, "portable", None)
+    t = t.variant(judged_only=params.pop("judged_only", False), ties=params.pop("ties", "first"))
+    kernel = KERNELS.get(m.spec.name)
+    if kernel is None:  # rankframe.beyond's set- and list-level metrics (Coverage, Novelty, ...)
+        raise not_portable(
+            str(m), f"{m.spec.canonical} is a beyond-accuracy metric; the portable SQL has accuracy metrics only"
+        )
+    portable = getattr(sys.modules.get(kernel.__module__), "portable", None)
     if portable is None:
         raise not_portable(
             str(m),
-            f"{m.spec.canonical} declares no portable expression (rankframe/metrics/"
-            f"{m.spec.name}.py has no portable())",
+            f"{m.spec.canonical} declares no portable expression (its module {kernel.__module__} has no portable())",
         )
     return str(portable(t, **params))
 
@@ -96,6 +92,8 @@ def _nothing_relevant(t: Terms, m: Measure) -> str:
         return "FALSE"
     if kind == "relevant":
         return f"{t.count(t.hit(p['rel']))} = 0"
+    if kind == "any_gain":  # no grade > 0 in the ideal list (the judged rows, or the retrieved ones)
+        return f"{t.count(t.ideal_value(t.grade, p['ideal']) + ' > 0')} = 0"
     if kind == "gain":
         return f"{t.count(t.ideal_gain(p['rel'], p['gain'], p['ideal'], p.get('gains')) + ' > 0')} = 0"
     raise not_portable(str(m), f"the 'nothing relevant' rule {kind!r} has no portable expression")
@@ -123,9 +121,9 @@ def render(
     Parameters
     ----------
     metrics : str or list of str
-        Metric names as :func:`rankframe.evaluate` takes them (``"nDCG@10"``, ``"AP(rel=2)"``). Portable: P, R, AP,
-        RR, Success, Rprec, CG, DCG, IDCG, nDCG, ERR with every parameter except ``judged_only=True`` and
-        ``ties="average"``; any other metric is a :class:`~rankframe.errors.RankframeError` saying why.
+        Metric names as :func:`rankframe.evaluate` takes them (``"nDCG@10"``, ``"AP(rel=2)"``). Every accuracy
+        metric is portable with every parameter (``judged_only=True`` and ``ties="average"`` included); a
+        beyond-accuracy metric is a :class:`~rankframe.errors.RankframeError` saying why.
     dialect : str, default "postgres"
         sqlglot's name of the target: ``duckdb``, ``postgres``, ``bigquery``, ``snowflake``, ``spark``, ``trino``
         (tested), or another sqlglot dialect.
@@ -228,7 +226,7 @@ def _body(
         if c == "rf__i" or c.startswith("rf__"):
             raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
 
-    t = Terms()
+    t = Terms(order_by=order)
     values = [_metric_expression(t, m) for m in measures]
     nothing = [_nothing_relevant(t, m) for m in measures]
     keys = [f"rf__s{i}" for i in range(len(segments))]
@@ -245,15 +243,20 @@ def _body(
         f"CAST({_quote(cols.relevance)} AS {FLOAT}) AS {GRADE}, "
         f"{_quote(cols.rank if order == 'rank' else cols.score)} AS rf__key FROM {source}"
     )
+    ranking = f"PARTITION BY {unit} ORDER BY {key_order}, {tie} DESC"
+    extra = t.preparation(ranking)
     ret = (
-        f"SELECT {unit}, {GRADE}, ROW_NUMBER() OVER (PARTITION BY {unit} ORDER BY {key_order}, {tie} DESC) AS {POS} "
-        "FROM rf__src WHERE rf__key IS NOT NULL"
+        f"SELECT {unit}, {GRADE}, ROW_NUMBER() OVER ({ranking}) AS {POS}"
+        + "".join(f", {expr} AS {name}" for name, expr in extra.items())
+        + " FROM rf__src WHERE rf__key IS NOT NULL"
     )
+    positions = [POS, *(name for name in extra if name == JPOS)]  # the position columns every row carries
     ranked_cols = "".join(f", {expr} AS {name}" for name, expr in ranked.items())
     null_cols = "".join(f", CAST(NULL AS {FLOAT}) AS {name}" for name in ranked)
+    null_positions = "".join(f", CAST(NULL AS BIGINT) AS {name}" for name in positions)
     rows = (
-        f"SELECT {unit}, {GRADE}, {POS}{ranked_cols} FROM rf__ret "
-        f"UNION ALL SELECT {unit}, {GRADE}, CAST(NULL AS BIGINT) AS {POS}{null_cols} FROM rf__src "
+        f"SELECT {unit}, {GRADE}, {', '.join(positions)}{ranked_cols} FROM rf__ret "
+        f"UNION ALL SELECT {unit}, {GRADE}{null_positions}{null_cols} FROM rf__src "
         "WHERE rf__key IS NULL"
     )
     x = "SELECT rf__rows.*" + "".join(f", {expr} AS {name}" for name, expr in whole.items()) + " FROM rf__rows"
@@ -265,13 +268,19 @@ def _body(
         )
         + f" FROM rf__x GROUP BY {unit}"
     )
-    state = (
-        f"CASE WHEN rf__n_judged = 0 THEN {_POLICY_STATE[chosen['no_judged']]} "
-        f"WHEN rf__n_ret = 0 THEN {_POLICY_STATE[chosen['no_retrieved']]} "
-        f"WHEN rf__nr{{i}} = 1 THEN {_POLICY_STATE[chosen['no_relevant']]} ELSE 0 END"
-    )
+
+    def state(i: int, m: Measure) -> str:
+        # a count (NumRel, ...) is defined on an empty list: no_retrieved='zero' keeps its value (as
+        # numpy_engine.apply_policies: trec_eval -c prints num_rel for a query the run did not retrieve)
+        empty = 0 if m.spec.count and chosen["no_retrieved"] == "zero" else _POLICY_STATE[chosen["no_retrieved"]]
+        return (
+            f"CASE WHEN rf__n_judged = 0 THEN {_POLICY_STATE[chosen['no_judged']]} "
+            f"WHEN rf__n_ret = 0 THEN {empty} "
+            f"WHEN rf__nr{i} = 1 THEN {_POLICY_STATE[chosen['no_relevant']]} ELSE 0 END"
+        )
+
     labels = " UNION ALL ".join(f"SELECT {i} AS rf__i, {_string(str(m))} AS rf__metric" for i, m in enumerate(measures))
-    states = " ".join(f"WHEN {i} THEN {state.format(i=i)}" for i in range(len(measures)))
+    states = " ".join(f"WHEN {i} THEN {state(i, m)}" for i, m in enumerate(measures))
     raws = " ".join(f"WHEN {i} THEN u.rf__v{i}" for i in range(len(measures)))
     long = (
         f"SELECT {', '.join('u.' + c for c in [*keys, 'rf__q'])}, m.rf__i, m.rf__metric, "

@@ -26,3 +26,11 @@ def test_each_block_is_the_commands_output(capsys):
         assert capsys.readouterr().out == sql, cmd
         dialect = shlex.split(cmd)[shlex.split(cmd).index("--dialect") + 1]
         assert isinstance(sqlglot.parse_one(sql, read=dialect), sqlglot.exp.Query)
+
+
+def test_what_is_portable_names_every_declared_metric():
+    from rankframe.registry import METRICS
+
+    section = DOC.read_text(encoding="utf-8").split("## What is portable", 1)[1].split("\n## ", 1)[0]
+    missing = [s.canonical for s in METRICS if not re.search(rf"\b{re.escape(s.canonical)}\b", section)]
+    assert not missing, f"docs/warehouse.md 'What is portable' does not name {missing}"

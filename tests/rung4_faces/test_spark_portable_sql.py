@@ -15,7 +15,8 @@ from strategies import SMALL_GRADES, by_of, tables
 import rankframe.sql
 
 pytestmark = pytest.mark.xdist_group("spark")
-#: one metric of each expression family (counts, running counts, first hit, unit windows, the ideal, the product):
+#: one metric of each expression family (counts, running counts, first hit, unit windows, the ideal, the product,
+#: the ideal product, a running max, judged_only's positions, tie groups):
 #: every metric on Spark took 20 s a table
 METRICS = [
     "P@2",
@@ -26,6 +27,14 @@ METRICS = [
     "Rprec@2",
     "nDCG(gain='exponential', ideal='retrieved')@3",
     "ERR@3",
+    "NumRel(rel=2)",
+    "SetF(beta=2)",
+    "nERR(ideal='retrieved')@3",
+    "Bpref@3",
+    "IPrec@0.5",
+    "infAP",
+    "AP(judged_only=True)",
+    "nDCG(ties='average', judged_only=True)@3",
 ]
 
 

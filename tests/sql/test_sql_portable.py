@@ -47,6 +47,61 @@ def test_hand_case_on_duckdb():
     assert got["n"].tolist() == [1] * 5
 
 
+def test_hand_case_of_the_later_metrics_on_duckdb():
+    # query q by score (ties by item descending): a 3.0 (grade 0), f 2.5 (-1: pooled, unjudged), c 2.0 (unjudged),
+    # b 2.0 (2), d 1.0 (1), g 0.1 (0); e (3) and h (2) judged, not retrieved. Positions a1 f2 c3 b4 d5 g6;
+    # R = {b, d, e, h} = 4, N (0 <= grade < 1) = {a, g} = 2. Query z: two judged items, nothing retrieved.
+    df = pd.DataFrame(
+        {
+            "query": ["q"] * 8 + ["z"] * 2,
+            "item": list("afbcdgehxy"),
+            "score": [3.0, 2.5, 2.0, 2.0, 1.0, 0.1, None, None, None, None],
+            "relevance": [0, -1, 2, None, 1, 0, 3, 2, 1, 2],
+        }
+    )
+    eps, log2_3 = 1e-5, 1.584962500721156
+    # nERR@5, Pr(g) = (2^g - 1)/16: ERR@5 = (3/16)/4 + (1/16)/5 (13/16) = 73/1280; the ideal list e, b, h, d (b and
+    # h tie: Pr 3/16): 7/16 + (1/2)(9/16)(3/16) + (1/3)(9/16)(13/16)(3/16) + (1/4)(9/16)(13/16)(13/16)(1/16)
+    ideal_err = 7 / 16 + (9 / 16) * (3 / 16) / 2 + (9 / 16) * (13 / 16) * (3 / 16) / 3
+    ideal_err += (9 / 16) * (13 / 16) ** 2 * (1 / 16) / 4
+    cases = {
+        "P@2": 0.0,  # a, f
+        "P(judged_only=True)@2": 0.5,  # c, f removed: a1 b2 d3 g4
+        "AP(judged_only=True)": (1 / 2 + 2 / 3) / 4,
+        "Bpref": (0.5 + 0.5) / 4,  # b and d: a above each, 1 - min(1, 4) / min(4, 2) = 1/2
+        "IPrec@0.0": 0.4,  # max(P at b = 1/4, P at d = 2/5)
+        "IPrec@1.0": 0.0,  # floor(4 + 0.9) = 4 hits never retrieved
+        # b: i = 4, r = 0, n = 1 (a), u = 1 (f): 1/4 + (3/4)(2/3)(eps / (1 + 2 eps)); d: i = 5, r = n = u = 1:
+        # 1/5 + (4/5)(3/4)((1 + eps) / (2 + 2 eps)) = 1/2
+        "infAP": (1 / 4 + 0.5 * eps / (1 + 2 * eps) + 0.5) / 4,
+        "DCG(ties='average')@3": 1 / 2,  # c and b tie at 3, 4: mean gain (0 + 2) / 2 = 1 at position 3
+        "DCG@3": 0.0,  # c (no gain) at 3
+        # c removed: b alone in its group, at 2; IDCG@2 = e (3) + b (2) / log2(3)
+        "nDCG(judged_only=True, ties='average')@2": (2 / log2_3) / (3 + 2 / log2_3),
+        "nERR@5": (73 / 1280) / ideal_err,
+        "SetF": 2 * (2 / 6) * (2 / 4) / (2 / 6 + 2 / 4),  # P = 2/6, R = 2/4
+        "RBP(p=0.5)@5": 0.5 * (0.5**3 + 0.5**4),  # hits at 4 and 5
+        "NumRel": 4.0,
+        "NumRet@3": 3.0,
+        "Judged@3": 2 / 3,  # a and f have grades, c none
+    }
+    got = _run(df, rankframe.sql.render(list(cases), dialect="duckdb", per_query=True, order_by="score"))
+    q = got[got["query"] == "q"].set_index("metric")["value"]
+    assert q.to_dict() == pytest.approx(cases, abs=1e-12)
+    z = got[got["query"] == "z"].set_index("metric")["value"]
+    # nothing retrieved, no_retrieved='zero': the counts keep their value (trec_eval -c), the others are 0
+    assert z["NumRel"] == 2.0 and z["P@2"] == 0.0 and z["NumRet@3"] == 0.0
+
+
+def test_no_window_partitions_by_the_score():
+    # BigQuery refuses a FLOAT64 PARTITION BY: tie groups are numbered along the ranking, never partitioned by score
+    sql = rankframe.sql.render(["nDCG(ties='average', judged_only=True)@3"], dialect="bigquery", order_by="score")
+    windows = list(sqlglot.parse_one(sql, read="bigquery").find_all(sqlglot.exp.Window))
+    assert windows
+    for window in windows:
+        assert "RF__KEY" not in " ".join(p.sql().upper() for p in window.args.get("partition_by") or [])
+
+
 @pytest.mark.parametrize("dialect", OTHER_DIALECTS)
 @pytest.mark.parametrize("per_query", [False, True])
 def test_parses_in_each_dialect(dialect, per_query):

@@ -107,7 +107,7 @@ def test_bad_arguments(kwargs, words):
 
 def test_metric_errors_are_renders():
     with pytest.raises(RankframeError, match="not portable|portable"):
-        rankframe.sql.render_compare(["infAP"], baseline="a")
+        rankframe.sql.render_compare(["Coverage@5"], baseline="a")
     with pytest.raises(ParameterError):
         rankframe.sql.render_compare(["AP"], baseline="a", no_relevant="sometimes")
 
