@@ -55,19 +55,25 @@ def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:
     return bool(value)
 
 
-def check_output_names(by: Sequence[str], columns: Columns, per_query: bool) -> None:
-    """No user column may take an output column's name, and the query column is not a segment."""
+def check_output_names(
+    by: Sequence[str],
+    columns: Columns,
+    per_query: bool,
+    outputs: Sequence[str] = OUTPUT_COLUMNS,
+    owner: str = "evaluate",
+) -> None:
+    """No user column may take an output column's name (``outputs``), and the query column is not a segment."""
     if columns.query in by:
         raise ParameterError(
             f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
             "query is always part of the unit (use per_query=True for one value per query)."
         )
     shown = [*by, *([columns.query] if per_query else [])]
-    clash = [name for name in shown if name in OUTPUT_COLUMNS]
+    clash = [name for name in shown if name in outputs]
     if clash:
         role = "segment column" if clash[0] in by else "query column"
         raise ParameterError(
-            f"the {role} {clash[0]!r} has the name of an output column of evaluate "
-            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. "
+            f"the {role} {clash[0]!r} has the name of an output column of {owner} "
+            f"{list(outputs)}; rename it first, e.g. "
             f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
         )

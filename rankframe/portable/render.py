@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
 from ..arguments import as_flag, check_output_names, parse_metrics
 from ..columns import Columns, column_list
 from ..declare import Param
@@ -166,7 +167,8 @@ def render(
     cols = Columns.coerce(columns, function=OWNER)
     segments = column_list(by, OWNER)
     per_query = as_flag("per_query", per_query, OWNER)
-    check_output_names(segments, cols, per_query)
+    # the mean shape adds the count of queries, n
+    check_output_names(segments, cols, per_query, (*EVALUATE_OUTPUTS, *(() if per_query else ("n",))), OWNER)
     b = _body(metrics, target, table, segments, cols, order_by, policies)
     keys, number = b.keys, b.number
     out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys))

@@ -22,6 +22,7 @@ from rankframe.errors import RankframeError
         ({"by": ["seg", "seg"]}, "by"),
         ({"by": "query"}, "query column"),
         ({"by": "metric"}, "output column"),
+        ({"by": "n"}, "output column of render ['metric', 'value', 'n']"),  # the mean shape's count of queries
         ({"by": "rf__x"}, "rf__"),
         ({"per_query": "yes"}, "'per_query'"),
         ({"columns": {"qurey": "q"}}, "qurey"),
