@@ -98,11 +98,19 @@ def _check_columns(
             raise missing(name, "--by")
 
 
-def _load(args, columns: Columns, by: list[str], progress: progress_mod.Steps, system: str | None = None) -> Loaded:
+def _load(
+    args,
+    columns: Columns,
+    by: list[str],
+    progress: progress_mod.Steps,
+    system: str | None = None,
+    relevance: bool = True,
+) -> Loaded:
     """Read the inputs into one table (and separate judgments for a long table with --qrels).
 
     ``system`` names the system column of a single long table (``compare --system``); several runs or tables
-    get a column ``system`` naming each one (the run's tag, the table's file name).
+    get a column ``system`` naming each one (the run's tag, the table's file name). ``relevance=False``: no metric
+    asked reads the grades (the beyond-accuracy metrics), so a table without them is read as it is.
     """
     from .. import io
     from ..join import read_trec
@@ -150,7 +158,7 @@ def _load(args, columns: Columns, by: list[str], progress: progress_mod.Steps, s
             args,
             columns,
             [b for b in by if not (several and b == "system")],
-            need_relevance=qrels is None,
+            need_relevance=qrels is None and relevance,
             system=None if several else system,
         )
         frames.append(frame)

@@ -165,6 +165,12 @@ def _cli_words(text: str) -> str:
         text,
     )
     text = re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
+    # a beyond-accuracy metric without its input (rankframe.beyond.declare.missing_input): the file options
+    text = re.sub(
+        r"needs (train|catalog)=, (.*): pass it to evaluate, e\.g\. rankframe\.evaluate\(.*\)\.$",
+        lambda m: f"needs --{m.group(1)} FILE, {m.group(2)}.",
+        text,
+    )
     return _fuse_words(text) if "parameter of fuse" in text else text
 
 

@@ -17,7 +17,7 @@ from .. import progress as progress_mod
 from ..columns import Columns
 from ..errors import ParameterError
 from ..evaluate import check_aggregation, evaluate
-from ..io import TREC_COUNTS, is_long
+from ..io import TREC_COUNTS, is_long, read_long
 from ..io import trec_lines as _trec_lines
 from ..names import parse
 from ._load import _check_columns, _check_options, _load, _sql_road
@@ -114,6 +114,19 @@ def add_parser(sub) -> None:
         default="table",
         help="table (default), csv, json, markdown, or trec (trec_eval's output lines)",
     )
+    b = ev.add_argument_group("beyond-accuracy inputs (docs/beyond-accuracy.md; the table is then read with pandas)")
+    b.add_argument(
+        "--train",
+        metavar="FILE",
+        help="past interactions (Parquet or CSV) with the ranking table's query and item column names and an "
+        "optional weight column: train= of ARP, APLT, Novelty (and Coverage, Gini with universe='train')",
+    )
+    b.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="the item ids that could be recommended, a one-column table (Parquet or CSV): catalog= of Coverage "
+        "and Gini",
+    )
     _duplicate_options(ev)
     _column_options(ev)
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
@@ -142,7 +155,8 @@ def _evaluate(args) -> int:
         asked = {str(m) for m in measures}
         measures += [parse(c) for c in TREC_COUNTS if c not in asked]
     trec_inputs = not all(is_long(p) for p in args.inputs)
-    if _sql_road(args):
+    beyond = _beyond_inputs(args, measures, columns)
+    if beyond is None and _sql_road(args):
         result = _evaluate_in_duckdb(args, measures, columns, by, policies)
         return _output(args, result, measures, labels, by, columns, policies)
     duckdb_only = ("memory_limit", "threads", "temp_directory", "no_validate")
@@ -154,29 +168,66 @@ def _evaluate(args) -> int:
     steps = 2 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 1
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
     with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
-        loaded = _load(args, columns, by, progress)
+        loaded = _load(args, columns, by, progress, relevance=_reads_grades(measures))
         if loaded.trec:
             columns = Columns()
         if loaded.system is not None and loaded.system not in by:
             by = [loaded.system, *by]
         progress.step("evaluating")
-        per_query = args.per_query
-        result = evaluate(
-            loaded.df,
-            measures,
-            by=by or None,
-            per_query=per_query or trec_format,  # trec_eval's all lines are aggregated by _trec_lines
-            agg="mean" if per_query or trec_format else args.agg,
-            columns=columns,
-            qrels=loaded.judgments,
-            engine=args.engine or "pandas",
-            allow_duplicates=args.allow_duplicates,
-            ci=args.ci,
-            no_relevant=policies["no_relevant"],
-            no_retrieved=policies["no_retrieved"],
-            no_judged=policies["no_judged"],
-        )
+        try:
+            result = _evaluate_loaded(loaded, measures, by, columns, policies, beyond, args)
+        except ParameterError as e:
+            raise UsageError(_cli_words(str(e))) from None
     return _output(args, result, measures, labels, by, columns, policies)
+
+
+def _evaluate_loaded(loaded, measures: list, by: list, columns: Columns, policies: dict, beyond, args) -> pd.DataFrame:
+    """rankframe.evaluate on the table read with pandas (with --train / --catalog for the beyond-accuracy metrics)."""
+    trec_format = args.format == "trec"
+    per_query = args.per_query
+    return evaluate(
+        loaded.df,
+        measures,
+        by=by or None,
+        per_query=per_query or trec_format,  # trec_eval's all lines are aggregated by _trec_lines
+        agg="mean" if per_query or trec_format else args.agg,
+        columns=columns,
+        qrels=loaded.judgments,
+        engine=args.engine or "pandas",
+        allow_duplicates=args.allow_duplicates,
+        ci=args.ci,
+        no_relevant=policies["no_relevant"],
+        no_retrieved=policies["no_retrieved"],
+        no_judged=policies["no_judged"],
+        **(beyond or {}),
+    )
+
+
+def _reads_grades(measures: list) -> bool:
+    """Whether a metric asked reads the relevance column (every one but the beyond-accuracy metrics)."""
+    from ..beyond.declare import BeyondSpec
+
+    return not all(isinstance(m.spec, BeyondSpec) for m in measures)
+
+
+def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
+    """``train=`` / ``catalog=`` read from --train / --catalog, or None when no beyond-accuracy metric is asked.
+
+    The beyond-accuracy metrics are computed on a table in memory (pandas, or DuckDB with --engine duckdb), never
+    on DuckDB's file road: asking for one reads the ranking table with pandas. The inputs' rules (ids of the item
+    column's kind, weights, a metric that needs an input it was not given) are evaluate's.
+    """
+    from ..beyond.declare import BeyondSpec
+
+    asked = any(isinstance(m.spec, BeyondSpec) for m in measures)
+    if not asked and args.train is None and args.catalog is None:
+        return None
+    inputs = {}
+    if args.train is not None:
+        inputs["train"] = read_long(args.train, columns=columns, numeric=["weight"])
+    if args.catalog is not None:
+        inputs["catalog"] = read_long(args.catalog, columns=columns)
+    return inputs
 
 
 def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:

@@ -666,14 +666,18 @@ def test_usage_errors_exit_2(capsys):
 
 def _doc_commands() -> list[tuple[str, int, str, list[str] | None]]:
     """(file, line number, command, expected output or None) for each CLI line of README's command-line
-    section, of docs/cli.md and of docs/fusion.md's command-line section: the lines of ```bash blocks, and the
+    section, of docs/cli.md, of docs/fusion.md's command-line section and docs/beyond-accuracy.md's faces: the lines of ```bash blocks, and the
     ``$ `` lines of ```console blocks with the output shown under them (a ``...`` line stands for lines left
     out)."""
     found = []
     docs = (ROOT / "docs" / "cli.md").read_text()
     sections = [
         (name, *_section((ROOT / name).read_text(), title))
-        for name, title in (("README.md", "## On the command line"), ("docs/fusion.md", "## The command line"))
+        for name, title in (
+            ("README.md", "## On the command line"),
+            ("docs/fusion.md", "## The command line"),
+            ("docs/beyond-accuracy.md", "## Faces"),
+        )
     ]
     for name, text, base in (*sections, ("docs/cli.md", docs, 0)):
         for m in re.finditer(r"^```(bash|console)\n(.*?)^```", text, flags=re.S | re.M):
@@ -708,7 +712,7 @@ DOC_OUTPUTS = {
 
 def test_the_docs_have_cli_lines():
     files = {name for name, _, _, _ in DOC_COMMANDS}
-    assert files == {"README.md", "docs/cli.md", "docs/fusion.md"} and len(DOC_COMMANDS) >= 10
+    assert files == {"README.md", "docs/cli.md", "docs/fusion.md", "docs/beyond-accuracy.md"} and len(DOC_COMMANDS) >= 10
     assert all(cmd.split()[0] in ("rankframe", "duckdb") for _, _, cmd, _ in DOC_COMMANDS)
 
 
