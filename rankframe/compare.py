@@ -203,14 +203,21 @@ def compare(
     DataFrame
         A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-        p_adjusted, ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses,
-        note]``: ``n`` queries compared, the two means over them, ``delta = mean - baseline_mean`` (the mean
-        per-query difference), ``[ci_low_adjusted, ci_high_adjusted]`` the interval that agrees with ``p_adjusted``
+        p_adjusted, ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, hedges_gz, hedges_gz_low,
+        hedges_gz_high, hl_estimate, hl_low, hl_high, mde, wins, ties, losses, note]``: ``n`` queries compared, the
+        two means over them, ``delta = mean - baseline_mean`` (the mean per-query difference),
+        ``[ci_low_adjusted, ci_high_adjusted]`` the interval that agrees with ``p_adjusted``
         (the t interval at ``alpha / m`` for Holm and Bonferroni, ``R * alpha / m`` for BH, the max-|t| critical
         value for Westfall-Young, ``[ci_low, ci_high]`` without a correction), ``statistic`` and
         ``df`` the test's statistic and degrees of freedom (t-test: t and n - 1; Wilcoxon: min(W+, W-), df NaN;
         randomization: the mean difference, df NaN; Tukey: q and the error df (n - 1)(k - 1)), ``sd_diff`` the
-        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``mde`` the
+        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``hedges_gz``
+        its small-sample (Hedges) correction ``J(n - 1) * effect_size`` with the exact gamma-function ``J`` and
+        ``[hedges_gz_low, hedges_gz_high]`` its noncentral-t interval at level ``ci`` (NaN for n < 3;
+        :mod:`rankframe.stats.effect_size`), ``hl_estimate`` the Hodges-Lehmann estimate (median of the Walsh
+        averages of the non-zero differences) and ``[hl_low, hl_high]`` its interval from the signed-rank
+        distribution (exact or normal by the test's own rule; R's ``wilcox.test(conf.int=TRUE)`` in the exact case),
+        after ``test="wilcoxon"`` only (NaN otherwise; :mod:`rankframe.stats.hodges_lehmann`), ``mde`` the
         minimum detectable effect (the ``|delta|`` a paired t-test at level ``1 - ci``, uncorrected, on the same
         alternative, detects with 80% power on these ``n`` queries and this ``sd_diff``: :func:`rankframe.power`),
         ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
@@ -406,7 +413,7 @@ def _compare_per_query(
     if test == "randomization" or ci_method == "bootstrap":  # one seed for every random draw of the call
         seed = call_seed(p["seed"])
         attrs.update(n_resamples=p["n_resamples"], seed=seed)
-    tukey = anova = None
+    tukey = anova = hl = None
     if test == "tukey" or ci_method == "tukey":
         anova = stats.blocked_anova(values, offsets)
         tukey = stats.tukey_hsd(anova, pair_idx, ci)
@@ -423,6 +430,7 @@ def _compare_per_query(
         wx = stats.wilcoxon_test(x, y, offsets, alternative, p.get("zero_method", "wilcox"))
         attrs.update(zero_method=p.get("zero_method", "wilcox"))
         pvalue, statistic, df = wx.pvalue, wx.statistic, nan
+        hl = stats.hodges_lehmann(x, y, offsets, wx, ci, alternative)
     else:
         assert tukey is not None and anova is not None  # test == "tukey" computed them above
         pvalue, statistic = tukey.pvalue.reshape(n_seg, -1), tukey.q.reshape(n_seg, -1)
@@ -464,6 +472,7 @@ def _compare_per_query(
         resampled=resampled,
         filled=filled,
         dropped=dropped,
+        hl=hl,
     )
     out.attrs.update(attrs)
     if p["missing"] != "error":

@@ -297,13 +297,13 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
         "two-sided paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons "
         "of the call; effect_size: d_z = delta / sd of the differences"
     )
-    # every column but note (every note is None)
+    # every column but note (every note is None) and hl_* (NaN: no Wilcoxon test)
     assert (
         lines[1].split()
         == (
             "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted "
             "ci_low_adjusted ci_high_adjusted statistic df "
-            "sd_diff effect_size mde wins ties losses"
+            "sd_diff effect_size hedges_gz hedges_gz_low hedges_gz_high mde wins ties losses"
         ).split()
     )
     expected = rankframe.compare(pd.read_parquet(PAIRED), ["nDCG@5", "AP"], baseline="bm25", by="length")
