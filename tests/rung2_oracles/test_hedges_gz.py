@@ -87,3 +87,11 @@ def test_compare_columns():
     for r in out.itertuples():
         t = r.effect_size * math.sqrt(r.n)
         assert r.hedges_gz_low == pytest.approx(_ncp(t, r.n - 1.0, 0.9) * j[r.Index] / math.sqrt(r.n), rel=1e-10)
+
+
+def test_docs_example_is_current():
+    doc = (PAIRED.parents[1] / "docs" / "comparing.md").read_text()
+    out = compare(pd.read_parquet(PAIRED), "AP", baseline="bm25", by="length")
+    r = out[(out["length"] == "short") & (out["system"] == "dense")].iloc[0]
+    line = f"d_z = {r.effect_size:.2f}, Hedges' g_z = {r.hedges_gz:.2f}, 95% CI [{r.hedges_gz_low:.2f}, {r.hedges_gz_high:.2f}]"
+    assert "\n" + line + "\n" in doc

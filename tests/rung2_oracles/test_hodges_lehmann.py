@@ -185,3 +185,11 @@ def test_compare_hostile_one_query_all_zero_and_one_sided():
     w = walsh(np.array([0.5, 0.0, 1 / 3 - 0.5, 0.5, 0.5]))
     assert out.hl_estimate[0] == pytest.approx(np.median(w), abs=1e-15)
     assert out.hl_high[0] == np.inf and out.hl_low[0] == pytest.approx(w[0], abs=1e-15)  # n' = 4 tied: k = 1
+
+
+def test_docs_example_is_current():
+    doc = (PAIRED.parents[1] / "docs" / "comparing.md").read_text()
+    out = compare(pd.read_parquet(PAIRED), "nDCG@5", baseline="bm25", test="wilcoxon")
+    cols = ["system", "n", "delta", "ci_low", "ci_high", "hl_estimate", "hl_low", "hl_high", "p_value"]
+    for line in out[cols].round(4).to_string(index=False).splitlines():
+        assert "\n" + line + "\n" in doc, line
