@@ -142,9 +142,11 @@ def compare(
         studentized range), p-values simultaneous over the pairs of each segment and metric.
     ci : float, default 0.95
         Level of the interval ``[ci_low, ci_high]`` around ``delta``.
-    ci_method : {"t", "bootstrap", "tukey"}, optional
+    ci_method : {"t", "bootstrap", "bca", "tukey"}, optional
         ``"t"`` (default): ``delta -+ t_{n-1} * sd / sqrt(n)``; ``"bootstrap"``: paired percentile bootstrap
-        with ``n_resamples`` resamples; ``"tukey"`` (default with ``test="tukey"``): Tukey simultaneous interval.
+        with ``n_resamples`` resamples; ``"bca"``: the bias-corrected and accelerated (BCa) interval from the same
+        resamples (``scipy.stats.bootstrap(method="BCa")``; :mod:`rankframe.stats.bootstrap`); ``"tukey"`` (default
+        with ``test="tukey"``): Tukey simultaneous interval.
     correction : {"auto", "holm", "bonferroni", "bh", "westfall-young", None}, default "auto"
         Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family. ``"auto"``: ``"holm"``,
         except after ``test="tukey"``, whose p-values already hold simultaneously for every pair of a segment and
@@ -410,7 +412,7 @@ def _compare_per_query(
     n_seg = len(offsets) - 1
     attrs: dict[str, Any] = {}
     seed = None
-    if test == "randomization" or ci_method == "bootstrap":  # one seed for every random draw of the call
+    if test == "randomization" or ci_method in _rules.BOOTSTRAP_CI_METHODS:  # one seed for every random draw
         seed = call_seed(p["seed"])
         attrs.update(n_resamples=p["n_resamples"], seed=seed)
     tukey = anova = hl = None
@@ -438,9 +440,10 @@ def _compare_per_query(
     if ci_method == "t":
         tt = stats.ttest(summary, ci, alternative)
         low, high = tt.ci_low, tt.ci_high
-    elif ci_method == "bootstrap":
+    elif ci_method in _rules.BOOTSTRAP_CI_METHODS:  # the same resamples; BCa reads them at corrected levels
+        method = "bca" if ci_method == "bca" else "percentile"
         with progress_.bar("compare: bootstrap", unit="resamples"):
-            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed, alternative)
+            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed, alternative, method)
         low, high = boot.ci_low, boot.ci_high
     else:
         assert tukey is not None  # ci_method == "tukey" computed it above

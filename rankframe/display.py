@@ -93,6 +93,7 @@ def compare_caption(attrs: dict) -> str:
     interval = {
         "t": f"{level} t interval",
         "bootstrap": f"{level} paired bootstrap interval ({random})",
+        "bca": f"{level} paired BCa bootstrap interval ({random})",
         "tukey": f"{level} Tukey simultaneous interval",
     }[attrs["ci_method"]]
     correction = attrs["correction"]

@@ -7,6 +7,15 @@ of those means (Efron & Tibshirani 1993, ch. 13); one-sided (``alternative="grea
 ``[q_(1 - level), inf)``, (``"less"``) ``(-inf, q_level]``. This is ``scipy.stats.bootstrap((x, y), statistic,
 paired=True, method="percentile")`` with ``statistic = mean(x - y)``; equal in distribution, not draw for draw.
 
+**BCa** (``method="bca"``, Efron 1987; Efron & Tibshirani 1993, 14.3 and eq. 14.15): the same resampled means
+``m_1..m_B``, read at corrected levels. With ``theta`` the mean difference, the bias correction
+``z0 = Phi^-1((#{m_b < theta} + #{m_b <= theta}) / (2B))`` and the acceleration from the jackknife of the mean,
+``theta_(i) = (sum(d) - d_i) / (n - 1)``, ``a = sum(U_i^3) / (6 (sum(U_i^2))^(3/2))`` with ``U_i = mean(theta_(.)) -
+theta_(i)``, the interval is the ``alpha_1 = Phi(z0 + (z0 + z_a) / (1 - a (z0 + z_a)))`` and ``alpha_2`` (the same
+with ``z_(1-a)``) quantiles, ``a = (1 - level) / 2`` (one-sided: ``1 - level`` and the one end). This is
+``scipy.stats.bootstrap(..., paired=True, method="BCa")`` (its ``_bca_interval``). Constant differences (``a`` =
+0/0) give the zero-width interval ``[theta, theta]``, as the percentile method.
+
 Comparisons of a segment that use the same queries share their draws (a draw is a vector of counts per query,
 then one matrix product gives every comparison's resampled mean). The random stream of segment ``s`` is child
 ``s`` of ``SeedSequence(entropy=seed, spawn_key=(0xB007,))`` (distinct from the randomization test's streams).
@@ -25,6 +34,8 @@ from ._segments import check_offsets
 from .randomization import CHUNK_ELEMENTS, check_n_resamples, seed_sequence
 
 SPAWN_KEY = (0xB007,)
+#: the ``method=`` values of :func:`bootstrap_ci`: percentile, and bias-corrected and accelerated
+METHODS = ("percentile", "bca")
 
 
 @dataclass(frozen=True)
@@ -45,8 +56,9 @@ def bootstrap_ci(
     n_resamples: int = 10_000,
     seed: int | np.random.SeedSequence | None = None,
     alternative: str = "two-sided",
+    method: str = "percentile",
 ) -> BootstrapResult:
-    """Paired percentile bootstrap interval of ``mean(x - y)`` per segment and column (module docstring).
+    """Paired percentile (or BCa) bootstrap interval of ``mean(x - y)`` per segment and column (module docstring).
 
     Examples
     --------
@@ -55,6 +67,8 @@ def bootstrap_ci(
     >>> float(r.ci_low[0, 0]), float(r.ci_high[0, 0])   # every resample of 0.5, 0.5, 0.5 has mean 0.5
     (0.5, 0.5)
     """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim == 1:
@@ -93,10 +107,45 @@ def bootstrap_ci(
                 counts = np.bincount(draws.ravel(), minlength=c * n).reshape(c, n)
                 means[a : a + c] = (counts.astype(np.float64) @ sample) / n
                 progress.advance(c)
-            bounds = np.quantile(means, q, axis=0)
+            if method == "bca":
+                bounds = _bca_bounds(means, sample, level, alternative)
+            else:
+                bounds = np.quantile(means, q, axis=0)
             low[s, cols], high[s, cols] = bounds[0], bounds[1]
     if alternative == "greater":
         high[~np.isnan(low)] = np.inf
     elif alternative == "less":
         low[~np.isnan(high)] = -np.inf
     return BootstrapResult(ci_low=low, ci_high=high, n_resamples=int(n_resamples), entropy=root.entropy)
+
+
+def _bca_bounds(means: np.ndarray, sample: np.ndarray, level: float, alternative: str) -> np.ndarray:
+    """The BCa bounds (2, columns) from the resampled means (B, columns) of the sample (n, columns)."""
+    from scipy import special
+
+    n_res, n = means.shape[0], sample.shape[0]
+    theta = np.ones(n) @ sample / n  # the same arithmetic as a resample drawing every query once
+    below = np.count_nonzero(means < theta, axis=0) + np.count_nonzero(means <= theta, axis=0)
+    z0 = special.ndtri(below / (2.0 * n_res))
+    jack = (sample.sum(axis=0) - sample) / (n - 1)  # the mean without query i, for every i and column
+    u = jack.mean(axis=0) - jack
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accel = (u**3).sum(axis=0) / (6.0 * ((u**2).sum(axis=0)) ** 1.5)
+    accel = np.where(np.isfinite(accel), accel, 0.0)  # constant differences: no acceleration (a zero-width interval)
+    a = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+    z_a = special.ndtri(a)
+    levels = []
+    for z in (z_a, -z_a):
+        num = z0 + z
+        levels.append(special.ndtr(z0 + num / (1.0 - accel * num)))
+    # numpy's linear quantile at a level per column: sort each column once, interpolate
+    ordered = np.sort(means, axis=0)
+    out = np.empty((2, means.shape[1]))
+    cols = np.arange(means.shape[1])
+    for i, lev in enumerate(levels):
+        pos = np.clip(np.nan_to_num(lev, nan=0.5), 0.0, 1.0) * (n_res - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, n_res - 1)
+        frac = pos - lo
+        out[i] = ordered[lo, cols] + frac * (ordered[hi, cols] - ordered[lo, cols])
+    return out

@@ -65,6 +65,10 @@ PAIRED_CASES = {
         ["--test", "randomization", "--ci-method", "bootstrap", "--n-resamples", "500", "--seed", "7"],
         dict(test="randomization", ci_method="bootstrap", n_resamples=500, seed=7),
     ),
+    "wilcoxon (hl_* columns) + BCa bootstrap, seeded": (
+        ["--test", "wilcoxon", "--ci-method", "bca", "--n-resamples", "400", "--seed", "2"],
+        dict(test="wilcoxon", ci_method="bca", n_resamples=400, seed=2),
+    ),
     "wilcoxon, bh per metric, 90%": (
         ["--test", "wilcoxon", "--correction", "bh", "--family", "metric", "--ci", "0.9"],
         dict(test="wilcoxon", correction="bh", family=["metric"], ci=0.9),
