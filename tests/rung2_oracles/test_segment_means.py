@@ -164,3 +164,14 @@ def test_bca_difference_from_the_same_resamples():
     assert row.delta_high == pytest.approx(np.quantile(diff, lev[1]), rel=1e-9)
     pct = _segment_intervals(_per(groups), ["M"], ["g"], "query", {"g": "b"}, 0.9, "bootstrap", 3001, 5)
     assert pct[pct.g == "a"].delta_low.iloc[0] != pytest.approx(row.delta_low, rel=1e-6)  # BCa moved it
+
+
+def test_docs_example_is_current():
+    doc = (PAIRED.parents[1] / "docs" / "comparing.md").read_text()
+    df = pd.read_parquet(PAIRED)
+    out = segment_means(df, "nDCG@5", by=["system", "length"], versus={"length": "short"}, seed=1)
+    for line in out.round(4).to_string(index=False).splitlines():
+        assert "\n" + line + "\n" in doc, line
+    # the accessor is the same call
+    via = df.rank_metrics.segment_means("nDCG@5", by=["system", "length"], versus={"length": "short"}, seed=1)
+    pd.testing.assert_frame_equal(pd.DataFrame(via), pd.DataFrame(out))
