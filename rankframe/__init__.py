@@ -29,6 +29,7 @@ from .progress import options
 from .registry import METRICS, on_change
 from .report import report
 from .schema import schema
+from .segments import segment_means
 from .stats.planning import power, topic_set_size
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "schema",
+    "segment_means",
     "validate",
     "write_long",
     "write_trec_qrels",

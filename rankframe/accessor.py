@@ -96,6 +96,17 @@ class RankMetrics:
         columns = self._columns if columns is None else Columns.coerce(columns)
         return self._result(compare(self._obj, metrics, columns=columns, **options))
 
+    def segment_means(self, metrics: str | Measure | Iterable[str | Measure], **options: Any) -> pd.DataFrame:
+        """Per-segment means with intervals, and differences to a reference segment (:func:`rankframe.segment_means`).
+
+        See :func:`rankframe.segment_means` for the options (``by=``, ``versus=``, ``ci_method=``, ...).
+        """
+        from .segments import segment_means
+
+        columns = options.pop("columns", None)
+        columns = self._columns if columns is None else Columns.coerce(columns)
+        return self._result(segment_means(self._obj, metrics, columns=columns, **options))
+
     def anova(self, metrics: str | Measure | Iterable[str | Measure], **options: Any) -> pd.DataFrame:
         """The omnibus system x query ANOVA per segment and metric, the system x segment interaction, effect sizes.
 

@@ -142,9 +142,11 @@ def compare(
         studentized range), p-values simultaneous over the pairs of each segment and metric.
     ci : float, default 0.95
         Level of the interval ``[ci_low, ci_high]`` around ``delta``.
-    ci_method : {"t", "bootstrap", "tukey"}, optional
+    ci_method : {"t", "bootstrap", "bca", "tukey"}, optional
         ``"t"`` (default): ``delta -+ t_{n-1} * sd / sqrt(n)``; ``"bootstrap"``: paired percentile bootstrap
-        with ``n_resamples`` resamples; ``"tukey"`` (default with ``test="tukey"``): Tukey simultaneous interval.
+        with ``n_resamples`` resamples; ``"bca"``: the bias-corrected and accelerated (BCa) interval from the same
+        resamples (``scipy.stats.bootstrap(method="BCa")``; :mod:`rankframe.stats.bootstrap`); ``"tukey"`` (default
+        with ``test="tukey"``): Tukey simultaneous interval.
     correction : {"auto", "holm", "bonferroni", "bh", "westfall-young", None}, default "auto"
         Multiple-testing correction of ``p_value`` into ``p_adjusted``, over the family. ``"auto"``: ``"holm"``,
         except after ``test="tukey"``, whose p-values already hold simultaneously for every pair of a segment and
@@ -203,14 +205,21 @@ def compare(
     DataFrame
         A :class:`rankframe.display.ComparisonFrame` (a plain DataFrame that Jupyter shows as a styled table).
         Columns ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, ci_low, ci_high, p_value,
-        p_adjusted, ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, losses,
-        note]``: ``n`` queries compared, the two means over them, ``delta = mean - baseline_mean`` (the mean
-        per-query difference), ``[ci_low_adjusted, ci_high_adjusted]`` the interval that agrees with ``p_adjusted``
+        p_adjusted, ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, hedges_gz, hedges_gz_low,
+        hedges_gz_high, hl_estimate, hl_low, hl_high, mde, wins, ties, losses, note]``: ``n`` queries compared, the
+        two means over them, ``delta = mean - baseline_mean`` (the mean per-query difference),
+        ``[ci_low_adjusted, ci_high_adjusted]`` the interval that agrees with ``p_adjusted``
         (the t interval at ``alpha / m`` for Holm and Bonferroni, ``R * alpha / m`` for BH, the max-|t| critical
         value for Westfall-Young, ``[ci_low, ci_high]`` without a correction), ``statistic`` and
         ``df`` the test's statistic and degrees of freedom (t-test: t and n - 1; Wilcoxon: min(W+, W-), df NaN;
         randomization: the mean difference, df NaN; Tukey: q and the error df (n - 1)(k - 1)), ``sd_diff`` the
-        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``mde`` the
+        sample standard deviation of the per-query differences, ``effect_size = delta / sd_diff``, ``hedges_gz``
+        its small-sample (Hedges) correction ``J(n - 1) * effect_size`` with the exact gamma-function ``J`` and
+        ``[hedges_gz_low, hedges_gz_high]`` its noncentral-t interval at level ``ci`` (NaN for n < 3;
+        :mod:`rankframe.stats.effect_size`), ``hl_estimate`` the Hodges-Lehmann estimate (median of the Walsh
+        averages of the non-zero differences) and ``[hl_low, hl_high]`` its interval from the signed-rank
+        distribution (exact or normal by the test's own rule; R's ``wilcox.test(conf.int=TRUE)`` in the exact case),
+        after ``test="wilcoxon"`` only (NaN otherwise; :mod:`rankframe.stats.hodges_lehmann`), ``mde`` the
         minimum detectable effect (the ``|delta|`` a paired t-test at level ``1 - ci``, uncorrected, on the same
         alternative, detects with 80% power on these ``n`` queries and this ``sd_diff``: :func:`rankframe.power`),
         ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
@@ -403,10 +412,10 @@ def _compare_per_query(
     n_seg = len(offsets) - 1
     attrs: dict[str, Any] = {}
     seed = None
-    if test == "randomization" or ci_method == "bootstrap":  # one seed for every random draw of the call
+    if test == "randomization" or ci_method in _rules.BOOTSTRAP_CI_METHODS:  # one seed for every random draw
         seed = call_seed(p["seed"])
         attrs.update(n_resamples=p["n_resamples"], seed=seed)
-    tukey = anova = None
+    tukey = anova = hl = None
     if test == "tukey" or ci_method == "tukey":
         anova = stats.blocked_anova(values, offsets)
         tukey = stats.tukey_hsd(anova, pair_idx, ci)
@@ -423,6 +432,7 @@ def _compare_per_query(
         wx = stats.wilcoxon_test(x, y, offsets, alternative, p.get("zero_method", "wilcox"))
         attrs.update(zero_method=p.get("zero_method", "wilcox"))
         pvalue, statistic, df = wx.pvalue, wx.statistic, nan
+        hl = stats.hodges_lehmann(x, y, offsets, wx, ci, alternative)
     else:
         assert tukey is not None and anova is not None  # test == "tukey" computed them above
         pvalue, statistic = tukey.pvalue.reshape(n_seg, -1), tukey.q.reshape(n_seg, -1)
@@ -430,9 +440,10 @@ def _compare_per_query(
     if ci_method == "t":
         tt = stats.ttest(summary, ci, alternative)
         low, high = tt.ci_low, tt.ci_high
-    elif ci_method == "bootstrap":
+    elif ci_method in _rules.BOOTSTRAP_CI_METHODS:  # the same resamples; BCa reads them at corrected levels
+        method = "bca" if ci_method == "bca" else "percentile"
         with progress_.bar("compare: bootstrap", unit="resamples"):
-            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed, alternative)
+            boot = stats.bootstrap_ci(x, y, offsets, ci, p["n_resamples"], seed, alternative, method)
         low, high = boot.ci_low, boot.ci_high
     else:
         assert tukey is not None  # ci_method == "tukey" computed it above
@@ -464,6 +475,7 @@ def _compare_per_query(
         resampled=resampled,
         filled=filled,
         dropped=dropped,
+        hl=hl,
     )
     out.attrs.update(attrs)
     if p["missing"] != "error":

@@ -93,6 +93,7 @@ def compare_caption(attrs: dict) -> str:
     interval = {
         "t": f"{level} t interval",
         "bootstrap": f"{level} paired bootstrap interval ({random})",
+        "bca": f"{level} paired BCa bootstrap interval ({random})",
         "tukey": f"{level} Tukey simultaneous interval",
     }[attrs["ci_method"]]
     correction = attrs["correction"]
@@ -494,6 +495,12 @@ OUTPUT_COLUMNS = (
     "df",
     "sd_diff",
     "effect_size",
+    "hedges_gz",
+    "hedges_gz_low",
+    "hedges_gz_high",
+    "hl_estimate",
+    "hl_low",
+    "hl_high",
     "mde",
     "wins",
     "ties",
@@ -507,11 +514,14 @@ OUTPUT_COLUMNS = (
 def silent_columns(frame: pd.DataFrame) -> list[str]:
     """The comparison's columns that say nothing in this result, left out of the rounded tables.
 
-    ``note`` when no row has one; ``n_filled`` and ``n_dropped`` when ``missing="error"`` (they are 0).
+    ``note`` when no row has one; ``n_filled`` and ``n_dropped`` when ``missing="error"`` (they are 0); ``hl_estimate``,
+    ``hl_low``, ``hl_high`` after another test than Wilcoxon's (they are NaN).
     """
     silent = [] if "note" in frame.columns and frame["note"].notna().any() else ["note"]
     if frame.attrs.get("missing", "error") == "error":
         silent += ["n_filled", "n_dropped"]
+    if frame.attrs.get("test") != "wilcoxon":
+        silent += ["hl_estimate", "hl_low", "hl_high"]
     return [c for c in silent if c in frame.columns]
 
 

@@ -172,6 +172,27 @@ def adjusted(
     return p_adj, lo, hi
 
 
+def effect_columns(
+    out: pd.DataFrame,
+    summary: stats.PairedSummary,
+    p: dict[str, Any],
+    hl: stats.HodgesLehmannResult | None,
+    few: np.ndarray,
+) -> pd.DataFrame:
+    """``hedges_gz`` with its interval (every test) and ``hl_estimate``/``hl_low``/``hl_high`` (Wilcoxon rows).
+
+    NaN where fewer than 2 queries are compared (and, for g_z, fewer than 3: :mod:`rankframe.stats.effect_size`).
+    """
+    alternative = p.get("alternative", "two-sided")
+    g = stats.hedges_gz(summary.n, summary.delta, summary.sd, p["ci"], alternative)
+    nan = np.full(summary.n.shape, np.nan)
+    hl_cols = (hl.estimate, hl.ci_low, hl.ci_high) if hl is not None else (nan, nan, nan)
+    names = ("hedges_gz", "hedges_gz_low", "hedges_gz_high", "hl_estimate", "hl_low", "hl_high")
+    for name, arr in zip(names, (g.estimate, g.ci_low, g.ci_high, *hl_cols), strict=True):
+        out[name] = np.where(few, np.nan, arr).ravel()
+    return out
+
+
 def result_frame(
     seg_keys: pd.DataFrame | None,
     names: list[str],
@@ -192,6 +213,7 @@ def result_frame(
     resampled: Callable[[np.ndarray], stats.WestfallYoungResult] | None = None,
     filled: np.ndarray | None = None,
     dropped: np.ndarray | None = None,
+    hl: stats.HodgesLehmannResult | None = None,
 ) -> pd.DataFrame:
     """Compare's output frame from the (segment, metric x pair) statistics: notes, NaNs, correction, columns.
 
@@ -201,7 +223,8 @@ def result_frame(
     degrees of freedom (NaN where a test has none), with ``pvalue`` the test's (segment, metric x pair) arrays.
     ``resampled`` runs the Westfall-Young adjustment for the family codes it is given (segments x columns, -1 off
     every family): needed with ``correction="westfall-young"`` only. ``filled`` / ``dropped`` (segment, metric x
-    pair) count what ``missing="zero"`` / ``"drop"`` did to each row's queries (0 when not given).
+    pair) count what ``missing="zero"`` / ``"drop"`` did to each row's queries (0 when not given). ``hl``: the
+    Hodges-Lehmann estimate and interval (after ``test="wilcoxon"``; NaN columns without it).
     """
     n_seg, n_metrics, n_pairs = present.shape[0], len(names), len(pair_idx)
     n = summary.n
@@ -255,6 +278,7 @@ def result_frame(
     out["df"] = df.ravel()
     out["sd_diff"] = np.where(few, np.nan, summary.sd).ravel()
     out["effect_size"] = effect.ravel()
+    out = effect_columns(out, summary, p, hl, few)
     out["mde"] = mde_column(n, summary.sd, p)
     out["wins"] = summary.wins.ravel().astype(np.int64)
     out["ties"] = summary.ties.ravel().astype(np.int64)

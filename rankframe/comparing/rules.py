@@ -28,7 +28,9 @@ from ..stats.align import MISSING
 from ..stats.randomization import check_n_resamples
 
 TESTS = ("t", "randomization", "wilcoxon", "tukey")
-CI_METHODS = ("t", "bootstrap", "tukey")
+CI_METHODS = ("t", "bootstrap", "bca", "tukey")
+#: the interval methods that resample queries (a seed, ``n_resamples``): percentile and BCa bootstrap
+BOOTSTRAP_CI_METHODS = ("bootstrap", "bca")
 PAIRS = ("baseline", "all")
 #: ``alternative=`` values: "greater" is the system's mean above the baseline's (delta > 0, or > -margin)
 ALTERNATIVES = stats.ALTERNATIVES

@@ -14,7 +14,9 @@ chunks of resamples, never over queries.
 
 Modules: :mod:`.paired` (n, means, delta, sd, wins/ties/losses, effect size, paired t-test and its interval),
 :mod:`.planning` (power of the paired t-test: minimum detectable effect, topic set size),
-:mod:`.randomization` (paired sign-flip test), :mod:`.wilcoxon` (signed-rank test), :mod:`.bootstrap` (paired
+:mod:`.randomization` (paired sign-flip test), :mod:`.wilcoxon` (signed-rank test),
+:mod:`.hodges_lehmann` (the estimate and interval beside it), :mod:`.effect_size` (Hedges' g_z and its
+noncentral-t interval), :mod:`.bootstrap` (paired
 percentile bootstrap interval), :mod:`.tukey` (blocked Tukey HSD for all pairs), :mod:`.corrections` (Holm,
 Bonferroni, Benjamini-Hochberg, the levels of adjusted intervals), :mod:`.westfall_young` (max-|t| step-down
 resampling adjustment), :mod:`.align` (query alignment of per-query values before any test), :mod:`.anova` (the
@@ -26,6 +28,8 @@ from __future__ import annotations
 from .align import Alignment, align, pivot
 from .bootstrap import bootstrap_ci
 from .corrections import CORRECTIONS, P_VALUE_CORRECTIONS, adjust, adjusted_alpha
+from .effect_size import HedgesResult, hedges_gz, hedges_j
+from .hodges_lehmann import HodgesLehmannResult, hodges_lehmann
 from .paired import ALTERNATIVES, PairedSummary, summarize, ttest
 from .planning import MDE_POWER, mde_dz, power, topic_set_size
 from .randomization import sign_flip_test
@@ -37,6 +41,8 @@ __all__ = [
     "ALTERNATIVES",
     "Alignment",
     "BlockedAnova",
+    "HedgesResult",
+    "HodgesLehmannResult",
     "CORRECTIONS",
     "P_VALUE_CORRECTIONS",
     "WestfallYoungResult",
@@ -47,6 +53,9 @@ __all__ = [
     "adjust",
     "align",
     "blocked_anova",
+    "hedges_gz",
+    "hedges_j",
+    "hodges_lehmann",
     "mde_dz",
     "power",
     "topic_set_size",

@@ -64,11 +64,15 @@ class WilcoxonResult:
     """Per (segment, comparison): statistic ``min(W+, W-)``, p-value and the method used.
 
     ``method`` codes: 0 = no test (fewer than 1 difference), 1 = exact, 2 = permutation, 3 = normal.
+    ``n_nonzero`` (the non-zero differences ranked) and ``tie_term`` (``sum(t^3 - t)`` over the groups of tied
+    ``|d|``) are what the Hodges-Lehmann interval (:mod:`.hodges_lehmann`) takes from the test.
     """
 
     statistic: np.ndarray
     pvalue: np.ndarray
     method: np.ndarray
+    n_nonzero: np.ndarray
+    tie_term: np.ndarray
 
 
 @lru_cache(maxsize=64)
@@ -186,4 +190,10 @@ def wilcoxon_test(
         p[idx] = _tails(less, greater, alternative)
     shape = (n_seg, n_col)
     statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
-    return WilcoxonResult(statistic=statistic.reshape(shape), pvalue=p.reshape(shape), method=method.reshape(shape))
+    return WilcoxonResult(
+        statistic=statistic.reshape(shape),
+        pvalue=p.reshape(shape),
+        method=method.reshape(shape),
+        n_nonzero=n_nz.reshape(shape),
+        tie_term=tie_term.reshape(shape),
+    )

@@ -65,6 +65,10 @@ PAIRED_CASES = {
         ["--test", "randomization", "--ci-method", "bootstrap", "--n-resamples", "500", "--seed", "7"],
         dict(test="randomization", ci_method="bootstrap", n_resamples=500, seed=7),
     ),
+    "wilcoxon (hl_* columns) + BCa bootstrap, seeded": (
+        ["--test", "wilcoxon", "--ci-method", "bca", "--n-resamples", "400", "--seed", "2"],
+        dict(test="wilcoxon", ci_method="bca", n_resamples=400, seed=2),
+    ),
     "wilcoxon, bh per metric, 90%": (
         ["--test", "wilcoxon", "--correction", "bh", "--family", "metric", "--ci", "0.9"],
         dict(test="wilcoxon", correction="bh", family=["metric"], ci=0.9),
@@ -297,13 +301,13 @@ def test_table_and_markdown_are_rounded_under_a_caption(capsys):
         "two-sided paired t-test against baseline 'bm25'; 95% t interval; p_adjusted: Holm over all 8 comparisons "
         "of the call; effect_size: d_z = delta / sd of the differences"
     )
-    # every column but note (every note is None)
+    # every column but note (every note is None) and hl_* (NaN: no Wilcoxon test)
     assert (
         lines[1].split()
         == (
             "length metric system baseline n mean baseline_mean delta ci_low ci_high p_value p_adjusted "
             "ci_low_adjusted ci_high_adjusted statistic df "
-            "sd_diff effect_size mde wins ties losses"
+            "sd_diff effect_size hedges_gz hedges_gz_low hedges_gz_high mde wins ties losses"
         ).split()
     )
     expected = rankframe.compare(pd.read_parquet(PAIRED), ["nDCG@5", "AP"], baseline="bm25", by="length")

@@ -333,9 +333,10 @@ def test_the_plain_text_shows_delta_interval_and_p_values_at_120_columns(out):
         assert [float(c) for c in cells[6:]] == pytest.approx(
             [r.mean, r.baseline_mean, r.delta, r.ci_low, r.ci_high, r.p_value, r.p_adjusted], abs=5e-5
         )
+    others = [c for c in display.OUTPUT_COLUMNS if c not in display.TEXT_COLUMNS]  # ci_low_adjusted, ..., note
+    assert others[0] == "ci_low_adjusted" and others[-1] == "note"
     assert " ".join(text.split("\n[8 rows")[1].split()) == (
-        "x 25 columns; also ci_low_adjusted, ci_high_adjusted, statistic, df, sd_diff, effect_size, mde, wins, ties, "
-        "losses, n_filled, n_dropped, note]"
+        f"x {1 + len(display.OUTPUT_COLUMNS)} columns; also {', '.join(others)}]"
     )  # wrapped at display.width
     # a derived frame is a plain DataFrame with pandas' own text; a comparison without its columns falls back too
     assert "baseline_mean" not in repr(out.drop(columns="delta").iloc[:, :4])

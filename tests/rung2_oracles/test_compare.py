@@ -26,6 +26,7 @@ METRICS = ["nDCG@5", "AP", "P@5"]
 DOCS_LEFT_OUT = [
     *("ci_low_adjusted", "ci_high_adjusted", "statistic", "df", "sd_diff", "mde", "n_filled", "n_dropped", "note")
 ]
+DOCS_LEFT_OUT += ["hedges_gz", "hedges_gz_low", "hedges_gz_high", "hl_estimate", "hl_low", "hl_high"]  # own sections
 
 
 @pytest.fixture(scope="module")

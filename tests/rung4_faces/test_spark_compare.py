@@ -22,7 +22,7 @@ SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 METRICS = ["AP@5", "nDCG@3", "RR", "P@2"]
 NUMERIC = [
     *("n", "mean", "baseline_mean", "delta", "ci_low", "ci_high", "statistic", "df", "sd_diff", "effect_size"),
-    *("mde", "wins", "ties", "losses", "n_filled", "n_dropped"),
+    *("hedges_gz", "hedges_gz_low", "hedges_gz_high", "mde", "wins", "ties", "losses", "n_filled", "n_dropped"),
 ]
 
 
