@@ -22,9 +22,15 @@ FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
     "duckdb_files": "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)",
-    "compare": "rankframe.compare (paired tests of set-level metrics need a bootstrap over queries)",
+    "compare": "rankframe.compare and rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, "
+    "Personalization: one value per segment, so paired tests need a bootstrap over queries; the per-list ARP, APLT "
+    "and Novelty are compared)",
     "spark": "rankframe.spark",
 }
+#: the faces that serve the per-list metrics (ARP, APLT, Novelty) but not the set-level ones: their per-query values
+#: take the paired tests and the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses
+#: per_query=True then)
+PER_LIST_FACES: tuple[str, ...] = ("compare",)
 #: the peers a preset ``like=`` names: name -> the library and where its definitions are
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
@@ -124,7 +130,13 @@ E = math.e
 
 def refuse(measures: Sequence[Any], face: str) -> None:
     """Raise the error of a face that does not serve the family, naming the metrics and the faces that do."""
-    asked = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and face not in m.spec.faces]
+    asked = [
+        str(m)
+        for m in measures
+        if isinstance(m.spec, BeyondSpec)
+        and face not in m.spec.faces
+        and not (face in PER_LIST_FACES and m.spec.level == "list")
+    ]
     if asked:
         raise ParameterError(
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "

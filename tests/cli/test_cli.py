@@ -712,7 +712,9 @@ DOC_OUTPUTS = {
 
 def test_the_docs_have_cli_lines():
     files = {name for name, _, _, _ in DOC_COMMANDS}
-    assert files == {"README.md", "docs/cli.md", "docs/fusion.md", "docs/beyond-accuracy.md"} and len(DOC_COMMANDS) >= 10
+    assert (
+        files == {"README.md", "docs/cli.md", "docs/fusion.md", "docs/beyond-accuracy.md"} and len(DOC_COMMANDS) >= 10
+    )
     assert all(cmd.split()[0] in ("rankframe", "duckdb") for _, _, cmd, _ in DOC_COMMANDS)
 
 

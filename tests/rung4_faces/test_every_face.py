@@ -139,6 +139,22 @@ def sql_names():
     con.close()
 
 
+def cli_inputs(tmp_path, kw: dict) -> tuple[str, ...]:
+    """--train FILE / --catalog FILE for the inputs ``kw`` (written as Parquet files)."""
+    args: list[str] = []
+    for key, value in kw.items():
+        path = tmp_path / f"{key}.parquet"
+        (pd.DataFrame({"item": value}) if key == "catalog" else value).to_parquet(path)
+        args += [f"--{key}", str(path)]
+    return tuple(args)
+
+
+def parquet(tmp_path):
+    path = tmp_path / "one.parquet"
+    ONE.to_parquet(path)
+    return str(path)
+
+
 def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
     import rankframe.spark as rs
 
@@ -156,8 +172,9 @@ def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
         "accessor": lambda: ONE.rank_metrics.evaluate([name], **kw),
         "polars": lambda: pytest.importorskip("polars").from_pandas(ONE).rank_metrics.evaluate([name], **kw),
         "duckdb": lambda: rankframe.evaluate(ONE, [name], engine="duckdb", **kw),
-        "cli": lambda: run_cli(tmp_path, ONE, [name]),
-        "compare": lambda: rankframe.compare(RUNS, [name], system="system", baseline="a", **kw),
+        "cli": lambda: run_cli(tmp_path, ONE, [name], cli_inputs(tmp_path, kw)),
+        "duckdb_files": lambda: rankframe.evaluate(parquet(tmp_path), [name], engine="duckdb", **kw),
+        "compare": lambda: rankframe.compare(RUNS, [name], system="system", baseline="a", missing="zero", **kw),
         "spark": lambda: rs.evaluate(ONE, [name]),  # refused in its argument checks (no JVM needed)
         "sql": sql,
     }
@@ -165,25 +182,27 @@ def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
 
 @pytest.mark.parametrize("spec", BEYOND, ids=[m.name for m in BEYOND])
 def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_names):
-    from rankframe.beyond.declare import NOT_SERVED
+    from rankframe.beyond.declare import NOT_SERVED, PER_LIST_FACES
 
     name = f"{spec.canonical}@2"
     needed = spec.needed(Measure.of(spec, k=2).kw)
     kw = {"catalog": CATALOG, "train": TRAIN}
     kw = {key: value for key, value in kw.items() if key in needed}
     faces = _beyond_faces(name, kw, tmp_path, sql_names)
-    cli_face = {"cli": "duckdb_files"}  # the CLI reads files through the DuckDB engine's file road: its words
-    assert set(faces) == {*spec.faces, *(NOT_SERVED.keys() - set(cli_face.values())), *cli_face}, (
-        "a face is neither served nor refused"
-    )
+    # the CLI serves the family with --train / --catalog (it reads the table with pandas); compare the per-list ones
+    served = {*spec.faces, "cli", *(PER_LIST_FACES if spec.level == "list" else ())}
+    assert set(faces) == served | NOT_SERVED.keys(), "a face is neither served nor refused"
     for face, run in faces.items():
-        if face in spec.faces:
+        if face == "cli":
+            out = run()
+            assert out.error is None and list(out.means) == [name] and np.isfinite(out.means[name]), out
+        elif face == "compare" and face in served:
+            res = run()
+            assert list(res["metric"]) == [name] and np.isfinite(res["delta"]).all(), face
+        elif face in served:
             res = run()
             assert list(res["metric"]) == [name], face
             assert np.isfinite(np.asarray(list(res["value"]), dtype=float)).all(), face
-        elif face == "cli":
-            out = run()
-            assert out.error == "exit 2" and "not served by " + NOT_SERVED["duckdb_files"] in out.message, out.message
         else:
             with pytest.raises(rankframe.RankframeError, match="not served by"):
                 run()

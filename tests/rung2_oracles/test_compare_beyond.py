@@ -1,0 +1,82 @@
+"""rankframe.compare and rankframe.anova on the per-list beyond-accuracy metrics (ARP, APLT, Novelty): their
+per-query values take the paired tests as they are; the set-level metrics are refused with the reason.
+
+Oracle: scipy's ttest_rel on evaluate's per-query values, and a hand case.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+import rankframe
+from rankframe.errors import ParameterError
+
+PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
+LIST_METRICS = ["ARP@10", "APLT@10", "Novelty(cold='zero')@10"]
+
+
+@pytest.fixture(scope="module")
+def paired():
+    df = pd.read_parquet(PAIRED)
+    train = df.loc[df["relevance"].fillna(0) > 0, ["query", "item"]].drop_duplicates()
+    return df, train
+
+
+def test_per_list_metrics_match_scipy_on_their_per_query_values(paired):
+    df, train = paired
+    out = rankframe.compare(df, LIST_METRICS, baseline="bm25", by="length", train=train)
+    per = rankframe.evaluate(df, LIST_METRICS, by=["length", "system"], per_query=True, train=train)
+    wide = per.pivot(index=["length", "metric", "query"], columns="system", values="value")
+    assert len(out) == 2 * 3 * 2
+    for r in out.itertuples():
+        block = wide.xs((r.length, r.metric), level=["length", "metric"])
+        d = block[r.system] - block[r.baseline]
+        assert r.delta == pytest.approx(d.mean(), abs=1e-12)
+        if d.std() > 0:
+            assert r.p_value == pytest.approx(sps.ttest_rel(block[r.system], block[r.baseline]).pvalue, rel=1e-9)
+
+
+def test_hand_case_arp():
+    # two systems, two users; train: item x seen by users u1 and u2 (pop 2), item y by u1 (pop 1), z by nobody (cold,
+    # popularity 0 with cold='zero'). A recommends x, y to u1 (ARP 3/2) and x, z to u2 (1); B recommends y, z to u1
+    # (1/2) and y, z to u2 (1/2). Differences B - A: -1, -1/2: delta -3/4.
+    recs = pd.DataFrame(
+        {
+            "system": ["A"] * 4 + ["B"] * 4,
+            "query": ["u1", "u1", "u2", "u2"] * 2,
+            "item": ["x", "y", "x", "z", "y", "z", "y", "z"],
+            "rank": [1, 2] * 4,
+        }
+    )
+    train = pd.DataFrame({"query": ["u1", "u2", "u1"], "item": ["x", "x", "y"]})
+    out = rankframe.compare(recs, "ARP", baseline="A", train=train)
+    assert out["delta"].iloc[0] == pytest.approx(-0.75) and out["n"].iloc[0] == 2
+
+
+@pytest.mark.parametrize("metric", ["Gini@10", "Coverage@10", "Entropy@10", "Personalization@10"])
+def test_set_level_metrics_are_refused_with_the_reason(paired, metric):
+    df, train = paired
+    with pytest.raises(ParameterError, match="set-level metrics"):
+        rankframe.compare(df, [metric, "ARP@10"], baseline="bm25", train=train, catalog=df["item"].unique())
+    with pytest.raises(ParameterError, match="set-level metrics"):
+        rankframe.anova(df, [metric], train=train, catalog=df["item"].unique())
+
+
+def test_rows_aggregate_is_set_level_and_refused(paired):
+    df, train = paired
+    with pytest.raises(ParameterError, match="set-level metrics have one value per segment"):
+        rankframe.compare(df, ["ARP(aggregate='rows')@10"], baseline="bm25", train=train)
+
+
+def test_anova_takes_per_list_metrics(paired):
+    df, train = paired
+    out = rankframe.anova(df, ["ARP@10"], train=train)
+    per = rankframe.evaluate(df, ["ARP@10"], by=["system"], per_query=True, train=train)
+    from statsmodels.stats.anova import AnovaRM
+
+    res = AnovaRM(per, "value", "query", within=["system"]).fit().anova_table
+    assert out["statistic"].iloc[0] == pytest.approx(res["F Value"].iloc[0], rel=1e-9)
