@@ -247,3 +247,31 @@ def _sql_road(args, engine_default: str | None = None) -> bool:
     if args.engine == engine_default or args.engine is None:
         return suffix_kind(args.inputs[0]) != "csv"  # Parquet (by name or content): DuckDB reads it best
     return False
+
+
+def _reads_grades(measures: list) -> bool:
+    """Whether a metric asked reads the relevance column (every one but the beyond-accuracy metrics)."""
+    from ..beyond.declare import BeyondSpec
+
+    return not all(isinstance(m.spec, BeyondSpec) for m in measures)
+
+
+def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
+    """``train=`` / ``catalog=`` read from --train / --catalog, or None when no beyond-accuracy metric is asked.
+
+    The beyond-accuracy metrics are computed on a table in memory (pandas, or DuckDB with --engine duckdb), never
+    on DuckDB's file road: asking for one reads the ranking table with pandas. The inputs' rules (ids of the item
+    column's kind, weights, a metric that needs an input it was not given) are evaluate's.
+    """
+    from .. import io
+    from ..beyond.declare import BeyondSpec
+
+    asked = any(isinstance(m.spec, BeyondSpec) for m in measures)
+    if not asked and args.train is None and args.catalog is None:
+        return None
+    inputs = {}
+    if args.train is not None:
+        inputs["train"] = io.read_long(args.train, columns=columns, numeric=["weight"])
+    if args.catalog is not None:
+        inputs["catalog"] = io.read_long(args.catalog, columns=columns)
+    return inputs

@@ -198,3 +198,22 @@ def _in_cli_words(e: ValidationError) -> ValidationError:
     """A ValidationError in the command's words (:func:`_cli_words`: --missing zero, --by model, ...)."""
     failures = [{**f, "rule": _cli_words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
     return ValidationError(failures, e.table)
+
+
+def _beyond_input_options(parser) -> None:
+    """--train / --catalog: the extra inputs of the beyond-accuracy metrics (evaluate's train= and catalog=)."""
+    b = parser.add_argument_group(
+        "beyond-accuracy inputs (docs/beyond-accuracy.md; the table is then read with pandas)"
+    )
+    b.add_argument(
+        "--train",
+        metavar="FILE",
+        help="past interactions (Parquet or CSV) with the ranking table's query and item column names and an "
+        "optional weight column: train= of ARP, APLT, Novelty (and Coverage, Gini with universe='train')",
+    )
+    b.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="the item ids that could be recommended, a one-column table (Parquet or CSV): catalog= of Coverage "
+        "and Gini",
+    )

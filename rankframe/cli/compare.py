@@ -19,11 +19,12 @@ from ..columns import Columns
 from ..compare import compare
 from ..errors import ParameterError, ValidationError
 from ..io import is_long
-from ._load import _check_columns, _check_options, _load, _sql_road
+from ._load import _beyond_inputs, _check_columns, _check_options, _load, _reads_grades, _sql_road
 from ._options import (
     EXIT_OK,
     EXIT_WORSE,
     UsageError,
+    _beyond_input_options,
     _check_level,
     _cli_words,
     _column_options,
@@ -158,6 +159,7 @@ def add_parser(sub) -> None:
         help="table (default, rounded, with a caption naming the test and correction), markdown, "
         "csv or json (every column, full precision)",
     )
+    _beyond_input_options(co)
     _duplicate_options(co)
     _column_options(co)
     co.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
@@ -184,16 +186,17 @@ def _compare(args) -> int:
             "cannot show: use --alternative two-sided or less, or --margin M for a non-inferiority gate"
         )
     trec_inputs, several = _systems(args)
+    beyond = _beyond_inputs(args, measures, columns)  # read with pandas: never DuckDB's file road
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
     # --no-progress: this line, DuckDB's bar and the resampling bars (rankframe.progress) all stay off
     with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
-        if not several and args.qrels is None and _sql_road(args, engine_default="pandas"):
+        if beyond is None and not several and args.qrels is None and _sql_road(args, engine_default="pandas"):
             # one Parquet table: read in DuckDB only (as evaluate's SQL road); the per-query values come back
             table, system = _compare_source(args, columns, by, progress)
             baseline = _cli_baseline(table, system, args, False)
             table = args.inputs[0]
         else:
-            loaded, system, columns, baseline = _load_systems(args, columns, by, progress)
+            loaded, system, columns, baseline = _load_systems(args, columns, by, progress, _reads_grades(measures))
             table = loaded.df
         progress.step("comparing")
         try:
@@ -222,6 +225,7 @@ def _compare(args) -> int:
                 no_relevant=policies["no_relevant"],
                 no_retrieved=policies["no_retrieved"],
                 no_judged=policies["no_judged"],
+                **(beyond or {}),
             )
         except ValidationError as e:
             raise _in_cli_words(e) from None
@@ -263,13 +267,13 @@ def _systems(args) -> tuple[bool, bool]:
     return trec_inputs, several
 
 
-def _load_systems(args, columns: Columns, by: list[str], progress: progress_mod.Steps):
+def _load_systems(args, columns: Columns, by: list[str], progress: progress_mod.Steps, relevance: bool = True):
     """The inputs read as systems: the table, its system column, its column names and the baseline picked.
 
     Runs and several tables get a column 'system' (a run's tag, a table's file name); one table has its own
-    (--system).
+    (--system). ``relevance=False``: no metric asked reads grades (a table may have none).
     """
-    loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
+    loaded = _load(args, columns, by, progress, system=args.col_system or columns.system, relevance=relevance)
     system = loaded.system if loaded.system is not None else columns.system
     if loaded.trec:
         columns = Columns()

@@ -17,12 +17,13 @@ from .. import progress as progress_mod
 from ..columns import Columns
 from ..errors import ParameterError
 from ..evaluate import check_aggregation, evaluate
-from ..io import TREC_COUNTS, is_long, read_long
+from ..io import TREC_COUNTS, is_long
 from ..io import trec_lines as _trec_lines
 from ..names import parse
-from ._load import _check_columns, _check_options, _load, _sql_road
+from ._load import _beyond_inputs, _check_columns, _check_options, _load, _reads_grades, _sql_road
 from ._options import (
     UsageError,
+    _beyond_input_options,
     _cli_words,
     _column_options,
     _columns,
@@ -114,19 +115,7 @@ def add_parser(sub) -> None:
         default="table",
         help="table (default), csv, json, markdown, or trec (trec_eval's output lines)",
     )
-    b = ev.add_argument_group("beyond-accuracy inputs (docs/beyond-accuracy.md; the table is then read with pandas)")
-    b.add_argument(
-        "--train",
-        metavar="FILE",
-        help="past interactions (Parquet or CSV) with the ranking table's query and item column names and an "
-        "optional weight column: train= of ARP, APLT, Novelty (and Coverage, Gini with universe='train')",
-    )
-    b.add_argument(
-        "--catalog",
-        metavar="FILE",
-        help="the item ids that could be recommended, a one-column table (Parquet or CSV): catalog= of Coverage "
-        "and Gini",
-    )
+    _beyond_input_options(ev)
     _duplicate_options(ev)
     _column_options(ev)
     ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
@@ -201,33 +190,6 @@ def _evaluate_loaded(loaded, measures: list, by: list, columns: Columns, policie
         no_judged=policies["no_judged"],
         **(beyond or {}),
     )
-
-
-def _reads_grades(measures: list) -> bool:
-    """Whether a metric asked reads the relevance column (every one but the beyond-accuracy metrics)."""
-    from ..beyond.declare import BeyondSpec
-
-    return not all(isinstance(m.spec, BeyondSpec) for m in measures)
-
-
-def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
-    """``train=`` / ``catalog=`` read from --train / --catalog, or None when no beyond-accuracy metric is asked.
-
-    The beyond-accuracy metrics are computed on a table in memory (pandas, or DuckDB with --engine duckdb), never
-    on DuckDB's file road: asking for one reads the ranking table with pandas. The inputs' rules (ids of the item
-    column's kind, weights, a metric that needs an input it was not given) are evaluate's.
-    """
-    from ..beyond.declare import BeyondSpec
-
-    asked = any(isinstance(m.spec, BeyondSpec) for m in measures)
-    if not asked and args.train is None and args.catalog is None:
-        return None
-    inputs = {}
-    if args.train is not None:
-        inputs["train"] = read_long(args.train, columns=columns, numeric=["weight"])
-    if args.catalog is not None:
-        inputs["catalog"] = read_long(args.catalog, columns=columns)
-    return inputs
 
 
 def _output(args, result: pd.DataFrame, measures: list, labels: list, by: list, columns: Columns, policies) -> int:

@@ -101,3 +101,20 @@ def test_hostile_inputs_are_clear_errors(files, capsys):
     (files / "empty.csv").write_text("")
     code, _, err = run_main(capsys, *base, files / "empty.csv")
     assert code == 2 and "empty file" in err
+
+
+def test_compare_takes_the_per_list_metrics_with_train(tmp_path, capsys):
+    from pathlib import Path
+
+    paired = pd.read_parquet(Path(__file__).resolve().parents[2] / "examples" / "paired.parquet")
+    train = paired.loc[paired["relevance"].fillna(0) > 0, ["query", "item"]].drop_duplicates()
+    train.to_parquet(tmp_path / "train.parquet")
+    code, out, err = run_main(
+        capsys, "compare", Path(__file__).resolve().parents[2] / "examples" / "paired.parquet", "--baseline", "bm25",
+        "-m", "ARP@10", "--train", tmp_path / "train.parquet", "--format", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out))
+    expected = rankframe.compare(paired, "ARP@10", baseline="bm25", train=train)
+    assert got["delta"].tolist() == pytest.approx(expected["delta"].tolist(), abs=1e-15)
+    assert got["p_value"].tolist() == pytest.approx(expected["p_value"].tolist(), rel=1e-12)
