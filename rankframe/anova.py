@@ -32,7 +32,7 @@ from .names import Measure
 from .stats.align import MISSING
 from .stats.anova import AnovaResult, effect_sizes, split_plot_anova
 
-__all__ = ["ANOVA_COLUMNS", "PAIR_COLUMNS", "TERMS", "anova", "anova_values"]
+__all__ = ["ANOVA_COLUMNS", "PAIR_COLUMNS", "RANDOM", "RANDOM_COLUMNS", "TERMS", "anova", "anova_values"]
 
 OWNER = "anova"
 #: the ``term`` values: the systems' main effect, and the system x segment interaction (with ``interaction=``)
@@ -54,11 +54,16 @@ ANOVA_COLUMNS = (
     "partial_eta_sq",
     "note",
 )
+#: the ``random=`` values: the queries as random effects (the linear mixed model ``value ~ system + (1 | query)``)
+RANDOM = ("query",)
+#: the columns ``random="query"`` adds to the ANOVA table before ``note``: the REML variance components of the
+#: random query effect and of the error, and the share of the query's, ``var_query / (var_query + var_error)``
+RANDOM_COLUMNS = ("var_query", "var_error", "icc")
 #: the columns of the ``pairs=True`` table after the segment columns (Sakai's effect size per pair of systems)
 PAIR_COLUMNS = ("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "mse", "effect_size", "note")
 #: ``out.attrs["effect_size"]`` of the pairs table
 EFFECT_SIZE = "delta / sqrt(MSE), MSE the error mean square of the ANOVA (Sakai)"
-_RESERVED = (*ANOVA_COLUMNS, *PAIR_COLUMNS, "value")
+_RESERVED = (*ANOVA_COLUMNS, *RANDOM_COLUMNS, *PAIR_COLUMNS, "value")
 
 
 class AnovaCall(NamedTuple):
@@ -74,6 +79,7 @@ class AnovaCall(NamedTuple):
     missing: str
     pairs: bool
     output: str
+    random: bool
 
 
 def anova(
@@ -84,6 +90,7 @@ def anova(
     by: str | Sequence[str] | None = None,
     interaction: str | None = None,
     pairs: bool = False,
+    random: str | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
@@ -121,6 +128,13 @@ def anova(
         Return Sakai's effect size of every pair of systems instead of the ANOVA table: ``delta / sqrt(MSE)``,
         ``delta`` the difference of the two systems' means, ``MSE`` the ANOVA's error mean square (Sakai,
         "Topic set size design", 2016; *Laboratory Experiments in Information Retrieval*, 2018, ch. 5).
+    random : {None, "query"}, default None
+        ``"query"``: also fit the linear mixed model with random query effects, ``value ~ system + (1 | query)``
+        (``value ~ system * group + (1 | query)``, queries nested in groups, with ``interaction=``), by REML, and
+        add its variance components ``var_query`` (the queries'), ``var_error`` and ``icc = var_query / (var_query +
+        var_error)`` to every row. The design is balanced after the alignment, so REML has a closed form from the
+        ANOVA's sums (``var_query = max(0, (MS_query - MSE) / s)``; :mod:`rankframe.stats.anova`), and the mixed
+        model's F tests of the fixed effects are the ANOVA's rows.
     missing : {"error", "zero", "drop"}, default "error"
         :func:`rankframe.compare`'s rule for a query some systems of a segment (or group) have a value for and
         others not: an error naming a few, 0 for the systems that lack it, or the query left out.
@@ -135,7 +149,9 @@ def anova(
         ``"system:segment"`` with ``interaction=``; ``n`` queries, ``systems`` and ``groups`` (1 without
         ``interaction``) counted; ``statistic`` is F, ``df`` its numerator and ``df_error`` its denominator degrees
         of freedom, ``p_value = P(F >= statistic)``, ``ss`` the term's sum of squares, ``mse = ss_error /
-        df_error``, ``partial_eta_sq = ss / (ss + ss_error)``; ``note`` says why a value is NaN. With
+        df_error``, ``partial_eta_sq = ss / (ss + ss_error)``; with ``random="query"``, ``var_query``,
+        ``var_error`` and ``icc`` (the same on both terms of a segment and metric) before ``note``; ``note`` says
+        why a value is NaN. With
         ``pairs=True``: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, mse, effect_size, note]``,
         every pair of systems (``system`` later in the sorted order). ``out.attrs`` records ``missing`` and
         ``interaction`` (and ``effect_size`` for the pairs).
@@ -160,6 +176,11 @@ def anova(
     >>> out[["metric", "term", "n", "statistic", "df", "df_error"]]
       metric    term  n  statistic   df  df_error
     0     RR  system  3       0.25  1.0       2.0
+    >>> # random="query": query means 3/4, 3/4, 3/4, so SS_query = 0 < MSE: REML's boundary, var_query = 0 and
+    >>> # var_error = (SS_query + SS_error) / (df_query + df_error) = (0 + 1/3) / (2 + 2) = 1/12
+    >>> anova(df, "RR", random="query")[["var_query", "var_error", "icc"]].round(6)
+       var_query  var_error  icc
+    0        0.0   0.083333  0.0
     """
     call = checked_call(
         df,
@@ -168,6 +189,7 @@ def anova(
         by=by,
         interaction=interaction,
         pairs=pairs,
+        random=random,
         missing=missing,
         columns=columns,
         qrels=qrels,
@@ -187,7 +209,9 @@ def anova(
             engine=engine,
             **options,
         )
-    out = anova_values(per, call.names, call.by, call.interaction, call.columns.query, call.system, call.missing, pairs)
+    out = anova_values(
+        per, call.names, call.by, call.interaction, call.columns.query, call.system, call.missing, pairs, call.random
+    )
     return inputs.from_pandas(out, call.output)
 
 
@@ -199,6 +223,7 @@ def checked_call(
     by: Any = None,
     interaction: str | None = None,
     pairs: bool = False,
+    random: str | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
@@ -218,6 +243,7 @@ def checked_call(
     system, by, columns, names, missing = checked_arguments(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
     )
+    with_random = random_option(random, pairs)
     output = inputs.check_output(output, OWNER)
     if inputs.kind(df) not in ("path", "relation") or qrels is not None:
         df = inputs.to_pandas(df, owner=OWNER, name="df", columns=columns)
@@ -227,7 +253,21 @@ def checked_call(
         if absent:
             raise missing_columns_error(absent, list(df.columns))
         check_systems(df[system], system)
-    return AnovaCall(df, qrels, names, by, interaction, system, columns, missing, bool(pairs), output)
+    return AnovaCall(df, qrels, names, by, interaction, system, columns, missing, bool(pairs), output, with_random)
+
+
+def random_option(random: object, pairs: object = False) -> bool:
+    """Whether ``random=`` asks for the random query effect's variance components (every face's check)."""
+    if random is None:
+        return False
+    if not isinstance(random, str) or random.lower() not in RANDOM:
+        raise parameter_error(OWNER, "random", "None or " + ", ".join(map(repr, RANDOM)), random)
+    if pairs:
+        raise ParameterError(
+            "anova got random='query' with pairs=True: random= adds variance components to the ANOVA table, "
+            "pairs=True returns the pairs table instead; pass one of them"
+        )
+    return True
 
 
 def checked_arguments(
@@ -306,8 +346,12 @@ def anova_values(
     system: str,
     missing: str = "error",
     pairs: bool = False,
+    random: bool = False,
 ) -> pd.DataFrame:
-    """The ANOVA (or the pairs table) from per-query values ``[*by, interaction, system, query, metric, value]``."""
+    """The ANOVA (or the pairs table) from per-query values ``[*by, interaction, system, query, metric, value]``.
+
+    ``random``: add :data:`RANDOM_COLUMNS` (checked by :func:`random_option`).
+    """
     check_systems(per[system], system)
     segs = [*by, *([interaction] if interaction else [])]
     seg_keys, offsets, row, row_q, q_uniques, m_codes, s_codes, s_uniques = per_query_codes(
@@ -339,7 +383,7 @@ def anova_values(
         out = pairs_frame(result, keys, names, pd.Index(s_uniques))
         out.attrs.update(effect_size=EFFECT_SIZE)
     else:
-        out = anova_frame(result, keys, names, bool(interaction))
+        out = anova_frame(result, keys, names, bool(interaction), random)
     out.attrs.update(missing=missing, interaction=interaction)
     if missing != "error":
         out.attrs.update(filled=alignment.n_filled, dropped=alignment.n_dropped)
@@ -382,8 +426,10 @@ def _segment_rows(keys: pd.DataFrame | None, n_seg: int, repeat: int) -> pd.Data
     return keys.iloc[np.repeat(np.arange(n_seg), repeat)].reset_index(drop=True)
 
 
-def anova_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], with_interaction: bool) -> pd.DataFrame:
-    """One row per (segment, metric, term)."""
+def anova_frame(
+    r: AnovaResult, keys: pd.DataFrame | None, names: list[str], with_interaction: bool, random: bool = False
+) -> pd.DataFrame:
+    """One row per (segment, metric, term); ``random``: with the :data:`RANDOM_COLUMNS` before ``note``."""
     terms = TERMS if with_interaction else TERMS[:1]
     n_seg, n_metrics, n_terms = r.n.shape[0], len(names), len(terms)
 
@@ -411,6 +457,10 @@ def anova_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], wit
     out["mse"] = rep(r.mse)
     with np.errstate(divide="ignore", invalid="ignore"):
         out["partial_eta_sq"] = np.where(ss + ss_error > 0, ss / (ss + ss_error), np.nan)
+    if random:
+        for name in RANDOM_COLUMNS:
+            out[name] = rep(getattr(r, name))
+        out.attrs.update(random="query: value ~ system (* group) + (1 | query), REML (closed form, balanced design)")
     out["note"] = pd.Series(stack(r.note_system, r.note_interaction), dtype=object)
     out.attrs.update(test="F (two-way ANOVA without replication; split plot with interaction=)")
     return out

@@ -14,6 +14,24 @@ of system ``j`` over group ``h``, ``M[j]`` its mean over all ``N`` queries and `
   ``df_error = (s - 1)(N - g)``; ``MSE = SS_error / df_error``;
 - ``F = (SS / df) / MSE``, ``p = P(F_{df, df_error} >= F)``, partial eta squared ``SS / (SS + SS_error)``.
 
+The same sums fit the linear mixed model with random query effects, ``value ~ system (+ group + system:group) +
+(1 | query)`` (queries random, nested in groups; ``u_i ~ N(0, var_query)``, errors ``N(0, var_error)``), by REML in
+closed form, because every design here is balanced and complete (every system on every query of its group: what
+the alignment guarantees). The fixed effects are the system (x group) means, their F tests the ANOVA's above, and
+with the query (within group) sum of squares ``SS_query = s * sum_i (q_i - q_h(i))**2`` (``q_i`` the mean of query
+``i`` over the systems, ``q_h`` of its group; ``df_query = N - g``, ``MS_query = SS_query / df_query``, whose
+expectation is ``var_error + s * var_query``):
+
+- ``var_query = (MS_query - MSE) / s`` and ``var_error = MSE`` when ``MS_query >= MSE``;
+- otherwise REML's boundary: ``var_query = 0`` and ``var_error = (SS_query + SS_error) / (df_query + df_error)``
+  (the restricted likelihood is maximised at ``var_query = 0``, where both sums estimate ``var_error``);
+- ``icc = var_query / (var_query + var_error)``, the share of the variance that is the queries' (NaN when both are 0).
+
+(Searle, Casella & McCulloch, *Variance Components*, 1992, ch. 4 and 6: the balanced one-way classification and
+its REML estimates; statsmodels' iterative ``mixedlm(..., groups=query).fit(reml=True)`` reaches the same values,
+which the tests hold them to.) An unbalanced design (queries missing for some systems) has no closed form: it would
+need the iterative REML fit, which rankframe does not do (``missing=`` makes every design balanced first).
+
 With one group (``g = 1``) this is the two-way ANOVA without replication: ``df_error = (s - 1)(N - 1)``, the F of
 statsmodels' ``AnovaRM(..., within=["system"])``. ``SS_interaction`` is the drop in residual sum of squares from
 ``ols("v ~ C(query) + C(system)")`` to ``ols("v ~ C(query) + C(system) + C(system):C(group)")`` (statsmodels
@@ -53,7 +71,9 @@ class AnovaResult:
     """Per (segment, block column) arrays; the terms ``system`` and ``interaction`` share the error term.
 
     ``n``: queries, ``s``: systems, ``g``: groups with a query; ``ss_*``/``df_*``: sums of squares and degrees of
-    freedom; ``f_*``/``p_*``: F and its upper tail; ``mse``; ``note_*``: why a term is NaN (None otherwise).
+    freedom; ``f_*``/``p_*``: F and its upper tail; ``mse``; ``note_*``: why a term is NaN (None otherwise);
+    ``var_query``, ``var_error``, ``icc``: the REML variance components of the random query effect model (module
+    docstring), NaN where the system term is.
     """
 
     n: np.ndarray
@@ -73,6 +93,9 @@ class AnovaResult:
     mse: np.ndarray
     note_system: np.ndarray
     note_interaction: np.ndarray
+    var_query: np.ndarray
+    var_error: np.ndarray
+    icc: np.ndarray
 
 
 def split_plot_anova(values: np.ndarray, offsets: np.ndarray, group_offsets: np.ndarray | None = None) -> AnovaResult:
@@ -128,6 +151,7 @@ def split_plot_from_cells(cell: BlockedAnova, seg_of_group: np.ndarray, n_segmen
         inter = cell.means - row[:, :, None] - means[seg_of_group] + grand[seg_of_group][:, :, None]
         ss_interaction = segment_sum(np.where(has, n_h[:, :, None] * inter * inter, 0.0).sum(axis=2), g_off)
     ss_error = segment_sum(ss_res, g_off)
+    ss_query = segment_sum(np.where(used, cell.ss_rows, 0.0), g_off)
     df_system = s - 1.0
     df_interaction = (s - 1.0) * (g - 1.0)
     df_error = (s - 1.0) * (n - g)
@@ -135,8 +159,10 @@ def split_plot_from_cells(cell: BlockedAnova, seg_of_group: np.ndarray, n_segmen
     ss_error = np.where(ss_error <= ZERO_SS * scale, 0.0, ss_error)
     ss_system = np.where(ss_system <= ZERO_SS * scale, 0.0, ss_system)
     ss_interaction = np.where(ss_interaction <= ZERO_SS * scale, 0.0, ss_interaction)
+    ss_query = np.where(ss_query <= ZERO_SS * scale, 0.0, ss_query)
     with np.errstate(divide="ignore", invalid="ignore"):
         mse = np.where(df_error >= 1, ss_error / df_error, np.nan)
+    var_query, var_error, icc = random_query_components(ss_query, n - g, ss_error, df_error, s)
 
     note_system = np.full(n.shape, None, dtype=object)
     note_system[ss_error == 0] = NOTE_NO_ERROR
@@ -168,7 +194,33 @@ def split_plot_from_cells(cell: BlockedAnova, seg_of_group: np.ndarray, n_segmen
         mse=np.where(ok, mse, np.nan),
         note_system=note_system,
         note_interaction=note_interaction,
+        var_query=np.where(ok, var_query, np.nan),
+        var_error=np.where(ok, var_error, np.nan),
+        icc=np.where(ok, icc, np.nan),
     )
+
+
+def random_query_components(
+    ss_query: np.ndarray, df_query: np.ndarray, ss_error: np.ndarray, df_error: np.ndarray, s: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """REML's ``(var_query, var_error, icc)`` of a balanced design with random queries (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # MS_query = 6 / 3 = 2, MSE = 1.5 / 3 = 0.5, s = 2 systems: var_query = (2 - 0.5) / 2 = 0.75, icc = 0.6
+    >>> [float(a) for a in random_query_components(np.array(6.0), np.array(3.0), np.array(1.5), np.array(3.0), 2)]
+    [0.75, 0.5, 0.6]
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ms_query = ss_query / df_query
+        mse = ss_error / df_error
+        interior = ms_query >= mse
+        var_query = np.where(interior, (ms_query - mse) / s, 0.0)
+        var_error = np.where(interior, mse, (ss_query + ss_error) / (df_query + df_error))
+        total = var_query + var_error
+        icc = np.where(total > 0, var_query / total, np.nan)
+    return var_query, var_error, icc
 
 
 def _nanmean(a: np.ndarray) -> np.ndarray:

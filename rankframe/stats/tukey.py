@@ -147,7 +147,9 @@ class BlockedAnova:
     """Two-way ANOVA without replication per (segment, block column), e.g. per (segment, metric).
 
     ``n``, ``k``, ``mse``, ``df``: shape (n_segments, n_blocks); ``means``: (n_segments, n_blocks, n_systems),
-    NaN for a system with no value there.
+    NaN for a system with no value there; ``ss_rows``: the rows' (queries') sum of squares ``k * sum_i (R_i / k -
+    T / (n k))**2`` (row sums ``R_i``, total ``T``), on ``n - 1`` degrees of freedom (the random query effect's
+    variance component reads it: :mod:`rankframe.stats.anova`).
     """
 
     n: np.ndarray
@@ -155,6 +157,7 @@ class BlockedAnova:
     means: np.ndarray
     mse: np.ndarray
     df: np.ndarray
+    ss_rows: np.ndarray
 
 
 def blocked_anova(values: np.ndarray, offsets: np.ndarray) -> BlockedAnova:
@@ -183,8 +186,11 @@ def blocked_anova(values: np.ndarray, offsets: np.ndarray) -> BlockedAnova:
         resid = np.where(mask, values - row_mean[:, :, None] - col + grand[seg][:, :, None], 0.0)
         df = np.where((n >= 1) & (k >= 1), (n - 1.0) * (k - 1.0), 0.0)  # an empty cell has none (not (-1)(-1))
         mse = segment_sum((resid * resid).sum(axis=2), offsets) / df
+        dev = np.where(used, row_mean - grand[seg], 0.0)
+        ss_rows = k * segment_sum(dev * dev, offsets)
     mse[df < 1] = np.nan
-    return BlockedAnova(n=n, k=k, means=means, mse=mse, df=df)
+    ss_rows[~(n >= 1)] = 0.0
+    return BlockedAnova(n=n, k=k, means=means, mse=mse, df=df, ss_rows=ss_rows)
 
 
 #: sums of squares from sufficient statistics below this share of the sum of squared values are float noise: the
@@ -201,7 +207,8 @@ def blocked_anova_from_sums(
     system j's values, ``sum_sq`` the sum of every squared value, ``row_sq`` the sum over rows of the squared row
     sums. With ``k`` systems present, column sums ``S_j``, total ``T`` and row sums ``R_i``, the residual sum of
     squares is ``sum x**2 - sum_i R_i**2 / k - sum_j S_j**2 / n + T**2 / (n k)`` (Montgomery, the randomized
-    complete block design); below :data:`SUMS_ZERO` times ``sum x**2`` it is 0.
+    complete block design); below :data:`SUMS_ZERO` times ``sum x**2`` it is 0. The rows' sum of squares is
+    ``sum_i R_i**2 / k - T**2 / (n k)``, 0 below the same threshold.
     """
     n = np.asarray(n, dtype=np.float64)
     has_system = np.asarray(counts) > 0
@@ -214,8 +221,10 @@ def blocked_anova_from_sums(
         ss_res = np.where(ss_res <= SUMS_ZERO * sum_sq, 0.0, ss_res)
         df = np.where((n >= 1) & (k >= 1), (n - 1.0) * (k - 1.0), 0.0)
         mse = ss_res / df
+        ss_rows = row_sq / k - total * total / (n * k)
+    ss_rows = np.where((n >= 1) & (k >= 1) & (ss_rows > SUMS_ZERO * sum_sq), ss_rows, 0.0)
     mse = np.where(df >= 1, mse, np.nan)
-    return BlockedAnova(n=n.astype(np.int64), k=k.astype(np.int64), means=means, mse=mse, df=df)
+    return BlockedAnova(n=n.astype(np.int64), k=k.astype(np.int64), means=means, mse=mse, df=df, ss_rows=ss_rows)
 
 
 @dataclass(frozen=True)

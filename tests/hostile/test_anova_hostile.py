@@ -162,3 +162,25 @@ def test_integer_systems_and_a_categorical_interaction_column(paired):
     for frame in (ints, cat):
         got = rankframe.anova(frame, "AP", interaction="length")
         assert got["statistic"].tolist() == pytest.approx(want["statistic"].tolist(), rel=1e-12)
+
+
+def test_random_query_on_degenerate_designs_and_bad_values(paired):
+    # one query: no error df, the components are NaN with the ANOVA's note
+    one = rankframe.anova(paired[paired["query"] == "q01"], "AP", random="query").iloc[0]
+    assert one["note"] == NOTE_FEW_QUERIES and np.isnan(one["var_query"]) and np.isnan(one["icc"])
+    # every value equal: both components 0, icc undefined (NaN), the note of the ANOVA
+    same = anova_values(_per({"A": [0.5] * 4, "B": [0.5] * 4}), ["AP"], [], None, "query", "system", random=True)
+    row = same.iloc[0]
+    assert row["note"] == NOTE_ALL_EQUAL and row["var_query"] == 0 and row["var_error"] == 0 and np.isnan(row["icc"])
+    with pytest.raises(ValidationError, match="anova needs at least 2 systems"):
+        rankframe.anova(paired[paired["system"] == "bm25"], "AP", random="query")
+    with pytest.raises(ParameterError, match="The 'random' parameter of anova must be None or 'query'"):
+        rankframe.anova(paired, "AP", random="system")
+    with pytest.raises(ParameterError, match="The 'random' parameter of anova must be None or 'query'"):
+        rankframe.anova(paired, "AP", random=True)
+    with pytest.raises(ParameterError, match="random='query' with pairs=True"):
+        rankframe.anova(paired, "AP", random="query", pairs=True)
+    with pytest.raises(ParameterError, match="the column 'icc' has the name of an output column of anova"):
+        rankframe.anova(paired.rename(columns={"length": "icc"}), "AP", by="icc")
+    plain = rankframe.anova(paired, "AP")
+    assert not {"var_query", "var_error", "icc"} & set(plain.columns)

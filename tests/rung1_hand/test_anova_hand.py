@@ -84,3 +84,33 @@ def test_three_systems_by_hand():
     # Sakai: (mean_C - mean_A) / sqrt(MSE) = 2 / sqrt(3)
     ca = pairs[(pairs["system"] == "C") & (pairs["baseline"] == "A")].iloc[0]
     assert ca["effect_size"] == pytest.approx(2 / np.sqrt(3), abs=1e-12)
+
+
+def test_random_query_components_by_hand():
+    # A = 0.1, 0.5, 0.3; B = 0.2, 0.6, 0.7 (s = 2, N = 3): query means 0.15, 0.55, 0.5, grand 0.4
+    # SS_query = 2 (0.25**2 + 0.15**2 + 0.1**2) = 0.19, df_query = 2, MS_query = 0.095
+    # d = B - A = 0.1, 0.1, 0.4, dbar = 0.2: SS_error = (0.01 + 0.01 + 0.04) / 2 = 0.03, df_error = 2, MSE = 0.015
+    # MS_query >= MSE: var_query = (0.095 - 0.015) / 2 = 0.04, var_error = 0.015, icc = 0.04 / 0.055 = 8/11
+    per = _per({"A": [0.1, 0.5, 0.3], "B": [0.2, 0.6, 0.7]})
+    row = anova_values(per, ["AP"], [], None, "query", "system", random=True).iloc[0]
+    assert row["var_query"] == pytest.approx(0.04, abs=1e-15)
+    assert row["var_error"] == pytest.approx(0.015, abs=1e-15)
+    assert row["icc"] == pytest.approx(8 / 11, abs=1e-14)
+    # queries alike, systems not: A = 1, 2, 3 and B = 3, 2, 1 give query means 2, 2, 2, SS_query = 0 < MSE: REML's
+    # boundary, var_query = 0 and var_error = (SS_query + SS_error) / (df_query + df_error); d = 2, 0, -2, dbar = 0,
+    # SS_error = (4 + 0 + 4) / 2 = 4: var_error = (0 + 4) / (2 + 2) = 1 (MSE would be 2)
+    per = _per({"A": [1, 2, 3], "B": [3, 2, 1]})
+    row = anova_values(per, ["AP"], [], None, "query", "system", random=True).iloc[0]
+    assert (row["var_query"], row["var_error"], row["icc"]) == (0.0, pytest.approx(1.0, abs=1e-15), 0.0)
+    assert row["mse"] == pytest.approx(2.0, abs=1e-15)
+
+
+def test_random_query_split_plot_by_hand():
+    # test_split_plot_by_hand's table: A = 1, 3 | 2, 4, B = 2, 5 | 1, 3 (groups a | b); query means 1.5, 4 | 1.5, 3.5
+    # SS_query(group) = 2 ((1.5 - 2.75)**2 + (4 - 2.75)**2 + (1.5 - 2.5)**2 + (3.5 - 2.5)**2) = 2 (3.125 + 2) = 10.25
+    # df_query = N - g = 2, MS_query = 5.125; MSE = 1/8 (above): var_query = (5.125 - 0.125) / 2 = 2.5
+    per = _per({"A": [1, 3, 2, 4], "B": [2, 5, 1, 3]}, ["a", "a", "b", "b"])
+    out = anova_values(per, ["AP"], [], "grp", "query", "system", random=True)
+    assert list(out["var_query"]) == [pytest.approx(2.5, abs=1e-14)] * 2
+    assert list(out["var_error"]) == [pytest.approx(0.125, abs=1e-15)] * 2
+    assert out["icc"].iloc[0] == pytest.approx(2.5 / 2.625, abs=1e-14)
