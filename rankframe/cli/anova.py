@@ -31,6 +31,7 @@ from .compare import COMPARE_FORMATS, _need_metrics, _systems
 
 def add_parser(sub) -> None:
     """``rankframe anova``: rankframe.anova's parameters as options, the inputs of compare."""
+    from ..anova import RANDOM
     from ..stats.align import MISSING
 
     an = sub.add_parser(
@@ -61,6 +62,12 @@ def add_parser(sub) -> None:
         help="a between-query column of a long table (query length, ...): test the system x COL interaction",
     )
     g.add_argument("--pairs", action="store_true", help="Sakai's effect size delta / sqrt(MSE) per pair of systems")
+    g.add_argument(
+        "--random",
+        choices=RANDOM,
+        help="query: also the linear mixed model with random query effects (REML variance components var_query, "
+        "var_error and icc)",
+    )
     g.add_argument(
         "--missing",
         choices=MISSING,
@@ -118,6 +125,7 @@ def run(args) -> int:
                 by=by or None,
                 interaction=args.interaction,
                 pairs=args.pairs,
+                random=args.random,
                 missing=args.missing,
                 columns=columns.with_(system=system),
                 qrels=loaded.judgments,

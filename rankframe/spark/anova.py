@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..anova import EFFECT_SIZE, anova_frame, check_systems, checked_arguments, one_group_error, pairs_frame
+from ..anova import (
+    EFFECT_SIZE,
+    anova_frame,
+    check_systems,
+    checked_arguments,
+    one_group_error,
+    pairs_frame,
+    random_option,
+)
 from ..columns import Columns
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
@@ -34,6 +42,7 @@ def anova(
     by: str | Sequence[str] | None = None,
     interaction: str | None = None,
     pairs: bool = False,
+    random: str | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,
     validate: bool = True,
@@ -54,8 +63,9 @@ def anova(
     ----------
     sdf : pyspark.sql.DataFrame
         The long table with a system column.
-    metrics, system, by, interaction, pairs, missing, columns
-        As for :func:`rankframe.anova`.
+    metrics, system, by, interaction, pairs, random, missing, columns
+        As for :func:`rankframe.anova` (``random="query"``: the REML variance components of the random query
+        effect, from the same sums).
     validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
         As for :func:`rankframe.spark.evaluate`.
 
@@ -72,6 +82,7 @@ def anova(
     pyspark()
     from pyspark.sql import functions as F
 
+    with_random = random_option(random, pairs)
     system, by_list, cols, names, missing = checked_arguments(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
     )
@@ -143,7 +154,7 @@ def anova(
         out = pairs_frame(result, keys_out, names, pd.Index(found))
         out.attrs.update(effect_size=EFFECT_SIZE)
     else:
-        out = anova_frame(result, keys_out, names, bool(interaction))
+        out = anova_frame(result, keys_out, names, bool(interaction), with_random)
     out.attrs.update(missing=missing, interaction=interaction)
     if missing != "error":
         out.attrs.update(filled=int(small["filled"].sum()), dropped=int(small["dropped"].sum()))

@@ -30,6 +30,14 @@ def test_cli_json_equals_the_function(capsys):
         assert got[col].tolist() == pytest.approx(want[col].tolist(), rel=1e-15)
 
 
+def test_cli_random_query_equals_the_function(capsys):
+    got = _json(capsys, ["anova", str(PAIRED), "-m", "AP", "--by", "length", "--random", "query", "--format", "json"])
+    want = rankframe.anova(pd.read_parquet(PAIRED), ["AP"], by="length", random="query")
+    assert list(got.columns) == list(want.columns) and {"var_query", "var_error", "icc"} <= set(got.columns)
+    for col in ("var_query", "var_error", "icc"):
+        assert got[col].tolist() == pytest.approx(want[col].tolist(), rel=1e-15)
+
+
 def test_cli_pairs_and_trec_runs(capsys):
     got = _json(capsys, ["anova", str(PAIRED), "-m", "AP", "--pairs", "--format", "json"])
     want = rankframe.anova(pd.read_parquet(PAIRED), "AP", pairs=True)

@@ -65,6 +65,8 @@ def assert_same(got: pd.DataFrame, expected: pd.DataFrame) -> None:
         (4, dict(by="site", interaction="length", missing="zero")),
         (5, dict(interaction="length", missing="drop")),
         (6, dict(by="site", pairs=True, missing="zero")),
+        (7, dict(by="site", random="query")),
+        (8, dict(interaction="length", random="query", missing="drop")),
     ],
 )
 def test_anova_equals_pandas(spark, seed, kw):
