@@ -168,7 +168,7 @@ def _segment_intervals(
     n_seg, n_m = len(seg_keys), len(names)
     q_codes, q_uniques = pd.factorize(per[query], sort=True, use_na_sentinel=False)
     row_key, row = np.unique(seg * len(q_uniques) + q_codes, return_inverse=True)
-    m_codes = pd.Index(names).get_indexer(per["metric"])
+    m_codes = pd.Index(names).get_indexer(pd.Index(per["metric"]))
     x = np.full((row_key.size, n_m), np.nan)
     x[row, m_codes] = per["value"].to_numpy(np.float64)
     offsets = np.concatenate([[0], np.cumsum(np.bincount(row_key // len(q_uniques), minlength=n_seg))])
