@@ -145,3 +145,67 @@ def paired_runs(seed: int, n_queries: int = 30, systems=("base", "s1", "s2"), ga
             rows += [(s, q, "long" if q % 2 else "short", f"d{i:02d}", r + 1, int(grades[q, i]))
                      for r, i in enumerate(items)]  # fmt: skip
     return pd.DataFrame(rows, columns=["system", "query", "seg", "item", "rank", "relevance"])
+
+
+#: the portable beyond-accuracy metrics with every option value and every preset (test_sql_portable_beyond.py holds
+#: this list to cover every declared choice, from the declarations)
+BEYOND_SET = [
+    "Coverage@3",
+    "Coverage(universe='train', output='count')",
+    "Coverage(like='recommenders')@2",
+    "Coverage(like='recbole')",
+    "Gini@3",
+    "Gini(universe='train', denominator='n-1')@2",
+    "Gini(universe='recommended', complement=True)",
+    "Gini(like='recbole')@2",
+    "Entropy@3",
+    "Entropy(like='recbole')",
+    "Entropy(like='recommenders', normalize='items')@2",
+    "Entropy(log_base=10)",
+    "Personalization@3",
+    "Personalization(output='similarity')",
+    "Personalization(like='recmetrics')@2",
+    "ARP(aggregate='rows')@2",
+    "APLT(aggregate='rows')",
+    "Novelty(like='recommenders')@3",
+]
+BEYOND_LISTS = [
+    "ARP@3",
+    "ARP(cold='drop', popularity='interactions')",
+    "ARP(like='recbole')@2",
+    "APLT@3",
+    "APLT(like='recbole')",
+    "APLT(tail_rule='count', tail=1, cold='drop')@4",
+    "APLT(tail=0.5, cold='not_tail', popularity='interactions')",
+    "Novelty@3",
+    "Novelty(model='choice', log_base=10, cold='zero')",
+    "Novelty(list_denominator='k', popularity='interactions')@4",
+]
+BEYOND = BEYOND_SET + BEYOND_LISTS
+
+
+def inputs_for(df: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(train, catalog) for a ranking table: some of its items, cold ones (never recommended), weights with 0.
+
+    Train's queries are some of the table's and others; every item of the table is of the same kind as the cold ones.
+    """
+    rng = np.random.default_rng(seed)
+    items = pd.unique(df["item"])
+    text = not pd.api.types.is_numeric_dtype(df["item"])
+    cold = ["cold_1", "cold_2", "Cold_3"] if text else [5001, 5002, 5003]
+    pool = list(items) + cold
+    n = int(rng.integers(1, 3 * len(pool) + 1))
+    queries = list(pd.unique(df["query"])) + (["tq_1", "tq_2"] if isinstance(df["query"].iloc[0], str) else [9001])
+    train = pd.DataFrame(
+        {
+            "query": [queries[i] for i in rng.integers(0, len(queries), n)],
+            "item": [pool[i] for i in rng.integers(0, len(pool), n)],
+            "weight": rng.choice([0.0, 1.0, 1.0, 2.0, 0.5], n),
+        }
+    )
+    keep = rng.random(len(pool)) < 0.7
+    catalog = pd.DataFrame({"item": [p for p, k in zip(pool, keep) if k] or pool[:1]})
+    if not text:
+        train["item"] = train["item"].astype(np.int64)
+        catalog["item"] = catalog["item"].astype(np.int64)
+    return train, catalog

@@ -64,12 +64,17 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, popularity, model, log_base, cold, list_denominator, aggregate, like) -> np.ndarray:
-    """One value per list (per segment with aggregate='rows'); NaN without counted rows."""
+def check_rules(*, k: int | None, list_denominator: str, aggregate: str, **_: object) -> None:
+    """The rules between the options (every face calls it before computing): 'k' needs a cutoff and lists."""
     if list_denominator == "k" and k is None:
         raise ParameterError("Novelty(list_denominator='k') divides by the cutoff: give one, e.g. Novelty@10")
     if list_denominator == "k" and aggregate == "rows":
         raise ParameterError("Novelty(list_denominator='k') divides each list by k; aggregate='rows' has no lists")
+
+
+def compute(lists: Lists, *, k, popularity, model, log_base, cold, list_denominator, aggregate, like) -> np.ndarray:
+    """One value per list (per segment with aggregate='rows'); NaN without counted rows."""
+    check_rules(k=k, list_denominator=list_denominator, aggregate=aggregate)
     top = lists.cut(k)
     train = top.train
     if train is None:

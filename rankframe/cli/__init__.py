@@ -124,6 +124,13 @@ def _parser() -> argparse.ArgumentParser:
         "(rankframe.sql.render_compare: n, means, delta, sd_diff, statistic, df)",
     )
     w.add_argument("--system", default="system", help="with --baseline: the column naming the systems")
+    w.add_argument(
+        "--train",
+        metavar="TABLE",
+        help="the table of past interactions the popularity metrics read (ARP, APLT, Novelty; docs/beyond-accuracy.md)",
+    )
+    w.add_argument("--train-weight", metavar="COL", help="with --train: its column of interaction weights")
+    w.add_argument("--catalog", metavar="TABLE", help="the table of the catalog's item ids (Coverage, Gini)")
     d = sq.add_argument_group(
         "dbt package (docs/warehouse.md, section dbt)",
         "with --dbt DIR, write the dbt package whose macro rankframe.metrics(...) expands to this SELECT per adapter",
@@ -174,14 +181,19 @@ def _sql(args) -> int:
         if args.baseline is not None:
             if args.per_query:
                 raise UsageError("--per-query and --baseline: the comparison is per segment (drop --per-query)")
+            given = [o for o, v in (("--train", args.train), ("--catalog", args.catalog)) if v is not None]
+            if given:
+                raise UsageError(f"{given[0]} and --baseline: the comparison takes the accuracy metrics only")
             text = sql.render_compare(args.metrics, baseline=args.baseline, system=args.system, **common)
         else:
-            text = sql.render(args.metrics, per_query=args.per_query, **common)
+            inputs = {"train": args.train, "catalog": args.catalog, "train_weight": args.train_weight}
+            text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
     else:
         portable_only = [
             o
             for o, on in (("-m", args.metrics), ("--by", args.by), ("--per-query", args.per_query),
-                          ("--baseline", args.baseline is not None))
+                          ("--baseline", args.baseline is not None), ("--train", args.train is not None),
+                          ("--catalog", args.catalog is not None))
             if on
         ]  # fmt: skip
         if portable_only:

@@ -23,9 +23,11 @@ from ..arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
 from ..arguments import as_flag, check_output_names, parse_metrics
 from ..columns import Columns, column_list
 from ..declare import Param
+from ..engines import beyond_engine
 from ..errors import ParameterError, parameter_error
 from ..names import Measure
 from ..registry import KERNELS, bind_policies
+from . import beyond as beyond_sql
 from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot
 
 OWNER = "render"
@@ -48,17 +50,38 @@ def _quote(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="postgres")
 
 
-def _table(table: object) -> str:
+def _table(table: object, name: str = "table") -> str:
+    """A table name (``'runs'``, ``'schema.runs'``, a tuple of its parts), each part quoted as an identifier."""
     parts: Sequence[object]
+    what = f"a table name ('{name}', 'schema.{name}') or a tuple of its parts"
+    if name != "table":  # a list of ids is evaluate's catalog=; render names tables only
+        what += " (the name of a table in the warehouse, not its rows)"
     if isinstance(table, str):
         parts = table.split(".")
-    elif isinstance(table, (list, tuple)):
+    elif isinstance(table, tuple) or (isinstance(table, list) and name == "table"):
         parts = table
     else:
-        raise parameter_error(OWNER, "table", "a table name ('runs', 'schema.runs') or a tuple of its parts", table)
+        raise parameter_error(OWNER, name, what, table)
     if not parts or not all(isinstance(p, str) and p for p in parts):
-        raise parameter_error(OWNER, "table", "a table name ('runs', 'schema.runs') or a tuple of its parts", table)
+        raise parameter_error(OWNER, name, what, table)
     return ".".join(_quote(str(p)) for p in parts)
+
+
+def _ranking(order: str, target: str, item: str) -> str:
+    """The window of a query's retrieved rows in rankframe's order (``{unit}`` left to fill).
+
+    Rank ascending or score descending, ties by the item as text, descending, compared byte by byte
+    (``COLLATE "C"`` in Postgres).
+    """
+    tie = item + (' COLLATE "C"' if target == "postgres" else "")
+    key_order = "rf__key ASC" if order == "rank" else "rf__key DESC"
+    return f"PARTITION BY {{unit}} ORDER BY {key_order}, {tie} DESC"
+
+
+def _check_own_names(cols: Columns, segments: list[str]) -> None:
+    for c in (cols.query, *segments):
+        if c == "rf__i" or c.startswith("rf__"):
+            raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
 
 
 def _dialect(dialect: object) -> str:
@@ -109,6 +132,9 @@ def render(
     per_query: bool = False,
     columns: Columns | dict | None = None,
     order_by: str = "rank",
+    train: str | Sequence[str] | None = None,
+    catalog: str | Sequence[str] | None = None,
+    train_weight: str | None = None,
     **policies: str,
 ) -> str:
     """One plain SQL SELECT that computes ``rankframe.evaluate(table, metrics, by=by, per_query=per_query)``.
@@ -123,8 +149,10 @@ def render(
     ----------
     metrics : str or list of str
         Metric names as :func:`rankframe.evaluate` takes them (``"nDCG@10"``, ``"AP(rel=2)"``). Every accuracy
-        metric is portable with every parameter (``judged_only=True`` and ``ties="average"`` included); a
-        beyond-accuracy metric is a :class:`~rankframe.errors.RankframeError` saying why.
+        metric is portable with every parameter (``judged_only=True`` and ``ties="average"`` included), and so are
+        the beyond-accuracy metrics Coverage, Gini, Entropy, Personalization (set level: one row per segment),
+        ARP, APLT and Novelty with every option and preset (``Gini(like='recbole')@10``), in one statement with
+        accuracy metrics or alone (then the table needs no relevance column).
     dialect : str, default "postgres"
         sqlglot's name of the target: ``duckdb``, ``postgres``, ``bigquery``, ``snowflake``, ``spark``, ``trino``
         (tested), or another sqlglot dialect.
@@ -140,6 +168,16 @@ def render(
     order_by : {"rank", "score"}, default "rank"
         The column that orders each query's items (SQL cannot look at the table: evaluate's "rank wins when both
         exist" is this choice). Score ties are broken by item descending as text, byte by byte (trec_eval).
+    train : str or tuple of str, optional
+        The table of past interactions the popularity metrics read (ARP, APLT, Novelty; Coverage and Gini with
+        ``universe='train'``), named like ``table``: the ranking table's query and item column names.
+    catalog : str or tuple of str, optional
+        The table of the catalog's item ids (one column, named like the ranking table's item column), for
+        Coverage and Gini with ``universe='catalog'``. A metric that needs an input it was not given, or an input
+        no metric reads, is evaluate's error.
+    train_weight : str, optional
+        The column of ``train`` holding each interaction's weight (evaluate reads a column ``weight`` when train=
+        has one; SQL cannot look: name it). Without it every train row weighs 1.
     **policies
         ``no_relevant``, ``no_retrieved``, ``no_judged`` as in :func:`rankframe.evaluate`.
 
@@ -150,9 +188,10 @@ def render(
 
     Notes
     -----
-    Parameters are checked here (a warehouse cannot raise rankframe's errors); the table is not: validate it
-    first (``rankframe.validate``), as duplicate items or ranks give numbers, not errors. A grade above ERR's
-    ``max_grade`` gives a NULL value.
+    Parameters are checked here (a warehouse cannot raise rankframe's errors); the tables are not: validate them
+    first (``rankframe.validate``; ``rankframe.evaluate`` checks ``train=`` and ``catalog=``), as duplicate items
+    or ranks give numbers, not errors, and item ids of another type in ``train``/``catalog`` are the warehouse's
+    error or no match. A grade above ERR's ``max_grade`` gives a NULL value.
 
     Examples
     --------
@@ -169,34 +208,90 @@ def render(
     per_query = as_flag("per_query", per_query, OWNER)
     # the mean shape adds the count of queries, n
     check_output_names(segments, cols, per_query, (*EVALUATE_OUTPUTS, *(() if per_query else ("n",))), OWNER)
-    b = _body(metrics, target, table, segments, cols, order_by, policies)
-    keys, number = b.keys, b.number
+    measures = parse_metrics(metrics, OWNER)
+    accuracy, beyond = beyond_engine.split(measures)
+    # evaluate's rules of the extra inputs and of the set-level metrics (per_query), written once there
+    beyond_engine.check_arguments(measures, per_query=per_query, ci=None, agg="mean", train=train, catalog=catalog)
+    if train_weight is not None and (not isinstance(train_weight, str) or not train_weight):
+        raise parameter_error(OWNER, "train_weight", "the name of train's weight column (a str)", train_weight)
+    if train_weight is not None and train is None:
+        raise ParameterError("train_weight= names a column of train=, but no train= was given")
+    index = {id(m): i for i, m in enumerate(measures)}
+    keys = [f"rf__s{i}" for i in range(len(segments))]
+    ctes, labels, longs, sets = [], [], [], []
+    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
+    if accuracy:
+        b = _body(accuracy, target, table, segments, cols, order_by, policies, index=[index[id(m)] for m in accuracy])
+        ctes.append(b.prep)
+        labels.append(b.labels)
+        longs.append(b.long)
+    else:
+        bind_policies(OWNER, **policies)
+        _check_own_names(cols, segments)
+    if beyond:
+        order = ORDER_BY.check(OWNER, order_by)
+        src = beyond_sql.Sources(
+            table=_table(table),
+            select_keys="".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys)),
+            query=_quote(cols.query),
+            item=_quote(cols.item),
+            key=_quote(cols.rank if order == "rank" else cols.score),
+            ranking=_ranking(order, target, "CAST(rf__item AS TEXT)"),
+            train=None if train is None else _table(train, "train"),
+            train_query=_quote(cols.query),
+            train_item=_quote(cols.item),
+            weight=None if train_weight is None else _quote(train_weight),
+            catalog=None if catalog is None else _table(catalog, "catalog"),
+            catalog_item=_quote(cols.item),
+            postgres=target == "postgres",
+        )
+        part = beyond_sql.build([(index[id(m)], m) for m in beyond], src, keys)
+        ctes.append(", ".join(part.ctes))
+        labels += [f"SELECT {i} AS rf__i, {_string(label)} AS rf__metric" for i, label in part.labels]
+        longs += part.long
+        sets = part.sets
+    if longs:
+        ctes.append(f"rf__metrics AS ({' UNION ALL '.join(labels)}), rf__long AS ({' UNION ALL '.join(longs)})")
+    if sets:
+        ctes.append(f"rf__sets AS ({' UNION ALL '.join(sets)})")
+    with_ = "WITH " + ", ".join(ctes)
     out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys))
     nulls_last = "".join(f"{k} NULLS LAST, " for k in keys)
-    if per_query:
+    if per_query:  # only per-list metrics here (check_arguments refused the set-level ones)
         final = (
             f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
             f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
             f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
         )
-    elif segments:
-        final = (
-            f"SELECT {out_keys}rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS {_quote('value')}, "
-            f"COUNT(rf__num) AS {_quote('n')} FROM (SELECT rf__long.*, {number} AS rf__num, "
+        return finish(f"{with_} {final}", target)
+    rows = []
+    key_list = "".join(f"{k}, " for k in keys)
+    if longs and segments:
+        rows.append(
+            f"SELECT {key_list}rf__i, rf__metric, "
+            f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS rf__value, "
+            f"COUNT(rf__num) AS rf__n FROM (SELECT rf__long.*, {number} AS rf__num, "
             f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
-            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric "
-            f"ORDER BY {nulls_last}rf__i"
+            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric"
         )
-    else:
-        final = (
-            f"SELECT m.rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS {_quote('value')}, "
-            f"COUNT(l.rf__num) AS {_quote('n')} FROM rf__metrics AS m LEFT JOIN "
+    elif longs:
+        rows.append(
+            f"SELECT m.rf__i, m.rf__metric, "
+            f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS rf__value, "
+            f"COUNT(l.rf__num) AS rf__n FROM rf__metrics AS m LEFT JOIN "
             f"(SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
-            "GROUP BY m.rf__i, m.rf__metric ORDER BY m.rf__i"
+            "GROUP BY m.rf__i, m.rf__metric"
         )
-    return finish(f"{b.ctes} {final}", target)
+    if sets:  # a set-level value is NULL for NaN
+        rows.append(
+            f"SELECT {key_list}rf__i, rf__metric, CASE WHEN rf__value IS NULL THEN {_NAN} ELSE rf__value END "
+            "AS rf__value, rf__n FROM rf__sets"
+        )
+    final = (
+        f"SELECT {out_keys}rf__metric AS {_quote('metric')}, rf__value AS {_quote('value')}, "
+        f"rf__n AS {_quote('n')} FROM ({' UNION ALL '.join(rows)}) AS rf__out ORDER BY {nulls_last}rf__i"
+    )
+    return finish(f"{with_} {final}", target)
 
 
 def finish(text: str, target: str) -> str:
@@ -214,19 +309,33 @@ class Body:
     keys: list[str]  # the segment keys rf__s0, rf__s1, ... (in ``segments``' order)
     measures: list[Measure]
     number: str  # the value of an rf__long row as a number (NULL when the unit is left out or NaN)
+    prep: str  # the CTEs up to rf__unit: "rf__src AS (...), ..., rf__unit AS (...)"
+    labels: str  # rf__metrics' SELECT: (rf__i, rf__metric) of each metric
+    long: str  # rf__long's SELECT: (keys..., rf__q, rf__i, rf__metric, rf__state, rf__raw)
 
 
 def _body(
-    metrics: Any, target: str, table: Any, segments: list[str], cols: Columns, order_by: str, policies: dict
+    metrics: Any,
+    target: str,
+    table: Any,
+    segments: list[str],
+    cols: Columns,
+    order_by: str,
+    policies: dict,
+    *,
+    index: Sequence[int] | None = None,
 ) -> Body:
-    """The CTEs shared by :func:`render` and :func:`rankframe.portable.compare.render_compare` (arguments checked)."""
+    """The CTEs shared by :func:`render` and :func:`rankframe.portable.compare.render_compare` (arguments checked).
+
+    ``index`` numbers the metrics in the statement (``rf__i``; default 0, 1, ...). Accuracy metrics only: a
+    beyond-accuracy metric here is NotPortable (render writes those with :mod:`rankframe.portable.beyond`).
+    """
     source = _table(table)
     measures = parse_metrics(metrics, OWNER)
     chosen = bind_policies(OWNER, **policies)
     order = ORDER_BY.check(OWNER, order_by)
-    for c in (cols.query, *segments):
-        if c == "rf__i" or c.startswith("rf__"):
-            raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
+    _check_own_names(cols, segments)
+    at = list(range(len(measures))) if index is None else list(index)
 
     t = Terms(order_by=order)
     values = [_metric_expression(t, m) for m in measures]
@@ -237,15 +346,13 @@ def _body(
     ranked = {name: expr.format(**fill) for expr, name in t.ranked_windows.items()}
     whole = {name: expr.format(**fill) for expr, name in t.unit_windows.items()}
 
-    tie = "rf__item" + (' COLLATE "C"' if target == "postgres" else "")
-    key_order = "rf__key ASC" if order == "rank" else "rf__key DESC"
     select_keys = "".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys))
     src = (
         f"SELECT {select_keys}{_quote(cols.query)} AS rf__q, CAST({_quote(cols.item)} AS TEXT) AS rf__item, "
         f"CAST({_quote(cols.relevance)} AS {FLOAT}) AS {GRADE}, "
         f"{_quote(cols.rank if order == 'rank' else cols.score)} AS rf__key FROM {source}"
     )
-    ranking = f"PARTITION BY {unit} ORDER BY {key_order}, {tie} DESC"
+    ranking = _ranking(order, target, "rf__item").format(unit=unit)
     extra = t.preparation(ranking)
     ret = (
         f"SELECT {unit}, {GRADE}, ROW_NUMBER() OVER ({ranking}) AS {POS}"
@@ -281,21 +388,20 @@ def _body(
             f"WHEN rf__nr{i} = 1 THEN {_POLICY_STATE[chosen['no_relevant']]} ELSE 0 END"
         )
 
-    labels = " UNION ALL ".join(f"SELECT {i} AS rf__i, {_string(str(m))} AS rf__metric" for i, m in enumerate(measures))
-    states = " ".join(f"WHEN {i} THEN {state(i, m)}" for i, m in enumerate(measures))
-    raws = " ".join(f"WHEN {i} THEN u.rf__v{i}" for i in range(len(measures)))
+    labels = " UNION ALL ".join(
+        f"SELECT {at[i]} AS rf__i, {_string(str(m))} AS rf__metric" for i, m in enumerate(measures)
+    )
+    states = " ".join(f"WHEN {at[i]} THEN {state(i, m)}" for i, m in enumerate(measures))
+    raws = " ".join(f"WHEN {at[i]} THEN u.rf__v{i}" for i in range(len(measures)))
     long = (
         f"SELECT {', '.join('u.' + c for c in [*keys, 'rf__q'])}, m.rf__i, m.rf__metric, "
         f"CASE m.rf__i {states} END AS rf__state, CASE m.rf__i {raws} END AS rf__raw "
         "FROM rf__unit AS u CROSS JOIN rf__metrics AS m"
     )
     number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
-    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
-    ctes = (
-        f"WITH rf__src AS ({src}), rf__ret AS ({ret}), rf__rows AS ({rows}), rf__x AS ({x}), "
-        f"rf__unit AS ({unit_sql}), rf__metrics AS ({labels}), rf__long AS ({long})"
-    )
-    return Body(ctes, keys, list(measures), number)
+    prep = f"rf__src AS ({src}), rf__ret AS ({ret}), rf__rows AS ({rows}), rf__x AS ({x}), rf__unit AS ({unit_sql})"
+    ctes = f"WITH {prep}, rf__metrics AS ({labels}), rf__long AS ({long})"
+    return Body(ctes, keys, list(measures), number, prep, labels, long)
 
 
 def _plain_window_order(statement: Any, target: str) -> None:

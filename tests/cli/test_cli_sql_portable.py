@@ -54,7 +54,11 @@ def test_usage_errors(capsys):
     assert main(["sql", "--dialect", "postgres"]) == 2
     assert "-m/--metric" in capsys.readouterr().err
     assert main(["sql", "--dialect", "postgres", "-m", "Coverage@5"]) == 2
-    assert "not portable yet" in capsys.readouterr().err
+    assert "Coverage@5 needs catalog=" in capsys.readouterr().err
+    assert main(["sql", "--train", "train"]) == 2
+    assert "--train is an option of the portable SQL" in capsys.readouterr().err
+    assert main(["sql", "--dialect", "postgres", "-m", "AP", "--baseline", "a", "--catalog", "c"]) == 2
+    assert "--catalog and --baseline" in capsys.readouterr().err
     assert main(["sql", "--dialect", "klingon", "-m", "AP"]) == 2
     assert "dialect" in capsys.readouterr().err
 
@@ -76,3 +80,23 @@ def test_baseline_needs_a_dialect_and_no_per_query(capsys):
     assert "--baseline is an option of the portable SQL" in capsys.readouterr().err
     assert main(["sql", "--dialect", "duckdb", "-m", "AP", "--baseline", "bm25", "--per-query"]) == 2
     assert "drop --per-query" in capsys.readouterr().err
+
+
+def test_train_and_catalog_tables(capsys):
+    # --train/--catalog/--train-weight are render's train=/catalog=/train_weight=: the same statement and numbers
+    argv = ["sql", "--dialect", "duckdb", "-m", "ARP@2", "-m", "Coverage@2", "--train", "hist", "--train-weight", "w"]
+    sql = _statement(capsys, [*argv, "--catalog", "items", "--query", "user_id", "--order-by", "score"])
+    assert sql == rankframe.sql.render(
+        ["ARP@2", "Coverage@2"], dialect="duckdb", train="hist", train_weight="w", catalog="items",
+        columns={"query": "user_id"}, order_by="score",
+    )  # fmt: skip
+    hist = pd.DataFrame({"user_id": [5, 6, 6], "item": ["a", "a", "b"], "w": [1.0, 2.0, 0.0]})
+    items = pd.DataFrame({"item": ["a", "b", "c", "d"]})
+    con = duckdb.connect()
+    for name, frame in (("runs", DF), ("hist", hist), ("items", items)):
+        con.register(name, frame)
+    want = rankframe.evaluate(
+        DF, ["ARP@2", "Coverage@2"], columns={"query": "user_id"}, train=hist.rename(columns={"w": "weight"}),
+        catalog=items,
+    )  # fmt: skip
+    assert_same(want, con.sql(sql).df())

@@ -1,0 +1,370 @@
+"""The beyond-accuracy metrics in the portable SQL: Coverage, Gini, Entropy, Personalization, ARP, APLT, Novelty.
+
+The flat window-and-aggregate logic of ``sql/<name>.sql`` (the DuckDB table macros), written once more without
+macros, lambdas, ``COLUMNS(*)`` or ``GROUP BY ALL``, as PostgreSQL-flavoured text that
+:func:`rankframe.portable.render.finish` writes in the target dialect. The options are the declarations' (presets
+resolved in Python by the metric parser: ``m.kw``); the rules between options are the declarations' functions.
+
+The CTEs (all named ``rf__b...``): ``rf__bsrc`` reads the ranking table's segments, query, item and ordering key;
+``rf__bpos`` numbers the retrieved rows (a NULL rank or score is filtered out before the window and put back with a
+NULL position); ``rf__bunits`` holds every unit (segments..., query) once. ``rf__btrain`` / ``rf__bitems`` read
+``train=`` (popularity per item), ``rf__bcat`` the catalog. Each metric then adds its own CTEs, suffixed by its
+index in the statement. Every segment's row is a GROUP BY over a UNION ALL of the metric's contributions and one
+row per unit (its ``n``), so no join on segment values (NULL segments included) is ever needed.
+
+Item ids are joined as they are (a catalog or train whose ids have another type than the table's is the
+warehouse's error, or no match: render cannot look at the data; ``docs/warehouse.md``). Orders that need an item
+tie-break (APLT's bottom tail, ties by item id as ``rankframe.beyond.aplt``) use the item column's own order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..beyond.declare import BeyondSpec
+from ..beyond.novelty import check_rules as novelty_rules
+from ..names import Measure
+from .terms import FLOAT, Terms, literal, not_portable
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What the statement reads, already quoted: the tables and the ranking table's columns."""
+
+    table: str  # the ranking table
+    select_keys: str  # '"seg" AS rf__s0, ' ... (empty without segments)
+    query: str
+    item: str
+    key: str  # the rank or score column
+    ranking: str  # 'PARTITION BY {unit} ORDER BY ...' (rankframe's order of a query's retrieved rows)
+    train: str | None
+    train_query: str
+    train_item: str
+    weight: str | None  # train's weight column (None: 1 per row)
+    catalog: str | None
+    catalog_item: str
+    postgres: bool = False  # the target is PostgreSQL (the item order below)
+
+    def item_order(self, item: str) -> str:
+        """ORDER BY keys of the item ids in their sorted order (``rankframe.beyond.lists.item_index``'s order).
+
+        Numbers numerically, text by bytes. Every tested dialect but PostgreSQL compares text by bytes (code
+        points) unless a collation is set; PostgreSQL's databases sort text by their collation (ICU or libc
+        locales reorder ``doc_2 doc2 Doc3``), so there a text id is compared as ``COLLATE "C"`` (its type read
+        with ``pg_typeof``: a number column keeps its numeric order).
+        """
+        if not self.postgres:
+            return item
+        text = "('text', 'character varying', 'character', 'name')"
+        return f"CASE WHEN CAST(PG_TYPEOF({item}) AS TEXT) IN {text} THEN NULL ELSE {item} END, " + (
+            f'CAST({item} AS TEXT) COLLATE "C"'
+        )
+
+
+@dataclass(frozen=True)
+class BeyondPart:
+    """The beyond-accuracy part of a statement: its CTEs, per-list rows (as rf__long's) and set-level rows."""
+
+    ctes: list[str]  # "rf__b... AS (...)" items
+    long: list[str]  # SELECTs of (keys..., rf__q, rf__i, rf__metric, rf__state, rf__raw): the per-list values
+    sets: list[str]  # SELECTs of (keys..., rf__i, rf__metric, rf__value, rf__n): one row per segment, NULL = NaN
+    labels: list[tuple[int, str]]  # (rf__i, label) of the per-list metrics
+
+
+def _null() -> str:
+    return f"CAST(NULL AS {FLOAT})"
+
+
+def _f(term: str) -> str:
+    return f"CAST({term} AS {FLOAT})"
+
+
+def _top(k: int | None) -> str:
+    return "rf__pos IS NOT NULL" if k is None else f"rf__pos <= {literal(k)}"
+
+
+def _label(m: Measure) -> str:
+    return "'" + str(m).replace("'", "''") + "'"
+
+
+class _Builder:
+    def __init__(self, src: Sources, keys: Sequence[str]) -> None:
+        self.src = src
+        self.keys = list(keys)
+        # the GROUP BY / PARTITION BY list of a segment (a constant without segments: never an empty list)
+        self.grp = self.keys or ["rf__one"]
+        self.ctes: dict[str, str] = {}
+
+    @property
+    def g(self) -> str:
+        return ", ".join(self.grp)
+
+    def gq(self, alias: str) -> str:
+        return ", ".join(f"{alias}.{c}" for c in self.grp)
+
+    def base(self) -> None:
+        s = self.src
+        one = "" if self.keys else "1 AS rf__one, "
+        self.ctes["rf__bsrc"] = (
+            f"SELECT {s.select_keys}{one}{s.query} AS rf__q, {s.item} AS rf__item, {s.key} AS rf__key FROM {s.table}"
+        )
+        unit = ", ".join([*self.grp, "rf__q"])
+        cols = f"{unit}, rf__item"
+        self.ctes["rf__bpos"] = (
+            f"SELECT {cols}, ROW_NUMBER() OVER ({s.ranking.format(unit=unit)}) AS rf__pos FROM rf__bsrc "
+            f"WHERE rf__key IS NOT NULL UNION ALL SELECT {cols}, CAST(NULL AS BIGINT) AS rf__pos FROM rf__bsrc "
+            "WHERE rf__key IS NULL"
+        )
+        self.ctes["rf__bunits"] = f"SELECT DISTINCT {unit} FROM rf__bsrc"
+
+    # ------------------------------------------------------------------ the extra inputs
+    def train(self) -> None:
+        s = self.src
+        if "rf__btrain" in self.ctes:
+            return
+        if s.train is None:  # beyond_engine.check_arguments refused the call before
+            raise RuntimeError("train= was not checked before the SQL")
+        weight = "1" if s.weight is None else s.weight
+        self.ctes["rf__btrain"] = (
+            f"SELECT {s.train_query} AS rf__tq, {s.train_item} AS rf__titem, {_f(weight)} AS rf__w FROM {s.train}"
+        )
+        # popularity: 'users' = distinct queries with a positive weight, 'interactions' = the sum of the weights
+        self.ctes["rf__bitems"] = (
+            f"SELECT rf__titem, {_f('COUNT(DISTINCT CASE WHEN rf__w > 0 THEN rf__tq END)')} AS rf__users, "
+            "SUM(rf__w) AS rf__interactions FROM rf__btrain GROUP BY rf__titem"
+        )
+        self.ctes["rf__bnusers"] = "SELECT COUNT(DISTINCT rf__tq) AS rf__nu FROM rf__btrain"
+
+    def universe(self, name: str) -> str:
+        """The CTE of the distinct items of the universe 'catalog' or 'train' (column rf__uitem)."""
+        cte = f"rf__buniverse_{name}"
+        if cte not in self.ctes:
+            if name == "catalog":
+                if self.src.catalog is None:
+                    raise RuntimeError("catalog= was not checked before the SQL")
+                self.ctes[cte] = f"SELECT DISTINCT {self.src.catalog_item} AS rf__uitem FROM {self.src.catalog}"
+            else:
+                self.train()
+                self.ctes[cte] = "SELECT DISTINCT rf__titem AS rf__uitem FROM rf__btrain"
+            self.ctes[f"{cte}_n"] = f"SELECT COUNT(*) AS rf__un FROM {cte}"
+        return cte
+
+    # ------------------------------------------------------------------ shared shapes
+    def pairs(self, k: int | None, universe: str | None) -> str:
+        """Per (segment, item) of every row: rf__c = its top-k rows, rf__in = 1 when in the universe, rf__un."""
+        cte = f"rf__bpairs_{'all' if k is None else k}_{universe or 'none'}"
+        if cte in self.ctes:
+            return cte
+        top = _top(k)
+        if universe in ("catalog", "train"):
+            u = self.universe(universe)
+            self.ctes[cte] = (
+                f"SELECT {self.gq('r')}, r.rf__item, COUNT(CASE WHEN r.{top} THEN 1 END) AS rf__c, "
+                "MAX(CASE WHEN u.rf__uitem IS NULL THEN 0 ELSE 1 END) AS rf__in, MAX(n.rf__un) AS rf__un "
+                f"FROM rf__bpos AS r LEFT JOIN {u} AS u ON r.rf__item = u.rf__uitem CROSS JOIN {u}_n AS n "
+                f"GROUP BY {self.gq('r')}, r.rf__item"
+            )
+        else:
+            self.ctes[cte] = (
+                f"SELECT {self.g}, rf__item, COUNT(CASE WHEN {top} THEN 1 END) AS rf__c FROM rf__bpos "
+                f"GROUP BY {self.g}, rf__item"
+            )
+        return cte
+
+    def segment_rows(self, name: str, contributions: list[str], width: int, value: str) -> str:
+        """One row per segment: ``value`` over SUM/MAX of the contributions' columns a0..a{width-1}, n = units.
+
+        Each contribution is a SELECT of (grp..., a0, ...); the units add one row each with NULLs.
+        """
+        nulls = "".join(f", {_null()}" for _ in range(width))
+        parts = [*contributions, f"SELECT {self.g}{nulls}, 1 AS rf__u FROM rf__bunits"]
+        self.ctes[name] = (
+            f"SELECT {self.g}, {value} AS rf__value, SUM(rf__u) AS rf__n FROM ("
+            + " UNION ALL ".join(parts)
+            + f") AS x GROUP BY {self.g}"
+        )
+        return name
+
+    def contribution(self, src: str, *columns: str, where: str = "") -> str:
+        """A SELECT of (grp..., a0, a1, ...) as floats from ``src`` (rf__u = 0)."""
+        named = ", ".join(f"{_f(c)} AS a{j}" for j, c in enumerate(columns))
+        return f"SELECT {self.g}, {named}, 0 AS rf__u FROM {src}" + (f" WHERE {where}" if where else "")
+
+    # ------------------------------------------------------------------ set-level metrics
+    def coverage(self, i: int, *, k, universe, output, like) -> str:
+        p = self.pairs(k, universe)
+        covered = "COALESCE(SUM(a0), 0)"
+        value = covered if output == "count" else f"{covered} / GREATEST(MAX(a1), 1)"
+        return self.segment_rows(
+            f"rf__bm{i}", [self.contribution(p, "CASE WHEN rf__c > 0 AND rf__in = 1 THEN 1 ELSE 0 END", "rf__un")], 2,
+            value,
+        )  # fmt: skip
+
+    def gini(self, i: int, *, k, universe, denominator, complement, like) -> str:
+        p = self.pairs(k, None if universe == "recommended" else universe)
+        m = f"COUNT(CASE WHEN rf__c > 0 THEN 1 END) OVER (PARTITION BY {self.g})"
+        if universe == "recommended":
+            n = m
+        else:  # the universe's items plus those recommended outside it
+            n = f"rf__un + COUNT(CASE WHEN rf__c > 0 AND rf__in = 0 THEN 1 END) OVER (PARTITION BY {self.g})"
+        # j = the rank of c among the segment's recommended items (ascending; ties give the same sum in any order,
+        # the item orders them all the same), the unrecommended n - m items come first with 0
+        ranked = f"rf__bgini{i}"
+        self.ctes[ranked] = (
+            f"SELECT {self.g}, rf__c, {m} AS rf__m, {n} AS rf__nn, ROW_NUMBER() OVER (PARTITION BY {self.g}, "
+            f"CASE WHEN rf__c > 0 THEN 1 ELSE 0 END ORDER BY rf__c, rf__item) AS rf__j FROM {p}"
+        )
+        d = "MAX(a2)" if denominator == "n" else "(MAX(a2) - 1)"
+        g = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 OR {d} <= 0 THEN {_null()} ELSE SUM(a0) / ({d} * SUM(a1)) END"
+        value = f"1 - {g}" if complement else g
+        term = "CASE WHEN rf__c > 0 THEN (2 * (rf__nn - rf__m + rf__j) - rf__nn - 1) * rf__c END"
+        return self.segment_rows(f"rf__bm{i}", [self.contribution(ranked, term, "rf__c", "rf__nn")], 3, value)
+
+    def entropy(self, i: int, *, k, log_base, normalize, like) -> str:
+        p = self.pairs(k, None)
+        shares = f"rf__bentropy{i}"
+        total = f"SUM(rf__c) OVER (PARTITION BY {self.g})"
+        self.ctes[shares] = f"SELECT {self.g}, rf__c, {Terms.ratio('rf__c', total)} AS rf__p FROM {p}"
+        h = f"SUM(a0) / LN({Terms.num(log_base)})"
+        if normalize == "items":
+            h = f"{h} / SUM(a2)"
+        value = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 THEN {_null()} ELSE {h} END"
+        term = "CASE WHEN rf__c > 0 THEN -rf__p * LN(CASE WHEN rf__p > 0 THEN rf__p ELSE 1 END) END"
+        flag = "CASE WHEN rf__c > 0 THEN 1 ELSE 0 END"
+        return self.segment_rows(f"rf__bm{i}", [self.contribution(shares, term, "rf__c", flag)], 3, value)
+
+    def personalization(self, i: int, *, k, output, like) -> str:
+        unit = ", ".join([*self.grp, "rf__q"])
+        sets, items = f"rf__bpsets{i}", f"rf__bpitems{i}"
+        # each (list, item) of a top k once, w = 1 / sqrt(the list's number of items)
+        self.ctes[sets] = (
+            f"SELECT {unit}, rf__item, 1 / SQRT({_f(f'COUNT(*) OVER (PARTITION BY {unit})')}) AS rf__w "
+            f"FROM (SELECT DISTINCT {unit}, rf__item FROM rf__bpos WHERE {_top(k)}) AS d"
+        )
+        # per item: S = sum of w, Q = sum of w^2; the pairs' sum is sum_i (S^2 - Q) / 2 (rankframe/beyond/
+        # personalization.py)
+        self.ctes[items] = (
+            f"SELECT {self.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq FROM {sets} "
+            f"GROUP BY {self.g}, rf__item"
+        )
+        lists = f"(SELECT DISTINCT {unit} FROM {sets}) AS l"
+        n = "COALESCE(SUM(a1), 0)"
+        similarity = f"SUM(a0) / ({n} * ({n} - 1))"
+        value = similarity if output == "similarity" else f"1 - {similarity}"
+        return self.segment_rows(
+            f"rf__bm{i}",
+            [
+                self.contribution(items, "rf__s * rf__s - rf__sq", "NULL"),
+                self.contribution(lists, "NULL", "1"),
+            ],
+            2,
+            f"CASE WHEN {n} < 2 THEN {_null()} ELSE {value} END",
+        )
+
+    # ------------------------------------------------------------------ per-list metrics
+    def train_items(self, popularity: str) -> str:
+        """The items of train for one metric: popularity, rank from the least popular (ties by item), count, sum."""
+        self.train()
+        pop = "rf__users" if popularity == "users" else "rf__interactions"
+        cte = f"rf__bti_{popularity}"
+        if cte not in self.ctes:
+            low = f"ROW_NUMBER() OVER (ORDER BY {pop}, {self.src.item_order('rf__titem')})"
+            self.ctes[cte] = (
+                f"SELECT rf__titem, {pop} AS rf__pop, {low} AS rf__low, "
+                f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum FROM rf__bitems"
+            )
+        return cte
+
+    def lists(self, i: int, value: str, counted: str, popularity: str, k: int | None) -> str:
+        """Per unit: rf__sum of the counted top-k rows' values, rf__rows their number (0 for a list without one)."""
+        items = self.train_items(popularity)
+        unit = ", ".join([*self.grp, "rf__q"])
+        rows = f"rf__brows{i}"
+        self.ctes[rows] = (
+            f"SELECT {', '.join(f'r.{c}' for c in [*self.grp, 'rf__q'])}, {_f(value)} AS rf__v, {counted} AS rf__cnt "
+            f"FROM rf__bpos AS r LEFT JOIN {items} AS t ON r.rf__item = t.rf__titem CROSS JOIN rf__bnusers AS z "
+            f"WHERE r.{_top(k)}"
+        )
+        out = f"rf__blists{i}"
+        self.ctes[out] = (
+            f"SELECT {unit}, SUM(rf__s) AS rf__sum, SUM(rf__c) AS rf__rows FROM ("
+            f"SELECT {unit}, CASE WHEN rf__cnt = 1 THEN rf__v END AS rf__s, rf__cnt AS rf__c FROM {rows} "
+            f"UNION ALL SELECT {unit}, {_null()}, 0 FROM rf__bunits) AS x GROUP BY {unit}"
+        )
+        return out
+
+    def row_terms(self, m: Measure) -> tuple[str, str]:
+        """(value, counted 1/0) of a top-k row joined to train's items ``t`` (NULL columns: a cold item)."""
+        kw = m.kw
+        known = "t.rf__titem IS NOT NULL"
+        if m.spec.name == "arp":
+            counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {known} THEN 1 ELSE 0 END"
+            return "COALESCE(t.rf__pop, 0)", counted
+        if m.spec.name == "aplt":
+            if kw["tail_rule"] == "count":
+                tail = f"t.rf__pop <= {Terms.num(kw['tail'])}"
+            else:  # the int(tail * |train items|) (at least 1) least popular, ties by item
+                tail = f"t.rf__low <= GREATEST(FLOOR({_f('t.rf__nk')} * {Terms.num(kw['tail'])}), 1)"
+            cold = "1" if kw["cold"] == "tail" else "0"
+            value = f"CASE WHEN t.rf__titem IS NULL THEN {cold} WHEN {tail} THEN 1 ELSE 0 END"
+            counted = f"CASE WHEN {known} THEN 1 ELSE 0 END" if kw["cold"] == "drop" else "1"
+            return value, counted
+        if m.spec.name == "novelty":
+            novelty_rules(**kw)
+            z = _f("z.rf__nu") if kw["model"] == "discovery" else "t.rf__psum"
+            warm = "COALESCE(t.rf__pop, 0) > 0"
+            p = f"CASE WHEN {warm} THEN t.rf__pop / {z} ELSE 1 END"
+            value = f"CASE WHEN {warm} THEN -LN({p}) / LN({Terms.num(kw['log_base'])}) ELSE 0 END"
+            counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {warm} THEN 1 ELSE 0 END"
+            return value, counted
+        raise not_portable(str(m), f"{m.spec.canonical} has no portable SQL yet")
+
+
+#: the metrics this module writes (every other beyond-accuracy metric is NotPortable, saying so)
+SET_LEVEL = ("coverage", "gini", "entropy", "personalization")
+PER_LIST = ("arp", "aplt", "novelty")
+
+
+def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[str]) -> BeyondPart:
+    """The CTEs and rows of the beyond-accuracy metrics (each with its index rf__i in the statement)."""
+    for _, m in measures:
+        if m.spec.name not in (*SET_LEVEL, *PER_LIST):
+            raise not_portable(str(m), f"{m.spec.canonical} has no portable SQL yet (docs/warehouse.md)")
+    b = _Builder(src, keys)
+    b.base()
+    long, sets, labels = [], [], []
+    key_cols = "".join(f"{k}, " for k in keys)
+    for i, m in measures:
+        spec = m.spec
+        assert isinstance(spec, BeyondSpec)
+        if spec.name in SET_LEVEL:
+            rows = getattr(b, spec.name)(i, **m.kw)
+        else:
+            value, counted = b.row_terms(m)
+            per = b.lists(i, value, counted, m.kw["popularity"], m.kw["k"])
+            if spec.is_set_level(m.kw):  # aggregate='rows': one mean over every counted row of the segment
+                rows = f"rf__bm{i}"
+                b.ctes[rows] = (
+                    f"SELECT {b.g}, CASE WHEN SUM(rf__rows) = 0 THEN {_null()} ELSE "
+                    f"SUM(rf__sum) / SUM(rf__rows) END AS rf__value, COUNT(*) AS rf__n FROM {per} GROUP BY {b.g}"
+                )
+            else:
+                k = m.kw["k"]
+                mean = (
+                    f"rf__sum / {Terms.num(k)}"
+                    if m.kw.get("list_denominator") == "k"
+                    else f"rf__sum / {_f('rf__rows')}"
+                )
+                long.append(
+                    f"SELECT {key_cols}rf__q, {i} AS rf__i, {_label(m)} AS rf__metric, "
+                    f"CASE WHEN rf__rows = 0 THEN 2 ELSE 0 END AS rf__state, "
+                    f"CASE WHEN rf__rows = 0 THEN {_null()} ELSE {mean} END AS rf__raw FROM {per}"
+                )
+                labels.append((i, str(m)))
+                continue
+        sets.append(
+            f"SELECT {key_cols}{i} AS rf__i, {_label(m)} AS rf__metric, rf__value, CAST(rf__n AS BIGINT) AS rf__n "
+            f"FROM {rows}"
+        )
+    return BeyondPart([f"{name} AS ({sql})" for name, sql in b.ctes.items()], long, sets, labels)
