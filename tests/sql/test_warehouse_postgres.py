@@ -18,7 +18,17 @@ import pytest
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from portable_cases import METRICS, POLICY_SETS, assert_same, expected, order_by_of, paired_runs
+from portable_cases import (
+    BEYOND,
+    BEYOND_LISTS,
+    METRICS,
+    POLICY_SETS,
+    assert_same,
+    expected,
+    inputs_for,
+    order_by_of,
+    paired_runs,
+)
 from strategies import SMALL_GRADES, by_of, tables
 
 import rankframe
@@ -138,3 +148,61 @@ def test_postgres_paired_t_equals_compare(pg):
     assert len(m) == len(want) == len(got) == 12
     for c in ["n", "mean", "baseline_mean", "delta", "sd_diff", "statistic", "df"]:
         np.testing.assert_allclose(m[f"{c}_pg"].astype(float), m[c].astype(float), rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ the beyond-accuracy metrics
+
+
+@settings(max_examples=hypothesis_examples(6), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_postgres_beyond_equals_evaluate(pg, df, seed, per_query):
+    # train= and catalog= as tables (cold items, weights 0), with accuracy metrics in the same statement
+    by = by_of(df)
+    train, catalog = inputs_for(df, seed)
+    for name, frame in (("runs", df), ("train", train), ("catalog", catalog)):
+        _load(pg, frame, name)
+    metrics = [*BEYOND_LISTS, "AP"] if per_query else [*BEYOND, "nDCG@3"]
+    inputs = {"train": train} if per_query else {"train": train, "catalog": catalog}
+    sql = rankframe.sql.render(
+        metrics,
+        dialect="postgres",
+        by=by,
+        per_query=per_query,
+        order_by=order_by_of(df),
+        train_weight="weight",
+        **{k: k for k in inputs},
+    )
+    assert_same(rankframe.evaluate(df, metrics, by=by, per_query=per_query, **inputs), _query(pg, sql))
+
+
+def test_tail_tie_break_is_the_ids_order_whatever_the_collation(pg):
+    # APLT(like='recbole'): the int(0.1 * 10) = 1 least popular train item, ties by item id (RecBole, rankframe's
+    # sorted ids: byte order for text). Train items B, a, b (1 interaction each) and seven popular ones: the tail
+    # is B (0x42 < 0x61 < 0x62). The database's ICU en-US collation sorts a < b < B: the tail would be a.
+    # Lists: q1 = [B] -> 1, q2 = [a] -> 0: APLT = 1/2 with q1's tail item (ICU would give q1 0, q2 1: also 1/2),
+    # so per query: q1 = 1.0, q2 = 0.0
+    popular = [f"p{i}" for i in range(7)]
+    train = pd.DataFrame(
+        {"query": ["u"] * 3 + ["u", "v"] * 7, "item": ["B", "a", "b"] + [p for p in popular for _ in "uv"]}
+    )
+    df = pd.DataFrame({"query": ["q1", "q2"], "item": ["B", "a"], "rank": [1, 1]})
+    _load(pg, df)
+    _load(pg, train, "train")
+    sql = rankframe.sql.render(["APLT(like='recbole')"], dialect="postgres", per_query=True, train="train")
+    got = _query(pg, sql)
+    assert got["value"].tolist() == [1.0, 0.0]
+    assert rankframe.evaluate(df, ["APLT(like='recbole')"], per_query=True, train=train)["value"].tolist() == [1.0, 0.0]
+    icu = _query(pg, "SELECT item FROM train WHERE item IN ('B', 'a', 'b') GROUP BY item ORDER BY item")["item"]
+    assert icu.tolist() == ["a", "b", "B"]  # the database does reorder them (else this test would prove nothing)
+
+
+def test_beyond_ratios_are_float_division(pg):
+    # integer ids, integer counts: Coverage@1 = 1 covered / 2 catalog items = 0.5; ARP@2 = (1 + 0) / 2 = 0.5;
+    # Gini@1 over 2 items, counts 0, 1: (2*2 - 3) * 1 / (2 * 1) = 0.5. Integer division would give 0 each
+    df = pd.DataFrame({"query": [7, 7], "item": [1, 2], "rank": [1, 2]})
+    train = pd.DataFrame({"query": [3], "item": [1]})
+    catalog = pd.DataFrame({"item": [1, 2]})
+    for name, frame in (("runs", df), ("train", train), ("catalog", catalog)):
+        _load(pg, frame, name)
+    sql = rankframe.sql.render(["Coverage@1", "ARP@2", "Gini@1"], dialect="postgres", train="train", catalog="catalog")
+    assert _query(pg, sql)["value"].tolist() == [0.5, 0.5, 0.5]
