@@ -264,44 +264,32 @@ def render(
             f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
         )
         return finish(f"{with_} {final}", target)
-    if not sets:  # means only: the statement of the accuracy metrics (the dbt package and the docs print it)
-        if segments:
-            final = (
-                f"SELECT {out_keys}rf__metric AS {_quote('metric')}, "
-                f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS {_quote('value')}, "
-                f"COUNT(rf__num) AS {_quote('n')} FROM (SELECT rf__long.*, {number} AS rf__num, "
-                f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
-                f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric "
-                f"ORDER BY {nulls_last}rf__i"
-            )
-        else:
-            final = (
-                f"SELECT m.rf__metric AS {_quote('metric')}, "
-                f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS {_quote('value')}, "
-                f"COUNT(l.rf__num) AS {_quote('n')} FROM rf__metrics AS m LEFT JOIN "
-                f"(SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
-                "GROUP BY m.rf__i, m.rf__metric ORDER BY m.rf__i"
-            )
+    # the means of rf__long per segment (the statement's final SELECT without set-level rows; inside the UNION ALL
+    # with them): head = the projected columns before the value, tail = the ORDER BY (none inside the union)
+    mean = f"CASE WHEN COUNT({{l}}rf__num) = 0 THEN {_NAN} ELSE AVG({{l}}rf__num) END"
+    if segments:
+        means = (
+            "SELECT {head}" + mean.format(l="") + " AS {value}, COUNT(rf__num) AS {n} "
+            f"FROM (SELECT rf__long.*, {number} AS rf__num, "
+            f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
+            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric{{tail}}"
+        )
+        head, tail = f"{out_keys}rf__metric AS {_quote('metric')}, ", f" ORDER BY {nulls_last}rf__i"
+        inner = "".join(f"{k}, " for k in keys) + "rf__i, rf__metric, "
+    else:
+        means = (
+            "SELECT {head}" + mean.format(l="l.") + " AS {value}, COUNT(l.rf__num) AS {n} FROM rf__metrics AS m "
+            f"LEFT JOIN (SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
+            "GROUP BY m.rf__i, m.rf__metric{tail}"
+        )
+        head, tail = f"m.rf__metric AS {_quote('metric')}, ", " ORDER BY m.rf__i"
+        inner = "m.rf__i, m.rf__metric, "
+    if not sets:  # means only: the accuracy statement as the dbt package and the docs print it
+        final = means.format(head=head, value=_quote("value"), n=_quote("n"), tail=tail)
         return finish(f"{with_} {final}", target)
     # set-level rows too: the means and the set rows in one UNION ALL, ordered by segment, then as asked
-    rows = []
     key_list = "".join(f"{k}, " for k in keys)
-    if longs and segments:
-        rows.append(
-            f"SELECT {key_list}rf__i, rf__metric, "
-            f"CASE WHEN COUNT(rf__num) = 0 THEN {_NAN} ELSE AVG(rf__num) END AS rf__value, "
-            f"COUNT(rf__num) AS rf__n FROM (SELECT rf__long.*, {number} AS rf__num, "
-            f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
-            f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric"
-        )
-    elif longs:
-        rows.append(
-            f"SELECT m.rf__i, m.rf__metric, "
-            f"CASE WHEN COUNT(l.rf__num) = 0 THEN {_NAN} ELSE AVG(l.rf__num) END AS rf__value, "
-            f"COUNT(l.rf__num) AS rf__n FROM rf__metrics AS m LEFT JOIN "
-            f"(SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
-            "GROUP BY m.rf__i, m.rf__metric"
-        )
+    rows = [means.format(head=inner, value="rf__value", n="rf__n", tail="")] if longs else []
     rows.append(  # a set-level value is NULL for NaN
         f"SELECT {key_list}rf__i, rf__metric, CASE WHEN rf__value IS NULL THEN {_NAN} ELSE rf__value END "
         "AS rf__value, rf__n FROM rf__sets"
