@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .._version import __version__
 from ..columns import Columns
-from ..errors import RankframeError, ValidationError
+from ..errors import ParameterError, RankframeError, ValidationError
 from ..io import LONG_SUFFIXES as _LONG_SUFFIXES  # noqa: F401 - moved to rankframe.io, still importable here
 from ..io import TREC_COUNTS, is_long, trec_name
 from ..io import TREC_ORDER as _TREC_ORDER  # noqa: F401
@@ -187,7 +187,10 @@ def _sql(args) -> int:
             text = sql.render_compare(args.metrics, baseline=args.baseline, system=args.system, **common)
         else:
             inputs = {"train": args.train, "catalog": args.catalog, "train_weight": args.train_weight}
-            text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
+            try:
+                text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
+            except ParameterError as e:  # a metric without its input: the option's words
+                raise UsageError(_cli_words(str(e), "TABLE")) from None
     else:
         portable_only = [
             o

@@ -140,13 +140,14 @@ def _option(name: str) -> str:
     return _COMPARE_OPTIONS.get(name, "--" + name.replace("_", "-"))
 
 
-def _cli_words(text: str) -> str:
+def _cli_words(text: str, inputs: str = "FILE") -> str:
     """A message of rankframe.compare or rankframe.evaluate in the command's words.
 
     ``The 'ci' parameter of compare`` is ``--ci``, ``ci=`` is ``--ci``, ``per_query=True`` is ``--per-query``,
     ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is ``--pairs all``; a validation message's
     ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by b``) and ``allow_duplicates=True`` is
-    ``--allow-duplicates``.
+    ``--allow-duplicates``; ``ARP needs train=, ...`` is ``ARP needs --train FILE`` (``inputs``: the word for
+    what the option takes, TABLE for ``rankframe sql``).
     """
     params: tuple[str, ...] = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed")
     params += ("engine", "agg", "alternative", "margin")
@@ -168,7 +169,7 @@ def _cli_words(text: str) -> str:
     # a beyond-accuracy metric without its input (rankframe.beyond.declare.missing_input): the file options
     text = re.sub(
         r"needs (train|catalog)=, (.*): pass it to evaluate, e\.g\. rankframe\.evaluate\(.*\)\.$",
-        lambda m: f"needs --{m.group(1)} FILE, {m.group(2)}.",
+        lambda m: f"needs --{m.group(1)} {inputs}, {m.group(2)}.",
         text,
     )
     return _fuse_words(text) if "parameter of fuse" in text else text

@@ -54,7 +54,7 @@ def test_usage_errors(capsys):
     assert main(["sql", "--dialect", "postgres"]) == 2
     assert "-m/--metric" in capsys.readouterr().err
     assert main(["sql", "--dialect", "postgres", "-m", "Coverage@5"]) == 2
-    assert "Coverage@5 needs catalog=" in capsys.readouterr().err
+    assert "Coverage@5 needs --catalog TABLE" in capsys.readouterr().err
     assert main(["sql", "--train", "train"]) == 2
     assert "--train is an option of the portable SQL" in capsys.readouterr().err
     assert main(["sql", "--dialect", "postgres", "-m", "AP", "--baseline", "a", "--catalog", "c"]) == 2
