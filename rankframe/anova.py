@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import inputs, stats
 from . import progress as progress_
+from .arguments import check_level
 from .columns import Columns, column_list
 from .comparing.frame import misaligned_error, pair_indices, per_query_codes
 from .comparing.rules import (
@@ -30,7 +31,7 @@ from .errors import ParameterError, ValidationError, missing_columns_error, para
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
 from .stats.align import MISSING
-from .stats.anova import AnovaResult, effect_sizes, split_plot_anova
+from .stats.anova import AnovaResult, effect_size_interval, effect_sizes, split_plot_anova
 
 __all__ = ["ANOVA_COLUMNS", "PAIR_COLUMNS", "RANDOM", "RANDOM_COLUMNS", "TERMS", "anova", "anova_values"]
 
@@ -60,7 +61,10 @@ RANDOM = ("query",)
 #: random query effect and of the error, and the share of the query's, ``var_query / (var_query + var_error)``
 RANDOM_COLUMNS = ("var_query", "var_error", "icc")
 #: the columns of the ``pairs=True`` table after the segment columns (Sakai's effect size per pair of systems)
-PAIR_COLUMNS = ("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "mse", "effect_size", "note")
+PAIR_COLUMNS = (
+    *("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "mse"),
+    *("effect_size", "effect_low", "effect_high", "note"),
+)
 #: ``out.attrs["effect_size"]`` of the pairs table
 EFFECT_SIZE = "delta / sqrt(MSE), MSE the error mean square of the ANOVA (Sakai)"
 _RESERVED = (*ANOVA_COLUMNS, *RANDOM_COLUMNS, *PAIR_COLUMNS, "value")
@@ -80,6 +84,7 @@ class AnovaCall(NamedTuple):
     pairs: bool
     output: str
     random: bool
+    ci: float
 
 
 def anova(
@@ -91,6 +96,7 @@ def anova(
     interaction: str | None = None,
     pairs: bool = False,
     random: str | None = None,
+    ci: float = 0.95,
     missing: str = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
@@ -127,7 +133,12 @@ def anova(
     pairs : bool, default False
         Return Sakai's effect size of every pair of systems instead of the ANOVA table: ``delta / sqrt(MSE)``,
         ``delta`` the difference of the two systems' means, ``MSE`` the ANOVA's error mean square (Sakai,
-        "Topic set size design", 2016; *Laboratory Experiments in Information Retrieval*, 2018, ch. 5).
+        "Topic set size design", 2016; *Laboratory Experiments in Information Retrieval*, 2018, ch. 5), with its
+        interval ``[effect_low, effect_high]`` at level ``ci``: the pair's t statistic ``effect * sqrt(n / 2)`` on
+        the error df inverted through the noncentral t distribution
+        (:func:`rankframe.stats.anova.effect_size_interval`).
+    ci : float, default 0.95
+        The level of the pairs' effect size intervals (``pairs=True``).
     random : {None, "query"}, default None
         ``"query"``: also fit the linear mixed model with random query effects, ``value ~ system + (1 | query)``
         (``value ~ system * group + (1 | query)``, queries nested in groups, with ``interaction=``), by REML, and
@@ -152,7 +163,8 @@ def anova(
         df_error``, ``partial_eta_sq = ss / (ss + ss_error)``; with ``random="query"``, ``var_query``,
         ``var_error`` and ``icc`` (the same on both terms of a segment and metric) before ``note``; ``note`` says
         why a value is NaN. With
-        ``pairs=True``: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, mse, effect_size, note]``,
+        ``pairs=True``: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, mse, effect_size, effect_low,
+        effect_high, note]``,
         every pair of systems (``system`` later in the sorted order). ``out.attrs`` records ``missing`` and
         ``interaction`` (and ``effect_size`` for the pairs).
 
@@ -190,6 +202,7 @@ def anova(
         interaction=interaction,
         pairs=pairs,
         random=random,
+        ci=ci,
         missing=missing,
         columns=columns,
         qrels=qrels,
@@ -210,7 +223,16 @@ def anova(
             **options,
         )
     out = anova_values(
-        per, call.names, call.by, call.interaction, call.columns.query, call.system, call.missing, pairs, call.random
+        per,
+        call.names,
+        call.by,
+        call.interaction,
+        call.columns.query,
+        call.system,
+        call.missing,
+        pairs,
+        call.random,
+        call.ci,
     )
     return inputs.from_pandas(out, call.output)
 
@@ -224,6 +246,7 @@ def checked_call(
     interaction: str | None = None,
     pairs: bool = False,
     random: str | None = None,
+    ci: float = 0.95,
     missing: str = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
@@ -244,6 +267,7 @@ def checked_call(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
     )
     with_random = random_option(random, pairs)
+    level = check_level(OWNER, ci)
     output = inputs.check_output(output, OWNER)
     if inputs.kind(df) not in ("path", "relation") or qrels is not None:
         df = inputs.to_pandas(df, owner=OWNER, name="df", columns=columns)
@@ -253,7 +277,9 @@ def checked_call(
         if absent:
             raise missing_columns_error(absent, list(df.columns))
         check_systems(df[system], system)
-    return AnovaCall(df, qrels, names, by, interaction, system, columns, missing, bool(pairs), output, with_random)
+    return AnovaCall(
+        df, qrels, names, by, interaction, system, columns, missing, bool(pairs), output, with_random, level
+    )
 
 
 def random_option(random: object, pairs: object = False) -> bool:
@@ -347,10 +373,12 @@ def anova_values(
     missing: str = "error",
     pairs: bool = False,
     random: bool = False,
+    ci: float = 0.95,
 ) -> pd.DataFrame:
     """The ANOVA (or the pairs table) from per-query values ``[*by, interaction, system, query, metric, value]``.
 
-    ``random``: add :data:`RANDOM_COLUMNS` (checked by :func:`random_option`).
+    ``random``: add :data:`RANDOM_COLUMNS` (checked by :func:`random_option`); ``ci``: the level of the pairs'
+    effect size intervals.
     """
     check_systems(per[system], system)
     segs = [*by, *([interaction] if interaction else [])]
@@ -380,8 +408,8 @@ def anova_values(
         keys = seg_keys if by else None
         result = split_plot_anova(alignment.values, offsets)
     if pairs:
-        out = pairs_frame(result, keys, names, pd.Index(s_uniques))
-        out.attrs.update(effect_size=EFFECT_SIZE)
+        out = pairs_frame(result, keys, names, pd.Index(s_uniques), ci)
+        out.attrs.update(effect_size=EFFECT_SIZE, ci=ci)
     else:
         out = anova_frame(result, keys, names, bool(interaction), random)
     out.attrs.update(missing=missing, interaction=interaction)
@@ -466,8 +494,10 @@ def anova_frame(
     return out
 
 
-def pairs_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], labels: pd.Index) -> pd.DataFrame:
-    """One row per (segment, metric, pair of systems): delta and delta / sqrt(MSE)."""
+def pairs_frame(
+    r: AnovaResult, keys: pd.DataFrame | None, names: list[str], labels: pd.Index, ci: float = 0.95
+) -> pd.DataFrame:
+    """One row per (segment, metric, pair of systems): delta, delta / sqrt(MSE) and its interval at level ``ci``."""
     pair_idx = pair_indices(len(labels), None, "all")
     n_seg, n_metrics, n_pairs = r.n.shape[0], len(names), len(pair_idx)
     delta, effect = effect_sizes(r, pair_idx)
@@ -481,6 +511,9 @@ def pairs_frame(r: AnovaResult, keys: pd.DataFrame | None, names: list[str], lab
     out["delta"] = delta.ravel()
     out["mse"] = np.repeat(r.mse.ravel(), n_pairs)
     out["effect_size"] = effect.ravel()
+    low, high = effect_size_interval(r, effect, ci)
+    out["effect_low"] = low.ravel()
+    out["effect_high"] = high.ravel()
     note = np.repeat(r.note_system.ravel(), n_pairs)
     absent = np.isnan(delta.ravel()) & (note == None)  # noqa: E711 - elementwise on an object array
     note[absent] = "a system of the pair has no queries in this segment"

@@ -77,3 +77,14 @@ def check_output_names(
             f"{list(outputs)}; rename it first, e.g. "
             f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
         )
+
+
+def check_level(owner: str, value: object, name: str = "ci") -> float:
+    """A confidence level: a number in the open interval (0, 1) (compare's, anova's and segment_means' rule)."""
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not 0 < value < 1
+    ):
+        raise parameter_error(owner, name, "a float in the open interval (0, 1), e.g. 0.95", value)
+    return float(value)

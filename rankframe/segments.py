@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import inputs, stats
 from . import progress as progress_
+from .arguments import check_level
 from .columns import Columns, column_list
 from .errors import ParameterError, parameter_error
 from .evaluate import evaluate, parse_metrics
@@ -112,8 +113,7 @@ def segment_means(
             f"{list(SEGMENT_COLUMNS)}; rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
         )
     ref = _check_versus(versus, by)
-    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.integer, np.floating)) or not 0 < ci < 1:
-        raise parameter_error("segment_means", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
+    check_level("segment_means", ci)
     if not isinstance(ci_method, str) or ci_method.lower() not in SEGMENT_CI_METHODS:
         raise parameter_error(
             "segment_means", "ci_method", "one of " + ", ".join(map(repr, SEGMENT_CI_METHODS)), ci_method

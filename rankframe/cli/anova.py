@@ -63,6 +63,13 @@ def add_parser(sub) -> None:
     )
     g.add_argument("--pairs", action="store_true", help="Sakai's effect size delta / sqrt(MSE) per pair of systems")
     g.add_argument(
+        "--ci",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="with --pairs: the level of the effect sizes' intervals (default 0.95)",
+    )
+    g.add_argument(
         "--random",
         choices=RANDOM,
         help="query: also the linear mixed model with random query effects (REML variance components var_query, "
@@ -126,6 +133,7 @@ def run(args) -> int:
                 interaction=args.interaction,
                 pairs=args.pairs,
                 random=args.random,
+                ci=args.ci,
                 missing=args.missing,
                 columns=columns.with_(system=system),
                 qrels=loaded.judgments,

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..arguments import check_level
 from ..columns import Columns
 from ..display import OUTPUT_COLUMNS
 from ..errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
@@ -102,10 +103,7 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
             "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
             f"test={p['test']!r} use ci_method='t' or 'bootstrap'"
         )
-    ci = p["ci"]
-    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.floating, np.integer)) or not 0 < ci < 1:
-        raise parameter_error("compare", "ci", "a float in the open interval (0, 1), e.g. 0.95", ci)
-    p["ci"] = float(ci)
+    p["ci"] = check_level("compare", p["ci"])
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
     if p["correction"] == "westfall-young" and p["test"] != "randomization":
         raise ParameterError(WESTFALL_YOUNG_TEST.format(test=p["test"]))

@@ -24,6 +24,7 @@ from ..anova import (
     pairs_frame,
     random_option,
 )
+from ..arguments import check_level
 from ..columns import Columns
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
@@ -43,6 +44,7 @@ def anova(
     interaction: str | None = None,
     pairs: bool = False,
     random: str | None = None,
+    ci: float = 0.95,
     missing: str = "error",
     columns: Columns | dict | None = None,
     validate: bool = True,
@@ -63,7 +65,7 @@ def anova(
     ----------
     sdf : pyspark.sql.DataFrame
         The long table with a system column.
-    metrics, system, by, interaction, pairs, random, missing, columns
+    metrics, system, by, interaction, pairs, random, ci, missing, columns
         As for :func:`rankframe.anova` (``random="query"``: the REML variance components of the random query
         effect, from the same sums).
     validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
@@ -83,6 +85,7 @@ def anova(
     from pyspark.sql import functions as F
 
     with_random = random_option(random, pairs)
+    level = check_level("anova", ci)
     system, by_list, cols, names, missing = checked_arguments(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
     )
@@ -151,8 +154,8 @@ def anova(
         n_segments = n_groups
     result = split_plot_from_cells(cell, outer, n_segments)
     if pairs:
-        out = pairs_frame(result, keys_out, names, pd.Index(found))
-        out.attrs.update(effect_size=EFFECT_SIZE)
+        out = pairs_frame(result, keys_out, names, pd.Index(found), level)
+        out.attrs.update(effect_size=EFFECT_SIZE, ci=level)
     else:
         out = anova_frame(result, keys_out, names, bool(interaction), with_random)
     out.attrs.update(missing=missing, interaction=interaction)

@@ -257,3 +257,28 @@ def effect_sizes(result: AnovaResult, pairs: np.ndarray) -> tuple[np.ndarray, np
     with np.errstate(divide="ignore", invalid="ignore"):
         sd = np.sqrt(np.where(result.mse > 0, result.mse, np.nan))
         return delta, delta / sd[:, :, None]
+
+
+def effect_size_interval(result: AnovaResult, effect: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The noncentral-t interval at ``level`` of Sakai's effect size ``delta / sqrt(MSE)`` (:func:`effect_sizes`).
+
+    The pair's t statistic after the ANOVA is ``t = delta / sqrt(2 MSE / n) = effect * sqrt(n / 2)`` on the error
+    degrees of freedom; its noncentrality is ``sqrt(n / 2)`` times the true effect, so inverting the noncentral t
+    distribution at ``(1 + level) / 2`` and ``(1 - level) / 2`` and dividing by ``sqrt(n / 2)`` bounds the effect
+    (the interval of Hedges' g_z in :mod:`rankframe.stats.effect_size`, with the ANOVA's pooled error). NaN where
+    the effect or the error df is.
+    """
+    from .effect_size import noncentrality
+
+    shape = effect.shape
+    n = np.broadcast_to(result.n[:, :, None].astype(np.float64), shape)
+    nu = np.broadcast_to(result.df_error[:, :, None], shape)
+    scale = np.sqrt(n / 2.0)
+    t = effect * scale
+    low, high = np.full(shape, np.nan), np.full(shape, np.nan)
+    ok = np.isfinite(t) & np.isfinite(nu) & (nu >= 1)
+    if ok.any():
+        tail = (1.0 - level) / 2.0
+        low[ok] = noncentrality(nu[ok], 1.0 - tail, t[ok]) / scale[ok]
+        high[ok] = noncentrality(nu[ok], tail, t[ok]) / scale[ok]
+    return low, high
