@@ -4,6 +4,9 @@ The per-query values come from :func:`rankframe.evaluate` (``per_query=True``, t
 interaction column added to ``by``), as in :func:`rankframe.compare`; the same query-alignment rule (``missing=``,
 :mod:`rankframe.stats.align`) makes the query sets agree, and :mod:`rankframe.stats.anova` computes every term of
 every (segment, metric) at once from group sums. See ``docs/comparing.md``, "Omnibus ANOVA and interaction".
+
+One job: the ANOVA face of every engine — its argument rules (shared with Spark and the CLI), the table and the
+pairs table built from :mod:`rankframe.stats.anova`'s arrays; the statistics themselves live there.
 """
 
 from __future__ import annotations
