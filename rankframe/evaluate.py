@@ -75,6 +75,7 @@ def evaluate(
     progress: bool | None = None,
     train: Any = None,
     catalog: Any = None,
+    features: Any = None,
 ) -> Any:
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
@@ -135,6 +136,10 @@ def evaluate(
         and an optional ``weight`` column (``docs/beyond-accuracy.md``). Never modified.
     catalog : sequence or one-column table, optional
         The item ids that could be recommended, for ``Coverage`` and ``Gini`` (``universe='catalog'``).
+    features : table, optional
+        The items' features, for ``ILD`` and ``Serendipity`` with ``similarity='cosine'``/``'hamming'``/
+        ``'jaccard'`` (and ``Calibration``): a long table with ``df``'s item column, ``feature`` and an optional
+        ``value`` (1 per row without it); a pair not listed is 0, an item without rows has unknown features.
 
     Returns
     -------
@@ -172,7 +177,9 @@ def evaluate(
     agg = check_aggregation(per_query, ci, agg, engine)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
-    beyond_engine.check_arguments(measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog)
+    beyond_engine.check_arguments(
+        measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog, features=features
+    )
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
     with progress_.using(progress):
@@ -193,6 +200,7 @@ def evaluate(
             duckdb_config,
             train,
             catalog,
+            features,
         )
     return inputs.from_pandas(out, output)
 
@@ -214,6 +222,7 @@ def _evaluate(
     duckdb_config: dict | None,
     train: Any = None,
     catalog: Any = None,
+    features: Any = None,
 ) -> pd.DataFrame:
     """Everything after the argument checks (inside the call's progress setting)."""
     asked = [str(m) for m in measures]
@@ -268,9 +277,13 @@ def _evaluate(
             if engine.lower() == "duckdb":
                 from .engines import duckdb_beyond
 
-                lists, sets = duckdb_beyond.evaluate(df, beyond, columns, by, train=train, catalog=catalog)
+                lists, sets = duckdb_beyond.evaluate(
+                    df, beyond, columns, by, train=train, catalog=catalog, features=features
+                )
             else:
-                lists, sets = beyond_engine.evaluate(df, beyond, columns, by, train=train, catalog=catalog)
+                lists, sets = beyond_engine.evaluate(
+                    df, beyond, columns, by, train=train, catalog=catalog, features=features
+                )
             frames.append(lists)
     values = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     if not beyond:

@@ -15,7 +15,11 @@ CREATE OR REPLACE MACRO rf__aplt_opts(k, "like", popularity, tail_rule, tail, co
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'per_list' END, 'per_list'),
         model := CAST(NULL AS VARCHAR),
         log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR));
+        list_denominator := CAST(NULL AS VARCHAR),
+        similarity := CAST(NULL AS VARCHAR),
+        output := CAST(NULL AS VARCHAR),
+        unknown := CAST(NULL AS VARCHAR),
+        single_item := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__aplt_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: APLT (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

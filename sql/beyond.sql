@@ -127,3 +127,38 @@ CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, me
         FROM rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok) AS l
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;
+
+-- the rows of features (NULL: none; tbl is only the name the pruned branch binds to): item, rf__dim (the feature as
+-- text) and rf__x (its value, 1 without a value column)
+CREATE OR REPLACE MACRO rf__beyond_features(tbl, features) AS TABLE
+    SELECT f.item, CAST(f.feature AS VARCHAR) AS rf__dim, coalesce(CAST(f.value AS DOUBLE), 1.0) AS rf__x
+    FROM (SELECT * FROM query_table(coalesce(features, tbl)) WHERE features IS NOT NULL
+          UNION ALL BY NAME
+          SELECT NULL AS feature, NULL AS value WHERE false) AS f;
+
+-- the items known to a similarity (rankframe/beyond/similarity.py): a row in features (cosine, hamming) or in train
+-- (cooccurrence, any weight)
+CREATE OR REPLACE MACRO rf__beyond_known(tbl, train, features, similarity) AS TABLE
+    SELECT DISTINCT f.item AS rf__item FROM rf__beyond_features(tbl, features) AS f
+    WHERE similarity IN ('cosine', 'hamming')
+    UNION ALL
+    SELECT DISTINCT t.item AS rf__item FROM rf__beyond_train(tbl, train) AS t
+    WHERE similarity = 'cooccurrence';
+
+-- the item vectors of a similarity: (rf__item, rf__dim, rf__u). cosine: the features row divided by the item's L2
+-- norm (0 for a zero vector); hamming: the raw value; cooccurrence: the item's distinct train queries with a
+-- positive weight, each 1 / sqrt(their number)
+CREATE OR REPLACE MACRO rf__beyond_vectors(tbl, train, features, similarity) AS TABLE
+    SELECT f.item AS rf__item, f.rf__dim,
+           CASE WHEN similarity = 'hamming' THEN f.rf__x
+                WHEN m.rf__norm2 > 0 THEN f.rf__x / sqrt(m.rf__norm2) ELSE 0.0 END AS rf__u
+    FROM rf__beyond_features(tbl, features) AS f
+    JOIN (SELECT g.item, sum(g.rf__x * g.rf__x ORDER BY g.rf__x * g.rf__x) AS rf__norm2
+          FROM rf__beyond_features(tbl, features) AS g GROUP BY g.item) AS m ON f.item = m.item
+    WHERE similarity IN ('cosine', 'hamming')
+    UNION ALL
+    SELECT p.item AS rf__item, CAST(p.query AS VARCHAR) AS rf__dim, 1.0 / sqrt(c.rf__users) AS rf__u
+    FROM (SELECT DISTINCT t.query, t.item FROM rf__beyond_train(tbl, train) AS t WHERE t.rf__w > 0) AS p
+    JOIN (SELECT q.item, CAST(count(DISTINCT q.query) AS DOUBLE) AS rf__users FROM rf__beyond_train(tbl, train) AS q
+          WHERE q.rf__w > 0 GROUP BY q.item) AS c ON p.item = c.item
+    WHERE similarity = 'cooccurrence';

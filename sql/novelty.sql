@@ -16,7 +16,11 @@ CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base,
         list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'present' END, 'present'),
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'rows' END, 'per_list'),
         tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE));
+        tail := CAST(NULL AS DOUBLE),
+        similarity := CAST(NULL AS VARCHAR),
+        output := CAST(NULL AS VARCHAR),
+        unknown := CAST(NULL AS VARCHAR),
+        single_item := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Novelty (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

@@ -41,6 +41,7 @@ PEERS: dict[str, str] = {
 INPUTS: dict[str, str] = {
     "catalog": "the item ids of the catalog (a sequence or a one-column table)",
     "train": "past interactions (a long table with the query and item columns, optional 'weight')",
+    "features": "item features (a long table with the item column, 'feature' and optional 'value')",
 }
 
 
@@ -60,6 +61,10 @@ class BeyondSpec(MetricSpec):
     needs_when: tuple[tuple[str, Any, str], ...] = ()
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     faces: tuple[str, ...] = FACES
+    #: the SQL table macro of its per-list values: ``rf__beyond_lists`` (the row-value metrics ARP, APLT, Novelty:
+    #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
+    #: ``(tbl, train, features, segments, order_by, o, ok)``
+    lists_macro: str = "rf__beyond_lists"
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -22,10 +22,23 @@ class Train:
     interactions: np.ndarray  # float: sum of the weights (1 per row without a weight column)
     n_users: int  # distinct queries of train
     order: np.ndarray  # rank of each item code in the sorted order of the item ids (RecBole's tie-break)
+    pair_query: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # distinct (query, item) pairs
+    pair_item: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # with a positive weight
 
     def popularity(self, kind: str) -> np.ndarray:
         """The popularity of every item code: ``"users"`` or ``"interactions"``."""
         return self.users if kind == "users" else self.interactions
+
+
+@dataclass(frozen=True)
+class Features:
+    """``features=`` as sparse rows over the shared item index: (item code, feature code, value), one per pair."""
+
+    item: np.ndarray  # item code of each (item, feature) row
+    feature: np.ndarray  # feature code of each row (0 .. n_features - 1)
+    value: np.ndarray  # float value of each row (1 without a value column)
+    n_features: int
+    known: np.ndarray  # bool per item code: the item has at least one row (an item without rows is unknown)
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,7 @@ class Lists:
     n_items: int  # size of the item index (recommended, catalog and train items)
     catalog: np.ndarray | None  # bool per item code: in catalog= (None: not given)
     train: Train | None  # None: not given
+    features: Features | None = None  # None: not given
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def cut(self, k: int | None) -> Lists:
@@ -60,6 +74,7 @@ class Lists:
                 self.n_items,
                 self.catalog,
                 self.train,
+                self.features,
             )
         return self._memo[key]
 
@@ -100,6 +115,17 @@ class Lists:
         count = np.bincount(unit, minlength=self.n_units)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def gather(starts: np.ndarray, counts: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of a CSR layout (``starts``/``counts`` per key) of each owner's key: (entry index, owner row).
+
+    Row r of ``owners`` (a key) expands into its ``counts[key]`` entries; no Python loop (a ragged ``arange``).
+    """
+    n = counts[owners]
+    row = np.repeat(np.arange(len(owners)), n)
+    first = np.repeat(np.cumsum(n) - n, n)
+    return np.repeat(starts[owners], n) + (np.arange(len(row)) - first), row
 
 
 def count_distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ END = "-- rf:generated-end"
 SQL_INPUTS = {
     "catalog": "a table with an item column (the catalog's item ids)",
     "train": "a table of past interactions with the query and item columns (and optionally weight)",
+    "features": "a table of item features with the item column, feature (and optionally value)",
 }
 #: the SQL type of an option of each kind
 _TYPES = {"choice": "VARCHAR", "nonnegative": "DOUBLE", "base": "DOUBLE", "flag": "BOOLEAN"}
@@ -95,15 +96,22 @@ def options_sql(spec: BeyondSpec) -> str:
         f"{n} := ''<table>'', {SQL_INPUTS[n].replace(Q, QQ)}')"
         for cond, n in needs
     )
+    given = given_names(spec)
     check = (
-        f"CREATE OR REPLACE MACRO rf__{spec.name}_needs(o, train_given, catalog_given, owner) AS\n"
+        f"CREATE OR REPLACE MACRO rf__{spec.name}_needs(o, {given}, owner) AS\n"
         f"    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL{cases}{NL}         ELSE x END)[1];"
     )
     both = (
-        f"CREATE OR REPLACE MACRO rf__{spec.name}_options({names}, train_given, catalog_given, owner) AS\n"
-        f"    rf__{spec.name}_needs(rf__{spec.name}_opts({names}, owner), train_given, catalog_given, owner);"
+        f"CREATE OR REPLACE MACRO rf__{spec.name}_options({names}, {given}, owner) AS\n"
+        f"    rf__{spec.name}_needs(rf__{spec.name}_opts({names}, owner), {given}, owner);"
     )
     return "\n".join([BEGIN.format(name=spec.name), resolve, check, both, END])
+
+
+def given_names(spec: BeyondSpec) -> str:
+    """The ``<input>_given`` flags of the generated macros: train and catalog, and features for a metric reading it."""
+    reads = {n for n in spec.needs} | {n for _, _, n in spec.needs_when}
+    return ", ".join(f"{n}_given" for n in ("train", "catalog", "features") if n != "features" or n in reads)
 
 
 def sql_path(spec: BeyondSpec) -> Path:

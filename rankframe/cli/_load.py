@@ -257,7 +257,7 @@ def _reads_grades(measures: list) -> bool:
 
 
 def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
-    """``train=`` / ``catalog=`` read from --train / --catalog, or None when no beyond-accuracy metric is asked.
+    """``train=`` / ``catalog=`` / ``features=`` from --train / --catalog / --features (None without the family).
 
     The beyond-accuracy metrics are computed on a table in memory (pandas, or DuckDB with --engine duckdb), never
     on DuckDB's file road: asking for one reads the ranking table with pandas. The inputs' rules (ids of the item
@@ -267,11 +267,14 @@ def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
     from ..beyond.declare import BeyondSpec
 
     asked = any(isinstance(m.spec, BeyondSpec) for m in measures)
-    if not asked and args.train is None and args.catalog is None:
+    features = getattr(args, "features", None)
+    if not asked and args.train is None and args.catalog is None and features is None:
         return None
     inputs = {}
     if args.train is not None:
         inputs["train"] = io.read_long(args.train, columns=columns, numeric=["weight"])
     if args.catalog is not None:
         inputs["catalog"] = io.read_long(args.catalog, columns=columns)
+    if features is not None:
+        inputs["features"] = io.read_long(features, columns=columns, numeric=["value"])
     return inputs

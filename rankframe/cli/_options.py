@@ -168,7 +168,7 @@ def _cli_words(text: str, inputs: str = "FILE") -> str:
     text = re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
     # a beyond-accuracy metric without its input (rankframe.beyond.declare.missing_input): the file options
     text = re.sub(
-        r"needs (train|catalog)=, (.*): pass it to evaluate, e\.g\. rankframe\.evaluate\(.*\)\.$",
+        r"needs (train|catalog|features)=, (.*): pass it to evaluate, e\.g\. rankframe\.evaluate\(.*\)\.$",
         lambda m: f"needs --{m.group(1)} {inputs}, {m.group(2)}.",
         text,
     )
@@ -217,4 +217,10 @@ def _beyond_input_options(parser) -> None:
         metavar="FILE",
         help="the item ids that could be recommended, a one-column table (Parquet or CSV): catalog= of Coverage "
         "and Gini",
+    )
+    b.add_argument(
+        "--features",
+        metavar="FILE",
+        help="item features (Parquet or CSV) with the ranking table's item column name, 'feature' and an optional "
+        "numeric 'value': features= of ILD",
     )

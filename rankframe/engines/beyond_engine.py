@@ -16,7 +16,7 @@ import pandas as pd
 
 from .. import inputs
 from ..beyond.declare import BeyondSpec, missing_input
-from ..beyond.lists import Lists, Train, count_distinct, item_index
+from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
 from ..columns import Columns
 from ..errors import ParameterError
 from ..names import Measure
@@ -27,6 +27,8 @@ from .aggregate import metric_labels
 
 #: the column of train= read as the interaction weight (1 per row without it)
 WEIGHT = "weight"
+#: the columns of features= besides the item column: the feature's name and its value (1 per row without it)
+FEATURE, VALUE = "feature", "value"
 
 
 def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
@@ -41,7 +43,14 @@ def is_set_level(measure: Measure) -> bool:
 
 
 def check_arguments(
-    measures: Sequence[Measure], *, per_query: bool, ci: object, agg: str, train: object, catalog: object
+    measures: Sequence[Measure],
+    *,
+    per_query: bool,
+    ci: object,
+    agg: str,
+    train: object,
+    catalog: object,
+    features: object = None,
 ) -> None:
     """The rules of the extra inputs and the set-level metrics that need no data (evaluate calls it first)."""
     sets = [str(m) for m in measures if is_set_level(m)]
@@ -56,8 +65,8 @@ def check_arguments(
             f"{', '.join(sets)}: set-level metrics are not means over queries; {option} does not apply to them "
             "(intervals by a bootstrap over queries are not implemented yet)"
         )
-    given = {"train": train is not None, "catalog": catalog is not None}
-    reads: dict[str, list[str]] = {"train": [], "catalog": []}
+    given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
+    reads: dict[str, list[str]] = {name: [] for name in given}
     for m in measures:
         if isinstance(m.spec, BeyondSpec):
             for name in m.spec.needed(m.kw):
@@ -68,7 +77,8 @@ def check_arguments(
         if given[name] and not readers:
             raise ParameterError(
                 f"{name}= was given but no metric asked reads it (Coverage, Gini read catalog= or train= by their "
-                "universe option; ARP, APLT, Novelty read train=): remove it or ask for one (docs/beyond-accuracy.md)"
+                "universe option; ARP, APLT, Novelty read train=; ILD and Serendipity read features= or train= by "
+                "their similarity option): remove it or ask for one (docs/beyond-accuracy.md)"
             )
 
 
@@ -181,6 +191,58 @@ def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFra
     return frame
 
 
+def check_features(features: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
+    """``features=`` as a pandas frame ``[item, feature, value]``: ids of the item column's kind, each pair once."""
+    frame = inputs.to_pandas(features, owner="evaluate", name="features")
+    wanted = [columns.item, FEATURE]
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise ParameterError(
+            f"features= must have the ranking table's item column and {FEATURE!r} {wanted} (and optionally "
+            f"{VALUE!r}); {missing} not in its columns {list(frame.columns)}"
+        )
+    if len(frame) == 0:
+        raise ParameterError("features= is empty: it holds the items' (item, feature, value) rows")
+    null_feature = frame[FEATURE].isna().to_numpy()
+    if null_feature.any():
+        raise ParameterError(
+            f"features= has {int(null_feature.sum())} null feature name(s) in {FEATURE!r} (rows "
+            f"{np.flatnonzero(null_feature)[:5].tolist()})"
+        )
+    _check_ids(frame[columns.item], f"features='s column {columns.item!r}", items, columns.item)
+    if VALUE in frame.columns:
+        value = frame[VALUE]
+        ok = pd.api.types.is_numeric_dtype(value.dtype) and not pd.api.types.is_bool_dtype(value.dtype)
+        numbers = pd.to_numeric(value, errors="coerce").to_numpy(np.float64) if ok else None
+        bad = np.ones(len(frame), dtype=bool) if numbers is None else ~np.isfinite(numbers)
+        if bad.any():
+            rows = frame.loc[bad, [columns.item, FEATURE, VALUE]].head(5)
+            raise ParameterError(
+                f"features='s column {VALUE!r} must hold finite numbers (a pair not listed is 0); {int(bad.sum())} "
+                f"row(s) do not, e.g.\n{rows.to_string()}"
+            )
+    repeated = frame.duplicated([columns.item, FEATURE], keep=False).to_numpy()
+    if repeated.any():
+        rows = frame.loc[repeated, [columns.item, FEATURE]].head(5)
+        raise ParameterError(
+            f"features= lists {int(repeated.sum())} row(s) of the same (item, feature) pair, e.g.\n"
+            f"{rows.to_string()}\ngive each pair once"
+        )
+    return frame
+
+
+def _feature_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int) -> Features:
+    feature_codes, names = pd.factorize(frame[FEATURE])
+    value = frame[VALUE].to_numpy(np.float64) if VALUE in frame.columns else np.ones(len(frame))
+    return Features(
+        item=codes,
+        feature=feature_codes.astype(np.int64),
+        value=value,
+        n_features=len(names),
+        known=np.bincount(codes, minlength=n_items) > 0,
+    )
+
+
 def segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Segment code of each unit (sorted, nulls last, as the means) and one row of segment values per code."""
     if not by:
@@ -201,6 +263,8 @@ def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: s
         interactions=np.bincount(codes, weights=weight, minlength=n_items),
         n_users=len(query_ids),
         order=order,
+        pair_query=pairs // n_items,
+        pair_item=pairs % n_items,
     )
 
 
@@ -212,6 +276,7 @@ def evaluate(
     *,
     train: object = None,
     catalog: object = None,
+    features: object = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The beyond-accuracy values of a validated table: (per-list values, set-level rows).
 
@@ -221,12 +286,15 @@ def evaluate(
     items = df[columns.item]
     catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else check_train(train, columns, items)
+    feature_frame = None if features is None else check_features(features, columns, items)
     groups, rows, offsets = ranked_rows(df, columns, by)
     seg_of_unit, seg_keys = segments(groups.keys, by)
     parts = [items.to_numpy()[rows]]
     parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]
     parts += [] if train_frame is None else [train_frame[columns.item].to_numpy()]
+    parts += [] if feature_frame is None else [feature_frame[columns.item].to_numpy()]
     codes, n_items, order = item_index(*parts)
+    train_codes = codes[1 + (catalog_ids is not None)] if train_frame is not None else None
     catalog_mask = None
     if catalog_ids is not None:
         catalog_mask = np.zeros(n_items, dtype=bool)
@@ -240,7 +308,10 @@ def evaluate(
         item=codes[0],
         n_items=n_items,
         catalog=catalog_mask,
-        train=None if train_frame is None else _train_arrays(train_frame, codes[-1], n_items, columns.query, order),
+        train=None
+        if train_frame is None or train_codes is None
+        else _train_arrays(train_frame, train_codes, n_items, columns.query, order),
+        features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
     )
     per_query, sets = [], []
     units_per_segment = np.bincount(seg_of_unit, minlength=len(seg_keys))

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import units
 from ..beyond.declare import BeyondSpec
+from ..beyond.sqlgen import given_names
 from ..columns import Columns
 from ..errors import RankframeError
 from ..names import Measure
@@ -23,10 +24,23 @@ from ..table_rules import ranking_column
 from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
 
-_NAMES = {"recs": "rf__beyond_recs", "train": "rf__beyond_train_df", "catalog": "rf__beyond_catalog_df"}
+_NAMES = {
+    "recs": "rf__beyond_recs",
+    "train": "rf__beyond_train_df",
+    "catalog": "rf__beyond_catalog_df",
+    "features": "rf__beyond_features_df",
+}
 
 
-def call_sql(m: Measure, segments: Sequence[str], order_by: str, train: bool, catalog: bool, lists: bool) -> str:
+def call_sql(
+    m: Measure,
+    segments: Sequence[str],
+    order_by: str,
+    train: bool,
+    catalog: bool,
+    lists: bool,
+    features: bool = False,
+) -> str:
     """The SQL of one measure: its public table macro, or (``lists``) its per-list values ``rf__beyond_lists``."""
     spec = m.spec
     if not isinstance(spec, BeyondSpec):
@@ -35,7 +49,9 @@ def call_sql(m: Measure, segments: Sequence[str], order_by: str, train: bool, ca
     options = {p.name: m.kw[p.name] for p in m.spec.params if p.name != "like"}  # resolved: the preset is in them
     needed = spec.needed(m.kw)
     tables = "".join(
-        f", {t} := '{_NAMES[t]}'" for t, given in (("train", train), ("catalog", catalog)) if given and t in needed
+        f", {t} := '{_NAMES[t]}'"
+        for t, given in (("train", train), ("catalog", catalog), ("features", features))
+        if given and t in needed
     )
     args = ", ".join(f"{k} := {_literal(v)}" for k, v in options.items())
     segs = "[" + ", ".join(f"'{s}'" for s in segments) + "]"
@@ -44,8 +60,16 @@ def call_sql(m: Measure, segments: Sequence[str], order_by: str, train: bool, ca
             f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
         )
     positional = ", ".join("NULL" if p.name == "like" else _literal(m.kw[p.name]) for p in m.spec.params)
-    opts = f"rf__{name}_options({positional}, {str(train).lower()}, false, 'evaluate')"
+    flags = {"train_given": train, "catalog_given": False, "features_given": features}
+    given = ", ".join(str(flags[f]).lower() for f in given_names(spec).split(", "))
+    opts = f"rf__{name}_options({positional}, {given}, 'evaluate')"
     train_arg = f"'{_NAMES['train']}'" if train else "NULL"
+    if spec.lists_macro != "rf__beyond_lists":
+        features_arg = f"'{_NAMES['features']}'" if features else "NULL"
+        return (
+            f"SELECT query, value FROM {spec.lists_macro}('{_NAMES['recs']}', {train_arg}, {features_arg}, {segs}, "
+            f"'{order_by}', {opts}, true)"
+        )
     return (
         f"SELECT query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "
         f"'{name}', {opts}, true)"
@@ -60,11 +84,13 @@ def evaluate(
     *,
     train: object = None,
     catalog: object = None,
+    features: object = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(per-list values [*by, query, metric, value], set-level rows [*by, metric, value, n])`` by the SQL macros."""
     items = df[columns.item]
     catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
+    feature_frame = None if features is None else beyond_engine.check_features(features, columns, items)
     groups = units.group_codes(df, [*by, columns.query])
     seg_of_unit, seg_keys = beyond_engine.segments(groups.keys, by)
     order_col = ranking_column(list(df.columns), columns)
@@ -95,12 +121,32 @@ def evaluate(
                     }
                 ),
             )
+        if feature_frame is not None:
+            value = beyond_engine.VALUE
+            con.register(
+                _NAMES["features"],
+                pd.DataFrame(
+                    {
+                        "item": feature_frame[columns.item].to_numpy(),
+                        "feature": feature_frame[beyond_engine.FEATURE].to_numpy(),
+                        **({value: feature_frame[value].to_numpy(np.float64)} if value in feature_frame else {}),
+                    }
+                ),
+            )
         if catalog_ids is not None:
             con.register(_NAMES["catalog"], pd.DataFrame({"item": catalog_ids.to_numpy()}))
         n_units = np.bincount(seg_of_unit, minlength=len(seg_keys)).astype(np.int64)
         for m in measures:
             set_level = beyond_engine.is_set_level(m)
-            sql = call_sql(m, segments, order_by, train_frame is not None, catalog_ids is not None, not set_level)
+            sql = call_sql(
+                m,
+                segments,
+                order_by,
+                train_frame is not None,
+                catalog_ids is not None,
+                not set_level,
+                features=feature_frame is not None,
+            )
             res = con.sql(sql).df()
             if set_level:
                 value = np.full(len(seg_keys), np.nan)

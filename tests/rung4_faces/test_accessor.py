@@ -233,6 +233,12 @@ def _case_catalog():  # passed on: evaluate's own answer (catalog= is read by Co
     return MEAN, MEAN
 
 
+def _case_features():  # passed on: evaluate's own answer (features= is read by ILD, not AP)
+    with pytest.raises(rankframe.ParameterError, match="features= was given but no metric asked reads it"):
+        table().rank_metrics.ap(features=table())
+    return MEAN, MEAN
+
+
 @pytest.mark.parametrize("option", OPTIONS)
 def test_every_evaluate_option_through_a_shortcut(option):
     case = globals().get(f"_case_{option}")

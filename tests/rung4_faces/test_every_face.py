@@ -127,6 +127,7 @@ def test_spark_accepts_every_metric():
 # never a silent drop. Each face of this test is in exactly one of the two.
 CATALOG = [f"d{i}" for i in range(6)]
 TRAIN = pd.DataFrame({"query": [7, 7, 8, 9], "item": ["d0", "d1", "d0", "d5"]})
+FEATURES = pd.DataFrame({"item": [f"d{i}" for i in range(6)], "feature": ["x", "y", "x", "y", "x", "y"]})
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +187,7 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
 
     name = f"{spec.canonical}@2"
     needed = spec.needed(Measure.of(spec, k=2).kw)
-    kw = {"catalog": CATALOG, "train": TRAIN}
+    kw = {"catalog": CATALOG, "train": TRAIN, "features": FEATURES}
     kw = {key: value for key, value in kw.items() if key in needed}
     faces = _beyond_faces(name, kw, tmp_path, sql_names)
     # the CLI serves the family with --train / --catalog (it reads the table with pandas); compare the per-list ones

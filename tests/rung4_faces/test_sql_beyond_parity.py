@@ -78,10 +78,18 @@ def _inputs(seed: int, n_queries: int = 6, scores: bool = False) -> tuple[pd.Dat
     return recs, train, catalog
 
 
+#: features= of items 0..10 (item 11 and item 7 have no row: unknown), values with ties and zeros (Hamming's cases)
+FEATURES = pd.DataFrame(
+    [(i, f"f{f}", float((i * 7 + f * 3) % 4)) for i in range(11) if i != 7 for f in range(5) if (i + f) % 3],
+    columns=["item", "feature", "value"],
+)
+
+
 def _kw(metric: str, train: pd.DataFrame, catalog: list[int]) -> dict:
     measure = rankframe.names.parse(metric)
     needed = measure.spec.needed(measure.kw)
-    return {name: value for name, value in (("train", train), ("catalog", catalog)) if name in needed}
+    inputs = (("train", train), ("catalog", catalog), ("features", FEATURES))
+    return {name: value for name, value in inputs if name in needed}
 
 
 def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -146,6 +154,7 @@ def test_the_sql_macros_give_the_rows_of_evaluate(con, spec, like):
     con.register("recs", recs)
     con.register("train", train)
     con.register("catalog", pd.DataFrame({"item": catalog}))
+    con.register("features", FEATURES)
     metric = f"{spec.canonical}@{K}" if like is None else f"{spec.canonical}(like={like!r})@{K}"
     kw = _kw(metric, train, catalog)
     for segments in (False, True):

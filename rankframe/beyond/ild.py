@@ -1,0 +1,141 @@
+"""ILD@k, intra-list diversity: the mean distance (or similarity) of every pair of items in each top k (Ziegler 2005).
+
+Never built pair by pair. With unit vectors u_i (``similarity='cosine'`` or ``'cooccurrence'``), the sum over the
+pairs i < j of a list L of u_i . u_j is (||sum_{i in L} u_i||² - sum_{i in L} ||u_i||²) / 2: one GROUP BY
+(list, dimension). With ``'hamming'`` (raw values), the pairs that differ on dimension f are all pairs but those
+with the same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a
+row on f have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory.
+
+Examples
+--------
+>>> import pandas as pd
+>>> import rankframe
+>>> recs = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["a", "b", "a", "c"], "rank": [1, 2, 1, 2]})
+>>> features = pd.DataFrame({"item": ["a", "b", "c"], "feature": ["x", "x", "y"]})
+>>> rankframe.evaluate(recs, "ILD@2", features=features, per_query=True)["value"].tolist()  # same, disjoint
+[0.0, 1.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..declare import Param, k_param
+from ..errors import ParameterError
+from .declare import BeyondSpec, like_param
+from .lists import Lists, gather
+from .similarity import READS, item_vectors
+
+PRESETS = {
+    # Microsoft Recommenders user_diversity/diversity (recommenders/evaluation/python_evaluation.py): 1 - the mean
+    # cosine similarity of the list's pairs, item_sim_measure='item_cooccurrence_count' (train), a pair without a
+    # similarity filled with 0, users without a pair absent from the mean, whole lists
+    "recommenders": {
+        "similarity": "cooccurrence",
+        "output": "distance",
+        "unknown": "zero",
+        "single_item": "nan",
+    },
+}
+
+SPEC = BeyondSpec(
+    name="ild",
+    canonical="ILD",
+    aliases=("intra_list_diversity", "diversity"),
+    summary="mean pairwise distance (or similarity) of the items of each top k, from features= or train=",
+    params=(
+        k_param(),
+        like_param(tuple(PRESETS)),
+        Param(
+            "similarity",
+            "cosine",
+            "'cosine' of the items' features= vectors (Ziegler's ILD; Microsoft Recommenders' item_feature_vector), "
+            "'cooccurrence' = the cosine of the items' train= query sets (Microsoft Recommenders' default), "
+            "'hamming' = the number of features= coordinates on which two items differ (RecTools)",
+            choices=tuple(READS),
+        ),
+        Param(
+            "output",
+            "distance",
+            "'distance' = the mean pairwise distance (1 - cosine; the Hamming count), 'similarity' = the mean "
+            "pairwise cosine (intra-list similarity; not for 'hamming')",
+            choices=("distance", "similarity"),
+        ),
+        Param(
+            "unknown",
+            "drop",
+            "an item without a row in the input its similarity reads: 'drop' = left out of the list's pairs, "
+            "'zero' = the zero vector (cosine 0 with every item: Microsoft Recommenders; all features 0 for hamming)",
+            choices=("drop", "zero"),
+        ),
+        Param(
+            "single_item",
+            "nan",
+            "a list with one counted item has no pair: 'nan' = no value (left out of the mean; Microsoft "
+            "Recommenders), 'zero' = 0",
+            choices=("nan", "zero"),
+        ),
+    ),
+    bounded=False,
+    level="list",
+    needs_when=tuple((("similarity", s, needed) for s, needed in READS.items())),
+    presets=PRESETS,
+    order=2130,
+    lists_macro="rf__ild_lists",
+)
+
+
+def check_rules(*, similarity: str, output: str, **_: object) -> None:
+    """The rules between the options (every face calls it): a Hamming count has no similarity."""
+    if similarity == "hamming" and output == "similarity":
+        raise ParameterError(
+            "ILD(similarity='hamming') is a count of differing features, a distance: output='similarity' does not "
+            "apply (use similarity='cosine' for a similarity)"
+        )
+
+
+def compute(lists: Lists, *, k, similarity, output, unknown, single_item, like) -> np.ndarray:
+    """One value per list; NaN without a counted item (and with one, for ``single_item='nan'``)."""
+    check_rules(similarity=similarity, output=output)
+    top = lists.cut(k)
+    vec = item_vectors(lists, similarity)
+    counted = np.ones(len(top.item), dtype=bool) if unknown == "zero" else vec.known[top.item]
+    unit, item = top.unit[counted], top.item[counted]
+    n = np.bincount(unit, minlength=top.n_units).astype(np.float64)
+    pairs = n * (n - 1) / 2
+    entry, row = gather(vec.starts, vec.counts, item)
+    dims = np.int64(max(vec.n_dims, 1))
+    if similarity == "hamming":
+        value = vec.value[entry]
+        nonzero = value != 0
+        entry, row, value = entry[nonzero], row[nonzero], value[nonzero]
+        cell_codes, cells = _codes(unit[row] * dims + vec.dim[entry])  # (list, dimension) with a nonzero value
+        nonzeros = np.bincount(cell_codes, minlength=len(cells)).astype(np.float64)
+        _, value_codes = np.unique(value, return_inverse=True)
+        n_values = np.int64(int(value_codes.max(initial=0)) + 1)
+        pair_codes, cell_values = _codes(cell_codes * n_values + value_codes)
+        same = np.bincount(pair_codes, minlength=len(cell_values)).astype(np.float64)
+        same_pairs = np.bincount(cell_values // n_values, weights=same * (same - 1) / 2, minlength=len(cells))
+        cell_unit = cells // dims
+        zeros = n[cell_unit] - nonzeros
+        differ = pairs[cell_unit] - zeros * (zeros - 1) / 2 - same_pairs
+        total = np.bincount(cell_unit, weights=differ, minlength=top.n_units)
+        mean = total / np.where(pairs > 0, pairs, 1)
+    else:
+        codes, cells = _codes(unit[row] * dims + vec.dim[entry])
+        sums = np.bincount(codes, weights=vec.value[entry], minlength=len(cells))
+        squares = np.bincount(cells // dims, weights=sums * sums, minlength=top.n_units)
+        self_terms = np.bincount(unit, weights=vec.norm2[item], minlength=top.n_units)
+        similar = (squares - self_terms) / 2 / np.where(pairs > 0, pairs, 1)
+        mean = 1.0 - similar if output == "distance" else similar
+    out = np.where(pairs > 0, mean, np.nan)
+    if single_item == "zero":
+        out = np.where(n == 1, 0.0, out)
+    return out
+
+
+def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dense codes of int64 keys and the distinct keys (a hash, no sort of every row)."""
+    codes, uniques = pd.factorize(keys, sort=False)
+    return codes, np.asarray(uniques, dtype=np.int64)

@@ -1,0 +1,102 @@
+-- ILD@k, intra-list diversity (docs/beyond-accuracy.md "ILD"): the mean distance (or similarity) of every pair of
+-- items in each top k, never pair by pair (rankframe/beyond/ild.py): with unit vectors (cosine, cooccurrence) the
+-- pairs' sum is (||sum u||² - sum ||u||²) / 2 from one GROUP BY (list, dimension); with hamming the differing pairs
+-- of a dimension are C(n, 2) - C(zeros, 2) - sum_v C(c_v, 2) from one GROUP BY (list, dimension, value).
+-- rf_ild(tbl, train := NULL, features := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL,
+--        similarity := NULL, output := NULL, unknown := NULL, single_item := NULL)
+-- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/ild.py)
+CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, single_item, owner) AS
+    struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__opt_choice("like", ['recommenders'], 'like', owner),
+        similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'hamming', 'cooccurrence'], 'similarity', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'cooccurrence' END, 'cosine'),
+        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'distance' END, 'distance'),
+        unknown := coalesce(rf__opt_choice(unknown, ['drop', 'zero'], 'unknown', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'zero' END, 'drop'),
+        single_item := coalesce(rf__opt_choice(single_item, ['nan', 'zero'], 'single_item', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'nan' END, 'nan'),
+        popularity := CAST(NULL AS VARCHAR),
+        cold := CAST(NULL AS VARCHAR),
+        aggregate := CAST(NULL AS VARCHAR),
+        tail_rule := CAST(NULL AS VARCHAR),
+        tail := CAST(NULL AS DOUBLE),
+        model := CAST(NULL AS VARCHAR),
+        log_base := CAST(NULL AS DOUBLE),
+        list_denominator := CAST(NULL AS VARCHAR));
+CREATE OR REPLACE MACRO rf__ild_needs(o, train_given, catalog_given, features_given, owner) AS
+    list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
+         WHEN struct_extract(x, 'similarity') = 'cosine' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
+         WHEN struct_extract(x, 'similarity') = 'hamming' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
+         WHEN struct_extract(x, 'similarity') = 'cooccurrence' AND NOT train_given THEN error('rf:param: ILD (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
+         ELSE x END)[1];
+CREATE OR REPLACE MACRO rf__ild_options(k, "like", similarity, output, unknown, single_item, train_given, catalog_given, features_given, owner) AS
+    rf__ild_needs(rf__ild_opts(k, "like", similarity, output, unknown, single_item, owner), train_given, catalog_given, features_given, owner);
+-- rf:generated-end
+
+-- the options, with the rules between them (rankframe/beyond/ild.py check_rules)
+CREATE OR REPLACE MACRO rf__ild_rules(o) AS list_transform([o], lambda x:
+    CASE WHEN struct_extract(x, 'similarity') = 'hamming' AND struct_extract(x, 'output') = 'similarity'
+         THEN error('rf:param: ILD(similarity=''hamming'') is a count of differing features, a distance: output=''similarity'' does not apply (use similarity=''cosine'' for a similarity)')
+         ELSE x END)[1];
+
+-- one row per list (segments..., rf__all, query): rf__n counted items, value (NaN without a pair; 0 for one item
+-- with single_item 'zero')
+CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, o, ok) AS TABLE
+    WITH rows AS (
+        SELECT b.*, kn.rf__item IS NOT NULL AS rf__known
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        LEFT JOIN rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity')) AS kn
+               ON b.item = kn.rf__item),
+    counted AS (
+        SELECT r.rf__sk, r.query, r.item FROM rows AS r
+        WHERE r.rf__top AND (r.rf__known OR struct_extract(o, 'unknown') = 'zero')),
+    cells AS (  -- (list, dimension[, value]): the unit vectors' sums, or the hamming counts
+        SELECT c.rf__sk, c.query, v.rf__dim,
+               CASE WHEN struct_extract(o, 'similarity') = 'hamming' THEN v.rf__u END AS rf__val,
+               sum(v.rf__u ORDER BY v.rf__u) AS rf__s, count(*) AS rf__c,
+               sum(v.rf__u * v.rf__u ORDER BY v.rf__u * v.rf__u) AS rf__self
+        FROM counted AS c JOIN rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity')) AS v
+             ON c.item = v.rf__item
+        WHERE struct_extract(o, 'similarity') <> 'hamming' OR v.rf__u <> 0
+        GROUP BY c.rf__sk, c.query, v.rf__dim, rf__val),
+    dims AS (
+        SELECT d.rf__sk, d.query, d.rf__dim,
+               sum(d.rf__s ORDER BY d.rf__s) AS rf__s, sum(d.rf__self ORDER BY d.rf__self) AS rf__self,
+               CAST(sum(d.rf__c ORDER BY d.rf__c) AS DOUBLE) AS rf__nz,
+               sum(d.rf__c * (d.rf__c - 1) / 2.0 ORDER BY d.rf__c) AS rf__same
+        FROM cells AS d GROUP BY d.rf__sk, d.query, d.rf__dim),
+    lists AS (
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk')),
+               CAST(count(*) FILTER (WHERE r.rf__top AND (r.rf__known OR struct_extract(o, 'unknown') = 'zero'))
+                    AS DOUBLE) AS rf__n
+        FROM rows AS r GROUP BY ALL),
+    per_list AS (
+        SELECT l.rf__sk, l.query,
+               sum(CASE WHEN struct_extract(o, 'similarity') = 'hamming'
+                        THEN l.rf__n * (l.rf__n - 1) / 2 - (l.rf__n - d.rf__nz) * (l.rf__n - d.rf__nz - 1) / 2 - d.rf__same
+                        ELSE d.rf__s * d.rf__s - d.rf__self END ORDER BY d.rf__dim) AS rf__sum
+        FROM lists AS l JOIN dims AS d ON l.rf__sk IS NOT DISTINCT FROM d.rf__sk AND l.query = d.query
+        GROUP BY l.rf__sk, l.query)
+    SELECT l.* EXCLUDE (rf__sk),
+           CASE WHEN l.rf__n < 2
+                THEN CASE WHEN l.rf__n = 1 AND struct_extract(o, 'single_item') = 'zero' THEN 0.0
+                          ELSE CAST('NaN' AS DOUBLE) END
+                WHEN struct_extract(o, 'similarity') = 'hamming' THEN coalesce(p.rf__sum, 0.0) / (l.rf__n * (l.rf__n - 1) / 2)
+                WHEN struct_extract(o, 'output') = 'similarity' THEN coalesce(p.rf__sum, 0.0) / 2 / (l.rf__n * (l.rf__n - 1) / 2)
+                ELSE 1.0 - coalesce(p.rf__sum, 0.0) / 2 / (l.rf__n * (l.rf__n - 1) / 2) END AS value
+    FROM lists AS l LEFT JOIN per_list AS p ON l.rf__sk IS NOT DISTINCT FROM p.rf__sk AND l.query = p.query;
+
+CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments := [], k := NULL, order_by := 'rank',
+                               "like" := NULL, similarity := NULL, output := NULL, unknown := NULL,
+                               single_item := NULL) AS TABLE
+    SELECT * EXCLUDE (rf__all) FROM (
+        SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
+               'ILD' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
+               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
+               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+        FROM rf__ild_lists(tbl, train, features, segments, order_by,
+                           rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item,
+                                                         train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')),
+                           (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                               rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item,
+                                   train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')), 'rf_ild'))) AS l
+        GROUP BY ALL)
+    ORDER BY ALL NULLS LAST;
