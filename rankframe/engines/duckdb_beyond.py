@@ -122,14 +122,18 @@ def evaluate(
                 ),
             )
         if feature_frame is not None:
-            value = beyond_engine.VALUE
+            value_col = beyond_engine.VALUE
             con.register(
                 _NAMES["features"],
                 pd.DataFrame(
                     {
                         "item": feature_frame[columns.item].to_numpy(),
                         "feature": feature_frame[beyond_engine.FEATURE].to_numpy(),
-                        **({value: feature_frame[value].to_numpy(np.float64)} if value in feature_frame else {}),
+                        **(
+                            {value_col: feature_frame[value_col].to_numpy(np.float64)}
+                            if value_col in feature_frame
+                            else {}
+                        ),
                     }
                 ),
             )
