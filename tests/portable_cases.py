@@ -182,6 +182,29 @@ BEYOND_LISTS = [
     "Novelty(list_denominator='k', popularity='interactions')@4",
 ]
 BEYOND = BEYOND_SET + BEYOND_LISTS
+#: the portable metrics that read features= (or train= by their similarity), every option value
+BEYOND_FEATURES = [
+    "ILD@3",
+    "ILD(output='similarity', unknown='zero')",
+    "ILD(similarity='hamming')@4",
+    "ILD(similarity='hamming', unknown='zero', single_item='zero')",
+    "ILD(single_item='zero')@2",
+    "ILD(like='recommenders')@3",
+    "ILD(similarity='cooccurrence', output='similarity', unknown='drop')",
+]
+
+
+def features_for(df: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """features= for a ranking table: most of its items (some unknown), values with ties and zeros."""
+    rng = np.random.default_rng(seed)
+    items = [i for i in pd.unique(df["item"]) if rng.random() < 0.8] or list(pd.unique(df["item"]))[:1]
+    rows = [
+        (i, f"f{f}", float(rng.choice([0.0, 1.0, 2.0, 0.5]))) for i in items for f in range(5) if rng.random() < 0.5
+    ]
+    features = pd.DataFrame(rows or [(items[0], "f0", 1.0)], columns=["item", "feature", "value"])
+    if pd.api.types.is_numeric_dtype(df["item"]):
+        features["item"] = features["item"].astype(np.int64)
+    return features
 
 
 def inputs_for(df: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

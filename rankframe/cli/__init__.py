@@ -131,6 +131,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--train-weight", metavar="COL", help="with --train: its column of interaction weights")
     w.add_argument("--catalog", metavar="TABLE", help="the table of the catalog's item ids (Coverage, Gini)")
+    w.add_argument("--features", metavar="TABLE", help="the table of item features (item, feature, value) ILD reads")
+    w.add_argument("--features-value", metavar="COL", help="with --features: its column of feature values")
     d = sq.add_argument_group(
         "dbt package (docs/warehouse.md, section dbt)",
         "with --dbt DIR, write the dbt package whose macro rankframe.metrics(...) expands to this SELECT per adapter",
@@ -181,12 +183,17 @@ def _sql(args) -> int:
         if args.baseline is not None:
             if args.per_query:
                 raise UsageError("--per-query and --baseline: the comparison is per segment (drop --per-query)")
-            given = [o for o, v in (("--train", args.train), ("--catalog", args.catalog)) if v is not None]
+            given = [
+                o
+                for o, v in (("--train", args.train), ("--catalog", args.catalog), ("--features", args.features))
+                if v is not None
+            ]
             if given:
                 raise UsageError(f"{given[0]} and --baseline: the comparison takes the accuracy metrics only")
             text = sql.render_compare(args.metrics, baseline=args.baseline, system=args.system, **common)
         else:
-            inputs = {"train": args.train, "catalog": args.catalog, "train_weight": args.train_weight}
+            inputs = {"train": args.train, "catalog": args.catalog, "train_weight": args.train_weight,
+                      "features": args.features, "features_value": args.features_value}  # fmt: skip
             try:
                 text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
             except ParameterError as e:  # a metric without its input: the option's words
@@ -196,7 +203,7 @@ def _sql(args) -> int:
             o
             for o, on in (("-m", args.metrics), ("--by", args.by), ("--per-query", args.per_query),
                           ("--baseline", args.baseline is not None), ("--train", args.train is not None),
-                          ("--catalog", args.catalog is not None))
+                          ("--catalog", args.catalog is not None), ("--features", args.features is not None))
             if on
         ]  # fmt: skip
         if portable_only:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..beyond.declare import BeyondSpec
+from ..beyond.ild import check_rules as ild_rules
 from ..beyond.novelty import check_rules as novelty_rules
 from ..names import Measure
 from .terms import FLOAT, Terms, literal, not_portable
@@ -45,6 +46,10 @@ class Sources:
     catalog: str | None
     catalog_item: str
     postgres: bool = False  # the target is PostgreSQL (the item order below)
+    features: str | None = None  # the features table: the item column, "feature", and the value column
+    features_item: str = '"item"'
+    features_feature: str = '"feature"'
+    features_value: str | None = None  # its value column (None: 1 per row)
 
     def item_order(self, item: str) -> str:
         """ORDER BY keys of the item ids in their sorted order (``rankframe.beyond.lists.item_index``'s order).
@@ -262,6 +267,95 @@ class _Builder:
             f"CASE WHEN {n} < 2 THEN {_null()} ELSE {value} END",
         )
 
+    # ------------------------------------------------------------------ ILD (rankframe/beyond/ild.py)
+    def vectors(self, similarity: str) -> tuple[str, str]:
+        """(the CTE of the item vectors (rf__vitem, rf__dim, rf__u), the CTE of the known items (rf__kitem))."""
+        vec, known = f"rf__bvec_{similarity}", f"rf__bknown_{similarity}"
+        if vec in self.ctes:
+            return vec, known
+        if similarity == "cooccurrence":
+            self.train()
+            self.ctes[known] = "SELECT DISTINCT rf__titem AS rf__kitem FROM rf__btrain"
+            # the item's distinct train queries with a positive weight, each 1 / sqrt(their number)
+            self.ctes[vec] = (
+                "SELECT p.rf__titem AS rf__vitem, p.rf__tq AS rf__dim, 1 / SQRT(c.rf__users) AS rf__u FROM "
+                "(SELECT DISTINCT rf__tq, rf__titem FROM rf__btrain WHERE rf__w > 0) AS p "
+                "JOIN rf__bitems AS c ON p.rf__titem = c.rf__titem"
+            )
+            return vec, known
+        s = self.src
+        if s.features is None:  # beyond_engine.check_arguments refused the call before
+            raise RuntimeError("features= was not checked before the SQL")
+        if "rf__bfeat" not in self.ctes:
+            value = "1" if s.features_value is None else s.features_value
+            self.ctes["rf__bfeat"] = (
+                f"SELECT {s.features_item} AS rf__fitem, {s.features_feature} AS rf__dim, {_f(value)} AS rf__x "
+                f"FROM {s.features}"
+            )
+        self.ctes[known] = "SELECT DISTINCT rf__fitem AS rf__kitem FROM rf__bfeat"
+        if similarity == "hamming":
+            self.ctes[vec] = "SELECT rf__fitem AS rf__vitem, rf__dim, rf__x AS rf__u FROM rf__bfeat"
+        else:  # cosine: each vector divided by its L2 norm (the zero vector stays 0)
+            self.ctes[vec] = (
+                "SELECT f.rf__fitem AS rf__vitem, f.rf__dim, CASE WHEN n.rf__n2 > 0 THEN f.rf__x / SQRT(n.rf__n2) "
+                "ELSE 0 END AS rf__u FROM rf__bfeat AS f JOIN (SELECT rf__fitem, SUM(rf__x * rf__x) AS rf__n2 "
+                "FROM rf__bfeat GROUP BY rf__fitem) AS n ON f.rf__fitem = n.rf__fitem"
+            )
+        return vec, known
+
+    def ild(self, i: int, *, k, similarity, output, unknown, single_item, like) -> tuple[str, str, str]:
+        """The per-list CTE (unit..., rf__n, rf__a, rf__b) and the (state, raw) terms of its value.
+
+        Every sum comes from one GROUP BY over a UNION ALL (no join on segment values): cosine's pair sum is
+        (sum over dimensions of s² - sum of ||u||²) / 2 with rf__a = that total; Hamming's differing pairs are
+        n * A - B with A = sum_d nz_d and B = sum_d (nz_d² + nz_d) / 2 + sum_d sum_v C(c_v, 2) (the expansion of
+        sum_d [C(n, 2) - C(n - nz_d, 2) - sum_v C(c_v, 2)]).
+        """
+        ild_rules(similarity=similarity, output=output)
+        vec, known = self.vectors(similarity)
+        unit_cols = [*self.grp, "rf__q"]
+        unit = ", ".join(unit_cols)
+        rows = f"rf__bildrows{i}"
+        counted = "" if unknown == "zero" else " AND kn.rf__kitem IS NOT NULL"
+        self.ctes[rows] = (
+            f"SELECT {', '.join(f'r.{c}' for c in unit_cols)}, r.rf__item FROM rf__bpos AS r LEFT JOIN {known} AS kn "
+            f"ON r.rf__item = kn.rf__kitem WHERE r.{_top(k)}{counted}"
+        )
+        joined = f"{rows} AS r JOIN {vec} AS v ON r.rf__item = v.rf__vitem"
+        runit = ", ".join(f"r.{c}" for c in unit_cols)
+        if similarity == "hamming":
+            cells = f"rf__bildcells{i}"
+            self.ctes[cells] = (
+                f"SELECT {runit}, v.rf__dim, {_f('COUNT(*)')} AS rf__c FROM {joined} WHERE v.rf__u <> 0 "
+                f"GROUP BY {runit}, v.rf__dim, v.rf__u"
+            )
+            dims = (
+                f"SELECT {unit}, SUM(rf__c) AS rf__a, SUM(rf__c) * SUM(rf__c) / 2 + SUM(rf__c) / 2 "
+                f"+ SUM(rf__c * (rf__c - 1) / 2) AS rf__b FROM {cells} GROUP BY {unit}, rf__dim"
+            )
+        else:
+            dims = (
+                f"SELECT {runit}, SUM(v.rf__u) * SUM(v.rf__u) - SUM(v.rf__u * v.rf__u) AS rf__a, "
+                f"{_null()} AS rf__b FROM {joined} GROUP BY {runit}, v.rf__dim"
+            )
+        per = f"rf__blists{i}"
+        self.ctes[per] = (
+            f"SELECT {unit}, SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b FROM ("
+            f"SELECT {unit}, {_f('1')} AS rf__one_n, {_null()} AS rf__a, {_null()} AS rf__b FROM {rows} "
+            f"UNION ALL SELECT {unit}, {_f('0')}, rf__a, rf__b FROM ({dims}) AS d "
+            f"UNION ALL SELECT {unit}, {_f('0')}, {_null()}, {_null()} FROM rf__bunits) AS x GROUP BY {unit}"
+        )
+        pairs = "(rf__n * (rf__n - 1) / 2)"
+        if similarity == "hamming":
+            value = f"(rf__n * COALESCE(rf__a, 0) - COALESCE(rf__b, 0)) / {pairs}"
+        else:
+            mean = f"COALESCE(rf__a, 0) / 2 / {pairs}"
+            value = mean if output == "similarity" else f"1 - {mean}"
+        one = "rf__n = 1" if single_item == "zero" else "1 = 0"
+        state = f"CASE WHEN rf__n >= 2 OR {one} THEN 0 ELSE 2 END"
+        raw = f"CASE WHEN rf__n >= 2 THEN {value} WHEN {one} THEN {_f('0')} ELSE {_null()} END"
+        return per, state, raw
+
     # ------------------------------------------------------------------ per-list metrics
     def train_items(self, popularity: str) -> str:
         """The items of train for one metric: popularity, rank from the least popular (ties by item), count, sum."""
@@ -323,7 +417,7 @@ class _Builder:
 
 #: the metrics this module writes (every other beyond-accuracy metric is NotPortable, saying so)
 SET_LEVEL = ("coverage", "gini", "entropy", "personalization")
-PER_LIST = ("arp", "aplt", "novelty")
+PER_LIST = ("arp", "aplt", "novelty", "ild")
 
 
 def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[str]) -> BeyondPart:
@@ -340,6 +434,14 @@ def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[
         assert isinstance(spec, BeyondSpec)
         if spec.name in SET_LEVEL:
             rows = getattr(b, spec.name)(i, **m.kw)
+        elif spec.name == "ild":
+            per, state, raw = b.ild(i, **m.kw)
+            long.append(
+                f"SELECT {key_cols}rf__q, {i} AS rf__i, {_label(m)} AS rf__metric, {state} AS rf__state, "
+                f"{raw} AS rf__raw FROM {per}"
+            )
+            labels.append((i, str(m)))
+            continue
         else:
             value, counted = b.row_terms(m)
             per = b.lists(i, value, counted, m.kw["popularity"], m.kw["k"])

@@ -135,6 +135,8 @@ def render(
     train: str | Sequence[str] | None = None,
     catalog: str | Sequence[str] | None = None,
     train_weight: str | None = None,
+    features: str | Sequence[str] | None = None,
+    features_value: str | None = None,
     **policies: str,
 ) -> str:
     """One plain SQL SELECT that computes ``rankframe.evaluate(table, metrics, by=by, per_query=per_query)``.
@@ -175,6 +177,12 @@ def render(
         The table of the catalog's item ids (one column, named like the ranking table's item column), for
         Coverage and Gini with ``universe='catalog'``. A metric that needs an input it was not given, or an input
         no metric reads, is evaluate's error.
+    features : str or tuple of str, optional
+        The table of item features for ``ILD`` (``similarity='cosine'`` or ``'hamming'``): the ranking table's item
+        column name, ``feature``, and the value column named by ``features_value``.
+    features_value : str, optional
+        The column of ``features`` holding each (item, feature) value (evaluate reads a column ``value`` when
+        features= has one; SQL cannot look: name it). Without it every row is 1.
     train_weight : str, optional
         The column of ``train`` holding each interaction's weight (evaluate reads a column ``weight`` when train=
         has one; SQL cannot look: name it). Without it every train row weighs 1.
@@ -211,11 +219,15 @@ def render(
     measures = parse_metrics(metrics, OWNER)
     accuracy, beyond = beyond_engine.split(measures)
     # evaluate's rules of the extra inputs and of the set-level metrics (per_query), written once there
-    beyond_engine.check_arguments(measures, per_query=per_query, ci=None, agg="mean", train=train, catalog=catalog)
-    if train_weight is not None and (not isinstance(train_weight, str) or not train_weight):
-        raise parameter_error(OWNER, "train_weight", "the name of train's weight column (a str)", train_weight)
-    if train_weight is not None and train is None:
-        raise ParameterError("train_weight= names a column of train=, but no train= was given")
+    beyond_engine.check_arguments(
+        measures, per_query=per_query, ci=None, agg="mean", train=train, catalog=catalog, features=features
+    )
+    for option, owner_input, given in (("train_weight", "train", train), ("features_value", "features", features)):
+        value = train_weight if option == "train_weight" else features_value
+        if value is not None and (not isinstance(value, str) or not value):
+            raise parameter_error(OWNER, option, f"the name of a column of {owner_input}= (a str)", value)
+        if value is not None and given is None:
+            raise ParameterError(f"{option}= names a column of {owner_input}=, but no {owner_input}= was given")
     index = {id(m): i for i, m in enumerate(measures)}
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []
@@ -244,6 +256,10 @@ def render(
             catalog=None if catalog is None else _table(catalog, "catalog"),
             catalog_item=_quote(cols.item),
             postgres=target == "postgres",
+            features=None if features is None else _table(features, "features"),
+            features_item=_quote(cols.item),
+            features_feature=_quote(beyond_engine.FEATURE),
+            features_value=None if features_value is None else _quote(features_value),
         )
         part = beyond_sql.build([(index[id(m)], m) for m in beyond], src, keys)
         ctes.append(", ".join(part.ctes))

@@ -100,3 +100,23 @@ def test_train_and_catalog_tables(capsys):
         catalog=items,
     )  # fmt: skip
     assert_same(want, con.sql(sql).df())
+
+
+def test_features_table(capsys):
+    # --features/--features-value are render's features=/features_value=: the same statement and numbers
+    argv = ["sql", "--dialect", "duckdb", "-m", "ILD@2", "--features", "feats", "--features-value", "v"]
+    sql = _statement(capsys, [*argv, "--query", "user_id", "--order-by", "score"])
+    assert sql == rankframe.sql.render(
+        ["ILD@2"], dialect="duckdb", features="feats", features_value="v", columns={"query": "user_id"},
+        order_by="score",
+    )  # fmt: skip
+    feats = pd.DataFrame({"item": ["a", "a", "b", "c"], "feature": ["x", "y", "x", "y"], "v": [1.0, 2.0, 1.0, 3.0]})
+    con = duckdb.connect()
+    for name, frame in (("runs", DF), ("feats", feats)):
+        con.register(name, frame)
+    want = rankframe.evaluate(
+        DF, ["ILD@2"], columns={"query": "user_id"}, features=feats.rename(columns={"v": "value"})
+    )
+    assert_same(want, con.sql(sql).df())
+    assert main(["sql", "--features", "feats"]) == 2
+    assert "--features is an option of the portable SQL" in capsys.readouterr().err

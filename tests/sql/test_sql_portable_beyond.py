@@ -16,7 +16,16 @@ import sqlglot
 from conftest import hypothesis_examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from portable_cases import BEYOND, BEYOND_LISTS, DUCKDB_ONLY, assert_same, inputs_for, order_by_of
+from portable_cases import (
+    BEYOND,
+    BEYOND_FEATURES,
+    BEYOND_LISTS,
+    DUCKDB_ONLY,
+    assert_same,
+    features_for,
+    inputs_for,
+    order_by_of,
+)
 from strategies import SMALL_GRADES, by_of, tables
 
 import rankframe
@@ -98,9 +107,37 @@ def test_hand_case():
     assert got["n"].tolist() == [2] * 6
 
 
+@settings(max_examples=hypothesis_examples(10))
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_features_metrics_equal_evaluate(df, seed, per_query):
+    by = by_of(df)
+    train, _ = inputs_for(df, seed)
+    features = features_for(df, seed)
+    metrics = [m for m in BEYOND_FEATURES if "cooccurrence" not in m and "recommenders" not in m]
+    co = [m for m in BEYOND_FEATURES if m not in metrics]
+    for asked, kw in ((metrics, {"features": features}), (co, {"train": train})):
+        sql = rankframe.sql.render(
+            asked,
+            dialect="duckdb",
+            by=by,
+            per_query=per_query,
+            order_by=order_by_of(df),
+            features="features" if "features" in kw else None,
+            features_value="value" if "features" in kw else None,
+            train="train" if "train" in kw else None,
+            train_weight="weight" if "train" in kw else None,
+        )
+        want = rankframe.evaluate(df, asked, by=by, per_query=per_query, **kw)
+        con = duckdb.connect()
+        con.register("runs", df)
+        con.register("train", train)
+        con.register("features", features)
+        assert_same(want, con.sql(sql).df())
+
+
 def test_every_declared_option_value_is_in_the_cases():
     # the case list covers every beyond-accuracy metric and every choice of every option (from the declarations)
-    parsed = [rankframe.parse(m) for m in BEYOND]
+    parsed = [rankframe.parse(m) for m in [*BEYOND, *BEYOND_FEATURES]]
     for spec in DECLARED:
         if not isinstance(spec, BeyondSpec):
             continue
@@ -119,7 +156,14 @@ def _without_literals(sql: str) -> str:
 @pytest.mark.parametrize("dialect", OTHER_DIALECTS)
 def test_parses_in_the_other_dialects(dialect):
     sql = rankframe.sql.render(
-        [*BEYOND, "AP"], dialect=dialect, by="seg", train=("db", "train"), catalog="catalog", train_weight="weight"
+        [*BEYOND, *BEYOND_FEATURES, "AP"],
+        dialect=dialect,
+        by="seg",
+        train=("db", "train"),
+        catalog="catalog",
+        train_weight="weight",
+        features="features",
+        features_value="value",
     )
     sqlglot.parse_one(sql, read=dialect)
     upper = _without_literals(sql).upper()

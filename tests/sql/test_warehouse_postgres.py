@@ -20,11 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from portable_cases import (
     BEYOND,
+    BEYOND_FEATURES,
     BEYOND_LISTS,
     METRICS,
     POLICY_SETS,
     assert_same,
     expected,
+    features_for,
     inputs_for,
     order_by_of,
     paired_runs,
@@ -206,3 +208,24 @@ def test_beyond_ratios_are_float_division(pg):
         _load(pg, frame, name)
     sql = rankframe.sql.render(["Coverage@1", "ARP@2", "Gini@1"], dialect="postgres", train="train", catalog="catalog")
     assert _query(pg, sql)["value"].tolist() == [0.5, 0.5, 0.5]
+
+
+@settings(max_examples=hypothesis_examples(4), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_postgres_ild_equals_evaluate(pg, df, seed, per_query):
+    # ILD from a features= table (cosine, Hamming) and from train= (co-occurrence), every option of the cases
+    by = by_of(df)
+    train, _ = inputs_for(df, seed)
+    features = features_for(df, seed)
+    for name, frame in (("runs", df), ("train", train), ("features", features)):
+        _load(pg, frame, name)
+    by_features = [m for m in BEYOND_FEATURES if "cooccurrence" not in m and "recommenders" not in m]
+    by_train = [m for m in BEYOND_FEATURES if m not in by_features]
+    for asked, inputs, extra in (
+        (by_features, {"features": features}, {"features": "features", "features_value": "value"}),
+        (by_train, {"train": train}, {"train": "train", "train_weight": "weight"}),
+    ):
+        sql = rankframe.sql.render(
+            asked, dialect="postgres", by=by, per_query=per_query, order_by=order_by_of(df), **extra
+        )
+        assert_same(rankframe.evaluate(df, asked, by=by, per_query=per_query, **inputs), _query(pg, sql))
