@@ -36,6 +36,11 @@ PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
     "recbole": "RecBole (recbole/evaluator/metrics.py)",
     "recmetrics": "recmetrics (recmetrics/metrics.py)",
+    "evidently": "Evidently (src/evidently/metrics/recsys/)",
+    "rectools": "RecTools (rectools/metrics/)",
+    "replay": "RePlay (replay/metrics/)",
+    "elliot": "Elliot (elliot/evaluation/metrics/)",
+    "lenskit": "LensKit (lenskit/metrics/)",
 }
 #: the extra inputs: keyword argument of evaluate -> what it is
 INPUTS: dict[str, str] = {
