@@ -140,7 +140,12 @@ class Lists:
         :meth:`segment_items`, as one row.
         """
         unit, count, column, seg, item = self.item_columns()
-        return weigh(self.unit_weights(), unit, column, count, len(seg)), seg, item
+        return self.weigh("counts", unit, column, count, len(seg)), seg, item
+
+    def weigh(self, key: str, unit: np.ndarray, column: np.ndarray, values: np.ndarray, n_columns: int) -> np.ndarray:
+        """:func:`weigh` with these lists' weights, the sparse layout built once per ``key`` (shared by the chunks)."""
+        layout = self.memo(("layout", key), lambda: transposed_layout(unit, column, values, self.n_units, n_columns))
+        return np.asarray((layout @ self.unit_weights().T).T)
 
     def by_segment(self, values: np.ndarray, seg: np.ndarray) -> np.ndarray:
         """(B, n_segments) sums of the (B, columns) ``values`` over the columns of each segment (``seg``)."""
@@ -179,10 +184,15 @@ class Lists:
 
 def weigh(weights: np.ndarray, unit: np.ndarray, column: np.ndarray, values: np.ndarray, n_columns: int) -> np.ndarray:
     """(B, n_columns): ``sum_r weights[:, unit[r]] * values[r]`` into ``column[r]`` (a sparse matrix product)."""
-    layout = sparse.csr_matrix(
-        (np.asarray(values, dtype=np.float64), (unit, column)), shape=(weights.shape[1], n_columns)
-    )
-    return np.asarray((layout.T @ weights.T).T)
+    layout = transposed_layout(unit, column, values, weights.shape[1], n_columns)
+    return np.asarray((layout @ weights.T).T)
+
+
+def transposed_layout(
+    unit: np.ndarray, column: np.ndarray, values: np.ndarray, n_units: int, n_columns: int
+) -> sparse.csr_matrix:
+    """The (n_columns x n_units) sparse matrix of ``values`` at (column, unit), repeated pairs summed."""
+    return sparse.csr_matrix((np.asarray(values, dtype=np.float64), (column, unit)), shape=(n_columns, n_units))
 
 
 def gather(starts: np.ndarray, counts: np.ndarray, owners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

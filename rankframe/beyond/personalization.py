@@ -25,7 +25,7 @@ import numpy as np
 
 from ..declare import Param, k_param
 from .declare import BeyondSpec, like_param
-from .lists import Lists, weigh
+from .lists import Lists
 
 PRESETS = {
     # recmetrics personalization (recmetrics/metrics.py): 1 - the mean of the upper triangle of sklearn's cosine
@@ -65,13 +65,12 @@ def compute(lists: Lists, *, k, output, like) -> np.ndarray:
     unit, _, column, seg, _ = top.item_columns()  # each (list, item) pair once
     size = np.bincount(unit, minlength=top.n_units)
     weight = 1.0 / np.sqrt(size[unit])
-    w = top.unit_weights()
-    s = weigh(w, unit, column, weight, len(seg))  # S_i per (segment, item)
-    q = weigh(w, unit, column, weight * weight, len(seg))  # sum of w_u² per (segment, item)
+    s = top.weigh("personalization_s", unit, column, weight, len(seg))  # S_i per (segment, item)
+    q = top.weigh("personalization_q", unit, column, weight * weight, len(seg))  # sum of w_u² per (segment, item)
     # 2 x the pairs' sum; S_i² - Q_i per item (not sum S_i² - n): exactly 0 for an item of one list, no cancellation
     twice = top.by_segment(s * s - q, seg)
     listed = np.flatnonzero(size > 0)
-    n = weigh(w, listed, top.unit_segment[listed], np.ones(len(listed)), top.n_segments)
+    n = top.weigh("personalization_n", listed, top.unit_segment[listed], np.ones(len(listed)), top.n_segments)
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.where(n >= 2, twice / (n * (n - 1)), np.nan)
     return lists.out(1.0 - similarity if output == "distance" else similarity)
