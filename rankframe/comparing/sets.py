@@ -16,6 +16,7 @@ import pandas as pd
 from .. import inputs, stats
 from .. import progress as progress_
 from ..beyond.declare import BeyondSpec, refuse
+from ..engines import beyond_bootstrap as boot
 from ..engines import beyond_engine
 from ..errors import ParameterError
 from ..names import Measure
@@ -69,7 +70,8 @@ def compare(
         passed = {k: v for k, v in options.items() if k not in inputs_given or k in read}  # evaluate's own rule
         labels = [str(m) for m in per_list]
         parts.append(per_list_rows(labels, passed, quiet))
-    parts.append(_compare_sets(call, set_level, quiet, options))
+    rows, deltas = _compare_sets(call, set_level, quiet, options)
+    parts.append(rows.assign(_draws=np.arange(len(rows))))  # each set-level row's column of resampled deltas
     out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     attrs = dict(parts[0].attrs)
     keys = pd.DataFrame({i: out[c] for i, c in enumerate(call.by)})
@@ -91,6 +93,7 @@ def compare(
         out["ci_high"].to_numpy(),
         p,
     )
+    out = _adjusted_percentiles(out, deltas, groups, p)
     out.attrs = attrs
     out.attrs.update(
         correction=p["correction"], family=family_text, set_level=names, n_resamples=p["n_resamples"], seed=p["seed"]
@@ -98,14 +101,40 @@ def compare(
     return out
 
 
-def _compare_sets(call: Any, measures: list[Measure], p: dict[str, Any], options: dict[str, Any]) -> pd.DataFrame:
+def _adjusted_percentiles(out: pd.DataFrame, deltas: np.ndarray, groups: np.ndarray, p: dict[str, Any]) -> pd.DataFrame:
+    """The set-level rows' ``ci_low_adjusted``/``ci_high_adjusted``: the percentile interval at the corrected level.
+
+    The level of decision 17 (:func:`rankframe.stats.adjusted_alpha`: ``alpha / m`` for Bonferroni and Holm,
+    ``R alpha / m`` for BH) read off the same resampled deltas, so the interval agrees with ``p_adjusted`` as the
+    percentile interval agrees with ``p_value``; without a correction, the interval itself.
+    """
+    which = out.pop("_draws").to_numpy()
+    sets = np.flatnonzero(pd.notna(which))
+    if p["correction"] is None or not len(sets):
+        return out
+    alpha = stats.adjusted_alpha(out["p_value"].to_numpy(), p["correction"], 1.0 - p["ci"], groups)[sets]
+    draws = deltas[:, which[sets].astype(np.int64)]
+    side = p.get("alternative", "two-sided")
+    low_level = {"two-sided": alpha / 2, "greater": alpha, "less": np.zeros_like(alpha)}[side]
+    high_level = {"two-sided": 1 - alpha / 2, "greater": np.ones_like(alpha), "less": 1 - alpha}[side]
+    low, high = boot.quantiles_at(draws, low_level), boot.quantiles_at(draws, high_level)
+    low = np.full_like(low, -np.inf) if side == "less" else low
+    high = np.full_like(high, np.inf) if side == "greater" else high
+    undefined = out["ci_low"].isna().to_numpy()[sets] | out["ci_high"].isna().to_numpy()[sets]
+    out.loc[sets, "ci_low_adjusted"] = np.where(undefined, np.nan, low)
+    out.loc[sets, "ci_high_adjusted"] = np.where(undefined, np.nan, high)
+    return out
+
+
+def _compare_sets(
+    call: Any, measures: list[Measure], p: dict[str, Any], options: dict[str, Any]
+) -> tuple[pd.DataFrame, np.ndarray]:
     """The rows of the set-level metrics: a paired bootstrap over each segment's queries, every system at once.
 
     The units are (segment, system, query); a resample draws the segment's queries (every system's) with
     replacement, and each system's value is recomputed with the same draws (:mod:`rankframe.engines.beyond_bootstrap`):
     delta = value - baseline value, the percentile interval of the resampled deltas and their bootstrap p-value.
     """
-    from ..engines import beyond_bootstrap as boot
     from ..schema import validate as validate_table
 
     df, columns, by, system = call.df, call.columns, call.by, call.system
@@ -143,7 +172,7 @@ def _compare_sets(call: Any, measures: list[Measure], p: dict[str, Any], options
     present = np.zeros((n_groups, n_sys), dtype=bool)
     present[group_of_lseg, sys_codes] = True
     both = present[:, pair_idx[:, 0]] & present[:, pair_idx[:, 1]]
-    fields: dict[str, list[np.ndarray]] = {k: [] for k in ("x", "y", "low", "high", "p")}
+    fields: dict[str, list[np.ndarray]] = {k: [] for k in ("x", "y", "low", "high", "p", "deltas")}
     for m in measures:
         r = got[str(m)]
         value = np.full((n_groups, n_sys), np.nan)
@@ -157,6 +186,7 @@ def _compare_sets(call: Any, measures: list[Measure], p: dict[str, Any], options
         fields["low"].append(low.reshape(n_groups, -1))
         fields["high"].append(high.reshape(n_groups, -1))
         fields["p"].append(boot.pvalue(deltas, p["alternative"]).reshape(n_groups, -1))
+        fields["deltas"].append(deltas.reshape(deltas.shape[0], n_groups, 1, -1))
     x, y, low, high, pv = (np.concatenate(fields[k], axis=1) for k in ("x", "y", "low", "high", "p"))
     n = np.tile(np.where(both, n_queries[:, None], 0), len(measures))
     zeros = np.zeros(n.shape)
@@ -182,4 +212,5 @@ def _compare_sets(call: Any, measures: list[Measure], p: dict[str, Any], options
     )
     out["note"] = out["note"].where(out["note"].notna(), NOTE_SET_LEVEL)
     out.attrs.update(n_resamples=p["n_resamples"], seed=p["seed"])
-    return out
+    deltas = np.concatenate(fields["deltas"], axis=2)  # (B, segment, metric, pair): the frame's row order
+    return out, deltas.reshape(deltas.shape[0], -1)

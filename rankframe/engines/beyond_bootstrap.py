@@ -108,6 +108,19 @@ def percentile(draws: np.ndarray, level: float, alternative: str = "two-sided") 
     return low, high
 
 
+def quantiles_at(draws: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Numpy's linear quantile of each column of ``draws`` (B, columns) at its own level, NaN draws left out."""
+    ordered = np.sort(draws, axis=0)  # NaN last
+    n = np.count_nonzero(~np.isnan(draws), axis=0)
+    pos = np.clip(levels, 0.0, 1.0) * np.maximum(n - 1, 0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    at_lo = np.take_along_axis(ordered, lo[None, :], axis=0)[0]
+    at_hi = np.take_along_axis(ordered, hi[None, :], axis=0)[0]
+    with np.errstate(invalid="ignore"):
+        return np.where(n > 0, at_lo + (pos - lo) * (at_hi - at_lo), np.nan)
+
+
 def pvalue(draws: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
     """The bootstrap p-value of each column of resampled differences (B, columns): the percentile test.
 

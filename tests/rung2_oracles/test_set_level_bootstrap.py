@@ -129,6 +129,10 @@ def test_compare_is_the_paired_bootstrap_of_the_explicitly_resampled_tables():
             assert row["ci_low"] == pytest.approx(np.percentile(deltas, 2.5), abs=1e-12), (name, metric)
             assert row["ci_high"] == pytest.approx(np.percentile(deltas, 97.5), abs=1e-12), (name, metric)
             assert row["p_value"] == pytest.approx(percentile_p(deltas), abs=1e-15), (name, metric)
+            # Holm (the default) over the call's 8 rows: the percentile interval at 1 - 0.05 / 8 (decision 17)
+            a = 0.05 / out["p_value"].notna().sum()
+            assert row["ci_low_adjusted"] == pytest.approx(np.percentile(deltas, 50 * a), abs=1e-12)
+            assert row["ci_high_adjusted"] == pytest.approx(np.percentile(deltas, 100 - 50 * a), abs=1e-12)
             assert row["note"].startswith("set-level metric")
     values = rankframe.evaluate(df, metrics, by=["segment", "system"], train=TRAIN, catalog=CATALOG)
     for r in out.itertuples():
@@ -152,6 +156,7 @@ def test_one_sided_p_value_and_bound():
     row = out.iloc[0]
     assert row["p_value"] == pytest.approx((1 + np.sum(deltas <= 0)) / (b + 1))
     assert row["ci_low"] == pytest.approx(np.percentile(deltas, 5)) and row["ci_high"] == np.inf
+    assert row["ci_low_adjusted"] == pytest.approx(row["ci_low"]) and row["ci_high_adjusted"] == np.inf  # m = 1
 
 
 # ------------------------------------------------------------------------------------- scipy, in distribution
