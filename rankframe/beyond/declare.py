@@ -17,20 +17,20 @@ from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
 #: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
-#: pandas accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
+#: pandas accessor and the polars namespace (which call it), and rankframe.compare (the per-list metrics by the
+#: paired tests, the set-level ones by a paired bootstrap over queries). Every other face raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars", "compare")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
     "duckdb_files": "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)",
-    "compare": "rankframe.compare and rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, "
-    "Personalization: one value per segment, so paired tests need a bootstrap over queries; the per-list ARP, APLT "
-    "and Novelty are compared)",
+    "anova": "rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, Personalization: one value per "
+    "segment, no per-query values to decompose; rankframe.compare compares them by a paired bootstrap over queries, "
+    "and anova takes the per-list ARP, APLT, Novelty and ILD)",
     "spark": "rankframe.spark",
 }
-#: the faces that serve the per-list metrics (ARP, APLT, Novelty) but not the set-level ones: their per-query values
-#: take the paired tests and the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses
-#: per_query=True then)
-PER_LIST_FACES: tuple[str, ...] = ("compare",)
+#: the faces that serve the per-list metrics (ARP, APLT, Novelty, ILD) but not the set-level ones: their per-query
+#: values take the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses per_query=True then)
+PER_LIST_FACES: tuple[str, ...] = ("anova",)
 #: the peers a preset ``like=`` names: name -> the library and where its definitions are
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",

@@ -1,7 +1,7 @@
 """The beyond-accuracy engine: check the extra inputs, lay the lists out over one item index, run the kernels.
 
 ``check_arguments`` holds the rules that need no data (a metric needs an input it was not given, an input no
-metric reads, set-level metrics with ``per_query``/``ci``/``agg``); ``check_catalog`` and ``check_train`` the
+metric reads, set-level metrics with ``per_query``/``agg``); ``check_catalog`` and ``check_train`` the
 rules of the inputs themselves; ``evaluate`` returns the per-list values (the per-query contract of the other
 engines) and the set-level rows (one per segment).
 """
@@ -59,11 +59,10 @@ def check_arguments(
             f"{', '.join(sets)}: set-level metrics have one value per segment, not per query; they do not apply "
             "with per_query=True (evaluate them in a separate call without it)"
         )
-    if sets and (ci is not None or agg != "mean"):
-        option = "ci=" if ci is not None else f"agg={agg!r}"
+    if sets and agg != "mean":
         raise ParameterError(
-            f"{', '.join(sets)}: set-level metrics are not means over queries; {option} does not apply to them "
-            "(intervals by a bootstrap over queries are not implemented yet)"
+            f"{', '.join(sets)}: set-level metrics are not means over queries; agg={agg!r} does not apply to them "
+            "(ci= gives them a bootstrap interval over queries)"
         )
     given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
     reads: dict[str, list[str]] = {name: [] for name in given}
@@ -271,21 +270,16 @@ def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: s
     )
 
 
-def evaluate(
+def lists_of(
     df: pd.DataFrame,
-    measures: Sequence[Measure],
     columns: Columns,
     by: Sequence[str],
     *,
     train: object = None,
     catalog: object = None,
     features: object = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The beyond-accuracy values of a validated table: (per-list values, set-level rows).
-
-    Per-list values are ``[*by, query, metric, value]`` (the per-query contract of the other engines); set-level
-    rows ``[*by, metric, value, n]`` with ``n`` = the segment's queries.
-    """
+) -> tuple[Lists, Any, pd.DataFrame]:
+    """The inputs checked and laid out: (the lists, the units (``.keys``: by columns and query), segment rows)."""
     items = df[columns.item]
     catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else check_train(train, columns, items)
@@ -316,6 +310,26 @@ def evaluate(
         else _train_arrays(train_frame, train_codes, n_items, columns.query, order),
         features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
     )
+    return lists, groups, seg_keys
+
+
+def evaluate(
+    df: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    train: object = None,
+    catalog: object = None,
+    features: object = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The beyond-accuracy values of a validated table: (per-list values, set-level rows).
+
+    Per-list values are ``[*by, query, metric, value]`` (the per-query contract of the other engines); set-level
+    rows ``[*by, metric, value, n]`` with ``n`` = the segment's queries.
+    """
+    lists, groups, seg_keys = lists_of(df, columns, by, train=train, catalog=catalog, features=features)
+    seg_of_unit = lists.unit_segment
     per_query, sets = [], []
     units_per_segment = np.bincount(seg_of_unit, minlength=len(seg_keys))
     for m in measures:

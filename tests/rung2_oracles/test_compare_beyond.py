@@ -1,5 +1,6 @@
 """rankframe.compare and rankframe.anova on the per-list beyond-accuracy metrics (ARP, APLT, Novelty): their
-per-query values take the paired tests as they are; the set-level metrics are refused with the reason.
+per-query values take the paired tests as they are; the set-level metrics are compared by a paired bootstrap
+(tests/rung2_oracles/test_set_level_bootstrap.py) and anova refuses them with the reason.
 
 Oracle: scipy's ttest_rel on evaluate's per-query values, and a hand case.
 """
@@ -58,18 +59,19 @@ def test_hand_case_arp():
 
 
 @pytest.mark.parametrize("metric", ["Gini@10", "Coverage@10", "Entropy@10", "Personalization@10"])
-def test_set_level_metrics_are_refused_with_the_reason(paired, metric):
+def test_set_level_metrics_are_refused_by_anova_with_the_reason(paired, metric):
     df, train = paired
+    catalog = {"catalog": list(df["item"].unique())} if metric.startswith(("Gini", "Coverage")) else {}
     with pytest.raises(ParameterError, match="set-level metrics"):
-        rankframe.compare(df, [metric, "ARP@10"], baseline="bm25", train=train, catalog=df["item"].unique())
-    with pytest.raises(ParameterError, match="set-level metrics"):
-        rankframe.anova(df, [metric], train=train, catalog=df["item"].unique())
+        rankframe.anova(df, [metric], train=train, **catalog)
+    out = rankframe.compare(df, [metric, "ARP@10"], baseline="bm25", train=train, n_resamples=200, **catalog)
+    assert list(out["metric"].unique()) == [metric, "ARP@10"]
 
 
-def test_rows_aggregate_is_set_level_and_refused(paired):
+def test_rows_aggregate_is_set_level_and_compared_by_the_bootstrap(paired):
     df, train = paired
-    with pytest.raises(ParameterError, match="set-level metrics have one value per segment"):
-        rankframe.compare(df, ["ARP(aggregate='rows')@10"], baseline="bm25", train=train)
+    out = rankframe.compare(df, ["ARP(aggregate='rows')@10"], baseline="bm25", train=train, n_resamples=200)
+    assert out.attrs["test"] == "bootstrap" and out["note"].str.startswith("set-level metric").all()
 
 
 def test_anova_takes_per_list_metrics(paired):
