@@ -110,8 +110,8 @@ def _render(
         )
         if "seed" in result.attrs:  # set-level metrics (Coverage, Gini, ...): a bootstrap over queries
             caption += (
-                f"; a set-level metric's value is over all n queries' lists, its interval the percentile bootstrap "
-                f"over queries and std_err the sd of the resamples ({result.attrs['n_resamples']} resamples, "
+                f"; a set-level metric's value is over all n queries' lists, std_err the sd of its bootstrap over "
+                f"queries and [ci_low, ci_high] value -/+ z * std_err ({result.attrs['n_resamples']} resamples, "
                 f"seed {result.attrs['seed']})"
             )
         return _table(result.reset_index(drop=True), fmt, caption=caption)
