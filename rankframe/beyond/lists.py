@@ -24,6 +24,11 @@ class Train:
     order: np.ndarray  # rank of each item code in the sorted order of the item ids (RecBole's tie-break)
     pair_query: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # distinct (query, item) pairs
     pair_item: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # with a positive weight
+    # every row of train=: its query's code in the index shared with the lists' queries (Lists.unit_user), its item
+    # code and weight (1 without a weight column): a query's own history (Calibration)
+    row_user: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    row_item: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    row_weight: np.ndarray = field(default_factory=lambda: np.empty(0, np.float64))
 
     def popularity(self, kind: str) -> np.ndarray:
         """The popularity of every item code: ``"users"`` or ``"interactions"``."""
@@ -55,6 +60,7 @@ class Lists:
     catalog: np.ndarray | None  # bool per item code: in catalog= (None: not given)
     train: Train | None  # None: not given
     features: Features | None = None  # None: not given
+    unit_user: np.ndarray | None = None  # code of each unit's query in the index of Train.row_user (train= given)
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def cut(self, k: int | None) -> Lists:
@@ -75,6 +81,7 @@ class Lists:
                 self.catalog,
                 self.train,
                 self.features,
+                self.unit_user,
             )
         return self._memo[key]
 
