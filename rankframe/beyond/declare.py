@@ -157,7 +157,7 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
             "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
-            "rf_aplt and rf_novelty."
+            "rf_aplt, rf_novelty, rf_ild and rf_calibration."
         )
 
 
