@@ -167,7 +167,7 @@ def test_scipy_on_random_cases(options, seed):
     for k in (None, 3):
         metric = f"Calibration({args})" + ("" if k is None else f"@{k}")
         want = brute_force(recs, train, features, k=k, **kw)
-        for engine in ENGINES if seed == 1 else ["pandas"]:  # pandas = DuckDB: test_sql_beyond_parity.py
+        for engine in ENGINES if seed == 1 and k == 3 else ["pandas"]:  # pandas = DuckDB: test_sql_beyond_parity.py
             got = rankframe.evaluate(recs, metric, train=train, features=features, per_query=True, engine=engine)
             assert dict(zip(got["query"], got["value"])) == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True)
 
