@@ -81,8 +81,8 @@ CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, or
         UNION ALL
         SELECT c.rf__sk, c.query, c.rf__dim, 0.0 AS rf__p, c.rf__m / t.rf__t AS rf__q
         FROM rf__clcells AS c JOIN rf__cltot AS t ON c.rf__sk IS NOT DISTINCT FROM t.rf__sk AND c.query = t.query),
-    rf__cmerged AS (
-        SELECT c.rf__sk, c.query, sum(c.rf__p ORDER BY c.rf__p) AS rf__p, sum(c.rf__q ORDER BY c.rf__q) AS rf__q
+    rf__cmerged AS (  -- a cell has at most one p row and one q row (the other side's 0): max is their sum, in any order
+        SELECT c.rf__sk, c.query, max(c.rf__p) AS rf__p, max(c.rf__q) AS rf__q
         FROM rf__ccells AS c GROUP BY c.rf__sk, c.query, c.rf__dim),
     rf__csmoothed AS (
         SELECT m.rf__sk, m.query,
