@@ -314,8 +314,9 @@ def evaluate(
     parts += [] if feature_frame is None else [feature_frame[columns.item].to_numpy()]
     codes, n_items, order = item_index(*parts)
     train_codes = codes[1 + (catalog_ids is not None)] if train_frame is not None else None
-    unit_user = train_users = None
-    if train_frame is not None:  # each list's query and train's queries in one index: a query's own history
+    unit_user, train_users = None, np.empty(0, dtype=np.int64)
+    if train_frame is not None and any(isinstance(m.spec, BeyondSpec) and m.spec.history for m in measures):
+        # each list's query and train's queries in one index: a query's own history (Calibration)
         (unit_user, train_users), _, _ = item_index(
             groups.keys[columns.query].to_numpy(), train_frame[columns.query].to_numpy()
         )
@@ -333,7 +334,7 @@ def evaluate(
         n_items=n_items,
         catalog=catalog_mask,
         train=None
-        if train_frame is None or train_codes is None or train_users is None
+        if train_frame is None or train_codes is None
         else _train_arrays(train_frame, train_codes, n_items, columns.query, order, train_users),
         features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
         unit_user=unit_user,
