@@ -209,6 +209,10 @@ FEATURES = pd.DataFrame({"item": ["a", "b"], "feature": ["x", "y"]})
         ),
         ("Calibration", {"train": TRAIN.assign(weight=[math.nan]), "features": FEATURES}, "'weight'"),
         ("Calibration", {"train": TRAIN, "features": FEATURES.assign(value=[1.0, math.nan])}, "'value'"),
+        ("Calibration", {"train": TRAIN, "features": pd.concat([FEATURES, FEATURES])}, "same (item, feature) pair"),
+        ("Calibration", {"train": TRAIN, "features": FEATURES.assign(item=[1, 2])}, "ids of different kinds"),
+        ("Calibration", {"train": TRAIN.assign(item=[1]), "features": FEATURES}, "ids of different kinds"),
+        ("Calibration", {"train": TRAIN, "features": FEATURES.iloc[:0]}, "features= is empty"),
     ],
 )
 @pytest.mark.parametrize("engine", ENGINES)
