@@ -15,6 +15,9 @@ row per unit (its ``n``), so no join on segment values (NULL segments included) 
 Item ids are joined as they are (a catalog or train whose ids have another type than the table's is the
 warehouse's error, or no match: render cannot look at the data; ``docs/warehouse.md``). Orders that need an item
 tie-break (APLT's bottom tail, ties by item id as ``rankframe.beyond.aplt``) use the item column's own order.
+
+One job: the beyond-accuracy part of one statement, built by one CTE builder whose metrics share its input CTEs
+(``rf__btrain``, ``rf__bfeat``, ``rf__bunits``, the shares of Calibration), each metric one method.
 """
 
 from __future__ import annotations
