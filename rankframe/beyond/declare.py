@@ -41,6 +41,7 @@ PEERS: dict[str, str] = {
     "replay": "RePlay (replay/metrics/)",
     "elliot": "Elliot (elliot/evaluation/metrics/)",
     "lenskit": "LensKit (lenskit/metrics/)",
+    "informfully": "Informfully (Informfully/Recommenders cornac/metrics/diversity.py, RADio)",
 }
 #: the extra inputs: keyword argument of evaluate -> what it is
 INPUTS: dict[str, str] = {
@@ -70,6 +71,9 @@ class BeyondSpec(MetricSpec):
     #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
     #: ``(tbl, train, features, segments, order_by, o, ok)``
     lists_macro: str = "rf__beyond_lists"
+    #: it reads each query's own rows of train= (its history: Calibration), so train='s query ids must be of the
+    #: ranking table's kind (numbers or text) for a query to find its history
+    history: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -153,7 +157,7 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
             "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
-            "rf_aplt and rf_novelty."
+            "rf_aplt, rf_novelty, rf_ild and rf_calibration."
         )
 
 

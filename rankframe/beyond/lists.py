@@ -27,6 +27,11 @@ class Train:
     order: np.ndarray  # rank of each item code in the sorted order of the item ids (RecBole's tie-break)
     pair_query: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # distinct (query, item) pairs
     pair_item: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))  # with a positive weight
+    # every row of train=: its query's code in the index shared with the lists' queries (Lists.unit_user), its item
+    # code and weight (1 without a weight column): a query's own history (Calibration)
+    row_user: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    row_item: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    row_weight: np.ndarray = field(default_factory=lambda: np.empty(0, np.float64))
 
     def popularity(self, kind: str) -> np.ndarray:
         """The popularity of every item code: ``"users"`` or ``"interactions"``."""
@@ -58,6 +63,7 @@ class Lists:
     catalog: np.ndarray | None  # bool per item code: in catalog= (None: not given)
     train: Train | None  # None: not given
     features: Features | None = None  # None: not given
+    unit_user: np.ndarray | None = None  # code of each unit's query in the index of Train.row_user (train= given)
     #: (B, n_units) multiplicity of each unit in each of B resamples of the units (a bootstrap over queries); None =
     #: every unit once. The set-level kernels read it (one row of values per resample); the per-list ones do not
     weights: np.ndarray | None = None
@@ -99,6 +105,7 @@ class Lists:
                 self.catalog,
                 self.train,
                 self.features,
+                unit_user=self.unit_user,
             )
         top: Lists = self._memo[key]
         return top if self.weights is None else top.with_weights(self.weights)

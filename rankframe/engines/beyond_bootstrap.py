@@ -185,7 +185,9 @@ def intervals(
     of distinct lists (Coverage, Entropy) sits lower on every resample and the percentile interval could exclude
     the value itself (decision 19). Compare's paired deltas keep the percentile interval (the shift cancels).
     """
-    lists, units, seg_keys = lists_of(df, columns, by, train=train, catalog=catalog, features=features)
+    lists, units, seg_keys = lists_of(
+        df, columns, by, train=train, catalog=catalog, features=features, measures=measures
+    )
     n = np.bincount(lists.unit_segment, minlength=lists.n_segments).astype(np.int64)
     query = pd.factorize(units.keys[columns.query], sort=True)[0].astype(np.int64)  # sorted: the documented order
     with progress.bar("evaluate: bootstrap over queries", unit="resamples"):

@@ -82,3 +82,20 @@ def test_anova_takes_per_list_metrics(paired):
 
     res = AnovaRM(per, "value", "query", within=["system"]).fit().anova_table
     assert out["statistic"].iloc[0] == pytest.approx(res["F Value"].iloc[0], rel=1e-9)
+
+
+def test_calibration_matches_scipy_on_its_per_query_values(paired):
+    # Calibration reads each query's history (train=) and item genres (features=): its per-query values are compared
+    # like any per-list metric; a list without a known history is NaN on both sides and left out of the pairs
+    df, train = paired
+    items = pd.unique(df["item"])
+    features = pd.DataFrame({"item": items, "feature": [f"g{i % 5}" for i in range(len(items))]})
+    metric = "Calibration(divergence='js')@10"
+    out = rankframe.compare(df, metric, baseline="bm25", train=train, features=features)
+    per = rankframe.evaluate(df, metric, by="system", per_query=True, train=train, features=features)
+    wide = per.pivot(index="query", columns="system", values="value").dropna()
+    assert len(out) == 2
+    for r in out.itertuples():
+        d = wide[r.system] - wide[r.baseline]
+        assert r.delta == pytest.approx(d.mean(), abs=1e-12) and r.n == len(d)
+        assert r.p_value == pytest.approx(sps.ttest_rel(wide[r.system], wide[r.baseline]).pvalue, rel=1e-9)

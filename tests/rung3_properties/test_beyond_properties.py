@@ -15,6 +15,11 @@ from rankframe.names import Measure
 from rankframe.registry import BEYOND
 
 CATALOG = list(range(10))
+#: features= of items 0..8 (item 9 unknown), two or three genres each (ILD, Calibration)
+FEATURES = pd.DataFrame(
+    [(i, f"g{g}", float(1 + (i + g) % 3)) for i in range(9) for g in range(4) if (i + g) % 4 != 3],
+    columns=["item", "feature", "value"],
+)
 
 
 def _grid() -> list[str]:
@@ -49,7 +54,7 @@ def tables(draw):
     recs = pd.DataFrame(rows, columns=["seg", "query", "item", "rank"])
     train_rows = draw(
         st.lists(
-            st.tuples(st.integers(100, 104), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),
+            st.tuples(st.integers(0, 8), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),
             min_size=1,
             max_size=12,
         )
@@ -59,7 +64,7 @@ def tables(draw):
 
 
 def _run(recs, train, by=None):
-    return rankframe.evaluate(recs, GRID, by=by, catalog=CATALOG, train=train)
+    return rankframe.evaluate(recs, GRID, by=by, catalog=CATALOG, train=train, features=FEATURES)
 
 
 @settings(max_examples=hypothesis_examples(15, 30))
@@ -82,7 +87,8 @@ def test_row_order_and_query_names_do_not_matter(data, rnd):
     want = _run(recs, train, by="seg")
     shuffled = recs.sample(frac=1, random_state=rnd.randint(0, 2**31)).reset_index(drop=True)
     shuffled["query"] = shuffled["query"].map(lambda q: f"user-{q}")  # relabelled (text ids)
-    got = _run(shuffled, train.sample(frac=1, random_state=1), by="seg")
+    relabelled = train.assign(query=train["query"].map(lambda q: f"user-{q}"))  # the histories follow their queries
+    got = _run(shuffled, relabelled.sample(frac=1, random_state=1), by="seg")
     pd.testing.assert_frame_equal(got, want)
 
 
