@@ -6,10 +6,10 @@
 -- rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', like := NULL, output := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/personalization.py)
 CREATE OR REPLACE MACRO rf__personalization_opts(k, "like", output, owner) AS
-    struct_pack(
+    list_transform([rf__opt_choice("like", ['recmetrics', 'evidently'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
-        "like" := rf__opt_choice("like", ['recmetrics'], 'like', owner),
-        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__opt_choice("like", ['recmetrics'], 'like', owner) WHEN 'recmetrics' THEN 'distance' END, 'distance'));
+        "like" := rf__lk,
+        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__lk WHEN 'recmetrics' THEN 'distance' WHEN 'evidently' THEN 'distance' END, 'distance')))[1];
 CREATE OR REPLACE MACRO rf__personalization_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          ELSE x END)[1];

@@ -32,6 +32,9 @@ PRESETS = {
     # recmetrics personalization (recmetrics/metrics.py): 1 - the mean of the upper triangle of sklearn's cosine
     # similarity of the binary user x item matrix
     "recmetrics": {"output": "distance"},
+    # Evidently PersonalizationMetric: 1 - (sum_i c_i² - n k) / (k n (n - 1)), the mean pairwise overlap / k: the
+    # cosine when every list has k items (its only case: a shorter list is counted as if it had k)
+    "evidently": {"output": "distance"},
 }
 
 SPEC = BeyondSpec(
