@@ -67,6 +67,9 @@ CREATE OR REPLACE MACRO rf__beyond_items(tbl, train, popularity) AS TABLE
            row_number() OVER (ORDER BY p.rf__pop, p.rf__item) AS rf__low,
            count(*) OVER () AS rf__n_known,
            max(p.rf__pop) OVER () AS rf__pop_max,
+           -- APLT 'pareto': the popularity of the items before this one, most popular first (ties by id)
+           coalesce(sum(p.rf__pop) OVER (ORDER BY p.rf__pop DESC, p.rf__item
+                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS rf__before,
            sum(p.rf__pop) OVER (ORDER BY p.rf__pop, p.rf__item
                                 ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__pop_sum
     FROM (SELECT t.item AS rf__item,
@@ -89,6 +92,8 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
                                      ELSE i.rf__pop END
                 WHEN 'aplt' THEN CAST(CASE WHEN i.rf__item IS NULL THEN struct_extract(o, 'cold') = 'tail'
                                            WHEN struct_extract(o, 'tail_rule') = 'count' THEN i.rf__pop <= struct_extract(o, 'tail')
+                                           WHEN struct_extract(o, 'tail_rule') = 'pareto'
+                                           THEN i.rf__before >= struct_extract(o, 'tail') * i.rf__pop_sum
                                            ELSE i.rf__low <= greatest(CAST(floor(i.rf__n_known * struct_extract(o, 'tail')) AS BIGINT), 1)
                                            END AS DOUBLE)
                 -- Novelty: cold 'one' takes popularity 1 for an item of popularity 0; scale 'log_users' divides by

@@ -189,6 +189,8 @@ BEYOND_LISTS = [
     "Novelty@3",
     "Novelty(model='choice', log_base=10, cold='zero')",
     "Novelty(list_denominator='k', popularity='interactions')@4",
+    "APLT(like='elliot')@3",
+    "APLT(tail_rule='pareto', tail=0.5, cold='tail', popularity='interactions')",
     "ARP(like='rectools', popularity_norm='total')@3",
     "ARP(like='evidently')@2",
     "ARP(like='elliot', popularity_norm='max')",

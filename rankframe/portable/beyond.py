@@ -385,8 +385,9 @@ class _Builder:
             low = f"ROW_NUMBER() OVER (ORDER BY {pop}, {self.src.item_order('rf__titem')})"
             self.ctes[cte] = (
                 f"SELECT rf__titem, {pop} AS rf__pop, {low} AS rf__low, "
-                f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum, MAX({pop}) OVER () AS rf__pmax "
-                "FROM rf__bitems"
+                f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum, MAX({pop}) OVER () AS rf__pmax, "
+                f"COALESCE(SUM({pop}) OVER (ORDER BY {pop} DESC, {self.src.item_order('rf__titem')} ROWS BETWEEN "
+                "UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS rf__before FROM rf__bitems"
             )
         return cte
 
@@ -421,6 +422,8 @@ class _Builder:
         if m.spec.name == "aplt":
             if kw["tail_rule"] == "count":
                 tail = f"t.rf__pop <= {Terms.num(kw['tail'])}"
+            elif kw["tail_rule"] == "pareto":  # outside the short head: the popularity before it reaches the limit
+                tail = f"t.rf__before >= {Terms.num(kw['tail'])} * t.rf__psum"
             else:  # the int(tail * |train items|) (at least 1) least popular, ties by item
                 tail = f"t.rf__low <= GREATEST(FLOOR({_f('t.rf__nk')} * {Terms.num(kw['tail'])}), 1)"
             cold = "1" if kw["cold"] == "tail" else "0"

@@ -340,3 +340,40 @@ def test_elliot_arp_by_hand(engine):
 def test_rectools_coverage_of_the_running_example_by_hand(engine):
     # the "coverage 6": RecTools counts, every other peer divides; here 4 distinct items
     assert _one(engine, MS_RECS, "Coverage(like='rectools')", columns=MS, catalog=range(1, 7)) == 4.0
+
+
+# ------------------------------------------------------------------------------------------ hostile option values
+@pytest.mark.parametrize(
+    ("metric", "words"),
+    [
+        ("Novelty(like='replay')", "divides by the cutoff"),  # RePlay divides by k: a cutoff is needed
+        ("Novelty(scale='log_users', model='choice')@2", "needs model='discovery'"),
+        ("Coverage(outside='all')", "'outside'"),
+        ("ARP(popularity_norm='sum')", "'popularity_norm'"),
+        ("ILD(single_item='two')", "'single_item'"),
+        ("ILD(pair_denominator=2)", "'pair_denominator'"),
+        ("Gini(like='rectools')", "'like'"),  # RecTools has no Gini
+    ],
+)
+def test_bad_options_name_the_parameter(engine, metric, words):
+    inputs = {
+        "train": MS_TRAIN,
+        "catalog": range(1, 7),
+        "features": pd.DataFrame({"item": [1, 2], "feature": ["f", "g"]}),
+    }
+    spec = rankframe.parse(metric.split("(")[0]).spec
+    kw = {
+        name: inputs[name]
+        for name in ("train", "catalog", "features")
+        if name in spec.needed({"universe": "catalog", "similarity": "cosine"})
+    }
+    with pytest.raises(rankframe.errors.ParameterError, match=words):
+        rankframe.evaluate(MS_RECS, metric, columns=MS, engine=engine, **kw)
+
+
+def test_elliot_aplt_pareto_tail_by_hand(engine):
+    # elliot/evaluation/metrics/bias/aplt/aplt.py with popularity.py's get_long_tail (pop_ratio 0.8): train's users
+    # per item 4: 3, 3: 2, 1: 1, 2: 1, 5: 1 (8 interactions, limit 6.4); the short head takes 4, 3, 1, 2 (the sums
+    # before them 0, 3, 5, 6 are below 6.4), 5 (7 before it) is the long tail: lists 3 5 | 2 5 | 1 2 -> 1/2, 1/2, 0
+    got = _per_query(engine, MS_RECS, "APLT(like='elliot')", columns=MS, train=MS_TRAIN)
+    assert got == pytest.approx([0.5, 0.5, 0.0], abs=1e-12)
