@@ -8,7 +8,7 @@ dtypes; the item ids, the ranking column and ``train=`` / ``catalog=`` are passe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import duckdb
 import numpy as np
@@ -26,7 +26,7 @@ from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
 
 #: the rules between a metric's options (its module's check_rules), checked before its SQL as the kernels check them
-RULES = {"novelty": novelty.check_rules, "ild": ild.check_rules}
+RULES: dict[str, Callable[..., None]] = {"novelty": novelty.check_rules, "ild": ild.check_rules}
 
 _NAMES = {
     "recs": "rf__beyond_recs",
