@@ -177,6 +177,7 @@ BEYOND_SET = [
     "Gini(like='lenskit')",
     "Gini(like='elliot')@2",
     "Personalization(like='evidently')@3",
+    "Personalization(norm='k', output='similarity')@2",
 ]
 BEYOND_LISTS = [
     "ARP@3",

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..declare import Param, k_param
+from ..errors import ParameterError
 from .declare import BeyondSpec, like_param
 from .lists import Lists, count_distinct
 
@@ -32,9 +33,9 @@ PRESETS = {
     # recmetrics personalization (recmetrics/metrics.py): 1 - the mean of the upper triangle of sklearn's cosine
     # similarity of the binary user x item matrix
     "recmetrics": {"output": "distance"},
-    # Evidently PersonalizationMetric: 1 - (sum_i c_i² - n k) / (k n (n - 1)), the mean pairwise overlap / k: the
-    # cosine when every list has k items (its only case: a shorter list is counted as if it had k)
-    "evidently": {"output": "distance"},
+    # Evidently PersonalizationMetric: 1 - (sum_i c_i² - n k) / (k n (n - 1)), the mean pairwise overlap / k (the
+    # cosine when every list has k items; a shorter list is counted as if it had k)
+    "evidently": {"output": "distance", "norm": "k"},
 }
 
 SPEC = BeyondSpec(
@@ -52,6 +53,14 @@ SPEC = BeyondSpec(
             "share an item), 'similarity' = the mean pairwise cosine similarity itself",
             choices=("distance", "similarity"),
         ),
+        Param(
+            "norm",
+            "cosine",
+            "a pair's similarity: 'cosine' = |A_u ∩ A_v| / sqrt(|A_u| |A_v|), 'k' = |A_u ∩ A_v| / k with every list's "
+            "own overlap taken as k: (sum_i c_i² - n k) / (k n (n - 1)), c_i the lists recommending i (Evidently; "
+            "the cosine when every list has k items; needs @k)",
+            choices=("cosine", "k"),
+        ),
     ),
     level="set",
     presets=PRESETS,
@@ -59,8 +68,15 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, output, like) -> np.ndarray:
+def check_rules(*, k: int | None, norm: str, **_: object) -> None:
+    """The rules between the options (every face calls it): norm='k' divides by the cutoff."""
+    if norm == "k" and k is None:
+        raise ParameterError("Personalization(norm='k') divides each overlap by the cutoff: give one, e.g. @10")
+
+
+def compute(lists: Lists, *, k, output, norm, like) -> np.ndarray:
     """One value per segment; NaN for a segment with fewer than two lists with a top-k row."""
+    check_rules(k=k, norm=norm)
     top = lists.cut(k)
     pairs, _ = count_distinct(top.unit.astype(np.int64) * top.n_items + top.item)  # each (list, item) once
     unit, item = pairs // top.n_items, pairs % top.n_items
@@ -73,6 +89,9 @@ def compute(lists: Lists, *, k, output, like) -> np.ndarray:
     # 2 x the pairs' sum; S_i² - Q_i per item (not sum S_i² - n): exactly 0 for an item of one list, no cancellation
     twice = np.bincount(np.asarray(uniques) // top.n_items, weights=s * s - q, minlength=top.n_segments)
     n = np.bincount(top.unit_segment[size > 0], minlength=top.n_segments).astype(np.float64)
+    if norm == "k":  # sum_i c_i² - n k over k n (n - 1), c_i = the lists recommending item i
+        c = np.bincount(codes, minlength=len(uniques)).astype(np.float64)
+        twice = (np.bincount(np.asarray(uniques) // top.n_items, weights=c * c, minlength=top.n_segments) - n * k) / k
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.where(n >= 2, twice / (n * (n - 1)), np.nan)
     return 1.0 - similarity if output == "distance" else similarity

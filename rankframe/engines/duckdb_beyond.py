@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import units
-from ..beyond import ild, novelty
+from ..beyond import ild, novelty, personalization
 from ..beyond.declare import BeyondSpec
 from ..beyond.sqlgen import given_names
 from ..columns import Columns
@@ -26,7 +26,11 @@ from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
 
 #: the rules between a metric's options (its module's check_rules), checked before its SQL as the kernels check them
-RULES: dict[str, Callable[..., None]] = {"novelty": novelty.check_rules, "ild": ild.check_rules}
+RULES: dict[str, Callable[..., None]] = {
+    "novelty": novelty.check_rules,
+    "ild": ild.check_rules,
+    "personalization": personalization.check_rules,
+}
 
 _NAMES = {
     "recs": "rf__beyond_recs",

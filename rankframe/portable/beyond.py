@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..beyond.declare import BeyondSpec
 from ..beyond.ild import check_rules as ild_rules
 from ..beyond.novelty import check_rules as novelty_rules
+from ..beyond.personalization import check_rules as personalization_rules
 from ..names import Measure
 from .terms import FLOAT, Terms, literal, not_portable
 
@@ -244,7 +245,8 @@ class _Builder:
         flag = "CASE WHEN rf__c > 0 THEN 1 ELSE 0 END"
         return self.segment_rows(f"rf__bm{i}", [self.contribution(shares, term, "rf__c", flag)], 3, value)
 
-    def personalization(self, i: int, *, k, output, like) -> str:
+    def personalization(self, i: int, *, k, output, norm, like) -> str:
+        personalization_rules(k=k, norm=norm)
         unit = ", ".join([*self.grp, "rf__q"])
         sets, items = f"rf__bpsets{i}", f"rf__bpitems{i}"
         # each (list, item) of a top k once, w = 1 / sqrt(the list's number of items)
@@ -255,17 +257,22 @@ class _Builder:
         # per item: S = sum of w, Q = sum of w^2; the pairs' sum is sum_i (S^2 - Q) / 2 (rankframe/beyond/
         # personalization.py)
         self.ctes[items] = (
-            f"SELECT {self.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq FROM {sets} "
+            f"SELECT {self.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq, {_f('COUNT(*)')} AS rf__cnt "
+            f"FROM {sets} "
             f"GROUP BY {self.g}, rf__item"
         )
         lists = f"(SELECT DISTINCT {unit} FROM {sets}) AS l"
         n = "COALESCE(SUM(a1), 0)"
         similarity = f"SUM(a0) / ({n} * ({n} - 1))"
+        pair = "rf__s * rf__s - rf__sq"
+        if norm == "k":  # Evidently: (sum_i c_i² - n k) / (k n (n - 1))
+            pair = "rf__cnt * rf__cnt"
+            similarity = f"(SUM(a0) - {n} * {Terms.num(k)}) / ({Terms.num(k)} * {n} * ({n} - 1))"
         value = similarity if output == "similarity" else f"1 - {similarity}"
         return self.segment_rows(
             f"rf__bm{i}",
             [
-                self.contribution(items, "rf__s * rf__s - rf__sq", "NULL"),
+                self.contribution(items, pair, "NULL"),
                 self.contribution(lists, "NULL", "1"),
             ],
             2,

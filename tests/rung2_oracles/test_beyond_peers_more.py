@@ -199,6 +199,16 @@ def test_evidently_personalisation(engine):
     assert np.isclose(_one(engine, curr, "Personalization(like='evidently')@4", columns=EV), 0.16666666)
 
 
+def test_evidently_personalisation_with_a_short_list_by_hand(engine):
+    # personalisation.py get_diversity with k = 4 and a list of 2 items: value_counts 1: 2, 2: 2, 3: 1, 4: 1, so
+    # sum c² - n k = 10 - 8 = 2; all_user_couples_count = 2; (2 - 2 / 4) / 2 = 0.75 (the cosine form would give
+    # 1 - 2 / sqrt(4 * 2) = 0.2929)
+    curr = pd.DataFrame({"user_id": [1, 1, 1, 1, 2, 2], "item_id": [1, 2, 3, 4, 1, 2], "rank": [1, 2, 3, 4, 1, 2]})
+    assert _one(engine, curr, "Personalization(like='evidently')@4", columns=EV) == pytest.approx(0.75, abs=1e-12)
+    cosine = _one(engine, curr, "Personalization(like='evidently', norm='cosine')@4", columns=EV)
+    assert cosine == pytest.approx(1 - 2 / math.sqrt(8), abs=1e-12)
+
+
 def test_evidently_diversity(engine):
     # test_diversity.py test_curr_rank: DiversityMetric(k=4, item_features=["item_f1", "item_f2"]) 1.0963345074906863
     # (the cosine distances of test_pairwise_distances.py; each list's pair sum divided by its 4 items)
@@ -353,6 +363,7 @@ def test_rectools_coverage_of_the_running_example_by_hand(engine):
         ("ILD(single_item='two')", "'single_item'"),
         ("ILD(pair_denominator=2)", "'pair_denominator'"),
         ("Gini(like='rectools')", "'like'"),  # RecTools has no Gini
+        ("Personalization(like='evidently')", "divides each overlap by the cutoff"),
     ],
 )
 def test_bad_options_name_the_parameter(engine, metric, words):
