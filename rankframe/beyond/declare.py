@@ -71,6 +71,9 @@ class BeyondSpec(MetricSpec):
     #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
     #: ``(tbl, train, features, segments, order_by, o, ok)``
     lists_macro: str = "rf__beyond_lists"
+    #: ``(parameter, value)`` pairs under which a metric declared ``bounded`` may leave [0, 1] (a peer's formula
+    #: that is bounded only on full lists: Personalization's ``norm='k'``)
+    unbounded_when: tuple[tuple[str, Any], ...] = ()
     #: it reads each query's own rows of train= (its history: Calibration), so train='s query ids must be of the
     #: ranking table's kind (numbers or text) for a query to find its history
     history: bool = False
@@ -100,6 +103,10 @@ class BeyondSpec(MetricSpec):
         base = {p.name: p.default for p in self.params}
         peer = values.get("like")
         return base if peer is None else {**base, **self.presets[peer]}
+
+    def is_bounded(self, kw: dict[str, Any]) -> bool:
+        """The value lies in [0, 1] with these option values (``bounded``, unless an ``unbounded_when`` pair holds)."""
+        return self.bounded and not any(kw.get(name) == value for name, value in self.unbounded_when)
 
     def is_set_level(self, kw: dict[str, Any]) -> bool:
         """One value per segment with these option values (``level='set'``, or ``aggregate='rows'``)."""
