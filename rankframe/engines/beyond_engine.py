@@ -108,27 +108,111 @@ def _check_ids(ids: pd.Series, where: str, items: pd.Series, item_col: str) -> N
     """No null ids, and ids of the same kind as the recommendations' item column."""
     null = ids.isna().to_numpy()
     if null.any():
-        rows = np.flatnonzero(null)[:5].tolist()
-        raise ParameterError(
-            f"{where} has {int(null.sum())} null item id(s) (positions {rows}); item ids are never null"
-        )
+        raise null_ids_error(where, int(null.sum()), f"positions {np.flatnonzero(null)[:5].tolist()}")
     mine, theirs = _id_kind(ids), _id_kind(items)
-    if "empty" not in (mine, theirs) and (mine != theirs or mine == "other"):
-        raise ParameterError(
-            f"the item ids of {where} are {_WORDS[mine]} (e.g. {_show(ids.iloc[0])}) but those of the ranking table's "
-            f"column {item_col!r} are {_WORDS[theirs]} (e.g. {_show(items.dropna().iloc[0])}): ids of different kinds "
-            "never match; "
-            "convert one of them first"
+    if kinds_clash(mine, theirs):
+        raise id_kind_error(where, mine, theirs, ids.iloc[0], items.dropna().iloc[0], item_col)
+
+
+# The words of the input rules, written once: the pandas checks here and rankframe.spark's (which count on Spark and
+# show example rows instead of positions) raise these.
+def null_ids_error(where: str, count: int, shown: str) -> ParameterError:
+    """An input with null item ids (``shown``: where they are, e.g. ``positions [0, 3]``)."""
+    return ParameterError(f"{where} has {count} null item id(s) ({shown}); item ids are never null")
+
+
+def kinds_clash(mine: str, theirs: str) -> bool:
+    """Whether ids of these kinds (:func:`_id_kind`'s words) never match."""
+    return "empty" not in (mine, theirs) and (mine != theirs or mine == "other")
+
+
+def id_kind_error(where: str, mine: str, theirs: str, mine_example: object, their_example: object, item_col: str):
+    """Item ids of another kind than the ranking table's."""
+    return ParameterError(
+        f"the item ids of {where} are {_WORDS[mine]} (e.g. {_show(mine_example)}) but those of the ranking table's "
+        f"column {item_col!r} are {_WORDS[theirs]} (e.g. {_show(their_example)}): ids of different kinds never match; "
+        "convert one of them first"
+    )
+
+
+def catalog_type_error(catalog: object) -> ParameterError:
+    """catalog= of a type that holds no ids."""
+    return ParameterError(
+        "The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
+        f"Got {type(catalog).__name__} instead."
+    )
+
+
+def catalog_columns_error(columns: list) -> ParameterError:
+    """catalog= as a table of more than one column."""
+    return ParameterError(f"catalog= as a table must have one column (the item ids); it has {columns}")
+
+
+#: an empty input: what it should hold
+EMPTY = {
+    "catalog": "it lists the items that could be recommended",
+    "train": "it holds the past interactions popularity is counted from",
+    "features": "it holds the items' (item, feature, value) rows",
+}
+
+
+def empty_error(name: str) -> ParameterError:
+    """An input without rows."""
+    return ParameterError(f"{name}= is empty: {EMPTY[name]}")
+
+
+def repeated_catalog_error(count: int, examples: list) -> ParameterError:
+    """catalog= listing an id more than once."""
+    return ParameterError(f"catalog= lists {count} item id(s) more than once, e.g. {examples}: give each item once")
+
+
+def input_columns_error(name: str, wanted: list[str], missing: list[str], present: list) -> ParameterError:
+    """train= or features= without the columns it must have."""
+    if name == "train":
+        return ParameterError(
+            f"train= must have the ranking table's query and item columns {wanted} (and optionally {WEIGHT!r}); "
+            f"{missing} not in its columns {present}"
         )
+    return ParameterError(
+        f"features= must have the ranking table's item column and {FEATURE!r} {wanted} (and optionally "
+        f"{VALUE!r}); {missing} not in its columns {present}"
+    )
+
+
+def null_train_query_error(column: str, count: int, shown: str) -> ParameterError:
+    """train= with null query ids."""
+    return ParameterError(f"train= has {count} null id(s) in {column!r} ({shown})")
+
+
+def null_feature_error(count: int, shown: str) -> ParameterError:
+    """features= with null feature names."""
+    return ParameterError(f"features= has {count} null feature name(s) in {FEATURE!r} ({shown})")
+
+
+def bad_number_error(name: str, count: int, rows: str) -> ParameterError:
+    """train='s weight or features='s value that is not a finite number (a weight also >= 0)."""
+    if name == "train":
+        return ParameterError(
+            f"train='s column {WEIGHT!r} must hold finite numbers >= 0 (0 = a known item without interactions); "
+            f"{count} row(s) do not, e.g.\n{rows}"
+        )
+    return ParameterError(
+        f"features='s column {VALUE!r} must hold finite numbers (a pair not listed is 0); {count} "
+        f"row(s) do not, e.g.\n{rows}"
+    )
+
+
+def repeated_pairs_error(count: int, rows: str) -> ParameterError:
+    """features= listing an (item, feature) pair more than once."""
+    return ParameterError(
+        f"features= lists {count} row(s) of the same (item, feature) pair, e.g.\n{rows}\ngive each pair once"
+    )
 
 
 def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series:
     """``catalog=`` as a Series of distinct, non-null ids of the item column's kind."""
     if isinstance(catalog, (str, bytes, dict)) or catalog is None:
-        raise ParameterError(
-            f"The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
-            f"Got {type(catalog).__name__} instead."
-        )
+        raise catalog_type_error(catalog)
     if isinstance(catalog, pd.Series):
         ids = catalog.reset_index(drop=True)
     elif isinstance(catalog, (list, tuple, np.ndarray, pd.Index, set, frozenset, range)):
@@ -137,24 +221,16 @@ def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series
         try:
             frame = inputs.to_pandas(catalog, owner="evaluate", name="catalog")
         except ParameterError:
-            raise ParameterError(
-                "The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
-                f"Got {type(catalog).__name__} instead."
-            ) from None
+            raise catalog_type_error(catalog) from None
         if frame.shape[1] != 1:
-            raise ParameterError(
-                f"catalog= as a table must have one column (the item ids); it has {list(frame.columns)}"
-            )
+            raise catalog_columns_error(list(frame.columns))
         ids = frame.iloc[:, 0].reset_index(drop=True)
     if len(ids) == 0:
-        raise ParameterError("catalog= is empty: it lists the items that could be recommended")
+        raise empty_error("catalog")
     _check_ids(ids, "catalog=", items, item_col)
     repeated = ids[ids.duplicated()]
     if len(repeated):
-        raise ParameterError(
-            f"catalog= lists {len(repeated)} item id(s) more than once, e.g. {repeated.head(5).tolist()}: give each "
-            "item once"
-        )
+        raise repeated_catalog_error(len(repeated), repeated.head(5).tolist())
     return ids
 
 
@@ -164,17 +240,13 @@ def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFra
     wanted = [columns.query, columns.item]
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise ParameterError(
-            f"train= must have the ranking table's query and item columns {wanted} (and optionally {WEIGHT!r}); "
-            f"{missing} not in its columns {list(frame.columns)}"
-        )
+        raise input_columns_error("train", wanted, missing, list(frame.columns))
     if len(frame) == 0:
-        raise ParameterError("train= is empty: it holds the past interactions popularity is counted from")
+        raise empty_error("train")
     null_query = frame[columns.query].isna().to_numpy()
     if null_query.any():
-        raise ParameterError(
-            f"train= has {int(null_query.sum())} null id(s) in {columns.query!r} (rows "
-            f"{np.flatnonzero(null_query)[:5].tolist()})"
+        raise null_train_query_error(
+            columns.query, int(null_query.sum()), f"rows {np.flatnonzero(null_query)[:5].tolist()}"
         )
     _check_ids(frame[columns.item], f"train='s column {columns.item!r}", items, columns.item)
     if WEIGHT in frame.columns:
@@ -184,10 +256,7 @@ def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFra
         bad = np.ones(len(frame), dtype=bool) if values is None else ~(np.isfinite(values) & (values >= 0))
         if bad.any():
             rows = frame.loc[bad, [columns.query, columns.item, WEIGHT]].head(5)
-            raise ParameterError(
-                f"train='s column {WEIGHT!r} must hold finite numbers >= 0 (0 = a known item without interactions); "
-                f"{int(bad.sum())} row(s) do not, e.g.\n{rows.to_string()}"
-            )
+            raise bad_number_error("train", int(bad.sum()), rows.to_string())
     return frame
 
 
@@ -197,18 +266,12 @@ def check_features(features: object, columns: Columns, items: pd.Series) -> pd.D
     wanted = [columns.item, FEATURE]
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise ParameterError(
-            f"features= must have the ranking table's item column and {FEATURE!r} {wanted} (and optionally "
-            f"{VALUE!r}); {missing} not in its columns {list(frame.columns)}"
-        )
+        raise input_columns_error("features", wanted, missing, list(frame.columns))
     if len(frame) == 0:
-        raise ParameterError("features= is empty: it holds the items' (item, feature, value) rows")
+        raise empty_error("features")
     null_feature = frame[FEATURE].isna().to_numpy()
     if null_feature.any():
-        raise ParameterError(
-            f"features= has {int(null_feature.sum())} null feature name(s) in {FEATURE!r} (rows "
-            f"{np.flatnonzero(null_feature)[:5].tolist()})"
-        )
+        raise null_feature_error(int(null_feature.sum()), f"rows {np.flatnonzero(null_feature)[:5].tolist()}")
     _check_ids(frame[columns.item], f"features='s column {columns.item!r}", items, columns.item)
     if VALUE in frame.columns:
         value = frame[VALUE]
@@ -217,17 +280,11 @@ def check_features(features: object, columns: Columns, items: pd.Series) -> pd.D
         bad = np.ones(len(frame), dtype=bool) if numbers is None else ~np.isfinite(numbers)
         if bad.any():
             rows = frame.loc[bad, [columns.item, FEATURE, VALUE]].head(5)
-            raise ParameterError(
-                f"features='s column {VALUE!r} must hold finite numbers (a pair not listed is 0); {int(bad.sum())} "
-                f"row(s) do not, e.g.\n{rows.to_string()}"
-            )
+            raise bad_number_error("features", int(bad.sum()), rows.to_string())
     repeated = frame.duplicated([columns.item, FEATURE], keep=False).to_numpy()
     if repeated.any():
         rows = frame.loc[repeated, [columns.item, FEATURE]].head(5)
-        raise ParameterError(
-            f"features= lists {int(repeated.sum())} row(s) of the same (item, feature) pair, e.g.\n"
-            f"{rows.to_string()}\ngive each pair once"
-        )
+        raise repeated_pairs_error(int(repeated.sum()), rows.to_string())
     return frame
 
 
