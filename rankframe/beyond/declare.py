@@ -17,15 +17,17 @@ from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
 #: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
-#: pandas accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
+#: pandas accessor and the polars namespace (which call it), and ``rankframe.spark.evaluate`` (the portable SQL of
+#: rankframe.sql.render run by spark.sql). Every other face raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars", "spark")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
     "duckdb_files": "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)",
     "compare": "rankframe.compare and rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, "
     "Personalization: one value per segment, so paired tests need a bootstrap over queries; the per-list ARP, APLT "
     "and Novelty are compared)",
-    "spark": "rankframe.spark",
+    "spark_compare": "rankframe.spark.compare and rankframe.spark.anova (compare them with rankframe.compare on "
+    "the per-query values of rankframe.spark.evaluate(..., per_query=True) brought to pandas, or on a sample)",
 }
 #: the faces that serve the per-list metrics (ARP, APLT, Novelty) but not the set-level ones: their per-query values
 #: take the paired tests and the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses
@@ -152,8 +154,8 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
-            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
-            "rf_aplt and rf_novelty."
+            "namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL table macros rf_coverage, rf_gini, "
+            "rf_entropy, rf_personalization, rf_arp, rf_aplt and rf_novelty."
         )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..beyond.declare import refuse
 from ..columns import Columns, column_list
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
@@ -180,6 +181,7 @@ def prepare_systems(
     measures, _, cols, policies = check_options(
         names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
     )
+    refuse(measures, "spark_compare")
     check_columns(sdf, cols, segs)
     _check_system(sdf, system, segs, cols)
     unit_by = [*segs, system]
