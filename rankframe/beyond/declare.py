@@ -26,13 +26,15 @@ NOT_SERVED: dict[str, str] = {
     "compare": "rankframe.compare and rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, "
     "Personalization: one value per segment, so paired tests need a bootstrap over queries; the per-list ARP, APLT "
     "and Novelty are compared)",
-    "spark_compare": "rankframe.spark.compare and rankframe.spark.anova (compare them with rankframe.compare on "
-    "the per-query values of rankframe.spark.evaluate(..., per_query=True) brought to pandas, or on a sample)",
+    "spark_compare": "rankframe.spark.compare for the set-level metrics (Coverage, Gini, Entropy, "
+    "Personalization: one value per segment, so paired tests need a bootstrap over queries; the per-list ARP, APLT, "
+    "Novelty and ILD are compared, with train=, features=)",
+    "spark_anova": "rankframe.spark.anova (run rankframe.anova on a sample or one segment brought to pandas)",
 }
 #: the faces that serve the per-list metrics (ARP, APLT, Novelty) but not the set-level ones: their per-query values
 #: take the paired tests and the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses
 #: per_query=True then)
-PER_LIST_FACES: tuple[str, ...] = ("compare",)
+PER_LIST_FACES: tuple[str, ...] = ("compare", "spark_compare")
 #: the peers a preset ``like=`` names: name -> the library and where its definitions are
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",

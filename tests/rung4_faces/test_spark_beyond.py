@@ -13,7 +13,7 @@ import pytest
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from portable_cases import BEYOND, BEYOND_FEATURES, BEYOND_LISTS, features_for, inputs_for
+from portable_cases import BEYOND, BEYOND_FEATURES, BEYOND_LISTS, features_for, inputs_for, paired_runs
 from sparkutil import assert_same_rows, collect, session, to_spark
 from strategies import SMALL_GRADES, by_of, tables
 
@@ -270,7 +270,32 @@ def test_mixed_ids_and_bad_types(spark):
         rs.evaluate(numbers, "ARP", train=to_spark(spark, TRAIN))  # Spark train of text ids, a table of numbers
 
 
-def test_the_spark_compare_face_refuses_the_family():
+# ---------------------------------------------------------------------------------------------------- compare
+def test_compare_of_the_per_list_metrics_equals_rankframe_compare(spark):
+    # the per-list metrics' per-query values take the paired t-test as they are: rankframe.spark.compare equals
+    # rankframe.compare (tests/rung2_oracles/test_compare_beyond.py holds that one to scipy), per segment, with an
+    # accuracy metric; train= and features= as Spark frames
+    from test_spark_compare import assert_same_comparison
+
+    runs = paired_runs(5, n_queries=10)
+    train, _ = inputs_for(runs, 5)
+    features = features_for(runs, 5)
+    metrics = ["ARP@5", "Novelty(like='recommenders', aggregate='per_list')", "ILD@4", "AP"]
+    kw = {"train": train, "features": features}
+    got = rs.compare(
+        to_spark(spark, runs), metrics, baseline="base", by="seg", **{k: to_spark(spark, v) for k, v in kw.items()}
+    )
+    want = rankframe.compare(runs, metrics, baseline="base", by="seg", **kw)
+    assert_same_comparison(got, want, ["seg", "metric", "system"])
+
+
+def test_compare_refuses_the_set_level_metrics_and_anova_the_family():
     runs = pd.concat([RECS.assign(system="a"), RECS.assign(system="b")])
-    with pytest.raises(RankframeError, match="not served by rankframe.spark.compare"):
+    with pytest.raises(RankframeError, match="not served by rankframe.spark.compare for the set-level metrics"):
+        rs.compare(runs, ["Gini@2"], system="system", baseline="a", catalog=["a", "b"])
+    with pytest.raises(ParameterError, match="ARP@2 needs train="):
         rs.compare(runs, ["ARP@2"], system="system", baseline="a")
+    with pytest.raises(ParameterError, match="set-level metrics have one value per segment"):
+        rs.compare(runs, ["ARP(aggregate='rows')@2"], system="system", baseline="a", train=TRAIN)
+    with pytest.raises(RankframeError, match="not served by rankframe.spark.anova"):
+        rs.anova(runs, ["ARP@2"], system="system")
