@@ -197,6 +197,13 @@ def evaluate(
     beyond_engine.check_arguments(
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
+    sets = [str(m) for m in measures if beyond_engine.is_set_level(m)]
+    if sets and ci is not None:
+        raise ParameterError(
+            f"{', '.join(sets)}: the interval of a set-level metric is a bootstrap over queries, which "
+            "rankframe.spark.evaluate does not compute yet: drop ci= for them, or run rankframe.evaluate(..., ci=) on "
+            "a pandas table of the lists (docs/beyond-accuracy.md)"
+        )
     accuracy, beyond = beyond_engine.split(measures)
     # the beyond-accuracy metrics never read relevance: a table of them alone may have none (as rankframe.evaluate)
     order_col = check_columns(sdf, cols, by_list, require_relevance=bool(accuracy))
