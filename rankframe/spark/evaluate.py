@@ -197,10 +197,10 @@ def evaluate(
     beyond_engine.check_arguments(
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
-    sets = [str(m) for m in measures if beyond_engine.is_set_level(m)]
-    if sets and ci is not None:
+    set_level = [str(m) for m in measures if beyond_engine.is_set_level(m)]
+    if set_level and ci is not None:
         raise ParameterError(
-            f"{', '.join(sets)}: the interval of a set-level metric is a bootstrap over queries, which "
+            f"{', '.join(set_level)}: the interval of a set-level metric is a bootstrap over queries, which "
             "rankframe.spark.evaluate does not compute yet: drop ci= for them, or run rankframe.evaluate(..., ci=) on "
             "a pandas table of the lists (docs/beyond-accuracy.md)"
         )
