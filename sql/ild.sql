@@ -48,41 +48,41 @@ CREATE OR REPLACE MACRO rf__ild_rules(o) AS list_transform([o], lambda x:
 -- one row per list (segments..., rf__all, query): rf__n counted items, value (NaN without a pair; 0 for one item
 -- with single_item 'zero')
 CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, o, ok) AS TABLE
-    WITH rows AS (
+    WITH rf__rows AS (
         SELECT b.*, kn.rf__item IS NOT NULL AS rf__known
         FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
         LEFT JOIN rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity')) AS kn
                ON b.item = kn.rf__item),
-    counted AS (
-        SELECT r.rf__sk, r.query, r.item FROM rows AS r
+    rf__counted AS (
+        SELECT r.rf__sk, r.query, r.item FROM rf__rows AS r
         WHERE r.rf__top AND (r.rf__known OR struct_extract(o, 'unknown') = 'zero')),
-    cells AS (  -- (list, dimension[, value]): the unit vectors' sums, or the hamming counts
+    rf__cells AS (  -- (list, dimension[, value]): the unit vectors' sums, or the hamming counts
         SELECT c.rf__sk, c.query, v.rf__dim,
                CASE WHEN struct_extract(o, 'similarity') = 'hamming' THEN v.rf__u END AS rf__val,
                sum(v.rf__u ORDER BY v.rf__u) AS rf__s, count(*) AS rf__c,
                sum(v.rf__u * v.rf__u ORDER BY v.rf__u * v.rf__u) AS rf__self
-        FROM counted AS c JOIN rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity')) AS v
+        FROM rf__counted AS c JOIN rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity')) AS v
              ON c.item = v.rf__item
         WHERE struct_extract(o, 'similarity') <> 'hamming' OR v.rf__u <> 0
         GROUP BY c.rf__sk, c.query, v.rf__dim, rf__val),
-    dims AS (
+    rf__dims AS (
         SELECT d.rf__sk, d.query, d.rf__dim,
                sum(d.rf__s ORDER BY d.rf__s) AS rf__s, sum(d.rf__self ORDER BY d.rf__self) AS rf__self,
                CAST(sum(d.rf__c ORDER BY d.rf__c) AS DOUBLE) AS rf__nz,
                sum(d.rf__c * (d.rf__c - 1) / 2.0 ORDER BY d.rf__c) AS rf__same
-        FROM cells AS d GROUP BY d.rf__sk, d.query, d.rf__dim),
-    lists AS (
+        FROM rf__cells AS d GROUP BY d.rf__sk, d.query, d.rf__dim),
+    rf__lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk')),
                CAST(count(*) FILTER (WHERE r.rf__top AND (r.rf__known OR struct_extract(o, 'unknown') = 'zero'))
                     AS DOUBLE) AS rf__n,
                count(*) FILTER (WHERE r.rf__top) AS rf__rows
-        FROM rows AS r GROUP BY ALL),
-    per_list AS (
+        FROM rf__rows AS r GROUP BY ALL),
+    rf__per_list AS (
         SELECT l.rf__sk, l.query,
                sum(CASE WHEN struct_extract(o, 'similarity') = 'hamming'
                         THEN l.rf__n * (l.rf__n - 1) / 2 - (l.rf__n - d.rf__nz) * (l.rf__n - d.rf__nz - 1) / 2 - d.rf__same
                         ELSE d.rf__s * d.rf__s - d.rf__self END ORDER BY d.rf__dim) AS rf__sum
-        FROM lists AS l JOIN dims AS d ON l.rf__sk IS NOT DISTINCT FROM d.rf__sk AND l.query = d.query
+        FROM rf__lists AS l JOIN rf__dims AS d ON l.rf__sk IS NOT DISTINCT FROM d.rf__sk AND l.query = d.query
         GROUP BY l.rf__sk, l.query)
     -- the pairs' sum (the Hamming counts; the cosines; P - the cosines for a distance) over P = n (n - 1) / 2
     -- (pair_denominator 'pairs') or n ('items')
@@ -97,7 +97,7 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
                           ELSE l.rf__n * (l.rf__n - 1) / 2 - coalesce(p.rf__sum, 0.0) / 2 END
                      / CASE WHEN struct_extract(o, 'pair_denominator') = 'items' THEN l.rf__n
                             ELSE l.rf__n * (l.rf__n - 1) / 2 END END AS value
-    FROM lists AS l LEFT JOIN per_list AS p ON l.rf__sk IS NOT DISTINCT FROM p.rf__sk AND l.query = p.query;
+    FROM rf__lists AS l LEFT JOIN rf__per_list AS p ON l.rf__sk IS NOT DISTINCT FROM p.rf__sk AND l.query = p.query;
 
 CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments := [], k := NULL, order_by := 'rank',
                                "like" := NULL, similarity := NULL, output := NULL, unknown := NULL,
