@@ -23,11 +23,11 @@ CREATE OR REPLACE MACRO rf__beyond_ok(tbl, segments, order_by, o, owner) AS TABL
                                   AND rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) <> '');
 
 -- every row of tbl: its segment columns, query, item, rf__all (a constant: the segment key without segments),
--- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted
--- from it) and rf__top (ranked at a position <= k: rank ascending, or score descending then item descending as
+-- rf__sk (the segment as one struct), rf__row (the row's place in its list: its position when ranked), rf__first
+-- (true on one row of each list: the segment's lists are counted from it) and rf__top (ranked at a position <= k: rank ascending, or score descending then item descending as
 -- text, rankframe's order; a NULL rank or score is not retrieved). One window, one sort.
 CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok) AS TABLE
-    SELECT b.* EXCLUDE (rf__key, rf__tie, rf__row),
+    SELECT b.* EXCLUDE (rf__key, rf__tie),
            coalesce(b.rf__key IS NOT NULL AND b.rf__row <= coalesce(k, 9223372036854775807), false) AS rf__top,
            b.rf__row = 1 AS rf__first
     FROM (SELECT c.*,

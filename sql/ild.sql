@@ -20,7 +20,11 @@ CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, sin
         tail := CAST(NULL AS DOUBLE),
         model := CAST(NULL AS VARCHAR),
         log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR));
+        list_denominator := CAST(NULL AS VARCHAR),
+        form := CAST(NULL AS VARCHAR),
+        relevance := CAST(NULL AS VARCHAR),
+        rel := CAST(NULL AS DOUBLE),
+        no_relevant_item := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__ild_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN struct_extract(x, 'similarity') = 'cosine' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')

@@ -70,6 +70,8 @@ class BeyondSpec(MetricSpec):
     #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
     #: ``(tbl, train, features, segments, order_by, o, ok)``
     lists_macro: str = "rf__beyond_lists"
+    #: reads the ranking table's ``relevance`` column (Serendipity; every other metric of the family never does)
+    reads_relevance: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -153,7 +155,7 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
             "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
-            "rf_aplt and rf_novelty."
+            "rf_aplt, rf_novelty, rf_ild and rf_serendipity."
         )
 
 

@@ -55,6 +55,8 @@ class Lists:
     catalog: np.ndarray | None  # bool per item code: in catalog= (None: not given)
     train: Train | None  # None: not given
     features: Features | None = None  # None: not given
+    grade: np.ndarray | None = None  # float grade of each ranked row (NaN: unjudged), for the metrics reading it
+    unit_history: np.ndarray | None = None  # per unit: the code of its query among train='s queries (-1: none)
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def cut(self, k: int | None) -> Lists:
@@ -75,6 +77,8 @@ class Lists:
                 self.catalog,
                 self.train,
                 self.features,
+                None if self.grade is None else self.grade[keep],
+                self.unit_history,
             )
         return self._memo[key]
 

@@ -30,7 +30,7 @@ SQL_INPUTS = {
     "features": "a table of item features with the item column, feature (and optionally value)",
 }
 #: the SQL type of an option of each kind
-_TYPES = {"choice": "VARCHAR", "nonnegative": "DOUBLE", "base": "DOUBLE", "flag": "BOOLEAN"}
+_TYPES = {"choice": "VARCHAR", "nonnegative": "DOUBLE", "base": "DOUBLE", "flag": "BOOLEAN", "threshold": "DOUBLE"}
 NL, Q, QQ = "\n", "'", "''"
 _BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
 
@@ -59,6 +59,8 @@ def _checked(p: Param) -> str:
         return f"rf__opt_base({p.name}, owner)"
     if p.kind == "flag":
         return f"rf__opt_flag({p.name}, '{p.name}', owner)"
+    if p.kind == "threshold":  # NULL = not given (a threshold the family declares is never None)
+        return f"rf__threshold({p.name}, '{p.name}', owner)"
     raise ValueError(f"no SQL check for the option kind {p.kind!r}")
 
 

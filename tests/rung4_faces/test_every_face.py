@@ -126,7 +126,7 @@ def test_spark_accepts_every_metric():
 # (rankframe.beyond.declare.FACES) and every other face refuses it with a RankframeError saying so (NOT_SERVED):
 # never a silent drop. Each face of this test is in exactly one of the two.
 CATALOG = [f"d{i}" for i in range(6)]
-TRAIN = pd.DataFrame({"query": [7, 7, 8, 9], "item": ["d0", "d1", "d0", "d5"]})
+TRAIN = pd.DataFrame({"query": [1, 7, 2, 3], "item": ["d0", "d1", "d0", "d5"]})  # Serendipity: histories of 1-3
 FEATURES = pd.DataFrame({"item": [f"d{i}" for i in range(6)], "feature": ["x", "y", "x", "y", "x", "y"]})
 
 
