@@ -192,6 +192,16 @@ BEYOND_FEATURES = [
     "ILD(like='recommenders')@3",
     "ILD(similarity='cooccurrence', output='similarity', unknown='drop')",
 ]
+#: Serendipity (reads relevance, train=, and features= or catalog= by its options), every option value and preset
+BEYOND_SERENDIPITY = [
+    "Serendipity@3",
+    "Serendipity(like='recommenders')",
+    "Serendipity(like='evidently')@3",
+    "Serendipity(like='rectools')@2",
+    "Serendipity(form='summed_similarity', unknown='drop', rel=2)@4",
+    "Serendipity(similarity='cosine', relevance='grade', no_relevant_item='skip')",
+    "Serendipity(form='popularity', popularity='interactions', relevance='grade')@3",
+]
 
 
 def features_for(df: pd.DataFrame, seed: int) -> pd.DataFrame:
