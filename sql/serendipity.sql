@@ -47,49 +47,49 @@ CREATE OR REPLACE MACRO rf__serendipity_rules(o) AS list_transform([o], lambda x
 -- one row per list (segments..., rf__all, query): rf__n counted top-k rows, value (NaN without a counted row,
 -- without a history for the similarity forms, or without a relevant item for no_relevant_item 'skip')
 CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, order_by, o, ok, catalog := NULL) AS TABLE
-    WITH grades AS (  -- the grade of every row (a NULL or NaN grade is unjudged: 0)
+    WITH rf__s_grades AS (  -- the grade of every row (a NULL or NaN grade is unjudged: 0)
         SELECT row(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all')) AS rf__sk,
                g.query, g.item,
                CASE WHEN g.relevance IS NULL OR isnan(CAST(g.relevance AS DOUBLE)) THEN 0.0
                     ELSE CAST(g.relevance AS DOUBLE) END AS rf__g
         FROM (SELECT *, 0 AS rf__all FROM rf__input(tbl, ['query', 'item', 'relevance'])) AS g),
-    known AS (SELECT * FROM rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity'))),
-    vectors AS (SELECT * FROM rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity'))
+    rf__s_known AS (SELECT * FROM rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity'))),
+    rf__s_vectors AS (SELECT * FROM rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity'))
                 WHERE struct_extract(o, 'form') <> 'popularity'),
-    rows AS (
+    rf__s_rows AS (
         SELECT b.*, b.rf__row AS rf__pos, kn.rf__item IS NOT NULL AS rf__known,
                CASE WHEN struct_extract(o, 'relevance') = 'binary'
                     THEN CASE WHEN coalesce(gr.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
                     ELSE coalesce(gr.rf__g, 0.0) END AS rf__r
         FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
-        LEFT JOIN grades AS gr
+        LEFT JOIN rf__s_grades AS gr
                ON b.rf__sk IS NOT DISTINCT FROM gr.rf__sk AND b.query = gr.query AND b.item IS NOT DISTINCT FROM gr.item
-        LEFT JOIN known AS kn ON b.item = kn.rf__item),
-    counted AS (
-        SELECT r.* FROM rows AS r
+        LEFT JOIN rf__s_known AS kn ON b.item = kn.rf__item),
+    rf__s_counted AS (
+        SELECT r.* FROM rf__s_rows AS r
         WHERE r.rf__top AND (struct_extract(o, 'form') = 'popularity' OR r.rf__known
                              OR struct_extract(o, 'unknown') = 'zero')),
-    history AS (  -- H: each query's distinct train items with a positive weight (known ones only for 'drop')
+    rf__s_history AS (  -- H: each query's distinct train items with a positive weight (known ones only for 'drop')
         SELECT DISTINCT t.query, t.item FROM rf__beyond_train(tbl, train) AS t
-        LEFT JOIN known AS kn ON t.item = kn.rf__item
+        LEFT JOIN rf__s_known AS kn ON t.item = kn.rf__item
         WHERE t.rf__w > 0 AND (kn.rf__item IS NOT NULL OR struct_extract(o, 'unknown') = 'zero')
               AND struct_extract(o, 'form') <> 'popularity'),
-    sizes AS (SELECT h.query, CAST(count(*) AS DOUBLE) AS rf__hn FROM history AS h GROUP BY h.query),
-    sums AS (  -- sum_{h in H} u_h, one row per (query, dimension)
+    rf__s_sizes AS (SELECT h.query, CAST(count(*) AS DOUBLE) AS rf__hn FROM rf__s_history AS h GROUP BY h.query),
+    rf__s_sums AS (  -- sum_{h in H} u_h, one row per (query, dimension)
         SELECT h.query, v.rf__dim, sum(v.rf__u ORDER BY v.rf__u) AS rf__s
-        FROM history AS h JOIN vectors AS v ON h.item = v.rf__item GROUP BY h.query, v.rf__dim),
-    dots AS (  -- u_i . sum_{h in H} u_h of each counted row
+        FROM rf__s_history AS h JOIN rf__s_vectors AS v ON h.item = v.rf__item GROUP BY h.query, v.rf__dim),
+    rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row
         SELECT c.rf__sk, c.query, c.item, sum(v.rf__u * s.rf__s ORDER BY v.rf__u * s.rf__s) AS rf__dot
-        FROM counted AS c JOIN vectors AS v ON c.item = v.rf__item
-        JOIN sums AS s ON c.query = s.query AND v.rf__dim = s.rf__dim
+        FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item
+        JOIN rf__s_sums AS s ON c.query = s.query AND v.rf__dim = s.rf__dim
         GROUP BY c.rf__sk, c.query, c.item),
-    ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
+    rf__s_ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
         SELECT i.rf__item, CAST(dense_rank() OVER (ORDER BY i.rf__pop DESC) AS DOUBLE) AS rf__dr
         FROM rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i
         WHERE struct_extract(o, 'form') = 'popularity'),
-    n_catalog AS (SELECT CAST(count(DISTINCT c.item) AS DOUBLE) AS rf__nc FROM query_table(coalesce(catalog, tbl)) AS c
+    rf__s_n_catalog AS (SELECT CAST(count(DISTINCT c.item) AS DOUBLE) AS rf__nc FROM query_table(coalesce(catalog, tbl)) AS c
                   WHERE catalog IS NOT NULL AND struct_extract(o, 'form') = 'popularity'),
-    terms AS (  -- rel(i) * the form's term of each counted row
+    rf__s_terms AS (  -- rel(i) * the form's term of each counted row
         SELECT c.rf__sk, c.query, c.rf__r,
                c.rf__r * CASE struct_extract(o, 'form')
                    WHEN 'popularity'
@@ -98,19 +98,19 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
                                  0.0)
                    WHEN 'unexpectedness' THEN 1.0 - coalesce(d.rf__dot, 0.0) / z.rf__hn
                    ELSE coalesce(d.rf__dot, 0.0) / z.rf__hn END AS rf__t
-        FROM counted AS c
-        LEFT JOIN dots AS d ON c.rf__sk IS NOT DISTINCT FROM d.rf__sk AND c.query = d.query
+        FROM rf__s_counted AS c
+        LEFT JOIN rf__s_dots AS d ON c.rf__sk IS NOT DISTINCT FROM d.rf__sk AND c.query = d.query
                                AND c.item IS NOT DISTINCT FROM d.item
-        LEFT JOIN sizes AS z ON c.query = z.query
-        LEFT JOIN ranks AS p ON c.item = p.rf__item
-        LEFT JOIN n_catalog AS n ON true),
-    per_list AS (
+        LEFT JOIN rf__s_sizes AS z ON c.query = z.query
+        LEFT JOIN rf__s_ranks AS p ON c.item = p.rf__item
+        LEFT JOIN rf__s_n_catalog AS n ON true),
+    rf__s_per_list AS (
         SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n, count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel,
                sum(t.rf__t ORDER BY t.rf__t) AS rf__sum
-        FROM terms AS t GROUP BY t.rf__sk, t.query),
-    lists AS (
+        FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query),
+    rf__s_lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
-        FROM rows AS r GROUP BY ALL)
+        FROM rf__s_rows AS r GROUP BY ALL)
     SELECT l.* EXCLUDE (rf__sk), coalesce(p.rf__n, 0.0) AS rf__n,
            CASE WHEN coalesce(p.rf__n, 0) = 0
                   OR (struct_extract(o, 'form') <> 'popularity' AND coalesce(z.rf__hn, 0) = 0)
@@ -118,9 +118,9 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
                 THEN CAST('NaN' AS DOUBLE)
                 WHEN struct_extract(o, 'form') = 'summed_similarity' THEN 1.0 - p.rf__sum
                 ELSE p.rf__sum / p.rf__n END AS value
-    FROM lists AS l
-    LEFT JOIN per_list AS p ON l.rf__sk IS NOT DISTINCT FROM p.rf__sk AND l.query = p.query
-    LEFT JOIN sizes AS z ON l.query = z.query;
+    FROM rf__s_lists AS l
+    LEFT JOIN rf__s_per_list AS p ON l.rf__sk IS NOT DISTINCT FROM p.rf__sk AND l.query = p.query
+    LEFT JOIN rf__s_sizes AS z ON l.query = z.query;
 
 CREATE OR REPLACE MACRO rf_serendipity(tbl, train := NULL, features := NULL, catalog := NULL, segments := [],
                                        k := NULL, order_by := 'rank', "like" := NULL, form := NULL,

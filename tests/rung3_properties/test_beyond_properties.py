@@ -15,6 +15,11 @@ from rankframe.names import Measure
 from rankframe.registry import BEYOND
 
 CATALOG = list(range(10))
+#: features= of items 0..8 (item 9 unknown), for ILD and Serendipity(similarity='cosine')
+FEATURES = pd.DataFrame(
+    [(i, f"f{f}", float((i + 2 * f) % 3)) for i in range(9) for f in range(4) if (i + f) % 2],
+    columns=["item", "feature", "value"],
+)
 
 
 def _grid() -> list[str]:
@@ -43,13 +48,14 @@ def tables(draw):
     for q in range(n_queries):
         items = draw(st.lists(st.integers(0, 7), min_size=0, max_size=4, unique=True))
         seg = draw(st.sampled_from("xyz"))
-        rows += [(seg, q, item, r + 1) for r, item in enumerate(items)]
+        grades = draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, np.nan]), min_size=len(items), max_size=len(items)))
+        rows += [(seg, q, item, r + 1, g) for r, (item, g) in enumerate(zip(items, grades))]  # grades: Serendipity
     if not rows:
-        rows = [("x", 0, 0, 1)]
-    recs = pd.DataFrame(rows, columns=["seg", "query", "item", "rank"])
+        rows = [("x", 0, 0, 1, 1.0)]
+    recs = pd.DataFrame(rows, columns=["seg", "query", "item", "rank", "relevance"])
     train_rows = draw(
         st.lists(
-            st.tuples(st.integers(100, 104), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),
+            st.tuples(st.integers(0, 8), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),  # histories
             min_size=1,
             max_size=12,
         )
@@ -59,7 +65,7 @@ def tables(draw):
 
 
 def _run(recs, train, by=None):
-    return rankframe.evaluate(recs, GRID, by=by, catalog=CATALOG, train=train)
+    return rankframe.evaluate(recs, GRID, by=by, catalog=CATALOG, train=train, features=FEATURES)
 
 
 @settings(max_examples=hypothesis_examples(15, 30))
@@ -82,6 +88,7 @@ def test_row_order_and_query_names_do_not_matter(data, rnd):
     want = _run(recs, train, by="seg")
     shuffled = recs.sample(frac=1, random_state=rnd.randint(0, 2**31)).reset_index(drop=True)
     shuffled["query"] = shuffled["query"].map(lambda q: f"user-{q}")  # relabelled (text ids)
+    train = train.assign(query=train["query"].map(lambda q: f"user-{q}"))  # the histories follow their queries
     got = _run(shuffled, train.sample(frac=1, random_state=1), by="seg")
     pd.testing.assert_frame_equal(got, want)
 
