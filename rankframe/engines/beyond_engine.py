@@ -158,69 +158,72 @@ def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series
     return ids
 
 
-def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
-    """``train=`` as a pandas frame with the query and item columns (and a valid ``weight``), never modified."""
-    frame = inputs.to_pandas(train, owner="evaluate", name="train")
-    wanted = [columns.query, columns.item]
+def _long_input(value: object, name: str, wanted: list[str], optional: str, what: str) -> pd.DataFrame:
+    """An extra input as a pandas frame with its required columns, not empty (the shared part of its checks)."""
+    frame = inputs.to_pandas(value, owner="evaluate", name=name)
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
         raise ParameterError(
-            f"train= must have the ranking table's query and item columns {wanted} (and optionally {WEIGHT!r}); "
-            f"{missing} not in its columns {list(frame.columns)}"
+            f"{name}= must have {what} {wanted} (and optionally {optional!r}); {missing} not in its columns "
+            f"{list(frame.columns)}"
         )
     if len(frame) == 0:
-        raise ParameterError("train= is empty: it holds the past interactions popularity is counted from")
-    null_query = frame[columns.query].isna().to_numpy()
-    if null_query.any():
+        raise ParameterError(f"{name}= is empty: it holds {INPUTS_HOLD[name]}")
+    return frame
+
+
+def _no_nulls(frame: pd.DataFrame, name: str, column: str, what: str) -> None:
+    null = frame[column].isna().to_numpy()
+    if null.any():
         raise ParameterError(
-            f"train= has {int(null_query.sum())} null id(s) in {columns.query!r} (rows "
-            f"{np.flatnonzero(null_query)[:5].tolist()})"
+            f"{name}= has {int(null.sum())} null {what} in {column!r} (rows {np.flatnonzero(null)[:5].tolist()})"
         )
+
+
+def _check_numbers(frame: pd.DataFrame, name: str, column: str, shown: list[str], rule: str, *, negative: bool) -> None:
+    """The optional numeric column of an input: finite numbers (and >= 0 unless ``negative``), else the rows."""
+    if column not in frame.columns:
+        return
+    values = frame[column]
+    ok = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(np.float64) if ok else None
+    if numbers is None:
+        bad = np.ones(len(frame), dtype=bool)
+    else:
+        bad = ~(np.isfinite(numbers) if negative else np.isfinite(numbers) & (numbers >= 0))
+    if bad.any():
+        rows = frame.loc[bad, shown].head(5)
+        raise ParameterError(
+            f"{name}='s column {column!r} must hold {rule}; {int(bad.sum())} row(s) do not, e.g.\n{rows.to_string()}"
+        )
+
+
+#: what each long input holds (the words of its "is empty" error)
+INPUTS_HOLD = {
+    "train": "the past interactions popularity is counted from",
+    "features": "the items' (item, feature, value) rows",
+}
+
+
+def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
+    """``train=`` as a pandas frame with the query and item columns (and a valid ``weight``), never modified."""
+    wanted = [columns.query, columns.item]
+    frame = _long_input(train, "train", wanted, WEIGHT, "the ranking table's query and item columns")
+    _no_nulls(frame, "train", columns.query, "id(s)")
     _check_ids(frame[columns.item], f"train='s column {columns.item!r}", items, columns.item)
-    if WEIGHT in frame.columns:
-        weight = frame[WEIGHT]
-        ok = pd.api.types.is_numeric_dtype(weight.dtype) and not pd.api.types.is_bool_dtype(weight.dtype)
-        values = pd.to_numeric(weight, errors="coerce").to_numpy(np.float64) if ok else None
-        bad = np.ones(len(frame), dtype=bool) if values is None else ~(np.isfinite(values) & (values >= 0))
-        if bad.any():
-            rows = frame.loc[bad, [columns.query, columns.item, WEIGHT]].head(5)
-            raise ParameterError(
-                f"train='s column {WEIGHT!r} must hold finite numbers >= 0 (0 = a known item without interactions); "
-                f"{int(bad.sum())} row(s) do not, e.g.\n{rows.to_string()}"
-            )
+    rule = "finite numbers >= 0 (0 = a known item without interactions)"
+    _check_numbers(frame, "train", WEIGHT, [*wanted, WEIGHT], rule, negative=False)
     return frame
 
 
 def check_features(features: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
     """``features=`` as a pandas frame ``[item, feature, value]``: ids of the item column's kind, each pair once."""
-    frame = inputs.to_pandas(features, owner="evaluate", name="features")
     wanted = [columns.item, FEATURE]
-    missing = [c for c in wanted if c not in frame.columns]
-    if missing:
-        raise ParameterError(
-            f"features= must have the ranking table's item column and {FEATURE!r} {wanted} (and optionally "
-            f"{VALUE!r}); {missing} not in its columns {list(frame.columns)}"
-        )
-    if len(frame) == 0:
-        raise ParameterError("features= is empty: it holds the items' (item, feature, value) rows")
-    null_feature = frame[FEATURE].isna().to_numpy()
-    if null_feature.any():
-        raise ParameterError(
-            f"features= has {int(null_feature.sum())} null feature name(s) in {FEATURE!r} (rows "
-            f"{np.flatnonzero(null_feature)[:5].tolist()})"
-        )
+    frame = _long_input(features, "features", wanted, VALUE, f"the ranking table's item column and {FEATURE!r}")
+    _no_nulls(frame, "features", FEATURE, "feature name(s)")
     _check_ids(frame[columns.item], f"features='s column {columns.item!r}", items, columns.item)
-    if VALUE in frame.columns:
-        value = frame[VALUE]
-        ok = pd.api.types.is_numeric_dtype(value.dtype) and not pd.api.types.is_bool_dtype(value.dtype)
-        numbers = pd.to_numeric(value, errors="coerce").to_numpy(np.float64) if ok else None
-        bad = np.ones(len(frame), dtype=bool) if numbers is None else ~np.isfinite(numbers)
-        if bad.any():
-            rows = frame.loc[bad, [columns.item, FEATURE, VALUE]].head(5)
-            raise ParameterError(
-                f"features='s column {VALUE!r} must hold finite numbers (a pair not listed is 0); {int(bad.sum())} "
-                f"row(s) do not, e.g.\n{rows.to_string()}"
-            )
+    rule = "finite numbers (a pair not listed is 0)"
+    _check_numbers(frame, "features", VALUE, [*wanted, VALUE], rule, negative=True)
     repeated = frame.duplicated([columns.item, FEATURE], keep=False).to_numpy()
     if repeated.any():
         rows = frame.loc[repeated, [columns.item, FEATURE]].head(5)
