@@ -13,7 +13,7 @@ CREATE OR REPLACE MACRO rf__serendipity_opts(k, "like", form, similarity, releva
         k := rf__k(k, owner),
         "like" := rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner),
         form := coalesce(rf__opt_choice(form, ['unexpectedness', 'summed_similarity', 'popularity'], 'form', owner), CASE rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner) WHEN 'recommenders' THEN 'unexpectedness' WHEN 'evidently' THEN 'summed_similarity' WHEN 'rectools' THEN 'popularity' END, 'unexpectedness'),
-        similarity := coalesce(rf__opt_choice(similarity, ['cooccurrence', 'cosine'], 'similarity', owner), CASE rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner) WHEN 'recommenders' THEN 'cooccurrence' WHEN 'evidently' THEN 'cosine' WHEN 'rectools' THEN 'cooccurrence' END, 'cooccurrence'),
+        similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'cooccurrence'], 'similarity', owner), CASE rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner) WHEN 'recommenders' THEN 'cooccurrence' WHEN 'evidently' THEN 'cosine' WHEN 'rectools' THEN 'cooccurrence' END, 'cosine'),
         relevance := coalesce(rf__opt_choice(relevance, ['binary', 'grade'], 'relevance', owner), CASE rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner) WHEN 'recommenders' THEN 'grade' WHEN 'evidently' THEN 'binary' WHEN 'rectools' THEN 'binary' END, 'binary'),
         rel := coalesce(rf__threshold(rel, 'rel', owner), CASE rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner) WHEN 'evidently' THEN 1 WHEN 'rectools' THEN 1 END, 1),
         unknown := coalesce(rf__opt_choice(unknown, ['zero', 'drop'], 'unknown', owner), CASE rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner) WHEN 'recommenders' THEN 'zero' WHEN 'evidently' THEN 'zero' END, 'zero'),
@@ -31,18 +31,15 @@ CREATE OR REPLACE MACRO rf__serendipity_opts(k, "like", form, similarity, releva
 CREATE OR REPLACE MACRO rf__serendipity_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Serendipity (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
-         WHEN struct_extract(x, 'similarity') = 'cosine' AND NOT features_given THEN error('rf:param: Serendipity (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
+         WHEN struct_extract(x, 'similarity') = 'cosine' AND struct_extract(x, 'form') <> 'popularity' AND NOT features_given THEN error('rf:param: Serendipity (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
          WHEN struct_extract(x, 'form') = 'popularity' AND NOT catalog_given THEN error('rf:param: Serendipity (' || owner || ') needs catalog := ''<table>'', a table with an item column (the catalog''s item ids)')
          ELSE x END)[1];
 CREATE OR REPLACE MACRO rf__serendipity_options(k, "like", form, similarity, relevance, rel, unknown, no_relevant_item, popularity, train_given, catalog_given, features_given, owner) AS
     rf__serendipity_needs(rf__serendipity_opts(k, "like", form, similarity, relevance, rel, unknown, no_relevant_item, popularity, owner), train_given, catalog_given, features_given, owner);
 -- rf:generated-end
 
--- the options, with the rules between them (rankframe/beyond/serendipity.py check_rules)
-CREATE OR REPLACE MACRO rf__serendipity_rules(o) AS list_transform([o], lambda x:
-    CASE WHEN struct_extract(x, 'form') = 'popularity' AND struct_extract(x, 'similarity') = 'cosine'
-         THEN error('rf:param: Serendipity(form=''popularity'') compares popularity ranks and reads no similarity: similarity=''cosine'' (features=) does not apply')
-         ELSE x END)[1];
+-- the options, with the rules between them (rankframe/beyond/serendipity.py check_rules: none yet)
+CREATE OR REPLACE MACRO rf__serendipity_rules(o) AS o;
 
 -- one row per list (segments..., rf__all, query): rf__n counted top-k rows, value (NaN without a counted row,
 -- without a history for the similarity forms, or without a relevant item for no_relevant_item 'skip')

@@ -64,6 +64,9 @@ class BeyondSpec(MetricSpec):
     level: str = "list"
     needs: tuple[str, ...] = ()
     needs_when: tuple[tuple[str, Any, str], ...] = ()
+    #: ``(input, parameter, value)``: an input of ``needs_when`` is not read when that option has that value
+    #: (Serendipity's form='popularity' reads no similarity, so no features=)
+    needs_unless: tuple[tuple[str, str, Any], ...] = ()
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     faces: tuple[str, ...] = FACES
     #: the SQL table macro of its per-list values: ``rf__beyond_lists`` (the row-value metrics ARP, APLT, Novelty:
@@ -105,7 +108,12 @@ class BeyondSpec(MetricSpec):
 
     def needed(self, kw: dict[str, Any]) -> list[str]:
         """The inputs this metric reads with these option values."""
-        extra = [needed for name, value, needed in self.needs_when if kw.get(name) == value]
+        unless = {needed: (name, value) for needed, name, value in self.needs_unless}
+        extra = [
+            needed
+            for name, value, needed in self.needs_when
+            if kw.get(name) == value and not (needed in unless and kw.get(unless[needed][0]) == unless[needed][1])
+        ]
         return list(dict.fromkeys([*self.needs, *extra]))
 
 

@@ -21,7 +21,8 @@ Examples
 >>> import rankframe
 >>> recs = pd.DataFrame({"query": [1, 1], "item": ["a", "b"], "rank": [1, 2], "relevance": [1, 1]})
 >>> train = pd.DataFrame({"query": [1, 2, 2], "item": ["c", "a", "c"]})
->>> rankframe.evaluate(recs, "Serendipity", train=train)["value"].round(4).tolist()  # a: 1 - 1/sqrt(2); b: 1
+>>> metric = "Serendipity(similarity='cooccurrence')"
+>>> rankframe.evaluate(recs, metric, train=train)["value"].round(4).tolist()  # a: 1 - 1/sqrt(2); b: 1
 [0.6464]
 """
 
@@ -32,13 +33,12 @@ from typing import Any
 import numpy as np
 
 from ..declare import Param, k_param, rel_param
-from ..errors import ParameterError
 from .declare import POPULARITY, BeyondSpec, like_param
 from .lists import Lists, count_distinct, gather
 from .similarity import item_vectors
 
 #: the similarities a form of unexpectedness reads (ILD's, without Hamming: a count, not a similarity)
-SIMILARITIES = ("cooccurrence", "cosine")
+SIMILARITIES = ("cosine", "cooccurrence")
 
 PRESETS: dict[str, dict[str, Any]] = {
     # Microsoft Recommenders serendipity / user_serendipity / user_item_serendipity
@@ -95,10 +95,11 @@ SPEC = BeyondSpec(
         ),
         Param(
             "similarity",
-            "cooccurrence",
-            "of an item to the history: 'cooccurrence' = the cosine of the items' train= query sets (Auralist, "
-            "Microsoft Recommenders' default), 'cosine' = of their features= vectors (Evidently; Microsoft "
-            "Recommenders' item_feature_vector); not read by form='popularity'",
+            "cosine",
+            "of an item to the history: 'cosine' = of their features= vectors (Evidently; Microsoft Recommenders' "
+            "item_feature_vector; linear in rows), 'cooccurrence' = the cosine of the items' train= query sets "
+            "(Auralist, Microsoft Recommenders' default; its cost grows with the square of the items' popularity); "
+            "not read by form='popularity'",
             choices=SIMILARITIES,
         ),
         Param(
@@ -130,6 +131,7 @@ SPEC = BeyondSpec(
     level="list",
     needs=("train",),
     needs_when=(("similarity", "cosine", "features"), ("form", "popularity", "catalog")),
+    needs_unless=(("features", "form", "popularity"),),
     presets=PRESETS,
     order=2140,
     lists_macro="rf__serendipity_lists",
@@ -138,12 +140,7 @@ SPEC = BeyondSpec(
 
 
 def check_rules(*, form: str, similarity: str, **_: object) -> None:
-    """The rules between the options (every face calls it): the popularity form reads no similarity."""
-    if form == "popularity" and similarity == "cosine":
-        raise ParameterError(
-            "Serendipity(form='popularity') compares popularity ranks and reads no similarity: "
-            "similarity='cosine' (features=) does not apply"
-        )
+    """The rules between the options (every face calls it): none yet (form='popularity' ignores ``similarity``)."""
 
 
 def compute(lists: Lists, *, k, like, form, similarity, relevance, rel, unknown, no_relevant_item, popularity):

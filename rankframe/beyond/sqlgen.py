@@ -92,7 +92,8 @@ def options_sql(spec: BeyondSpec) -> str:
         + ");"
     )
     needs = [("true", n) for n in spec.needs]
-    needs += [(f"struct_extract(x, '{o}') = {_literal(v)}", n) for o, v, n in spec.needs_when]
+    unless = {n: f" AND struct_extract(x, '{o}') <> {_literal(v)}" for n, o, v in spec.needs_unless}
+    needs += [(f"struct_extract(x, '{o}') = {_literal(v)}{unless.get(n, '')}", n) for o, v, n in spec.needs_when]
     cases = "".join(
         f"{NL}         WHEN {cond} AND NOT {n}_given THEN error('rf:param: {spec.canonical} (' || owner || ') needs "
         f"{n} := ''<table>'', {SQL_INPUTS[n].replace(Q, QQ)}')"

@@ -158,7 +158,7 @@ def test_rectools_form_with_tied_popularity_by_hand(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_default_form_grades_and_unknown_by_hand(engine):
-    # default: form='unexpectedness', similarity='cooccurrence', relevance='binary' (grade >= 1), unknown='zero'.
+    # defaults but the similarity: form='unexpectedness', relevance='binary' (grade >= 1), unknown='zero'.
     # train query sets: a {1, 2}, b {2}, c {3}. List 1 (history {a}): b (grade 2 -> 1): s = cos(b, a) = 1/sqrt(2);
     # c (grade NaN: unjudged -> 0); e (cold: the zero vector, s = 0, grade 1) -> ((1 - 1/sqrt(2)) + 0 + 1) / 3.
     # List 3 has no history (absent from train): NaN. List 2 (history {a, b}): a (grade 0): 0 -> 0.
@@ -167,18 +167,23 @@ def test_default_form_grades_and_unknown_by_hand(engine):
          "relevance": [2, np.nan, 1, 0, 1]}
     )  # fmt: skip
     train = pd.DataFrame({"query": [1, 2, 2, 9], "item": ["a", "a", "b", "c"]})
-    got = rankframe.evaluate(recs, "Serendipity", train=train, per_query=True, engine=engine)
+    co = "similarity='cooccurrence'"
+    got = rankframe.evaluate(recs, f"Serendipity({co})", train=train, per_query=True, engine=engine)
     want = [((1 - 1 / math.sqrt(2)) + 1) / 3, 0.0, math.nan]
     assert got["value"].tolist() == pytest.approx(want, abs=1e-12, nan_ok=True)
     # relevance='grade' multiplies by 2 for b; unknown='drop' leaves e out (2 counted rows: b and c)
     got = rankframe.evaluate(
-        recs, "Serendipity(relevance='grade', unknown='drop')", train=train, per_query=True, engine=engine
+        recs, f"Serendipity({co}, relevance='grade', unknown='drop')", train=train, per_query=True, engine=engine
     )
     assert got["value"].iloc[0] == pytest.approx(2 * (1 - 1 / math.sqrt(2)) / 2, abs=1e-12)
     # summed_similarity: 1 - 1 * 1/sqrt(2) (c: relevance 0, e: s = 0); list 2: no relevant item, 'zero' -> 1 - 0
-    got = rankframe.evaluate(recs, "Serendipity(form='summed_similarity')", train=train, per_query=True, engine=engine)
+    got = rankframe.evaluate(
+        recs, f"Serendipity({co}, form='summed_similarity')", train=train, per_query=True, engine=engine
+    )
     assert got["value"].tolist() == pytest.approx([1 - 1 / math.sqrt(2), 1.0, math.nan], abs=1e-12, nan_ok=True)
-    skip = rankframe.evaluate(recs, "Serendipity(no_relevant_item='skip')", train=train, per_query=True, engine=engine)
+    skip = rankframe.evaluate(
+        recs, f"Serendipity({co}, no_relevant_item='skip')", train=train, per_query=True, engine=engine
+    )
     assert skip["value"].tolist() == pytest.approx([want[0], math.nan, math.nan], abs=1e-12, nan_ok=True)
 
 
@@ -329,39 +334,40 @@ def test_serendipity_hostile_inputs():
     recs, features, train, catalog = random_case(1)
     with pytest.raises(ParameterError, match=r"Serendipity@2 needs train="):
         rankframe.evaluate(recs, "Serendipity@2")
-    with pytest.raises(ParameterError, match=r"needs features="):
-        rankframe.evaluate(recs, "Serendipity(similarity='cosine')", train=train)
+    with pytest.raises(ParameterError, match=r"needs features="):  # the default similarity reads features=
+        rankframe.evaluate(recs, "Serendipity", train=train)
     with pytest.raises(ParameterError, match=r"needs catalog="):
         rankframe.evaluate(recs, "Serendipity(like='rectools')", train=train)
     with pytest.raises(ParameterError, match=r"features= was given but no metric asked reads it"):
-        rankframe.evaluate(recs, "Serendipity", train=train, features=features)
-    with pytest.raises(ParameterError, match=r"reads no similarity"):
-        rankframe.evaluate(recs, "Serendipity(form='popularity', similarity='cosine')", train=train,
-                           features=features, catalog=catalog)  # fmt: skip
+        rankframe.evaluate(recs, "Serendipity(similarity='cooccurrence')", train=train, features=features)
+    with pytest.raises(ParameterError, match=r"features= was given but no metric asked reads it"):  # no similarity
+        rankframe.evaluate(recs, "Serendipity(form='popularity')", train=train, features=features, catalog=catalog)
+    rankframe.evaluate(recs, "Serendipity(form='popularity', similarity='cosine')", train=train, catalog=catalog)
     with pytest.raises(ParameterError, match=r"(?i)'form' parameter of serendipity"):
-        rankframe.evaluate(recs, "Serendipity(form='mean')", train=train)
+        rankframe.evaluate(recs, "Serendipity(form='mean')", train=train, features=features)
     with pytest.raises(ParameterError, match=r"(?i)'rel' parameter of serendipity"):
-        rankframe.evaluate(recs, "Serendipity(rel=None)", train=train)
+        rankframe.evaluate(recs, "Serendipity(rel=None)", train=train, features=features)
     with pytest.raises(ParameterError, match=r"unknown peer|'like' parameter"):
-        rankframe.evaluate(recs, "Serendipity(like='recbole')", train=train)
+        rankframe.evaluate(recs, "Serendipity(like='recbole')", train=train, features=features)
+    S = "Serendipity(similarity='cooccurrence')"
     # the one metric of the family that reads relevance: a table without the column is refused, naming it
     with pytest.raises(rankframe.RankframeError, match=r"relevance"):
-        rankframe.evaluate(recs.drop(columns="relevance"), "Serendipity", train=train)
+        rankframe.evaluate(recs.drop(columns="relevance"), S, train=train)
     with pytest.raises(ParameterError, match=r"reads the relevance column 'relevance'"):
-        rankframe.evaluate(recs.drop(columns="relevance"), "Serendipity", train=train, validate=False)
+        rankframe.evaluate(recs.drop(columns="relevance"), S, train=train, validate=False)
     # ... while the others still take such a table
     rankframe.evaluate(recs.drop(columns="relevance"), "Novelty", train=train)
     with pytest.raises(ParameterError, match=r"ids of different kinds"):
-        rankframe.evaluate(recs, "Serendipity", train=pd.DataFrame({"query": [1], "item": [3]}))
+        rankframe.evaluate(recs, S, train=pd.DataFrame({"query": [1], "item": [3]}))
     with pytest.raises(ParameterError, match=r"train= is empty"):
-        rankframe.evaluate(recs, "Serendipity", train=train.head(0))
+        rankframe.evaluate(recs, S, train=train.head(0))
     with pytest.raises(ParameterError, match=r"set-level|per_query"):
-        rankframe.evaluate(recs, "Serendipity", train=train, per_query=True, ci=0.95)
+        rankframe.evaluate(recs, S, train=train, per_query=True, ci=0.95)
     # NaN grades are unjudged: 0, as a grade of 0 (and never an error)
-    nan = rankframe.evaluate(recs.assign(relevance=np.nan), "Serendipity", train=train, per_query=True)
-    zero = rankframe.evaluate(recs.assign(relevance=0.0), "Serendipity", train=train, per_query=True)
+    nan = rankframe.evaluate(recs.assign(relevance=np.nan), S, train=train, per_query=True)
+    zero = rankframe.evaluate(recs.assign(relevance=0.0), S, train=train, per_query=True)
     assert nan["value"].to_numpy() == pytest.approx(zero["value"].to_numpy(), nan_ok=True)
     before = (recs.copy(), train.copy())
-    rankframe.evaluate(recs, "Serendipity", train=train)
+    rankframe.evaluate(recs, S, train=train)
     pd.testing.assert_frame_equal(recs, before[0])
     pd.testing.assert_frame_equal(train, before[1])  # never modified
