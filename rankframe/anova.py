@@ -322,7 +322,7 @@ def checked_arguments(
         raise parameter_error(OWNER, "pairs", "True or False", pairs)
     if not isinstance(missing, str) or missing.lower() not in MISSING:
         raise parameter_error(OWNER, "missing", "one of " + ", ".join(map(repr, MISSING)), missing)
-    names = [str(m) for m in parse_metrics(metrics, OWNER, face="compare")]
+    names = [str(m) for m in parse_metrics(metrics, OWNER, face="anova")]
     check_names(system, by, interaction, columns)
     return system, by, columns, names, missing.lower()
 

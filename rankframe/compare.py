@@ -23,6 +23,7 @@ from . import progress as progress_
 from .columns import Columns, column_list
 from .comparing import frame as _frame
 from .comparing import rules as _rules
+from .comparing import sets as _sets
 from .comparing.frame import (
     NOTE_ALL_ZERO,
     NOTE_ALL_ZERO_TUKEY,
@@ -45,6 +46,7 @@ from .comparing.rules import (
     default_correction,
 )
 from .display import OUTPUT_COLUMNS, comparison_frame
+from .engines import beyond_engine
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
 from .stats.randomization import call_seed
@@ -121,7 +123,11 @@ def compare(
         column naming the system of each row.
     metrics : str or list of str
         Metric names, e.g. ``["AP@10", "nDCG@10"]``, as for :func:`rankframe.evaluate` (trec_eval's
-        ``"iprec_at_recall"`` stands for its 11 levels ``IPrec@0.0`` ... ``IPrec@1.0``; each metric once).
+        ``"iprec_at_recall"`` stands for its 11 levels ``IPrec@0.0`` ... ``IPrec@1.0``; each metric once). A
+        set-level beyond-accuracy metric (``Coverage``, ``Gini``, ``Entropy``, ``Personalization``,
+        ``aggregate='rows'``) is compared by a paired bootstrap over queries with ``n_resamples`` and ``seed``: the
+        percentile interval and p-value of the resampled deltas, its rows noted so (``docs/comparing.md``, "Set-level
+        metrics"; decision 19).
     system : str, optional
         The system column (default: ``columns.system``, i.e. ``"system"``, what ``read_trec`` writes).
     baseline : optional
@@ -272,18 +278,23 @@ def compare(
         output=output,
         **options,
     )
-    with progress_.using(progress):
-        per = evaluate(
-            call.df,
-            call.names,
-            by=[*call.by, call.system],
-            per_query=True,
-            columns=call.columns,
-            qrels=call.qrels,
-            engine=engine,
-            **options,
-        )
-        out = compare_values(per, call)
+    measures = parse_metrics(call.names, "compare")
+    set_level = [m for m in measures if beyond_engine.is_set_level(m)]
+
+    def per_query(labels: list[str], passed: dict[str, Any]) -> pd.DataFrame:
+        by = [*call.by, call.system]
+        return evaluate(call.df, labels, by=by, per_query=True, columns=call.columns, qrels=call.qrels, **passed)
+
+    def per_list_rows(labels: list[str], passed: dict[str, Any], p: dict[str, Any]) -> pd.DataFrame:
+        per = per_query(labels, passed)
+        return _compare_per_query(per, labels, call.by, call.columns.query, call.system, call.baseline, p)
+
+    with progress_.using(progress):  # set-level metrics: a paired bootstrap over queries (docs/comparing.md)
+        if set_level:
+            rows = _sets.compare(call, measures, set_level, {**options, "engine": engine}, per_list_rows)
+        else:
+            rows = per_query(call.names, {**options, "engine": engine})
+        out = comparison_frame(rows) if set_level else compare_values(rows, call)
     return inputs.from_pandas(out, call.output)
 
 

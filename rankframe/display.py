@@ -47,6 +47,7 @@ _TEST_WORDS = {
     "randomization": "paired randomization test",
     "wilcoxon": "Wilcoxon signed-rank test",
     "tukey": "blocked Tukey HSD",
+    "bootstrap": "paired bootstrap test over queries",  # set-level metrics only (docs/comparing.md)
 }
 _CORRECTION_WORDS = {
     "holm": "Holm",
@@ -101,6 +102,8 @@ def compare_caption(attrs: dict) -> str:
     family = family if family.startswith("per ") else f"over {family}"
     adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
     parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
+    if attrs.get("set_level") and attrs["test"] != "bootstrap":  # the set-level rows' own test
+        parts.append(f"{', '.join(attrs['set_level'])}: paired bootstrap over queries, percentile interval ({random})")
     if attrs.get("missing", "error") != "error":
         key = "filled" if attrs["missing"] == "zero" else "dropped"
         done = f"{attrs.get(key, 0)} {key}"

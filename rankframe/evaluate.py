@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import inputs, units
@@ -22,6 +23,7 @@ from .join import join_qrels
 from .names import Measure
 from .registry import POLICY_DEFAULTS, bind_policies
 from .schema import validate as validate_table
+from .stats.randomization import call_seed, check_n_resamples
 
 ENGINES = ("pandas", "duckdb")
 
@@ -53,6 +55,14 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
     return agg
 
 
+def check_resampling(n_resamples: object, seed: object, owner: str = "evaluate") -> tuple[int, int | None]:
+    """``n_resamples`` (1 to 10**7) and ``seed`` (None or an int >= 0) of a bootstrap, checked before any work."""
+    n = check_n_resamples(n_resamples, owner)
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise parameter_error(owner, "seed", "None or an int >= 0", seed)
+    return n, None if seed is None else int(seed)  # type: ignore[arg-type]
+
+
 def evaluate(
     df: pd.DataFrame,
     metrics: str | Measure | Iterable[str | Measure],
@@ -66,6 +76,8 @@ def evaluate(
     engine: str = "pandas",
     allow_duplicates: bool = False,
     ci: float | None = None,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
     agg: str = "mean",
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
@@ -175,6 +187,7 @@ def evaluate(
     allow_duplicates = as_flag("allow_duplicates", allow_duplicates)
     policies = bind_policies(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     agg = check_aggregation(per_query, ci, agg, engine)
+    n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
     beyond_engine.check_arguments(
@@ -201,6 +214,7 @@ def evaluate(
             train,
             catalog,
             features,
+            (n_resamples, seed),
         )
     return inputs.from_pandas(out, output)
 
@@ -223,6 +237,7 @@ def _evaluate(
     train: Any = None,
     catalog: Any = None,
     features: Any = None,
+    resampling: tuple[int, int | None] = (10_000, None),
 ) -> pd.DataFrame:
     """Everything after the argument checks (inside the call's progress setting)."""
     asked = [str(m) for m in measures]
@@ -296,7 +311,28 @@ def _evaluate(
         return _aggregate(values, measures, by, columns, per_query, ci, agg)
     averaged = [m for m in [*measures, *beyond] if not beyond_engine.is_set_level(m)]
     out = _aggregate(values, averaged, by, columns, per_query, ci, agg) if averaged else None
-    return beyond_engine.with_set_rows(out, sets, by, asked)
+    set_level = [m for m in beyond if beyond_engine.is_set_level(m)]
+    seed = None
+    if ci is not None and set_level:  # a bootstrap over queries, by the numpy kernels on either engine
+        from .engines import beyond_bootstrap
+
+        seed = call_seed(resampling[1])
+        sets = beyond_bootstrap.intervals(
+            df,
+            set_level,
+            columns,
+            by,
+            level=float(ci),
+            n_resamples=resampling[0],
+            seed=seed,
+            train=train,
+            catalog=catalog,
+            features=features,
+        )
+    result = beyond_engine.with_set_rows(out, sets, by, asked)
+    if seed is not None:
+        result.attrs.update(n_resamples=resampling[0], seed=seed)
+    return result
 
 
 def _aggregate(

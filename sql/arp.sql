@@ -22,7 +22,12 @@ CREATE OR REPLACE MACRO rf__arp_opts(k, "like", popularity, cold, aggregate, own
         form := CAST(NULL AS VARCHAR),
         relevance := CAST(NULL AS VARCHAR),
         rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR));
+        no_relevant_item := CAST(NULL AS VARCHAR),
+        divergence := CAST(NULL AS VARCHAR),
+        direction := CAST(NULL AS VARCHAR),
+        alpha := CAST(NULL AS DOUBLE),
+        smooth := CAST(NULL AS VARCHAR),
+        rank_weight := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__arp_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: ARP (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

@@ -13,6 +13,8 @@ CREATE OR REPLACE MACRO rf__opt_nonnegative(v, pname, owner) AS
                            pname, owner, rf__repr(v))) END;
 CREATE OR REPLACE MACRO rf__opt_base(v, owner) AS
     CASE WHEN v IS NULL THEN CAST(NULL AS DOUBLE) ELSE rf__log_base(v, owner) END;
+CREATE OR REPLACE MACRO rf__opt_unit(v, pname, owner) AS
+    CASE WHEN v IS NULL THEN CAST(NULL AS DOUBLE) ELSE rf__unit(v, pname, owner) END;
 CREATE OR REPLACE MACRO rf__opt_flag(v, pname, owner) AS
     CASE WHEN v IS NULL THEN CAST(NULL AS BOOLEAN) ELSE rf__flag(v, pname, owner) END;
 
@@ -23,12 +25,13 @@ CREATE OR REPLACE MACRO rf__beyond_ok(tbl, segments, order_by, o, owner) AS TABL
                                   AND rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) <> '');
 
 -- every row of tbl: its segment columns, query, item, rf__all (a constant: the segment key without segments),
--- rf__sk (the segment as one struct), rf__row (the row's place in its list: its position when ranked), rf__first
--- (true on one row of each list: the segment's lists are counted from it) and rf__top (ranked at a position <= k: rank ascending, or score descending then item descending as
+-- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted
+-- from it), rf__pos (the position of a ranked row, NULL when not retrieved) and rf__top (ranked at a position <= k: rank ascending, or score descending then item descending as
 -- text, rankframe's order; a NULL rank or score is not retrieved). One window, one sort.
 CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok) AS TABLE
-    SELECT b.* EXCLUDE (rf__key, rf__tie),
+    SELECT b.* EXCLUDE (rf__key, rf__tie, rf__row),
            coalesce(b.rf__key IS NOT NULL AND b.rf__row <= coalesce(k, 9223372036854775807), false) AS rf__top,
+           CASE WHEN b.rf__key IS NOT NULL THEN b.rf__row END AS rf__pos,
            b.rf__row = 1 AS rf__first
     FROM (SELECT c.*,
                  -- unranked rows (NULL key) sort last: the ranked rows are numbered 1..n first

@@ -24,7 +24,12 @@ CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, sin
         form := CAST(NULL AS VARCHAR),
         relevance := CAST(NULL AS VARCHAR),
         rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR));
+        no_relevant_item := CAST(NULL AS VARCHAR),
+        divergence := CAST(NULL AS VARCHAR),
+        direction := CAST(NULL AS VARCHAR),
+        alpha := CAST(NULL AS DOUBLE),
+        smooth := CAST(NULL AS VARCHAR),
+        rank_weight := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__ild_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN struct_extract(x, 'similarity') = 'cosine' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')

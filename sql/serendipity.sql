@@ -27,7 +27,12 @@ CREATE OR REPLACE MACRO rf__serendipity_opts(k, "like", form, similarity, releva
         log_base := CAST(NULL AS DOUBLE),
         list_denominator := CAST(NULL AS VARCHAR),
         output := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR));
+        single_item := CAST(NULL AS VARCHAR),
+        divergence := CAST(NULL AS VARCHAR),
+        direction := CAST(NULL AS VARCHAR),
+        alpha := CAST(NULL AS DOUBLE),
+        smooth := CAST(NULL AS VARCHAR),
+        rank_weight := CAST(NULL AS VARCHAR));
 CREATE OR REPLACE MACRO rf__serendipity_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Serendipity (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
@@ -54,7 +59,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
     rf__s_vectors AS (SELECT * FROM rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity'))
                 WHERE struct_extract(o, 'form') <> 'popularity'),
     rf__s_rows AS (
-        SELECT b.*, b.rf__row AS rf__pos, kn.rf__item IS NOT NULL AS rf__known,
+        SELECT b.*, kn.rf__item IS NOT NULL AS rf__known,
                CASE WHEN struct_extract(o, 'relevance') = 'binary'
                     THEN CASE WHEN coalesce(gr.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
                     ELSE coalesce(gr.rf__g, 0.0) END AS rf__r

@@ -121,7 +121,7 @@ def assert_same(exp: pd.DataFrame, got: pd.DataFrame, tol: float = 1e-9) -> None
     for k, (ev, en) in e.items():
         gv, gn = g[k]
         gv = float("nan") if gv is None else float(gv)
-        ok = (math.isnan(ev) and math.isnan(gv)) or abs(ev - gv) <= tol
+        ok = (math.isnan(ev) and math.isnan(gv)) or ev == gv or abs(ev - gv) <= tol  # inf = inf
         assert ok, f"{k}: evaluate {ev!r}, SQL {gv!r}"
         if en is not None:
             assert int(en) == int(gn), f"{k}: n {en} != {gn}"
@@ -201,6 +201,16 @@ BEYOND_SERENDIPITY = [
     "Serendipity(form='summed_similarity', unknown='drop', rel=2)@4",
     "Serendipity(similarity='cosine', relevance='grade', no_relevant_item='skip')",
     "Serendipity(form='popularity', popularity='interactions', relevance='grade')@3",
+]
+
+#: Calibration (reads train= and features=): every option value and the preset
+BEYOND_CALIBRATION = [
+    "Calibration@3",
+    "Calibration(divergence='js', rank_weight='log')",
+    "Calibration(like='informfully')@2",
+    "Calibration(direction='list_history', smooth='both', alpha=0.2, log_base=10)@4",
+    "Calibration(alpha=0, rank_weight='reciprocal')",
+    "Calibration(divergence='js', alpha=0, direction='list_history')@2",
 ]
 
 

@@ -46,8 +46,11 @@ SPEC = BeyondSpec(
 
 
 def compute(lists: Lists, *, k, universe, output, like) -> np.ndarray:
-    """One value per segment: |{items of the universe in some top k}| (/ |universe| for 'share')."""
-    seg, item, _ = lists.cut(k).segment_items()
+    """One value per segment: |{items of the universe in some top k}| (/ |universe| for 'share').
+
+    Per resample of ``lists.weights`` (one row each) when given: an item is covered when its weighted count is > 0.
+    """
+    counts, seg, item = lists.cut(k).weighted_counts()
     inside = lists.universe(universe)
-    covered = np.bincount(seg[inside[item]], minlength=lists.n_segments).astype(np.float64)
-    return covered if output == "count" else covered / max(int(inside.sum()), 1)
+    covered = lists.by_segment((counts > 0) & inside[item], seg)
+    return lists.out(covered if output == "count" else covered / max(int(inside.sum()), 1))

@@ -17,20 +17,20 @@ from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
 #: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
-#: pandas accessor and the polars namespace (which call it). Every other face raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars")
+#: pandas accessor and the polars namespace (which call it), and rankframe.compare (the per-list metrics by the
+#: paired tests, the set-level ones by a paired bootstrap over queries). Every other face raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars", "compare")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
     "duckdb_files": "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)",
-    "compare": "rankframe.compare and rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, "
-    "Personalization: one value per segment, so paired tests need a bootstrap over queries; the per-list ARP, APLT "
-    "and Novelty are compared)",
+    "anova": "rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, Personalization: one value per "
+    "segment, no per-query values to decompose; rankframe.compare compares them by a paired bootstrap over queries, "
+    "and anova takes the per-list ARP, APLT, Novelty and ILD)",
     "spark": "rankframe.spark",
 }
-#: the faces that serve the per-list metrics (ARP, APLT, Novelty) but not the set-level ones: their per-query values
-#: take the paired tests and the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses
-#: per_query=True then)
-PER_LIST_FACES: tuple[str, ...] = ("compare",)
+#: the faces that serve the per-list metrics (ARP, APLT, Novelty, ILD) but not the set-level ones: their per-query
+#: values take the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses per_query=True then)
+PER_LIST_FACES: tuple[str, ...] = ("anova",)
 #: the peers a preset ``like=`` names: name -> the library and where its definitions are
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
@@ -41,6 +41,7 @@ PEERS: dict[str, str] = {
     "replay": "RePlay (replay/metrics/)",
     "elliot": "Elliot (elliot/evaluation/metrics/)",
     "lenskit": "LensKit (lenskit/metrics/)",
+    "informfully": "Informfully (Informfully/Recommenders cornac/metrics/diversity.py, RADio)",
 }
 #: the extra inputs: keyword argument of evaluate -> what it is
 INPUTS: dict[str, str] = {
@@ -75,6 +76,9 @@ class BeyondSpec(MetricSpec):
     lists_macro: str = "rf__beyond_lists"
     #: reads the ranking table's ``relevance`` column (Serendipity; every other metric of the family never does)
     reads_relevance: bool = False
+    #: it reads each query's own rows of train= (its history: Calibration), so train='s query ids must be of the
+    #: ranking table's kind (numbers or text) for a query to find its history
+    history: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -163,7 +167,7 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
             "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
-            "rf_aplt, rf_novelty, rf_ild and rf_serendipity."
+            "rf_aplt, rf_novelty, rf_ild, rf_calibration and rf_serendipity."
         )
 
 

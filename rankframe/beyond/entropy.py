@@ -41,13 +41,13 @@ SPEC = BeyondSpec(
 
 
 def compute(lists: Lists, *, k, log_base, normalize, like) -> np.ndarray:
-    """One value per segment; NaN when the segment has no recommended row."""
-    seg, _, count = lists.cut(k).segment_items()
-    n_seg = lists.n_segments
-    total = np.bincount(seg, weights=count, minlength=n_seg)
-    p = count / total[seg]
-    h = np.bincount(seg, weights=-p * np.log(p), minlength=n_seg) / np.log(log_base)
-    m = np.bincount(seg, minlength=n_seg)
+    """One value per segment (per resample of ``lists.weights``); NaN when the segment has no recommended row."""
+    counts, seg, _ = lists.cut(k).weighted_counts()
+    total = lists.by_segment(counts, seg)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = counts / total[:, seg]
+        terms = np.where(counts > 0, -p * np.log(np.where(counts > 0, p, 1.0)), 0.0)
+    h = lists.by_segment(terms, seg) / np.log(log_base)
     if normalize == "items":
-        h = h / np.maximum(m, 1)
-    return np.where(total > 0, h, np.nan)
+        h = h / np.maximum(lists.by_segment(counts > 0, seg), 1)
+    return lists.out(np.where(total > 0, h, np.nan))

@@ -46,23 +46,30 @@ SPEC = BeyondSpec(
 
 
 def compute(lists: Lists, *, k, universe, denominator, complement, like) -> np.ndarray:
-    """One value per segment; NaN when the segment has no recommended row (or n = 1 with d = n - 1)."""
-    seg, item, count = lists.cut(k).segment_items()
+    """One value per segment (per resample of ``lists.weights``); NaN without a recommended row (or d = 0).
+
+    The (segment, item) columns of the counts are sorted by segment: within each segment's block of columns, a
+    row's counts are sorted ascending (an item not drawn in a resample has count 0 and sorts first); the item at
+    place j0 (0-based) of a block of P_s columns ranks i = n - P_s + j0 + 1 among all n items (the items with count
+    0 of the universe come first), so the numerator sum_i (2i - n - 1) c_(i) needs no per-segment loop.
+    """
+    counts, seg, item = lists.cut(k).weighted_counts()
     n_seg = lists.n_segments
-    m = np.bincount(seg, minlength=n_seg)  # distinct items recommended per segment
+    positive = counts > 0
     if universe == "recommended":
-        n = m.astype(np.float64)
+        n = lists.by_segment(positive, seg)
     else:
         inside = lists.universe(universe)
-        n = inside.sum() + np.bincount(seg[~inside[item]], minlength=n_seg).astype(np.float64)
-    order = np.lexsort((count, seg))  # by segment, then count ascending: c_(1) <= ... within each segment
-    seg, count = seg[order], count[order]
-    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
-    j = np.arange(len(seg)) - starts[seg] + 1  # rank among the segment's recommended items
-    i = n[seg] - m[seg] + j  # rank among all n items (the n - m unrecommended items come first, with 0)
-    num = np.bincount(seg, weights=(2 * i - n[seg] - 1) * count, minlength=n_seg)
-    total = np.bincount(seg, weights=count, minlength=n_seg)
+        n = inside.sum() + lists.by_segment(positive & ~inside[item], seg)  # + recommended outside the universe
+    width = np.bincount(seg, minlength=n_seg)  # columns per segment
+    starts = np.concatenate(([0], np.cumsum(width)[:-1]))
+    j0 = np.arange(len(seg)) - starts[seg]
+    step = float(counts.max(initial=0.0)) + 1.0  # blocks stay apart: segment s sorts within [s * step, s * step + max]
+    ordered = np.sort(counts + seg * step, axis=1) - seg * step
+    i = n[:, seg] - width[seg] + j0 + 1
+    num = lists.by_segment((2 * i - n[:, seg] - 1) * ordered, seg)
+    total = lists.by_segment(counts, seg)
     d = n if denominator == "n" else n - 1
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where((total > 0) & (d > 0), num / (np.maximum(d, 1) * np.maximum(total, 1)), np.nan)
-    return 1 - value if complement else value
+    return lists.out(1 - value if complement else value)

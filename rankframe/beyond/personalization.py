@@ -22,11 +22,10 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..declare import Param, k_param
 from .declare import BeyondSpec, like_param
-from .lists import Lists, count_distinct
+from .lists import Lists
 
 PRESETS = {
     # recmetrics personalization (recmetrics/metrics.py): 1 - the mean of the upper triangle of sklearn's cosine
@@ -57,19 +56,21 @@ SPEC = BeyondSpec(
 
 
 def compute(lists: Lists, *, k, output, like) -> np.ndarray:
-    """One value per segment; NaN for a segment with fewer than two lists with a top-k row."""
+    """One value per segment (per resample of ``lists.weights``); NaN with fewer than two lists with a top-k row.
+
+    With multiplicities w_u (a list drawn twice is two lists: its copies form a pair of similarity 1), S_i and Q_i
+    are the weighted sums ``sum_u w_u / sqrt(|A_u|)`` and ``sum_u w_u / |A_u|``, and n = sum_u w_u.
+    """
     top = lists.cut(k)
-    pairs, _ = count_distinct(top.unit.astype(np.int64) * top.n_items + top.item)  # each (list, item) once
-    unit, item = pairs // top.n_items, pairs % top.n_items
+    unit, _, column, seg, _ = top.item_columns()  # each (list, item) pair once
     size = np.bincount(unit, minlength=top.n_units)
     weight = 1.0 / np.sqrt(size[unit])
-    seg = top.unit_segment[unit]
-    codes, uniques = pd.factorize(seg.astype(np.int64) * top.n_items + item, sort=False)
-    s = np.bincount(codes, weights=weight, minlength=len(uniques))  # S_i per (segment, item)
-    q = np.bincount(codes, weights=weight * weight, minlength=len(uniques))  # sum of w_u² per (segment, item)
+    s = top.weigh("personalization_s", unit, column, weight, len(seg))  # S_i per (segment, item)
+    q = top.weigh("personalization_q", unit, column, weight * weight, len(seg))  # sum of w_u² per (segment, item)
     # 2 x the pairs' sum; S_i² - Q_i per item (not sum S_i² - n): exactly 0 for an item of one list, no cancellation
-    twice = np.bincount(np.asarray(uniques) // top.n_items, weights=s * s - q, minlength=top.n_segments)
-    n = np.bincount(top.unit_segment[size > 0], minlength=top.n_segments).astype(np.float64)
+    twice = top.by_segment(s * s - q, seg)
+    listed = np.flatnonzero(size > 0)
+    n = top.weigh("personalization_n", listed, top.unit_segment[listed], np.ones(len(listed)), top.n_segments)
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.where(n >= 2, twice / (n * (n - 1)), np.nan)
-    return 1.0 - similarity if output == "distance" else similarity
+    return lists.out(1.0 - similarity if output == "distance" else similarity)

@@ -136,6 +136,7 @@ SPEC = BeyondSpec(
     order=2140,
     lists_macro="rf__serendipity_lists",
     reads_relevance=True,
+    history=True,
 )
 
 

@@ -30,7 +30,14 @@ SQL_INPUTS = {
     "features": "a table of item features with the item column, feature (and optionally value)",
 }
 #: the SQL type of an option of each kind
-_TYPES = {"choice": "VARCHAR", "nonnegative": "DOUBLE", "base": "DOUBLE", "flag": "BOOLEAN", "threshold": "DOUBLE"}
+_TYPES = {
+    "choice": "VARCHAR",
+    "nonnegative": "DOUBLE",
+    "unit": "DOUBLE",
+    "base": "DOUBLE",
+    "flag": "BOOLEAN",
+    "threshold": "DOUBLE",
+}
 NL, Q, QQ = "\n", "'", "''"
 _BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
 
@@ -55,6 +62,8 @@ def _checked(p: Param) -> str:
         return f"rf__opt_choice({p.name}, [{choices}], '{p.name}', owner)"
     if p.kind == "nonnegative":
         return f"rf__opt_nonnegative({p.name}, '{p.name}', owner)"
+    if p.kind == "unit":
+        return f"rf__opt_unit({p.name}, '{p.name}', owner)"
     if p.kind == "base":
         return f"rf__opt_base({p.name}, owner)"
     if p.kind == "flag":

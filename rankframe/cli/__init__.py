@@ -131,7 +131,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--train-weight", metavar="COL", help="with --train: its column of interaction weights")
     w.add_argument("--catalog", metavar="TABLE", help="the table of the catalog's item ids (Coverage, Gini)")
-    w.add_argument("--features", metavar="TABLE", help="the table of item features (item, feature, value) ILD reads")
+    w.add_argument("--features", metavar="TABLE", help="item features (item, feature, value): ILD, Calibration")
     w.add_argument("--features-value", metavar="COL", help="with --features: its column of feature values")
     d = sq.add_argument_group(
         "dbt package (docs/warehouse.md, section dbt)",

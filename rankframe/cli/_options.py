@@ -222,5 +222,5 @@ def _beyond_input_options(parser) -> None:
         "--features",
         metavar="FILE",
         help="item features (Parquet or CSV) with the ranking table's item column name, 'feature' and an optional "
-        "numeric 'value': features= of ILD",
+        "numeric 'value': features= of ILD and Calibration",
     )

@@ -108,6 +108,12 @@ def _render(
             f"value: the mean over n queries; [ci_low, ci_high]: its {ci * 100:.6g}% t interval "
             "(std_err = sd / sqrt(n))"
         )
+        if "seed" in result.attrs:  # set-level metrics (Coverage, Gini, ...): a bootstrap over queries
+            caption += (
+                f"; a set-level metric's value is over all n queries' lists, std_err the sd of its bootstrap over "
+                f"queries and [ci_low, ci_high] value -/+ z * std_err ({result.attrs['n_resamples']} resamples, "
+                f"seed {result.attrs['seed']})"
+            )
         return _table(result.reset_index(drop=True), fmt, caption=caption)
     return _table(_wide(result[[*keys, "metric", "value"]], keys, metric_order), fmt)
 

@@ -16,7 +16,7 @@ import pandas as pd
 from .. import progress as progress_mod
 from ..columns import Columns
 from ..errors import ParameterError
-from ..evaluate import check_aggregation, evaluate
+from ..evaluate import check_aggregation, check_resampling, evaluate
 from ..io import TREC_COUNTS, is_long
 from ..io import trec_lines as _trec_lines
 from ..names import parse
@@ -67,8 +67,17 @@ def add_parser(sub) -> None:
         "--ci",
         type=float,
         metavar="LEVEL",
-        help="add n, std_err and the t interval of each mean at this level, e.g. 0.95 (not with --per-query)",
+        help="add n, std_err and the t interval of each mean at this level, e.g. 0.95 (not with --per-query); a "
+        "set-level metric (Coverage, Gini, Entropy, Personalization) gets a bootstrap interval over queries",
     )
+    ev.add_argument(
+        "--n-resamples",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="resamples of the set-level metrics' bootstrap with --ci (default 10000)",
+    )
+    ev.add_argument("--seed", type=int, metavar="S", help="seed of that bootstrap (default: fresh)")
     ev.add_argument(
         "--agg",
         choices=("mean", "gmean", "median", "sum"),
@@ -136,6 +145,7 @@ def _evaluate(args) -> int:
     trec_format = args.format == "trec"
     try:  # evaluate's own rules for --ci and --agg, before any file is read (--format trec aggregates per query)
         check_aggregation(args.per_query and not trec_format, args.ci, args.agg, args.engine or "pandas")
+        check_resampling(args.n_resamples, args.seed)
     except ParameterError as e:
         raise UsageError(_cli_words(str(e))) from None
     if args.ci is not None and trec_format:
@@ -185,6 +195,8 @@ def _evaluate_loaded(loaded, measures: list, by: list, columns: Columns, policie
         engine=args.engine or "pandas",
         allow_duplicates=args.allow_duplicates,
         ci=args.ci,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
         no_relevant=policies["no_relevant"],
         no_retrieved=policies["no_retrieved"],
         no_judged=policies["no_judged"],

@@ -46,7 +46,7 @@ WESTFALL_YOUNG_TEST = (
     "same draws); pass test='randomization' with it, or use correction='holm' with test={test!r}"
 )
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
-_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress"}
+_OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress", "n_resamples", "seed"}
 EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))
 
 #: the system column listed among the segments (``by_arg``: the segments as the face's caller wrote them,

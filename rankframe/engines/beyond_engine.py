@@ -1,7 +1,7 @@
 """The beyond-accuracy engine: check the extra inputs, lay the lists out over one item index, run the kernels.
 
 ``check_arguments`` holds the rules that need no data (a metric needs an input it was not given, an input no
-metric reads, set-level metrics with ``per_query``/``ci``/``agg``); ``check_catalog`` and ``check_train`` the
+metric reads, set-level metrics with ``per_query``/``agg``); ``check_catalog`` and ``check_train`` the
 rules of the inputs themselves; ``evaluate`` returns the per-list values (the per-query contract of the other
 engines) and the set-level rows (one per segment).
 """
@@ -59,11 +59,10 @@ def check_arguments(
             f"{', '.join(sets)}: set-level metrics have one value per segment, not per query; they do not apply "
             "with per_query=True (evaluate them in a separate call without it)"
         )
-    if sets and (ci is not None or agg != "mean"):
-        option = "ci=" if ci is not None else f"agg={agg!r}"
+    if sets and agg != "mean":
         raise ParameterError(
-            f"{', '.join(sets)}: set-level metrics are not means over queries; {option} does not apply to them "
-            "(intervals by a bootstrap over queries are not implemented yet)"
+            f"{', '.join(sets)}: set-level metrics are not means over queries; agg={agg!r} does not apply to them "
+            "(ci= gives them a bootstrap interval over queries)"
         )
     given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
     reads: dict[str, list[str]] = {name: [] for name in given}
@@ -78,7 +77,7 @@ def check_arguments(
             raise ParameterError(
                 f"{name}= was given but no metric asked reads it (Coverage, Gini read catalog= or train= by their "
                 "universe option; ARP, APLT, Novelty read train=; ILD and Serendipity read features= or train= by "
-                "their similarity option): remove it or ask for one (docs/beyond-accuracy.md)"
+                "their similarity option; Calibration reads both): remove it or ask for one (docs/beyond-accuracy.md)"
             )
 
 
@@ -216,6 +215,18 @@ def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFra
     return frame
 
 
+def check_history(measures: Sequence[Measure], train: pd.DataFrame, queries: pd.Series, query_col: str) -> None:
+    """A metric reading each query's own history (``BeyondSpec.history``): train='s query ids of the table's kind."""
+    readers = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.history]
+    mine, theirs = _id_kind(train[query_col]), _id_kind(queries)
+    if readers and "empty" not in (mine, theirs) and (mine != theirs or mine == "other"):
+        raise ParameterError(
+            f"{', '.join(readers)} reads each query's history in train=, but train='s query ids in {query_col!r} are "
+            f"{_WORDS[mine]} (e.g. {_show(train[query_col].iloc[0])}) and the ranking table's are {_WORDS[theirs]} "
+            f"(e.g. {_show(queries.dropna().iloc[0])}): ids of different kinds never match; convert one of them first"
+        )
+
+
 def check_features(features: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
     """``features=`` as a pandas frame ``[item, feature, value]``: ids of the item column's kind, each pair once."""
     wanted = [columns.item, FEATURE]
@@ -279,7 +290,9 @@ def segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.Data
     return codes, keys[list(by)].iloc[first].reset_index(drop=True)
 
 
-def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: str, order: np.ndarray) -> Train:
+def _train_arrays(
+    frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: str, order: np.ndarray, users: np.ndarray
+) -> Train:
     weight = frame[WEIGHT].to_numpy(np.float64) if WEIGHT in frame.columns else np.ones(len(frame))
     query_codes, query_ids = pd.factorize(frame[query])
     positive = weight > 0
@@ -292,7 +305,71 @@ def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: s
         order=order,
         pair_query=pairs // n_items,
         pair_item=pairs % n_items,
+        row_user=users,
+        row_item=codes,
+        row_weight=weight,
     )
+
+
+def lists_of(
+    df: pd.DataFrame,
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    train: object = None,
+    catalog: object = None,
+    features: object = None,
+    measures: Sequence[Measure] = (),
+) -> tuple[Lists, Any, pd.DataFrame]:
+    """The inputs checked and laid out: (the lists, the units (``.keys``: by columns and query), segment rows).
+
+    ``measures``: the metrics to compute, for those that read each query's own history (``BeyondSpec.history``).
+    """
+    items = df[columns.item]
+    catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
+    train_frame = None if train is None else check_train(train, columns, items)
+    feature_frame = None if features is None else check_features(features, columns, items)
+    grade = grades(df, columns, measures)
+    groups, rows, offsets = ranked_rows(df, columns, by)
+    if train_frame is not None:
+        check_history(measures, train_frame, df[columns.query], columns.query)
+    seg_of_unit, seg_keys = segments(groups.keys, by)
+    parts = [items.to_numpy()[rows]]
+    parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]
+    parts += [] if train_frame is None else [train_frame[columns.item].to_numpy()]
+    parts += [] if feature_frame is None else [feature_frame[columns.item].to_numpy()]
+    codes, n_items, order = item_index(*parts)
+    train_codes = codes[1 + (catalog_ids is not None)] if train_frame is not None else None
+    unit_user, train_users = None, np.empty(0, dtype=np.int64)
+    if train_frame is not None and any(isinstance(m.spec, BeyondSpec) and m.spec.history for m in measures):
+        # each list's query and train's queries in one index: a query's own history (Calibration)
+        (unit_user, train_users), _, _ = item_index(
+            groups.keys[columns.query].to_numpy(), train_frame[columns.query].to_numpy()
+        )
+    catalog_mask = None
+    if catalog_ids is not None:
+        catalog_mask = np.zeros(n_items, dtype=bool)
+        catalog_mask[codes[1]] = True
+    lists = Lists(
+        n_units=groups.n,
+        unit_segment=seg_of_unit,
+        n_segments=len(seg_keys),
+        unit=groups.codes[rows].astype(np.int64),
+        pos=positions_in_lists(offsets),
+        item=codes[0],
+        n_items=n_items,
+        catalog=catalog_mask,
+        train=None
+        if train_frame is None or train_codes is None
+        else _train_arrays(train_frame, train_codes, n_items, columns.query, order, train_users),
+        features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
+        unit_user=unit_user,
+        grade=None if grade is None else grade[rows],
+        unit_history=None
+        if train_frame is None or not reads_relevance(measures)
+        else _history(train_frame, groups.keys, columns.query),
+    )
+    return lists, groups, seg_keys
 
 
 def evaluate(
@@ -310,39 +387,10 @@ def evaluate(
     Per-list values are ``[*by, query, metric, value]`` (the per-query contract of the other engines); set-level
     rows ``[*by, metric, value, n]`` with ``n`` = the segment's queries.
     """
-    items = df[columns.item]
-    catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
-    train_frame = None if train is None else check_train(train, columns, items)
-    feature_frame = None if features is None else check_features(features, columns, items)
-    grade = grades(df, columns, measures)
-    groups, rows, offsets = ranked_rows(df, columns, by)
-    seg_of_unit, seg_keys = segments(groups.keys, by)
-    parts = [items.to_numpy()[rows]]
-    parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]
-    parts += [] if train_frame is None else [train_frame[columns.item].to_numpy()]
-    parts += [] if feature_frame is None else [feature_frame[columns.item].to_numpy()]
-    codes, n_items, order = item_index(*parts)
-    train_codes = codes[1 + (catalog_ids is not None)] if train_frame is not None else None
-    catalog_mask = None
-    if catalog_ids is not None:
-        catalog_mask = np.zeros(n_items, dtype=bool)
-        catalog_mask[codes[1]] = True
-    lists = Lists(
-        n_units=groups.n,
-        unit_segment=seg_of_unit,
-        n_segments=len(seg_keys),
-        unit=groups.codes[rows].astype(np.int64),
-        pos=positions_in_lists(offsets),
-        item=codes[0],
-        n_items=n_items,
-        catalog=catalog_mask,
-        train=None
-        if train_frame is None or train_codes is None
-        else _train_arrays(train_frame, train_codes, n_items, columns.query, order),
-        features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
-        grade=None if grade is None else grade[rows],
-        unit_history=None if train_frame is None else _history(train_frame, groups.keys, columns.query),
+    lists, groups, seg_keys = lists_of(
+        df, columns, by, train=train, catalog=catalog, features=features, measures=measures
     )
+    seg_of_unit = lists.unit_segment
     per_query, sets = [], []
     units_per_segment = np.bincount(seg_of_unit, minlength=len(seg_keys))
     for m in measures:

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .. import units
+from ..beyond import calibration
 from ..beyond.declare import BeyondSpec
+from ..beyond.lists import item_index
 from ..beyond.sqlgen import given_names
 from ..columns import Columns
 from ..errors import RankframeError
@@ -26,8 +28,6 @@ from .duckdb_engine import _cursor, _literal, translate_error
 
 _NAMES = {
     "recs": "rf__beyond_recs",
-    # Serendipity's table: seg = the unit code, query = the query's own id (its history in train= is found by it)
-    "recs_by_query": "rf__beyond_recs_by_query",
     "train": "rf__beyond_train_df",
     "catalog": "rf__beyond_catalog_df",
     "features": "rf__beyond_features_df",
@@ -72,20 +72,16 @@ def call_sql(
     opts = f"rf__{name}_options({positional}, {given}, 'evaluate')"
     opts = opts if bind is None else bind(opts)
     train_arg = f"'{_NAMES['train']}'" if train else "NULL"
+    keys = "".join(f"{s}, " for s in segments)
     if spec.lists_macro != "rf__beyond_lists":
         features_arg = f"'{_NAMES['features']}'" if features else "NULL"
         catalog_arg = f", catalog := '{_NAMES['catalog']}'" if catalog and "catalog" in needed else ""
-        if spec.reads_relevance:  # one segment per unit, the queries' own ids: the unit comes back as seg
-            return (
-                f"SELECT seg AS query, value FROM {spec.lists_macro}('{_NAMES['recs_by_query']}', {train_arg}, "
-                f"{features_arg}, ['seg'], '{order_by}', {opts}, true{catalog_arg})"
-            )
         return (
-            f"SELECT query, value FROM {spec.lists_macro}('{_NAMES['recs']}', {train_arg}, {features_arg}, {segs}, "
-            f"'{order_by}', {opts}, true{catalog_arg})"
+            f"SELECT {keys}query, value FROM {spec.lists_macro}('{_NAMES['recs']}', {train_arg}, {features_arg}, "
+            f"{segs}, '{order_by}', {opts}, true{catalog_arg})"
         )
     return (
-        f"SELECT query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "
+        f"SELECT {keys}query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "
         f"'{name}', {opts}, true)"
     )
 
@@ -125,14 +121,27 @@ def evaluate(
     catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
     feature_frame = None if features is None else beyond_engine.check_features(features, columns, items)
+    if feature_frame is not None and beyond_engine.VALUE in feature_frame:
+        if any(m.spec is calibration.SPEC for m in measures):  # the pandas kernel's words, before the SQL's
+            calibration.check_shares(feature_frame[beyond_engine.VALUE].to_numpy(np.float64))
     groups = units.group_codes(df, [*by, columns.query])
     seg_of_unit, seg_keys = beyond_engine.segments(groups.keys, by)
+    # DuckDB sees a list as (seg, query) with query = a code of the query id, shared with train='s queries: a query
+    # finds its own history (Calibration) and ids keep their dtypes
+    parts = [df[columns.query].to_numpy()]
+    parts += [] if train_frame is None else [train_frame[columns.query].to_numpy()]
+    query_codes, n_queries, _ = item_index(*parts)
+    if train_frame is not None:
+        beyond_engine.check_history(measures, train_frame, df[columns.query], columns.query)
+    unit_key = np.zeros(groups.n, dtype=np.int64)
+    unit_key[groups.codes] = seg_of_unit[groups.codes] * np.int64(max(n_queries, 1)) + query_codes[0]
+    key_order = np.argsort(unit_key, kind="stable")
     order_col = ranking_column(list(df.columns), columns)
     order_by = "rank" if order_col == columns.rank else "score"
     recs = pd.DataFrame(
         {
             "seg": seg_of_unit[groups.codes],
-            "query": groups.codes,
+            "query": query_codes[0],
             "item": items.to_numpy(),
             order_by: units.as_float(df[order_col]),
         },
@@ -142,18 +151,15 @@ def evaluate(
     con = _cursor()
     per_list, sets = [], []
     try:
-        con.register(_NAMES["recs"], recs)
-        grade = beyond_engine.grades(df, columns, measures)
-        if grade is not None:
-            by_query = {"seg": groups.codes, "query": df[columns.query].to_numpy(), "relevance": grade}
-            con.register(_NAMES["recs_by_query"], recs.drop(columns=["seg", "query"]).assign(**by_query))
+        grade = beyond_engine.grades(df, columns, measures)  # Serendipity's relevance (None: no metric reads it)
+        con.register(_NAMES["recs"], recs if grade is None else recs.assign(relevance=grade))
         if train_frame is not None:
             extra = [beyond_engine.WEIGHT] if beyond_engine.WEIGHT in train_frame.columns else []
             con.register(
                 _NAMES["train"],
                 pd.DataFrame(
                     {
-                        "query": train_frame[columns.query].to_numpy(),
+                        "query": query_codes[1],
                         "item": train_frame[columns.item].to_numpy(),
                         **{c: train_frame[c].to_numpy(dtype=np.float64) for c in extra},
                     }
@@ -198,7 +204,9 @@ def evaluate(
                 sets.append(seg_keys.assign(metric=str(m), value=value, n=n_units))
             else:
                 value = np.full(groups.n, np.nan)
-                value[res["query"].to_numpy(np.int64)] = res["value"].to_numpy(np.float64)
+                seg = res["seg"].to_numpy(np.int64) if by else np.zeros(len(res), dtype=np.int64)
+                key = seg * np.int64(max(n_queries, 1)) + res["query"].to_numpy(np.int64)
+                value[key_order[np.searchsorted(unit_key[key_order], key)]] = res["value"].to_numpy(np.float64)
                 per_list.append(groups.keys.assign(metric=str(m), value=value))
     except duckdb.Error as e:
         raise translate_error(e) from None

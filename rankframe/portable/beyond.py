@@ -1,4 +1,4 @@
-"""The beyond-accuracy metrics in the portable SQL: Coverage, Gini, Entropy, Personalization, ARP, APLT, Novelty, ILD.
+"""The beyond-accuracy metrics in the portable SQL: the set-level ones, ARP, APLT, Novelty, ILD and Calibration.
 
 Serendipity is written on this module's builder by :mod:`rankframe.portable.serendipity`.
 
@@ -17,6 +17,9 @@ row per unit (its ``n``), so no join on segment values (NULL segments included) 
 Item ids are joined as they are (a catalog or train whose ids have another type than the table's is the
 warehouse's error, or no match: render cannot look at the data; ``docs/warehouse.md``). Orders that need an item
 tie-break (APLT's bottom tail, ties by item id as ``rankframe.beyond.aplt``) use the item column's own order.
+
+One job: the beyond-accuracy part of one statement, built by one CTE builder whose metrics share its input CTEs
+(``rf__btrain``, ``rf__bfeat``, ``rf__bunits``, the shares of Calibration), each metric one method.
 """
 
 from __future__ import annotations
@@ -362,6 +365,83 @@ class _Builder:
         raw = f"CASE WHEN rf__n >= 2 THEN {value} WHEN {one} THEN {_f('0')} ELSE {_null()} END"
         return per, state, raw
 
+    # ------------------------------------------------------------------ Calibration (rankframe/beyond/calibration.py)
+    def shares(self) -> None:
+        """rf__bcaltot (the items with a positive total value), rf__bcalshare (p(g|i)), rf__bcalhist (p(g|u))."""
+        if "rf__bcalhist" in self.ctes:
+            return
+        self.vectors("hamming")  # rf__bfeat: the raw features rows
+        self.train()
+        self.ctes["rf__bcaltot"] = (
+            "SELECT rf__fitem, SUM(rf__x) AS rf__t FROM rf__bfeat GROUP BY rf__fitem HAVING SUM(rf__x) > 0"
+        )
+        self.ctes["rf__bcalshare"] = (
+            "SELECT f.rf__fitem, f.rf__dim, f.rf__x / t.rf__t AS rf__s FROM rf__bfeat AS f "
+            "JOIN rf__bcaltot AS t ON f.rf__fitem = t.rf__fitem"
+        )
+        mass = "SUM(h.rf__w * s.rf__s)"
+        self.ctes["rf__bcalhist"] = (
+            f"SELECT h.rf__tq, s.rf__dim, {mass} / SUM({mass}) OVER (PARTITION BY h.rf__tq) AS rf__hp "
+            "FROM rf__btrain AS h JOIN rf__bcalshare AS s ON h.rf__titem = s.rf__fitem WHERE h.rf__w > 0 "
+            "GROUP BY h.rf__tq, s.rf__dim"
+        )
+
+    def calibration(
+        self, i: int, *, k, divergence, direction, alpha, smooth, rank_weight, log_base, like
+    ) -> tuple[str, str, str]:
+        """The per-list CTE (unit..., rf__sum, rf__hs, rf__ls) and the (state, raw) terms of its value.
+
+        p from the query's history (a join on the query id only), q from the list's top-k rows (normalized by a
+        window over the list's genres: no join on segment values), the two as a UNION ALL grouped by (list, genre).
+        """
+        self.shares()
+        unit_cols = [*self.grp, "rf__q"]
+        unit = ", ".join(unit_cols)
+        runit = ", ".join(f"r.{c}" for c in unit_cols)
+        weight = {"none": "1", "reciprocal": f"1 / {_f('r.rf__pos')}", "log": f"LN(2) / LN({_f('r.rf__pos')} + 1)"}
+        rows, lq = f"rf__bcalrows{i}", f"rf__bcalq{i}"
+        self.ctes[rows] = (
+            f"SELECT {runit}, r.rf__item, {_f(weight[rank_weight])} AS rf__v FROM rf__bpos AS r "
+            f"JOIN rf__bcaltot AS t ON r.rf__item = t.rf__fitem WHERE r.{_top(k)}"
+        )
+        mass = "SUM(r.rf__v * s.rf__s)"
+        self.ctes[lq] = (
+            f"SELECT {runit}, s.rf__dim, {mass} / SUM({mass}) OVER (PARTITION BY {runit}) AS rf__lq "
+            f"FROM {rows} AS r JOIN rf__bcalshare AS s ON r.rf__item = s.rf__fitem GROUP BY {runit}, s.rf__dim"
+        )
+        uunit = ", ".join(f"u.{c}" for c in unit_cols)
+        zero = _f("0")
+        cells = f"rf__bcalcells{i}"
+        self.ctes[cells] = (
+            f"SELECT {unit}, SUM(rf__hp) AS rf__hp, SUM(rf__lq) AS rf__lq FROM ("
+            f"SELECT {uunit}, h.rf__dim, h.rf__hp, {zero} AS rf__lq FROM rf__bunits AS u "
+            "JOIN rf__bcalhist AS h ON u.rf__q = h.rf__tq "
+            f"UNION ALL SELECT {unit}, rf__dim, {zero}, rf__lq FROM {lq}) AS x GROUP BY {unit}, rf__dim"
+        )
+        a = Terms.num(alpha)
+        ps = f"(1 - {a}) * rf__hp + {a} * rf__lq" if smooth == "both" else "rf__hp"
+        qs = f"(1 - {a}) * rf__lq + {a} * rf__hp"
+        first, second = (ps, qs) if direction == "history_list" else (qs, ps)
+        pairs = f"rf__bcalpairs{i}"
+        self.ctes[pairs] = f"SELECT {unit}, rf__hp, rf__lq, {first} AS rf__a, {second} AS rf__b FROM {cells}"
+
+        def rel(x: str, y: str) -> str:  # x ln(x / y): 0 when x = 0, infinite when x > 0 = y
+            inf = f"CAST('Infinity' AS {FLOAT})"
+            return f"CASE WHEN {x} <= 0 THEN 0 WHEN {y} <= 0 THEN {inf} ELSE {x} * LN({x} / ({y})) END"
+
+        mid = "(rf__a + rf__b) / 2"
+        term = rel("rf__a", "rf__b") if divergence == "kl" else f"{rel('rf__a', mid)} + {rel('rf__b', mid)}"
+        per = f"rf__blists{i}"
+        self.ctes[per] = (
+            f"SELECT {unit}, SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls FROM ("
+            f"SELECT {unit}, {term} AS rf__t, rf__hp, rf__lq FROM {pairs} "
+            f"UNION ALL SELECT {unit}, {_null()}, {_null()}, {_null()} FROM rf__bunits) AS x GROUP BY {unit}"
+        )
+        div = f"rf__sum / LN({Terms.num(log_base)})"
+        value = div if divergence == "kl" else f"SQRT(GREATEST({div} / 2, 0))"
+        known = "COALESCE(rf__hs, 0) > 0 AND COALESCE(rf__ls, 0) > 0"
+        return per, f"CASE WHEN {known} THEN 0 ELSE 2 END", f"CASE WHEN {known} THEN {value} ELSE {_null()} END"
+
     # ------------------------------------------------------------------ per-list metrics
     def train_items(self, popularity: str) -> str:
         """The items of train for one metric: popularity, rank from the least popular (ties by item), count, sum."""
@@ -423,7 +503,7 @@ class _Builder:
 
 #: the metrics this module writes (every other beyond-accuracy metric is NotPortable, saying so)
 SET_LEVEL = ("coverage", "gini", "entropy", "personalization")
-PER_LIST = ("arp", "aplt", "novelty", "ild", "serendipity")
+PER_LIST = ("arp", "aplt", "novelty", "ild", "calibration", "serendipity")
 
 
 def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[str]) -> BeyondPart:
@@ -440,8 +520,11 @@ def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[
         assert isinstance(spec, BeyondSpec)
         if spec.name in SET_LEVEL:
             rows = getattr(b, spec.name)(i, **m.kw)
-        elif spec.name in ("ild", "serendipity"):
-            per, state, raw = b.ild(i, **m.kw) if spec.name == "ild" else serendipity.lists(b, i, **m.kw)
+        elif spec.name in ("ild", "calibration", "serendipity"):
+            if spec.name == "serendipity":
+                per, state, raw = serendipity.lists(b, i, **m.kw)
+            else:
+                per, state, raw = getattr(b, spec.name)(i, **m.kw)
             long.append(
                 f"SELECT {key_cols}rf__q, {i} AS rf__i, {_label(m)} AS rf__metric, {state} AS rf__state, "
                 f"{raw} AS rf__raw FROM {per}"

@@ -109,12 +109,12 @@ def resampled_means(
     of ``CHUNK_ELEMENTS // n`` resamples of ``n`` indices each (module docstring).
     """
     n_seg = offsets.size - 1
-    children = np.random.SeedSequence(root.entropy, spawn_key=SPAWN_KEY).spawn(n_seg)
+    rngs = segment_generators(root, n_seg)
     for s in range(n_seg):  # a loop over segments and their distinct query sets; the work is vectorized inside
         block = d[offsets[s] : offsets[s + 1]]
         valid = ~np.isnan(block)
         patterns, which = np.unique(np.packbits(valid, axis=0).T, axis=0, return_inverse=True)
-        rng = np.random.Generator(np.random.PCG64(children[s]))
+        rng = rngs[s]
         for g in range(patterns.shape[0]):
             cols = np.flatnonzero(which.ravel() == g)
             rows = np.flatnonzero(valid[:, cols[0]])
@@ -127,11 +127,29 @@ def resampled_means(
             progress.expect(n_resamples)
             for a in range(0, n_resamples, step):
                 c = min(step, n_resamples - a)
-                draws = rng.integers(0, n, size=(c, n)) + (np.arange(c) * n)[:, None]
-                counts = np.bincount(draws.ravel(), minlength=c * n).reshape(c, n)
-                means[a : a + c] = (counts.astype(np.float64) @ sample) / n
+                means[a : a + c] = (draw_counts(rng, n, c) @ sample) / n
                 progress.advance(c)
             yield s, cols, sample, means
+
+
+def segment_generators(root: np.random.SeedSequence, n_segments: int) -> list[np.random.Generator]:
+    """The random stream of each segment: child ``s`` of ``SeedSequence(root.entropy, spawn_key=SPAWN_KEY)``.
+
+    The one seeding rule of every bootstrap over queries (compare's intervals, the set-level metrics' intervals
+    and paired comparisons): the same seed gives the same draws for a segment of the same queries.
+    """
+    children = np.random.SeedSequence(root.entropy, spawn_key=SPAWN_KEY).spawn(n_segments)
+    return [np.random.Generator(np.random.PCG64(child)) for child in children]
+
+
+def draw_counts(rng: np.random.Generator, n: int, c: int) -> np.ndarray:
+    """The next ``c`` resamples of ``n`` queries as multiplicities: a (c, n) float array, each row summing to n.
+
+    Resample b draws ``rng.integers(0, n, size=(c, n))[b]`` (n query positions with replacement); the stream is
+    consumed in resample order, so drawing in chunks or at once gives the same resamples.
+    """
+    draws = rng.integers(0, n, size=(c, n)) + (np.arange(c) * n)[:, None]
+    return np.bincount(draws.ravel(), minlength=c * n).reshape(c, n).astype(np.float64)
 
 
 def bca_levels(z0: np.ndarray, accel: np.ndarray, level: float, alternative: str) -> tuple[np.ndarray, np.ndarray]:

@@ -118,3 +118,33 @@ def test_compare_takes_the_per_list_metrics_with_train(tmp_path, capsys):
     expected = rankframe.compare(paired, "ARP@10", baseline="bm25", train=train)
     assert got["delta"].tolist() == pytest.approx(expected["delta"].tolist(), abs=1e-15)
     assert got["p_value"].tolist() == pytest.approx(expected["p_value"].tolist(), rel=1e-12)
+
+
+def test_set_level_intervals_and_comparisons_from_the_command_line(files, capsys):
+    # evaluate --ci: the set-level rows get the bootstrap interval of rankframe.evaluate(ci=, seed=, n_resamples=)
+    base = ["evaluate", files / "recs.parquet", "--query", "user", "--format", "csv", "--catalog"]
+    args = [*base, files / "catalog.parquet", *_metrics("Gini", "Entropy"), "--ci", "0.9", "--seed", "4"]
+    code, out, err = run_main(capsys, *args, "--n-resamples", "300")
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out))
+    expected = rankframe.evaluate(
+        RECS, ["Gini", "Entropy"], columns={"query": "user"}, catalog=range(1, 7), ci=0.9, seed=4, n_resamples=300
+    )
+    for col in ("value", "ci_low", "ci_high", "std_err"):
+        assert got[col].tolist() == pytest.approx(expected[col].tolist(), rel=1e-12), col
+    code, _, err = run_main(capsys, *args, "--n-resamples", "0")
+    assert code == 2 and "--n-resamples must be" in err
+    # compare: the set-level metrics by the paired bootstrap, the same rows as rankframe.compare
+    two = pd.concat([RECS.assign(system="a"), RECS.assign(system="b", item=RECS["item"].where(RECS["rank"] == 1, 6))])
+    two.to_parquet(files / "two.parquet")
+    code, out, err = run_main(
+        capsys, "compare", files / "two.parquet", "--query", "user", "--baseline", "a", "-m", "Entropy", "-m",
+        "Personalization", "--seed", "2", "--n-resamples", "300", "--format", "csv",
+    )  # fmt: skip
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out))
+    expected = rankframe.compare(
+        two, ["Entropy", "Personalization"], baseline="a", columns={"query": "user"}, seed=2, n_resamples=300
+    )
+    for col in ("delta", "ci_low", "ci_high", "p_value"):
+        assert got[col].tolist() == pytest.approx(expected[col].tolist(), rel=1e-12), col

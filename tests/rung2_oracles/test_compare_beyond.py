@@ -1,5 +1,6 @@
 """rankframe.compare and rankframe.anova on the per-list beyond-accuracy metrics (ARP, APLT, Novelty): their
-per-query values take the paired tests as they are; the set-level metrics are refused with the reason.
+per-query values take the paired tests as they are; the set-level metrics are compared by a paired bootstrap
+(tests/rung2_oracles/test_set_level_bootstrap.py) and anova refuses them with the reason.
 
 Oracle: scipy's ttest_rel on evaluate's per-query values, and a hand case.
 """
@@ -58,18 +59,19 @@ def test_hand_case_arp():
 
 
 @pytest.mark.parametrize("metric", ["Gini@10", "Coverage@10", "Entropy@10", "Personalization@10"])
-def test_set_level_metrics_are_refused_with_the_reason(paired, metric):
+def test_set_level_metrics_are_refused_by_anova_with_the_reason(paired, metric):
     df, train = paired
+    catalog = {"catalog": list(df["item"].unique())} if metric.startswith(("Gini", "Coverage")) else {}
     with pytest.raises(ParameterError, match="set-level metrics"):
-        rankframe.compare(df, [metric, "ARP@10"], baseline="bm25", train=train, catalog=df["item"].unique())
-    with pytest.raises(ParameterError, match="set-level metrics"):
-        rankframe.anova(df, [metric], train=train, catalog=df["item"].unique())
+        rankframe.anova(df, [metric], train=train, **catalog)
+    out = rankframe.compare(df, [metric, "ARP@10"], baseline="bm25", train=train, n_resamples=200, **catalog)
+    assert list(out["metric"].unique()) == [metric, "ARP@10"]
 
 
-def test_rows_aggregate_is_set_level_and_refused(paired):
+def test_rows_aggregate_is_set_level_and_compared_by_the_bootstrap(paired):
     df, train = paired
-    with pytest.raises(ParameterError, match="set-level metrics have one value per segment"):
-        rankframe.compare(df, ["ARP(aggregate='rows')@10"], baseline="bm25", train=train)
+    out = rankframe.compare(df, ["ARP(aggregate='rows')@10"], baseline="bm25", train=train, n_resamples=200)
+    assert out.attrs["test"] == "bootstrap" and out["note"].str.startswith("set-level metric").all()
 
 
 def test_anova_takes_per_list_metrics(paired):
@@ -80,3 +82,20 @@ def test_anova_takes_per_list_metrics(paired):
 
     res = AnovaRM(per, "value", "query", within=["system"]).fit().anova_table
     assert out["statistic"].iloc[0] == pytest.approx(res["F Value"].iloc[0], rel=1e-9)
+
+
+def test_calibration_matches_scipy_on_its_per_query_values(paired):
+    # Calibration reads each query's history (train=) and item genres (features=): its per-query values are compared
+    # like any per-list metric; a list without a known history is NaN on both sides and left out of the pairs
+    df, train = paired
+    items = pd.unique(df["item"])
+    features = pd.DataFrame({"item": items, "feature": [f"g{i % 5}" for i in range(len(items))]})
+    metric = "Calibration(divergence='js')@10"
+    out = rankframe.compare(df, metric, baseline="bm25", train=train, features=features)
+    per = rankframe.evaluate(df, metric, by="system", per_query=True, train=train, features=features)
+    wide = per.pivot(index="query", columns="system", values="value").dropna()
+    assert len(out) == 2
+    for r in out.itertuples():
+        d = wide[r.system] - wide[r.baseline]
+        assert r.delta == pytest.approx(d.mean(), abs=1e-12) and r.n == len(d)
+        assert r.p_value == pytest.approx(sps.ttest_rel(wide[r.system], wide[r.baseline]).pvalue, rel=1e-9)

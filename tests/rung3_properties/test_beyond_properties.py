@@ -15,9 +15,9 @@ from rankframe.names import Measure
 from rankframe.registry import BEYOND
 
 CATALOG = list(range(10))
-#: features= of items 0..8 (item 9 unknown), for ILD and Serendipity(similarity='cosine')
+#: features= of items 0..8 (item 9 unknown), two or three genres each (ILD, Calibration)
 FEATURES = pd.DataFrame(
-    [(i, f"f{f}", float((i + 2 * f) % 3)) for i in range(9) for f in range(4) if (i + f) % 2],
+    [(i, f"g{g}", float(1 + (i + g) % 3)) for i in range(9) for g in range(4) if (i + g) % 4 != 3],
     columns=["item", "feature", "value"],
 )
 
@@ -55,7 +55,7 @@ def tables(draw):
     recs = pd.DataFrame(rows, columns=["seg", "query", "item", "rank", "relevance"])
     train_rows = draw(
         st.lists(
-            st.tuples(st.integers(0, 8), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),  # histories
+            st.tuples(st.integers(0, 8), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),
             min_size=1,
             max_size=12,
         )
@@ -88,8 +88,8 @@ def test_row_order_and_query_names_do_not_matter(data, rnd):
     want = _run(recs, train, by="seg")
     shuffled = recs.sample(frac=1, random_state=rnd.randint(0, 2**31)).reset_index(drop=True)
     shuffled["query"] = shuffled["query"].map(lambda q: f"user-{q}")  # relabelled (text ids)
-    train = train.assign(query=train["query"].map(lambda q: f"user-{q}"))  # the histories follow their queries
-    got = _run(shuffled, train.sample(frac=1, random_state=1), by="seg")
+    relabelled = train.assign(query=train["query"].map(lambda q: f"user-{q}"))  # the histories follow their queries
+    got = _run(shuffled, relabelled.sample(frac=1, random_state=1), by="seg")
     pd.testing.assert_frame_equal(got, want)
 
 

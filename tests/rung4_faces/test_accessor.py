@@ -189,6 +189,18 @@ def _case_agg():
     return table().rank_metrics.ap(agg="sum"), AP1 + AP2
 
 
+def _case_n_resamples():  # passed on: evaluate's own check (the set-level metrics' bootstrap; AP keeps its t interval)
+    with pytest.raises(rankframe.ParameterError, match="'n_resamples' parameter of evaluate"):
+        table().rank_metrics.ap(ci=0.9, n_resamples=0)
+    return table().rank_metrics.ap(n_resamples=5), MEAN
+
+
+def _case_seed():  # passed on: evaluate's own check
+    with pytest.raises(rankframe.ParameterError, match="'seed' parameter of evaluate"):
+        table().rank_metrics.ap(seed=-1)
+    return table().rank_metrics.ap(seed=3), MEAN
+
+
 def _case_no_relevant():  # query 3: one judged item, not relevant (default 'zero' would count a 0)
     return with_query({"item": [20], "rank": [1], "relevance": [0]}).rank_metrics.ap(no_relevant="skip"), MEAN
 

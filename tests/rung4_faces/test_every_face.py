@@ -126,7 +126,7 @@ def test_spark_accepts_every_metric():
 # (rankframe.beyond.declare.FACES) and every other face refuses it with a RankframeError saying so (NOT_SERVED):
 # never a silent drop. Each face of this test is in exactly one of the two.
 CATALOG = [f"d{i}" for i in range(6)]
-TRAIN = pd.DataFrame({"query": [1, 7, 2, 3], "item": ["d0", "d1", "d0", "d5"]})  # Serendipity: histories of 1-3
+TRAIN = pd.DataFrame({"query": [1, 1, 2, 3], "item": ["d0", "d1", "d0", "d5"]})  # histories of ONE's queries
 FEATURES = pd.DataFrame({"item": [f"d{i}" for i in range(6)], "feature": ["x", "y", "x", "y", "x", "y"]})
 
 
@@ -176,6 +176,7 @@ def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
         "cli": lambda: run_cli(tmp_path, ONE, [name], cli_inputs(tmp_path, kw)),
         "duckdb_files": lambda: rankframe.evaluate(parquet(tmp_path), [name], engine="duckdb", **kw),
         "compare": lambda: rankframe.compare(RUNS, [name], system="system", baseline="a", missing="zero", **kw),
+        "anova": lambda: rankframe.anova(RUNS, [name], system="system", missing="drop", **kw),
         "spark": lambda: rs.evaluate(ONE, [name]),  # refused in its argument checks (no JVM needed)
         "sql": sql,
     }
@@ -190,7 +191,8 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
     kw = {"catalog": CATALOG, "train": TRAIN, "features": FEATURES}
     kw = {key: value for key, value in kw.items() if key in needed}
     faces = _beyond_faces(name, kw, tmp_path, sql_names)
-    # the CLI serves the family with --train / --catalog (it reads the table with pandas); compare the per-list ones
+    # the CLI serves the family with --train / --catalog (it reads the table with pandas); compare serves every one
+    # (set-level ones by a paired bootstrap over queries), anova the per-list ones
     served = {*spec.faces, "cli", *(PER_LIST_FACES if spec.level == "list" else ())}
     assert set(faces) == served | NOT_SERVED.keys(), "a face is neither served nor refused"
     for face, run in faces.items():
@@ -200,6 +202,10 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
         elif face == "compare" and face in served:
             res = run()
             assert list(res["metric"]) == [name] and np.isfinite(res["delta"]).all(), face
+            assert spec.level == "list" or np.isfinite(res["ci_low"]).all(), "a set-level metric has its bootstrap"
+        elif face == "anova" and face in served:
+            res = run()
+            assert set(res["metric"]) == {name}, face
         elif face in served:
             res = run()
             assert list(res["metric"]) == [name], face

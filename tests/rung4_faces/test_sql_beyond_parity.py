@@ -43,6 +43,7 @@ def _variants() -> list[str]:
                 "base": [math.e, 10.0],
                 "nonnegative": [0.0, 0.5, 2.0],
                 "threshold": [0.5, 2.0],
+                "unit": [0.0, 0.5, 1.0],
             }[p.kind]
             out += [f"{spec.canonical}({p.name}={v!r})@{K}" for v in values]
     out.append("Novelty(list_denominator='k', cold='zero')@2")
@@ -73,7 +74,7 @@ def _inputs(seed: int, n_queries: int = 6, scores: bool = False) -> tuple[pd.Dat
     n_train = int(rng.integers(1, 25))
     train = pd.DataFrame(
         {
-            "query": [f"q{q}" for q in rng.integers(0, 8, size=n_train)],  # q6, q7: a history without a list
+            "query": [f"q{q}" for q in rng.integers(0, 8, size=n_train)],  # some of the lists' queries (histories)
             "item": rng.integers(0, 10, size=n_train),
             "weight": rng.choice([0.0, 1.0, 2.5], size=n_train),
         }

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from portable_cases import (
     BEYOND,
+    BEYOND_CALIBRATION,
     BEYOND_FEATURES,
     BEYOND_LISTS,
     BEYOND_SERENDIPITY,
@@ -136,6 +137,32 @@ def test_features_metrics_equal_evaluate(df, seed, per_query):
         assert_same(want, con.sql(sql).df())
 
 
+@settings(max_examples=hypothesis_examples(5))
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_calibration_equals_evaluate(df, seed, per_query):
+    # each query's history in train= (some of the table's queries, weights with 0) x features= (zeros, unknown items)
+    by = by_of(df)
+    train, _ = inputs_for(df, seed)
+    features = features_for(df, seed)
+    sql = rankframe.sql.render(
+        BEYOND_CALIBRATION,
+        dialect="duckdb",
+        by=by,
+        per_query=per_query,
+        order_by=order_by_of(df),
+        train="train",
+        train_weight="weight",
+        features="features",
+        features_value="value",
+    )
+    want = rankframe.evaluate(df, BEYOND_CALIBRATION, by=by, per_query=per_query, train=train, features=features)
+    con = duckdb.connect()
+    con.register("runs", df)
+    con.register("train", train)
+    con.register("features", features)
+    assert_same(want, con.sql(sql).df())
+
+
 @settings(max_examples=hypothesis_examples(6))
 @given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
 def test_serendipity_equals_evaluate(df, seed, per_query):
@@ -180,7 +207,7 @@ def test_serendipity_hand_case():
 
 def test_every_declared_option_value_is_in_the_cases():
     # the case list covers every beyond-accuracy metric and every choice of every option (from the declarations)
-    parsed = [rankframe.parse(m) for m in [*BEYOND, *BEYOND_FEATURES, *BEYOND_SERENDIPITY]]
+    parsed = [rankframe.parse(m) for m in [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION, *BEYOND_SERENDIPITY]]
     for spec in DECLARED:
         if not isinstance(spec, BeyondSpec):
             continue
@@ -193,13 +220,13 @@ def test_every_declared_option_value_is_in_the_cases():
 
 
 def _without_literals(sql: str) -> str:
-    return re.sub(r"'(?:[^']|'')*'", "''", sql)
+    return re.sub(r"'(?:[^'\\]|''|\\.)*'", "''", sql)  # '' or \' inside (BigQuery escapes with a backslash)
 
 
 @pytest.mark.parametrize("dialect", OTHER_DIALECTS)
 def test_parses_in_the_other_dialects(dialect):
     sql = rankframe.sql.render(
-        [*BEYOND, *BEYOND_FEATURES, *BEYOND_SERENDIPITY, "AP"],
+        [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION, *BEYOND_SERENDIPITY, "AP"],
         dialect=dialect,
         by="seg",
         train=("db", "train"),

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from portable_cases import (
     BEYOND,
+    BEYOND_CALIBRATION,
     BEYOND_FEATURES,
     BEYOND_LISTS,
     BEYOND_SERENDIPITY,
@@ -230,6 +231,47 @@ def test_postgres_ild_equals_evaluate(pg, df, seed, per_query):
             asked, dialect="postgres", by=by, per_query=per_query, order_by=order_by_of(df), **extra
         )
         assert_same(rankframe.evaluate(df, asked, by=by, per_query=per_query, **inputs), _query(pg, sql))
+
+
+@settings(max_examples=hypothesis_examples(4), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_postgres_calibration_equals_evaluate(pg, df, seed, per_query):
+    # each query's history (train=, weights with 0) x features= (zeros, unknown items); every option of the cases,
+    # Infinity (alpha=0) included
+    by = by_of(df)
+    train, _ = inputs_for(df, seed)
+    features = features_for(df, seed)
+    for name, frame in (("runs", df), ("train", train), ("features", features)):
+        _load(pg, frame, name)
+    sql = rankframe.sql.render(
+        BEYOND_CALIBRATION,
+        dialect="postgres",
+        by=by,
+        per_query=per_query,
+        order_by=order_by_of(df),
+        train="train",
+        train_weight="weight",
+        features="features",
+        features_value="value",
+    )
+    want = rankframe.evaluate(df, BEYOND_CALIBRATION, by=by, per_query=per_query, train=train, features=features)
+    assert_same(want, _query(pg, sql))
+
+
+def test_postgres_calibration_hand_case(pg):
+    # history a (x), b (y); list a, c (x, x): p = (1/2, 1/2), q = (1, 0); alpha = 0: KL = inf (Infinity in
+    # PostgreSQL); Steck's alpha 0.01: q~ = (0.995, 0.005), KL = (log2 100 - log2 1.99) / 2
+    df = pd.DataFrame({"query": [1, 1], "item": ["a", "c"], "rank": [1, 2]})
+    train = pd.DataFrame({"query": [1, 1], "item": ["a", "b"]})
+    features = pd.DataFrame({"item": ["a", "b", "c"], "feature": ["x", "y", "x"]})
+    for name, frame in (("runs", df), ("train", train), ("features", features)):
+        _load(pg, frame, name)
+    sql = rankframe.sql.render(
+        ["Calibration", "Calibration(alpha=0)"], dialect="postgres", train="train", features="features"
+    )
+    got = _query(pg, sql)["value"].astype(float).tolist()
+    assert got[0] == pytest.approx((math.log2(100) - math.log2(1.99)) / 2, abs=1e-12)
+    assert got[1] == math.inf
 
 
 @settings(max_examples=hypothesis_examples(4), suppress_health_check=[HealthCheck.function_scoped_fixture])

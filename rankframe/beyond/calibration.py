@@ -1,0 +1,191 @@
+"""Calibration@k: how far each top k's genre distribution is from its query's history (Steck 2018, miscalibration).
+
+With p(g|i) = an item's ``features=`` value on genre g over the sum of its values (Steck's share of a genre), the
+history's distribution is p(g|u) = sum_{i in H_u} w_ui p(g|i) / sum w_ui (H_u = the query's rows of ``train=``,
+w_ui their ``weight``) and the list's q(g|u) = sum_{i in L} w_r(i) p(g|i) / sum w_r(i) (``rank_weight``: 1,
+1 / rank or 1 / log2(rank + 1)). The value is a divergence of the two after smoothing: Steck's
+KL(p || q~) with q~ = (1 - alpha) q + alpha p (``divergence='kl'``, ``smooth='q'``, ``direction='history_list'``),
+or the Jensen-Shannon distance (``'js'``: the square root of the JS divergence, scipy's ``jensenshannon``), both in
+base ``log_base``. 0 = the list has the history's proportions.
+
+Never built per user: the history is one GROUP BY (query, genre) of train= x features=, the lists one GROUP BY
+(list, genre) of the top-k rows x features=; the divergence sums over the union of the two (list, genre) cells.
+O(rows x genres per item) time and memory.
+
+Items without a positive share (no ``features=`` row, or values summing to 0) have no genre distribution and are
+left out of both sides. A list whose query has no history with a known item, or without a known top-k item: NaN.
+KL is infinite when the first distribution has a genre the second has not (``alpha=0``, or ``smooth='q'`` with
+``direction='list_history'``): the value is ``inf``, as scipy's ``entropy``.
+
+Examples
+--------
+>>> import pandas as pd
+>>> import rankframe
+>>> recs = pd.DataFrame({"query": [1, 1], "item": ["a", "b"], "rank": [1, 2]})
+>>> train = pd.DataFrame({"query": [1, 1], "item": ["a", "b"]})
+>>> features = pd.DataFrame({"item": ["a", "b"], "feature": ["x", "y"]})
+>>> rankframe.evaluate(recs, "Calibration@2", train=train, features=features)["value"].tolist()  # 1/2, 1/2 both
+[0.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..declare import Param, k_param
+from ..errors import ParameterError
+from .declare import LOG_BASE, BeyondSpec, like_param
+from .lists import Lists, gather
+
+PRESETS = {
+    # Informfully's Calibration (Informfully/Recommenders cornac/metrics/diversity.py, data_type='category'):
+    # compute_divergence(freq_rec, freq_history) mixes alpha=0.001 of each distribution into the other, then
+    # scipy entropy(history, list, base=2), or JSD (the square root of the JS divergence, base 2); discount=False
+    "informfully": {
+        "divergence": "kl",
+        "direction": "history_list",
+        "alpha": 0.001,
+        "smooth": "both",
+        "rank_weight": "none",
+        "log_base": 2.0,
+    },
+}
+
+SPEC = BeyondSpec(
+    name="calibration",
+    canonical="Calibration",
+    aliases=("miscalibration", "genre_calibration"),
+    summary="divergence of each top k's genre distribution (features=) from its query's history (train=)",
+    params=(
+        k_param(),
+        like_param(tuple(PRESETS)),
+        Param(
+            "divergence",
+            "kl",
+            "'kl' = Kullback-Leibler divergence (Steck's miscalibration C_KL), 'js' = the Jensen-Shannon distance "
+            "(the square root of the JS divergence, as scipy's jensenshannon and Informfully; in [0, 1] in base 2)",
+            choices=("kl", "js"),
+        ),
+        Param(
+            "direction",
+            "history_list",
+            "'history_list' = D(history || list) (Steck), 'list_history' = D(list || history) (the JS distance is "
+            "symmetric)",
+            choices=("history_list", "list_history"),
+        ),
+        Param(
+            "alpha",
+            0.01,
+            "smoothing weight: alpha of the other distribution mixed in before the divergence (Steck's 0.01; 0 = "
+            "none: KL is then infinite when a genre of the first distribution is missing from the second)",
+            kind="unit",
+        ),
+        Param(
+            "smooth",
+            "q",
+            "'q' = only the list's distribution is smoothed, q~ = (1 - alpha) q + alpha p (Steck), 'both' = each "
+            "takes alpha of the other (Informfully)",
+            choices=("q", "both"),
+        ),
+        Param(
+            "rank_weight",
+            "none",
+            "weight of a list item by its position r: 'none' = 1 (Steck's experiments), 'reciprocal' = 1 / r "
+            "(RADio's rank-aware discount, MRR), 'log' = 1 / log2(r + 1) (nDCG)",
+            choices=("none", "reciprocal", "log"),
+        ),
+        LOG_BASE,
+    ),
+    bounded=False,
+    level="list",
+    needs=("train", "features"),
+    presets=PRESETS,
+    order=2150,
+    lists_macro="rf__calibration_lists",
+    history=True,
+)
+
+
+def check_shares(values: np.ndarray) -> None:
+    """features= values are a genre's share of an item: never negative (every face calls it before computing)."""
+    bad = np.flatnonzero(values < 0)
+    if len(bad):
+        raise ParameterError(
+            f"Calibration reads features='s column 'value' as an item's share of each genre: {len(bad)} row(s) are "
+            f"negative (rows {bad[:5].tolist()}); give values >= 0"
+        )
+
+
+def position_weight(pos: np.ndarray, rank_weight: str) -> np.ndarray:
+    """The weight of a list item at 1-based position ``pos``."""
+    pos = pos.astype(np.float64)
+    if rank_weight == "reciprocal":
+        return 1.0 / pos
+    if rank_weight == "log":
+        return np.log(2.0) / np.log(pos + 1.0)
+    return np.ones(len(pos))
+
+
+def compute(lists: Lists, *, k, like, divergence, direction, alpha, smooth, rank_weight, log_base) -> np.ndarray:
+    """One value per list; NaN without a known history or a known top-k item."""
+    train, features, unit_user = lists.train, lists.features, lists.unit_user
+    if train is None or features is None or unit_user is None:
+        raise RuntimeError("train= and features= were not checked before the kernel")
+    check_shares(features.value)
+    top = lists.cut(k)
+    # p(g|i): each item's values over their sum; an item whose values sum to 0 (or without a row) has no share
+    total = np.bincount(features.item, weights=features.value, minlength=lists.n_items)
+    known = total > 0
+    order = np.argsort(features.item, kind="stable")
+    f_item, f_genre = features.item[order], features.feature[order]
+    f_share = features.value[order] / np.where(total[f_item] > 0, total[f_item], 1.0)
+    counts = np.bincount(f_item, minlength=lists.n_items)
+    starts = np.cumsum(counts) - counts
+    genres = np.int64(max(features.n_features, 1))
+
+    def cells(owner: np.ndarray, item: np.ndarray, weight: np.ndarray, n_owners: int):
+        """(owner, genre, mass) of the weighted shares, and each owner's total weight (known items only)."""
+        keep = known[item] & (weight > 0)
+        owner, item, weight = owner[keep], item[keep], weight[keep]
+        entry, row = gather(starts, counts, item)
+        codes, keys = pd.factorize(owner[row] * genres + f_genre[entry], sort=True)
+        mass = np.bincount(codes, weights=weight[row] * f_share[entry], minlength=len(keys))
+        keys = np.asarray(keys, dtype=np.int64)
+        return keys // genres, keys % genres, mass, np.bincount(owner, weights=weight, minlength=n_owners)
+
+    n_users = int(max(unit_user.max(initial=-1), train.row_user.max(initial=-1))) + 1
+    h_user, h_genre, h_mass, h_total = cells(train.row_user, train.row_item, train.row_weight, n_users)
+    l_unit, l_genre, l_mass, l_total = cells(top.unit, top.item, position_weight(top.pos, rank_weight), top.n_units)
+    # the history's cells of each list's query (h_user is sorted: a CSR by user)
+    h_counts = np.bincount(h_user, minlength=n_users)
+    h_starts = np.cumsum(h_counts) - h_counts
+    entry, unit = gather(h_starts, h_counts, unit_user)
+    p = h_mass[entry] / h_total[h_user[entry]]
+    q = l_mass / l_total[l_unit]
+    codes, keys = pd.factorize(np.concatenate([unit * genres + h_genre[entry], l_unit * genres + l_genre]))
+    n_p = len(entry)
+    pc = np.bincount(codes[:n_p], weights=p, minlength=len(keys))
+    qc = np.bincount(codes[n_p:], weights=q, minlength=len(keys))
+    cell_unit = np.asarray(keys, dtype=np.int64) // genres
+    a = 1.0 - alpha
+    ps = a * pc + alpha * qc if smooth == "both" else pc
+    qs = a * qc + alpha * pc
+    first, second = (ps, qs) if direction == "history_list" else (qs, ps)
+    if divergence == "kl":
+        terms = _rel_entr(first, second)
+        value = np.bincount(cell_unit, weights=terms, minlength=top.n_units) / np.log(log_base)
+    else:
+        mid = (first + second) / 2
+        terms = _rel_entr(first, mid) + _rel_entr(second, mid)
+        js = np.bincount(cell_unit, weights=terms, minlength=top.n_units) / np.log(log_base) / 2
+        value = np.sqrt(np.maximum(js, 0.0))
+    defined = (h_total[unit_user] > 0) & (l_total > 0)
+    return np.where(defined, value, np.nan)
+
+
+def _rel_entr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Elementwise x log(x / y): 0 where x = 0, inf where x > 0 = y (scipy.special.rel_entr)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x > 0, x * np.log(np.where(y > 0, x / np.where(y > 0, y, 1.0), 1.0)), 0.0)
+    return np.where((x > 0) & (y <= 0), np.inf, out)
