@@ -69,6 +69,10 @@ CREATE OR REPLACE MACRO rf__beyond_items(tbl, train, popularity) AS TABLE
     SELECT p.*,
            row_number() OVER (ORDER BY p.rf__pop, p.rf__item) AS rf__low,
            count(*) OVER () AS rf__n_known,
+           max(p.rf__pop) OVER () AS rf__pop_max,
+           -- APLT 'pareto': the popularity of the items before this one, most popular first (ties by id)
+           coalesce(sum(p.rf__pop) OVER (ORDER BY p.rf__pop DESC, p.rf__item
+                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS rf__before,
            sum(p.rf__pop) OVER (ORDER BY p.rf__pop, p.rf__item
                                 ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__pop_sum
     FROM (SELECT t.item AS rf__item,
@@ -83,22 +87,39 @@ CREATE OR REPLACE MACRO rf__beyond_items(tbl, train, popularity) AS TABLE
 CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok) AS TABLE
     SELECT b.*,
            CASE metric
-                WHEN 'arp' THEN coalesce(i.rf__pop, 0.0)
+                WHEN 'arp' THEN CASE WHEN i.rf__item IS NULL THEN 0.0
+                                     WHEN struct_extract(o, 'popularity_norm') = 'total'
+                                     THEN CASE WHEN i.rf__pop_sum > 0 THEN i.rf__pop / i.rf__pop_sum ELSE 0.0 END
+                                     WHEN struct_extract(o, 'popularity_norm') = 'max'
+                                     THEN CASE WHEN i.rf__pop_max > 0 THEN i.rf__pop / i.rf__pop_max ELSE 0.0 END
+                                     ELSE i.rf__pop END
                 WHEN 'aplt' THEN CAST(CASE WHEN i.rf__item IS NULL THEN struct_extract(o, 'cold') = 'tail'
                                            WHEN struct_extract(o, 'tail_rule') = 'count' THEN i.rf__pop <= struct_extract(o, 'tail')
+                                           WHEN struct_extract(o, 'tail_rule') = 'pareto'
+                                           THEN i.rf__before >= struct_extract(o, 'tail') * i.rf__pop_sum
                                            ELSE i.rf__low <= greatest(CAST(floor(i.rf__n_known * struct_extract(o, 'tail')) AS BIGINT), 1)
                                            END AS DOUBLE)
-                ELSE CASE WHEN coalesce(i.rf__pop, 0) > 0
-                          THEN -ln(CASE WHEN i.rf__pop > 0 THEN i.rf__pop END / CASE WHEN struct_extract(o, 'model') = 'discovery'
-                                                    THEN (SELECT count(DISTINCT t.query)
-                                                          FROM rf__beyond_train(tbl, train) AS t)
-                                                    ELSE i.rf__pop_sum END) / ln(struct_extract(o, 'log_base'))
+                -- Novelty: cold 'one' takes popularity 1 for an item of popularity 0; scale 'log_users' divides by
+                -- log |queries of train| (when that is more than 1)
+                ELSE CASE WHEN coalesce(i.rf__pop, 0) > 0 OR struct_extract(o, 'cold') = 'one'
+                          THEN -ln(CASE WHEN coalesce(i.rf__pop, 0) > 0 THEN i.rf__pop ELSE 1.0 END
+                                   / CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu ELSE z.rf__psum END)
+                               / ln(struct_extract(o, 'log_base'))
+                               / CASE WHEN struct_extract(o, 'scale') = 'log_users' AND z.rf__nu > 1
+                                      THEN ln(z.rf__nu) / ln(struct_extract(o, 'log_base')) ELSE 1.0 END
                           ELSE 0.0 END END AS rf__v,
            CASE metric
-                WHEN 'novelty' THEN struct_extract(o, 'cold') = 'zero' OR coalesce(i.rf__pop, 0) > 0
+                WHEN 'novelty' THEN struct_extract(o, 'cold') IN ('zero', 'one') OR coalesce(i.rf__pop, 0) > 0
                 ELSE struct_extract(o, 'cold') <> 'drop' OR i.rf__item IS NOT NULL END AS rf__c
     FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
-    LEFT JOIN rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i ON b.item = i.rf__item;
+    LEFT JOIN rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i ON b.item = i.rf__item
+    -- train's queries and the sum of every item's popularity (the distinct (query, item) pairs with a positive
+    -- weight for 'users', the weights for 'interactions'), for the cold rows too
+    CROSS JOIN (SELECT CAST(count(DISTINCT t.query) AS DOUBLE) AS rf__nu,
+                       CASE WHEN struct_extract(o, 'popularity') = 'users'
+                            THEN CAST(count(DISTINCT (t.query, t.item)) FILTER (WHERE t.rf__w > 0) AS DOUBLE)
+                            ELSE sum(t.rf__w ORDER BY t.rf__w) END AS rf__psum
+                FROM rf__beyond_train(tbl, train) AS t) AS z;
 
 -- one row per list (segments..., query): rf__rows counted, rf__sum their values, value (NaN without a counted row;
 -- Novelty's list_denominator 'k' divides the sum by k)

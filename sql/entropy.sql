@@ -4,11 +4,11 @@
 -- rf_entropy(tbl, segments := [], k := NULL, order_by := 'rank', like := NULL, log_base := NULL, normalize := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/entropy.py)
 CREATE OR REPLACE MACRO rf__entropy_opts(k, "like", log_base, normalize, owner) AS
-    struct_pack(
+    list_transform([rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
-        "like" := rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner),
-        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) WHEN 'recbole' THEN CAST('2.718281828459045' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
-        normalize := coalesce(rf__opt_choice(normalize, ['none', 'items'], 'normalize', owner), CASE rf__opt_choice("like", ['recommenders', 'recbole'], 'like', owner) WHEN 'recommenders' THEN 'none' WHEN 'recbole' THEN 'items' END, 'none'));
+        "like" := rf__lk,
+        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__lk WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) WHEN 'recbole' THEN CAST('2.718281828459045' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
+        normalize := coalesce(rf__opt_choice(normalize, ['none', 'items'], 'normalize', owner), CASE rf__lk WHEN 'recommenders' THEN 'none' WHEN 'recbole' THEN 'items' END, 'none')))[1];
 CREATE OR REPLACE MACRO rf__entropy_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          ELSE x END)[1];

@@ -6,12 +6,12 @@
 --         universe := NULL, denominator := NULL, complement := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/gini.py)
 CREATE OR REPLACE MACRO rf__gini_opts(k, "like", universe, denominator, complement, owner) AS
-    struct_pack(
+    list_transform([rf__opt_choice("like", ['recbole', 'evidently', 'lenskit', 'elliot'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
-        "like" := rf__opt_choice("like", ['recbole'], 'like', owner),
-        universe := coalesce(rf__opt_choice(universe, ['catalog', 'train', 'recommended'], 'universe', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'catalog' END, 'catalog'),
-        denominator := coalesce(rf__opt_choice(denominator, ['n', 'n-1'], 'denominator', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN 'n' END, 'n'),
-        complement := coalesce(rf__opt_flag(complement, 'complement', owner), CASE rf__opt_choice("like", ['recbole'], 'like', owner) WHEN 'recbole' THEN false END, false));
+        "like" := rf__lk,
+        universe := coalesce(rf__opt_choice(universe, ['catalog', 'train', 'recommended'], 'universe', owner), CASE rf__lk WHEN 'recbole' THEN 'catalog' WHEN 'evidently' THEN 'recommended' WHEN 'lenskit' THEN 'catalog' WHEN 'elliot' THEN 'train' END, 'catalog'),
+        denominator := coalesce(rf__opt_choice(denominator, ['n', 'n-1'], 'denominator', owner), CASE rf__lk WHEN 'recbole' THEN 'n' WHEN 'evidently' THEN 'n-1' WHEN 'lenskit' THEN 'n' WHEN 'elliot' THEN 'n-1' END, 'n'),
+        complement := coalesce(rf__opt_flag(complement, 'complement', owner), CASE rf__lk WHEN 'recbole' THEN false WHEN 'evidently' THEN false WHEN 'lenskit' THEN false WHEN 'elliot' THEN true END, false)))[1];
 CREATE OR REPLACE MACRO rf__gini_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN struct_extract(x, 'universe') = 'catalog' AND NOT catalog_given THEN error('rf:param: Gini (' || owner || ') needs catalog := ''<table>'', a table with an item column (the catalog''s item ids)')

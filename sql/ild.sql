@@ -3,24 +3,27 @@
 -- pairs' sum is (||sum u||² - sum ||u||²) / 2 from one GROUP BY (list, dimension); with hamming the differing pairs
 -- of a dimension are C(n, 2) - C(zeros, 2) - sum_v C(c_v, 2) from one GROUP BY (list, dimension, value).
 -- rf_ild(tbl, train := NULL, features := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL,
---        similarity := NULL, output := NULL, unknown := NULL, single_item := NULL)
+--        similarity := NULL, output := NULL, unknown := NULL, single_item := NULL, pair_denominator := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/ild.py)
-CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, single_item, owner) AS
-    struct_pack(
+CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, single_item, pair_denominator, owner) AS
+    list_transform([rf__opt_choice("like", ['recommenders', 'rectools', 'evidently', 'lenskit'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
-        "like" := rf__opt_choice("like", ['recommenders'], 'like', owner),
-        similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'hamming', 'cooccurrence'], 'similarity', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'cooccurrence' END, 'cosine'),
-        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'distance' END, 'distance'),
-        unknown := coalesce(rf__opt_choice(unknown, ['drop', 'zero'], 'unknown', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'zero' END, 'drop'),
-        single_item := coalesce(rf__opt_choice(single_item, ['nan', 'zero'], 'single_item', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'nan' END, 'nan'),
+        "like" := rf__lk,
+        similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'hamming', 'cooccurrence'], 'similarity', owner), CASE rf__lk WHEN 'recommenders' THEN 'cooccurrence' WHEN 'rectools' THEN 'hamming' WHEN 'evidently' THEN 'cosine' WHEN 'lenskit' THEN 'cosine' END, 'cosine'),
+        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__lk WHEN 'recommenders' THEN 'distance' WHEN 'rectools' THEN 'distance' WHEN 'evidently' THEN 'distance' WHEN 'lenskit' THEN 'similarity' END, 'distance'),
+        unknown := coalesce(rf__opt_choice(unknown, ['drop', 'zero'], 'unknown', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'rectools' THEN 'drop' WHEN 'evidently' THEN 'drop' WHEN 'lenskit' THEN 'drop' END, 'drop'),
+        single_item := coalesce(rf__opt_choice(single_item, ['nan', 'zero', 'one', 'zero_if_one_row'], 'single_item', owner), CASE rf__lk WHEN 'recommenders' THEN 'nan' WHEN 'rectools' THEN 'zero_if_one_row' WHEN 'evidently' THEN 'zero' WHEN 'lenskit' THEN 'one' END, 'nan'),
+        pair_denominator := coalesce(rf__opt_choice(pair_denominator, ['pairs', 'items'], 'pair_denominator', owner), CASE rf__lk WHEN 'recommenders' THEN 'pairs' WHEN 'rectools' THEN 'pairs' WHEN 'evidently' THEN 'items' WHEN 'lenskit' THEN 'pairs' END, 'pairs'),
         popularity := CAST(NULL AS VARCHAR),
         cold := CAST(NULL AS VARCHAR),
         aggregate := CAST(NULL AS VARCHAR),
+        popularity_norm := CAST(NULL AS VARCHAR),
         tail_rule := CAST(NULL AS VARCHAR),
         tail := CAST(NULL AS DOUBLE),
         model := CAST(NULL AS VARCHAR),
         log_base := CAST(NULL AS DOUBLE),
         list_denominator := CAST(NULL AS VARCHAR),
+        scale := CAST(NULL AS VARCHAR),
         form := CAST(NULL AS VARCHAR),
         relevance := CAST(NULL AS VARCHAR),
         rel := CAST(NULL AS DOUBLE),
@@ -29,15 +32,15 @@ CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, sin
         direction := CAST(NULL AS VARCHAR),
         alpha := CAST(NULL AS DOUBLE),
         smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR));
+        rank_weight := CAST(NULL AS VARCHAR)))[1];
 CREATE OR REPLACE MACRO rf__ild_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN struct_extract(x, 'similarity') = 'cosine' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
          WHEN struct_extract(x, 'similarity') = 'hamming' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
          WHEN struct_extract(x, 'similarity') = 'cooccurrence' AND NOT train_given THEN error('rf:param: ILD (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
          ELSE x END)[1];
-CREATE OR REPLACE MACRO rf__ild_options(k, "like", similarity, output, unknown, single_item, train_given, catalog_given, features_given, owner) AS
-    rf__ild_needs(rf__ild_opts(k, "like", similarity, output, unknown, single_item, owner), train_given, catalog_given, features_given, owner);
+CREATE OR REPLACE MACRO rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator, train_given, catalog_given, features_given, owner) AS
+    rf__ild_needs(rf__ild_opts(k, "like", similarity, output, unknown, single_item, pair_denominator, owner), train_given, catalog_given, features_given, owner);
 -- rf:generated-end
 
 -- the options, with the rules between them (rankframe/beyond/ild.py check_rules)
@@ -75,7 +78,8 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
     lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk')),
                CAST(count(*) FILTER (WHERE r.rf__top AND (r.rf__known OR struct_extract(o, 'unknown') = 'zero'))
-                    AS DOUBLE) AS rf__n
+                    AS DOUBLE) AS rf__n,
+               count(*) FILTER (WHERE r.rf__top) AS rf__rows
         FROM rows AS r GROUP BY ALL),
     per_list AS (
         SELECT l.rf__sk, l.query,
@@ -84,28 +88,34 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
                         ELSE d.rf__s * d.rf__s - d.rf__self END ORDER BY d.rf__dim) AS rf__sum
         FROM lists AS l JOIN dims AS d ON l.rf__sk IS NOT DISTINCT FROM d.rf__sk AND l.query = d.query
         GROUP BY l.rf__sk, l.query)
-    SELECT l.* EXCLUDE (rf__sk),
-           CASE WHEN l.rf__n < 2
+    -- the pairs' sum (the Hamming counts; the cosines; P - the cosines for a distance) over P = n (n - 1) / 2
+    -- (pair_denominator 'pairs') or n ('items')
+    SELECT l.* EXCLUDE (rf__sk, rf__rows),
+           CASE WHEN l.rf__rows = 1 AND struct_extract(o, 'single_item') = 'zero_if_one_row' THEN 0.0
+                WHEN l.rf__n < 2
                 THEN CASE WHEN l.rf__n = 1 AND struct_extract(o, 'single_item') = 'zero' THEN 0.0
+                          WHEN l.rf__n = 1 AND struct_extract(o, 'single_item') = 'one' THEN 1.0
                           ELSE CAST('NaN' AS DOUBLE) END
-                WHEN struct_extract(o, 'similarity') = 'hamming' THEN coalesce(p.rf__sum, 0.0) / (l.rf__n * (l.rf__n - 1) / 2)
-                WHEN struct_extract(o, 'output') = 'similarity' THEN coalesce(p.rf__sum, 0.0) / 2 / (l.rf__n * (l.rf__n - 1) / 2)
-                ELSE 1.0 - coalesce(p.rf__sum, 0.0) / 2 / (l.rf__n * (l.rf__n - 1) / 2) END AS value
+                ELSE CASE WHEN struct_extract(o, 'similarity') = 'hamming' THEN coalesce(p.rf__sum, 0.0)
+                          WHEN struct_extract(o, 'output') = 'similarity' THEN coalesce(p.rf__sum, 0.0) / 2
+                          ELSE l.rf__n * (l.rf__n - 1) / 2 - coalesce(p.rf__sum, 0.0) / 2 END
+                     / CASE WHEN struct_extract(o, 'pair_denominator') = 'items' THEN l.rf__n
+                            ELSE l.rf__n * (l.rf__n - 1) / 2 END END AS value
     FROM lists AS l LEFT JOIN per_list AS p ON l.rf__sk IS NOT DISTINCT FROM p.rf__sk AND l.query = p.query;
 
 CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments := [], k := NULL, order_by := 'rank',
                                "like" := NULL, similarity := NULL, output := NULL, unknown := NULL,
-                               single_item := NULL) AS TABLE
+                               single_item := NULL, pair_denominator := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                'ILD' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
                coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
                count(*) FILTER (WHERE NOT isnan(l.value)) AS n
         FROM rf__ild_lists(tbl, train, features, segments, order_by,
-                           rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item,
+                           rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                                          train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')),
                            (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
-                               rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item,
+                               rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                    train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')), 'rf_ild'))) AS l
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;

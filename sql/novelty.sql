@@ -3,24 +3,28 @@
 -- of popularity 0 is left out (cold 'drop') or adds 0 (cold 'zero'); a list's sum divided by its counted rows or
 -- by k (list_denominator); averaged over the lists or over every counted row (aggregate).
 -- rf_novelty(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL, popularity := NULL,
---            model := NULL, log_base := NULL, cold := NULL, list_denominator := NULL, aggregate := NULL)
+--            model := NULL, log_base := NULL, cold := NULL, list_denominator := NULL, aggregate := NULL,
+--            scale := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/novelty.py)
-CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, owner) AS
-    struct_pack(
+CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, owner) AS
+    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools', 'replay'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
-        "like" := rf__opt_choice("like", ['recommenders'], 'like', owner),
-        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'interactions' END, 'users'),
-        model := coalesce(rf__opt_choice(model, ['discovery', 'choice'], 'model', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'choice' END, 'discovery'),
-        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
-        cold := coalesce(rf__opt_choice(cold, ['drop', 'zero'], 'cold', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'zero' END, 'drop'),
-        list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'present' END, 'present'),
-        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__opt_choice("like", ['recommenders'], 'like', owner) WHEN 'recommenders' THEN 'rows' END, 'per_list'),
+        "like" := rf__lk,
+        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'recommenders' THEN 'interactions' WHEN 'evidently' THEN 'users' WHEN 'rectools' THEN 'users' WHEN 'replay' THEN 'users' END, 'users'),
+        model := coalesce(rf__opt_choice(model, ['discovery', 'choice'], 'model', owner), CASE rf__lk WHEN 'recommenders' THEN 'choice' WHEN 'evidently' THEN 'discovery' WHEN 'rectools' THEN 'discovery' WHEN 'replay' THEN 'discovery' END, 'discovery'),
+        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__lk WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) WHEN 'evidently' THEN CAST('2.0' AS DOUBLE) WHEN 'rectools' THEN CAST('2.0' AS DOUBLE) WHEN 'replay' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
+        cold := coalesce(rf__opt_choice(cold, ['drop', 'zero', 'one'], 'cold', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'evidently' THEN 'drop' WHEN 'rectools' THEN 'one' WHEN 'replay' THEN 'one' END, 'drop'),
+        list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__lk WHEN 'recommenders' THEN 'present' WHEN 'evidently' THEN 'present' WHEN 'rectools' THEN 'present' WHEN 'replay' THEN 'k' END, 'present'),
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recommenders' THEN 'rows' WHEN 'evidently' THEN 'per_list' WHEN 'rectools' THEN 'per_list' WHEN 'replay' THEN 'per_list' END, 'per_list'),
+        scale := coalesce(rf__opt_choice(scale, ['none', 'log_users'], 'scale', owner), CASE rf__lk WHEN 'recommenders' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'replay' THEN 'log_users' END, 'none'),
+        popularity_norm := CAST(NULL AS VARCHAR),
         tail_rule := CAST(NULL AS VARCHAR),
         tail := CAST(NULL AS DOUBLE),
         similarity := CAST(NULL AS VARCHAR),
         output := CAST(NULL AS VARCHAR),
         unknown := CAST(NULL AS VARCHAR),
         single_item := CAST(NULL AS VARCHAR),
+        pair_denominator := CAST(NULL AS VARCHAR),
         form := CAST(NULL AS VARCHAR),
         relevance := CAST(NULL AS VARCHAR),
         rel := CAST(NULL AS DOUBLE),
@@ -29,13 +33,13 @@ CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base,
         direction := CAST(NULL AS VARCHAR),
         alpha := CAST(NULL AS DOUBLE),
         smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR));
+        rank_weight := CAST(NULL AS VARCHAR)))[1];
 CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Novelty (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
          ELSE x END)[1];
-CREATE OR REPLACE MACRO rf__novelty_options(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, train_given, catalog_given, owner) AS
-    rf__novelty_needs(rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, owner), train_given, catalog_given, owner);
+CREATE OR REPLACE MACRO rf__novelty_options(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, train_given, catalog_given, owner) AS
+    rf__novelty_needs(rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
 -- the options, with the rules between them (rankframe/beyond/novelty.py compute)
@@ -44,16 +48,18 @@ CREATE OR REPLACE MACRO rf__novelty_rules(o) AS list_transform([o], lambda x:
          THEN error('rf:param: Novelty(list_denominator=''k'') divides by the cutoff: give one, e.g. k := 10')
          WHEN struct_extract(x, 'list_denominator') = 'k' AND struct_extract(x, 'aggregate') = 'rows'
          THEN error('rf:param: Novelty(list_denominator=''k'') divides each list by k; aggregate=''rows'' has no lists')
+         WHEN struct_extract(x, 'scale') = 'log_users' AND struct_extract(x, 'model') <> 'discovery'
+         THEN error('rf:param: Novelty(scale=''log_users'') divides by log |queries of train|: it needs model=''discovery''')
          ELSE x END)[1];
 
 CREATE OR REPLACE MACRO rf_novelty(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                    popularity := NULL, model := NULL, log_base := NULL, cold := NULL,
-                                   list_denominator := NULL, aggregate := NULL) AS TABLE
+                                   list_denominator := NULL, aggregate := NULL, scale := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'novelty', 'Novelty',
                                         rf__novelty_rules(rf__novelty_options(k, "like", popularity, model, log_base,
-                                            cold, list_denominator, aggregate, train IS NOT NULL, false,
+                                            cold, list_denominator, aggregate, scale, train IS NOT NULL, false,
                                             'rf_novelty')),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
                                             rf__novelty_rules(rf__novelty_options(k, "like", popularity, model,
-                                                log_base, cold, list_denominator, aggregate, train IS NOT NULL,
+                                                log_base, cold, list_denominator, aggregate, scale, train IS NOT NULL,
                                                 false, 'rf_novelty')), 'rf_novelty')));

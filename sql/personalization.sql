@@ -3,18 +3,19 @@
 -- item, S = sum of w and Q = sum of w² over the lists recommending it, the pairs' similarities sum to
 -- sum (S² - Q) / 2, so the mean over the n (n - 1) / 2 pairs is sum (S² - Q) / (n (n - 1)); n = the lists with
 -- a top-k row. Output 'similarity' reports the mean itself. One row per segment (NaN with fewer than two lists).
--- rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', like := NULL, output := NULL)
+-- rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', like := NULL, output := NULL, norm := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/personalization.py)
-CREATE OR REPLACE MACRO rf__personalization_opts(k, "like", output, owner) AS
-    struct_pack(
+CREATE OR REPLACE MACRO rf__personalization_opts(k, "like", output, norm, owner) AS
+    list_transform([rf__opt_choice("like", ['recmetrics', 'evidently'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
-        "like" := rf__opt_choice("like", ['recmetrics'], 'like', owner),
-        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__opt_choice("like", ['recmetrics'], 'like', owner) WHEN 'recmetrics' THEN 'distance' END, 'distance'));
+        "like" := rf__lk,
+        output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__lk WHEN 'recmetrics' THEN 'distance' WHEN 'evidently' THEN 'distance' END, 'distance'),
+        norm := coalesce(rf__opt_choice(norm, ['cosine', 'k'], 'norm', owner), CASE rf__lk WHEN 'evidently' THEN 'k' END, 'cosine')))[1];
 CREATE OR REPLACE MACRO rf__personalization_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          ELSE x END)[1];
-CREATE OR REPLACE MACRO rf__personalization_options(k, "like", output, train_given, catalog_given, owner) AS
-    rf__personalization_needs(rf__personalization_opts(k, "like", output, owner), train_given, catalog_given, owner);
+CREATE OR REPLACE MACRO rf__personalization_options(k, "like", output, norm, train_given, catalog_given, owner) AS
+    rf__personalization_needs(rf__personalization_opts(k, "like", output, norm, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
 CREATE OR REPLACE MACRO rf__personalization(tbl, segments, order_by, o, ok) AS TABLE
@@ -24,15 +25,23 @@ CREATE OR REPLACE MACRO rf__personalization(tbl, segments, order_by, o, ok) AS T
         SELECT d.rf__sk, d.query, d.item, 1.0 / sqrt(count(*) OVER (PARTITION BY d.rf__sk, d.query)) AS rf__w
         FROM (SELECT DISTINCT r.rf__sk, r.query, r.item FROM rf__rows AS r WHERE r.rf__top) AS d
     ), rf__items AS (
-        SELECT s.rf__sk, sum(s.rf__w ORDER BY s.rf__w) AS rf__s, sum(s.rf__w * s.rf__w ORDER BY s.rf__w) AS rf__q
+        SELECT s.rf__sk, sum(s.rf__w ORDER BY s.rf__w) AS rf__s, sum(s.rf__w * s.rf__w ORDER BY s.rf__w) AS rf__q,
+               CAST(count(*) AS DOUBLE) AS rf__c
         FROM rf__sets AS s
         GROUP BY s.rf__sk, s.item
     ), rf__segments AS (
-        SELECT i.rf__sk, sum(i.rf__s * i.rf__s - i.rf__q ORDER BY i.rf__s, i.rf__q) AS rf__twice
+        -- norm 'k' (Evidently): (sum_i c_i² - n k) / k in place of the cosines' sum (n subtracted below)
+        SELECT i.rf__sk, CASE WHEN struct_extract(o, 'norm') = 'k'
+                              THEN sum(i.rf__c * i.rf__c ORDER BY i.rf__c) / struct_extract(o, 'k')
+                              ELSE sum(i.rf__s * i.rf__s - i.rf__q ORDER BY i.rf__s, i.rf__q) END AS rf__twice
         FROM rf__items AS i
         GROUP BY i.rf__sk
     ), rf__lists AS (
         SELECT s.rf__sk, count(DISTINCT s.query) AS rf__n FROM rf__sets AS s GROUP BY s.rf__sk
+    ), rf__g AS (  -- norm 'k': minus each list's own overlap k (/ k = 1 per list)
+        SELECT g.rf__sk, g.rf__twice - CASE WHEN struct_extract(o, 'norm') = 'k' THEN l.rf__n ELSE 0 END AS rf__twice,
+               l.rf__n
+        FROM rf__segments AS g JOIN rf__lists AS l ON g.rf__sk IS NOT DISTINCT FROM l.rf__sk
     )
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
@@ -42,18 +51,22 @@ CREATE OR REPLACE MACRO rf__personalization(tbl, segments, order_by, o, ok) AS T
                     ELSE 1.0 - g.rf__twice / (g.rf__n * (g.rf__n - 1.0)) END AS value,
                count(*) FILTER (WHERE b.rf__first) AS n
         FROM rf__rows AS b
-        LEFT JOIN (SELECT g.rf__sk, g.rf__twice, l.rf__n
-                   FROM rf__segments AS g JOIN rf__lists AS l ON g.rf__sk IS NOT DISTINCT FROM l.rf__sk) AS g
-            ON b.rf__sk IS NOT DISTINCT FROM g.rf__sk
+        LEFT JOIN rf__g AS g ON b.rf__sk IS NOT DISTINCT FROM g.rf__sk
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;
 
+-- the options, with the rules between them (rankframe/beyond/personalization.py check_rules)
+CREATE OR REPLACE MACRO rf__personalization_rules(o) AS list_transform([o], lambda x:
+    CASE WHEN struct_extract(x, 'norm') = 'k' AND struct_extract(x, 'k') IS NULL
+         THEN error('rf:param: Personalization(norm=''k'') divides each overlap by the cutoff: give one, e.g. k := 10')
+         ELSE x END)[1];
+
 CREATE OR REPLACE MACRO rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
-                                           output := NULL) AS TABLE
+                                           output := NULL, norm := NULL) AS TABLE
     SELECT * FROM rf__personalization(tbl, segments, order_by,
-                                      rf__personalization_options(k, "like", output, false, false,
-                                                                  'rf_personalization'),
+                                      rf__personalization_rules(rf__personalization_options(k, "like", output, norm,
+                                          false, false, 'rf_personalization')),
                                       (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
-                                          rf__personalization_options(k, "like", output, false, false,
-                                                                      'rf_personalization'),
+                                          rf__personalization_rules(rf__personalization_options(k, "like", output,
+                                              norm, false, false, 'rf_personalization')),
                                           'rf_personalization')));

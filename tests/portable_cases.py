@@ -168,6 +168,16 @@ BEYOND_SET = [
     "ARP(aggregate='rows')@2",
     "APLT(aggregate='rows')",
     "Novelty(like='recommenders')@3",
+    # the presets of RecTools, Evidently, RePlay, LensKit and Elliot (tests/rung2_oracles/test_beyond_peers_more.py)
+    "Coverage(like='rectools')@3",
+    "Coverage(like='evidently')",
+    "Coverage(like='replay')@2",
+    "Coverage(like='elliot')",
+    "Gini(like='evidently')@3",
+    "Gini(like='lenskit')",
+    "Gini(like='elliot')@2",
+    "Personalization(like='evidently')@3",
+    "Personalization(norm='k', output='similarity')@2",
 ]
 BEYOND_LISTS = [
     "ARP@3",
@@ -180,6 +190,16 @@ BEYOND_LISTS = [
     "Novelty@3",
     "Novelty(model='choice', log_base=10, cold='zero')",
     "Novelty(list_denominator='k', popularity='interactions')@4",
+    "APLT(like='elliot')@3",
+    "APLT(tail_rule='pareto', tail=0.5, cold='tail', popularity='interactions')",
+    "ARP(like='rectools', popularity_norm='total')@3",
+    "ARP(like='evidently')@2",
+    "ARP(like='elliot', popularity_norm='max')",
+    "Novelty(like='rectools')@3",
+    "Novelty(like='evidently')",
+    "Novelty(like='replay')@3",
+    "Novelty(cold='one', model='choice', popularity='interactions')@2",
+    "Novelty(scale='log_users', cold='zero')",
 ]
 BEYOND = BEYOND_SET + BEYOND_LISTS
 #: the portable metrics that read features= (or train= by their similarity), every option value
@@ -191,6 +211,11 @@ BEYOND_FEATURES = [
     "ILD(single_item='zero')@2",
     "ILD(like='recommenders')@3",
     "ILD(similarity='cooccurrence', output='similarity', unknown='drop')",
+    "ILD(like='rectools')@3",
+    "ILD(like='evidently')@4",
+    "ILD(like='lenskit')",
+    "ILD(pair_denominator='items', output='similarity', single_item='one')@3",
+    "ILD(similarity='hamming', single_item='zero_if_one_row', unknown='zero')@2",
 ]
 #: Serendipity (reads relevance, train=, and features= or catalog= by its options), every option value and preset
 BEYOND_SERENDIPITY = [

@@ -18,6 +18,16 @@ PRESETS = {
         "cold": "not_tail",
         "aggregate": "per_list",
     },
+    # Elliot APLT (elliot/evaluation/popularity_utils/popularity.py, pop_ratio 0.8): the long tail is every train
+    # item outside the short head, the most popular items (users) taken until they hold 80% of the interactions;
+    # an item absent from train is not in it
+    "elliot": {
+        "popularity": "users",
+        "tail_rule": "pareto",
+        "tail": 0.8,
+        "cold": "not_tail",
+        "aggregate": "per_list",
+    },
 }
 
 SPEC = BeyondSpec(
@@ -33,14 +43,16 @@ SPEC = BeyondSpec(
             "tail_rule",
             "bottom",
             "which train items are the tail: 'bottom' = the int(tail * |train items|) (at least 1) least popular, "
-            "ties by item id (RecBole's tail_ratio <= 1), 'count' = popularity <= tail (RecBole's tail_ratio > 1)",
-            choices=("bottom", "count"),
+            "ties by item id (RecBole's tail_ratio <= 1), 'count' = popularity <= tail (RecBole's tail_ratio > 1), "
+            "'pareto' = the items outside the short head, the most popular items (ties by item id) taken while "
+            "the popularity before them is below tail * the total (Elliot's pop_ratio)",
+            choices=("bottom", "count", "pareto"),
         ),
         Param(
             "tail",
             0.8,
-            "the share of train items in the tail ('bottom': 0.8 = all but the most popular 20%) or the "
-            "popularity threshold ('count')",
+            "the share of train items in the tail ('bottom': 0.8 = all but the most popular 20%), the "
+            "popularity threshold ('count') or the short head's share of the total popularity ('pareto')",
             kind="nonnegative",
         ),
         Param(
@@ -65,6 +77,12 @@ def tail_items(train: Train, popularity: str, tail_rule: str, tail: float) -> np
     if tail_rule == "count":
         return train.known & (pop <= tail)
     known = np.flatnonzero(train.known)
+    if tail_rule == "pareto":  # the short head: most popular first (ties by id) while the sum before is < the limit
+        ranked = known[np.lexsort((train.order[known], -pop[known]))]
+        before = np.cumsum(pop[ranked]) - pop[ranked]
+        out = np.zeros(len(pop), dtype=bool)
+        out[ranked[before >= tail * pop[known].sum()]] = True
+        return out
     cut = max(int(len(known) * tail), 1)
     bottom = known[np.lexsort((train.order[known], pop[known]))[:cut]]
     out = np.zeros(len(pop), dtype=bool)

@@ -17,15 +17,30 @@ COLD = Param(
 )
 PRESETS = {
     # RecBole AveragePopularity: item_counter (train interactions, 0 when absent) summed over the top k / k present
-    "recbole": {"popularity": "interactions", "cold": "zero", "aggregate": "per_list"},
+    "recbole": {"popularity": "interactions", "cold": "zero", "aggregate": "per_list", "popularity_norm": "none"},
+    # RecTools AvgRecPopularity: value_counts of train's items (rows; normalize=True: / every row), 0 when absent
+    # (fillna), the mean of each top k, then over users
+    "rectools": {"popularity": "interactions", "cold": "zero", "aggregate": "per_list", "popularity_norm": "none"},
+    # Evidently PopularityBias apr: nunique users per train item; an item absent from train is left out of the list
+    # (map -> NaN -> dropped, and a user with only such items out of the mean); normalize_arp: / the largest
+    "evidently": {"popularity": "users", "cold": "drop", "aggregate": "per_list", "popularity_norm": "none"},
+    # Elliot ARP: pop_items (the users of each train item) summed over the top k / its length, per user
+    "elliot": {"popularity": "users", "cold": "zero", "aggregate": "per_list", "popularity_norm": "none"},
 }
+POPULARITY_NORM = Param(
+    "popularity_norm",
+    "none",
+    "divide each popularity by: 'none' = nothing, 'total' = the sum over train's items (RecTools' normalize=True: "
+    "the share of train's interactions), 'max' = the largest (Evidently's normalize_arp)",
+    choices=("none", "total", "max"),
+)
 
 SPEC = BeyondSpec(
     name="arp",
     canonical="ARP",
     aliases=("average_popularity", "averagepopularity", "avg_pop"),
     summary="mean popularity in train= of the items of each top k, averaged over lists",
-    params=(k_param(), like_param(tuple(PRESETS)), POPULARITY, COLD, AGGREGATE),
+    params=(k_param(), like_param(tuple(PRESETS)), POPULARITY, COLD, AGGREGATE, POPULARITY_NORM),
     bounded=False,
     level="list",
     needs=("train",),
@@ -34,11 +49,15 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, popularity, cold, aggregate, like) -> np.ndarray:
+def compute(lists: Lists, *, k, popularity, cold, aggregate, popularity_norm, like) -> np.ndarray:
     """One value per list (per segment with aggregate='rows'): sum of popularity / rows counted; NaN without rows."""
     top = lists.cut(k)
     train = top.train
     if train is None:
         raise RuntimeError("train= was not checked before the kernel")
-    pop = train.popularity(popularity)[top.item]
+    pop = train.popularity(popularity)
+    if popularity_norm != "none":
+        norm = pop.sum() if popularity_norm == "total" else pop.max(initial=0.0)
+        pop = pop / norm if norm > 0 else np.zeros_like(pop)
+    pop = pop[top.item]
     return top.mean(pop, None if cold == "zero" else train.known[top.item], aggregate)

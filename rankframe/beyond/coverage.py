@@ -9,10 +9,20 @@ from .declare import BeyondSpec, like_param
 from .lists import Lists
 
 PRESETS = {
-    # Microsoft Recommenders catalog_coverage: distinct recommended items / distinct items of train_df
-    "recommenders": {"universe": "train", "output": "share"},
-    # RecBole ItemCoverage: distinct recommended items / num_items (the dataset's items, as catalog= gives them)
-    "recbole": {"universe": "catalog", "output": "share"},
+    # Microsoft Recommenders catalog_coverage: reco_df's distinct items (every one, in train or not) / distinct
+    # items of train_df
+    "recommenders": {"universe": "train", "output": "share", "outside": "count"},
+    # RecBole ItemCoverage: np.unique(item_matrix) (every recommended item) / num_items (the dataset's items, as
+    # catalog= gives them)
+    "recbole": {"universe": "catalog", "output": "share", "outside": "count"},
+    # Evidently PopularityBias coverage: |recommended top-k items & train items| / |train items|
+    "evidently": {"universe": "train", "output": "share", "outside": "ignore"},
+    # RecTools CatalogCoverage (normalize=False): nunique of every top-k item, the catalog only as the divisor
+    "rectools": {"universe": "catalog", "output": "count", "outside": "count"},
+    # RePlay Coverage: distinct top-k items joined to train's distinct items / their number
+    "replay": {"universe": "train", "output": "share", "outside": "ignore"},
+    # Elliot ItemCoverage: the number of distinct top-k items (no universe: every recommended item counts)
+    "elliot": {"universe": "train", "output": "count", "outside": "count"},
 }
 
 SPEC = BeyondSpec(
@@ -36,6 +46,14 @@ SPEC = BeyondSpec(
             "'share' = covered / |universe|, 'count' = the number covered",
             choices=("share", "count"),
         ),
+        Param(
+            "outside",
+            "ignore",
+            "an item recommended outside the universe: 'ignore' = not covered (Evidently, RePlay), 'count' = "
+            "counted (Microsoft Recommenders, RecBole, RecTools, Elliot: every distinct recommended item, the "
+            "universe only the divisor; the value can exceed 1)",
+            choices=("ignore", "count"),
+        ),
     ),
     bounded=False,
     level="set",
@@ -45,12 +63,14 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, universe, output, like) -> np.ndarray:
+def compute(lists: Lists, *, k, universe, output, outside, like) -> np.ndarray:
     """One value per segment: |{items of the universe in some top k}| (/ |universe| for 'share').
 
-    Per resample of ``lists.weights`` (one row each) when given: an item is covered when its weighted count is > 0.
+    ``outside='count'`` counts a recommended item outside the universe too. Per resample of ``lists.weights`` (one
+    row each) when given: an item is covered when its weighted count is > 0.
     """
     counts, seg, item = lists.cut(k).weighted_counts()
     inside = lists.universe(universe)
-    covered = lists.by_segment((counts > 0) & inside[item], seg)
+    hit = counts > 0 if outside == "count" else (counts > 0) & inside[item]
+    covered = lists.by_segment(hit, seg)
     return lists.out(covered if output == "count" else covered / max(int(inside.sum()), 1))

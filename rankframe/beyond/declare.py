@@ -17,20 +17,24 @@ from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
 #: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
-#: pandas accessor and the polars namespace (which call it), and rankframe.compare (the per-list metrics by the
-#: paired tests, the set-level ones by a paired bootstrap over queries). Every other face raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars", "compare")
+#: pandas accessor and the polars namespace (which call it), rankframe.compare (the per-list metrics by the paired
+#: tests, the set-level ones by a paired bootstrap over queries) and ``rankframe.spark.evaluate`` (the portable SQL
+#: of rankframe.sql.render run by spark.sql). Every other face raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars", "compare", "spark")
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
     "duckdb_files": "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)",
     "anova": "rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, Personalization: one value per "
     "segment, no per-query values to decompose; rankframe.compare compares them by a paired bootstrap over queries, "
-    "and anova takes the per-list ARP, APLT, Novelty and ILD)",
-    "spark": "rankframe.spark",
+    "and anova takes the per-list metrics)",
+    "spark_compare": "rankframe.spark.compare for the set-level metrics (Coverage, Gini, Entropy, "
+    "Personalization: one value per segment; rankframe.compare compares them by a paired bootstrap over queries on "
+    "a pandas table; the per-list metrics are compared on Spark, with train=, features=)",
+    "spark_anova": "rankframe.spark.anova (run rankframe.anova on a sample or one segment brought to pandas)",
 }
-#: the faces that serve the per-list metrics (ARP, APLT, Novelty, ILD) but not the set-level ones: their per-query
-#: values take the ANOVA as they are (``aggregate='rows'`` makes them set-level: evaluate refuses per_query=True then)
-PER_LIST_FACES: tuple[str, ...] = ("anova",)
+#: the faces that serve the per-list metrics but not the set-level ones: their per-query values take the ANOVA and
+#: Spark's paired tests as they are (``aggregate='rows'`` makes them set-level: evaluate refuses per_query=True then)
+PER_LIST_FACES: tuple[str, ...] = ("anova", "spark_compare")
 #: the peers a preset ``like=`` names: name -> the library and where its definitions are
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
@@ -76,6 +80,9 @@ class BeyondSpec(MetricSpec):
     lists_macro: str = "rf__beyond_lists"
     #: reads the ranking table's ``relevance`` column (Serendipity; every other metric of the family never does)
     reads_relevance: bool = False
+    #: ``(parameter, value)`` pairs under which a metric declared ``bounded`` may leave [0, 1] (a peer's formula
+    #: that is bounded only on full lists: Personalization's ``norm='k'``)
+    unbounded_when: tuple[tuple[str, Any], ...] = ()
     #: it reads each query's own rows of train= (its history: Calibration), so train='s query ids must be of the
     #: ranking table's kind (numbers or text) for a query to find its history
     history: bool = False
@@ -105,6 +112,10 @@ class BeyondSpec(MetricSpec):
         base = {p.name: p.default for p in self.params}
         peer = values.get("like")
         return base if peer is None else {**base, **self.presets[peer]}
+
+    def is_bounded(self, kw: dict[str, Any]) -> bool:
+        """The value lies in [0, 1] with these option values (``bounded``, unless an ``unbounded_when`` pair holds)."""
+        return self.bounded and not any(kw.get(name) == value for name, value in self.unbounded_when)
 
     def is_set_level(self, kw: dict[str, Any]) -> bool:
         """One value per segment with these option values (``level='set'``, or ``aggregate='rows'``)."""
@@ -162,12 +173,15 @@ def refuse(measures: Sequence[Any], face: str) -> None:
         and not (face in PER_LIST_FACES and m.spec.level == "list")
     ]
     if asked:
+        from ..registry import BEYOND  # the declarations, collected after this module is imported
+
+        macros = ", ".join(f"rf_{spec.name}" for spec in sorted(BEYOND, key=lambda s: s.order))
         raise ParameterError(
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
             "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
-            "namespace and the SQL table macros rf_coverage, rf_gini, rf_entropy, rf_personalization, rf_arp, "
-            "rf_aplt, rf_novelty, rf_ild, rf_calibration and rf_serendipity."
+            "namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL table macros "
+            f"{macros}."
         )
 
 

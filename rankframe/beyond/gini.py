@@ -11,6 +11,13 @@ from .lists import Lists
 PRESETS = {
     # RecBole GiniIndex: sum_i (2i - n - 1) c_(i) / (n * sum c), n = num_items (catalog), unrecommended items 0
     "recbole": {"universe": "catalog", "denominator": "n", "complement": False},
+    # Evidently PopularityBias gini: value_counts of the top-k items (the recommended items only), d = n - 1
+    "evidently": {"universe": "recommended", "denominator": "n-1", "complement": False},
+    # LensKit ListGini (lenskit.stats.gini): the lists each item of the vocabulary appears in, d = n
+    "lenskit": {"universe": "catalog", "denominator": "n", "complement": False},
+    # Elliot GiniIndex: 1 - sum_j (2 (j + num_items - m) - num_items - 1) c_(j) / ((num_items - 1) sum c), num_items
+    # = the training set's items
+    "elliot": {"universe": "train", "denominator": "n-1", "complement": True},
 }
 
 SPEC = BeyondSpec(

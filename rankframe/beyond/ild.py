@@ -36,6 +36,35 @@ PRESETS = {
         "output": "distance",
         "unknown": "zero",
         "single_item": "nan",
+        "pair_denominator": "pairs",
+    },
+    # RecTools IntraListDiversity with PairwiseHammingDistanceCalculator: the mean Hamming distance of the top k's
+    # pairs, a pair with an item without features NaN and left out of the mean (all of a list's pairs NaN: NaN), a
+    # list of one row 0
+    "rectools": {
+        "similarity": "hamming",
+        "output": "distance",
+        "unknown": "drop",
+        "single_item": "zero_if_one_row",
+        "pair_denominator": "pairs",
+    },
+    # Evidently DiversityMetric: the sum of the cosine distances of the top k's pairs divided by the list's length
+    # (not its pairs), a list of one item 0
+    "evidently": {
+        "similarity": "cosine",
+        "output": "distance",
+        "unknown": "drop",
+        "single_item": "zero",
+        "pair_denominator": "items",
+    },
+    # LensKit ILS: the mean cosine similarity of the unit-normalized attribute vectors of the top k's pairs, items
+    # outside the vocabulary dropped, one item left 1.0, none NaN
+    "lenskit": {
+        "similarity": "cosine",
+        "output": "similarity",
+        "unknown": "drop",
+        "single_item": "one",
+        "pair_denominator": "pairs",
     },
 }
 
@@ -73,8 +102,16 @@ SPEC = BeyondSpec(
             "single_item",
             "nan",
             "a list with one counted item has no pair: 'nan' = no value (left out of the mean; Microsoft "
-            "Recommenders), 'zero' = 0",
-            choices=("nan", "zero"),
+            "Recommenders), 'zero' = 0 (Evidently), 'one' = 1 (LensKit's ILS), 'zero_if_one_row' = 0 when the top k "
+            "has one row, known or not, and NaN for a longer list without a counted pair (RecTools)",
+            choices=("nan", "zero", "one", "zero_if_one_row"),
+        ),
+        Param(
+            "pair_denominator",
+            "pairs",
+            "divide the sum over a list's pairs by 'pairs' = their number (the mean pairwise value) or 'items' = "
+            "the counted items (Evidently's diversity)",
+            choices=("pairs", "items"),
         ),
     ),
     bounded=False,
@@ -95,7 +132,7 @@ def check_rules(*, similarity: str, output: str, **_: object) -> None:
         )
 
 
-def compute(lists: Lists, *, k, similarity, output, unknown, single_item, like) -> np.ndarray:
+def compute(lists: Lists, *, k, similarity, output, unknown, single_item, pair_denominator, like) -> np.ndarray:
     """One value per list; NaN without a counted item (and with one, for ``single_item='nan'``)."""
     check_rules(similarity=similarity, output=output)
     top = lists.cut(k)
@@ -120,18 +157,20 @@ def compute(lists: Lists, *, k, similarity, output, unknown, single_item, like) 
         cell_unit = cells // dims
         zeros = n[cell_unit] - nonzeros
         differ = pairs[cell_unit] - zeros * (zeros - 1) / 2 - same_pairs
-        total = np.bincount(cell_unit, weights=differ, minlength=top.n_units)
-        mean = total / np.where(pairs > 0, pairs, 1)
+        total = np.bincount(cell_unit, weights=differ, minlength=top.n_units).astype(np.float64)
     else:
         codes, cells = _codes(unit[row] * dims + vec.dim[entry])
         sums = np.bincount(codes, weights=vec.value[entry], minlength=len(cells))
         squares = np.bincount(cells // dims, weights=sums * sums, minlength=top.n_units)
         self_terms = np.bincount(unit, weights=vec.norm2[item], minlength=top.n_units)
-        similar = (squares - self_terms) / 2 / np.where(pairs > 0, pairs, 1)
-        mean = 1.0 - similar if output == "distance" else similar
-    out = np.where(pairs > 0, mean, np.nan)
-    if single_item == "zero":
-        out = np.where(n == 1, 0.0, out)
+        similar = (squares - self_terms) / 2  # the sum of the pairs' cosines
+        total = (pairs - similar if output == "distance" else similar).astype(np.float64)
+    divisor = pairs if pair_denominator == "pairs" else n
+    out = np.where(pairs > 0, total / np.where(pairs > 0, divisor, 1), np.nan)
+    if single_item in ("zero", "one"):
+        out = np.where(n == 1, 0.0 if single_item == "zero" else 1.0, out)
+    elif single_item == "zero_if_one_row":
+        out = np.where(np.bincount(top.unit, minlength=top.n_units) == 1, 0.0, out)
     return out
 
 

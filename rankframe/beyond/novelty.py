@@ -19,6 +19,40 @@ PRESETS = {
         "cold": "zero",
         "list_denominator": "present",
         "aggregate": "rows",
+        "scale": "none",
+    },
+    # Evidently NoveltyMetric (MIUF): -log2(users(i) / |train users|), an item absent from train left out (NaN
+    # dropped; a user with only such items out of the mean), the mean of each top k, then over users
+    "evidently": {
+        "popularity": "users",
+        "model": "discovery",
+        "log_base": 2.0,
+        "cold": "drop",
+        "list_denominator": "present",
+        "aggregate": "per_list",
+        "scale": "none",
+    },
+    # RecTools MeanInvUserFreq: -log2(users(i) / |train users|), a cold item "consumed by a single user" (fillna(1)),
+    # the mean of each top k's rows, then over users
+    "rectools": {
+        "popularity": "users",
+        "model": "discovery",
+        "log_base": 2.0,
+        "cold": "one",
+        "list_denominator": "present",
+        "aggregate": "per_list",
+        "scale": "none",
+    },
+    # RePlay Surprisal: log2(|train users| / users(i)) / log2(|train users|), a cold item 1 (rated by one user),
+    # summed over the top k and divided by k, then the mean over the recommendations' users
+    "replay": {
+        "popularity": "users",
+        "model": "discovery",
+        "log_base": 2.0,
+        "cold": "one",
+        "list_denominator": "k",
+        "aggregate": "per_list",
+        "scale": "log_users",
     },
 }
 
@@ -44,8 +78,9 @@ SPEC = BeyondSpec(
             "cold",
             "drop",
             "an item with popularity 0 (no row in train=, or only weight 0): 'drop' = left out of the list (its "
-            "self-information is infinite), 'zero' = novelty 0, counted in the denominator (Microsoft Recommenders)",
-            choices=("drop", "zero"),
+            "self-information is infinite), 'zero' = novelty 0, counted in the denominator (Microsoft Recommenders), "
+            "'one' = popularity 1, as if one train query had seen it (RecTools, RePlay)",
+            choices=("drop", "zero", "one"),
         ),
         Param(
             "list_denominator",
@@ -55,6 +90,14 @@ SPEC = BeyondSpec(
             choices=("present", "k"),
         ),
         AGGREGATE,
+        Param(
+            "scale",
+            "none",
+            "divide the self-information by: 'none' = nothing, 'log_users' = log_b |queries of train|, the "
+            "self-information of an item one query saw (RePlay's Surprisal: 1 = the rarest; model='discovery' only; "
+            "with one train query nothing is divided)",
+            choices=("none", "log_users"),
+        ),
     ),
     bounded=False,
     level="list",
@@ -64,27 +107,37 @@ SPEC = BeyondSpec(
 )
 
 
-def check_rules(*, k: int | None, list_denominator: str, aggregate: str, **_: object) -> None:
+def check_rules(
+    *, k: int | None, list_denominator: str, aggregate: str, scale: str = "none", model: str = "discovery", **_: object
+) -> None:
     """The rules between the options (every face calls it before computing): 'k' needs a cutoff and lists."""
+    if scale == "log_users" and model != "discovery":
+        raise ParameterError("Novelty(scale='log_users') divides by log |queries of train|: it needs model='discovery'")
     if list_denominator == "k" and k is None:
         raise ParameterError("Novelty(list_denominator='k') divides by the cutoff: give one, e.g. Novelty@10")
     if list_denominator == "k" and aggregate == "rows":
         raise ParameterError("Novelty(list_denominator='k') divides each list by k; aggregate='rows' has no lists")
 
 
-def compute(lists: Lists, *, k, popularity, model, log_base, cold, list_denominator, aggregate, like) -> np.ndarray:
+def compute(
+    lists: Lists, *, k, popularity, model, log_base, cold, list_denominator, aggregate, scale, like
+) -> np.ndarray:
     """One value per list (per segment with aggregate='rows'); NaN without counted rows."""
-    check_rules(k=k, list_denominator=list_denominator, aggregate=aggregate)
+    check_rules(k=k, list_denominator=list_denominator, aggregate=aggregate, scale=scale, model=model)
     top = lists.cut(k)
     train = top.train
     if train is None:
         raise RuntimeError("train= was not checked before the kernel")
     pop = train.popularity(popularity)
     z = train.n_users if model == "discovery" else pop.sum()
+    if cold == "one":  # a popularity-0 item as if one train query had seen it
+        pop = np.where(pop > 0, pop, 1.0)
     warm = pop > 0
     info = np.zeros(len(pop))
     info[warm] = -np.log(pop[warm] / z) / np.log(log_base)
-    counted = None if cold == "zero" else warm[top.item]
+    if scale == "log_users" and train.n_users > 1:  # one train query: log 1 = 0, nothing is divided
+        info = info / (np.log(train.n_users) / np.log(log_base))
+    counted = None if cold in ("zero", "one") else warm[top.item]
     mean = top.mean(info[top.item], counted, aggregate)
     if list_denominator == "present":
         return mean

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..declare import Param, k_param
+from ..errors import ParameterError
 from .declare import BeyondSpec, like_param
 from .lists import Lists
 
@@ -31,6 +32,9 @@ PRESETS = {
     # recmetrics personalization (recmetrics/metrics.py): 1 - the mean of the upper triangle of sklearn's cosine
     # similarity of the binary user x item matrix
     "recmetrics": {"output": "distance"},
+    # Evidently PersonalizationMetric: 1 - (sum_i c_i² - n k) / (k n (n - 1)), the mean pairwise overlap / k (the
+    # cosine when every list has k items; a shorter list is counted as if it had k)
+    "evidently": {"output": "distance", "norm": "k"},
 }
 
 SPEC = BeyondSpec(
@@ -48,19 +52,35 @@ SPEC = BeyondSpec(
             "share an item), 'similarity' = the mean pairwise cosine similarity itself",
             choices=("distance", "similarity"),
         ),
+        Param(
+            "norm",
+            "cosine",
+            "a pair's similarity: 'cosine' = |A_u ∩ A_v| / sqrt(|A_u| |A_v|), 'k' = |A_u ∩ A_v| / k with every list's "
+            "own overlap taken as k: (sum_i c_i² - n k) / (k n (n - 1)), c_i the lists recommending i (Evidently; "
+            "the cosine when every list has k items; needs @k)",
+            choices=("cosine", "k"),
+        ),
     ),
     level="set",
+    unbounded_when=(("norm", "k"),),  # Evidently divides each overlap by k: above 1 on lists shorter than k
     presets=PRESETS,
     order=2030,
 )
 
 
-def compute(lists: Lists, *, k, output, like) -> np.ndarray:
+def check_rules(*, k: int | None, norm: str, **_: object) -> None:
+    """The rules between the options (every face calls it): norm='k' divides by the cutoff."""
+    if norm == "k" and k is None:
+        raise ParameterError("Personalization(norm='k') divides each overlap by the cutoff: give one, e.g. @10")
+
+
+def compute(lists: Lists, *, k, output, norm, like) -> np.ndarray:
     """One value per segment (per resample of ``lists.weights``); NaN with fewer than two lists with a top-k row.
 
     With multiplicities w_u (a list drawn twice is two lists: its copies form a pair of similarity 1), S_i and Q_i
     are the weighted sums ``sum_u w_u / sqrt(|A_u|)`` and ``sum_u w_u / |A_u|``, and n = sum_u w_u.
     """
+    check_rules(k=k, norm=norm)
     top = lists.cut(k)
     unit, _, column, seg, _ = top.item_columns()  # each (list, item) pair once
     size = np.bincount(unit, minlength=top.n_units)
@@ -71,6 +91,9 @@ def compute(lists: Lists, *, k, output, like) -> np.ndarray:
     twice = top.by_segment(s * s - q, seg)
     listed = np.flatnonzero(size > 0)
     n = top.weigh("personalization_n", listed, top.unit_segment[listed], np.ones(len(listed)), top.n_segments)
+    if norm == "k":  # sum_i c_i² - n k over k n (n - 1), c_i = the (weighted) lists recommending item i
+        c = top.weigh("personalization_c", unit, column, np.ones(len(unit)), len(seg))
+        twice = (top.by_segment(c * c, seg) - n * k) / k
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.where(n >= 2, twice / (n * (n - 1)), np.nan)
     return lists.out(1.0 - similarity if output == "distance" else similarity)

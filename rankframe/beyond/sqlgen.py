@@ -77,7 +77,8 @@ def options_sql(spec: BeyondSpec) -> str:
     """The generated block of ``sql/<spec.name>.sql``."""
     options = [p for p in spec.params if p.name not in ("k", "like")]
     peers = [peer for peer in spec.presets]
-    like = f"rf__opt_choice(\"like\", [{', '.join(_literal(p) for p in peers)}], 'like', owner)"
+    checked_like = f"rf__opt_choice(\"like\", [{', '.join(_literal(p) for p in peers)}], 'like', owner)"
+    like = "rf__lk"  # the checked like, bound once by the lambda below (not expanded into every option's CASE)
     fields = ["k := rf__k(k, owner)", f'"like" := {like}']
     for p in options:
         preset = [(peer, values[p.name]) for peer, values in spec.presets.items() if p.name in values]
@@ -96,9 +97,10 @@ def options_sql(spec: BeyondSpec) -> str:
         fields += [f"{name} := CAST(NULL AS {_TYPES[p.kind]})" for name, p in others.items()]
     names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
     resolve = (
-        f"CREATE OR REPLACE MACRO rf__{spec.name}_opts({names}, owner) AS\n    struct_pack(\n        "
+        f"CREATE OR REPLACE MACRO rf__{spec.name}_opts({names}, owner) AS\n"
+        f"    list_transform([{checked_like}], lambda {like}: struct_pack(\n        "
         + ",\n        ".join(fields)
-        + ");"
+        + "))[1];"
     )
     needs = [("true", n) for n in spec.needs]
     unless = {n: f" AND struct_extract(x, '{o}') <> {_literal(v)}" for n, o, v in spec.needs_unless}

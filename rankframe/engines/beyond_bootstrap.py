@@ -27,6 +27,7 @@ import pandas as pd
 from scipy.special import ndtri
 
 from .. import progress
+from ..beyond.declare import BeyondSpec
 from ..beyond.lists import Lists
 from ..columns import Columns
 from ..names import Measure
@@ -200,7 +201,9 @@ def intervals(
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             se = np.nanstd(r.draws, axis=0, ddof=1) if n_resamples > 1 else np.full(len(n), np.nan)
-        low, high = normal_interval(r.estimate, se, level, bounded=m.spec.bounded)
+        low, high = normal_interval(
+            r.estimate, se, level, bounded=isinstance(m.spec, BeyondSpec) and m.spec.is_bounded(m.kw)
+        )
         few = n < 2
         frames.append(
             seg_keys.assign(

@@ -107,27 +107,111 @@ def _check_ids(ids: pd.Series, where: str, items: pd.Series, item_col: str) -> N
     """No null ids, and ids of the same kind as the recommendations' item column."""
     null = ids.isna().to_numpy()
     if null.any():
-        rows = np.flatnonzero(null)[:5].tolist()
-        raise ParameterError(
-            f"{where} has {int(null.sum())} null item id(s) (positions {rows}); item ids are never null"
-        )
+        raise null_ids_error(where, int(null.sum()), f"positions {np.flatnonzero(null)[:5].tolist()}")
     mine, theirs = _id_kind(ids), _id_kind(items)
-    if "empty" not in (mine, theirs) and (mine != theirs or mine == "other"):
-        raise ParameterError(
-            f"the item ids of {where} are {_WORDS[mine]} (e.g. {_show(ids.iloc[0])}) but those of the ranking table's "
-            f"column {item_col!r} are {_WORDS[theirs]} (e.g. {_show(items.dropna().iloc[0])}): ids of different kinds "
-            "never match; "
-            "convert one of them first"
+    if kinds_clash(mine, theirs):
+        raise id_kind_error(where, mine, theirs, ids.iloc[0], items.dropna().iloc[0], item_col)
+
+
+# The words of the input rules, written once: the pandas checks here and rankframe.spark's (which count on Spark and
+# show example rows instead of positions) raise these.
+def null_ids_error(where: str, count: int, shown: str) -> ParameterError:
+    """An input with null item ids (``shown``: where they are, e.g. ``positions [0, 3]``)."""
+    return ParameterError(f"{where} has {count} null item id(s) ({shown}); item ids are never null")
+
+
+def kinds_clash(mine: str, theirs: str) -> bool:
+    """Whether ids of these kinds (:func:`_id_kind`'s words) never match."""
+    return "empty" not in (mine, theirs) and (mine != theirs or mine == "other")
+
+
+def id_kind_error(where: str, mine: str, theirs: str, mine_example: object, their_example: object, item_col: str):
+    """Item ids of another kind than the ranking table's."""
+    return ParameterError(
+        f"the item ids of {where} are {_WORDS[mine]} (e.g. {_show(mine_example)}) but those of the ranking table's "
+        f"column {item_col!r} are {_WORDS[theirs]} (e.g. {_show(their_example)}): ids of different kinds never match; "
+        "convert one of them first"
+    )
+
+
+def catalog_type_error(catalog: object) -> ParameterError:
+    """catalog= of a type that holds no ids."""
+    return ParameterError(
+        "The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
+        f"Got {type(catalog).__name__} instead."
+    )
+
+
+def catalog_columns_error(columns: list) -> ParameterError:
+    """catalog= as a table of more than one column."""
+    return ParameterError(f"catalog= as a table must have one column (the item ids); it has {columns}")
+
+
+#: an empty input: what it should hold
+EMPTY = {
+    "catalog": "it lists the items that could be recommended",
+    "train": "it holds the past interactions popularity is counted from",
+    "features": "it holds the items' (item, feature, value) rows",
+}
+
+
+def empty_error(name: str) -> ParameterError:
+    """An input without rows."""
+    return ParameterError(f"{name}= is empty: {EMPTY[name]}")
+
+
+def repeated_catalog_error(count: int, examples: list) -> ParameterError:
+    """catalog= listing an id more than once."""
+    return ParameterError(f"catalog= lists {count} item id(s) more than once, e.g. {examples}: give each item once")
+
+
+def input_columns_error(name: str, wanted: list[str], missing: list[str], present: list) -> ParameterError:
+    """train= or features= without the columns it must have."""
+    if name == "train":
+        return ParameterError(
+            f"train= must have the ranking table's query and item columns {wanted} (and optionally {WEIGHT!r}); "
+            f"{missing} not in its columns {present}"
         )
+    return ParameterError(
+        f"features= must have the ranking table's item column and {FEATURE!r} {wanted} (and optionally "
+        f"{VALUE!r}); {missing} not in its columns {present}"
+    )
+
+
+def null_train_query_error(column: str, count: int, shown: str) -> ParameterError:
+    """train= with null query ids."""
+    return ParameterError(f"train= has {count} null id(s) in {column!r} ({shown})")
+
+
+def null_feature_error(count: int, shown: str) -> ParameterError:
+    """features= with null feature names."""
+    return ParameterError(f"features= has {count} null feature name(s) in {FEATURE!r} ({shown})")
+
+
+def bad_number_error(name: str, count: int, rows: str) -> ParameterError:
+    """train='s weight or features='s value that is not a finite number (a weight also >= 0)."""
+    if name == "train":
+        return ParameterError(
+            f"train='s column {WEIGHT!r} must hold finite numbers >= 0 (0 = a known item without interactions); "
+            f"{count} row(s) do not, e.g.\n{rows}"
+        )
+    return ParameterError(
+        f"features='s column {VALUE!r} must hold finite numbers (a pair not listed is 0); {count} "
+        f"row(s) do not, e.g.\n{rows}"
+    )
+
+
+def repeated_pairs_error(count: int, rows: str) -> ParameterError:
+    """features= listing an (item, feature) pair more than once."""
+    return ParameterError(
+        f"features= lists {count} row(s) of the same (item, feature) pair, e.g.\n{rows}\ngive each pair once"
+    )
 
 
 def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series:
     """``catalog=`` as a Series of distinct, non-null ids of the item column's kind."""
     if isinstance(catalog, (str, bytes, dict)) or catalog is None:
-        raise ParameterError(
-            f"The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
-            f"Got {type(catalog).__name__} instead."
-        )
+        raise catalog_type_error(catalog)
     if isinstance(catalog, pd.Series):
         ids = catalog.reset_index(drop=True)
     elif isinstance(catalog, (list, tuple, np.ndarray, pd.Index, set, frozenset, range)):
@@ -136,51 +220,45 @@ def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series
         try:
             frame = inputs.to_pandas(catalog, owner="evaluate", name="catalog")
         except ParameterError:
-            raise ParameterError(
-                "The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
-                f"Got {type(catalog).__name__} instead."
-            ) from None
+            raise catalog_type_error(catalog) from None
         if frame.shape[1] != 1:
-            raise ParameterError(
-                f"catalog= as a table must have one column (the item ids); it has {list(frame.columns)}"
-            )
+            raise catalog_columns_error(list(frame.columns))
         ids = frame.iloc[:, 0].reset_index(drop=True)
     if len(ids) == 0:
-        raise ParameterError("catalog= is empty: it lists the items that could be recommended")
+        raise empty_error("catalog")
     _check_ids(ids, "catalog=", items, item_col)
     repeated = ids[ids.duplicated()]
     if len(repeated):
-        raise ParameterError(
-            f"catalog= lists {len(repeated)} item id(s) more than once, e.g. {repeated.head(5).tolist()}: give each "
-            "item once"
-        )
+        raise repeated_catalog_error(len(repeated), repeated.head(5).tolist())
     return ids
 
 
-def _long_input(value: object, name: str, wanted: list[str], optional: str, what: str) -> pd.DataFrame:
-    """An extra input as a pandas frame with its required columns, not empty (the shared part of its checks)."""
-    frame = inputs.to_pandas(value, owner="evaluate", name=name)
-    missing = [c for c in wanted if c not in frame.columns]
-    if missing:
-        raise ParameterError(
-            f"{name}= must have {what} {wanted} (and optionally {optional!r}); {missing} not in its columns "
-            f"{list(frame.columns)}"
+def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
+    """``train=`` as a pandas frame with the query and item columns (and a valid ``weight``), never modified."""
+    frame = inputs.to_pandas(train, owner="evaluate", name="train")
+    wanted = [columns.query, columns.item]
+    _require(frame, "train", wanted)
+    null_query = frame[columns.query].isna().to_numpy()
+    if null_query.any():
+        raise null_train_query_error(
+            columns.query, int(null_query.sum()), f"rows {np.flatnonzero(null_query)[:5].tolist()}"
         )
-    if len(frame) == 0:
-        raise ParameterError(f"{name}= is empty: it holds {INPUTS_HOLD[name]}")
+    _check_ids(frame[columns.item], f"train='s column {columns.item!r}", items, columns.item)
+    _check_numbers(frame, "train", WEIGHT, [*wanted, WEIGHT], negative=False)
     return frame
 
 
-def _no_nulls(frame: pd.DataFrame, name: str, column: str, what: str) -> None:
-    null = frame[column].isna().to_numpy()
-    if null.any():
-        raise ParameterError(
-            f"{name}= has {int(null.sum())} null {what} in {column!r} (rows {np.flatnonzero(null)[:5].tolist()})"
-        )
+def _require(frame: pd.DataFrame, name: str, wanted: list[str]) -> None:
+    """A long input (train=, features=) has its columns and rows."""
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise input_columns_error(name, wanted, missing, list(frame.columns))
+    if len(frame) == 0:
+        raise empty_error(name)
 
 
-def _check_numbers(frame: pd.DataFrame, name: str, column: str, shown: list[str], rule: str, *, negative: bool) -> None:
-    """The optional numeric column of an input: finite numbers (and >= 0 unless ``negative``), else the rows."""
+def _check_numbers(frame: pd.DataFrame, name: str, column: str, shown: list[str], *, negative: bool) -> None:
+    """The optional numeric column of a long input: finite numbers (and >= 0 unless ``negative``), else the rows."""
     if column not in frame.columns:
         return
     values = frame[column]
@@ -191,35 +269,14 @@ def _check_numbers(frame: pd.DataFrame, name: str, column: str, shown: list[str]
     else:
         bad = ~(np.isfinite(numbers) if negative else np.isfinite(numbers) & (numbers >= 0))
     if bad.any():
-        rows = frame.loc[bad, shown].head(5)
-        raise ParameterError(
-            f"{name}='s column {column!r} must hold {rule}; {int(bad.sum())} row(s) do not, e.g.\n{rows.to_string()}"
-        )
-
-
-#: what each long input holds (the words of its "is empty" error)
-INPUTS_HOLD = {
-    "train": "the past interactions popularity is counted from",
-    "features": "the items' (item, feature, value) rows",
-}
-
-
-def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
-    """``train=`` as a pandas frame with the query and item columns (and a valid ``weight``), never modified."""
-    wanted = [columns.query, columns.item]
-    frame = _long_input(train, "train", wanted, WEIGHT, "the ranking table's query and item columns")
-    _no_nulls(frame, "train", columns.query, "id(s)")
-    _check_ids(frame[columns.item], f"train='s column {columns.item!r}", items, columns.item)
-    rule = "finite numbers >= 0 (0 = a known item without interactions)"
-    _check_numbers(frame, "train", WEIGHT, [*wanted, WEIGHT], rule, negative=False)
-    return frame
+        raise bad_number_error(name, int(bad.sum()), frame.loc[bad, shown].head(5).to_string())
 
 
 def check_history(measures: Sequence[Measure], train: pd.DataFrame, queries: pd.Series, query_col: str) -> None:
     """A metric reading each query's own history (``BeyondSpec.history``): train='s query ids of the table's kind."""
     readers = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.history]
     mine, theirs = _id_kind(train[query_col]), _id_kind(queries)
-    if readers and "empty" not in (mine, theirs) and (mine != theirs or mine == "other"):
+    if readers and kinds_clash(mine, theirs):
         raise ParameterError(
             f"{', '.join(readers)} reads each query's history in train=, but train='s query ids in {query_col!r} are "
             f"{_WORDS[mine]} (e.g. {_show(train[query_col].iloc[0])}) and the ranking table's are {_WORDS[theirs]} "
@@ -229,19 +286,18 @@ def check_history(measures: Sequence[Measure], train: pd.DataFrame, queries: pd.
 
 def check_features(features: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
     """``features=`` as a pandas frame ``[item, feature, value]``: ids of the item column's kind, each pair once."""
+    frame = inputs.to_pandas(features, owner="evaluate", name="features")
     wanted = [columns.item, FEATURE]
-    frame = _long_input(features, "features", wanted, VALUE, f"the ranking table's item column and {FEATURE!r}")
-    _no_nulls(frame, "features", FEATURE, "feature name(s)")
+    _require(frame, "features", wanted)
+    null_feature = frame[FEATURE].isna().to_numpy()
+    if null_feature.any():
+        raise null_feature_error(int(null_feature.sum()), f"rows {np.flatnonzero(null_feature)[:5].tolist()}")
     _check_ids(frame[columns.item], f"features='s column {columns.item!r}", items, columns.item)
-    rule = "finite numbers (a pair not listed is 0)"
-    _check_numbers(frame, "features", VALUE, [*wanted, VALUE], rule, negative=True)
+    _check_numbers(frame, "features", VALUE, [*wanted, VALUE], negative=True)
     repeated = frame.duplicated([columns.item, FEATURE], keep=False).to_numpy()
     if repeated.any():
         rows = frame.loc[repeated, [columns.item, FEATURE]].head(5)
-        raise ParameterError(
-            f"features= lists {int(repeated.sum())} row(s) of the same (item, feature) pair, e.g.\n"
-            f"{rows.to_string()}\ngive each pair once"
-        )
+        raise repeated_pairs_error(int(repeated.sum()), rows.to_string())
     return frame
 
 

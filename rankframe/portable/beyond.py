@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ..beyond.declare import BeyondSpec
 from ..beyond.ild import check_rules as ild_rules
 from ..beyond.novelty import check_rules as novelty_rules
+from ..beyond.personalization import check_rules as personalization_rules
 from ..names import Measure
 from . import serendipity
 from .terms import FLOAT, Terms, literal, not_portable
@@ -148,7 +149,12 @@ class _Builder:
             f"SELECT rf__titem, {_f('COUNT(DISTINCT CASE WHEN rf__w > 0 THEN rf__tq END)')} AS rf__users, "
             "SUM(rf__w) AS rf__interactions FROM rf__btrain GROUP BY rf__titem"
         )
-        self.ctes["rf__bnusers"] = "SELECT COUNT(DISTINCT rf__tq) AS rf__nu FROM rf__btrain"
+        # train's queries and the sum of every item's popularity of each kind (Novelty's 'choice' model)
+        self.ctes["rf__bnusers"] = (
+            "SELECT a.rf__nu, b.rf__psum_users, b.rf__psum_interactions FROM (SELECT COUNT(DISTINCT rf__tq) AS "
+            "rf__nu FROM rf__btrain) AS a CROSS JOIN (SELECT SUM(rf__users) AS rf__psum_users, SUM(rf__interactions) "
+            "AS rf__psum_interactions FROM rf__bitems) AS b"
+        )
 
     def universe(self, name: str) -> str:
         """The CTE of the distinct items of the universe 'catalog' or 'train' (column rf__uitem)."""
@@ -206,14 +212,14 @@ class _Builder:
         return f"SELECT {self.g}, {named}, 0 AS rf__u FROM {src}" + (f" WHERE {where}" if where else "")
 
     # ------------------------------------------------------------------ set-level metrics
-    def coverage(self, i: int, *, k, universe, output, like) -> str:
+    def coverage(self, i: int, *, k, universe, output, outside, like) -> str:
         p = self.pairs(k, universe)
         covered = "COALESCE(SUM(a0), 0)"
         value = covered if output == "count" else f"{covered} / GREATEST(MAX(a1), 1)"
+        hit = "rf__c > 0" if outside == "count" else "rf__c > 0 AND rf__in = 1"  # 'count': items outside too
         return self.segment_rows(
-            f"rf__bm{i}", [self.contribution(p, "CASE WHEN rf__c > 0 AND rf__in = 1 THEN 1 ELSE 0 END", "rf__un")], 2,
-            value,
-        )  # fmt: skip
+            f"rf__bm{i}", [self.contribution(p, f"CASE WHEN {hit} THEN 1 ELSE 0 END", "rf__un")], 2, value
+        )
 
     def gini(self, i: int, *, k, universe, denominator, complement, like) -> str:
         p = self.pairs(k, None if universe == "recommended" else universe)
@@ -248,7 +254,8 @@ class _Builder:
         flag = "CASE WHEN rf__c > 0 THEN 1 ELSE 0 END"
         return self.segment_rows(f"rf__bm{i}", [self.contribution(shares, term, "rf__c", flag)], 3, value)
 
-    def personalization(self, i: int, *, k, output, like) -> str:
+    def personalization(self, i: int, *, k, output, norm, like) -> str:
+        personalization_rules(k=k, norm=norm)
         unit = ", ".join([*self.grp, "rf__q"])
         sets, items = f"rf__bpsets{i}", f"rf__bpitems{i}"
         # each (list, item) of a top k once, w = 1 / sqrt(the list's number of items)
@@ -259,17 +266,22 @@ class _Builder:
         # per item: S = sum of w, Q = sum of w^2; the pairs' sum is sum_i (S^2 - Q) / 2 (rankframe/beyond/
         # personalization.py)
         self.ctes[items] = (
-            f"SELECT {self.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq FROM {sets} "
+            f"SELECT {self.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq, {_f('COUNT(*)')} AS rf__cnt "
+            f"FROM {sets} "
             f"GROUP BY {self.g}, rf__item"
         )
         lists = f"(SELECT DISTINCT {unit} FROM {sets}) AS l"
         n = "COALESCE(SUM(a1), 0)"
         similarity = f"SUM(a0) / ({n} * ({n} - 1))"
+        pair = "rf__s * rf__s - rf__sq"
+        if norm == "k":  # Evidently: (sum_i c_i² - n k) / (k n (n - 1))
+            pair = "rf__cnt * rf__cnt"
+            similarity = f"(SUM(a0) - {n} * {Terms.num(k)}) / ({Terms.num(k)} * {n} * ({n} - 1))"
         value = similarity if output == "similarity" else f"1 - {similarity}"
         return self.segment_rows(
             f"rf__bm{i}",
             [
-                self.contribution(items, "rf__s * rf__s - rf__sq", "NULL"),
+                self.contribution(items, pair, "NULL"),
                 self.contribution(lists, "NULL", "1"),
             ],
             2,
@@ -312,7 +324,9 @@ class _Builder:
             )
         return vec, known
 
-    def ild(self, i: int, *, k, similarity, output, unknown, single_item, like) -> tuple[str, str, str]:
+    def ild(
+        self, i: int, *, k, similarity, output, unknown, single_item, pair_denominator, like
+    ) -> tuple[str, str, str]:
         """The per-list CTE (unit..., rf__n, rf__a, rf__b) and the (state, raw) terms of its value.
 
         Every sum comes from one GROUP BY over a UNION ALL (no join on segment values): cosine's pair sum is
@@ -348,21 +362,33 @@ class _Builder:
                 f"{_null()} AS rf__b FROM {joined} GROUP BY {runit}, v.rf__dim"
             )
         per = f"rf__blists{i}"
+        # rf__n = the counted items, rf__r = every top-k row (single_item='zero_if_one_row')
         self.ctes[per] = (
-            f"SELECT {unit}, SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b FROM ("
-            f"SELECT {unit}, {_f('1')} AS rf__one_n, {_null()} AS rf__a, {_null()} AS rf__b FROM {rows} "
-            f"UNION ALL SELECT {unit}, {_f('0')}, rf__a, rf__b FROM ({dims}) AS d "
-            f"UNION ALL SELECT {unit}, {_f('0')}, {_null()}, {_null()} FROM rf__bunits) AS x GROUP BY {unit}"
+            f"SELECT {unit}, SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b, SUM(rf__one_r) "
+            f"AS rf__r FROM (SELECT {unit}, {_f('1')} AS rf__one_n, {_null()} AS rf__a, {_null()} AS rf__b, "
+            f"{_f('0')} AS rf__one_r FROM {rows} "
+            f"UNION ALL SELECT {unit}, {_f('0')}, rf__a, rf__b, {_f('0')} FROM ({dims}) AS d "
+            f"UNION ALL SELECT {unit}, {_f('0')}, {_null()}, {_null()}, {_f('1')} FROM rf__bpos WHERE {_top(k)} "
+            f"UNION ALL SELECT {unit}, {_f('0')}, {_null()}, {_null()}, {_f('0')} FROM rf__bunits) AS x "
+            f"GROUP BY {unit}"
         )
         pairs = "(rf__n * (rf__n - 1) / 2)"
-        if similarity == "hamming":
-            value = f"(rf__n * COALESCE(rf__a, 0) - COALESCE(rf__b, 0)) / {pairs}"
+        if similarity == "hamming":  # the pairs' sum: differing coordinates, cosines, or pairs - cosines
+            total = "(rf__n * COALESCE(rf__a, 0) - COALESCE(rf__b, 0))"
+        elif output == "similarity":
+            total = "(COALESCE(rf__a, 0) / 2)"
         else:
-            mean = f"COALESCE(rf__a, 0) / 2 / {pairs}"
-            value = mean if output == "similarity" else f"1 - {mean}"
-        one = "rf__n = 1" if single_item == "zero" else "1 = 0"
-        state = f"CASE WHEN rf__n >= 2 OR {one} THEN 0 ELSE 2 END"
-        raw = f"CASE WHEN rf__n >= 2 THEN {value} WHEN {one} THEN {_f('0')} ELSE {_null()} END"
+            total = f"({pairs} - COALESCE(rf__a, 0) / 2)"
+        value = f"{total} / {pairs if pair_denominator == 'pairs' else 'rf__n'}"
+        # (condition, value) of the lists without a pair that still have one
+        fixed = []
+        if single_item == "zero_if_one_row":
+            fixed.append(("rf__r = 1", _f("0")))
+        fixed.append(("rf__n >= 2", value))
+        if single_item in ("zero", "one"):
+            fixed.append(("rf__n = 1", _f("0" if single_item == "zero" else "1")))
+        state = "CASE " + " ".join(f"WHEN {c} THEN 0" for c, _ in fixed) + " ELSE 2 END"
+        raw = "CASE " + " ".join(f"WHEN {c} THEN {v}" for c, v in fixed) + f" ELSE {_null()} END"
         return per, state, raw
 
     # ------------------------------------------------------------------ Calibration (rankframe/beyond/calibration.py)
@@ -452,7 +478,9 @@ class _Builder:
             low = f"ROW_NUMBER() OVER (ORDER BY {pop}, {self.src.item_order('rf__titem')})"
             self.ctes[cte] = (
                 f"SELECT rf__titem, {pop} AS rf__pop, {low} AS rf__low, "
-                f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum FROM rf__bitems"
+                f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum, MAX({pop}) OVER () AS rf__pmax, "
+                f"COALESCE(SUM({pop}) OVER (ORDER BY {pop} DESC, {self.src.item_order('rf__titem')} ROWS BETWEEN "
+                "UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS rf__before FROM rf__bitems"
             )
         return cte
 
@@ -480,10 +508,15 @@ class _Builder:
         known = "t.rf__titem IS NOT NULL"
         if m.spec.name == "arp":
             counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {known} THEN 1 ELSE 0 END"
-            return "COALESCE(t.rf__pop, 0)", counted
+            norm = {"none": None, "total": "t.rf__psum", "max": "t.rf__pmax"}[kw["popularity_norm"]]
+            if norm is None:
+                return "COALESCE(t.rf__pop, 0)", counted
+            return f"CASE WHEN {norm} > 0 THEN t.rf__pop / {norm} ELSE 0 END", counted
         if m.spec.name == "aplt":
             if kw["tail_rule"] == "count":
                 tail = f"t.rf__pop <= {Terms.num(kw['tail'])}"
+            elif kw["tail_rule"] == "pareto":  # outside the short head: the popularity before it reaches the limit
+                tail = f"t.rf__before >= {Terms.num(kw['tail'])} * t.rf__psum"
             else:  # the int(tail * |train items|) (at least 1) least popular, ties by item
                 tail = f"t.rf__low <= GREATEST(FLOOR({_f('t.rf__nk')} * {Terms.num(kw['tail'])}), 1)"
             cold = "1" if kw["cold"] == "tail" else "0"
@@ -492,12 +525,18 @@ class _Builder:
             return value, counted
         if m.spec.name == "novelty":
             novelty_rules(**kw)
-            z = _f("z.rf__nu") if kw["model"] == "discovery" else "t.rf__psum"
+            z = _f("z.rf__nu") if kw["model"] == "discovery" else f"z.rf__psum_{kw['popularity']}"
             warm = "COALESCE(t.rf__pop, 0) > 0"
-            p = f"CASE WHEN {warm} THEN t.rf__pop / {z} ELSE 1 END"
-            value = f"CASE WHEN {warm} THEN -LN({p}) / LN({Terms.num(kw['log_base'])}) ELSE 0 END"
-            counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {warm} THEN 1 ELSE 0 END"
-            return value, counted
+            base = Terms.num(kw["log_base"])
+            if kw["cold"] == "one":  # popularity 1 for an item of popularity 0
+                info = f"-LN(CASE WHEN {warm} THEN t.rf__pop ELSE 1 END / {z}) / LN({base})"
+            else:
+                p = f"CASE WHEN {warm} THEN t.rf__pop / {z} ELSE 1 END"
+                info = f"CASE WHEN {warm} THEN -LN({p}) / LN({base}) ELSE 0 END"
+            if kw["scale"] == "log_users":  # / log |queries of train| (nothing with one query)
+                info = f"{info} / CASE WHEN z.rf__nu > 1 THEN LN({_f('z.rf__nu')}) / LN({base}) ELSE 1 END"
+            counted = "1" if kw["cold"] in ("zero", "one") else f"CASE WHEN {warm} THEN 1 ELSE 0 END"
+            return info, counted
         raise not_portable(str(m), f"{m.spec.canonical} has no portable SQL yet")
 
 

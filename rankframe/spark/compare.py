@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..beyond.declare import refuse
 from ..columns import Columns, column_list
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
@@ -31,6 +32,7 @@ from ..comparing.rules import (
     null_systems_error,
 )
 from ..display import comparison_frame
+from ..engines import beyond_engine
 from ..errors import ParameterError, ValidationError
 from ..evaluate import parse_metrics
 from ..names import Measure
@@ -71,6 +73,9 @@ def compare(
     no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
     no_judged: str = POLICY_DEFAULTS["no_judged"],
     buckets: int | None = None,
+    train: Any = None,
+    catalog: Any = None,
+    features: Any = None,
 ) -> pd.DataFrame:
     """Compare systems per segment and metric on a Spark DataFrame: paired t-tests, intervals, corrections.
 
@@ -95,6 +100,10 @@ def compare(
         per-query value at once, filter one segment and use :func:`rankframe.compare` on ``.toPandas()``.
     validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
         As for :func:`rankframe.spark.evaluate`.
+    train, catalog, features : optional
+        The inputs of the per-list beyond-accuracy metrics (ARP, APLT, Novelty, ILD), as for
+        :func:`rankframe.spark.evaluate`; their per-query values take the paired t-test as they are. The set-level
+        metrics (one value per segment) are refused, as :func:`rankframe.compare` refuses them.
 
     Raises
     ------
@@ -135,7 +144,10 @@ def compare(
     ]  # rankframe.compare's (and evaluate's) rule
     p["family"] = family_columns(family, by_list)
     policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
-    prepared = prepare_systems(sdf, names, by_list, system, cols, validate, allow_duplicates, policies, buckets)
+    inputs = {"train": train, "catalog": catalog, "features": features}
+    prepared = prepare_systems(
+        sdf, names, by_list, system, cols, validate, allow_duplicates, policies, buckets, inputs=inputs
+    )
     found = prepared.found
     check_systems(found, system)  # the rules of rankframe.compare on the distinct systems (a few values)
     if baseline is None and pairs == "baseline":
@@ -146,7 +158,7 @@ def compare(
     check_baseline_pairs(baseline, pairs)
     if baseline is not None:
         baseline = match_baseline(found, system, baseline)
-    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets)
+    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets, inputs)
     return comparison_frame(_compare_per_query(per, names, by_list, prepared.cols.query, system, found, baseline, p))
 
 
@@ -171,19 +183,25 @@ def prepare_systems(
     allow_duplicates: bool,
     policies: dict[str, str],
     buckets: int | None,
+    inputs: dict[str, Any] | None = None,
 ) -> Prepared:
     """The checks before any per-query value: evaluate's options and columns, the system column, no null system.
 
     Returns them with the systems found (sorted: a Spark table has no first row); the caller checks how many
-    systems it needs, in its words.
+    systems it needs, in its words. ``inputs`` (compare's train=, catalog=, features=): the per-list
+    beyond-accuracy metrics are taken, with evaluate's rules of their inputs; without (anova) the family is refused.
     """
     measures, _, cols, policies = check_options(
         names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
     )
-    check_columns(sdf, cols, segs)
+    refuse(measures, "spark_anova" if inputs is None else "spark_compare")
+    if inputs is not None:  # a missing input, one no metric reads, aggregate='rows' (set-level): evaluate's words
+        beyond_engine.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs)
+    relevance = bool(beyond_engine.split(measures)[0])
+    check_columns(sdf, cols, segs, require_relevance=relevance)
     _check_system(sdf, system, segs, cols)
     unit_by = [*segs, system]
-    order_col = check_columns(sdf, cols, unit_by)
+    order_col = check_columns(sdf, cols, unit_by, require_relevance=relevance)
     sys_col = column(system)
     n_null = sdf.filter(sys_col.isNull()).count()
     if n_null:
@@ -195,14 +213,36 @@ def prepare_systems(
 
 
 def per_query_values(
-    sdf: Any, names: list[str], prepared: Prepared, validate: bool, allow_duplicates: bool, buckets: int | None
+    sdf: Any,
+    names: list[str],
+    prepared: Prepared,
+    validate: bool,
+    allow_duplicates: bool,
+    buckets: int | None,
+    inputs: dict[str, Any] | None = None,
 ) -> Any:
-    """The table's rules (validate=True), its grades for these metrics, then the per-query values (Spark)."""
+    """The table's rules (validate=True), its grades for these metrics, then the per-query values (Spark).
+
+    The per-list beyond-accuracy metrics come from the portable SQL (:mod:`rankframe.spark.beyond`), per
+    (segment, system, query), beside the accuracy metrics' values.
+    """
     cols = prepared.cols
+    accuracy, beyond = beyond_engine.split(prepared.measures)
     if validate:
-        validate_table(sdf, cols, by=prepared.unit_by, allow_duplicates=allow_duplicates)
-    check_grades(sdf, cols, prepared.measures)
-    return per_query_frame(sdf, names, cols, prepared.unit_by, prepared.order_col, prepared.policies, buckets)
+        validate_table(
+            sdf, cols, by=prepared.unit_by, allow_duplicates=allow_duplicates, require_relevance=bool(accuracy)
+        )
+    check_grades(sdf, cols, accuracy)
+    unit_by, order_col, policies = prepared.unit_by, prepared.order_col, prepared.policies
+    acc_names = [str(m) for m in accuracy]
+    frames = [per_query_frame(sdf, acc_names, cols, unit_by, order_col, policies, buckets)] if accuracy else []
+    if beyond:
+        from . import beyond as beyond_spark
+
+        given = beyond_spark.inputs(sdf, cols, **(inputs or {}))
+        lists, _ = beyond_spark.values(sdf, beyond, cols, unit_by, order_col, policies, given)
+        frames.append(lists)
+    return frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
 
 
 class AlignedWide(NamedTuple):

@@ -20,6 +20,7 @@ import pandas as pd
 from .. import registry, units
 from ..checks import check_top_grade, needs_grade_check
 from ..columns import Columns
+from ..engines import beyond_engine
 from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
 from ..errors import ParameterError, parameter_error
 from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
@@ -140,6 +141,9 @@ def evaluate(
     no_judged: str = POLICY_DEFAULTS["no_judged"],
     buckets: int | None = None,
     engine: str = "pandas",
+    train: Any = None,
+    catalog: Any = None,
+    features: Any = None,
 ) -> Any:
     """Evaluate ranking metrics on a Spark DataFrame; the same numbers as :func:`rankframe.evaluate`.
 
@@ -157,6 +161,12 @@ def evaluate(
         ``"pandas"`` (the only one): rankframe's numpy engine in Arrow-batched grouped pandas functions, every
         metric and option. (``"sql"``, Spark SQL windows for five metrics, was slower and is retired:
         ``docs/decisions/0009-spark-engine.md``.)
+    train, catalog, features : optional
+        The extra inputs of the beyond-accuracy metrics (Coverage, Gini, Entropy, Personalization, ARP, APLT,
+        Novelty, ILD; ``docs/beyond-accuracy.md``), as :func:`rankframe.evaluate` takes them: Spark DataFrames
+        (checked by Spark jobs, never collected), or pandas / Arrow / polars tables and, for ``catalog``, a
+        sequence of ids (checked on the driver, then handed to Spark). The family is computed by the portable SQL
+        of :func:`rankframe.sql.render` run by ``spark.sql`` (``rankframe.spark.beyond``).
 
     Returns
     -------
@@ -184,15 +194,35 @@ def evaluate(
         buckets,
     )
     agg = _check_agg(agg, per_query, ci)
-    order_col = check_columns(sdf, cols, by_list)
+    beyond_engine.check_arguments(
+        measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
+    )
+    accuracy, beyond = beyond_engine.split(measures)
+    # the beyond-accuracy metrics never read relevance: a table of them alone may have none (as rankframe.evaluate)
+    grades = bool(accuracy) or beyond_engine.reads_relevance(beyond)  # Serendipity reads them
+    order_col = check_columns(sdf, cols, by_list, require_relevance=grades)
     if validate:
-        validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates)
-    check_grades(sdf, cols, measures)
-    names = [str(m) for m in measures]
-    per = per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)
+        validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates, require_relevance=grades)
+    check_grades(sdf, cols, accuracy)
+    names = [str(m) for m in accuracy]
+    frames = [per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)] if accuracy else []
+    sets = None
+    if beyond:
+        from . import beyond as beyond_spark
+
+        given = beyond_spark.inputs(sdf, cols, train=train, catalog=catalog, features=features)
+        lists, sets = beyond_spark.values(sdf, beyond, cols, by_list, order_col, policies, given)
+        frames += [] if lists is None else [lists]
+    per = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1]) if frames else None
     if per_query:
         return per
-    return means(per, names, by=by_list, ci=ci, agg=agg)
+    averaged = [str(m) for m in measures if not beyond_engine.is_set_level(m)]
+    out = means(per, averaged, by=by_list, ci=ci, agg=agg) if averaged else None
+    if not beyond:
+        return out
+    return beyond_engine.with_set_rows(
+        out, pd.DataFrame() if sets is None else sets, by_list, [str(m) for m in measures]
+    )
 
 
 def _check_agg(agg: object, per_query: object, ci: object) -> str:

@@ -73,13 +73,19 @@ def check_frame(sdf: Any, table: str = "ranking table") -> None:
     check_unique_names(present, table)
 
 
-def check_columns(sdf: Any, columns: Columns, by: Sequence[str], table: str = "ranking table") -> str:
-    """Required columns present (no job); return the column that orders the lists."""
+def check_columns(
+    sdf: Any, columns: Columns, by: Sequence[str], table: str = "ranking table", require_relevance: bool = True
+) -> str:
+    """Required columns present (no job); return the column that orders the lists.
+
+    ``require_relevance=False``: a table for the beyond-accuracy metrics alone, which never read the grades.
+    """
     check_frame(sdf, table)
     c = columns
     present = list(sdf.columns)
     order_col = ranking_column(present, c)
-    missing = [name for name in dict.fromkeys([c.query, c.item, *by, c.relevance]) if name not in present]
+    required = [c.query, c.item, *by, *([c.relevance] if require_relevance else [])]
+    missing = [name for name in dict.fromkeys(required) if name not in present]
     if missing or order_col is None:
         failures = missing_columns_error(missing, present, table).failures
         if order_col is None:
@@ -95,19 +101,21 @@ def validate(
     by: str | Sequence[str] | None = (),
     allow_duplicates: bool = False,
     table: str = "ranking table",
+    require_relevance: bool = True,
 ) -> None:
     """Check a Spark long table against every rule at once; raise one :class:`~rankframe.ValidationError`.
 
     Column presence and types are read from the schema (no job); value rules run as one aggregation, and the
     uniqueness rules ((unit, rank) and, unless ``allow_duplicates``, (unit, item)) as one grouped count each.
-    Only the failures' counts and up to five example rows per rule reach the driver.
+    Only the failures' counts and up to five example rows per rule reach the driver. ``require_relevance=False``
+    (as :func:`rankframe.validate`): the relevance column is neither required nor checked.
     """
     pyspark()
     from pyspark.sql import functions as F
 
     c = Columns.coerce(columns, function="validate")
     by = column_list(by, "validate")
-    order_col = check_columns(sdf, c, by, table)
+    order_col = check_columns(sdf, c, by, table, require_relevance)
     types = {f.name: f.dataType for f in sdf.schema.fields}
     unit = [*by, c.query]
     failures: list[dict] = []
@@ -120,7 +128,9 @@ def validate(
             failures.append({"column": name, "rule": RULES["binary"].message(column=name), "count": 0})
     for name in (c.query, c.item):
         rules.append((name, RULES["not_null"].message(), _null(name, types[name])))
-    value_rules: list[tuple[str, str, str | None]] = [(c.relevance, "relevance", RULES["relevance_finite"].message())]
+    value_rules: list[tuple[str, str, str | None]] = []
+    if require_relevance:
+        value_rules.append((c.relevance, "relevance", RULES["relevance_finite"].message()))
     if order_col == c.rank:
         value_rules.append((c.rank, "rank", None))
     else:

@@ -29,7 +29,7 @@ def con():
 BAD = [
     ("rf_gini('recs', catalog := 'cat', denominator := 'n-2')", "'denominator' parameter of rf_gini", "'n-2'"),
     ("rf_gini('recs', catalog := 'cat', complement := 'yes')", "'complement' parameter of rf_gini", "'yes'"),
-    ("rf_gini('recs', catalog := 'cat', like := 'elliot')", "'like' parameter of rf_gini", "'elliot'"),
+    ("rf_gini('recs', catalog := 'cat', like := 'rectools')", "'like' parameter of rf_gini", "'rectools'"),
     ("rf_coverage('recs', catalog := 'cat', universe := 'everything')", "'universe' parameter", "'everything'"),
     ("rf_coverage('recs', catalog := 'cat', output := 42)", "'output' parameter of rf_coverage", "42"),
     ("rf_entropy('recs', log_base := 1)", "'log_base' parameter of rf_entropy", "1"),

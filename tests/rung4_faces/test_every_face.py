@@ -177,7 +177,10 @@ def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
         "duckdb_files": lambda: rankframe.evaluate(parquet(tmp_path), [name], engine="duckdb", **kw),
         "compare": lambda: rankframe.compare(RUNS, [name], system="system", baseline="a", missing="zero", **kw),
         "anova": lambda: rankframe.anova(RUNS, [name], system="system", missing="drop", **kw),
-        "spark": lambda: rs.evaluate(ONE, [name]),  # refused in its argument checks (no JVM needed)
+        "spark": None,  # served: test_spark_serves_the_beyond_family (one Spark job for the family)
+        # refused before any job (the per-list metrics are served: tests/rung4_faces/test_spark_beyond.py)
+        "spark_compare": lambda: rs.compare(RUNS, [name], system="system", baseline="a", **kw),
+        "spark_anova": lambda: rs.anova(RUNS, [name], system="system", missing="zero"),
         "sql": sql,
     }
 
@@ -196,7 +199,9 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
     served = {*spec.faces, "cli", *(PER_LIST_FACES if spec.level == "list" else ())}
     assert set(faces) == served | NOT_SERVED.keys(), "a face is neither served nor refused"
     for face, run in faces.items():
-        if face == "cli":
+        if run is None or (face == "spark_compare" and face in served):  # Spark: one job below, and
+            assert face in served, face  # tests/rung4_faces/test_spark_beyond.py
+        elif face == "cli":
             out = run()
             assert out.error is None and list(out.means) == [name] and np.isfinite(out.means[name]), out
         elif face == "compare" and face in served:
@@ -213,3 +218,20 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
         else:
             with pytest.raises(rankframe.RankframeError, match="not served by"):
                 run()
+
+
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+@pytest.mark.xdist_group("spark")
+def test_spark_serves_the_beyond_family():
+    # every metric of the family in one call of rankframe.spark.evaluate, with its inputs as Spark DataFrames
+    from sparkutil import session, to_spark
+
+    spark = session()  # skips without PySpark or Java
+    import rankframe.spark as rs
+
+    names = [f"{spec.canonical}@2" for spec in BEYOND if "spark" in spec.faces]
+    assert len(names) == len(BEYOND)
+    inputs = {"catalog": pd.DataFrame({"item": CATALOG}), "train": TRAIN, "features": FEATURES}
+    got = rs.evaluate(to_spark(spark, ONE), names, **{k: to_spark(spark, v) for k, v in inputs.items()})
+    assert got["metric"].tolist() == names
+    assert np.isfinite(got["value"].to_numpy(float)).all(), got

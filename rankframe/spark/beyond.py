@@ -1,0 +1,323 @@
+"""The beyond-accuracy metrics on Spark: the portable warehouse SQL of :func:`rankframe.sql.render`, run by Spark.
+
+One definition: every metric of the family with a portable statement (``rankframe/portable/beyond.py``) is one flat
+SELECT of windows and aggregates, already held to ``rankframe.evaluate`` on DuckDB and PostgreSQL. Here the ranking
+table and the extra inputs become temporary views under names of our own, with plain column names (``q``, ``i``,
+``k``, ``s0``...), the statement is written for Spark SQL and ``spark.sql`` runs it where the data are. Nothing here
+names a metric: a new metric with a portable statement is served as it is.
+
+The inputs are checked with the rules of :func:`rankframe.evaluate` (``rankframe.engines.beyond_engine``): a pandas
+frame, Arrow table, polars frame or sequence by the same functions, then handed to Spark; a Spark DataFrame by
+Spark jobs that count the offending rows and bring at most five of them to the driver, raising the same errors.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ..columns import Columns
+from ..engines import beyond_engine as rules
+from ..errors import ParameterError
+from ..names import Measure
+from ._compat import column, is_spark_frame
+from .validate import _floating, _null, _to_pandas
+
+#: the plain names of the statement's columns (the caller's names come back at the end)
+QUERY, ITEM, KEY, WEIGHT, VALUE, GRADE = "q", "i", "k", "w", "v", "g"
+EXAMPLES = 5
+
+
+@dataclass
+class Inputs:
+    """The extra inputs as Spark DataFrames with the statement's column names (None: not given)."""
+
+    train: Any = None
+    catalog: Any = None
+    features: Any = None
+    weighted: bool = False  # train= has a weight column
+    valued: bool = False  # features= has a value column
+
+
+def _kind(dtype: Any) -> str:
+    """The kind of ids of a Spark column type, in the words of :func:`rankframe.engines.beyond_engine._id_kind`."""
+    from pyspark.sql import types as T
+
+    if isinstance(dtype, T.BooleanType):
+        return "other"
+    if isinstance(dtype, T.NumericType):
+        return "number"
+    if isinstance(dtype, T.StringType):
+        return "text"
+    return "other"
+
+
+def _first(frame: Any, name: str) -> Any:
+    """One non-null value of a column (a job that stops at the first row), or None."""
+    row = frame.select(column(name)).where(column(name).isNotNull()).limit(1).collect()
+    return row[0][0] if row else None
+
+
+def _items_sample(sdf: Any, item: str) -> pd.Series:
+    """One item id of the ranking table: what the pandas rules read of its item column (its kind, an example)."""
+    value = _first(sdf, item)
+    return pd.Series([] if value is None else [value], dtype=object if value is None else None)
+
+
+def _where(name: str) -> str:
+    """Where null rows are, on Spark (a Spark DataFrame has no row positions)."""
+    return f"find them with .filter(F.col({name!r}).isNull())"
+
+
+def _spark_ids(frame: Any, name: str, where: str, nulls: int, sdf: Any, item: str) -> None:
+    """The id rules of a Spark input's id column: no nulls (counted already), the ranking table's kind of ids."""
+    if nulls:
+        raise rules.null_ids_error(where, nulls, _where(name))
+    mine, theirs = _kind(frame.schema[name].dataType), _kind(sdf.schema[item].dataType)
+    if rules.kinds_clash(mine, theirs):
+        raise rules.id_kind_error(where, mine, theirs, _first(frame, name), _first(sdf, item), item)
+
+
+def _number_bad(name: str, dtype: Any, nonnegative: bool) -> Any:
+    """The rows whose value is not a finite number (and, for a weight, >= 0)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if not isinstance(dtype, T.NumericType):
+        return F.lit(True)
+    col = column(name)
+    bad = col.isNull()
+    if _floating(dtype):
+        bad = bad | F.isnan(col) | (F.abs(col) == float("inf"))
+    return (bad | (col < 0)) if nonnegative else bad
+
+
+def _spark_catalog(catalog: Any, sdf: Any, item: str) -> Any:
+    from pyspark.sql import functions as F
+
+    if len(catalog.columns) != 1:
+        raise rules.catalog_columns_error(list(catalog.columns))
+    name = catalog.columns[0]
+    dtype = catalog.schema[name].dataType
+    row = catalog.agg(F.count(F.lit(1)), F.count(F.when(_null(name, dtype), 1)), F.countDistinct(column(name))).first()
+    if not row[0]:
+        raise rules.empty_error("catalog")
+    _spark_ids(catalog, name, "catalog=", int(row[1]), sdf, item)
+    if row[2] < row[0]:
+        repeated = catalog.groupBy(column(name)).count().where(F.col("count") > 1).limit(EXAMPLES).collect()
+        raise rules.repeated_catalog_error(int(row[0] - row[2]), [r[0] for r in repeated])
+    return catalog.select(column(name).alias(ITEM))
+
+
+def _spark_train(train: Any, columns: Columns, sdf: Any) -> tuple[Any, bool]:
+    from pyspark.sql import functions as F
+
+    wanted = [columns.query, columns.item]
+    missing = [c for c in wanted if c not in train.columns]
+    if missing:
+        raise rules.input_columns_error("train", wanted, missing, list(train.columns))
+    types = {f.name: f.dataType for f in train.schema.fields}
+    weighted = rules.WEIGHT in types
+    bad = _number_bad(rules.WEIGHT, types[rules.WEIGHT], True) if weighted else F.lit(False)
+    row = train.agg(
+        F.count(F.lit(1)),
+        F.count(F.when(_null(columns.query, types[columns.query]), 1)),
+        F.count(F.when(_null(columns.item, types[columns.item]), 1)),
+        F.count(F.when(bad, 1)),
+    ).first()
+    if not row[0]:
+        raise rules.empty_error("train")
+    if row[1]:
+        raise rules.null_train_query_error(columns.query, int(row[1]), _where(columns.query))
+    _spark_ids(train, columns.item, f"train='s column {columns.item!r}", int(row[2]), sdf, columns.item)
+    if row[3]:
+        shown = _to_pandas(train.where(bad).select(*[column(c) for c in [*wanted, rules.WEIGHT]]).limit(EXAMPLES))
+        raise rules.bad_number_error("train", int(row[3]), shown.to_string())
+    weight = [column(rules.WEIGHT).cast("double").alias(WEIGHT)] if weighted else []
+    return train.select(column(columns.query).alias(QUERY), column(columns.item).alias(ITEM), *weight), weighted
+
+
+def _spark_features(features: Any, columns: Columns, sdf: Any) -> tuple[Any, bool]:
+    from pyspark.sql import functions as F
+
+    wanted = [columns.item, rules.FEATURE]
+    missing = [c for c in wanted if c not in features.columns]
+    if missing:
+        raise rules.input_columns_error("features", wanted, missing, list(features.columns))
+    types = {f.name: f.dataType for f in features.schema.fields}
+    valued = rules.VALUE in types
+    bad = _number_bad(rules.VALUE, types[rules.VALUE], False) if valued else F.lit(False)
+    row = features.agg(
+        F.count(F.lit(1)),
+        F.count(F.when(_null(rules.FEATURE, types[rules.FEATURE]), 1)),
+        F.count(F.when(_null(columns.item, types[columns.item]), 1)),
+        F.count(F.when(bad, 1)),
+    ).first()
+    if not row[0]:
+        raise rules.empty_error("features")
+    if row[1]:
+        raise rules.null_feature_error(int(row[1]), _where(rules.FEATURE))
+    _spark_ids(features, columns.item, f"features='s column {columns.item!r}", int(row[2]), sdf, columns.item)
+    if row[3]:
+        shown = _to_pandas(features.where(bad).select(*[column(c) for c in [*wanted, rules.VALUE]]).limit(EXAMPLES))
+        raise rules.bad_number_error("features", int(row[3]), shown.to_string())
+    pairs = features.groupBy(*[column(c) for c in wanted]).count().where(F.col("count") > 1)
+    repeated = pairs.agg(F.sum("count")).first()[0]
+    if repeated:
+        shown = _to_pandas(pairs.select(*[column(c) for c in wanted]).limit(EXAMPLES))
+        raise rules.repeated_pairs_error(int(repeated), shown.to_string())
+    value = [column(rules.VALUE).cast("double").alias(VALUE)] if valued else []
+    return features.select(column(columns.item).alias(ITEM), column(rules.FEATURE), *value), valued
+
+
+def _to_spark(spark: Any, frame: pd.DataFrame, name: str) -> Any:
+    """A checked pandas input as a Spark DataFrame (ids of one type: the checks refused the others)."""
+    from .evaluate import quiet
+
+    try:
+        with quiet():
+            return spark.createDataFrame(frame)
+    except Exception as err:  # PySpark's type inference: an object column of several types
+        raise ParameterError(
+            f"{name}= could not be handed to Spark ({type(err).__name__}: {str(err).splitlines()[0]}); give each "
+            "column values of one type, or pass a Spark DataFrame"
+        ) from None
+
+
+def inputs(sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: Any) -> Inputs:
+    """The extra inputs checked with evaluate's rules and ready for the statement (see the module docstring)."""
+    spark = sdf.sparkSession
+    out = Inputs()
+    sample = None
+
+    def items() -> pd.Series:
+        nonlocal sample
+        if sample is None:
+            sample = _items_sample(sdf, columns.item)
+        return sample
+
+    if catalog is not None:
+        if is_spark_frame(catalog):
+            out.catalog = _spark_catalog(catalog, sdf, columns.item)
+        else:
+            ids = rules.check_catalog(catalog, items(), columns.item)
+            out.catalog = _to_spark(spark, pd.DataFrame({ITEM: ids.to_numpy()}), "catalog")
+    if train is not None:
+        if is_spark_frame(train):
+            out.train, out.weighted = _spark_train(train, columns, sdf)
+        else:
+            frame = rules.check_train(train, columns, items())
+            out.weighted = rules.WEIGHT in frame.columns
+            plain = pd.DataFrame({QUERY: frame[columns.query].to_numpy(), ITEM: frame[columns.item].to_numpy()})
+            if out.weighted:
+                plain[WEIGHT] = pd.to_numeric(frame[rules.WEIGHT]).to_numpy("float64")
+            out.train = _to_spark(spark, plain, "train")
+    if features is not None:
+        if is_spark_frame(features):
+            out.features, out.valued = _spark_features(features, columns, sdf)
+        else:
+            frame = rules.check_features(features, columns, items())
+            out.valued = rules.VALUE in frame.columns
+            plain = pd.DataFrame({ITEM: frame[columns.item].to_numpy(), rules.FEATURE: frame[rules.FEATURE].to_numpy()})
+            if out.valued:
+                plain[VALUE] = pd.to_numeric(frame[rules.VALUE]).to_numpy("float64")
+            out.features = _to_spark(spark, plain, "features")
+    return out
+
+
+def values(
+    sdf: Any,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    order_col: str,
+    policies: dict[str, str],
+    given: Inputs,
+) -> tuple[Any, pd.DataFrame | None]:
+    """(the per-list values as a Spark DataFrame ``[*by, query, metric, value]`` or None, the set-level rows).
+
+    The set-level rows ``[*by, metric, value, n]`` are a small pandas frame (one row per segment and metric), or
+    None without a set-level metric. Each part is one statement of :func:`rankframe.sql.render` run by
+    ``spark.sql`` over temporary views (dropped at the end; the per-list frame keeps its analysed plan).
+    """
+    from pyspark.sql import functions as F
+
+    from ..engines.beyond_engine import is_set_level
+    from ..portable.render import render
+    from .evaluate import quiet
+
+    spark = sdf.sparkSession
+    segs = [f"s{j}" for j in range(len(by))]
+
+    def plain(name: str, alias: str) -> Any:  # NaN is null in rankframe's numeric columns (the validation's rule)
+        col = column(name)
+        if _floating(sdf.schema[name].dataType):
+            col = F.when(~F.isnan(col), col)
+        return col.alias(alias)
+
+    role = "rank" if order_col == columns.rank else "score"
+    table = sdf.select(
+        *[plain(b, s) for b, s in zip(by, segs)],
+        column(columns.query).alias(QUERY),
+        column(columns.item).alias(ITEM),
+        plain(order_col, KEY),
+        *([plain(columns.relevance, GRADE)] if rules.reads_relevance(measures) else []),  # Serendipity
+    )
+    tag = uuid.uuid4().hex
+    views = {"table": table, "train": given.train, "catalog": given.catalog, "features": given.features}
+    names = {key: f"rankframe_{key}_{tag}" for key, frame in views.items() if frame is not None}
+    for key, name in names.items():
+        views[key].createOrReplaceTempView(name)
+
+    def statement(asked: list[Measure], per_query: bool) -> Any:
+        # each statement names the inputs its metrics read (render refuses an input no metric reads)
+        reads = {name for m in asked for name in m.spec.needed(m.kw)}  # type: ignore[attr-defined]
+
+        def view(key: str) -> str | None:
+            return names.get(key) if key in reads else None
+
+        sql = render(
+            asked,
+            dialect="spark",
+            table=names["table"],
+            by=segs,
+            per_query=per_query,
+            columns={"query": QUERY, "item": ITEM, role: KEY, "relevance": GRADE},
+            order_by=role,
+            train=view("train"),
+            catalog=view("catalog"),
+            features=view("features"),
+            train_weight=WEIGHT if given.weighted and "train" in reads else None,
+            features_value=VALUE if given.valued and "features" in reads else None,
+            **policies,
+        )
+        return spark.sql(sql)
+
+    try:
+        per_list = [m for m in measures if not is_set_level(m)]
+        sets = [m for m in measures if is_set_level(m)]
+        lists = None
+        if per_list:
+            out = statement(per_list, True)
+            lists = out.select(
+                *[F.col(s).alias(b) for s, b in zip(segs, by)],
+                F.col(QUERY).alias(columns.query),
+                F.col("metric"),
+                F.col("value").cast("double").alias("value"),
+            )
+        rows = None
+        if sets:
+            with quiet():
+                rows = statement(sets, False).toPandas()
+            rows.columns = [*by, "metric", "value", "n"]
+            rows["value"] = rows["value"].astype("float64")
+            rows["n"] = rows["n"].astype("int64")
+    finally:  # a classic DataFrame keeps its analysed plan; Spark Connect's reads the views when it runs
+        if not type(sdf).__module__.startswith("pyspark.sql.connect"):
+            for name in names.values():
+                spark.catalog.dropTempView(name)
+    return lists, rows
