@@ -280,8 +280,14 @@ def _evaluate(
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     with units.shared():
-        if validate:  # the beyond-accuracy metrics never read relevance: a table of them alone may have none
-            validate_table(df, columns, by=by, allow_duplicates=allow_duplicates, require_relevance=bool(measures))
+        if validate:  # the beyond-accuracy metrics but Serendipity never read relevance: a table of them may have none
+            validate_table(
+                df,
+                columns,
+                by=by,
+                allow_duplicates=allow_duplicates,
+                require_relevance=bool(measures) or beyond_engine.reads_relevance(beyond),
+            )
         check_grades(df, columns, measures)
         if engine.lower() == "duckdb":
             from .engines import duckdb_engine as engine_module

@@ -29,7 +29,11 @@ CREATE OR REPLACE MACRO rf__calibration_opts(k, "like", divergence, direction, a
         output := CAST(NULL AS VARCHAR),
         unknown := CAST(NULL AS VARCHAR),
         single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR)))[1];
+        pair_denominator := CAST(NULL AS VARCHAR),
+        form := CAST(NULL AS VARCHAR),
+        relevance := CAST(NULL AS VARCHAR),
+        rel := CAST(NULL AS DOUBLE),
+        no_relevant_item := CAST(NULL AS VARCHAR)))[1];
 CREATE OR REPLACE MACRO rf__calibration_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Calibration (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

@@ -217,6 +217,16 @@ BEYOND_FEATURES = [
     "ILD(pair_denominator='items', output='similarity', single_item='one')@3",
     "ILD(similarity='hamming', single_item='zero_if_one_row', unknown='zero')@2",
 ]
+#: Serendipity (reads relevance, train=, and features= or catalog= by its options), every option value and preset
+BEYOND_SERENDIPITY = [
+    "Serendipity@3",
+    "Serendipity(like='recommenders')",
+    "Serendipity(like='evidently')@3",
+    "Serendipity(like='rectools')@2",
+    "Serendipity(form='summed_similarity', unknown='drop', rel=2)@4",
+    "Serendipity(similarity='cosine', relevance='grade', no_relevant_item='skip')",
+    "Serendipity(form='popularity', popularity='interactions', relevance='grade')@3",
+]
 
 #: Calibration (reads train= and features=): every option value and the preset
 BEYOND_CALIBRATION = [

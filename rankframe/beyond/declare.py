@@ -69,12 +69,17 @@ class BeyondSpec(MetricSpec):
     level: str = "list"
     needs: tuple[str, ...] = ()
     needs_when: tuple[tuple[str, Any, str], ...] = ()
+    #: ``(input, parameter, value)``: an input of ``needs_when`` is not read when that option has that value
+    #: (Serendipity's form='popularity' reads no similarity, so no features=)
+    needs_unless: tuple[tuple[str, str, Any], ...] = ()
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     faces: tuple[str, ...] = FACES
     #: the SQL table macro of its per-list values: ``rf__beyond_lists`` (the row-value metrics ARP, APLT, Novelty:
     #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
     #: ``(tbl, train, features, segments, order_by, o, ok)``
     lists_macro: str = "rf__beyond_lists"
+    #: reads the ranking table's ``relevance`` column (Serendipity; every other metric of the family never does)
+    reads_relevance: bool = False
     #: ``(parameter, value)`` pairs under which a metric declared ``bounded`` may leave [0, 1] (a peer's formula
     #: that is bounded only on full lists: Personalization's ``norm='k'``)
     unbounded_when: tuple[tuple[str, Any], ...] = ()
@@ -118,7 +123,12 @@ class BeyondSpec(MetricSpec):
 
     def needed(self, kw: dict[str, Any]) -> list[str]:
         """The inputs this metric reads with these option values."""
-        extra = [needed for name, value, needed in self.needs_when if kw.get(name) == value]
+        unless = {needed: (name, value) for needed, name, value in self.needs_unless}
+        extra = [
+            needed
+            for name, value, needed in self.needs_when
+            if kw.get(name) == value and not (needed in unless and kw.get(unless[needed][0]) == unless[needed][1])
+        ]
         return list(dict.fromkeys([*self.needs, *extra]))
 
 

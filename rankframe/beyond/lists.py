@@ -63,6 +63,8 @@ class Lists:
     catalog: np.ndarray | None  # bool per item code: in catalog= (None: not given)
     train: Train | None  # None: not given
     features: Features | None = None  # None: not given
+    grade: np.ndarray | None = None  # float grade of each ranked row (NaN: unjudged), for the metrics reading it
+    unit_history: np.ndarray | None = None  # per unit: the code of its query among train='s queries (-1: none)
     unit_user: np.ndarray | None = None  # code of each unit's query in the index of Train.row_user (train= given)
     #: (B, n_units) multiplicity of each unit in each of B resamples of the units (a bootstrap over queries); None =
     #: every unit once. The set-level kernels read it (one row of values per resample); the per-list ones do not
@@ -105,6 +107,8 @@ class Lists:
                 self.catalog,
                 self.train,
                 self.features,
+                None if self.grade is None else self.grade[keep],
+                self.unit_history,
                 unit_user=self.unit_user,
             )
         top: Lists = self._memo[key]

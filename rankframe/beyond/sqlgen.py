@@ -30,7 +30,14 @@ SQL_INPUTS = {
     "features": "a table of item features with the item column, feature (and optionally value)",
 }
 #: the SQL type of an option of each kind
-_TYPES = {"choice": "VARCHAR", "nonnegative": "DOUBLE", "unit": "DOUBLE", "base": "DOUBLE", "flag": "BOOLEAN"}
+_TYPES = {
+    "choice": "VARCHAR",
+    "nonnegative": "DOUBLE",
+    "unit": "DOUBLE",
+    "base": "DOUBLE",
+    "flag": "BOOLEAN",
+    "threshold": "DOUBLE",
+}
 NL, Q, QQ = "\n", "'", "''"
 _BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
 
@@ -61,6 +68,8 @@ def _checked(p: Param) -> str:
         return f"rf__opt_base({p.name}, owner)"
     if p.kind == "flag":
         return f"rf__opt_flag({p.name}, '{p.name}', owner)"
+    if p.kind == "threshold":  # NULL = not given (a threshold the family declares is never None)
+        return f"rf__threshold({p.name}, '{p.name}', owner)"
     raise ValueError(f"no SQL check for the option kind {p.kind!r}")
 
 
@@ -94,7 +103,8 @@ def options_sql(spec: BeyondSpec) -> str:
         + "))[1];"
     )
     needs = [("true", n) for n in spec.needs]
-    needs += [(f"struct_extract(x, '{o}') = {_literal(v)}", n) for o, v, n in spec.needs_when]
+    unless = {n: f" AND struct_extract(x, '{o}') <> {_literal(v)}" for n, o, v in spec.needs_unless}
+    needs += [(f"struct_extract(x, '{o}') = {_literal(v)}{unless.get(n, '')}", n) for o, v, n in spec.needs_when]
     cases = "".join(
         f"{NL}         WHEN {cond} AND NOT {n}_given THEN error('rf:param: {spec.canonical} (' || owner || ') needs "
         f"{n} := ''<table>'', {SQL_INPUTS[n].replace(Q, QQ)}')"

@@ -313,6 +313,30 @@ def _feature_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int) -> Fea
     )
 
 
+def reads_relevance(measures: Sequence[Measure]) -> bool:
+    """Some asked metric of the family reads the ranking table's relevance column (Serendipity)."""
+    return any(isinstance(m.spec, BeyondSpec) and m.spec.reads_relevance for m in measures)
+
+
+def grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]) -> np.ndarray | None:
+    """The float grade of each row of ``df`` (NaN: unjudged) when a metric reads it (None otherwise)."""
+    if not reads_relevance(measures):
+        return None
+    if columns.relevance not in df.columns:  # reachable with validate=False
+        names = ", ".join(str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.reads_relevance)
+        raise ParameterError(
+            f"{names} reads the relevance column {columns.relevance!r}, which is not in the table's columns "
+            f"{list(df.columns)}"
+        )
+    return pd.to_numeric(df[columns.relevance], errors="coerce").to_numpy(np.float64)
+
+
+def _history(train: pd.DataFrame, keys: pd.DataFrame, query: str) -> np.ndarray:
+    """Per unit: the code of its query among train='s queries (pd.factorize's order, as ``Train``), -1 without."""
+    _, train_queries = pd.factorize(train[query])
+    return pd.Index(train_queries).get_indexer(keys[query]).astype(np.int64)
+
+
 def segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Segment code of each unit (sorted, nulls last, as the means) and one row of segment values per code."""
     if not by:
@@ -361,6 +385,7 @@ def lists_of(
     catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else check_train(train, columns, items)
     feature_frame = None if features is None else check_features(features, columns, items)
+    grade = grades(df, columns, measures)
     groups, rows, offsets = ranked_rows(df, columns, by)
     if train_frame is not None:
         check_history(measures, train_frame, df[columns.query], columns.query)
@@ -395,6 +420,10 @@ def lists_of(
         else _train_arrays(train_frame, train_codes, n_items, columns.query, order, train_users),
         features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
         unit_user=unit_user,
+        grade=None if grade is None else grade[rows],
+        unit_history=None
+        if train_frame is None or not reads_relevance(measures)
+        else _history(train_frame, groups.keys, columns.query),
     )
     return lists, groups, seg_keys
 

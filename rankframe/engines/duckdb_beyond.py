@@ -49,8 +49,13 @@ def call_sql(
     catalog: bool,
     lists: bool,
     features: bool = False,
+    bind: Callable[[str], str] | None = None,
 ) -> str:
-    """The SQL of one measure: its public table macro, or (``lists``) its per-list values ``rf__beyond_lists``."""
+    """The SQL of one measure: its public table macro, or (``lists``) its per-list values ``rf__beyond_lists``.
+
+    ``bind`` turns the options' expression into a constant (DuckDB copies a macro argument into every use: a
+    constant plans ten times faster than the options' checks repeated).
+    """
     spec = m.spec
     if not isinstance(spec, BeyondSpec):
         raise TypeError(f"{m} is not a beyond-accuracy metric")
@@ -69,21 +74,43 @@ def call_sql(
             f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
         )
     positional = ", ".join("NULL" if p.name == "like" else _literal(m.kw[p.name]) for p in m.spec.params)
-    flags = {"train_given": train, "catalog_given": False, "features_given": features}
+    flags = {"train_given": train, "catalog_given": catalog, "features_given": features}
     given = ", ".join(str(flags[f]).lower() for f in given_names(spec).split(", "))
     opts = f"rf__{name}_options({positional}, {given}, 'evaluate')"
+    opts = opts if bind is None else bind(opts)
     train_arg = f"'{_NAMES['train']}'" if train else "NULL"
     keys = "".join(f"{s}, " for s in segments)
     if spec.lists_macro != "rf__beyond_lists":
         features_arg = f"'{_NAMES['features']}'" if features else "NULL"
+        catalog_arg = f", catalog := '{_NAMES['catalog']}'" if catalog and "catalog" in needed else ""
         return (
             f"SELECT {keys}query, value FROM {spec.lists_macro}('{_NAMES['recs']}', {train_arg}, {features_arg}, "
-            f"{segs}, '{order_by}', {opts}, true)"
+            f"{segs}, '{order_by}', {opts}, true{catalog_arg})"
         )
     return (
         f"SELECT {keys}query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "
         f"'{name}', {opts}, true)"
     )
+
+
+def _constant(con: duckdb.DuckDBPyConnection, expression: str) -> str:
+    """A constant SQL expression evaluated once and written back as a typed literal (a struct of options)."""
+    row = con.sql(f"SELECT {expression} AS v, typeof({expression}) AS t").fetchall()[0]
+    return f"CAST({_struct(row[0])} AS {row[1]})"
+
+
+def _struct(value: object) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"'{k}': {_struct(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, float):
+        return f"CAST('{value!r}' AS DOUBLE)"
+    return str(value)
 
 
 def evaluate(
@@ -134,7 +161,8 @@ def evaluate(
     con = _cursor()
     per_list, sets = [], []
     try:
-        con.register(_NAMES["recs"], recs)
+        grade = beyond_engine.grades(df, columns, measures)  # Serendipity's relevance (None: no metric reads it)
+        con.register(_NAMES["recs"], recs if grade is None else recs.assign(relevance=grade))
         if train_frame is not None:
             extra = [beyond_engine.WEIGHT] if beyond_engine.WEIGHT in train_frame.columns else []
             con.register(
@@ -176,6 +204,7 @@ def evaluate(
                 catalog_ids is not None,
                 not set_level,
                 features=feature_frame is not None,
+                bind=(lambda o: _constant(con, o)) if getattr(m.spec, "reads_relevance", False) else None,
             )
             res = con.sql(sql).df()
             if set_level:

@@ -1,5 +1,7 @@
 """The beyond-accuracy metrics in the portable SQL: the set-level ones, ARP, APLT, Novelty, ILD and Calibration.
 
+Serendipity is written on this module's builder by :mod:`rankframe.portable.serendipity`.
+
 The flat window-and-aggregate logic of ``sql/<name>.sql`` (the DuckDB table macros), written once more without
 macros, lambdas, ``COLUMNS(*)`` or ``GROUP BY ALL``, as PostgreSQL-flavoured text that
 :func:`rankframe.portable.render.finish` writes in the target dialect. The options are the declarations' (presets
@@ -30,6 +32,7 @@ from ..beyond.ild import check_rules as ild_rules
 from ..beyond.novelty import check_rules as novelty_rules
 from ..beyond.personalization import check_rules as personalization_rules
 from ..names import Measure
+from . import serendipity
 from .terms import FLOAT, Terms, literal, not_portable
 
 
@@ -54,6 +57,7 @@ class Sources:
     features_item: str = '"item"'
     features_feature: str = '"feature"'
     features_value: str | None = None  # its value column (None: 1 per row)
+    relevance: str | None = None  # the ranking table's relevance column, for a metric reading it (Serendipity)
 
     def item_order(self, item: str) -> str:
         """ORDER BY keys of the item ids in their sorted order (``rankframe.beyond.lists.item_index``'s order).
@@ -115,11 +119,13 @@ class _Builder:
     def base(self) -> None:
         s = self.src
         one = "" if self.keys else "1 AS rf__one, "
+        grade = "" if s.relevance is None else f", {_f(s.relevance)} AS rf__g"
         self.ctes["rf__bsrc"] = (
-            f"SELECT {s.select_keys}{one}{s.query} AS rf__q, {s.item} AS rf__item, {s.key} AS rf__key FROM {s.table}"
+            f"SELECT {s.select_keys}{one}{s.query} AS rf__q, {s.item} AS rf__item, {s.key} AS rf__key{grade} "
+            f"FROM {s.table}"
         )
         unit = ", ".join([*self.grp, "rf__q"])
-        cols = f"{unit}, rf__item"
+        cols = f"{unit}, rf__item" + ("" if s.relevance is None else ", rf__g")
         self.ctes["rf__bpos"] = (
             f"SELECT {cols}, ROW_NUMBER() OVER ({s.ranking.format(unit=unit)}) AS rf__pos FROM rf__bsrc "
             f"WHERE rf__key IS NOT NULL UNION ALL SELECT {cols}, CAST(NULL AS BIGINT) AS rf__pos FROM rf__bsrc "
@@ -536,7 +542,7 @@ class _Builder:
 
 #: the metrics this module writes (every other beyond-accuracy metric is NotPortable, saying so)
 SET_LEVEL = ("coverage", "gini", "entropy", "personalization")
-PER_LIST = ("arp", "aplt", "novelty", "ild", "calibration")
+PER_LIST = ("arp", "aplt", "novelty", "ild", "calibration", "serendipity")
 
 
 def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[str]) -> BeyondPart:
@@ -553,8 +559,11 @@ def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[
         assert isinstance(spec, BeyondSpec)
         if spec.name in SET_LEVEL:
             rows = getattr(b, spec.name)(i, **m.kw)
-        elif spec.name in ("ild", "calibration"):
-            per, state, raw = getattr(b, spec.name)(i, **m.kw)
+        elif spec.name in ("ild", "calibration", "serendipity"):
+            if spec.name == "serendipity":
+                per, state, raw = serendipity.lists(b, i, **m.kw)
+            else:
+                per, state, raw = getattr(b, spec.name)(i, **m.kw)
             long.append(
                 f"SELECT {key_cols}rf__q, {i} AS rf__i, {_label(m)} AS rf__metric, {state} AS rf__state, "
                 f"{raw} AS rf__raw FROM {per}"

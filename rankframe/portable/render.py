@@ -260,6 +260,7 @@ def render(
             features_item=_quote(cols.item),
             features_feature=_quote(beyond_engine.FEATURE),
             features_value=None if features_value is None else _quote(features_value),
+            relevance=_quote(cols.relevance) if beyond_engine.reads_relevance(beyond) else None,
         )
         part = beyond_sql.build([(index[id(m)], m) for m in beyond], src, keys)
         ctes.append(", ".join(part.ctes))

@@ -28,7 +28,7 @@ from ._compat import column, is_spark_frame
 from .validate import _floating, _null, _to_pandas
 
 #: the plain names of the statement's columns (the caller's names come back at the end)
-QUERY, ITEM, KEY, WEIGHT, VALUE = "q", "i", "k", "w", "v"
+QUERY, ITEM, KEY, WEIGHT, VALUE, GRADE = "q", "i", "k", "w", "v", "g"
 EXAMPLES = 5
 
 
@@ -265,6 +265,7 @@ def values(
         column(columns.query).alias(QUERY),
         column(columns.item).alias(ITEM),
         plain(order_col, KEY),
+        *([plain(columns.relevance, GRADE)] if rules.reads_relevance(measures) else []),  # Serendipity
     )
     tag = uuid.uuid4().hex
     views = {"table": table, "train": given.train, "catalog": given.catalog, "features": given.features}
@@ -285,7 +286,7 @@ def values(
             table=names["table"],
             by=segs,
             per_query=per_query,
-            columns={"query": QUERY, "item": ITEM, role: KEY},
+            columns={"query": QUERY, "item": ITEM, role: KEY, "relevance": GRADE},
             order_by=role,
             train=view("train"),
             catalog=view("catalog"),

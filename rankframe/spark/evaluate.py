@@ -206,9 +206,10 @@ def evaluate(
         )
     accuracy, beyond = beyond_engine.split(measures)
     # the beyond-accuracy metrics never read relevance: a table of them alone may have none (as rankframe.evaluate)
-    order_col = check_columns(sdf, cols, by_list, require_relevance=bool(accuracy))
+    grades = bool(accuracy) or beyond_engine.reads_relevance(beyond)  # Serendipity reads them
+    order_col = check_columns(sdf, cols, by_list, require_relevance=grades)
     if validate:
-        validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates, require_relevance=bool(accuracy))
+        validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates, require_relevance=grades)
     check_grades(sdf, cols, accuracy)
     names = [str(m) for m in accuracy]
     frames = [per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)] if accuracy else []

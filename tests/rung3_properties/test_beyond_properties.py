@@ -48,10 +48,11 @@ def tables(draw):
     for q in range(n_queries):
         items = draw(st.lists(st.integers(0, 7), min_size=0, max_size=4, unique=True))
         seg = draw(st.sampled_from("xyz"))
-        rows += [(seg, q, item, r + 1) for r, item in enumerate(items)]
+        grades = draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, np.nan]), min_size=len(items), max_size=len(items)))
+        rows += [(seg, q, item, r + 1, g) for r, (item, g) in enumerate(zip(items, grades))]  # grades: Serendipity
     if not rows:
-        rows = [("x", 0, 0, 1)]
-    recs = pd.DataFrame(rows, columns=["seg", "query", "item", "rank"])
+        rows = [("x", 0, 0, 1, 1.0)]
+    recs = pd.DataFrame(rows, columns=["seg", "query", "item", "rank", "relevance"])
     train_rows = draw(
         st.lists(
             st.tuples(st.integers(0, 8), st.integers(0, 9), st.sampled_from([0.0, 1.0, 2.5])),

@@ -42,6 +42,7 @@ def _variants() -> list[str]:
                 "flag": [not p.default],
                 "base": [math.e, 10.0],
                 "nonnegative": [0.0, 0.5, 2.0],
+                "threshold": [0.5, 2.0],
                 "unit": [0.0, 0.5, 1.0],
             }[p.kind]
             out += [f"{spec.canonical}({p.name}={v!r})@{K}" for v in values]
@@ -55,7 +56,7 @@ VARIANTS = _variants()
 
 
 def _inputs(seed: int, n_queries: int = 6, scores: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, list[int]]:
-    """A random table (2 segments, lists of 0-5 rows, an unranked row now and then), train= and catalog=."""
+    """A random table (2 segments, lists of 0-5 rows, an unranked row now and then, grades), train= and catalog=."""
     rng = np.random.default_rng(seed)
     rows = []
     for q in range(n_queries):
@@ -64,8 +65,11 @@ def _inputs(seed: int, n_queries: int = 6, scores: bool = False) -> tuple[pd.Dat
         for r, item in enumerate(items):
             ranked = rng.random() > 0.1
             score = float(rng.choice([0.5, 1.0, 2.0]))  # ties of score: broken by item id as text
-            rows.append(("ab"[q % 2], f"q{q}", int(item), r + 1 if ranked else np.nan, score if ranked else np.nan))
-    recs = pd.DataFrame(rows, columns=["segment", "query", "item", "rank", "score"])
+            grade = float(rng.choice([0.0, 1.0, 2.0, np.nan]))  # read by Serendipity alone
+            rows.append(
+                ("ab"[q % 2], f"q{q}", int(item), r + 1 if ranked else np.nan, score if ranked else np.nan, grade)
+            )
+    recs = pd.DataFrame(rows, columns=["segment", "query", "item", "rank", "score", "relevance"])
     recs = recs.drop(columns="score" if not scores else "rank")
     n_train = int(rng.integers(1, 25))
     train = pd.DataFrame(

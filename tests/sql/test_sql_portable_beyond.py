@@ -21,6 +21,7 @@ from portable_cases import (
     BEYOND_CALIBRATION,
     BEYOND_FEATURES,
     BEYOND_LISTS,
+    BEYOND_SERENDIPITY,
     DUCKDB_ONLY,
     assert_same,
     features_for,
@@ -162,9 +163,51 @@ def test_calibration_equals_evaluate(df, seed, per_query):
     assert_same(want, con.sql(sql).df())
 
 
+@settings(max_examples=hypothesis_examples(6))
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_serendipity_equals_evaluate(df, seed, per_query):
+    # the one metric reading relevance, with train= (history, popularity), features= and catalog=: every option
+    by = by_of(df)
+    train, catalog = inputs_for(df, seed)
+    features = features_for(df, seed)
+    sql = rankframe.sql.render(
+        BEYOND_SERENDIPITY,
+        dialect="duckdb",
+        by=by,
+        per_query=per_query,
+        order_by=order_by_of(df),
+        train="train",
+        catalog="catalog",
+        features="features",
+        train_weight="weight",
+        features_value="value",
+    )
+    want = rankframe.evaluate(
+        df, BEYOND_SERENDIPITY, by=by, per_query=per_query, train=train, catalog=catalog, features=features
+    )
+    con = duckdb.connect()
+    for name, frame in (("runs", df), ("train", train), ("catalog", catalog), ("features", features)):
+        con.register(name, frame)
+    assert_same(want, con.sql(sql).df())
+
+
+def test_serendipity_hand_case():
+    # Microsoft Recommenders' diversity_data (tests/unit/recommenders/evaluation/conftest.py) with its published
+    # user_serendipity (test_python_evaluation.py test_user_serendipity: 0.363915, 0.53455, 0.403775; mean 0.43408)
+    df = pd.DataFrame(
+        {"query": [1, 1, 2, 2, 3, 3], "item": [3, 5, 2, 5, 1, 2], "rank": [1, 2, 1, 2, 1, 2],
+         "relevance": [1, 0, 1, 1, 1, 0]}
+    )  # fmt: skip
+    train = pd.DataFrame({"query": [1, 1, 1, 2, 2, 3, 3, 3], "item": [1, 2, 4, 3, 4, 3, 4, 5]})
+    metric = "Serendipity(like='recommenders')"
+    got = _run(df, rankframe.sql.render([metric], dialect="duckdb", per_query=True, train="train"), train)
+    assert got["value"].tolist() == pytest.approx([0.363915, 0.53455, 0.403775], abs=1e-4)
+    assert '"relevance"' in rankframe.sql.render([metric], train="train")  # the one beyond metric naming it
+
+
 def test_every_declared_option_value_is_in_the_cases():
     # the case list covers every beyond-accuracy metric and every choice of every option (from the declarations)
-    parsed = [rankframe.parse(m) for m in [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION]]
+    parsed = [rankframe.parse(m) for m in [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION, *BEYOND_SERENDIPITY]]
     for spec in DECLARED:
         if not isinstance(spec, BeyondSpec):
             continue
@@ -183,7 +226,7 @@ def _without_literals(sql: str) -> str:
 @pytest.mark.parametrize("dialect", OTHER_DIALECTS)
 def test_parses_in_the_other_dialects(dialect):
     sql = rankframe.sql.render(
-        [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION, "AP"],
+        [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION, *BEYOND_SERENDIPITY, "AP"],
         dialect=dialect,
         by="seg",
         train=("db", "train"),

@@ -23,6 +23,7 @@ from portable_cases import (
     BEYOND_CALIBRATION,
     BEYOND_FEATURES,
     BEYOND_LISTS,
+    BEYOND_SERENDIPITY,
     METRICS,
     POLICY_SETS,
     assert_same,
@@ -271,3 +272,30 @@ def test_postgres_calibration_hand_case(pg):
     got = _query(pg, sql)["value"].astype(float).tolist()
     assert got[0] == pytest.approx((math.log2(100) - math.log2(1.99)) / 2, abs=1e-12)
     assert got[1] == math.inf
+
+
+@settings(max_examples=hypothesis_examples(4), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(df=tables(grades=SMALL_GRADES, dtypes=False), seed=st.integers(0, 10_000), per_query=st.booleans())
+def test_postgres_serendipity_equals_evaluate(pg, df, seed, per_query):
+    # Serendipity reads relevance, train= (history, popularity ranks), features= and catalog=: every option
+    by = by_of(df)
+    train, catalog = inputs_for(df, seed)
+    features = features_for(df, seed)
+    for name, frame in (("runs", df), ("train", train), ("catalog", catalog), ("features", features)):
+        _load(pg, frame, name)
+    sql = rankframe.sql.render(
+        BEYOND_SERENDIPITY,
+        dialect="postgres",
+        by=by,
+        per_query=per_query,
+        order_by=order_by_of(df),
+        train="train",
+        catalog="catalog",
+        features="features",
+        train_weight="weight",
+        features_value="value",
+    )
+    want = rankframe.evaluate(
+        df, BEYOND_SERENDIPITY, by=by, per_query=per_query, train=train, catalog=catalog, features=features
+    )
+    assert_same(want, _query(pg, sql))
