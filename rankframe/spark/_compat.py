@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -52,3 +55,14 @@ def column(name: str) -> Any:
     from pyspark.sql import functions as F
 
     return F.col(quote(name))
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Silence PySpark 4's notice that it does not "fully support" pandas 3.
+
+    It is raised on every conversion; the parity tests are the judge of that support here.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas.*")
+        yield

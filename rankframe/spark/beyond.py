@@ -24,7 +24,7 @@ from ..columns import Columns
 from ..engines import beyond_engine as rules
 from ..errors import ParameterError
 from ..names import Measure
-from ._compat import column, is_spark_frame
+from ._compat import column, is_spark_frame, quiet
 from .validate import _floating, _null, _to_pandas
 
 #: the plain names of the statement's columns (the caller's names come back at the end)
@@ -176,8 +176,6 @@ def _spark_features(features: Any, columns: Columns, sdf: Any) -> tuple[Any, boo
 
 def _to_spark(spark: Any, frame: pd.DataFrame, name: str) -> Any:
     """A checked pandas input as a Spark DataFrame (ids of one type: the checks refused the others)."""
-    from .evaluate import quiet
-
     try:
         with quiet():
             return spark.createDataFrame(frame)
@@ -248,7 +246,6 @@ def values(
 
     from ..engines.beyond_engine import is_set_level
     from ..portable.render import render
-    from .evaluate import quiet
 
     spark = sdf.sparkSession
     segs = [f"s{j}" for j in range(len(by))]

@@ -9,9 +9,7 @@ row; a query's rows always meet in one group, whatever the input partitioning. S
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,24 +24,13 @@ from ..errors import ParameterError, parameter_error
 from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS, bind_policies
-from ._compat import column, pyspark
+from ._compat import column, pyspark, quiet
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
 #: the engines of the Spark face: the numpy engine in grouped pandas functions. engine="sql" (Spark SQL windows for
 #: five metrics, default options only) was retired in issue 20: slower (decision 9), and a third formula set
 ENGINES = ("pandas",)
-
-
-@contextmanager
-def quiet() -> Iterator[None]:
-    """Silence PySpark 4's notice that it does not "fully support" pandas 3.
-
-    It is raised on every conversion; the parity tests are the judge of that support here.
-    """
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas.*")
-        yield
 
 
 def bucket_kernel(
