@@ -59,7 +59,7 @@ def collect(sdf) -> pd.DataFrame:
 
 
 def assert_same_rows(got: pd.DataFrame, expected: pd.DataFrame, keys: list[str], cols=("value",), tol=1e-12, msg=""):
-    """Same key rows (compared as text, nulls as None) and values within ``tol`` (NaN equals NaN)."""
+    """Same key rows (compared as text, nulls as None) and values within ``tol`` (NaN equals NaN, inf equals inf)."""
     assert list(got.columns) == list(expected.columns), (list(got.columns), list(expected.columns))
 
     def norm(frame):
@@ -74,5 +74,7 @@ def assert_same_rows(got: pd.DataFrame, expected: pd.DataFrame, keys: list[str],
     pd.testing.assert_frame_equal(gk, ek, obj=f"keys {msg}")
     for c in cols:
         a, b = g[c].to_numpy(np.float64), e[c].to_numpy(np.float64)
-        bad = ~((np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= tol * np.maximum(1.0, np.abs(b))))
+        with np.errstate(invalid="ignore"):  # inf - inf: the same infinity is caught by a == b
+            close = np.abs(a - b) <= tol * np.maximum(1.0, np.abs(b))
+        bad = ~((np.isnan(a) & np.isnan(b)) | (a == b) | close)
         assert not bad.any(), f"column {c} differs {msg}\n{pd.concat([gk[bad], g[bad][[c]], e[bad][[c]]], axis=1)}"

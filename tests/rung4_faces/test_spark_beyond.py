@@ -13,7 +13,16 @@ import pytest
 from conftest import hypothesis_examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from portable_cases import BEYOND, BEYOND_FEATURES, BEYOND_LISTS, features_for, inputs_for, paired_runs
+from portable_cases import (
+    BEYOND,
+    BEYOND_CALIBRATION,
+    BEYOND_FEATURES,
+    BEYOND_LISTS,
+    BEYOND_SERENDIPITY,
+    features_for,
+    inputs_for,
+    paired_runs,
+)
 from sparkutil import assert_same_rows, collect, session, to_spark
 from strategies import SMALL_GRADES, by_of, tables
 
@@ -63,7 +72,7 @@ def _both(spark, frame: pd.DataFrame, as_spark: bool):
 
 
 #: every portable case (portable_cases holds them to cover every declared option value and preset)
-EVERY = [*BEYOND, *BEYOND_FEATURES]
+EVERY = [*BEYOND, *BEYOND_FEATURES, *BEYOND_CALIBRATION, *BEYOND_SERENDIPITY]
 
 
 def _check_means(spark, df, metrics, seed, as_spark, extra=("P@2", "nDCG@3")):
