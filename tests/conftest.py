@@ -148,12 +148,46 @@ def load_real(shared: Path, name: str):
     return _CACHE[name]
 
 
-def pytest_collection_modifyitems(items) -> None:
-    """Every Spark test is slow (one JVM, started once): the ``spark`` xdist group carries the ``slow`` marker too.
+import tiers  # noqa: E402  (tests/tiers.py: the tiers and the scheduling that starts Spark, PostgreSQL, ranx once)
 
-    ``python -m pytest -m "not slow"`` is the quick loop while working; CI runs everything.
+
+def pytest_configure(config) -> None:
+    tiers.configure(config)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Every tier item is slow (``python -m pytest -m "not slow"`` is the quick loop); the grouped ones share a worker."""
+    tiers.modify_items(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """With ``--dist loadgroup`` (pyproject's addopts): each grouped tier on one worker, on every pytest version."""
+    if config.getvalue("dist") == "loadgroup":
+        return tiers.make_scheduler(config, log)
+    return None
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Each process marks whether it compiled ranx; the controller fails the run on a second JVM or compiler."""
+    tiers.mark_numba_compiles()
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        problems = tiers.check_run(session)
+        if problems:
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            for p in problems:
+                (reporter.write_line if reporter else print)(f"TIERS FAILED: {p}")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        tiers.cleanup()
+
+
+@pytest.fixture(scope="session")
+def postgres_socket():
+    """One throwaway PostgreSQL cluster per run (tests/postgres_cluster.py), shared by the ``warehouse`` tier.
+
+    Each module works in a database of its own (``postgres_database``), so the modules never see each other's tables.
     """
-    for item in items:
-        group = item.get_closest_marker("xdist_group")
-        if group is not None and group.args and group.args[0] == "spark":
-            item.add_marker(pytest.mark.slow)
+    import postgres_cluster
+
+    with postgres_cluster.cluster() as socket_dir:
+        yield socket_dir

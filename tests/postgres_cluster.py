@@ -5,7 +5,8 @@ database ``postgres``, no password) with an ICU ``en-US`` default collation (the
 tie-break: ICU sorts ``a b B``, bytes ``B a b``), and stops and removes it on exit. initdb refuses to run as root:
 as root (CI), the cluster belongs to ``nobody`` (``runuser``). The binaries are looked up on PATH, in
 /usr/local/bin and in Debian's /usr/lib/postgresql/<version>/bin; without them the test skips, saying so.
-Used by tests/sql/test_warehouse_postgres.py and tests/sql/test_dbt_package.py (test files never import each other).
+Started once per run by the conftest fixture ``postgres_socket`` and shared by tests/sql/test_warehouse_postgres.py and
+tests/sql/test_dbt_package.py, each in a database of its own (``database``).
 """
 
 from __future__ import annotations
@@ -70,3 +71,16 @@ def cluster() -> Iterator[str]:
             stop = [os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]
             subprocess.run(_as_owner(stop), capture_output=True)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def database(socket_dir: str, name: str) -> str:
+    """Create the database ``name`` (dropped first if a test left it) on the cluster at ``socket_dir``; return it.
+
+    One cluster serves the whole run (conftest ``postgres_socket``); each test module works in a database of its own.
+    """
+    import psycopg
+
+    with psycopg.connect(host=socket_dir, user=USER, dbname="postgres", autocommit=True) as con:
+        con.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        con.execute(f'CREATE DATABASE "{name}"')
+    return name

@@ -17,8 +17,10 @@ import pytest
 
 @functools.lru_cache(maxsize=1)
 def _session():
+    import tiers
     from pyspark.sql import SparkSession
 
+    tiers.mark("jvm")  # the run fails when a second process starts one (tests/tiers.py: the 'spark' tier)
     return (
         SparkSession.builder.master("local[2]")
         .appName("rankframe-tests")

@@ -11,7 +11,7 @@ import rankframe
 import rankframe.spark as rs
 
 pytestmark = [
-    pytest.mark.xdist_group("spark"),  # one JVM when the suite runs with --dist loadgroup
+    pytest.mark.spark,
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
 ]

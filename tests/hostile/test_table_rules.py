@@ -203,7 +203,7 @@ def test_sql_errors_show_the_declared_number_of_examples(sql_con):
     assert len(shown) == table_rules.SQL_ERROR_EXAMPLES, message
 
 
-@pytest.mark.xdist_group("spark")  # one JVM when the suite runs with --dist loadgroup
+@pytest.mark.spark
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 @pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
 def test_spark_says_the_declared_words():

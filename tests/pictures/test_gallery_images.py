@@ -38,7 +38,7 @@ def test_the_page_shows_every_committed_image_and_only_those():
     assert _shown() == committed and len(committed) >= 10
 
 
-@pytest.mark.slow  # draws the gallery on its 3,000 queries (about 20 s)
+@pytest.mark.scale  # draws the gallery on its 3,000 queries (about 20 s)
 def test_the_committed_images_are_what_the_script_draws_now(tmp_path):
     sys.path.insert(0, str(ROOT / "examples"))
     try:

@@ -22,8 +22,6 @@ from rankframe import cli  # noqa: E402
 from rankframe.errors import RankframeError, ValidationError  # noqa: E402
 from rankframe.report import without_timestamp  # noqa: E402
 
-pytestmark = pytest.mark.slow  # renders reports and opens them in headless Chromium
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
 RUNS = [str(EX / "tiny.run"), str(EX / "tiny-b.run")]
@@ -106,6 +104,7 @@ def test_system_names_that_look_like_markup(tmp_path):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 def test_report_renders_in_headless_chromium(reports, tmp_path):
     sys.path.insert(0, str(EX))
@@ -200,6 +199,7 @@ def test_a_segment_that_varies_within_a_query_is_evaluated_again_for_all_queries
 
 
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 @pytest.mark.parametrize("width", [1400, 390])
 def test_a_report_of_long_names_never_overflows_the_page(tmp_path, width):
@@ -291,6 +291,7 @@ def test_the_command_writes_one_systems_report_of_a_table_without_a_system_colum
 
 
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_left(tmp_path):
     # a page styled as JupyterLab's dark theme (light text on a dark background, cells right-aligned by default):

@@ -233,7 +233,7 @@ def test_unregister_leaves_nothing_behind():
 
 
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 def test_spark_serves_it(fake_metric):
     from sparkutil import session, to_spark
 

@@ -144,7 +144,7 @@ def test_judged_only_sql_table_macro_drops_negative_grades(con):
     assert got == [pytest.approx((1.0, 1.0, 1.0, 3 / 4), rel=1e-12)]
 
 
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 @pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
 def test_judged_only_on_spark_drops_negative_grades():

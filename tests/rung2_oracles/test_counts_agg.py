@@ -176,7 +176,7 @@ def test_counts_in_the_sql_table_macros():
     con.close()
 
 
-@pytest.mark.slow  # ranx (numba compile)
+@pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
 @pytest.mark.parametrize("engine", ENGINES)
 def test_hits_is_ranx_hits(engine):
     from ranx import Qrels, Run, evaluate

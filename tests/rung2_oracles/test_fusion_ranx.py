@@ -18,7 +18,7 @@ import pytest
 import rankframe
 from rankframe.fusion import METHODS
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
 ranx = pytest.importorskip("ranx")
 
 NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda"]

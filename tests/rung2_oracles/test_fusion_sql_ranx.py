@@ -19,7 +19,7 @@ import pytest
 
 import rankframe.sql as rf_sql
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
 
 SYSTEMS = ["bm25", "dense", "splade"]
 WEIGHTS = {"bm25": 0.5, "dense": 1.25, "splade": 0.8}

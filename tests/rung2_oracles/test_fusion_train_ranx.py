@@ -29,7 +29,7 @@ import rankframe
 from rankframe.fusion import METHODS, TRAINING
 from rankframe.fusion.train import grid_values, weight_vectors
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
 ranx = pytest.importorskip("ranx")
 
 

@@ -15,8 +15,6 @@ from hypothesis import strategies as st
 
 import rankframe
 
-pytestmark = pytest.mark.slow  # ranx (numba compile), ir_measures and gdeval oracles
-
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 K_VALUES = [None, 1, 3, 5, 10]
 # rank-given tables (distinct ranks -> distinct scores -1 * rank: ranx breaks ties arbitrarily), grades 0..4,
@@ -34,6 +32,7 @@ def per_query(df, metrics, engine, **kw) -> dict:
     return out
 
 
+@pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
 def test_exponential_ndcg_equals_ranx_ndcg_burges(engine):
     from ranx import Qrels, Run, evaluate
 
@@ -76,6 +75,7 @@ def _gdeval_available() -> bool:
     return True
 
 
+@pytest.mark.slow  # gdeval (perl) through ir_measures, per example
 @pytest.mark.skipif(not _gdeval_available(), reason="gdeval (perl, via ir_measures ERR@k) does not run here")
 def test_err_equals_gdeval(engine):
     import ir_measures

@@ -110,7 +110,7 @@ def test_every_face_accepts_the_metric(spec, tmp_path, sql_faces):
 
 
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 def test_spark_accepts_every_metric():
     from sparkutil import session, to_spark
 
@@ -221,7 +221,7 @@ def test_every_face_serves_or_refuses_the_beyond_family(spec, tmp_path, sql_name
 
 
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 def test_spark_serves_the_beyond_family():
     # every metric of the family in one call of rankframe.spark.evaluate, with its inputs as Spark DataFrames
     from sparkutil import session, to_spark

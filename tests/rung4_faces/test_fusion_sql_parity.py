@@ -15,8 +15,6 @@ import rankframe
 import rankframe.sql as rf_sql
 from rankframe.errors import RankframeError
 
-pytestmark = pytest.mark.slow
-
 WEIGHTS = {"bm25": 0.5, "dense": 1.25, "splade": 0.8}
 WEIGHTS_SQL = ", weights := MAP {'bm25': 0.5, 'dense': 1.25, 'splade': 0.8}"
 METHODS = list(rankframe.fusion.METHODS)  # the Python registry: a method missing in SQL fails here
@@ -64,6 +62,7 @@ def both(con, table: pd.DataFrame, name: str, method: str, norm, params: dict):
     return py, sql
 
 
+@pytest.mark.slow  # every normalisation x parameter set through rf_fuse on a 3-run table
 @pytest.mark.parametrize("params", PARAMS, ids=["defaults", "params", "depth"])
 @pytest.mark.parametrize("norm", NORMS)
 def test_rf_fuse_equals_rankframe_fuse(con, norm, params):

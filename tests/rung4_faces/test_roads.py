@@ -312,7 +312,7 @@ def test_a_missing_file_is_an_error_even_when_a_pattern_would_match(decoys):
 # ------------------------------------------------------------------------------------------------------- Spark
 
 
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 def test_spark_road():
     """Every case through rankframe.spark (one session): the same answer as the other roads."""
     from sparkutil import session

@@ -31,7 +31,7 @@ import rankframe.spark as rs
 from rankframe.errors import ParameterError, RankframeError
 
 pytestmark = [
-    pytest.mark.xdist_group("spark"),
+    pytest.mark.spark,
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
 ]

@@ -17,7 +17,7 @@ from sparkutil import collect, session, to_spark
 import rankframe.spark as rs
 
 pytestmark = [
-    pytest.mark.xdist_group("spark"),
+    pytest.mark.spark,
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
 ]

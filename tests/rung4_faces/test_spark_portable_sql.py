@@ -14,8 +14,7 @@ from strategies import SMALL_GRADES, by_of, tables
 
 import rankframe.sql
 
-pytestmark = pytest.mark.xdist_group("spark")
-#: one metric of each expression family (counts, running counts, first hit, unit windows, the ideal, the product,
+pytestmark = pytest.mark.spark
 #: the ideal product, a running max, judged_only's positions, tie groups):
 #: every metric on Spark took 20 s a table
 METRICS = [

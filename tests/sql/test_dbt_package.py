@@ -27,7 +27,7 @@ from portable_cases import assert_same
 import rankframe
 
 dbt_main = pytest.importorskip("dbt.cli.main", reason="dbt-core (the test extra) runs the dbt package")
-pytestmark = pytest.mark.xdist_group("postgres")
+pytestmark = pytest.mark.warehouse  # dbt builds, and one PostgreSQL cluster per run (tests/tiers.py)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "dbt"
 INJECTION = 'we"ird; DROP TABLE recs; --'
@@ -174,26 +174,27 @@ def on_duckdb(tmp_path_factory) -> Iterator[tuple[Path, Callable[[str], pd.DataF
 
 
 @pytest.fixture(scope="module")
-def on_postgres(tmp_path_factory) -> Iterator[Callable[[str], pd.DataFrame]]:
+def on_postgres(tmp_path_factory, postgres_socket) -> Iterator[Callable[[str], pd.DataFrame]]:
     pytest.importorskip("dbt.adapters.postgres", reason="dbt-postgres (the test extra) builds the models")
     psycopg = pytest.importorskip("psycopg", reason="psycopg (the test extra) reads the models back")
-    with postgres_cluster.cluster() as socket_dir:
-        root = tmp_path_factory.mktemp("dbt_postgres")
-        _project(
-            root,
-            "rf:\n  target: t\n  outputs:\n    t:\n      type: postgres\n"
-            f"      host: '{socket_dir}'\n      port: 5432\n      user: {postgres_cluster.USER}\n      password: ''\n"
-            "      dbname: postgres\n      schema: public\n      threads: 1\n",
-        )
-        _build(root)
+    socket_dir = postgres_socket
+    dbname = postgres_cluster.database(socket_dir, "rf_dbt")
+    root = tmp_path_factory.mktemp("dbt_postgres")
+    _project(
+        root,
+        "rf:\n  target: t\n  outputs:\n    t:\n      type: postgres\n"
+        f"      host: '{socket_dir}'\n      port: 5432\n      user: {postgres_cluster.USER}\n      password: ''\n"
+        f"      dbname: {dbname}\n      schema: public\n      threads: 1\n",
+    )
+    _build(root)
 
-        def read(model: str) -> pd.DataFrame:
-            with psycopg.connect(host=socket_dir, user=postgres_cluster.USER, dbname="postgres") as con:
-                with con.cursor() as cur:
-                    cur.execute(f'SELECT * FROM public."{model}"')
-                    return pd.DataFrame(cur.fetchall(), columns=[d.name for d in cur.description])
+    def read(model: str) -> pd.DataFrame:
+        with psycopg.connect(host=socket_dir, user=postgres_cluster.USER, dbname=dbname) as con:
+            with con.cursor() as cur:
+                cur.execute(f'SELECT * FROM public."{model}"')
+                return pd.DataFrame(cur.fetchall(), columns=[d.name for d in cur.description])
 
-        yield read
+    yield read
 
 
 def _same(want: pd.DataFrame, got: pd.DataFrame) -> None:

@@ -18,7 +18,7 @@ import pytest
 import rankframe
 import rankframe.sql
 
-pytestmark = pytest.mark.slow  # 100k-row queries on both engines and the table macros
+pytestmark = pytest.mark.scale  # 100k-row queries on both engines and the table macros
 
 N = 100_000
 METRICS = ["ERR", "ERR@10", "ERR@5000", "nERR", "nERR@10", "nERR(ideal=retrieved)@20000", "Bpref", "Bpref(rel=2)"]

@@ -39,18 +39,19 @@ import rankframe
 import rankframe.sql
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg (the test extra) runs the SQL on PostgreSQL")
-#: one cluster per run: every test of the module on the same xdist worker (--dist loadgroup)
-pytestmark = pytest.mark.xdist_group("postgres")
+#: one cluster per run (conftest postgres_socket), every test of the tier on one xdist worker (tests/tiers.py)
+pytestmark = pytest.mark.warehouse
 
 
 @pytest.fixture(scope="module")
-def pg() -> Iterator[object]:
-    """A connection to a fresh PostgreSQL cluster (unix socket only), removed at teardown."""
-    with postgres_cluster.cluster() as home:
-        with psycopg.connect(
-            host=home, user=postgres_cluster.USER, dbname="postgres", autocommit=True, prepare_threshold=None
-        ) as con:
-            yield con
+def pg(postgres_socket) -> Iterator[object]:
+    """A connection to a database of this module's own on the run's PostgreSQL cluster (unix socket only)."""
+    home = postgres_socket
+    dbname = postgres_cluster.database(home, "rf_warehouse")
+    with psycopg.connect(
+        host=home, user=postgres_cluster.USER, dbname=dbname, autocommit=True, prepare_threshold=None
+    ) as con:
+        yield con
 
 
 def _pg_type(s: pd.Series) -> str:

@@ -1,0 +1,144 @@
+"""The suite's tiers, declared once, and the scheduling that starts each expensive thing once per run.
+
+A tier is a pytest marker that says what a test needs and proves (``TIERS``). Every tier item is also ``slow``:
+``python -m pytest -m "not slow"`` is the quick loop (hand cases, oracles that start fast, every face's parity on
+small tables); ``python -m pytest`` runs everything. Mark the slow *item*, not its file.
+
+Three tiers start something expensive that must start once per run, so their items run on one xdist worker each
+(``GROUPED``): ``spark`` (a local Spark JVM), ``warehouse`` (a throwaway PostgreSQL cluster), ``oracle`` (ranx's
+numba functions: compiled once into ranx's on-disk cache, then loaded). xdist's own ``--dist loadgroup`` reads a
+group from a suffix it writes into the node id, which pytest 9.2 no longer keeps, so the tests were spread over
+both workers silently (two JVMs on two cores, ranx compiled twice). Here the workers write each grouped item's
+node id to a file while collecting, and the controller's scheduler (``GroupScheduling``) reads it: that works on
+every pytest/xdist version, and the biggest group is sent first.
+
+The proof that it works is a check at the end of every run (``check_run``): each process that started a Spark JVM
+or compiled a ranx function leaves a mark in the run's folder, and the run fails when a JVM started in more than
+one process or ranx compiled in more than one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+#: marker -> what it needs (pyproject's marker lines say the same; tests/project/test_tiers.py holds them equal)
+TIERS = {
+    "spark": "the Spark face: a local Spark JVM (Java), started once per run",
+    "warehouse": "PostgreSQL and dbt: a throwaway cluster on a unix socket, started once per run",
+    "oracle": "peers that are slow to start: ranx's numba functions (compiled once, then cached)",
+    "browser": "the HTML report opened in headless Chromium",
+    "scale": "large tables (100k rows and more) or long drawings",
+}
+#: the tiers whose items share one worker (what they start must start once)
+GROUPED = ("spark", "warehouse", "oracle")
+#: the environment variable naming this run's folder of marks (set by the controller before workers start)
+RUN_DIR = "RANKFRAME_TEST_RUN_DIR"
+
+
+def tier_of(item: pytest.Item) -> list[str]:
+    return [name for name in TIERS if item.get_closest_marker(name) is not None]
+
+
+def configure(config: pytest.Config) -> None:
+    """Controller (or a run without xdist): register the markers, create the run's folder of marks."""
+    for name, why in TIERS.items():
+        config.addinivalue_line("markers", f"{name}: {why} (implies slow)")
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        os.environ[RUN_DIR] = tempfile.mkdtemp(prefix="rf-tests-")
+
+
+def modify_items(items: list[pytest.Item]) -> None:
+    """Every tier item is slow; write the grouped items' node ids for the controller's scheduler."""
+    groups = []
+    for item in items:
+        tiers = tier_of(item)
+        if tiers:
+            item.add_marker(pytest.mark.slow)
+        group = next((t for t in GROUPED if t in tiers), None)
+        if group is not None:
+            groups.append(f"{item.nodeid}\t{group}\n")
+    run_dir = os.environ.get(RUN_DIR)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if run_dir and worker:
+        Path(run_dir, f"groups-{worker}.tsv").write_text("".join(groups))
+
+
+def mark(kind: str) -> None:
+    """Leave a mark of this process in the run's folder: ``kind`` is ``jvm`` or ``numba``."""
+    run_dir = os.environ.get(RUN_DIR)
+    if run_dir and os.path.isdir(run_dir):
+        Path(run_dir, f"{kind}-{os.getpid()}").touch()
+
+
+def mark_numba_compiles() -> None:
+    """At a process's end: did it compile any of ranx's cached numba functions (a cache miss)?"""
+    if not any(name == "ranx" or name.startswith("ranx.") for name in sys.modules):
+        return
+    try:
+        from numba.core.dispatcher import Dispatcher
+    except ImportError:
+        return
+    for name, module in list(sys.modules.items()):
+        if not (name == "ranx" or name.startswith("ranx.")) or module is None:
+            continue
+        for value in vars(module).values():
+            if isinstance(value, Dispatcher) and sum(value.stats.cache_misses.values()) > 0:
+                mark("numba")
+                return
+
+
+def check_run(session: pytest.Session) -> list[str]:
+    """Controller: the problems this run's marks show (a second JVM, ranx compiled in two processes)."""
+    run_dir = os.environ.get(RUN_DIR)
+    if not run_dir or not os.path.isdir(run_dir):
+        return []
+    names = os.listdir(run_dir)
+    problems = []
+    jvms = [n for n in names if n.startswith("jvm-")]
+    if len(jvms) > 1:
+        problems.append(
+            f"the Spark tests started {len(jvms)} JVMs (processes {', '.join(sorted(j[4:] for j in jvms))}): "
+            "every item that starts Spark must carry the 'spark' marker (tests/tiers.py)"
+        )
+    compiled = [n for n in names if n.startswith("numba-")]
+    if len(compiled) > 1:
+        problems.append(
+            f"ranx's numba functions compiled in {len(compiled)} processes: every item that calls ranx must carry "
+            "the 'oracle' marker (tests/tiers.py)"
+        )
+    return problems
+
+
+def cleanup() -> None:
+    run_dir = os.environ.get(RUN_DIR)
+    if run_dir and os.path.isdir(run_dir) and os.environ.get("PYTEST_XDIST_WORKER") is None:
+        for name in os.listdir(run_dir):
+            os.unlink(os.path.join(run_dir, name))
+        os.rmdir(run_dir)
+
+
+def make_scheduler(config: pytest.Config, log):
+    """xdist's load scheduling, with each grouped tier's items as one unit of work (biggest first)."""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupScheduling(LoadGroupScheduling):
+        _groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:
+                self._groups = {}
+                run_dir = os.environ.get(RUN_DIR, "")
+                for path in Path(run_dir).glob("groups-*.tsv") if run_dir else []:
+                    for line in path.read_text().splitlines():
+                        node, _, group = line.partition("\t")
+                        self._groups[node] = group
+            if nodeid in self._groups:
+                return f"tier:{self._groups[nodeid]}"
+            return super()._split_scope(nodeid)
+
+    return GroupScheduling(config, log)
