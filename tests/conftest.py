@@ -148,37 +148,13 @@ def load_real(shared: Path, name: str):
     return _CACHE[name]
 
 
-import tiers  # noqa: E402  (tests/tiers.py: the tiers and the scheduling that starts Spark, PostgreSQL, ranx once)
-
-
-def pytest_configure(config) -> None:
-    tiers.configure(config)
-
-
-def pytest_collection_modifyitems(items) -> None:
-    """Every tier item is slow (``python -m pytest -m "not slow"`` is the quick loop); the grouped ones share a worker."""
-    tiers.modify_items(items)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_make_scheduler(config, log):
-    """With ``--dist loadgroup`` (pyproject's addopts): each grouped tier on one worker, on every pytest version."""
-    if config.getvalue("dist") == "loadgroup":
-        return tiers.make_scheduler(config, log)
-    return None
-
-
-def pytest_sessionfinish(session, exitstatus) -> None:
-    """Each process marks whether it compiled ranx; the controller fails the run on a second JVM or compiler."""
-    tiers.mark_numba_compiles()
-    if os.environ.get("PYTEST_XDIST_WORKER") is None:
-        problems = tiers.check_run(session)
-        if problems:
-            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-            for p in problems:
-                (reporter.write_line if reporter else print)(f"TIERS FAILED: {p}")
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        tiers.cleanup()
+# the tiers' hooks (tests/tiers.py): markers, the scheduling that starts Spark, PostgreSQL and ranx once, the run's check
+from tiers import (  # noqa: E402, F401
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_sessionfinish,
+    pytest_xdist_make_scheduler,
+)
 
 
 @pytest.fixture(scope="session")

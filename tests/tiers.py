@@ -142,3 +142,36 @@ def make_scheduler(config: pytest.Config, log):
             return super()._split_scope(nodeid)
 
     return GroupScheduling(config, log)
+
+
+# --------------------------------------------------------------------------- the hooks (tests/conftest.py imports them)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    configure(config)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every tier item is slow (``python -m pytest -m "not slow"`` is the quick loop); the grouped ones share a worker."""
+    modify_items(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With ``--dist loadgroup`` (pyproject's addopts): each grouped tier on one worker, on every pytest version."""
+    if config.getvalue("dist") == "loadgroup":
+        return make_scheduler(config, log)
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Each process marks whether it compiled ranx; the controller fails the run on a second JVM or compiler."""
+    mark_numba_compiles()
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        problems = check_run(session)
+        if problems:
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            for p in problems:
+                (reporter.write_line if reporter else print)(f"TIERS FAILED: {p}")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        cleanup()

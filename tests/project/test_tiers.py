@@ -1,0 +1,91 @@
+"""The tiers of tests/tiers.py hold on the installed pytest and xdist: a grouped tier runs on one worker, and a run
+in which a second process starts a Spark JVM (or compiles ranx) fails.
+
+Each case runs a small suite in a subprocess with two xdist workers and this suite's conftest hooks. A process
+"starts a JVM" by leaving the mark sparkutil's session leaves (``tiers.mark("jvm")``), so no JVM is started here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+
+#: the fake suite's conftest takes the real suite's tier hooks (tests/conftest.py imports the same four)
+CONFTEST = f"""
+import sys
+sys.path.insert(0, {str(TESTS)!r})
+from tiers import pytest_collection_modifyitems, pytest_configure, pytest_sessionfinish, pytest_xdist_make_scheduler
+"""
+
+
+def run_suite(tmp_path: Path, spark: str, oracle: str) -> subprocess.CompletedProcess:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    body = f"""
+        import time
+        import pytest
+        import tiers
+
+        {spark}
+        @pytest.mark.parametrize("i", range(6))
+        def test_starts_a_jvm(i):
+            tiers.mark("jvm")
+            time.sleep(0.3)
+
+        {oracle}
+        @pytest.mark.parametrize("i", range(6))
+        def test_compiles_ranx(i):
+            tiers.mark("numba")
+            time.sleep(0.3)
+
+        @pytest.mark.parametrize("i", range(6))
+        def test_plain(i):
+            time.sleep(0.1)
+        """
+    (tmp_path / "test_fake.py").write_text(textwrap.dedent(body))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_XDIST_WORKER", "RANKFRAME_TEST_RUN_DIR")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def workers_of(out: str, name: str) -> set[str]:
+    """The workers that ran the items ``name`` (``-v`` lines: ``[gw0] [ 5%] PASSED test_fake.py::name[i]``)."""
+    return {line.split("]")[0] for line in out.splitlines() if line.startswith("[gw") and f"::{name}[" in line}
+
+
+def test_a_grouped_tier_runs_in_one_process(tmp_path):
+    done = run_suite(tmp_path, "@pytest.mark.spark", "@pytest.mark.oracle")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(workers_of(done.stdout, "test_starts_a_jvm")) == 1, done.stdout
+    assert len(workers_of(done.stdout, "test_compiles_ranx")) == 1, done.stdout
+    assert len(workers_of(done.stdout, "test_plain")) >= 1, done.stdout
+    assert "TIERS FAILED" not in done.stdout
+
+
+def test_a_second_jvm_or_compiler_fails_the_run(tmp_path):
+    done = run_suite(tmp_path, "", "")  # no tier marker: the items spread over both workers
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "TIERS FAILED: the Spark tests started 2 JVMs" in done.stdout, done.stdout
+    assert "TIERS FAILED: ranx's numba functions compiled in 2 processes" in done.stdout, done.stdout
+
+
+def test_the_markers_are_declared_once():
+    """pyproject's marker line names the tiers file; every tier is registered from tiers.TIERS."""
+    import tiers
+
+    text = (TESTS.parent / "pyproject.toml").read_text()
+    assert "tests/tiers.py" in text
+    for name in tiers.TIERS:
+        assert f'"{name}:' not in text, f"the tier {name} is declared in tests/tiers.py only"
+    assert set(tiers.GROUPED) <= set(tiers.TIERS)
