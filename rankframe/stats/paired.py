@@ -11,8 +11,9 @@ For one comparison with per-query differences ``d_i = x_i - y_i`` over its ``n``
 - paired t-test: ``t = (delta + margin) / (sd / sqrt(n))`` with ``n - 1`` degrees of freedom (``margin = 0``
   unless a non-inferiority margin is given; with ``alternative="less"``, the side of a metric where lower is
   better, ``t = (delta - margin) / (sd / sqrt(n))``: H0 ``delta >= margin``); two-sided ``p = 2 * T.sf(|t|)``,
-  ``"greater"`` (the system above the baseline) ``p = T.sf(t)``, ``"less"`` ``p = T.cdf(t)``; interval ``delta -+ T.ppf((1 + level) / 2) * sd /
-  sqrt(n)``, or the one-sided bound ``[delta - T.ppf(level) * sd / sqrt(n), inf)`` (``"greater"``) /
+  ``"greater"`` (the system above the baseline) ``p = T.sf(t)``, ``"less"`` ``p = T.cdf(t)``; interval
+  ``delta -+ T.ppf((1 + level) / 2) * sd / sqrt(n)``, or the one-sided bound
+  ``[delta - T.ppf(level) * sd / sqrt(n), inf)`` (``"greater"``) /
   ``(-inf, delta + T.ppf(level) * sd / sqrt(n)]`` (``"less"``). This is ``scipy.stats.ttest_rel(x, y,
   alternative=...)`` and its ``confidence_interval(level)`` (with a margin: ``ttest_1samp(x - y, -margin,
   alternative="greater")``; the interval is still the interval of delta), including its edge cases: ``sd = 0``
