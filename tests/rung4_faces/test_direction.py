@@ -261,3 +261,15 @@ def test_spark_compare_counts_a_lower_arp_as_a_win_and_noise_as_a_tie():
     pairs = spark.createDataFrame(pd.DataFrame({"x": x, "y": y}))
     got = [r[0] for r in pairs.select(equal_column(F.col("x"), F.col("y"))).collect()]
     assert got == stats.equal(x, y).tolist() == [True, True, *[False] * 6]
+
+
+def test_the_differences_plot_colours_a_lower_arp_as_the_systems_win():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    per = rankframe.evaluate(_runs(), "ARP", by="system", per_query=True, train=TRAIN)
+    ax = rankframe.plot.differences(per, "ARP", system="B", baseline="A")
+    labels = ax.get_legend_handles_labels()[1]
+    # B - A = -3 (x4), -2 (x4), 0: 8 queries where B has the lower popularity bias, 1 tie, none where A is better
+    assert "B better (8)" in labels and "tie (1)" in labels and not any(t.startswith("A better") for t in labels)
