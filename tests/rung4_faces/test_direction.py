@@ -175,6 +175,7 @@ def test_fail_if_worse_fails_on_a_significantly_higher_arp(tmp_path, capsys):
     assert "cannot show on ARP (lower is better)" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # > 5 s: installs the macros / imports matplotlib
 def test_rf_compare_reads_the_declared_direction_and_the_rule_of_equal_values():
     import duckdb
 
@@ -263,6 +264,7 @@ def test_spark_compare_counts_a_lower_arp_as_a_win_and_noise_as_a_tie():
     assert got == stats.equal(x, y).tolist() == [True, True, *[False] * 6]
 
 
+@pytest.mark.slow  # > 5 s: installs the macros / imports matplotlib
 def test_the_differences_plot_colours_a_lower_arp_as_the_systems_win():
     pytest.importorskip("matplotlib")
     import matplotlib
@@ -273,3 +275,14 @@ def test_the_differences_plot_colours_a_lower_arp_as_the_systems_win():
     labels = ax.get_legend_handles_labels()[1]
     # B - A = -3 (x4), -2 (x4), 0: 8 queries where B has the lower popularity bias, 1 tie, none where A is better
     assert "B better (8)" in labels and "tie (1)" in labels and not any(t.startswith("A better") for t in labels)
+
+
+def test_a_set_level_call_keeps_a_metric_without_a_direction():
+    # Coverage (set-level: a paired bootstrap) beside NumRet (no direction) and ARP: NumRet's NA wins survive the
+    # merge of the two parts; ARP's wins are those of the per-query rows (8 lower values, 1 tie)
+    out = rankframe.compare(
+        _runs(), ["Coverage", "NumRet", "ARP"], baseline="A", train=TRAIN, catalog=["h", "m", "t"], n_resamples=200,
+        seed=1,
+    ).set_index("metric")  # fmt: skip
+    assert pd.isna(out.loc["NumRet", "wins"]) and out.loc["NumRet", "ties"] == 9
+    assert (out.loc["ARP", "wins"], out.loc["ARP", "ties"], out.loc["ARP", "losses"]) == (8, 1, 0)
