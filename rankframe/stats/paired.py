@@ -54,17 +54,29 @@ def equal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
-        d = np.abs(x - y)
-        scale = np.maximum(1.0, np.maximum(np.abs(x), np.abs(y)))
-        return (x == y) | (np.isfinite(d) & (d <= EQUAL_RTOL * scale))
+        return _equal(x, y, x - y)
+
+
+def _equal(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """:func:`equal` given ``d = x - y`` (computed once by the caller); a few passes, in place."""
+    tol = np.abs(x)
+    np.maximum(tol, np.abs(y), out=tol)
+    np.maximum(tol, 1.0, out=tol)
+    tol *= EQUAL_RTOL
+    out = np.abs(d) <= tol
+    out &= np.isfinite(d)
+    out |= x == y
+    return out
 
 
 def differences(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``x - y`` with the difference of equal values (:func:`equal`) exactly 0; NaN where either is NaN."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        return np.where(equal(x, y), 0.0, x - y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = x - y
+        d[_equal(x, y, d)] = 0.0
+        return d
 
 
 @dataclass(frozen=True)
@@ -116,9 +128,10 @@ def summarize(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> PairedSummar
         dev = np.where(valid, d - delta[segment_of_row(offsets)], 0.0)
         sd = np.sqrt(segment_sum(dev * dev, offsets) / (nf - 1.0))
     sd[n < 2] = np.nan
-    sign = np.where(valid, differences(x, y), 0.0)  # the counts read the rule of equal values
-    wins = segment_sum(sign > 0, offsets)
-    losses = segment_sum(sign < 0, offsets)
+    with np.errstate(invalid="ignore", over="ignore"):
+        apart = ~_equal(x, y, d)  # the counts read the one rule of equal values (NaN: not valid, not counted)
+    wins = segment_sum(apart & (d > 0), offsets)
+    losses = segment_sum(apart & (d < 0), offsets)
     ties = n - wins - losses
     return PairedSummary(n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=ties, losses=losses)
 
