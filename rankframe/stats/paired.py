@@ -59,14 +59,13 @@ def equal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _equal(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> np.ndarray:
     """:func:`equal` given ``d = x - y`` (computed once by the caller); a few passes, in place."""
-    tol = np.abs(x)
-    np.maximum(tol, np.abs(y), out=tol)
-    np.maximum(tol, 1.0, out=tol)
-    tol *= EQUAL_RTOL
-    out = np.abs(d) <= tol
-    out &= np.isfinite(d)
-    out |= x == y
-    return out
+    tol = np.maximum(np.abs(x), np.abs(y))
+    if isinstance(tol, np.ndarray) and tol.ndim:
+        np.maximum(tol, 1.0, out=tol)
+        tol *= EQUAL_RTOL
+    else:
+        tol = np.maximum(tol, 1.0) * EQUAL_RTOL
+    return ((np.abs(d) <= tol) & np.isfinite(d)) | (x == y)
 
 
 def differences(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -75,8 +74,7 @@ def differences(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     y = np.asarray(y, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         d = x - y
-        d[_equal(x, y, d)] = 0.0
-        return d
+        return np.where(_equal(x, y, d), 0.0, d)
 
 
 @dataclass(frozen=True)
