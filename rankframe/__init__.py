@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+from . import better as _better
 from . import display, inputs, plot, polars_namespace, progress, registry, sql
 from ._version import __version__ as __version__
 from .accessor import RankMetrics
 from .anova import anova
+from .better import direction
 from .columns import Columns
 from .compare import compare
 from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
@@ -63,6 +65,7 @@ __all__ = [
     "plot",
     "report",
     "compare",
+    "direction",
     "anova",
     "power",
     "topic_set_size",
@@ -72,4 +75,5 @@ __all__ = [
 ]
 
 on_change(lambda: globals().update(METRICS=registry.METRICS))  # rankframe.METRICS follows register()
+on_change(_better.clear_cache)  # a label's direction follows register() too
 polars_namespace.install()  # pl_df.rank_metrics, once polars is imported (never imports polars itself)

@@ -66,7 +66,7 @@ RANDOM_COLUMNS = ("var_query", "var_error", "icc")
 #: the columns of the ``pairs=True`` table after the segment columns (Sakai's effect size per pair of systems)
 PAIR_COLUMNS = (
     *("metric", "system", "baseline", "n", "mean", "baseline_mean", "delta", "mse"),
-    *("effect_size", "effect_low", "effect_high", "note"),
+    *("effect_size", "effect_low", "effect_high", "better", "note"),
 )
 #: ``out.attrs["effect_size"]`` of the pairs table
 EFFECT_SIZE = "delta / sqrt(MSE), MSE the error mean square of the ANOVA (Sakai)"
@@ -167,8 +167,11 @@ def anova(
         ``var_error`` and ``icc`` (the same on both terms of a segment and metric) before ``note``; ``note`` says
         why a value is NaN. With
         ``pairs=True``: ``[*by, metric, system, baseline, n, mean, baseline_mean, delta, mse, effect_size, effect_low,
-        effect_high, note]``,
-        every pair of systems (``system`` later in the sorted order). ``out.attrs`` records ``missing`` and
+        effect_high, better, note]``,
+        every pair of systems (``system`` later in the sorted order); ``delta = mean - baseline_mean``, and
+        ``better`` names the system of the pair with the better mean in the metric's direction
+        (:func:`rankframe.direction`: the lower ARP), None when the means are equal (:func:`rankframe.stats.equal`),
+        either is NaN or the metric has no direction (a count). ``out.attrs`` records ``missing`` and
         ``interaction`` (and ``effect_size`` for the pairs).
 
     Raises
@@ -497,6 +500,25 @@ def anova_frame(
     return out
 
 
+def better_of_pairs(out: pd.DataFrame, names: list[str], n_pairs: int) -> pd.Series:
+    """The system of each pair with the better mean in the metric's direction (:func:`rankframe.direction`).
+
+    None where the two means are equal by the one rule (:func:`rankframe.stats.equal`), either is NaN, or the metric
+    has no direction. Not a test: the pairs table has effect sizes, not p-values.
+    """
+    from .better import of_labels
+
+    way = np.tile(np.repeat(of_labels(names), n_pairs), len(out) // max(len(names) * n_pairs, 1))
+    x, y = out["mean"].to_numpy(np.float64), out["baseline_mean"].to_numpy(np.float64)
+    with np.errstate(invalid="ignore"):
+        ahead = np.sign(way * (x - y))
+    ahead[np.isnan(ahead) | stats.equal(x, y)] = 0
+    who = np.full(len(out), None, dtype=object)
+    who[ahead > 0] = out["system"].to_numpy(object)[ahead > 0]
+    who[ahead < 0] = out["baseline"].to_numpy(object)[ahead < 0]
+    return pd.Series(who, dtype=object, index=out.index)
+
+
 def pairs_frame(
     r: AnovaResult, keys: pd.DataFrame | None, names: list[str], labels: pd.Index, ci: float = 0.95
 ) -> pd.DataFrame:
@@ -517,6 +539,7 @@ def pairs_frame(
     low, high = effect_size_interval(r, effect, ci)
     out["effect_low"] = low.ravel()
     out["effect_high"] = high.ravel()
+    out["better"] = better_of_pairs(out, names, n_pairs)
     note = np.repeat(r.note_system.ravel(), n_pairs)
     absent = np.isnan(delta.ravel()) & (note == None)  # noqa: E711 - elementwise on an object array
     note[absent] = "a system of the pair has no queries in this segment"

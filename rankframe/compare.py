@@ -171,12 +171,18 @@ def compare(
         The alternative hypothesis of the test: ``"two-sided"`` (default), ``"greater"`` (the system's mean above
         the baseline's: delta > 0) or ``"less"``; t, randomization and Wilcoxon tests (Tukey's HSD is two-sided).
         One-sided, the interval is the one-sided bound at level ``ci``: ``[ci_low, inf)`` for ``"greater"``,
-        ``(-inf, ci_high]`` for ``"less"``. Default ``"greater"`` when a ``margin`` is given.
+        ``(-inf, ci_high]`` for ``"less"``. ``delta`` is ``system - baseline`` whatever the metric's direction, so
+        ``"greater"`` is "the system is better" where higher is better and "worse" where lower is better (ARP,
+        Gini, Calibration: :func:`rankframe.direction`). Default with a ``margin``: the side of "not worse",
+        ``"greater"`` (``"less"`` where lower is better).
     margin : float, optional
-        Non-inferiority margin, in the metric's units: the t-test of H0 ``delta <= -margin`` against
-        ``delta > -margin`` (``statistic = (delta + margin) / (sd_diff / sqrt(n))``, one-sided). A small
-        ``p_adjusted`` shows the system is not worse than the baseline by ``margin`` or more; the one-sided bound
-        ``ci_low`` is then above ``-margin``. Needs ``test="t"`` and ``alternative="greater"`` (its default).
+        Non-inferiority margin, in the metric's units, "worse" in the metric's direction: where higher is better the
+        t-test of H0 ``delta <= -margin`` against ``delta > -margin`` (``statistic = (delta + margin) / (sd_diff /
+        sqrt(n))``, one-sided, ``alternative="greater"``); where lower is better (ARP, Gini, Calibration) of H0
+        ``delta >= margin`` against ``delta < margin`` (``statistic = (delta - margin) / (sd_diff / sqrt(n))``,
+        ``alternative="less"``). A small ``p_adjusted`` shows the system is not worse than the baseline by
+        ``margin`` or more; the one-sided bound (``ci_low`` above ``-margin``, or ``ci_high`` below ``margin``)
+        says the same. Needs ``test="t"``, metrics of one direction, and no metric without one (a count).
     zero_method : {"wilcox", "pratt"}, default "wilcox"
         How ``test="wilcoxon"`` treats queries with a zero difference: dropped before ranking (Wilcoxon's), or
         ranked with the others and then dropped (Pratt 1959; ``scipy.stats.wilcoxon(zero_method="pratt")``).
@@ -228,7 +234,10 @@ def compare(
         after ``test="wilcoxon"`` only (NaN otherwise; :mod:`rankframe.stats.hodges_lehmann`), ``mde`` the
         minimum detectable effect (the ``|delta|`` a paired t-test at level ``1 - ci``, uncorrected, on the same
         alternative, detects with 80% power on these ``n`` queries and this ``sd_diff``: :func:`rankframe.power`),
-        ``wins/ties/losses`` = queries where the system is above / equal to / below the baseline,
+        ``wins/ties/losses`` = queries where the system is better than / equal to / worse than the baseline in
+        the metric's direction (:func:`rankframe.direction`: a win of ARP is a lower value; a metric without a
+        direction, such as NumRet, has NA wins and losses), two values being equal when
+        ``|a - b| <= 1e-12 * max(1, |a|, |b|)`` (:func:`rankframe.stats.equal`),
         ``note`` = why a value is NaN (None otherwise). ``out.attrs`` records ``test``, ``ci_method``, ``ci``,
         ``correction``, ``family``, ``pairs``, ``missing``, ``alternative``, ``margin`` (None without one), ``mde``,
         ``effect_size`` (``"d_z = delta / sd of the differences"``, Cohen's d_z) and, for random methods,
@@ -368,6 +377,7 @@ def checked_call(
     )
     # evaluate's rule for a list of metrics: trec_eval's iprec_at_recall is its 11 levels, each metric once
     names = [str(m) for m in parse_metrics(metrics, "compare", face="compare")]
+    p["alternative"] = _rules.margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     p["family"] = _family_columns(family, by)
     _rules.check_family_correction(p["family"], by, p["correction"])
     output = inputs.check_output(output, "compare")

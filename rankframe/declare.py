@@ -230,6 +230,10 @@ NOTHING_RELEVANT: dict[str, tuple[str, str]] = {
 }
 
 
+#: the declared directions (``MetricSpec.better``) and what :func:`rankframe.direction` answers for each
+BETTER: dict[str | None, int] = {"higher": 1, "lower": -1, None: 0}
+
+
 @dataclass(frozen=True)
 class MetricSpec:
     """A declared metric: everything the rest of rankframe needs to know about it.
@@ -271,9 +275,22 @@ class MetricSpec:
     #: each key as the name of its window column (one column per distinct expression, shared by the measures)
     sql_windows: tuple[tuple[str, str], ...] = ()
     sql_windowed: str | None = None
+    #: which way is better (:data:`BETTER`): "higher", "lower", or None for a value that is never better or worse
+    #: (a count of the judgments or of the list, a property of the pool); ``rankframe.direction`` reads it
+    #: (rankframe/better.py)
+    better: str | None = "higher"
+    #: ``(parameter, value, better)``: an option value that turns the direction (ILD's output='similarity': "lower")
+    better_when: tuple[tuple[str, Any, str | None], ...] = ()
+    #: why, in a few words: the direction table of docs/metrics.md and docs/beyond-accuracy.md
+    better_why: str = ""
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for _, _, way in ((None, None, self.better), *self.better_when):
+            if way not in BETTER:
+                raise ValueError(f"{self.name}: better must be one of {list(BETTER)}, got {way!r}")
+        for name, value, _ in self.better_when:
+            self.param(name).check(self.name, value)
         if (self.sql_windowed is None) != (not self.sql_windows):
             raise ValueError(f"{self.name}: sql_windows and sql_windowed are declared together")
         if self.nothing_relevant is not None and self.nothing_relevant not in NOTHING_RELEVANT:
@@ -281,6 +298,14 @@ class MetricSpec:
                 f"{self.name}: nothing_relevant must be one of {sorted(NOTHING_RELEVANT)}, got "
                 f"{self.nothing_relevant!r}"
             )
+
+    def direction(self, kw: dict[str, Any] | None = None) -> int:
+        """+1 (higher is better), -1 (lower is better) or 0 (neither) with these option values (``better_when``)."""
+        way = self.better
+        for name, value, turned in self.better_when:
+            if kw is not None and kw.get(name) == value:
+                way = turned
+        return BETTER[way]
 
     @property
     def limits_grades(self) -> bool:

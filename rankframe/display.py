@@ -5,7 +5,8 @@ Two kinds of frame are understood:
 * **comparisons** (:func:`rankframe.compare`): one row per (segment, metric, system); ``delta`` carries a
   significance marker from ``p_adjusted`` (``*`` < 0.05, ``**`` < 0.01, ``***`` < 0.001), the better of ``mean``
   and ``baseline_mean`` is bold, ``n`` and W/T/L are shown, and the caption names the test, the interval and the
-  correction with its family (from ``out.attrs``);
+  correction with its family (from ``out.attrs``); better is the metric's direction (:func:`rankframe.direction`:
+  the lower mean of ARP, Gini or Calibration), and a metric without one is never bold;
 * **means** (:func:`rankframe.evaluate` without ``per_query``): one row per segment, one column per metric, the
   interval in brackets when ``ci=`` was asked, ``n`` shown, the best value of each metric bold.
 
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .better import of_labels
 from .errors import ParameterError, parameter_error
 from .table_writers import WRITERS, Cell, Model, write_html, write_latex, write_markdown
 from .table_writers import markdown_table as markdown_table  # re-exported: the CLI's and docs' import path
@@ -79,8 +81,9 @@ def compare_caption(attrs: dict) -> str:
     test = f"{attrs.get('alternative', 'two-sided')} {_TEST_WORDS[attrs['test']]}"
     if attrs["test"] == "randomization":
         test += f" ({attrs.get('n_resamples')} sign flips, seed {attrs.get('seed')})"
-    if attrs.get("margin") is not None:
-        test += f" of delta > -{attrs['margin']:g} (non-inferiority margin {attrs['margin']:g})"
+    if attrs.get("margin") is not None:  # the side of "not worse": "less" where lower is better (margin_side)
+        bound = f"< {attrs['margin']:g}" if attrs.get("alternative") == "less" else f"> -{attrs['margin']:g}"
+        test += f" of delta {bound} (non-inferiority margin {attrs['margin']:g})"
     base = attrs["baseline"]
     if attrs["pairs"] != "baseline":
         who = "on every pair of systems"
@@ -207,13 +210,15 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
     # on a phone the table keeps the segments, metric, system, mean, delta and p adj.; the rest is hidden
     keep = {*segs, "metric", "system", "mean", "delta", "p adj."}
     model = Model(header, numeric, minor=[h not in keep for h in header])
-    for r in frame.to_dict("records"):
+    ways = of_labels(frame["metric"])  # which way is better, per row (rankframe.direction)
+    for r, way in zip(frame.to_dict("records"), ways):
         mean, base, delta, p_adj = (r["mean"], r["baseline_mean"], r["delta"], r["p_adjusted"])
         stars = marker(p_adj)
-        tone = "" if not stars or not np.isfinite(delta) or delta == 0 else ("up" if delta > 0 else "down")
-        # bold: the better mean of the pair, only when the difference is significant (p adjusted < 0.05)
-        better_sys = bool(stars and np.isfinite(mean) and np.isfinite(base) and mean > base)
-        better_base = bool(stars and np.isfinite(mean) and np.isfinite(base) and base > mean)
+        # the better mean of the pair in the metric's direction, only when the difference is significant (p adj. <
+        # 0.05): bold, and the delta green (up) or orange (down); a metric without a direction is neither
+        ahead = int(np.sign(way * (mean - base))) if stars and np.isfinite(mean) and np.isfinite(base) else 0
+        tone = {1: "up", -1: "down", 0: ""}[ahead]
+        better_sys, better_base = ahead > 0, ahead < 0
         row = [Cell(_text(r[c])) for c in segs]
         row += [Cell(_text(r["metric"])), Cell(_text(r["system"])), Cell(_text(r["baseline"]))]
         row += [
@@ -253,7 +258,8 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
     model.caption.append(
         "delta = mean - baseline mean; * p adj. < 0.05, ** < 0.01, *** < 0.001; "
         "bold: the better mean of a significant pair"
-        + ("; W/T/L: queries won/tied/lost against the baseline" if "W/T/L" in header else "")
+        + _lower_words(frame["metric"], ways)
+        + ("; W/T/L: queries won (better)/tied/lost against the baseline" if "W/T/L" in header else "")
         + (
             "; MDE if n.s.: beside a difference that is not significant, the |delta| a paired t-test on these "
             "queries detects with 80% power"
@@ -262,6 +268,14 @@ def _comparison_model(frame: pd.DataFrame, digits: int) -> Model:
         )
     )
     return model
+
+
+def _lower_words(metrics: Any, ways: np.ndarray) -> str:
+    """The caption's words for the metrics of the table where lower is better, or where neither is (none: empty)."""
+    lower = list(dict.fromkeys(str(m) for m, w in zip(metrics, ways) if w < 0))
+    neither = list(dict.fromkeys(str(m) for m, w in zip(metrics, ways) if w == 0))
+    words = f" (lower is better: {', '.join(lower)})" if lower else ""
+    return words + (f"; no better or worse: {', '.join(neither)}" if neither else "")
 
 
 #: the symbol of each test's statistic in the tables ("t(15) = 3.58"); the randomization test's statistic is the
@@ -314,8 +328,9 @@ def _means_model(frame: pd.DataFrame, digits: int) -> Model:
     if has_ci:
         low[pos, m_pos] = frame["ci_low"].to_numpy(float)
         high[pos, m_pos] = frame["ci_high"].to_numpy(float)
+    ways = of_labels(metrics).astype(np.float64)  # the best value: the highest, the lowest, or none (no direction)
     with np.errstate(invalid="ignore"):
-        best = np.where(np.isnan(value), -np.inf, value).max(axis=0)
+        best = np.where(np.isnan(value), -np.inf, value * ways).max(axis=0) * ways
     one_n = (n == n.max(axis=1, keepdims=True)).all(axis=1)
     header = [*segs, "n", *metrics]
     model = Model(header, [False] * len(segs) + [True] * (1 + len(metrics)))
@@ -328,7 +343,7 @@ def _means_model(frame: pd.DataFrame, digits: int) -> Model:
                 text += f" [{_num(low[i, j], digits)}, {_num(high[i, j], digits)}]"
             if not one_n[i]:
                 text += f" (n={n[i, j]})"
-            is_best = bool(len(keys) > 1 and np.isfinite(value[i, j]) and value[i, j] == best[j])
+            is_best = bool(len(keys) > 1 and ways[j] != 0 and np.isfinite(value[i, j]) and value[i, j] == best[j])
             row.append(Cell(text, bold=is_best, numeric=True))
         model.rows.append(row)
     what = "mean over n queries"
@@ -338,7 +353,7 @@ def _means_model(frame: pd.DataFrame, digits: int) -> Model:
             f"; [low, high]: its {level * 100:.6g}% t interval" if level is not None else "; [low, high]: its interval"
         )
     if len(keys) > 1:
-        what += "; bold: the best value of each metric"
+        what += "; bold: the best value of each metric (the lowest where lower is better)"
     model.caption.append(what)
     return model
 

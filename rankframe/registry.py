@@ -241,12 +241,36 @@ def names_markdown() -> str:
     return "\n".join(lines)
 
 
+def directions_markdown(specs: tuple[MetricSpec, ...] | None = None) -> str:
+    """The direction table of docs/metrics.md (of docs/beyond-accuracy.md with ``BEYOND``), from the declarations.
+
+    What :func:`rankframe.direction` answers for each metric, the option values that turn it, and why.
+    """
+    from .declare import BETTER
+
+    words = {1: "higher", -1: "lower", 0: "none"}
+    lines = ["| metric | better | turned by | why |", "|---|---|---|---|"]
+    for m in METRICS if specs is None else specs:
+        turned = "; ".join(f"`{name}={value!r}`: {words[BETTER[way]]}" for name, value, way in m.better_when)
+        lines.append(f"| `{m.canonical}` | {words[BETTER[m.better]]} | {turned or '—'} | {m.better_why} |")
+    return "\n".join(lines)
+
+
+def beyond_directions_markdown() -> str:
+    """The direction table of the beyond-accuracy family (docs/beyond-accuracy.md), from the declarations."""
+    return directions_markdown(BEYOND)
+
+
 def beyond_markdown() -> str:
     """The parameter table of the beyond-accuracy family (docs/beyond-accuracy.md), from the declarations."""
     return params_markdown(BEYOND)
 
 
-_TABLES: dict[str, Callable[[], str]] = {"names": names_markdown, "params": params_markdown}
+_TABLES: dict[str, Callable[[], str]] = {
+    "names": names_markdown,
+    "params": params_markdown,
+    "directions": directions_markdown,
+}
 BEYOND_DOC = "docs/beyond-accuracy.md"
 
 
@@ -261,7 +285,7 @@ def write_params_doc(path: str = "docs/metrics.md") -> None:
     _write_tables(Path(path), _TABLES)
     beyond = Path(path).parent / Path(BEYOND_DOC).name
     if beyond.exists():
-        _write_tables(beyond, {"beyond": beyond_markdown})
+        _write_tables(beyond, {"beyond": beyond_markdown, "beyond-directions": beyond_directions_markdown})
 
 
 def _write_tables(path: Any, tables: dict[str, Callable[[], str]]) -> None:

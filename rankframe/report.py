@@ -23,6 +23,7 @@ import pandas as pd
 
 from . import display
 from ._version import __version__
+from .better import of_labels, verdicts
 from .columns import Columns, column_list
 from .compare import checked_call, compare_values
 from .engines.aggregate import mean_per_segment
@@ -262,9 +263,10 @@ _END = "</div></section>\n</body></html>"
 def _summary(overall: pd.DataFrame, segmented: pd.DataFrame | None, by_cols: list[str], baseline: object) -> str:
     """The headline of each segment and metric: the best mean, its delta and p adj., how many systems beat the baseline.
 
-    One row per (all queries, then each segment) x metric: the system with the highest mean (the baseline when no
-    system beats it), its mean, its delta against the baseline with the marker of the tables and its p adj., and
-    the systems significantly better / worse than the baseline (p adj. < 0.05) / not significant.
+    One row per (all queries, then each segment) x metric: the system with the best mean in the metric's direction
+    (:func:`rankframe.direction`: the lowest ARP; the baseline when no system beats it), its mean, its delta against
+    the baseline with the marker of the tables and its p adj., and the systems significantly better / worse than the
+    baseline (p adj. < 0.05) / not significant. A metric without a direction names no best system.
     """
     from .table_writers import Cell, Model, write_html
 
@@ -284,17 +286,26 @@ def _summary(overall: pd.DataFrame, segmented: pd.DataFrame | None, by_cols: lis
         [False, False, False, True, True, True, True],
         minor=[False, False, False, True, False, False, True],
     )
-    significant = rows["p_adjusted"].to_numpy(float) < 0.05
-    rows = rows.assign(better=significant & (rows["delta"] > 0), worse=significant & (rows["delta"] < 0))
+    way = of_labels(rows["metric"])  # which way is better (rankframe.direction)
+    verdict = verdicts(rows["delta"], rows["p_adjusted"], way)
+    rows = rows.assign(better=verdict > 0, worse=verdict < 0, rf__way=way)
     for (segment, metric), g in rows.groupby(["rf__segment", "metric"], sort=False):
-        best = g.loc[g["mean"].idxmax()] if g["mean"].notna().any() else g.iloc[0]
-        ahead = bool(best["mean"] > best["baseline_mean"])
+        sign = int(g["rf__way"].iloc[0])
+        if sign == 0:  # a metric without a direction (a count): no best system, nobody better or worse
+            m.rows.append(
+                [Cell(str(segment)), Cell(str(metric)), Cell("— (no direction)"), Cell("", numeric=True)]
+                + [Cell("", numeric=True), Cell("", numeric=True), Cell(f"– / – / {len(g)}", numeric=True)]
+            )
+            continue
+        oriented = g["mean"] * sign
+        best = g.loc[oriented.idxmax()] if oriented.notna().any() else g.iloc[0]
+        ahead = bool(sign * (best["mean"] - best["baseline_mean"]) > 0)
         better, worse = int(g["better"].sum()), int(g["worse"].sum())
         stars = display.marker(best["p_adjusted"]) if ahead else ""
         m.rows.append(
             [
                 Cell(str(segment)),
-                Cell(str(metric)),
+                Cell(str(metric) + (" (lower is better)" if sign < 0 else "")),
                 Cell(_text(best["system"] if ahead else baseline), bold=bool(stars)),
                 Cell(display._num(best["mean"] if ahead else best["baseline_mean"], 4), numeric=True),
                 Cell(
@@ -308,7 +319,8 @@ def _summary(overall: pd.DataFrame, segmented: pd.DataFrame | None, by_cols: lis
             ]
         )
     m.caption.append(
-        f"per segment and metric: the system with the highest mean, its delta against {_text(baseline)} and p adj. "
+        f"per segment and metric: the system with the best mean (the highest; the lowest where lower is better), its "
+        f"delta against {_text(baseline)} and p adj. "
         "(the test and correction of the tables below; * < 0.05, ** < 0.01, *** < 0.001; bold: significant); "
         f"better / worse / n.s.: how many systems are significantly better / worse than {_text(baseline)} "
         "(p adj. < 0.05) or not significantly different"

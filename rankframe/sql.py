@@ -137,7 +137,8 @@ def files(folder: Path | None = None) -> list[Path]:
 
 # ------------------------------------------------------------------------------ the table macros' metric wiring
 # A metric file that is a column of the table macros (rf_per_query, rf_means, rf_compare) says so in comment lines:
-#   -- rf:column <Name> order=<n> nothing_relevant=<none|relevant|gain|any_gain> [count] [uncut]
+#   -- rf:column <Name> order=<n> nothing_relevant=<none|relevant|gain|any_gain> [better=<higher|lower|none>]
+#      [count] [uncut]
 #   -- rf:value <its expression in rf__per_query_raw, over the prepared rows x and the checked parameters>
 # (rf:value may repeat: one line each, joined by newlines). evaluate.sql holds the generated parts as markers
 # /* rf:generated <part> */; the metric files are the one place that lists metrics (no list to edit in
@@ -155,6 +156,10 @@ _NOTHING_RELEVANT = {
 }
 
 
+#: rf__direction's value of each ``better=`` of an rf:column line (rankframe.declare.BETTER in SQL's words)
+_BETTER = {"higher": 1, "lower": -1, "none": 0}
+
+
 class TableColumn:
     """One metric column of the table macros, as its file's ``rf:column`` / ``rf:value`` lines declare it."""
 
@@ -168,6 +173,10 @@ class TableColumn:
             raise ValueError(f"rf:column {name}: nothing_relevant must be one of {sorted(_NOTHING_RELEVANT)}")
         self.count = "count" in words
         self.uncut = "uncut" in words
+        #: which way is better (the declaration's ``better``: higher, lower or none); rf_compare's wins read it
+        self.better = keyed.get("better", "higher")
+        if self.better not in _BETTER:
+            raise ValueError(f"rf:column {name}: better must be one of {sorted(_BETTER)}")
         self.value = value
 
     def __repr__(self) -> str:
@@ -191,6 +200,8 @@ def _generated(part: str, columns: list[TableColumn]) -> str:
     pad = " " * 11
     if part == "metric_columns":
         return ", ".join(f"'{c.name}'" for c in columns)
+    if part == "directions":  # rf__direction(name): 1 higher is better, -1 lower, 0 neither (rankframe.direction)
+        return " ".join(f"WHEN '{c.name}' THEN {_BETTER[c.better]}" for c in columns)
     if part == "uncut_columns":
         return ", ".join(f"'{c.name}'" for c in columns if c.uncut)
     if part == "raw_columns":  # continuation lines of a value keep their own indent, below the 11 of the list

@@ -97,6 +97,11 @@ CREATE OR REPLACE MACRO rf__alternative(alternative, margin) AS
     CASE WHEN alternative IS NOT NULL THEN lower(CAST(alternative AS VARCHAR))
          WHEN margin IS NOT NULL THEN 'greater' ELSE 'two-sided' END;
 
+-- the one rule of equal per-query values (rankframe.stats.equal, docs/comparing.md "Equal values"):
+-- |x - y| <= 1e-12 * max(1, |x|, |y|), or x = y; AP = 0.7 computed two ways is a tie, not a win
+CREATE OR REPLACE MACRO rf__equal(x, y) AS
+    x = y OR (isfinite(x - y) AND abs(x - y) <= 1e-12 * greatest(1.0, abs(x), abs(y)));
+
 -- the output columns after the segments (a segment may not have one of these names)
 CREATE OR REPLACE MACRO rf__compare_outputs() AS
     ['metric', 'system', 'baseline', 'n', 'mean', 'baseline_mean', 'delta', 'ci_low', 'ci_high', 'p_value',
@@ -169,6 +174,11 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
          WHEN margin IS NOT NULL AND NOT coalesce(rf__number(margin) >= 0 AND isfinite(rf__number(margin)), false)
          THEN error(printf('rf:param: The ''margin'' parameter of rf_compare must be NULL or a finite number >= 0 '
                            || '(in the metric''s units). Got %s instead.', rf__repr(margin)))
+         WHEN margin IS NOT NULL AND len(list_filter(rf__compare_cols(metrics), lambda c: rf__direction(c) <> 1)) > 0
+         THEN error(printf('rf:param: margin := tests that a system is not worse than the baseline by the margin, '
+                           || 'where higher is better; %s has no direction (never better or worse: docs/metrics.md, '
+                           || '"Which way is better"): leave it out of a call with a margin.',
+                           rf__quoted(list_filter(rf__compare_cols(metrics), lambda c: rf__direction(c) <> 1))))
          WHEN margin IS NOT NULL AND rf__alternative(alternative, margin) <> 'greater'
          THEN error(printf('rf:param: margin := (non-inferiority: H0 delta <= -margin) is a one-sided test of '
                            || 'alternative := ''greater''; got alternative := %s: leave alternative out or pass '
@@ -298,7 +308,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                sum(q.rf__d ORDER BY q.rf__d) / count(*) AS rf__delta,
                sqrt(sum((q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar) ORDER BY (q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar))
                     / (count(*) - 1.0)) AS rf__sd,
-               count(*) FILTER (WHERE q.rf__d > 0) AS rf__wins, count(*) FILTER (WHERE q.rf__d < 0) AS rf__losses
+               count(*) FILTER (WHERE q.rf__d > 0 AND NOT rf__equal(q.rf__x, q.rf__y)) AS rf__above,
+               count(*) FILTER (WHERE q.rf__d < 0 AND NOT rf__equal(q.rf__x, q.rf__y)) AS rf__below
         FROM rf__pairs AS q
         GROUP BY ALL),
     rf__quantile AS (
@@ -317,7 +328,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
     rf__rows AS (
         SELECT g.* EXCLUDE (rf__metric), g.rf__metric AS rf__name, coalesce(s.n, 0) AS n,
                s.rf__mean_x, s.rf__mean_y, s.rf__delta, s.rf__sd, q.rf__tq,
-               coalesce(s.rf__wins, 0) AS rf__wins, coalesce(s.rf__losses, 0) AS rf__losses,
+               coalesce(s.rf__above, 0) AS rf__above, coalesce(s.rf__below, 0) AS rf__below,
+               rf__direction(g.rf__metric) AS rf__dir,
                list_contains(pb.rf__systems, CAST(baseline AS VARCHAR)) AS rf__base_here,
                list_contains(pb.rf__systems, CAST(g.rf__sys AS VARCHAR)) AS rf__sys_here
         FROM rf__grid AS g
@@ -327,8 +339,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
         LEFT JOIN rf__present AS pb ON g.rf__seg IS NOT DISTINCT FROM pb.rf__seg),
     rf__tests AS (
         SELECT r.*,
-               r.n - r.rf__wins - r.rf__losses AS rf__ties,
-               CASE WHEN r.n < 2 OR (r.rf__wins + r.rf__losses = 0 AND coalesce(rf__as_num(margin), 0) = 0) THEN NULL
+               r.n - r.rf__above - r.rf__below AS rf__ties,
+               CASE WHEN r.n < 2 OR (r.rf__above + r.rf__below = 0 AND coalesce(rf__as_num(margin), 0) = 0) THEN NULL
                     ELSE (r.rf__delta + coalesce(rf__as_num(margin), 0))
                          / (r.rf__sd / sqrt(CAST(r.n AS DOUBLE))) END AS rf__t,
                CASE WHEN r.n >= 2 AND NOT isnan(r.rf__delta / r.rf__sd) THEN r.rf__delta / r.rf__sd END AS rf__effect,
@@ -398,14 +410,15 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
            CASE WHEN o.n >= 2 THEN CAST(o.n - 1 AS DOUBLE) END AS df,
            CASE WHEN o.n >= 2 THEN o.rf__sd END AS sd_diff,
            o.rf__effect AS effect_size,
-           o.rf__wins AS wins,
+           -- a win is a query where the system is better in the metric's direction; none without a direction
+           CASE o.rf__dir WHEN 1 THEN o.rf__above WHEN -1 THEN o.rf__below END AS wins,
            o.rf__ties AS ties,
-           o.rf__losses AS losses,
+           CASE o.rf__dir WHEN 1 THEN o.rf__below WHEN -1 THEN o.rf__above END AS losses,
            CASE WHEN NOT o.rf__sys_here THEN 'system has no queries in this segment'
                 WHEN NOT o.rf__base_here THEN 'baseline has no queries in this segment'
                 WHEN o.n = 0 THEN 'no query compared'
                 WHEN o.n = 1 THEN 'only 1 query: no test, interval or effect size (n < 2)'
-                WHEN o.rf__wins + o.rf__losses = 0 AND coalesce(rf__as_num(margin), 0) = 0
+                WHEN o.rf__above + o.rf__below = 0 AND coalesce(rf__as_num(margin), 0) = 0
                 THEN 'identical on every query (all differences 0): no p-value'
                 WHEN o.rf__sd = 0 THEN 'every difference is the same (sd = 0)'
            END AS note

@@ -51,5 +51,5 @@ CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
--- rf:column IDCG order=70 nothing_relevant=none
+-- rf:column IDCG order=70 nothing_relevant=none better=none
 -- rf:value rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, log_base, gains)

@@ -21,5 +21,5 @@ CREATE OR REPLACE MACRO rf_agg_judged(pos, grade, k := NULL) AS
          ELSE rf__agg_judged(pos, grade, rf__as_k(k)) END;
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
--- rf:column Judged order=160 nothing_relevant=none
+-- rf:column Judged order=160 nothing_relevant=none better=none
 -- rf:value rf__agg_judged(x.rf_pos, x.rf_g, k)

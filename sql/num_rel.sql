@@ -13,5 +13,5 @@ CREATE OR REPLACE MACRO rf_agg_num_rel(pos, grade, rel := 1) AS
          ELSE rf__agg_num_rel(pos, grade, rf__as_num(rel)) END;
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
--- rf:column NumRel order=220 nothing_relevant=none count uncut
+-- rf:column NumRel order=220 nothing_relevant=none better=none count uncut
 -- rf:value rf__agg_num_rel(x.rf_pos, x.rf_g, rel)

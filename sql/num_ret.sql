@@ -13,5 +13,5 @@ CREATE OR REPLACE MACRO rf_agg_num_ret(pos, grade, k := NULL) AS
          ELSE rf__agg_num_ret(pos, grade, rf__as_k(k)) END;
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
--- rf:column NumRet order=210 nothing_relevant=none count
+-- rf:column NumRet order=210 nothing_relevant=none better=none count
 -- rf:value rf__agg_num_ret(x.rf_pos, x.rf_g, k)

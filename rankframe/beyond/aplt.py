@@ -33,6 +33,7 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="aplt",
     canonical="APLT",
+    better_why="more long-tail items: less popularity bias (Abdollahpouri et al.)",
     aliases=("tail_percentage", "tailpercentage", "long_tail_share"),
     summary="share of the top k that are long-tail items of train=, averaged over lists",
     params=(

@@ -38,6 +38,8 @@ POPULARITY_NORM = Param(
 SPEC = BeyondSpec(
     name="arp",
     canonical="ARP",
+    better="lower",
+    better_why="popularity bias: a lower mean popularity recommends beyond the head (Abdollahpouri et al.)",
     aliases=("average_popularity", "averagepopularity", "avg_pop"),
     summary="mean popularity in train= of the items of each top k, averaged over lists",
     params=(k_param(), like_param(tuple(PRESETS)), POPULARITY, COLD, AGGREGATE, POPULARITY_NORM),

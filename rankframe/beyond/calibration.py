@@ -55,6 +55,8 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="calibration",
     canonical="Calibration",
+    better="lower",
+    better_why="miscalibration: a divergence from the query's history, 0 when calibrated (Steck)",
     aliases=("miscalibration", "genre_calibration"),
     summary="divergence of each top k's genre distribution (features=) from its query's history (train=)",
     params=(

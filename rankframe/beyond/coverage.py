@@ -28,6 +28,7 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="coverage",
     canonical="Coverage",
+    better_why="more of the universe's items recommended",
     aliases=("item_coverage", "catalog_coverage", "itemcoverage"),
     summary="share of the universe's items that appear in some top k of the segment (set-level)",
     params=(

@@ -18,6 +18,7 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="entropy",
     canonical="Entropy",
+    better_why="recommendations spread over more items, more evenly",
     aliases=("shannon_entropy", "shannonentropy", "distributional_coverage"),
     summary="Shannon entropy -sum_i p_i log p_i of the share p_i of the segment's top-k rows that recommend item i "
     "(set-level)",

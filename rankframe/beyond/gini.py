@@ -23,6 +23,9 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="gini",
     canonical="Gini",
+    better="lower",
+    better_when=(("complement", True, "higher"),),
+    better_why="concentration on few items; complement=True reports 1 - Gini, higher is better",
     aliases=("gini_index", "giniindex"),
     summary="Gini index of the recommendation counts of the universe's items in the segment's top k (set-level)",
     params=(

@@ -71,6 +71,8 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="ild",
     canonical="ILD",
+    better_when=(("output", "similarity", "lower"),),
+    better_why="diversity within a list; output='similarity' reports the intra-list similarity, lower is better",
     aliases=("intra_list_diversity", "diversity"),
     summary="mean pairwise distance (or similarity) of the items of each top k, from features= or train=",
     params=(

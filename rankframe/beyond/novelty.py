@@ -59,6 +59,7 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="novelty",
     canonical="Novelty",
+    better_why="less popular, more surprising items (self-information)",
     aliases=("self_information", "surprisal_novelty"),
     summary="mean self-information -log p(i) of the items of each top k (p from train=), averaged over lists",
     params=(

@@ -40,6 +40,8 @@ PRESETS = {
 SPEC = BeyondSpec(
     name="personalization",
     canonical="Personalization",
+    better_when=(("output", "similarity", "lower"),),
+    better_why="lists that differ between queries; output='similarity' reports their overlap, lower is better",
     aliases=("personalisation", "inter_list_diversity"),
     summary="1 - the mean cosine similarity of every pair of the segment's top-k item sets (set-level)",
     params=(

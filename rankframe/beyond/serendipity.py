@@ -79,6 +79,7 @@ PRESETS: dict[str, dict[str, Any]] = {
 SPEC = BeyondSpec(
     name="serendipity",
     canonical="Serendipity",
+    better_why="relevant and unexpected (every form: 1 - a similarity, or a popularity gap)",
     aliases=("user_serendipity", "serendipity_metric"),
     summary="relevance x unexpectedness of the items of each top k (history from train=), averaged over lists",
     params=(

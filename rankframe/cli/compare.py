@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import progress as progress_mod
+from ..better import WORDS, direction, of_labels, verdicts
 from ..columns import Columns
 from ..compare import compare
 from ..errors import ParameterError, ValidationError
@@ -146,9 +147,10 @@ def add_parser(sub) -> None:
     g.add_argument(
         "--fail-if-worse",
         action="store_true",
-        help="exit 1 when a system is significantly worse than the baseline (p_adjusted < alpha and delta < 0) "
-        "on any metric or segment, naming them on stderr; with --margin M a non-inferiority gate: exit 1 when a "
-        "system is not shown non-inferior (p_adjusted of H0 delta <= -M not below alpha)",
+        help="exit 1 when a system is significantly worse than the baseline (p_adjusted < alpha and delta < 0; "
+        "delta > 0 for a metric where lower is better, such as ARP) on any metric or segment, naming them on "
+        "stderr; a metric without a direction (NumRet) never fails; with --margin M a non-inferiority gate: exit 1 "
+        "when a system is not shown non-inferior (p_adjusted of H0 'worse by M or more' not below alpha)",
     )
     _policy_options(co)
     co.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
@@ -171,7 +173,7 @@ def _compare(args) -> int:
     _need_metrics(args)
     measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read
     _check_level("--alpha", args.alpha, "0.05")  # the command's own option; compare's are checked by compare:
-    _compare_parameters(args)  # its one rule, before any file is read, in the options' words
+    _compare_parameters(args, [str(m) for m in measures])  # its one rule, before any file is read, in its words
     by = _split_by(args.by)
     family = _split_by(args.family)
     if "all" in family and len(family) > 1:
@@ -180,11 +182,16 @@ def _compare(args) -> int:
     policies = _policies(args)
     if args.fail_if_worse and args.pairs == "all" and args.baseline is None:
         raise UsageError("--fail-if-worse with --pairs all needs --baseline NAME: worse than which system?")
-    if args.fail_if_worse and args.margin is None and args.alternative == "greater":
-        raise UsageError(
-            "--fail-if-worse looks for a system significantly worse than the baseline, which --alternative greater "
-            "cannot show: use --alternative two-sided or less, or --margin M for a non-inferiority gate"
-        )
+    if args.fail_if_worse and args.margin is None and args.alternative in ("greater", "less"):
+        # worse is the metric's direction (rankframe.direction): a one-sided test of the other side cannot show it
+        blind = [str(m) for m in measures if direction(m) == (1 if args.alternative == "greater" else -1)]
+        if blind:
+            other = "less" if args.alternative == "greater" else "greater"
+            raise UsageError(
+                f"--fail-if-worse looks for a system significantly worse than the baseline, which --alternative "
+                f"{args.alternative} cannot show on {', '.join(blind)} ({WORDS[direction(blind[0])]}): use "
+                f"--alternative two-sided or {other}, or --margin M for a non-inferiority gate"
+            )
     trec_inputs, several = _systems(args)
     beyond = _beyond_inputs(args, measures, columns)  # read with pandas: never DuckDB's file road
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
@@ -281,12 +288,16 @@ def _load_systems(args, columns: Columns, by: list[str], progress: progress_mod.
     return loaded, system, columns, _cli_baseline(loaded.df, system, args, files_are_systems)
 
 
-def _compare_parameters(args) -> None:
-    """rankframe.compare's check of its parameters (the ones that need no data), before any file is read."""
+def _compare_parameters(args, names: list[str] | None = None) -> None:
+    """rankframe.compare's check of its parameters (the ones that need no data), before any file is read.
+
+    ``names``: the metrics, for the side of a non-inferiority margin (``comparing.rules.margin_side``).
+    """
     from ..compare import _check_parameters
+    from ..comparing.rules import margin_side
 
     try:
-        _check_parameters(
+        p = _check_parameters(
             dict(
                 pairs=args.pairs,
                 test=args.test,
@@ -303,6 +314,8 @@ def _compare_parameters(args) -> None:
                 options={},
             )
         )
+        if names is not None:
+            margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     except ParameterError as e:
         raise UsageError(_cli_words(str(e))) from None
 
@@ -352,15 +365,22 @@ def _gated(out: pd.DataFrame, baseline: object) -> pd.DataFrame:
 
 
 def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
-    """The rows where a system is significantly worse than the baseline (p_adjusted < alpha, delta < 0), in words."""
+    """The rows where a system is significantly worse than the baseline, in words.
+
+    Worse is ``p_adjusted < alpha`` with ``delta`` on the metric's worse side (:func:`rankframe.direction`: delta <
+    0 where higher is better, > 0 where lower is better: a significantly higher ARP); a metric without a direction
+    never fails the gate.
+    """
     segments = list(out.columns[: list(out.columns).index("metric")])
     rows = _gated(out, baseline)
-    bad = rows[(rows["p_adjusted"] < alpha) & (rows["delta"] < 0)]
+    way = of_labels(rows["metric"])
+    bad = rows[verdicts(rows["delta"], rows["p_adjusted"], way, alpha) < 0]
     lines = []
     for r in bad.to_dict("records"):
         where = ", ".join(f"{c}={r[c]}" for c in segments)
+        sign, lower = (">", " (lower is better)") if direction(r["metric"]) < 0 else ("<", "")
         lines.append(
-            f"{r['system']} < {r['baseline']} on {r['metric']}{f' ({where})' if where else ''}: "
+            f"{r['system']} {sign} {r['baseline']} on {r['metric']}{lower}{f' ({where})' if where else ''}: "
             f"delta {r['delta']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}], "
             f"p_adjusted {_fmt_p(float(r['p_adjusted']))} < alpha {alpha:g}"
         )
@@ -368,7 +388,10 @@ def _worse(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
 
 
 def _not_non_inferior(out: pd.DataFrame, baseline: object, alpha: float) -> list[str]:
-    """The rows where non-inferiority (H0 delta <= -margin) is not shown: p_adjusted not below alpha, or no p-value."""
+    """The rows where non-inferiority is not shown: p_adjusted not below alpha, or no p-value.
+
+    H0 delta <= -margin where higher is better, delta >= margin where lower is better (``comparing.rules.margin_side``).
+    """
     segments = list(out.columns[: list(out.columns).index("metric")])
     margin = out.attrs["margin"]
     rows = _gated(out, baseline)
@@ -381,9 +404,10 @@ def _not_non_inferior(out: pd.DataFrame, baseline: object, alpha: float) -> list
             if pd.isna(r["p_adjusted"])
             else f"p_adjusted {_fmt_p(float(r['p_adjusted']))} >= alpha {alpha:g}"
         )
+        bound = f"lower bound {r['ci_low']:.4f}" if direction(r["metric"]) > 0 else f"upper bound {r['ci_high']:.4f}"
         lines.append(
             f"{r['system']} not shown non-inferior to {r['baseline']} on {r['metric']}{f' ({where})' if where else ''}"
-            f" within margin {margin:g}: delta {r['delta']:.4f}, lower bound {r['ci_low']:.4f}, {p}"
+            f" within margin {margin:g}: delta {r['delta']:.4f}, {bound}, {p}"
         )
     return lines
 

@@ -193,6 +193,28 @@ def effect_columns(
     return out
 
 
+def wins_ties_losses(summary: stats.PairedSummary, names: list[str], n_pairs: int) -> tuple[Any, Any, Any]:
+    """Compare's ``wins``, ``ties``, ``losses``: the queries where the system is better / equal / worse.
+
+    ``summary`` counts the queries above / equal to / below the baseline (equal by the one rule,
+    :func:`rankframe.stats.equal`); the metric's direction (:func:`rankframe.direction`) says which is a win: above
+    where higher is better, below where lower is better; a metric without a direction has no wins or losses (NA,
+    the nullable ``Int64`` columns), only ties.
+    """
+    from ..better import of_labels
+
+    way = np.tile(np.repeat(of_labels(names), n_pairs), summary.n.shape[0])
+    above, below = summary.wins.ravel(), summary.losses.ravel()
+    wins = np.where(way > 0, above, below)
+    losses = np.where(way > 0, below, above)
+    none = way == 0
+
+    def counts(v: np.ndarray) -> Any:
+        return pd.arrays.IntegerArray(np.where(none, 0, v).astype(np.int64), none)
+
+    return counts(wins), summary.ties.ravel().astype(np.int64), counts(losses)
+
+
 def result_frame(
     seg_keys: pd.DataFrame | None,
     names: list[str],
@@ -233,7 +255,7 @@ def result_frame(
     effect = summary.effect_size
     note = np.full(n.shape, None, dtype=object)
     margin = p.get("margin")
-    all_zero = (n >= 2) & (summary.ties == n)
+    all_zero = (n >= 2) & (summary.ties == n)  # every pair equal by the one rule (stats.equal)
     if margin:  # identical systems are non-inferior: t = margin / 0 = +inf, p = 0 (ttest_1samp); sd = 0 says so
         all_zero = np.zeros_like(all_zero)
     constant = (n >= 2) & ~all_zero & (summary.sd == 0)
@@ -280,9 +302,7 @@ def result_frame(
     out["effect_size"] = effect.ravel()
     out = effect_columns(out, summary, p, hl, few)
     out["mde"] = mde_column(n, summary.sd, p)
-    out["wins"] = summary.wins.ravel().astype(np.int64)
-    out["ties"] = summary.ties.ravel().astype(np.int64)
-    out["losses"] = summary.losses.ravel().astype(np.int64)
+    out["wins"], out["ties"], out["losses"] = wins_ties_losses(summary, names, n_pairs)
     zeros = np.zeros(n.shape, dtype=np.int64)
     out["n_filled"] = (zeros if filled is None else filled).ravel().astype(np.int64)
     out["n_dropped"] = (zeros if dropped is None else dropped).ravel().astype(np.int64)

@@ -33,7 +33,8 @@ CI_METHODS = ("t", "bootstrap", "bca", "tukey")
 #: the interval methods that resample queries (a seed, ``n_resamples``): percentile and BCa bootstrap
 BOOTSTRAP_CI_METHODS = ("bootstrap", "bca")
 PAIRS = ("baseline", "all")
-#: ``alternative=`` values: "greater" is the system's mean above the baseline's (delta > 0, or > -margin)
+#: ``alternative=`` values: "greater" is the system's mean above the baseline's (delta > 0, or > -margin): better
+#: where higher is better, worse where lower is better (ARP); ``delta`` is system - baseline whatever the direction
 ALTERNATIVES = stats.ALTERNATIVES
 #: the tests that take a one-sided ``alternative`` (Tukey's HSD is two-sided by construction)
 ONE_SIDED_TESTS = ("t", "randomization", "wilcoxon")
@@ -108,6 +109,7 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     if p["correction"] == "westfall-young" and p["test"] != "randomization":
         raise ParameterError(WESTFALL_YOUNG_TEST.format(test=p["test"]))
     p["zero_method"] = check_zero_method(p.get("zero_method"), p["test"])
+    p["alternative_asked"] = p.get("alternative_asked", p.get("alternative"))  # margin_side reads what was given
     p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
@@ -143,7 +145,8 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
 
     ``alternative=None`` is ``"two-sided"``, or ``"greater"`` with a margin: ``margin=m`` is the non-inferiority
     test of H0 ``delta <= -m`` against ``delta > -m``, the one-sided t-test of ``delta + m > 0``; it needs
-    ``test="t"`` and ``alternative="greater"``. Tukey's HSD (and its interval) is two-sided only.
+    ``test="t"`` and a one-sided alternative: ``"greater"``, or ``"less"`` for metrics where lower is better
+    (:func:`margin_side` decides it once the metrics are known). Tukey's HSD (and its interval) is two-sided only.
     """
     if margin is not None:
         if (
@@ -162,10 +165,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
     if alternative is None:
         alternative = "two-sided" if margin is None else "greater"
     side: str = _choice("alternative", alternative, ALTERNATIVES)
-    if margin is not None and side != "greater":
+    if margin is not None and side == "two-sided":
         raise ParameterError(
-            f"margin= tests non-inferiority (H0 delta <= -margin against delta > -margin), a one-sided test of "
-            f"alternative='greater'; got alternative={side!r}: leave alternative out or pass 'greater'"
+            MARGIN_SIDE.format(what="", h0="delta <= -margin", h1="delta > -margin", side="greater", got=side)
         )
     if side != "two-sided" and (test not in ONE_SIDED_TESTS or ci_method == "tukey"):
         raise ParameterError(
@@ -173,6 +175,49 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
             f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'"
         )
     return margin, side
+
+
+#: the error of an alternative that is not the non-inferiority test's side (the words of both directions)
+MARGIN_SIDE = (
+    "margin= tests non-inferiority{what} (H0 {h0} against {h1}), a one-sided test of alternative={side!r}; got "
+    "alternative={got!r}: leave alternative out or pass {side!r}"
+)
+
+
+def margin_side(names: list[str], margin: float | None, alternative: str, asked: object) -> str:
+    """The side of the non-inferiority test of ``margin=`` in the metrics' direction (:func:`rankframe.direction`).
+
+    "Not worse by ``margin`` or more": H0 ``delta <= -margin`` against ``delta > -margin`` (``"greater"``) where
+    higher is better, H0 ``delta >= margin`` against ``delta < margin`` (``"less"``) where lower is better (ARP,
+    Gini, Calibration); ``delta`` stays system - baseline. The metrics of one call share the margin, so they share
+    a direction; a metric without one (a count) is never worse, and takes no margin. ``asked``: the alternative as
+    given (None: the side is filled in). Without a margin, ``alternative`` as it is.
+    """
+    if margin is None:
+        return alternative
+    from ..better import WORDS, of_labels
+
+    ways = of_labels(names)
+    none = [n for n, w in zip(names, ways) if w == 0]
+    if none:
+        raise ParameterError(
+            f"margin= tests that a system is not worse than the baseline by the margin; {', '.join(none)} has no "
+            "direction (never better or worse: docs/metrics.md, 'Which way is better'): leave it out of a call "
+            "with a margin"
+        )
+    if len(set(ways.tolist())) > 1:
+        lower = [n for n, w in zip(names, ways) if w < 0]
+        raise ParameterError(
+            f"margin= is one margin in the metrics' units, on one side: {', '.join(lower)} {WORDS[-1]}, the others "
+            f"{WORDS[1]}; compare them in separate calls, each with its own margin"
+        )
+    higher = bool(ways[0] > 0)
+    side = "greater" if higher else "less"
+    if asked is not None and alternative != side:
+        h0, h1 = ("delta <= -margin", "delta > -margin") if higher else ("delta >= margin", "delta < margin")
+        what = "" if higher else f" of {', '.join(names)} ({WORDS[-1]})"
+        raise ParameterError(MARGIN_SIDE.format(what=what, h0=h0, h1=h1, side=side, got=alternative))
+    return side
 
 
 def default_correction(correction: str | None, test: str) -> str | None:

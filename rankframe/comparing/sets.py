@@ -80,7 +80,10 @@ def compare(
     order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
     out = out.iloc[order].reset_index(drop=True)
     groups, family_text = _frame.family_groups(out, p["family"])
-    col = {c: out[c].to_numpy(np.float64) for c in ("n", "mean", "baseline_mean", "delta", "sd_diff", "wins")}
+    col = {
+        c: out[c].to_numpy(np.float64, na_value=np.nan)
+        for c in ("n", "mean", "baseline_mean", "delta", "sd_diff", "wins")
+    }
     summary = stats.PairedSummary(  # what the correction's intervals read: n, sd and delta of every row
         n=col["n"], mean_x=col["mean"], mean_y=col["baseline_mean"], delta=col["delta"], sd=col["sd_diff"],
         wins=col["wins"], ties=col["wins"], losses=col["wins"],

@@ -9,6 +9,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 SPEC = MetricSpec(
     name="ap",
     canonical="AP",
+    better_why="more relevant items, ranked earlier",
     aliases=("ap", "map", "average_precision"),
     summary="average precision at the ranks of relevant items",
     params=(

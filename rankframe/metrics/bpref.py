@@ -13,6 +13,7 @@ from ..declare import MetricSpec, k_param, rel_param
 SPEC = MetricSpec(
     name="bpref",
     canonical="Bpref",
+    better_why="relevant items ranked above judged non-relevant ones",
     aliases=("bpref",),
     summary="binary preference (trec_eval definition)",
     params=(

@@ -8,6 +8,7 @@ from ..prepare import gain_of
 SPEC = MetricSpec(
     name="cg",
     canonical="CG",
+    better_why="more gain in the top k",
     aliases=("cg",),
     summary="sum of the gains of the top k",
     params=(

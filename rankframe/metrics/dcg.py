@@ -8,6 +8,7 @@ from ..prepare import discount, gain_of
 SPEC = MetricSpec(
     name="dcg",
     canonical="DCG",
+    better_why="more gain, ranked earlier",
     aliases=("dcg",),
     summary="sum of gain / log2(rank + 1) over the top k",
     params=(

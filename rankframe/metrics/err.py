@@ -11,6 +11,7 @@ from ..prepare import cumprod_in_lists
 SPEC = MetricSpec(
     name="err",
     canonical="ERR",
+    better_why="the user is satisfied earlier",
     aliases=("err", "expected_reciprocal_rank"),
     summary="expected reciprocal rank (cascade model)",
     params=(

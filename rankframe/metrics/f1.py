@@ -9,6 +9,7 @@ from .set_f import f_measure
 SPEC = MetricSpec(
     name="f1",
     canonical="F1",
+    better_why="precision and recall both higher",
     aliases=("f1", "f"),
     summary="weighted harmonic mean (beta + 1) P R / (beta P + R) of P@k and R@k (beta = 1: F1)",
     params=(

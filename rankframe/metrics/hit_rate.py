@@ -7,6 +7,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 SPEC = MetricSpec(
     name="hit_rate",
     canonical="Success",
+    better_why="a relevant item is found",
     aliases=("success", "hit_rate", "hitrate"),
     summary="1 if a relevant item is in the top k",
     params=(

@@ -7,6 +7,7 @@ from ..declare import MetricSpec, k_param, rel_param
 SPEC = MetricSpec(
     name="hits",
     canonical="Hits",
+    better_why="more relevant items found (a count of what the system achieves)",
     aliases=("hits",),
     summary="number of relevant items in the top k (ranx hits@k)",
     params=(k_param(), rel_param()),

@@ -10,6 +10,8 @@ from ..prepare import discount, gain_of, positive_value_codes, sorted_desc_in_un
 SPEC = MetricSpec(
     name="idcg",
     canonical="IDCG",
+    better=None,
+    better_why="the ideal list's DCG: a normaliser set by the judgments, not by the ranking",
     aliases=("idcg",),
     summary="DCG of the ideal ordering",
     params=(

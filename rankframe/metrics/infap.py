@@ -22,6 +22,7 @@ EPSILON = 0.00001
 SPEC = MetricSpec(
     name="infap",
     canonical="infAP",
+    better_why="as AP",
     aliases=("infap", "inferred_ap"),
     summary="inferred AP: AP estimated from a sampled judgment pool (trec_eval, Yilmaz & Aslam)",
     params=(rel_param(),),

@@ -16,6 +16,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, Param, rel_param
 SPEC = MetricSpec(
     name="iprec",
     canonical="IPrec",
+    better_why="higher precision at the recall level",
     # trec_eval's iprec_at_recall_0.50 is IPrec@0.5 (trec_eval_cut), so is iprec_at_recall@0.5; the bare name
     # iprec_at_recall is trec_eval's 11-point curve, IPrec@0.0 ... IPrec@1.0 (names.expand; MetricSpec.family)
     aliases=("iprec", "iprec_at_recall", "interpolated_precision"),

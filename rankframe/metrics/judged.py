@@ -9,6 +9,8 @@ from ..declare import MetricSpec, k_param
 SPEC = MetricSpec(
     name="judged",
     canonical="Judged",
+    better=None,
+    better_why="how much of the list is judged: the pool's coverage, not the ranking's quality",
     aliases=("judged",),
     summary="fraction of the top min(k, retrieved) that has a judgment",
     params=(k_param(),),

@@ -11,6 +11,7 @@ from .idcg import has_ideal_gain, idcg
 SPEC = MetricSpec(
     name="ndcg",
     canonical="nDCG",
+    better_why="more gain, ranked earlier, of the ideal",
     aliases=("ndcg",),
     summary="DCG / IDCG",
     params=(

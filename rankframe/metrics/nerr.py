@@ -13,6 +13,7 @@ from .idcg import ideal_lists
 SPEC = MetricSpec(
     name="nerr",
     canonical="nERR",
+    better_why="ERR closer to the ideal's",
     aliases=("nerr",),
     summary="ERR / ERR of the ideal ordering",
     params=(

@@ -9,6 +9,8 @@ from ..declare import MetricSpec
 SPEC = MetricSpec(
     name="num_q",
     canonical="NumQ",
+    better=None,
+    better_why="a count of queries: the same for every system",
     aliases=("numq",),
     summary="1 per evaluated query; its sum is the number of queries (trec_eval num_q)",
     params=(),

@@ -9,6 +9,8 @@ from ..declare import MetricSpec, rel_param
 SPEC = MetricSpec(
     name="num_rel",
     canonical="NumRel",
+    better=None,
+    better_why="a count of the judgments: the same for every system",
     aliases=("numrel",),
     summary="number of judged items with grade >= rel, retrieved or not (trec_eval num_rel)",
     params=(rel_param(),),

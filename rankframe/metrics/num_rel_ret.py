@@ -9,6 +9,7 @@ from .hits import portable as hits_portable
 SPEC = MetricSpec(
     name="num_rel_ret",
     canonical="NumRelRet",
+    better_why="more relevant items retrieved (= Hits)",
     aliases=("numrelret",),
     summary="number of relevant retrieved items, in the top k (trec_eval num_rel_ret; = Hits@k)",
     params=(k_param(), rel_param()),

@@ -9,6 +9,8 @@ from ..declare import MetricSpec, k_param
 SPEC = MetricSpec(
     name="num_ret",
     canonical="NumRet",
+    better=None,
+    better_why="a count of the list's length: longer is not better",
     aliases=("numret",),
     summary="number of retrieved items, at most k (trec_eval num_ret)",
     params=(k_param(),),

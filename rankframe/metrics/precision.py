@@ -9,6 +9,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 SPEC = MetricSpec(
     name="precision",
     canonical="P",
+    better_why="a larger share of the top k is relevant",
     aliases=("p", "precision"),
     summary="fraction of the top k that is relevant",
     params=(

@@ -9,6 +9,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 SPEC = MetricSpec(
     name="r_precision",
     canonical="Rprec",
+    better_why="a larger share of the top R is relevant",
     aliases=("rprec", "r_precision", "r-precision"),
     summary="precision at rank R = number relevant",
     params=(

@@ -9,6 +9,7 @@ from ..declare import MetricSpec, Param, k_param, rel_param
 SPEC = MetricSpec(
     name="rbp",
     canonical="RBP",
+    better_why="more relevant items, ranked earlier",
     aliases=("rbp", "rank_biased_precision"),
     summary="rank-biased precision (1 - p) sum p^(rank-1) rel",
     params=(

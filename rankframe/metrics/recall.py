@@ -9,6 +9,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 SPEC = MetricSpec(
     name="recall",
     canonical="R",
+    better_why="more of the relevant items found",
     aliases=("r", "recall"),
     summary="fraction of the relevant judged items found in the top k",
     params=(

@@ -9,6 +9,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 SPEC = MetricSpec(
     name="rr",
     canonical="RR",
+    better_why="the first relevant item comes earlier",
     aliases=("rr", "mrr", "recip_rank", "reciprocal_rank"),
     summary="1 / rank of the first relevant item",
     params=(

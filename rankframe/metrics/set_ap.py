@@ -10,6 +10,7 @@ from .set_p import portable_counts, set_counts
 SPEC = MetricSpec(
     name="set_ap",
     canonical="SetAP",
+    better_why="set precision and recall both higher",
     aliases=("setap", "set_ap"),
     summary="SetP x SetR = relevant retrieved^2 / (retrieved x relevant) (trec_eval set_map)",
     params=(rel_param(), JUDGED_ONLY),

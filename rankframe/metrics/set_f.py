@@ -14,6 +14,7 @@ from .set_p import portable_counts, set_counts
 SPEC = MetricSpec(
     name="set_f",
     canonical="SetF",
+    better_why="set precision and recall both higher",
     aliases=("setf",),
     summary="weighted harmonic mean (beta + 1) P R / (beta P + R) of SetP and SetR (trec_eval set_F)",
     params=(rel_param(), BETA, JUDGED_ONLY),

@@ -9,6 +9,7 @@ from ..declare import JUDGED_ONLY, MetricSpec, rel_param
 SPEC = MetricSpec(
     name="set_p",
     canonical="SetP",
+    better_why="a larger share of the list is relevant",
     aliases=("setp", "set_precision"),
     summary="relevant retrieved / retrieved, over the whole list (trec_eval set_P)",
     params=(rel_param(), JUDGED_ONLY),

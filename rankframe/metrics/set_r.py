@@ -10,6 +10,7 @@ from .set_p import portable_counts, set_counts
 SPEC = MetricSpec(
     name="set_r",
     canonical="SetR",
+    better_why="more of the relevant items retrieved",
     aliases=("setr", "set_r"),
     summary="relevant retrieved / relevant judged, over the whole list (trec_eval set_recall)",
     params=(rel_param(),),

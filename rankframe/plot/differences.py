@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..better import of_labels
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
 from ._common import (
@@ -154,7 +155,10 @@ def differences(
             raise parameter_error("differences", "ax", f"with by=, a list of {len(panels)} Axes (one per segment)", ax)
     for a, (name, delta) in zip(axs, panels.items()):
         _draw(a, delta, label, system, baseline, legend=ax is not None)
-        wtl = f"{int((delta > 0).sum())}/{int((delta == 0).sum())}/{int((delta < 0).sum())}"
+        way = int(of_labels([label])[0])  # wins in the metric's direction; none without one
+        won = f"{int((way * delta > 0).sum())}" if way else "–"
+        lost = f"{int((way * delta < 0).sum())}" if way else "–"
+        wtl = f"{won}/{int((delta == 0).sum())}/{lost}"
         title = f"{wrapped(name, 44, 2)}\n(n={len(delta)}, mean {delta.mean():+.4f}, W/T/L {wtl})"
         a.set_title(shown(title), fontsize="small")
     if ax is None:  # one legend for the figure: what the colours mean (the counts are in each panel's title)
@@ -176,11 +180,20 @@ def _draw(ax: Any, delta: np.ndarray, label: str, system: object, baseline: obje
     delta = np.sort(delta, kind="stable")
     x = np.arange(len(delta))
     fg = ink()
-    parts = (
-        (delta > 0, WIN, f"{wrapped(system, 30, 1)} better ({int((delta > 0).sum())})"),
-        (delta == 0, NEUTRAL, f"tie ({int((delta == 0).sum())})"),
-        (delta < 0, LOSS, f"{wrapped(baseline, 30, 1)} better ({int((delta < 0).sum())})"),
-    )
+    way = int(of_labels([label])[0])  # which way is better (rankframe.direction): a lower ARP is the system's win
+    ahead = delta * way
+    if way == 0:  # a metric without a direction: above and below, never better or worse
+        parts = (
+            (delta > 0, NEUTRAL, f"{wrapped(system, 30, 1)} above ({int((delta > 0).sum())})"),
+            (delta == 0, NEUTRAL, f"tie ({int((delta == 0).sum())})"),
+            (delta < 0, NEUTRAL, f"{wrapped(baseline, 30, 1)} above ({int((delta < 0).sum())})"),
+        )
+    else:
+        parts = (
+            (ahead > 0, WIN, f"{wrapped(system, 30, 1)} better ({int((ahead > 0).sum())})"),
+            (delta == 0, NEUTRAL, f"tie ({int((delta == 0).sum())})"),
+            (ahead < 0, LOSS, f"{wrapped(baseline, 30, 1)} better ({int((ahead < 0).sum())})"),
+        )
     if len(delta) > CURVE:
         for mask, colour, text in parts:
             if mask.any():

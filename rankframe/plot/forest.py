@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..better import of_labels
 from ..columns import Columns
 from ..errors import ParameterError, parameter_error
 from ._common import (
@@ -166,8 +167,9 @@ def forest(
         unadjusted = "p_value" in frame.columns
         p = frame["p_value" if unadjusted else "p_adjusted"].to_numpy(float)
         sig = p < alpha
-        better = sig & (value > 0)
-        worse = sig & (value < 0)
+        way = int(of_labels([label])[0])  # better in the metric's direction (rankframe.direction); none: neither
+        better = sig & (way * value > 0)
+        worse = sig & (way * value < 0)
         neutral = ~(better | worse)
         which = f"p < {alpha:g}" if unadjusted else f"p adj. < {alpha:g}"
         title = "markers: the bars' own\ntest, unadjusted" if unadjusted else "markers: adjusted p;\nbars unadjusted"

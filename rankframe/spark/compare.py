@@ -28,6 +28,7 @@ from ..comparing.rules import (
     check_system_column,
     check_systems,
     family_columns,
+    margin_side,
     match_baseline,
     null_systems_error,
 )
@@ -143,6 +144,7 @@ def compare(
         str(m) for m in parse_metrics(metrics, "compare", face="spark")
     ]  # rankframe.compare's (and evaluate's) rule
     p["family"] = family_columns(family, by_list)
+    p["alternative"] = margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     inputs = {"train": train, "catalog": catalog, "features": features}
     prepared = prepare_systems(
@@ -351,14 +353,15 @@ def _compare_per_query(
         x, y = F.col(sys_names[a]), F.col(sys_names[b])
         valid = x.isNotNull() & ~F.isnan(x) & y.isNotNull() & ~F.isnan(y)
         d = F.when(valid, x - y)
+        apart = valid & ~equal_column(x, y)  # the one rule of equal values (rankframe.stats.equal)
         aggs += [
             F.count(d).alias(f"n{j}"),
             F.sum(F.when(valid, x)).alias(f"sx{j}"),
             F.sum(F.when(valid, y)).alias(f"sy{j}"),
             F.sum(d).alias(f"sd{j}"),
             F.stddev_samp(d).alias(f"sdev{j}"),
-            F.count(F.when(d > 0, 1)).alias(f"w{j}"),
-            F.count(F.when(d < 0, 1)).alias(f"l{j}"),
+            F.count(F.when(apart & (d > 0), 1)).alias(f"w{j}"),
+            F.count(F.when(apart & (d < 0), 1)).alias(f"l{j}"),
         ]
     suff = wide.groupBy(*seg_cols, F.col("metric")).agg(*aggs)
     with quiet():
@@ -366,6 +369,15 @@ def _compare_per_query(
     return _assemble(
         small, present_pd, pres_names, names, by, systems, pair_idx, n_seg, n_metrics, n_pairs, p, baseline
     )
+
+
+def equal_column(x: Any, y: Any) -> Any:
+    """:func:`rankframe.stats.equal` as a Spark column: ``x == y`` or ``|x - y| <= EQUAL_RTOL * max(1, |x|, |y|)``."""
+    from pyspark.sql import functions as F
+
+    d = F.abs(x - y)
+    finite = ~F.isnan(d) & (d < F.lit(float("inf")))
+    return (x == y) | (finite & (d <= F.lit(stats.EQUAL_RTOL) * F.greatest(F.lit(1.0), F.abs(x), F.abs(y))))
 
 
 def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg, n_metrics, n_pairs, p, baseline):
@@ -397,7 +409,7 @@ def _assemble(small, present_pd, pres_names, names, by, systems, pair_idx, n_seg
         mean_x, mean_y, delta = fields["sx"] / nf, fields["sy"] / nf, fields["sd"] / nf
     sd = fields["sdev"].copy()
     sd[n < 2] = np.nan
-    wins, losses = fields["w"].astype(np.int64), fields["l"].astype(np.int64)
+    wins, losses = fields["w"].astype(np.int64), fields["l"].astype(np.int64)  # above / below the baseline
     summary = stats.PairedSummary(
         n=n, mean_x=mean_x, mean_y=mean_y, delta=delta, sd=sd, wins=wins, ties=n - wins - losses, losses=losses
     )

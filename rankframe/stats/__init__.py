@@ -30,7 +30,7 @@ from .bootstrap import bootstrap_ci
 from .corrections import CORRECTIONS, P_VALUE_CORRECTIONS, adjust, adjusted_alpha
 from .effect_size import HedgesResult, hedges_gz, hedges_j
 from .hodges_lehmann import HodgesLehmannResult, hodges_lehmann
-from .paired import ALTERNATIVES, PairedSummary, summarize, ttest
+from .paired import ALTERNATIVES, EQUAL_RTOL, PairedSummary, differences, equal, summarize, ttest
 from .planning import MDE_POWER, mde_dz, power, topic_set_size
 from .randomization import sign_flip_test
 from .tukey import BlockedAnova, blocked_anova, tukey_hsd
@@ -39,6 +39,9 @@ from .wilcoxon import ZERO_METHODS, wilcoxon_test
 
 __all__ = [
     "ALTERNATIVES",
+    "EQUAL_RTOL",
+    "differences",
+    "equal",
     "Alignment",
     "BlockedAnova",
     "HedgesResult",

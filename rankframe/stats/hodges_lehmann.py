@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row
+from .paired import differences
 from .wilcoxon import WilcoxonResult, _exact_cdf
 
 _MASK = np.int64(0x7FFF_FFFF_FFFF_FFFF)
@@ -231,7 +232,7 @@ def hodges_lehmann(
     offsets = check_offsets(offsets, x.shape[0])
     n_seg, n_col = offsets.size - 1, x.shape[1]
     n_comp = n_seg * n_col
-    d = x - y
+    d = differences(x, y)  # the Wilcoxon test's zeros (paired.equal)
     row, col = np.nonzero(~np.isnan(d) & (d != 0))
     comp = segment_of_row(offsets)[row] * n_col + col
     vals = d[row, col]

@@ -16,8 +16,10 @@ is a few units of 2**-52 (2.2e-16) of the values; 1e-9 is far above it and far b
 differences of rank metrics (multiples of 1/k for P@k, of 1/R for recall), so it ties the differences that are
 equal in exact arithmetic. Two genuinely different differences closer than that (possible in principle for AP
 or nDCG) share their average rank, which moves ``W+`` by at most half a rank each. A chain of values each within
-the tolerance of the next forms one group. Zero differences are exact (``x_i == y_i``): a metric kernel gives
-equal values for equal lists, and the zeros stay the ``ties`` that ``compare`` reports.
+the tolerance of the next forms one group. Zero differences are the pairs of equal values by the one rule of
+:func:`rankframe.stats.paired.equal` (``|x_i - y_i| <= 1e-12 * max(1, |x_i|, |y_i|)``): AP = 0.7 computed two ways
+is a zero difference, not a tiny ranked one, under both zero methods, and the zeros stay the ``ties`` that
+``compare`` reports.
 
 **The p-value** (rankframe's own rule, independent of the installed scipy; it is the rule of
 ``scipy.stats.wilcoxon``'s ``method="auto"`` since scipy 1.13, with ties found as above):
@@ -52,6 +54,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row
+from .paired import differences
 from .randomization import exact_bits
 
 EXACT_MAX_N = 50
@@ -119,7 +122,7 @@ def wilcoxon_test(
     offsets = check_offsets(offsets, x.shape[0])
     n_seg, n_col = offsets.size - 1, x.shape[1]
     n_comp = n_seg * n_col
-    d = x - y
+    d = differences(x, y)  # equal values (the one rule, paired.equal) are a zero difference for both zero methods
     row, col = np.nonzero(~np.isnan(d))
     comp_all = segment_of_row(offsets)[row] * n_col + col
     n_all = np.bincount(comp_all, minlength=n_comp)

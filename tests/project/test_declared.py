@@ -107,6 +107,8 @@ def test_the_sql_kernel_declares_its_table_column_as_the_declaration(spec):
     assert col.nothing_relevant == (spec.nothing_relevant or "none")
     assert col.count == spec.count
     assert col.uncut == ("k" not in {p.name for p in spec.params})
+    # which way is better: rf_compare's wins and losses read it (better=, default higher), as rankframe.direction
+    assert {"higher": 1, "lower": -1, "none": 0}[col.better] == spec.direction(), f"sql/{spec.name}.sql better="
 
 
 #: the column of rf__per_query_raw that holds each "nothing relevant" rule (false: no rule)

@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from rankframe.registry import BEYOND, METRICS, beyond_markdown, names_markdown, params_markdown
+from rankframe.registry import (
+    BEYOND,
+    METRICS,
+    beyond_directions_markdown,
+    beyond_markdown,
+    directions_markdown,
+    names_markdown,
+    params_markdown,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -34,7 +42,9 @@ def python_blocks(path: Path) -> list[tuple[int, str]]:
 EXAMPLES = [(path, line, code) for path in DOCS for line, code in python_blocks(path)]
 
 
-@pytest.mark.parametrize(("key", "make"), [("params", params_markdown), ("names", names_markdown)])
+@pytest.mark.parametrize(
+    ("key", "make"), [("params", params_markdown), ("names", names_markdown), ("directions", directions_markdown)]
+)
 def test_docs_generated_tables_match_the_declarations(key, make):
     doc = (ROOT / "docs" / "metrics.md").read_text()
     table = doc.split(f"<!-- {key}:start -->")[1].split(f"<!-- {key}:end -->")[0].strip()
@@ -51,6 +61,10 @@ def test_beyond_accuracy_page_matches_the_family():
     doc = (ROOT / "docs" / "beyond-accuracy.md").read_text()
     table = doc.split("<!-- beyond:start -->")[1].split("<!-- beyond:end -->")[0].strip()
     assert table == beyond_markdown(), (
+        "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
+    )
+    directions = doc.split("<!-- beyond-directions:start -->")[1].split("<!-- beyond-directions:end -->")[0].strip()
+    assert directions == beyond_directions_markdown(), (
         "run: python -c 'from rankframe.registry import write_params_doc; write_params_doc()'"
     )
     for spec in BEYOND:
