@@ -245,7 +245,7 @@ def test_compare_counts_the_noise_as_a_tie_on_the_pandas_face():
     assert out["p_value"] == pytest.approx(sps.wilcoxon(x, exact, method="exact").pvalue, rel=1e-9)
 
 
-@pytest.mark.slow
+@pytest.mark.spark  # one JVM per run (tests/tiers.py)
 def test_spark_compare_counts_a_lower_arp_as_a_win_and_noise_as_a_tie():
     from pyspark.sql import functions as F
     from sparkutil import session
