@@ -20,7 +20,7 @@ import pandas as pd
 
 from . import inputs, stats
 from . import progress as progress_
-from .columns import Columns, column_list
+from .columns import Columns, column_list, judgment_columns
 from .comparing import frame as _frame
 from .comparing import rules as _rules
 from .comparing import sets as _sets
@@ -378,7 +378,8 @@ def checked_call(
     else:
         df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
         if qrels is not None:
-            qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
+            judged = judgment_columns(columns, options.get("qrels_columns"), "compare")
+            qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=judged)
         _check_columns(df, system, by, columns)
         baseline, _ = _pick_baseline(df, system, baseline, p["pairs"])
     return CheckedCall(df, qrels, names, by, system, baseline, columns, p, output)
