@@ -193,9 +193,10 @@ def evaluate(
     n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
-    beyond_engine.check_arguments(
+    read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)
         measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
+    train, catalog, features = read["train"], read["catalog"], read["features"]
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
     with progress_.using(progress):

@@ -61,7 +61,10 @@ def compare(
     if inputs.kind(call.df) in ("path", "relation"):
         refuse(set_level, "duckdb_files")
     inputs_given = {key: options.get(key) for key in ("train", "catalog", "features")}
-    beyond_engine.check_arguments(measures, per_query=False, ci=None, agg="mean", **inputs_given)
+    options = {
+        **options,
+        **beyond_engine.check_arguments(measures, per_query=False, ci=None, agg="mean", **inputs_given),
+    }
     quiet = {**p, "correction": None}
     parts = []
     per_list = [m for m in measures if m not in set_level]

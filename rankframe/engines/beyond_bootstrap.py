@@ -190,6 +190,36 @@ def group_codes(keys: pd.DataFrame, by: Sequence[str]) -> np.ndarray:
     return keys.groupby(list(by), sort=True, dropna=False, observed=True).ngroup().to_numpy(np.int64)
 
 
+def segment_draws(
+    df: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    n_resamples: int,
+    seed: int,
+    train: object = None,
+    catalog: object = None,
+    features: object = None,
+    owner: str = "evaluate",
+) -> tuple[pd.DataFrame, np.ndarray, dict[str, Resampled]]:
+    """Each segment of ``by`` resampled on its own queries: (the segments' keys, their query counts, the draws).
+
+    Segments are resampled independently (segment s from child s of the seed), so the difference of two
+    segments' draws is an unpaired bootstrap of their difference (``segment_means``' ``versus=``).
+    """
+    lists, units, seg_keys = lists_of(
+        df, columns, by, train=train, catalog=catalog, features=features, measures=measures
+    )
+    n = np.bincount(lists.unit_segment, minlength=lists.n_segments).astype(np.int64)
+    query = pd.factorize(units.keys[columns.query], sort=True)[0].astype(np.int64)  # sorted: the documented order
+    with progress.bar(f"{owner}: bootstrap over queries", unit="resamples"):
+        got = resample(
+            lists, measures, lists.unit_segment, query, lists.n_segments, n_resamples, np.random.SeedSequence(seed)
+        )
+    return seg_keys, n, got
+
+
 def intervals(
     df: pd.DataFrame,
     measures: Sequence[Measure],
@@ -211,15 +241,9 @@ def intervals(
     ~63% of the distinct queries, so a metric of distinct lists (Coverage, Entropy) sits lower on every resample
     and the percentile interval could exclude the value itself (decision 19).
     """
-    lists, units, seg_keys = lists_of(
-        df, columns, by, train=train, catalog=catalog, features=features, measures=measures
+    seg_keys, n, got = segment_draws(
+        df, measures, columns, by, n_resamples=n_resamples, seed=seed, train=train, catalog=catalog, features=features
     )
-    n = np.bincount(lists.unit_segment, minlength=lists.n_segments).astype(np.int64)
-    query = pd.factorize(units.keys[columns.query], sort=True)[0].astype(np.int64)  # sorted: the documented order
-    with progress.bar("evaluate: bootstrap over queries", unit="resamples"):
-        got = resample(
-            lists, measures, lists.unit_segment, query, lists.n_segments, n_resamples, np.random.SeedSequence(seed)
-        )
     frames = []
     for m in measures:
         r = got[str(m)]

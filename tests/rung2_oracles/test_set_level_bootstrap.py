@@ -318,10 +318,14 @@ def test_compare_refuses_what_a_bootstrap_over_queries_cannot_do(kw, words):
         rankframe.compare(df, ["Gini@3"], baseline="a", by="segment", catalog=CATALOG, **kw)
 
 
-def test_anova_still_refuses_set_level_metrics():
+@pytest.mark.parametrize("metric", ["Entropy@3", "ARP(aggregate='rows')@3"])
+def test_anova_refuses_set_level_metrics_for_their_true_reason(metric):
+    # issue 33: the refusal named per_query=True, a parameter the caller never passed; a set-level metric has no
+    # per-query values, which is what anova decomposes
     df = recommendations(12, 8, systems=("a", "b"))
-    with pytest.raises(ParameterError, match="not served by rankframe.anova"):
-        rankframe.anova(df, ["Entropy@3"])
+    with pytest.raises(ParameterError, match=r"decomposes the variance of per-query values.*rankframe\.compare") as e:
+        rankframe.anova(df, [metric], train=TRAIN)
+    assert "per_query" not in str(e.value) and "yet" not in str(e.value)
 
 
 def test_a_bounded_metric_keeps_its_interval_within_its_bounds():
@@ -415,3 +419,46 @@ def test_the_centred_interval_covers_the_expected_delta():
         hits += (low <= truth) & (truth <= high)
     share = hits / 150
     assert 0.65 <= share[0] <= 0.97 and ((share[1:] >= 0.82) & (share[1:] <= 0.97)).all(), share
+
+
+def test_segment_means_serves_set_level_metrics_by_the_bootstrap_over_each_segments_queries():
+    # issue 33: segment_means refused them with "per_query=True", a parameter the caller never passed. Oracle: the
+    # documented draws of each segment (segments resampled independently, child g of the seed), the explicit
+    # resampled tables evaluated by rankframe.evaluate, and the centred interval of the values and of the
+    # differences y - x written from its formula
+    df = recommendations(13, 16).drop(columns="system").assign(relevance=lambda t: (t["rank"] == 1).astype(int))
+    b, seed = 40, 9
+    out = rankframe.segment_means(
+        df, ["Gini@3", "P@1", "Entropy@3"], by="segment", versus="x", n_resamples=b, seed=seed, catalog=CATALOG,
+        validate=False,
+    )  # fmt: skip
+    assert list(out["metric"]) == ["Gini@3", "P@1", "Entropy@3"] * 2 and out.attrs["seed"] == seed
+    values = {}
+    for g, (name, block) in enumerate(df.groupby("segment")):
+        queries = sorted(block["query"].unique())
+        idx = draws(seed, 2, g, len(queries), b)
+        values[name] = pd.DataFrame(
+            [
+                rankframe.evaluate(resampled(block, queries, idx[r]), ["Gini@3", "Entropy@3"], catalog=CATALOG)
+                .set_index("metric")["value"]
+                .to_dict()
+                for r in range(b)
+            ]
+        )
+    plain = rankframe.evaluate(df, ["Gini@3", "Entropy@3"], by="segment", catalog=CATALOG).set_index(
+        ["segment", "metric"]
+    )["value"]
+    for metric in ("Gini@3", "Entropy@3"):
+        x, y = (out[(out["segment"] == s) & (out["metric"] == metric)].iloc[0] for s in ("x", "y"))
+        assert x["value"] == plain[("x", metric)] and y["value"] == plain[("y", metric)] and y["n"] == 8
+        low, high = centred_interval(values["y"][metric].to_numpy(), y["value"], 0.025, 0.975)
+        if rankframe.parse(metric).spec.bounded:
+            low, high = max(low, 0.0), min(high, 1.0)
+        assert (y["ci_low"], y["ci_high"]) == pytest.approx((low, high), abs=1e-12)
+        diff = values["y"][metric].to_numpy() - values["x"][metric].to_numpy()
+        assert y["delta"] == pytest.approx(y["value"] - x["value"], abs=1e-12) and np.isnan(x["delta"])
+        low, high = centred_interval(diff, y["delta"], 0.025, 0.975)
+        assert (y["delta_low"], y["delta_high"]) == pytest.approx((low, high), abs=1e-12)
+    with pytest.raises(ParameterError, match="no per-query values.*ci_method='bootstrap'") as e:
+        rankframe.segment_means(df, ["Gini@3"], by="segment", ci_method="t", catalog=CATALOG)
+    assert "per_query" not in str(e.value)
