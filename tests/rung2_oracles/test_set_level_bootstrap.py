@@ -462,3 +462,23 @@ def test_segment_means_serves_set_level_metrics_by_the_bootstrap_over_each_segme
     with pytest.raises(ParameterError, match="no per-query values.*ci_method='bootstrap'") as e:
         rankframe.segment_means(df, ["Gini@3"], by="segment", ci_method="t", catalog=CATALOG)
     assert "per_query" not in str(e.value)
+
+
+def test_the_report_serves_set_level_metrics_with_compares_bootstrap(tmp_path):
+    # issue 33: the report refused them with "per_query=True"; its comparison table is now rankframe.compare's own
+    # (the paired bootstrap over queries, one correction over both kinds of rows), and its means evaluate's ci=
+    pytest.importorskip("matplotlib")
+    from rankframe import display
+
+    df = levels_apart(60, 5).assign(relevance=lambda t: (t["item"] % 7 == 0).astype(int))
+    kw = dict(system="model", baseline="base", catalog=list(range(400)), n_resamples=200, seed=3)
+    html = rankframe.report(df, ["nDCG@10", "Coverage@20", "Gini@20"], path=tmp_path / "r.html", **kw)
+    table = rankframe.compare(df, ["nDCG@10", "Coverage@20", "Gini@20"], **kw)
+    assert display.to_html(table) in html
+    means = rankframe.evaluate(
+        df, ["Coverage@20"], by="model", ci=0.95, n_resamples=200, seed=3, catalog=list(range(400))
+    )
+    shown = display.to_html(means)
+    assert all(f"{v:.4f}" in html for v in means["ci_low"]) and shown  # the bootstrap interval of the values
+    one = rankframe.report(df[df["model"] == "base"].drop(columns="model"), ["Coverage@20"], catalog=list(range(400)))
+    assert "Coverage@20" in one
