@@ -153,7 +153,7 @@ def segment_means(
     return inputs.from_pandas(out, output)
 
 
-def _in_order(out: pd.DataFrame, by: list[str], names: list[str], attrs: dict[str, Any]) -> pd.DataFrame:
+def _in_order(out: pd.DataFrame, by: list[str], names: list[str], attrs: Any) -> pd.DataFrame:
     """The rows of both parts by segment (sorted, nulls last), then metric in the order asked."""
     keys = pd.DataFrame({"s": out.groupby(by, sort=True, dropna=False, observed=True).ngroup().to_numpy()})
     keys["m"] = out["metric"].map({n: i for i, n in enumerate(names)}).to_numpy()

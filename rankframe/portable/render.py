@@ -228,7 +228,8 @@ def render(
             raise parameter_error(OWNER, option, f"the name of a column of {owner_input}= (a str)", value)
         if value is not None and given is None:
             raise ParameterError(f"{option}= names a column of {owner_input}=, but no {owner_input}= was given")
-    train, catalog, features = read["train"], read["catalog"], read["features"]  # an unread input: left alone
+    # an input no asked metric reads: left alone (not read, not checked)
+    train, catalog, features = read["train"], read["catalog"], read["features"]  # type: ignore[assignment]
     index = {id(m): i for i, m in enumerate(measures)}
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []
