@@ -280,19 +280,23 @@ def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
     return inputs
 
 
-def with_table_id_kinds(side: dict | None, df: pd.DataFrame, columns: Columns) -> dict | None:
+def with_table_id_kinds(side: dict | None, df: pd.DataFrame, columns: Columns, args) -> dict | None:
     """--train / --catalog / --features read as the ranking table's ids: numbers where the table's are numbers.
 
     A CSV is read with text ids (``"007"`` stays text), so a Parquet log of integer items with a CSV catalog would
-    always be refused as ids of different kinds (issue 33). The table decides: an id column of a side input that is
-    text where the table's is numeric becomes numbers when every value is one (``"007"`` -> 7, as the table's
-    reader would have read it); otherwise it stays text and evaluate's rule names the ids that do not match.
+    always be refused as ids of different kinds (issue 33). The table decides: an id column of a CSV side input
+    that is text where the table's is numeric becomes numbers when every value is one (``"007"`` -> 7, as the
+    table's reader would have read it); otherwise it stays text and evaluate's rule names the ids that do not
+    match. A Parquet side input keeps its own types (as a Parquet ranking table does).
     """
+    from ..io.tables import file_kind
+
     if not side:
         return side
     out = dict(side)
     for name, frame in side.items():
-        if not isinstance(frame, pd.DataFrame):
+        path = getattr(args, name, None)
+        if not isinstance(frame, pd.DataFrame) or path is None or file_kind(path) == "parquet":
             continue
         wanted = [columns.item] + ([columns.query] if name == "train" else [])
         if name == "catalog" and len(frame.columns) == 1:

@@ -206,7 +206,7 @@ def _compare(args) -> int:
         else:
             loaded, system, columns, baseline = _load_systems(args, columns, by, progress, _reads_grades(measures))
             table = loaded.df
-            beyond = with_table_id_kinds(beyond, table, columns)  # the table's id kinds (issue 33)
+            beyond = with_table_id_kinds(beyond, table, columns, args)  # the table's id kinds (issue 33)
         progress.step("comparing")
         try:
             out = compare(

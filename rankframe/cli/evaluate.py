@@ -178,7 +178,7 @@ def _evaluate(args) -> int:
         loaded = _load(args, columns, by, progress, relevance=_reads_grades(measures))
         if loaded.trec:
             columns = Columns()
-        beyond = with_table_id_kinds(beyond, loaded.df, columns)  # the table's id kinds (issue 33)
+        beyond = with_table_id_kinds(beyond, loaded.df, columns, args)  # the table's id kinds (issue 33)
         if loaded.system is not None and loaded.system not in by:
             by = [loaded.system, *by]
         progress.step("evaluating")
