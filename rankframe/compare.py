@@ -126,8 +126,8 @@ def compare(
         ``"iprec_at_recall"`` stands for its 11 levels ``IPrec@0.0`` ... ``IPrec@1.0``; each metric once). A
         set-level beyond-accuracy metric (``Coverage``, ``Gini``, ``Entropy``, ``Personalization``,
         ``aggregate='rows'``) is compared by a paired bootstrap over queries with ``n_resamples`` and ``seed``: the
-        percentile interval and p-value of the resampled deltas, its rows noted so (``docs/comparing.md``, "Set-level
-        metrics"; decision 19).
+        interval and p-value of the resampled deltas centred on the delta (which it always holds), its rows noted
+        so (``docs/comparing.md``, "Set-level metrics"; decision 19).
     system : str, optional
         The system column (default: ``columns.system``, i.e. ``"system"``, what ``read_trec`` writes).
     baseline : optional

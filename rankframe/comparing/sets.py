@@ -27,8 +27,8 @@ from .frame import pair_indices, result_frame
 
 #: the note of a set-level metric's row (Coverage, Gini, ...): its test, and why the per-query columns are empty
 NOTE_SET_LEVEL = (
-    "set-level metric: paired bootstrap over queries (interval and p-value of the resampled deltas centred on the "
-    "delta); no per-query differences, so no sd_diff, effect size or wins/ties/losses"
+    "set-level metric: paired bootstrap over queries (interval centred on the delta); no per-query differences, so "
+    "no sd_diff, effect size or wins/ties/losses"
 )
 
 
