@@ -37,7 +37,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-
 max-width:1600px;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:0.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
 h3{font-size:1.05em;margin-top:1.2em} p.meta{color:#555;margin-top:0}
-div.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:1em;align-items:start}
+div.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:1em;align-items:start}
 figure{margin:0;min-width:0} figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:0.85em;color:#555}
 div.rankframe-scroll table.rankframe caption{position:sticky;left:0;max-width:calc(100vw - 3em);box-sizing:border-box}
