@@ -61,6 +61,42 @@ class Columns:
         raise parameter_error(function, owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}", value)
 
 
+def judgment_columns(
+    columns: Columns | dict | None, qrels_columns: Columns | dict | None, function: str = "evaluate"
+) -> Columns:
+    """The column names of a ``qrels=`` table: ``columns=`` with the roles ``qrels_columns=`` names replaced.
+
+    The one reading of ``qrels_columns=`` (evaluate, compare, report, the accessors, fuse_train, the CLI): None
+    gives the run's names (``columns``); a dict renames only the roles it names (``{"relevance": "grade"}``);
+    a :class:`Columns` renames the roles it sets to other than their default names (``Columns(relevance="grade")``
+    keeps the run's query and item names). A name the qrels table lacks is then a
+    :class:`~rankframe.ValidationError` naming the column, never a silent default.
+
+    Examples
+    --------
+    >>> run = Columns(query="user_id", item="item_id", rank="position", relevance="rating")
+    >>> judgment_columns(run, None).relevance, judgment_columns(run, {"relevance": "grade"}).query
+    ('rating', 'user_id')
+    >>> judgment_columns(run, Columns(relevance="grade"))
+    Columns(query='user_id', item='item_id', rank='position', relevance='grade', score='score', system='system')
+    """
+    base = Columns.coerce(columns, function=function)
+    if qrels_columns is None:
+        return base
+    if isinstance(qrels_columns, dict):
+        Columns.coerce(qrels_columns, "qrels_columns", function)  # the roles and names checked, in its words
+        return base.with_(**qrels_columns)
+    if isinstance(qrels_columns, Columns):
+        default = Columns()
+        named = {f.name: getattr(qrels_columns, f.name) for f in fields(Columns)}
+        return base.with_(**{k: v for k, v in named.items() if v != getattr(default, k)})
+    from .errors import parameter_error
+
+    raise parameter_error(
+        function, "qrels_columns", "a rankframe.Columns or a dict such as {'relevance': 'grade'}", qrels_columns
+    )
+
+
 def column_list(value: object, owner: str, name: str = "by") -> list[str]:
     """A parameter naming columns (``by=``) as a list of distinct names: every function reads it here.
 

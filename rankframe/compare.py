@@ -20,7 +20,7 @@ import pandas as pd
 
 from . import inputs, stats
 from . import progress as progress_
-from .columns import Columns, column_list
+from .columns import Columns, column_list, judgment_columns
 from .comparing import frame as _frame
 from .comparing import rules as _rules
 from .comparing import sets as _sets
@@ -126,8 +126,8 @@ def compare(
         ``"iprec_at_recall"`` stands for its 11 levels ``IPrec@0.0`` ... ``IPrec@1.0``; each metric once). A
         set-level beyond-accuracy metric (``Coverage``, ``Gini``, ``Entropy``, ``Personalization``,
         ``aggregate='rows'``) is compared by a paired bootstrap over queries with ``n_resamples`` and ``seed``: the
-        percentile interval and p-value of the resampled deltas, its rows noted so (``docs/comparing.md``, "Set-level
-        metrics"; decision 19).
+        interval and p-value of the resampled deltas centred on the delta (which it always holds), its rows noted
+        so (``docs/comparing.md``, "Set-level metrics"; decision 19).
     system : str, optional
         The system column (default: ``columns.system``, i.e. ``"system"``, what ``read_trec`` writes).
     baseline : optional
@@ -388,7 +388,8 @@ def checked_call(
     else:
         df = inputs.to_pandas(df, owner="compare", name="df", columns=columns)
         if qrels is not None:
-            qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=columns)
+            judged = judgment_columns(columns, options.get("qrels_columns"), "compare")
+            qrels = inputs.to_pandas(qrels, owner="compare", name="qrels", columns=judged)
         _check_columns(df, system, by, columns)
         baseline, _ = _pick_baseline(df, system, baseline, p["pairs"])
     return CheckedCall(df, qrels, names, by, system, baseline, columns, p, output)

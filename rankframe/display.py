@@ -106,7 +106,7 @@ def compare_caption(attrs: dict) -> str:
     adjusted = f"{_CORRECTION_WORDS[correction]} {family}" if correction else "no correction"
     parts = [f"{test} {who}", interval, f"p_adjusted: {adjusted}"]
     if attrs.get("set_level") and attrs["test"] != "bootstrap":  # the set-level rows' own test
-        parts.append(f"{', '.join(attrs['set_level'])}: paired bootstrap over queries, percentile interval ({random})")
+        parts.append(f"{', '.join(attrs['set_level'])}: paired bootstrap over queries, centred interval ({random})")
     if attrs.get("missing", "error") != "error":
         key = "filled" if attrs["missing"] == "zero" else "dropped"
         done = f"{attrs.get(key, 0)} {key}"

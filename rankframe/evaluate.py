@@ -15,7 +15,7 @@ from . import progress as progress_
 from .arguments import as_flag, check_output_names, parse_metrics
 from .beyond.declare import refuse
 from .checks import check_grades
-from .columns import Columns, column_list
+from .columns import Columns, column_list, judgment_columns
 from .engines import beyond_engine
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
@@ -115,7 +115,9 @@ def evaluate(
         every judged query; a judged query that no run row mentions is a unit with nothing retrieved, in a null
         segment.
     qrels_columns : Columns or dict, optional
-        Column names of ``qrels`` when they differ from ``df``'s (default: the same as ``columns``).
+        Column names of ``qrels`` where they differ from ``df``'s: the roles it names replace those of ``columns``,
+        the others are ``columns``' (``columns={"query": "user_id", ...}, qrels_columns={"relevance": "grade"}``);
+        default: ``columns`` (:func:`rankframe.columns.judgment_columns`).
     validate : bool, default True
         Check the table first (all rules at once, one :class:`~rankframe.ValidationError`).
     engine : {"pandas", "duckdb"}
@@ -180,6 +182,7 @@ def evaluate(
     1     AP  0.583333  1
     """
     columns = Columns.coerce(columns)
+    judgment_columns(columns, qrels_columns)  # its roles and type checked before any work
     by = as_column_list(by)
     measures = parse_metrics(metrics)
     per_query = as_flag("per_query", per_query)
@@ -190,9 +193,10 @@ def evaluate(
     n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
-    beyond_engine.check_arguments(
+    read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)
         measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
+    train, catalog, features = read["train"], read["catalog"], read["features"]
     check_output_names(by, columns, per_query)
     output = inputs.check_output(output)
     with progress_.using(progress):
@@ -262,18 +266,14 @@ def _evaluate(
         raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
     df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
     if qrels is not None:
-        qrels = inputs.to_pandas(
-            qrels,
-            owner="evaluate",
-            name="qrels",
-            columns=Columns.coerce(qrels_columns, "qrels_columns") if qrels_columns is not None else columns,
-        )
+        judged = judgment_columns(columns, qrels_columns)  # qrels_columns= over columns=, role by role
+        qrels = inputs.to_pandas(qrels, owner="evaluate", name="qrels", columns=judged)
         df = join_qrels(
             df,
             qrels,
             columns,
             by,
-            qrels_columns=Columns.coerce(qrels_columns, "qrels_columns"),
+            qrels_columns=judged,
             validate=validate,
             allow_duplicates=allow_duplicates,
         )

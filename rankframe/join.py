@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from . import units
-from .columns import Columns
+from .columns import Columns, judgment_columns
 from .errors import ParameterError
 from .io._files import PathLike
 from .io.trec import read_qrels_table, read_runs
@@ -94,8 +94,9 @@ def join_qrels(
         Column names of ``run`` (and of the output).
     by : sequence of str
         The segment columns of the evaluation; the system column among them is crossed with every judged query.
-    qrels_columns : Columns, optional
-        Column names of ``qrels`` when they differ from the run's (renamed to the run's in the output).
+    qrels_columns : Columns or dict, optional
+        Column names of ``qrels`` where they differ from the run's: the roles named replace ``columns``', the others
+        are the run's (:func:`rankframe.columns.judgment_columns`); renamed to the run's in the output.
     validate, allow_duplicates : bool
         Check both tables first (duplicates are never allowed in the judgments).
 
@@ -116,7 +117,7 @@ def join_qrels(
        q2    c   NaN      B        1.0
     """
     c = columns or Columns()
-    qc = qrels_columns or c
+    qc = judgment_columns(c, qrels_columns, "join_qrels")
     by = list(by)
     if c.relevance in run.columns:
         raise ParameterError(

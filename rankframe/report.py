@@ -21,11 +21,12 @@ from typing import Any
 
 import pandas as pd
 
-from . import display
+from . import display, inputs
 from ._version import __version__
 from .better import of_labels, verdicts
 from .columns import Columns, column_list
-from .compare import checked_call, compare_values
+from .compare import checked_call, compare, compare_values
+from .engines import beyond_engine
 from .engines.aggregate import mean_per_segment
 from .errors import ParameterError, parameter_error
 from .evaluate import evaluate
@@ -34,12 +35,13 @@ from .plot.pr_curve import RECALL_LEVELS
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
-max-width:1100px;padding:0 1em;color:#222;line-height:1.4}
+max-width:1600px;padding:0 1em;color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:0.2em} h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
 h3{font-size:1.05em;margin-top:1.2em} p.meta{color:#555;margin-top:0}
-div.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:1em;align-items:start}
+div.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:1em;align-items:start}
 figure{margin:0;min-width:0} figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:0.85em;color:#555}
+div.rankframe-scroll table.rankframe caption{position:sticky;left:0;max-width:calc(100vw - 3em);box-sizing:border-box}
 @media (max-width:600px){body{margin:0.5em auto;padding:0 0.5em} table.rankframe{font-size:0.82em}}
 """
 _GENERATED = re.compile(r'<span class="generated">[^<]*</span>')
@@ -126,7 +128,9 @@ def report(
     by_cols = column_list(by, "report")
     if isinstance(df, pd.DataFrame) and isinstance(system, str) and system not in df.columns and baseline is None:
         # no system column: one system's report, its metrics per segment (nothing to compare)
-        text = _segment_report(df, metrics, by_cols, title, ci, columns, qrels, options)
+        text = _segment_report(
+            df, metrics, by_cols, title, ci, columns, qrels, {**options, "n_resamples": n_resamples, "seed": seed}
+        )
         return _write(text, path)
     call = checked_call(
         df,
@@ -150,32 +154,52 @@ def report(
             f"report compares every system with one baseline; got several ({baseline}): make one report per "
             "baseline, or use rankframe.compare(..., baseline=[...]) for the table"
         )
+    # set-level metrics (Coverage, Gini, ...): no per-query values; their rows are compare's paired bootstrap and
+    # evaluate's bootstrap interval, and the per-query plots are drawn for the other metrics (issue 33)
+    sets = [n for n in names if beyond_engine.is_set_level(parse(n))]
+    listed = [n for n in names if n not in sets]
     # one evaluation for every number and plot: the compared metrics, the @k curve's cutoffs and the P-R levels
-    base = names[0].split("@")[0]
-    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)]
-    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS}
-    wanted = list(dict.fromkeys([*names, *curve, *levels]))
+    base = (listed or ["nDCG"])[0].split("@")[0]
+    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)] if listed else []
+    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS} if listed else {}
+    wanted = list(dict.fromkeys([*listed, *curve, *levels]))
     common: dict[str, Any] = dict(columns=columns, qrels=call.qrels, **options)
-    per_all = per = evaluate(call.df, wanted, by=[*by_cols, system], per_query=True, **common)
-    if by_cols and not _one_segment_per_query(per, system, columns.query, by_cols):
-        # a segment column varies within a query: the units over all queries are other units, evaluated again
-        per_all = evaluate(call.df, wanted, by=[system], per_query=True, **common)
-    per_all = per_all.drop(columns=by_cols) if per_all is per else per_all
-    asked = per_all["metric"].isin(names)
-    overall = compare_values(per_all[asked].reset_index(drop=True), call, by=[])
-    per = per[per["metric"].isin(names)].reset_index(drop=True)
-    segmented = compare_values(per, call) if by_cols else None
-    means = mean_per_segment(per_all[asked], [system], names, ci=float(ci))
-    at_means = mean_per_segment(per_all[per_all["metric"].isin(curve)], [system], curve, ci=float(ci))
-    at_means.attrs["ci"] = ci
-    points = per_all[per_all["metric"].isin(levels)].sort_values(system, kind="stable", na_position="last")
-    points = points.drop(columns=["metric", "value"]).assign(
-        recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
-    )
+    if listed:
+        per_all = per = evaluate(call.df, wanted, by=[*by_cols, system], per_query=True, **common)
+        if by_cols and not _one_segment_per_query(per, system, columns.query, by_cols):
+            # a segment column varies within a query: the units over all queries are other units, evaluated again
+            per_all = evaluate(call.df, wanted, by=[system], per_query=True, **common)
+        per_all = per_all.drop(columns=by_cols) if per_all is per else per_all
+        asked = per_all["metric"].isin(listed)
+        per = per[per["metric"].isin(listed)].reset_index(drop=True)
+    if sets:  # compare's own table: one correction over both kinds of rows, the set-level ones bootstrapped
+        again = dict(baseline=baseline, system=system, test=test, ci=ci, correction=correction, seed=call.p["seed"])
+        again.update(n_resamples=n_resamples, missing=missing, columns=columns, qrels=qrels, **options)
+        overall = compare(call.df, names, **again)
+        segmented = compare(call.df, names, by=by_cols, **again) if by_cols else None
+        means = evaluate(
+            call.df, sets, by=[system], ci=float(ci), n_resamples=n_resamples, seed=call.p["seed"], **common
+        )
+        if listed:
+            means = pd.concat([mean_per_segment(per_all[asked], [system], listed, ci=float(ci)), means])
+        means = means.sort_values("metric", key=lambda m: m.map({n: i for i, n in enumerate(names)}), kind="stable")
+        means = means.reset_index(drop=True)
+        means.attrs["ci"] = ci
+    else:
+        overall = compare_values(per_all[asked].reset_index(drop=True), call, by=[])
+        segmented = compare_values(per, call) if by_cols else None
+        means = mean_per_segment(per_all[asked], [system], names, ci=float(ci))
+    if listed:
+        at_means = mean_per_segment(per_all[per_all["metric"].isin(curve)], [system], curve, ci=float(ci))
+        at_means.attrs["ci"] = ci
+        points = per_all[per_all["metric"].isin(levels)].sort_values(system, kind="stable", na_position="last")
+        points = points.drop(columns=["metric", "value"]).assign(
+            recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
+        )
     systems = [baseline] + [s for s in dict.fromkeys(overall["system"]) if s != baseline]
     order = {s: i for i, s in enumerate(systems)}
     means = means.sort_values(system, key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
-    n_queries = per[columns.query].nunique()
+    n_queries = (per if listed else inputs.to_pandas(call.df, owner="report", columns=columns))[columns.query].nunique()
 
     parts = [
         *_head(
@@ -220,6 +244,8 @@ def report(
                 figsize=(6.4, max(2.6, 0.35 * n_rows + 1.4)),
             )
         )
+        if metric in sets:
+            continue  # one value per system: no distribution over queries
         parts.append(
             _figure(
                 lambda ax, m=metric: distribution(per, m, by=system, order=systems, ax=ax),
@@ -227,7 +253,10 @@ def report(
                 f"{metric} per query, per system: box = quartiles and median, diamond = mean.",
             )
         )
-    first = names[0]
+    if not listed:
+        parts.append(_END)
+        return _write("\n".join(parts) + "\n", path)
+    first = listed[0]
     for other in systems[1:]:
         parts.append(
             _figure(
@@ -367,20 +396,29 @@ def _segment_report(
     names = [str(parse(m)) for m in ([metrics] if isinstance(metrics, str) else list(metrics))]
     if not names:
         raise ParameterError("report: name at least one metric, e.g. metrics=['nDCG@10']")
-    base = names[0].split("@")[0]
-    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)]
-    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS}
-    wanted = list(dict.fromkeys([*names, *curve, *levels]))
-    per = evaluate(df, wanted, by=by_cols or None, per_query=True, columns=columns, qrels=qrels, **options)
-    means = mean_per_segment(per[per["metric"].isin(names)], by_cols, names, ci=float(ci))
+    sets = [n for n in names if beyond_engine.is_set_level(parse(n))]  # one value per segment: evaluate's ci=
+    listed = [n for n in names if n not in sets]
+    base = (listed or ["nDCG"])[0].split("@")[0]
+    curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)] if listed else []
+    levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS} if listed else {}
+    wanted = list(dict.fromkeys([*listed, *curve, *levels]))
+    frames = []
+    if listed:
+        per = evaluate(df, wanted, by=by_cols or None, per_query=True, columns=columns, qrels=qrels, **options)
+        frames.append(mean_per_segment(per[per["metric"].isin(listed)], by_cols, listed, ci=float(ci)))
+        at_means = mean_per_segment(per[per["metric"].isin(curve)], by_cols, curve, ci=float(ci))
+        at_means.attrs["ci"] = ci
+        points = per[per["metric"].isin(levels)]
+        points = points.drop(columns=["metric", "value"]).assign(
+            recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
+        )
+    if sets:
+        frames.append(evaluate(df, sets, by=by_cols or None, ci=float(ci), columns=columns, qrels=qrels, **options))
+    means = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if by_cols:
+        means = means.sort_values(by_cols, kind="stable", na_position="last").reset_index(drop=True)
     means.attrs["ci"] = ci
-    at_means = mean_per_segment(per[per["metric"].isin(curve)], by_cols, curve, ci=float(ci))
-    at_means.attrs["ci"] = ci
-    points = per[per["metric"].isin(levels)]
-    points = points.drop(columns=["metric", "value"]).assign(
-        recall=points["metric"].map(levels).to_numpy(dtype=float), precision=points["value"].to_numpy(dtype=float)
-    )
-    n_queries = per[columns.query].nunique()
+    n_queries = (per if listed else inputs.to_pandas(df, owner="report", columns=columns))[columns.query].nunique()
     segments = f"; segments by {', '.join(by_cols)}" if by_cols else ""
     parts = _head(title, f"one system (no {columns.system!r} column); {n_queries} queries; metrics "
                   f"{', '.join(names)}{segments}")  # fmt: skip
@@ -395,6 +433,8 @@ def _segment_report(
                 figsize=(7.2, max(2.6, 0.42 * len(means) / len(names) + 1.4)),
             )
         )
+        if metric in sets:
+            continue  # one value per segment: no distribution over queries
         parts.append(
             _figure(
                 lambda ax, m=metric: distribution(per, m, by=by_cols or None, ax=ax),
@@ -402,6 +442,9 @@ def _segment_report(
                 f"{metric} per query{', per segment' if by_cols else ''}: box = quartiles and median, diamond = mean.",
             )
         )
+    if not listed:
+        parts.append(_END)
+        return "\n".join(parts) + "\n"
     parts.append(
         _figure(
             lambda ax: at_k(at_means, base, ax=ax),

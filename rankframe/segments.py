@@ -18,6 +18,7 @@ from . import inputs, stats
 from . import progress as progress_
 from .arguments import check_level
 from .columns import Columns, column_list
+from .engines import beyond_engine
 from .errors import ParameterError, parameter_error
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
@@ -123,13 +124,103 @@ def segment_means(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise parameter_error("segment_means", "seed", "None or an int >= 0", seed)
     output = inputs.check_output(output, "segment_means")
-    names = [str(m) for m in parse_metrics(metrics, "segment_means")]
-    with progress_.using(progress):
-        per = evaluate(df, names, by=by, per_query=True, columns=columns, qrels=qrels, engine=engine, **options)
-        out = _segment_intervals(
-            per, names, by, Columns.coerce(columns).query, ref, float(ci), ci_method, n_resamples, seed
+    measures = parse_metrics(metrics, "segment_means")
+    names = [str(m) for m in measures]
+    sets = [m for m in measures if beyond_engine.is_set_level(m)]
+    if sets and ci_method != "bootstrap":
+        raise ParameterError(
+            f"{', '.join(map(str, sets))}: a set-level metric has one value per segment and no per-query values, so "
+            f"no mean and sd for ci_method='t' and no jackknife over queries for 'bca'; its interval is a bootstrap "
+            "over the segment's queries: use ci_method='bootstrap' (the default), or ask for it in a separate call"
         )
+    with progress_.using(progress):
+        parts = []
+        per_list = [n for n, m in zip(names, measures, strict=True) if m not in sets]
+        if per_list:
+            per = evaluate(df, per_list, by=by, per_query=True, columns=columns, qrels=qrels, engine=engine, **options)
+            parts.append(
+                _segment_intervals(
+                    per, per_list, by, Columns.coerce(columns).query, ref, float(ci), ci_method, n_resamples, seed
+                )
+            )
+            seed = parts[0].attrs.get("seed", seed)
+        if sets:
+            seed = call_seed(seed)
+            parts.append(
+                _set_level_rows(df, sets, by, Columns.coerce(columns), ref, float(ci), n_resamples, seed, options)
+            )
+        out = parts[0] if len(parts) == 1 else _in_order(pd.concat(parts, ignore_index=True), by, names, parts[0].attrs)
     return inputs.from_pandas(out, output)
+
+
+def _in_order(out: pd.DataFrame, by: list[str], names: list[str], attrs: Any) -> pd.DataFrame:
+    """The rows of both parts by segment (sorted, nulls last), then metric in the order asked."""
+    keys = pd.DataFrame({"s": out.groupby(by, sort=True, dropna=False, observed=True).ngroup().to_numpy()})
+    keys["m"] = out["metric"].map({n: i for i, n in enumerate(names)}).to_numpy()
+    order = keys.sort_values(["s", "m"], kind="stable").index.to_numpy()
+    out = out.iloc[order].reset_index(drop=True)
+    out.attrs = dict(attrs)
+    return out
+
+
+def _set_level_rows(
+    df: Any,
+    sets: list[Measure],
+    by: list[str],
+    columns: Columns,
+    ref: dict[str, Any] | None,
+    ci: float,
+    n_resamples: int,
+    seed: int,
+    options: dict[str, Any],
+) -> pd.DataFrame:
+    """The set-level metrics' rows: evaluate's bootstrap over each segment's queries, each segment on its own.
+
+    ``[ci_low, ci_high]`` is evaluate's ``ci=`` interval (:func:`rankframe.engines.beyond_bootstrap.interval`);
+    the difference to the ``versus`` segment is unpaired (segments are resampled independently, as the means'
+    bootstrap), its interval the same function on the differences of the two segments' draws.
+    """
+    from .beyond.declare import BeyondSpec
+    from .engines import beyond_bootstrap as boot
+    from .schema import validate as validate_table
+
+    frame = inputs.to_pandas(df, owner="segment_means", name="df", columns=columns)
+    if options.get("validate", True):
+        validate_table(
+            frame, columns, by=by, allow_duplicates=options.get("allow_duplicates", False), require_relevance=False
+        )
+    given = {k: options.get(k) for k in ("train", "catalog", "features")}
+    given = beyond_engine.check_arguments(sets, per_query=False, ci=ci, agg="mean", **given)
+    seg_keys, n, got = boot.segment_draws(
+        frame, sets, columns, by, n_resamples=n_resamples, seed=seed, owner="segment_means", **given
+    )
+    partner = _partners(seg_keys, by, ref)
+    has = partner >= 0
+    frames = []
+    for m in sets:
+        r = got[str(m)]
+        bounded = isinstance(m.spec, BeyondSpec) and m.spec.is_bounded(m.kw)
+        low, high = boot.interval(r.draws, r.estimate, ci, bounds=(0.0, 1.0) if bounded else None)
+        delta, d_low, d_high = (np.full(len(n), np.nan) for _ in range(3))
+        if has.any():
+            delta[has] = r.estimate[has] - r.estimate[partner[has]]
+            d_low[has], d_high[has] = boot.interval(r.draws[:, has] - r.draws[:, partner[has]], delta[has], ci)
+        few = (n < 2) | (np.append(n, 0)[np.where(has, partner, -1)] < 2)  # no partner: index -1, the appended 0
+        frames.append(
+            seg_keys.assign(
+                metric=str(m),
+                value=r.estimate,
+                n=n,
+                ci_low=np.where(n < 2, np.nan, low),
+                ci_high=np.where(n < 2, np.nan, high),
+                delta=np.where(n < 2, np.nan, delta),
+                delta_low=np.where(few, np.nan, d_low),
+                delta_high=np.where(few, np.nan, d_high),
+            )
+        )
+    out = _in_order(pd.concat(frames, ignore_index=True), by, [str(m) for m in sets], {})
+    out.attrs.update(ci=ci, ci_method="bootstrap", versus=ref, n_resamples=n_resamples, seed=seed)
+    return out
 
 
 def _check_versus(versus: Any, by: list[str]) -> dict[str, Any] | None:

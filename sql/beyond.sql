@@ -100,8 +100,10 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
                                            ELSE i.rf__low <= greatest(CAST(floor(i.rf__n_known * struct_extract(o, 'tail')) AS BIGINT), 1)
                                            END AS DOUBLE)
                 -- Novelty: cold 'one' takes popularity 1 for an item of popularity 0; scale 'log_users' divides by
-                -- log |queries of train| (when that is more than 1)
-                ELSE CASE WHEN coalesce(i.rf__pop, 0) > 0 OR struct_extract(o, 'cold') = 'one'
+                -- log |queries of train| (when that is more than 1); an empty train: no history, NaN (issue 33)
+                ELSE CASE WHEN coalesce(CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu
+                                             ELSE z.rf__psum END, 0) <= 0 THEN CAST('NaN' AS DOUBLE)
+                          WHEN coalesce(i.rf__pop, 0) > 0 OR struct_extract(o, 'cold') = 'one'
                           THEN -ln(CASE WHEN coalesce(i.rf__pop, 0) > 0 THEN i.rf__pop ELSE 1.0 END
                                    / CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu ELSE z.rf__psum END)
                                / ln(struct_extract(o, 'log_base'))

@@ -24,17 +24,24 @@ FACES: tuple[str, ...] = ("pandas", "duckdb", "sql", "accessor", "polars", "comp
 #: the faces that refuse it, with their words in the message
 NOT_SERVED: dict[str, str] = {
     "duckdb_files": "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)",
-    "anova": "rankframe.anova for the set-level metrics (Coverage, Gini, Entropy, Personalization: one value per "
-    "segment, no per-query values to decompose; rankframe.compare compares them by a paired bootstrap over queries, "
-    "and anova takes the per-list metrics)",
-    "spark_compare": "rankframe.spark.compare for the set-level metrics (Coverage, Gini, Entropy, "
-    "Personalization: one value per segment; rankframe.compare compares them by a paired bootstrap over queries on "
-    "a pandas table; the per-list metrics are compared on Spark, with train=, features=)",
+    "anova": "rankframe.anova",
+    "spark_compare": "rankframe.spark.compare",
     "spark_anova": "rankframe.spark.anova (run rankframe.anova on a sample or one segment brought to pandas)",
 }
 #: the faces that serve the per-list metrics but not the set-level ones: their per-query values take the ANOVA and
 #: Spark's paired tests as they are (``aggregate='rows'`` makes them set-level: evaluate refuses per_query=True then)
 PER_LIST_FACES: tuple[str, ...] = ("anova", "spark_compare")
+#: why a face of :data:`PER_LIST_FACES` cannot take a set-level metric, and what to do instead (its own words)
+SET_LEVEL_REFUSED: dict[str, str] = {
+    "anova": "rankframe.anova decomposes the variance of per-query values (system, query and segment effects), and a "
+    "set-level metric has no value per query: one value per system and segment, computed from all its lists. "
+    "Compare the systems on it with rankframe.compare (a paired bootstrap over queries), and ask anova for the "
+    "per-query metrics (nDCG, AP, ...) and the per-list beyond-accuracy ones (ARP, APLT, Novelty, ILD, ...)",
+    "spark_compare": "rankframe.spark.compare tests per-query differences, and a set-level metric has no value per "
+    "query: one value per system and segment, computed from all its lists. Compare the systems on it with "
+    "rankframe.compare on a pandas table of the lists (a paired bootstrap over queries); the per-list metrics are "
+    "compared on Spark, with train=, features=",
+}
 #: the peers a preset ``like=`` names: name -> the library and where its definitions are
 PEERS: dict[str, str] = {
     "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
@@ -172,6 +179,9 @@ def refuse(measures: Sequence[Any], face: str) -> None:
         and face not in m.spec.faces
         and not (face in PER_LIST_FACES and m.spec.level == "list")
     ]
+    sets = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.is_set_level(m.kw)]
+    if face in SET_LEVEL_REFUSED and sets:
+        raise ParameterError(f"{', '.join(sets)}: {SET_LEVEL_REFUSED[face]}.")
     if asked:
         from ..registry import BEYOND  # the declarations, collected after this module is imported
 

@@ -135,7 +135,10 @@ def compute(
         pop = np.where(pop > 0, pop, 1.0)
     warm = pop > 0
     info = np.zeros(len(pop))
-    info[warm] = -np.log(pop[warm] / z) / np.log(log_base)
+    if z > 0:
+        info[warm] = -np.log(pop[warm] / z) / np.log(log_base)
+    else:  # an empty train=: no history to be novel against, for any item (issue 33): undefined, not -inf
+        info[:] = np.nan
     if scale == "log_users" and train.n_users > 1:  # one train query: log 1 = 0, nothing is divided
         info = info / (np.log(train.n_users) / np.log(log_base))
     counted = None if cold in ("zero", "one") else warm[top.item]

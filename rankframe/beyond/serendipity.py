@@ -212,7 +212,7 @@ def similarity_to_history(lists: Lists, top: Lists, similarity: str, unknown: st
     if unknown == "drop":
         keep = vec.known[h_item]
         h_query, h_item = h_query[keep], h_item[keep]
-    h_n = np.bincount(h_query, minlength=train.n_users).astype(np.float64)
+    h_n = np.bincount(h_query, minlength=max(train.n_users, 1)).astype(np.float64)  # an empty train: no history
     entry, row = gather(vec.starts, vec.counts, h_item)
     keys, sums = _sums(h_query[row] * dims + vec.dim[entry], vec.value[entry])
     tq = history[top.unit]  # the train query of each row's unit (-1: none)

@@ -278,3 +278,39 @@ def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
     if features is not None:
         inputs["features"] = io.read_long(features, columns=columns, numeric=["value"])
     return inputs
+
+
+def with_table_id_kinds(side: dict | None, df: pd.DataFrame, columns: Columns, args) -> dict | None:
+    """--train / --catalog / --features read as the ranking table's ids: numbers where the table's are numbers.
+
+    A CSV is read with text ids (``"007"`` stays text), so a Parquet log of integer items with a CSV catalog would
+    always be refused as ids of different kinds (issue 33). The table decides: an id column of a CSV side input
+    that is text where the table's is numeric becomes numbers when every value is one (``"007"`` -> 7, as the
+    table's reader would have read it); otherwise it stays text and evaluate's rule names the ids that do not
+    match. A Parquet side input keeps its own types (as a Parquet ranking table does).
+    """
+    from ..io.tables import file_kind
+
+    if not side:
+        return side
+    out = dict(side)
+    for name, frame in side.items():
+        path = getattr(args, name, None)
+        if not isinstance(frame, pd.DataFrame) or path is None or file_kind(path) == "parquet":
+            continue
+        wanted = [columns.item] + ([columns.query] if name == "train" else [])
+        if name == "catalog" and len(frame.columns) == 1:
+            wanted = [str(frame.columns[0])]
+        fixed = {}
+        for col in wanted:
+            ref = columns.item if name == "catalog" else col
+            if col not in frame.columns or ref not in df.columns:
+                continue
+            if pd.api.types.is_numeric_dtype(df[ref].dtype) and not pd.api.types.is_bool_dtype(df[ref].dtype):
+                if pd.api.types.is_string_dtype(frame[col].dtype) or frame[col].dtype == object:
+                    numbers = pd.to_numeric(frame[col], errors="coerce")
+                    if not (numbers.isna() & frame[col].notna()).any():  # every id a number: the table's kind
+                        fixed[col] = numbers
+        if fixed:
+            out[name] = frame.assign(**fixed)
+    return out

@@ -20,7 +20,15 @@ from ..columns import Columns
 from ..compare import compare
 from ..errors import ParameterError, ValidationError
 from ..io import is_long
-from ._load import _beyond_inputs, _check_columns, _check_options, _load, _reads_grades, _sql_road
+from ._load import (
+    _beyond_inputs,
+    _check_columns,
+    _check_options,
+    _load,
+    _reads_grades,
+    _sql_road,
+    with_table_id_kinds,
+)
 from ._options import (
     EXIT_OK,
     EXIT_WORSE,
@@ -205,6 +213,7 @@ def _compare(args) -> int:
         else:
             loaded, system, columns, baseline = _load_systems(args, columns, by, progress, _reads_grades(measures))
             table = loaded.df
+            beyond = with_table_id_kinds(beyond, table, columns, args)  # the table's id kinds (issue 33)
         progress.step("comparing")
         try:
             out = compare(

@@ -20,7 +20,15 @@ from ..evaluate import check_aggregation, check_resampling, evaluate
 from ..io import TREC_COUNTS, is_long
 from ..io import trec_lines as _trec_lines
 from ..names import parse
-from ._load import _beyond_inputs, _check_columns, _check_options, _load, _reads_grades, _sql_road
+from ._load import (
+    _beyond_inputs,
+    _check_columns,
+    _check_options,
+    _load,
+    _reads_grades,
+    _sql_road,
+    with_table_id_kinds,
+)
 from ._options import (
     UsageError,
     _beyond_input_options,
@@ -170,6 +178,7 @@ def _evaluate(args) -> int:
         loaded = _load(args, columns, by, progress, relevance=_reads_grades(measures))
         if loaded.trec:
             columns = Columns()
+        beyond = with_table_id_kinds(beyond, loaded.df, columns, args)  # the table's id kinds (issue 33)
         if loaded.system is not None and loaded.system not in by:
             by = [loaded.system, *by]
         progress.step("evaluating")

@@ -27,8 +27,8 @@ from .frame import pair_indices, result_frame
 
 #: the note of a set-level metric's row (Coverage, Gini, ...): its test, and why the per-query columns are empty
 NOTE_SET_LEVEL = (
-    "set-level metric: paired bootstrap over queries (percentile interval and p-value); no per-query differences, "
-    "so no sd_diff, effect size or wins/ties/losses"
+    "set-level metric: paired bootstrap over queries (interval centred on the delta); no per-query differences, so "
+    "no sd_diff, effect size or wins/ties/losses"
 )
 
 
@@ -61,7 +61,10 @@ def compare(
     if inputs.kind(call.df) in ("path", "relation"):
         refuse(set_level, "duckdb_files")
     inputs_given = {key: options.get(key) for key in ("train", "catalog", "features")}
-    beyond_engine.check_arguments(measures, per_query=False, ci=None, agg="mean", **inputs_given)
+    options = {
+        **options,
+        **beyond_engine.check_arguments(measures, per_query=False, ci=None, agg="mean", **inputs_given),
+    }
     quiet = {**p, "correction": None}
     parts = []
     per_list = [m for m in measures if m not in set_level]
@@ -136,7 +139,8 @@ def _compare_sets(
 
     The units are (segment, system, query); a resample draws the segment's queries (every system's) with
     replacement, and each system's value is recomputed with the same draws (:mod:`rankframe.engines.beyond_bootstrap`):
-    delta = value - baseline value, the percentile interval of the resampled deltas and their bootstrap p-value.
+    delta = value - baseline value, the interval of :func:`~rankframe.engines.beyond_bootstrap.interval` (the
+    resampled deltas centred on the delta) and the percentile test of those centred deltas as its p-value.
     """
     from ..schema import validate as validate_table
 
@@ -183,7 +187,9 @@ def _compare_sets(
         draws = np.full((r.draws.shape[0], n_groups, n_sys), np.nan)
         draws[:, group_of_lseg, sys_codes] = r.draws
         deltas = (draws[:, :, pair_idx[:, 0]] - draws[:, :, pair_idx[:, 1]]).reshape(r.draws.shape[0], -1)
-        low, high = boot.percentile(deltas, p["ci"], p["alternative"])
+        delta = (value[:, pair_idx[:, 0]] - value[:, pair_idx[:, 1]]).reshape(-1)
+        low, high = boot.interval(deltas, delta, p["ci"], p["alternative"])  # evaluate's interval, on the deltas
+        deltas = boot.centred(deltas, delta)  # what the interval reads: its p-value and adjusted levels read it too
         fields["x"].append(value[:, pair_idx[:, 0]])
         fields["y"].append(value[:, pair_idx[:, 1]])
         fields["low"].append(low.reshape(n_groups, -1))

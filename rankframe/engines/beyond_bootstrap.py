@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from .. import progress
 from ..beyond.declare import BeyondSpec
@@ -110,14 +109,41 @@ def percentile(draws: np.ndarray, level: float, alternative: str = "two-sided") 
     return low, high
 
 
-def normal_interval(
-    value: np.ndarray, std_err: np.ndarray, level: float, *, bounded: bool
+def centred(draws: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """The resampled values reflected about their median and set on the estimate: ``u_b = t + (m* - t*_b)``.
+
+    ``draws`` (B, columns) are the resampled values ``t*_b`` of each column, ``estimate`` (columns,) the values
+    ``t`` on the sample, ``m*`` the median of the defined draws. A resample holds ~63% of the distinct queries, so
+    a set-level value drifts on resamples (Coverage, Entropy down, Personalization up): ``t*_b - m*`` is the
+    spread the bootstrap measures, without that drift, and ``t - (t*_b - m*)`` the basic bootstrap's reflection of
+    it about the estimate (decision 19). The median of ``u`` is ``t`` itself, so every interval read off ``u`` at a
+    level >= 0.5 holds the estimate, and ``u``'s percentile test is the interval's p-value. NaN draws stay NaN.
+    """
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        median = np.nanmedian(draws, axis=0) if draws.size else np.full(draws.shape[1:], np.nan)
+    return estimate + median - draws
+
+
+def interval(
+    draws: np.ndarray,
+    estimate: np.ndarray,
+    level: float,
+    alternative: str = "two-sided",
+    *,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``value -/+ z_{(1 + level) / 2} * std_err``, clipped to [0, 1] when the metric is declared bounded there."""
-    z = float(ndtri((1 + level) / 2))
-    low, high = value - z * std_err, value + z * std_err
-    if bounded:
-        low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    """The interval of a set-level value or a paired delta: the percentile interval of :func:`centred` draws.
+
+    ``[t - (q*_hi - m*), t + (m* - q*_lo)]`` with ``q*`` numpy's linear quantiles of the resampled values and
+    ``m*`` their median: the basic (reverse-percentile) interval of the resampled values with their median bias
+    removed, centred where the estimate is (evaluate's ``ci=`` and compare's rows, one function; decision 19,
+    its coverage measured in ``bench/results/set_level_coverage.txt``). ``bounds``: the metric's range, to which
+    the interval is clipped (evaluate's values of a metric declared bounded; never a delta).
+    """
+    low, high = percentile(centred(draws, estimate), level, alternative)
+    if bounds is not None:
+        low, high = np.clip(low, *bounds), np.clip(high, *bounds)
     return low, high
 
 
@@ -164,6 +190,36 @@ def group_codes(keys: pd.DataFrame, by: Sequence[str]) -> np.ndarray:
     return keys.groupby(list(by), sort=True, dropna=False, observed=True).ngroup().to_numpy(np.int64)
 
 
+def segment_draws(
+    df: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    *,
+    n_resamples: int,
+    seed: int,
+    train: object = None,
+    catalog: object = None,
+    features: object = None,
+    owner: str = "evaluate",
+) -> tuple[pd.DataFrame, np.ndarray, dict[str, Resampled]]:
+    """Each segment of ``by`` resampled on its own queries: (the segments' keys, their query counts, the draws).
+
+    Segments are resampled independently (segment s from child s of the seed), so the difference of two
+    segments' draws is an unpaired bootstrap of their difference (``segment_means``' ``versus=``).
+    """
+    lists, units, seg_keys = lists_of(
+        df, columns, by, train=train, catalog=catalog, features=features, measures=measures
+    )
+    n = np.bincount(lists.unit_segment, minlength=lists.n_segments).astype(np.int64)
+    query = pd.factorize(units.keys[columns.query], sort=True)[0].astype(np.int64)  # sorted: the documented order
+    with progress.bar(f"{owner}: bootstrap over queries", unit="resamples"):
+        got = resample(
+            lists, measures, lists.unit_segment, query, lists.n_segments, n_resamples, np.random.SeedSequence(seed)
+        )
+    return seg_keys, n, got
+
+
 def intervals(
     df: pd.DataFrame,
     measures: Sequence[Measure],
@@ -179,31 +235,23 @@ def intervals(
 ) -> pd.DataFrame:
     """Evaluate's set-level rows with ``ci=``: ``[*by, metric, value, n, std_err, ci_low, ci_high]``.
 
-    ``std_err`` is the standard deviation of the resampled values (ddof 1) and ``[ci_low, ci_high]`` the standard
-    (normal) bootstrap interval ``value -/+ z * std_err`` at ``level`` (Efron & Tibshirani 1993, section 13.2),
-    kept within [0, 1] for a metric declared bounded; NaN for a segment with fewer than 2 queries (as the
-    t-interval of a mean). Not the percentile interval: a resample holds ~63% of the distinct queries, so a metric
-    of distinct lists (Coverage, Entropy) sits lower on every resample and the percentile interval could exclude
-    the value itself (decision 19). Compare's paired deltas keep the percentile interval (the shift cancels).
+    ``std_err`` is the standard deviation of the resampled values (ddof 1) and ``[ci_low, ci_high]`` the interval
+    of :func:`interval` at ``level`` (compare's too), kept within [0, 1] for a metric declared bounded; NaN for a
+    segment with fewer than 2 queries (as the t-interval of a mean). Not the percentile interval: a resample holds
+    ~63% of the distinct queries, so a metric of distinct lists (Coverage, Entropy) sits lower on every resample
+    and the percentile interval could exclude the value itself (decision 19).
     """
-    lists, units, seg_keys = lists_of(
-        df, columns, by, train=train, catalog=catalog, features=features, measures=measures
+    seg_keys, n, got = segment_draws(
+        df, measures, columns, by, n_resamples=n_resamples, seed=seed, train=train, catalog=catalog, features=features
     )
-    n = np.bincount(lists.unit_segment, minlength=lists.n_segments).astype(np.int64)
-    query = pd.factorize(units.keys[columns.query], sort=True)[0].astype(np.int64)  # sorted: the documented order
-    with progress.bar("evaluate: bootstrap over queries", unit="resamples"):
-        got = resample(
-            lists, measures, lists.unit_segment, query, lists.n_segments, n_resamples, np.random.SeedSequence(seed)
-        )
     frames = []
     for m in measures:
         r = got[str(m)]
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             se = np.nanstd(r.draws, axis=0, ddof=1) if n_resamples > 1 else np.full(len(n), np.nan)
-        low, high = normal_interval(
-            r.estimate, se, level, bounded=isinstance(m.spec, BeyondSpec) and m.spec.is_bounded(m.kw)
-        )
+        bounded = isinstance(m.spec, BeyondSpec) and m.spec.is_bounded(m.kw)
+        low, high = interval(r.draws, r.estimate, level, bounds=(0.0, 1.0) if bounded else None)
         few = n < 2
         frames.append(
             seg_keys.assign(

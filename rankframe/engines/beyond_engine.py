@@ -51,8 +51,14 @@ def check_arguments(
     train: object,
     catalog: object,
     features: object = None,
-) -> None:
-    """The rules of the extra inputs and the set-level metrics that need no data (evaluate calls it first)."""
+) -> dict[str, object]:
+    """The rules of the extra inputs and the set-level metrics that need no data (evaluate calls it first).
+
+    Returns the inputs to compute with: each as given when an asked metric reads it, None when none does. An input
+    no asked metric reads is accepted and left alone (not read, not checked: issue 33), so one call can pass the
+    same ``train=``/``catalog=``/``features=`` whatever its metrics; a metric that reads an input it was not given
+    is still an error (:func:`~rankframe.beyond.declare.missing_input`), never a silent default.
+    """
     sets = [str(m) for m in measures if is_set_level(m)]
     if sets and per_query:
         raise ParameterError(
@@ -72,13 +78,8 @@ def check_arguments(
                 if not given[name]:
                     raise missing_input(m, name)
                 reads[name].append(str(m))
-    for name, readers in reads.items():
-        if given[name] and not readers:
-            raise ParameterError(
-                f"{name}= was given but no metric asked reads it (Coverage, Gini read catalog= or train= by their "
-                "universe option; ARP, APLT, Novelty read train=; ILD and Serendipity read features= or train= by "
-                "their similarity option; Calibration reads both): remove it or ask for one (docs/beyond-accuracy.md)"
-            )
+    values = {"train": train, "catalog": catalog, "features": features}
+    return {name: values[name] if readers else None for name, readers in reads.items()}
 
 
 def _id_kind(values: pd.Series) -> str:
@@ -249,11 +250,15 @@ def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFra
 
 
 def _require(frame: pd.DataFrame, name: str, wanted: list[str]) -> None:
-    """A long input (train=, features=) has its columns and rows."""
+    """A long input (train=, features=) has its columns, and features= its rows.
+
+    An empty train= is a history without interactions: every item is cold (popularity 0; RecTools gives ARP 0),
+    not an error (issue 33).
+    """
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
         raise input_columns_error(name, wanted, missing, list(frame.columns))
-    if len(frame) == 0:
+    if len(frame) == 0 and name != "train":
         raise empty_error(name)
 
 

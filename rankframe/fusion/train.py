@@ -21,7 +21,7 @@ import pandas as pd
 
 from .. import inputs
 from ..arguments import OUTPUT_COLUMNS
-from ..columns import Columns, column_list
+from ..columns import Columns, column_list, judgment_columns
 from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from ..evaluate import parse_metrics
 from ..join import join_qrels
@@ -135,7 +135,7 @@ def fuse_train(
             qrels,
             owner=OWNER,
             name="qrels",
-            columns=Columns.coerce(qrels_columns, "qrels_columns") if qrels_columns is not None else c,
+            columns=judgment_columns(c, qrels_columns, OWNER),
         )
         check_columns(list(frame.columns), c)
         frame = join_qrels(
@@ -143,7 +143,7 @@ def fuse_train(
             q,
             c,
             [c.system, *segments],
-            qrels_columns=None if qrels_columns is None else Columns.coerce(qrels_columns),
+            qrels_columns=judgment_columns(c, qrels_columns, OWNER),
         )
     elif qrels_columns is not None:
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")

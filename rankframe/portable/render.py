@@ -219,7 +219,7 @@ def render(
     measures = parse_metrics(metrics, OWNER)
     accuracy, beyond = beyond_engine.split(measures)
     # evaluate's rules of the extra inputs and of the set-level metrics (per_query), written once there
-    beyond_engine.check_arguments(
+    read = beyond_engine.check_arguments(
         measures, per_query=per_query, ci=None, agg="mean", train=train, catalog=catalog, features=features
     )
     for option, owner_input, given in (("train_weight", "train", train), ("features_value", "features", features)):
@@ -228,6 +228,8 @@ def render(
             raise parameter_error(OWNER, option, f"the name of a column of {owner_input}= (a str)", value)
         if value is not None and given is None:
             raise ParameterError(f"{option}= names a column of {owner_input}=, but no {owner_input}= was given")
+    # an input no asked metric reads: left alone (not read, not checked)
+    train, catalog, features = read["train"], read["catalog"], read["features"]  # type: ignore[assignment]
     index = {id(m): i for i, m in enumerate(measures)}
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []

@@ -198,7 +198,7 @@ def prepare_systems(
     )
     refuse(measures, "spark_anova" if inputs is None else "spark_compare")
     if inputs is not None:  # a missing input, one no metric reads, aggregate='rows' (set-level): evaluate's words
-        beyond_engine.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs)
+        inputs.update(beyond_engine.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs))
     relevance = bool(beyond_engine.split(measures)[0])
     check_columns(sdf, cols, segs, require_relevance=relevance)
     _check_system(sdf, system, segs, cols)

@@ -181,9 +181,10 @@ def evaluate(
         buckets,
     )
     agg = _check_agg(agg, per_query, ci)
-    beyond_engine.check_arguments(
+    read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
+    train, catalog, features = read["train"], read["catalog"], read["features"]
     set_level = [str(m) for m in measures if beyond_engine.is_set_level(m)]
     if set_level and ci is not None:
         raise ParameterError(

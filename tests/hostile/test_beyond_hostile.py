@@ -25,7 +25,6 @@ CASES = {
     "catalog of numbers": ("Gini", {"catalog": [1, 2]}, "ids of catalog= are numbers .* column 'item' are text"),
     "train not a table": ("ARP", {"train": ["a", "b"]}, "train"),
     "train no item column": ("ARP", {"train": TRAIN.rename(columns={"item": "doc"})}, r"\['item'\] not in its columns"),
-    "train empty": ("ARP", {"train": TRAIN.iloc[:0]}, "train= is empty"),
     "train null query": ("ARP", {"train": TRAIN.assign(query=[7, None])}, r"train= has 1 null id\(s\) in 'query'"),
     "train null item": ("ARP", {"train": TRAIN.assign(item=["a", None])}, r"1 null item id\(s\)"),
     "train ids of numbers": ("Novelty", {"train": TRAIN.assign(item=[1, 2])}, "are numbers .* are text"),
@@ -36,7 +35,6 @@ CASES = {
     "missing catalog": ("Coverage@5", {}, r"Coverage@5 needs catalog="),
     "missing train": ("APLT", {}, "APLT needs train="),
     "universe train without train": ("Gini(universe='train')", {}, "needs train="),
-    "unused train": ("Gini(universe='recommended')", {"train": TRAIN}, "train= was given but no metric asked reads"),
     "set-level per query": ("Entropy", {"per_query": True}, "set-level metrics have one value per segment"),
     "set-level ci, no resamples": ("Entropy", {"ci": 0.95, "n_resamples": 0}, "'n_resamples' parameter of evaluate"),
     "set-level ci, bad seed": ("Entropy", {"ci": 0.95, "seed": -1}, "'seed' parameter of evaluate"),
@@ -44,7 +42,6 @@ CASES = {
     "set-level agg": ("Entropy", {"agg": "median"}, "agg='median' does not apply to them"),
     "personalization per query": ("Personalization@2", {"per_query": True}, "set-level metrics have one value"),
     "personalization ci, seed True": ("Personalization", {"ci": 0.95, "seed": True}, "'seed' parameter of evaluate"),
-    "personalization train": ("Personalization", {"train": TRAIN}, "train= was given but no metric asked reads"),
     "personalization bad output": ("Personalization(output='distances')", {}, "'output' parameter of personalization"),
     "rows aggregate per query": ("ARP(aggregate='rows')", {"train": TRAIN, "per_query": True}, "set-level"),
     "unknown peer": ("Gini(like='recommenders')", {"catalog": ["a"]}, "'like' parameter of gini must be one of"),
@@ -80,3 +77,32 @@ def test_inputs_as_other_tables_are_read():
 def test_catalog_ids_of_one_kind_int_and_float_match():
     recs = RECS.assign(item=[1, 2, 1])
     assert rankframe.evaluate(recs, "Coverage", catalog=np.array([1.0, 2.0, 3.0, 4.0]))["value"].iloc[0] == 0.5
+
+
+def test_an_input_no_asked_metric_reads_is_left_alone():
+    # issue 33: train=, catalog=, features= that no asked metric reads were an error; they are accepted, neither
+    # read nor checked (a broken train= passed with Personalization gives Personalization's value), while a metric
+    # that reads an input still has it checked
+    broken = TRAIN.assign(item=["a", None])
+    want = rankframe.evaluate(RECS, ["Personalization", "Gini(universe='recommended')"])
+    got = rankframe.evaluate(
+        RECS, ["Personalization", "Gini(universe='recommended')"], train=broken, catalog=["zz"], features=broken
+    )
+    pd.testing.assert_frame_equal(got, want)
+    with pytest.raises(rankframe.RankframeError, match=r"1 null item id\(s\)"):
+        rankframe.evaluate(RECS, ["Personalization", "ARP"], train=broken)
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_an_empty_train_makes_every_item_cold(engine):
+    # issue 33: an empty train= was refused. With no interactions every item has popularity 0: ARP = 0 (RecTools'
+    # value for a cold item: rectools/metrics/popularity.py fills unseen items with 0), every recommended item is in
+    # the long tail (APLT = 1), and Novelty's information -log(pop / |train queries|) has no history to be
+    # measured against: NaN, never -inf
+    empty = TRAIN.iloc[:0]
+    out = rankframe.evaluate(
+        RECS, ["ARP", "ARP(like='rectools')", "APLT", "Novelty", "Novelty(like='rectools')"], train=empty,
+        engine=engine,
+    ).set_index("metric")["value"]  # fmt: skip
+    assert out["ARP"] == 0.0 and out["ARP(like='rectools')"] == 0.0 and out["APLT"] == 1.0
+    assert np.isnan(out["Novelty"]) and np.isnan(out["Novelty(like='rectools')"])

@@ -333,3 +333,35 @@ def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_le
     ratio = (luminance(rgb) + 0.05) / (luminance(np.array([0x11] * 3) / 255) + 0.05)
     assert ratio >= 4.5, colour
     assert align[:3] == ["left", "left", "left"] and align[3] == "right"  # metric, system, baseline | n
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
+def test_a_wide_window_is_used_and_no_caption_is_cut(tmp_path):
+    # issue 33: at a 1,400 px window the report used ~1,100 px, so its tables scrolled sideways and the captions of
+    # the scrolled tables were cut mid-word at the edge. Now the page takes the window (up to 1,600 px) and a caption
+    # wraps within the visible width: its right edge lies inside the viewport, whatever its table's width
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(EX))
+    try:
+        from screenshot_report import ARGS
+    finally:
+        sys.path.remove(str(EX))
+    path = tmp_path / "wide.html"
+    paired = pd.read_parquet(EX / "paired.parquet")
+    rankframe.report(paired, ["R@20", "AP", "nDCG@10"], baseline="bm25", n_resamples=200, seed=1, path=path)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(path.as_uri())
+            body = page.evaluate("document.body.getBoundingClientRect().width")
+            edges = page.evaluate(
+                "[...document.querySelectorAll('table.rankframe caption')].map(c => c.getBoundingClientRect().right)"
+            )
+        finally:
+            browser.close()
+    assert body >= 1350, body
+    assert edges and max(edges) <= 1400, edges

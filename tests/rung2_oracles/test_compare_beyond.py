@@ -62,7 +62,7 @@ def test_hand_case_arp():
 def test_set_level_metrics_are_refused_by_anova_with_the_reason(paired, metric):
     df, train = paired
     catalog = {"catalog": list(df["item"].unique())} if metric.startswith(("Gini", "Coverage")) else {}
-    with pytest.raises(ParameterError, match="set-level metrics"):
+    with pytest.raises(ParameterError, match="a set-level metric has no value per query"):
         rankframe.anova(df, [metric], train=train, **catalog)
     out = rankframe.compare(df, [metric, "ARP@10"], baseline="bm25", train=train, n_resamples=200, **catalog)
     assert list(out["metric"].unique()) == [metric, "ARP@10"]
