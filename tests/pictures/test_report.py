@@ -335,7 +335,7 @@ def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_le
     assert align[:3] == ["left", "left", "left"] and align[3] == "right"  # metric, system, baseline | n
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 def test_a_wide_window_is_used_and_no_caption_is_cut(tmp_path):
