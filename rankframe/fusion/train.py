@@ -26,7 +26,7 @@ from ..errors import ParameterError, ValidationError, missing_columns_error, par
 from ..evaluate import parse_metrics
 from ..join import join_qrels
 from ..names import Measure
-from .fuse import _check_one_scale, check_columns, check_options, check_system_count, source_rows
+from .fuse import _check_one_scale, check_columns, check_options, check_system_count, check_table, source_rows
 from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, Grid, trained_method
 from .normalize import normalise
@@ -149,6 +149,7 @@ def fuse_train(
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     check_columns(list(frame.columns), c)
     _check_segments(segments, frame, c)
+    check_table(frame, c, plan.reads_scores)
     if c.relevance not in frame.columns or not frame[c.relevance].notna().any():
         raise ValidationError(
             [{"column": c.relevance, "rule": "fuse_train learns from judgments: give a relevance column or qrels=",
