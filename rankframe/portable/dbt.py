@@ -58,6 +58,8 @@ SHIPPED_METRICS = (
 )
 #: the most ``by`` columns a generated package takes (one template per count)
 MAX_BY = 3
+#: the most by columns a package takes (``--dbt-max-by``): each one adds a statement per dialect (seconds each)
+MAX_BY_LIMIT = 16
 #: the dialects generated; each is the dbt adapter type of the same name (``target.type``)
 DIALECTS = TESTED_DIALECTS
 TABLE = "rf_dbt_relation"
@@ -256,8 +258,10 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     >>> sorted(package(["P@10"], max_by=1))[:3]
     ['README.md', 'dbt_project.yml', 'macros/bigquery.sql']
     """
-    if isinstance(max_by, bool) or not isinstance(max_by, int) or max_by < 0:
-        raise parameter_error(OWNER, "max_by", "an int >= 0", max_by)
+    if isinstance(max_by, bool) or not isinstance(max_by, int) or not 0 <= max_by <= MAX_BY_LIMIT:
+        raise parameter_error(
+            OWNER, "max_by", f"an int in [0, {MAX_BY_LIMIT}] (each by column adds a statement per dialect)", max_by
+        )
     given = [metrics] if isinstance(metrics, str) else list(metrics)
     labels = [str(m) for m in parse_metrics(given, OWNER)]
     roles = [f.name for f in fields(Columns)]
@@ -305,11 +309,20 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
 
 
 def write(directory: str | Path, metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -> list[Path]:
-    """Write the package (:func:`package`) into ``directory`` (created if needed); return the files written."""
+    """Write the package (:func:`package`) into ``directory``; return the files written.
+
+    ``directory`` is created when missing, but not its parent (a mistyped path is an error, not a tree of folders).
+    """
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise ParameterError(f"{OWNER}: {str(root)!r} is a file, not a folder")
+    if not root.exists() and not root.absolute().parent.is_dir():
+        raise ParameterError(
+            f"{OWNER}: the folder {str(root)!r} would be created in {str(root.absolute().parent)!r}, which does not "
+            "exist; only the package's own folder is created: make its parent first"
+        )
     files = package(metrics, max_by=max_by)
+    root.mkdir(exist_ok=True)
     written = []
     for name, text in files.items():
         path = root / name

@@ -32,7 +32,8 @@ from .paired import ALTERNATIVES
 #: the power at which compare's ``mde`` column is computed
 MDE_POWER = 0.8
 _BISECTIONS = 52  # nc in [0, hi] to 2**-52 of hi: far below any effect a metric can show
-_MAX_N = 2**40  # topic_set_size gives up beyond (an effect of ~1e-6 sd)
+#: topic_set_size gives up beyond this many queries (a ParameterError; an effect of ~3e-6 sd needs that many)
+_MAX_N = 2**40
 
 
 def _t_power(nc: np.ndarray, df: np.ndarray, alpha: float, alternative: str) -> np.ndarray:
@@ -102,6 +103,13 @@ def _numbers(value: object, name: str, owner: str, rule: str, ok) -> np.ndarray:
         bad = value if arr.ndim == 0 or arr.size == 0 else arr[~ok(arr)][:3].tolist()
         raise parameter_error(owner, name, rule, bad)
     return arr
+
+
+def _too_many(dz: float) -> None:
+    raise ParameterError(
+        f"The 'delta' parameter of topic_set_size: |delta| / sd_diff = {dz:.3g} would need more than {_MAX_N:,} "
+        "queries (the limit of topic_set_size); no test collection detects so small an effect."
+    )
 
 
 def _out(arr: np.ndarray) -> Any:
@@ -201,9 +209,7 @@ def topic_set_size(
     d, sd = np.broadcast_arrays(np.abs(d), sd)
     dz = (d / sd).ravel()
     if np.any(dz * np.sqrt(_MAX_N) < 1e-3):
-        raise ParameterError(
-            f"topic_set_size: |delta| / sd_diff = {dz.min():.3g} would need more than {_MAX_N:,} queries"
-        )
+        _too_many(dz.min())
 
     def enough(n: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return _t_power(dz[rows] * np.sqrt(n), n - 1.0, a, side) >= p  # NaN (never seen) counts as not enough
@@ -214,6 +220,8 @@ def topic_set_size(
         short = ~enough(hi[rows], rows)
         rows = rows[short]
         hi[rows] *= 2.0
+        if rows.size and hi[rows].max() > 2 * _MAX_N:  # (about 35 doublings at most: never a hang)
+            _too_many(dz[rows].min())
     lo = np.where(hi > 2.0, hi / 2.0, 1.0)  # power(lo) < target (n = 1: no test)
     rows = np.flatnonzero(hi - lo > 1)
     while rows.size:  # bisection on the integers: hi is always enough, lo never
