@@ -25,8 +25,9 @@ from ..columns import Columns
 from ..display import OUTPUT_COLUMNS
 from ..errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from ..evaluate import evaluate_parameters
+from ..numeric import check_number
 from ..stats.align import MISSING
-from ..stats.randomization import check_n_resamples
+from ..stats.randomization import check_n_resamples, check_seed
 
 TESTS = ("t", "randomization", "wilcoxon", "tukey")
 CI_METHODS = ("t", "bootstrap", "bca", "tukey")
@@ -111,9 +112,7 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
-    seed = p["seed"]
-    if seed is not None and not (_is_int(seed) and seed >= 0):
-        raise parameter_error("compare", "seed", "None or an int >= 0", seed)
+    p["seed"] = check_seed(p["seed"], "compare")
     if not isinstance(p["engine"], str) or p["engine"].lower() not in ("pandas", "duckdb"):
         raise parameter_error("compare", "engine", "one of 'pandas', 'duckdb'", p["engine"])
     for key in p["options"]:
@@ -146,14 +145,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
     ``test="t"`` and ``alternative="greater"``. Tukey's HSD (and its interval) is two-sided only.
     """
     if margin is not None:
-        if (
-            isinstance(margin, (bool, np.bool_))
-            or not isinstance(margin, (int, float, np.integer, np.floating))
-            or not np.isfinite(margin)
-            or margin < 0
-        ):
-            raise parameter_error("compare", "margin", "None or a finite number >= 0 (in the metric's units)", margin)
-        margin = float(margin)
+        margin = check_number(
+            "compare", "margin", margin, low=0, expected="None or a finite number >= 0 (in the metric's units)"
+        )
         if test != "t":
             raise ParameterError(
                 f"margin= (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + margin > 0; "

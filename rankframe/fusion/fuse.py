@@ -7,8 +7,6 @@ docs/decisions/0015-fusion.md.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +18,7 @@ from .. import inputs, units
 from ..columns import Columns
 from ..comparing.rules import null_systems_error
 from ..errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
+from ..numeric import check_number
 from ..prepare import _order_by_score
 from ..schema import _ONE_KIND as ONE_KIND
 from ..schema import validate
@@ -253,24 +252,20 @@ def check_fused_scores(score: np.ndarray, c: Columns) -> None:
 
 
 def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
-    def number(key: str, ok, expected: str, integer: bool = False) -> Any:
-        value = given[key]
-        kinds = numbers.Integral if integer else numbers.Real
-        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or not ok(value):
-            raise parameter_error(OWNER, key, expected, value)
-        return value
+    def number(key: str, expected: str, **rule: Any) -> Any:
+        return check_number(OWNER, key, given[key], expected=expected, **rule)
 
     params = {
-        "k": number("k", lambda v: v >= 0, "a number >= 0"),
-        "rank_base": number("rank_base", lambda v: v in (0, 1), "0 or 1", integer=True),
-        "phi": number("phi", lambda v: 0 < v < 1, "a number in (0, 1)"),
-        "gamma": number("gamma", lambda v: True, "a finite number"),
-        "sigma": number("sigma", lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+        "k": number("k", "a number >= 0", low=0),
+        "rank_base": number("rank_base", "0 or 1", integer=True, low=0, high=1),
+        "phi": number("phi", "a number in (0, 1)", low=0, high=1, low_open=True, high_open=True),
+        "gamma": number("gamma", "a finite number"),
+        "sigma": number("sigma", "a number in [0, 1]", low=0, high=1),
     }
     if m.name == "rrf" and params["k"] + params["rank_base"] <= 0:
         raise parameter_error(OWNER, "k", "> 0 with rank_base=0 (the first rank would weigh 1/0)", params["k"])
     if given["depth"] is not None:
-        params["depth"] = number("depth", lambda v: v >= 1, "None or an int >= 1", integer=True)
+        params["depth"] = number("depth", "None or an int >= 1", integer=True, low=1)
     return params
 
 
@@ -296,9 +291,7 @@ def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarra
                 f"The 'weights' parameter of fuse names the system {key!r}, which is not in the table"
                 f"{did_you_mean(str(key), by_text)}. Systems: {list(by_text)}."
             )
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-            raise parameter_error(OWNER, "weights", "finite numbers", weights)
-        out[i] = float(value)
+        out[i] = check_number(OWNER, "weights", value, expected="finite numbers")
     lacking = [s for s, i in by_text.items() if np.isnan(out[i])]
     if lacking:
         raise ParameterError(f"The 'weights' parameter of fuse has no weight for the system(s) {lacking}.")

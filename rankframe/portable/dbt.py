@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from ..arguments import parse_metrics
+from ..beyond.declare import inputs_not_taken
 from ..columns import Columns
-from ..errors import ParameterError, parameter_error
+from ..errors import ParameterError
+from ..numeric import check_number
 from ..registry import POLICIES
 from .render import _POLICY_STATE, ORDER_BY, TESTED_DIALECTS, render
 from .terms import sqlglot
@@ -258,12 +260,18 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     >>> sorted(package(["P@10"], max_by=1))[:3]
     ['README.md', 'dbt_project.yml', 'macros/bigquery.sql']
     """
-    if isinstance(max_by, bool) or not isinstance(max_by, int) or not 0 <= max_by <= MAX_BY_LIMIT:
-        raise parameter_error(
-            OWNER, "max_by", f"an int in [0, {MAX_BY_LIMIT}] (each by column adds a statement per dialect)", max_by
-        )
+    max_by = check_number(
+        OWNER, "max_by", max_by, integer=True, low=0, high=MAX_BY_LIMIT,
+        expected=f"an int in [0, {MAX_BY_LIMIT}] (each by column adds a statement per dialect)",
+    )  # fmt: skip
     given = [metrics] if isinstance(metrics, str) else list(metrics)
-    labels = [str(m) for m in parse_metrics(given, OWNER)]
+    measures = parse_metrics(given, OWNER)
+    inputs_not_taken(
+        measures,
+        "the dbt package (its macro rankframe.metrics reads one relation)",
+        "evaluate it with rankframe.sql.render(..., catalog=/train=/features=) or rankframe.evaluate",
+    )
+    labels = [str(m) for m in measures]
     roles = [f.name for f in fields(Columns)]
     command = _command(labels)
     common = {
