@@ -26,6 +26,7 @@ from ..display import OUTPUT_COLUMNS
 from ..errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from ..evaluate import evaluate_parameters
 from ..numeric import check_number
+from ..schema import nested_failures
 from ..stats.align import MISSING
 from ..stats.randomization import check_n_resamples, check_seed
 
@@ -263,6 +264,9 @@ def check_frame_system(df: pd.DataFrame, system: str, by: list[str], columns: Co
     nulls = df[system].isna()
     if nulls.any():
         raise null_systems_error(system, int(nulls.sum()), df[nulls].head(5))
+    nested = nested_failures(df, [system])  # lists or dicts as systems: the long table's rule, before any pd.unique
+    if nested:
+        raise ValidationError(nested)
 
 
 def check_systems(found: list, system: str) -> None:

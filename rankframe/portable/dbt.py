@@ -60,8 +60,8 @@ SHIPPED_METRICS = (
 )
 #: the most ``by`` columns a generated package takes (one template per count)
 MAX_BY = 3
-#: the most by columns a package takes (``--dbt-max-by``): each one adds a statement per dialect (seconds each)
-MAX_BY_LIMIT = 16
+MAX_BY_LIMIT = 16  #: the most by columns a package takes: each one adds a statement per dialect (seconds each)
+_NOT_TAKEN = "evaluate it with rankframe.sql.render(..., catalog=/train=/features=) or rankframe.evaluate"
 #: the dialects generated; each is the dbt adapter type of the same name (``target.type``)
 DIALECTS = TESTED_DIALECTS
 TABLE = "rf_dbt_relation"
@@ -266,11 +266,7 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     )  # fmt: skip
     given = [metrics] if isinstance(metrics, str) else list(metrics)
     measures = parse_metrics(given, OWNER)
-    inputs_not_taken(
-        measures,
-        "the dbt package (its macro rankframe.metrics reads one relation)",
-        "evaluate it with rankframe.sql.render(..., catalog=/train=/features=) or rankframe.evaluate",
-    )
+    inputs_not_taken(measures, "the dbt package (its macro rankframe.metrics reads one relation)", _NOT_TAKEN)
     labels = [str(m) for m in measures]
     roles = [f.name for f in fields(Columns)]
     command = _command(labels)
@@ -317,18 +313,12 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
 
 
 def write(directory: str | Path, metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -> list[Path]:
-    """Write the package (:func:`package`) into ``directory``; return the files written.
-
-    ``directory`` is created when missing, but not its parent (a mistyped path is an error, not a tree of folders).
-    """
+    """Write the package (:func:`package`) into ``directory`` (created if missing, not its parent); the files."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise ParameterError(f"{OWNER}: {str(root)!r} is a file, not a folder")
     if not root.exists() and not root.absolute().parent.is_dir():
-        raise ParameterError(
-            f"{OWNER}: the folder {str(root)!r} would be created in {str(root.absolute().parent)!r}, which does not "
-            "exist; only the package's own folder is created: make its parent first"
-        )
+        raise ParameterError(f"{OWNER}: the parent folder of {str(root)!r} does not exist (only the package's is made)")
     files = package(metrics, max_by=max_by)
     root.mkdir(exist_ok=True)
     written = []
