@@ -145,8 +145,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
     test of H0 ``delta <= -m`` against ``delta > -m``, the one-sided t-test of ``delta + m > 0``; it needs
     ``test="t"`` and ``alternative="greater"``. Tukey's HSD (and its interval) is two-sided only.
     """
+    checked: float | None = None
     if margin is not None:
-        margin = check_number(
+        checked = check_number(
             "compare", "margin", margin, low=0, expected="None or a finite number >= 0 (in the metric's units)"
         )
         if test != "t":
@@ -167,7 +168,7 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
             f"alternative={side!r}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
             f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'"
         )
-    return margin, side
+    return checked, side
 
 
 def default_correction(correction: str | None, test: str) -> str | None:

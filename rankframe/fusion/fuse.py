@@ -134,7 +134,7 @@ class Plan:
     params: dict[str, Any]
     columns: Columns
     weights: Mapping[Any, float] | None
-    name: str
+    name: str | int  # an int names the fused run in a system column of ints
 
     @property
     def reads_scores(self) -> bool:
@@ -178,7 +178,8 @@ def check_options(
         )
     if m.weighted and not isinstance(weights, Mapping):
         raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
-    return Plan(m, norm_spec, params, c, weights if isinstance(weights, Mapping) else None, fused_name)
+    chosen = fused_name if isinstance(fused_name, str) else int(fused_name)
+    return Plan(m, norm_spec, params, c, weights if isinstance(weights, Mapping) else None, chosen)
 
 
 def check_table(frame: pd.DataFrame, c: Columns, reads_scores: bool, segments: list[str] | None = None) -> None:
@@ -202,7 +203,7 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
     """
     c = plan.columns
     check_system_count(systems, c)
-    if plan.name in {str(s) for s in systems}:
+    if str(plan.name) in {str(s) for s in systems}:
         raise ParameterError(
             f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
             f"system of the {c.system!r} column; pass another name=."
@@ -348,7 +349,7 @@ def source_rows(frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates) -
 
 
 def _fused_frame(
-    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str
+    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str | int
 ) -> pd.DataFrame:
     """The fused run's rows in (query, rank) order, other columns taken from the input."""
     fused_src, extra = source_rows(frame, c, runs, cand)

@@ -149,6 +149,8 @@ def test_integer_systems_need_an_integer_name():
     runs = table(system=[1, 1, 2, 2])
     with pytest.raises(ParameterError, match="'name' parameter of fuse.*int values"):
         rankframe.fuse(runs)
+    with pytest.raises(ParameterError, match="already a system"):
+        rankframe.fuse(runs, name=2)
     out = rankframe.fuse(runs, name=3)
     assert out["system"].tolist() == [1, 1, 2, 2, 3, 3, 3]
     # the output evaluates and compares: ids of one type
