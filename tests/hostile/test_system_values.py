@@ -53,3 +53,19 @@ def test_hexadecimal_relevance_is_refused_on_both_roads(tmp_path):
     ids = tmp_path / "ids.csv"
     ids.write_text("query,item,rank,relevance\n0x1,0xa,1,1\n0x1,b,2,0\n", encoding="utf-8")
     assert read_long(ids)["item"].tolist() == ["0xa", "b"]
+
+
+@pytest.mark.slow  # a JVM
+@pytest.mark.xdist_group("spark")
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+def test_spark_compare_nested_systems(tmp_path):
+    pytest.importorskip("pyspark")
+    from sparkutil import session
+
+    import rankframe.spark as rs
+
+    path = tmp_path / "runs.parquet"
+    pd.DataFrame({"system": NESTED["dict"], **RUNS}).to_parquet(path)  # a Spark struct column
+    with pytest.raises(ValidationError) as info:
+        rs.compare(session().read.parquet(str(path)), "AP")
+    assert info.value.failures[0]["column"] == "system" and NESTED_WORDS in info.value.failures[0]["rule"]
