@@ -145,6 +145,7 @@ def test_a_rank_method_next_to_a_bad_score_column_is_not_refused():
     assert len(con.sql("SELECT * FROM rf_fuse('rf_test_runs')").fetchall()) == 3
 
 
+@pytest.mark.slow  # compare's first call imports scipy
 def test_integer_systems_need_an_integer_name():
     runs = table(system=[1, 1, 2, 2])
     with pytest.raises(ParameterError, match="'name' parameter of fuse.*int values"):
@@ -201,6 +202,7 @@ def runs_tables(draw):
     return frame
 
 
+@pytest.mark.slow  # 150 random tables through fuse and evaluate
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     frame=runs_tables(),
