@@ -33,6 +33,7 @@ from .comparing.rules import (
 from .errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
+from .schema import nested_failures
 from .stats.align import MISSING
 from .stats.anova import AnovaResult, effect_size_interval, effect_sizes, split_plot_anova
 
@@ -363,6 +364,9 @@ def check_systems(values: pd.Series, system: str) -> None:
         raise ValidationError(
             [{"column": system, "rule": NULL_SYSTEMS, "count": int(nulls.sum()), "examples": examples}]
         )
+    nested = nested_failures(values.to_frame(system), [system])  # lists or dicts: the long table's rule of ids
+    if nested:
+        raise ValidationError(nested)
     found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(values)]
     if len(found) < 2:
         rule = TOO_FEW_SYSTEMS.format(owner=OWNER, system=system, count=len(found), found=found[:5])

@@ -14,6 +14,7 @@ from .beyond.declare import refuse
 from .columns import Columns
 from .errors import ParameterError, parameter_error
 from .names import Measure, expand
+from .numeric import check_number
 
 __all__ = ["OUTPUT_COLUMNS", "parse_metrics", "as_flag", "check_output_names"]
 
@@ -61,15 +62,21 @@ def check_output_names(
     per_query: bool,
     outputs: Sequence[str] = OUTPUT_COLUMNS,
     owner: str = "evaluate",
+    fold_case: bool = False,
 ) -> None:
-    """No user column may take an output column's name (``outputs``), and the query column is not a segment."""
+    """No user column may take an output column's name (``outputs``), and the query column is not a segment.
+
+    ``fold_case``: names equal but for case collide too (a warehouse whose identifiers are case-insensitive, such as
+    DuckDB's: a segment ``Value`` beside the output ``value`` would come back renamed ``value_1``).
+    """
     if columns.query in by:
         raise ParameterError(
             f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
             "query is always part of the unit (use per_query=True for one value per query)."
         )
     shown = [*by, *([columns.query] if per_query else [])]
-    clash = [name for name in shown if name in outputs]
+    taken = {o.casefold() for o in outputs} if fold_case else set(outputs)
+    clash = [name for name in shown if (name.casefold() if fold_case and isinstance(name, str) else name) in taken]
     if clash:
         role = "segment column" if clash[0] in by else "query column"
         raise ParameterError(
@@ -81,10 +88,9 @@ def check_output_names(
 
 def check_level(owner: str, value: object, name: str = "ci") -> float:
     """A confidence level: a number in the open interval (0, 1) (compare's, anova's and segment_means' rule)."""
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, (int, float, np.integer, np.floating))
-        or not 0 < value < 1
-    ):
-        raise parameter_error(owner, name, "a float in the open interval (0, 1), e.g. 0.95", value)
-    return float(value)
+    return float(
+        check_number(
+            owner, name, value, low=0, high=1, low_open=True, high_open=True,
+            expected="a float in the open interval (0, 1), e.g. 0.95",
+        )
+    )  # fmt: skip

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError, parameter_error, unknown_name_error
+from .numeric import check_number
 
 _MISSING = object()
 K_MAX = 2**63 - 1  # a cutoff must fit a signed 64-bit integer (numpy positions, DuckDB BIGINT)
@@ -55,30 +56,12 @@ class Param:
             if isinstance(value, str):
                 value = value.lower()
             ok = value in (self.choices or ())
-        elif self.kind == "k":
-            if value is not None:
-                ok = _is_int(value) and 1 <= value <= K_MAX
-                value = int(value) if ok else value
-        elif self.kind == "threshold":
-            if value is None:
-                ok = self.default is None
-            else:
-                ok = _is_number(value) and math.isfinite(value)
-        elif self.kind == "int>=1":
-            ok = _is_int(value) and value >= 1
-            value = int(value) if ok else value
-        elif self.kind == "open_unit":
-            ok = _is_number(value) and 0 < value < 1
-            value = float(value) if ok else value
-        elif self.kind == "unit":
-            ok = _is_number(value) and 0 <= value <= 1
-            value = float(value) if ok else value
-        elif self.kind == "nonnegative":
-            ok = _is_number(value) and 0 <= value < math.inf
-            value = float(value) if ok else value
-        elif self.kind == "base":
-            ok = _is_number(value) and 1 < value < math.inf
-            value = float(value) if ok else value
+        elif self.kind in _NUMERIC:
+            if value is None and (self.kind == "k" or (self.kind == "threshold" and self.default is None)):
+                return value
+            checked = check_number(owner, self.name, value, expected=self.expected(), **_NUMERIC[self.kind])
+            # a threshold keeps its own type (rel=2 prints as 2 in a label)
+            return value if self.kind == "threshold" else checked
         elif self.kind == "gains":
             if value is not None:
                 ok = isinstance(value, dict) and all(
@@ -112,6 +95,18 @@ class GainMap(tuple):
 
     def __repr__(self) -> str:
         return "{" + ", ".join(f"{g!r}: {v!r}" for g, v in self) + "}"
+
+
+#: the numeric kinds of a parameter, as rankframe.numeric.check_number's rule
+_NUMERIC: dict[str, dict[str, Any]] = {
+    "k": {"integer": True, "low": 1, "high": K_MAX},
+    "threshold": {},
+    "int>=1": {"integer": True, "low": 1},
+    "open_unit": {"low": 0, "high": 1, "low_open": True, "high_open": True},
+    "unit": {"low": 0, "high": 1},
+    "nonnegative": {"low": 0},
+    "base": {"low": 1, "low_open": True},
+}
 
 
 def _is_int(v: Any) -> bool:

@@ -7,7 +7,6 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import inputs, units
@@ -23,7 +22,7 @@ from .join import join_qrels
 from .names import Measure
 from .registry import POLICY_DEFAULTS, bind_policies
 from .schema import validate as validate_table
-from .stats.randomization import call_seed, check_n_resamples
+from .stats.randomization import call_seed, check_n_resamples, check_seed
 
 ENGINES = ("pandas", "duckdb")
 
@@ -57,10 +56,7 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
 
 def check_resampling(n_resamples: object, seed: object, owner: str = "evaluate") -> tuple[int, int | None]:
     """``n_resamples`` (1 to 10**7) and ``seed`` (None or an int >= 0) of a bootstrap, checked before any work."""
-    n = check_n_resamples(n_resamples, owner)
-    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise parameter_error(owner, "seed", "None or an int >= 0", seed)
-    return n, None if seed is None else int(seed)  # type: ignore[arg-type]
+    return check_n_resamples(n_resamples, owner), check_seed(seed, owner)
 
 
 def evaluate(

@@ -225,6 +225,7 @@ def schema(
     order: str | None = "rank",
     allow_duplicates: bool = False,
     require_relevance: bool = True,
+    scores: bool = False,
 ) -> pa.DataFrameSchema:
     """Build the pandera schema of a long-format ranking table.
 
@@ -242,6 +243,9 @@ def schema(
         Keep repeated (query, item) rows instead of rejecting them.
     require_relevance : bool
         Whether the relevance column must be present (False for a run checked before joining qrels).
+    scores : bool
+        Whether the score column is read even when ``rank`` orders the lists (a fusion method that adds the scores):
+        it then has the score rules too (numeric, finite).
 
     Returns
     -------
@@ -313,7 +317,7 @@ def schema(
         frame_checks.append(
             pa.Check(unique_rank, name=f"unique:{c.rank}", error=RULES["unique_rank"].message(unit=unit))
         )
-    elif order == "score":
+    if order == "score" or scores:
         cols[c.score] = pa.Column(
             nullable=True,
             checks=[
@@ -387,6 +391,7 @@ def validate(
     require_relevance: bool = True,
     table: str = "ranking table",
     ranked: bool = True,
+    scores: bool = False,
 ) -> None:
     """Check a long-format table against every rule at once; raise :class:`ValidationError` if any fails.
 
@@ -396,7 +401,8 @@ def validate(
     ``columns`` is a :class:`Columns` or a dict such as ``{"query": "user_id"}``; ``by`` a segment column or a
     list of them (as :func:`rankframe.evaluate` reads them).
     ``table`` names the table in the message (``"qrels table"`` for judgments); ``ranked=False`` checks a
-    table without a rank or score column (judgments).
+    table without a rank or score column (judgments). ``scores=True`` also holds the score column to the score rules
+    when ``rank`` orders the lists (:func:`rankframe.fuse` with a method that adds the scores).
 
     Examples
     --------
@@ -431,9 +437,12 @@ def validate(
         raise ValidationError(nested, table=table)
     order = None if order_col is None else "rank" if order_col == c.rank else "score"
     with units.shared():  # the fast proof and the checks share the engine's codes and orders (one call's memo)
-        if _proven_valid(df, c, by, order, allow_duplicates, require_relevance):
+        scores = scores and order == "rank" and c.score in present
+        if _proven_valid(df, c, by, order, allow_duplicates, require_relevance, scores):
             return
-        sch = schema(c, by=by, order=order, allow_duplicates=allow_duplicates, require_relevance=require_relevance)
+        sch = schema(
+            c, by=by, order=order, allow_duplicates=allow_duplicates, require_relevance=require_relevance, scores=scores
+        )
         # validate a shallow view with a 0..n-1 index: failure cases then name row positions, so example rows are
         # right even when the caller's index repeats (pd.concat without ignore_index); the data is not copied
         view = df.copy(deep=False)
@@ -476,7 +485,13 @@ def _suggest_segment(
 
 
 def _proven_valid(
-    df: pd.DataFrame, c: Columns, by: Sequence[str], order: str | None, allow_duplicates: bool, require_relevance: bool
+    df: pd.DataFrame,
+    c: Columns,
+    by: Sequence[str],
+    order: str | None,
+    allow_duplicates: bool,
+    require_relevance: bool,
+    scores: bool = False,
 ) -> bool:
     """True when whole-column tests prove that the table passes every rule of :func:`schema` (no row masks).
 
@@ -492,7 +507,7 @@ def _proven_valid(
             return False
         if _id_kind(col) not in _ONE_KIND | {"typed"}:
             return False
-    value_columns = ([c.relevance] if require_relevance else []) + ([c.score] if order == "score" else [])
+    value_columns = ([c.relevance] if require_relevance else []) + ([c.score] if order == "score" or scores else [])
     for name in value_columns:
         col = df[name]
         if not (_is_numeric(col) and (_all_finite(col) or not np.isinf(units.as_float(col)).any())):

@@ -29,7 +29,7 @@ from .stats.bootstrap import (
     quantile_at,
     resampled_means,
 )
-from .stats.randomization import call_seed, check_n_resamples, seed_sequence
+from .stats.randomization import call_seed, check_n_resamples, check_seed, seed_sequence
 
 #: the interval methods of segment_means: compare's (``ci_method=``) that apply to one sample and to two
 SEGMENT_CI_METHODS = ("t", "bootstrap", "bca")
@@ -69,7 +69,8 @@ def segment_means(
         when ``by`` is one column). Each segment is compared with the segment that has the same values in the other
         ``by`` columns and ``value`` in these: ``by=["system", "length"], versus={"length": "short"}`` gives, per
         system, long minus short. ``delta = value - value of the reference``; the reference rows themselves, and
-        segments without a reference, have NaN.
+        segments without a reference, have NaN. A null value names the segment of null values:
+        ``versus={"length": None}`` (``versus=None`` itself means no reference).
     ci : float, default 0.95
         Level of the intervals ``[ci_low, ci_high]`` (of the mean) and ``[delta_low, delta_high]``.
     ci_method : {"bootstrap", "bca", "t"}, default "bootstrap"
@@ -121,8 +122,7 @@ def segment_means(
         )
     ci_method = ci_method.lower()
     n_resamples = check_n_resamples(n_resamples, "segment_means")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise parameter_error("segment_means", "seed", "None or an int >= 0", seed)
+    seed = check_seed(seed, "segment_means")
     output = inputs.check_output(output, "segment_means")
     measures = parse_metrics(metrics, "segment_means")
     names = [str(m) for m in measures]
@@ -310,11 +310,25 @@ def _partners(seg_keys: pd.DataFrame, by: list[str], ref: dict[str, Any] | None)
         target[c] = v
     lookup = pd.MultiIndex.from_frame(seg_keys.astype(object))
     found = lookup.get_indexer(pd.MultiIndex.from_frame(target.astype(object)))
-    is_ref = np.all([seg_keys[c].astype(object).to_numpy() == v for c, v in ref.items()], axis=0)
+    # a null value names the segment of null values (versus={"length": None}): None, NaN and pd.NA alike
+    is_ref = np.all(
+        [
+            seg_keys[c].isna().to_numpy() if _null(v) else seg_keys[c].astype(object).to_numpy() == v
+            for c, v in ref.items()
+        ],
+        axis=0,
+    )
     if not is_ref.any():
         shown = {c: list(pd.unique(seg_keys[c]))[:10] for c in ref}
         raise ParameterError(f"versus={ref!r} names no segment of the table; the segments' values are {shown}")
     return np.where(is_ref, -1, found).astype(np.int64)
+
+
+def _null(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or an array is no null
+        return False
 
 
 def _welch(summary: stats.PairedSummary, partner: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:

@@ -113,18 +113,24 @@ CREATE OR REPLACE MACRO rf__fuse_columns(tbl) AS TABLE
     FROM (SELECT 1 AS rf__one) AS o LEFT JOIN (SELECT * FROM query_table(tbl) LIMIT 0) AS s ON true;
 
 -- the table's rows as (rf__sys, rf__q, rf__item, rf__score, rf__rank): the missing one of score / rank is NULL (the
--- pruned branch of NULL columns makes every name bind)
+-- pruned branch of NULL columns makes every name bind); a score or rank of another type than a number is NULL here and
+-- its type (rf__score_type, rf__rank_type) is rf__fuse_check_rows' error (never a cast of text or booleans)
 CREATE OR REPLACE MACRO rf__fuse_input(tbl, system) AS TABLE
     SELECT CAST(coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys,
-           s.query AS rf__q, s.item AS rf__item, CAST(s.score AS DOUBLE) AS rf__score,
-           CAST(s.rank AS DOUBLE) AS rf__rank
+           s.query AS rf__q, s.item AS rf__item,
+           CASE WHEN rf__is_number_type(typeof(s.score)) THEN TRY_CAST(s.score AS DOUBLE) END AS rf__score,
+           CASE WHEN rf__is_number_type(typeof(s.rank)) THEN TRY_CAST(s.rank AS DOUBLE) END AS rf__rank,
+           typeof(s.score) AS rf__score_type, typeof(s.rank) AS rf__rank_type
     FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl)
           UNION ALL BY NAME
           SELECT NULL AS query, NULL AS item, NULL AS score, NULL AS rank WHERE false) AS s;
 
--- one row: true, or the error about the rows (null system / query / item, an item twice in a run, fewer than 2
--- systems, weights for systems the table lacks or systems without a weight); ok: the checks before
-CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
+-- one row: true, or the error about the rows (null system / query / item, an item twice in a run, the long table's
+-- value rules of the columns the fusion reads: rank (by_rank: the table has one) numeric, an integer >= 1 and unique
+-- per run, score (read when the table has no rank or the method adds scores: needs_score) numeric and finite; fewer
+-- than 2 systems, weights for systems the table lacks or systems without a weight); ok: the checks before. The
+-- words are the declared rules' (rankframe/table_rules.py), as rankframe.fuse says them.
+CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok, by_rank, needs_score) AS TABLE
     SELECT CASE WHEN NOT ok THEN false
                 WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
                 THEN error(printf('rf:table[%s]: every row must name its system (no null values) (%s offending '
@@ -135,6 +141,21 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
                 WHEN count(*) FILTER (WHERE s.rf__item IS NULL) > 0
                 THEN error(printf('rf:table[item]: item must not be null (%s offending row(s)).',
                                   CAST(count(*) FILTER (WHERE s.rf__item IS NULL) AS VARCHAR)))
+                WHEN by_rank AND NOT rf__is_numeric_type(coalesce(any_value(s.rf__rank_type), 'NULL'))
+                THEN error(printf('rf:table[rank]: rank must be numeric (null = judged but not retrieved); found type '
+                                  || '%s.', any_value(s.rf__rank_type)))
+                WHEN by_rank AND sum(s.rf__bad_rank) > 0
+                THEN error(printf('rf:table[rank]: rank must be an integer >= 1 (null = judged but not retrieved) (%s '
+                                  || 'offending row(s)).', CAST(sum(s.rf__bad_rank) AS VARCHAR)))
+                WHEN by_rank AND max(s.rf__same_rank) > 1
+                THEN error(printf('rf:table[rank]: rank must be unique within each (%s, query).', system))
+                WHEN (NOT by_rank OR needs_score)
+                     AND NOT rf__is_numeric_type(coalesce(any_value(s.rf__score_type), 'NULL'))
+                THEN error(printf('rf:table[score]: score must be numeric (null = not retrieved); found type %s.',
+                                  any_value(s.rf__score_type)))
+                WHEN (NOT by_rank OR needs_score) AND sum(s.rf__inf_score) > 0
+                THEN error(printf('rf:table[score]: score must be finite (%s offending row(s)).',
+                                  CAST(sum(s.rf__inf_score) AS VARCHAR)))
                 WHEN max(s.rf__n) > 1
                 THEN error(printf('rf:table[item]: item must be unique within each (%s, query): %s key(s) occur on '
                                   || 'more than one row.', system,
@@ -163,9 +184,18 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok) AS TABLE
                                                          lambda x: NOT list_contains(
                                                              map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))), x)))))
                 ELSE true END AS rf__ok
-    FROM (SELECT i.rf__sys, i.rf__q, i.rf__item, count(*) AS rf__n
-          FROM rf__fuse_input(tbl, system) AS i
-          GROUP BY ALL) AS s;
+    FROM (SELECT i.rf__sys, i.rf__q, i.rf__item, count(*) AS rf__n,
+                 any_value(i.rf__rank_type) AS rf__rank_type, any_value(i.rf__score_type) AS rf__score_type,
+                 count(*) FILTER (WHERE i.rf__rank IS NOT NULL
+                                        AND (NOT isfinite(i.rf__rank) OR i.rf__rank < 1
+                                             OR i.rf__rank <> floor(i.rf__rank))) AS rf__bad_rank,
+                 max(i.rf__same_rank) AS rf__same_rank,
+                 count(*) FILTER (WHERE i.rf__score IS NOT NULL AND NOT isfinite(i.rf__score)) AS rf__inf_score
+          FROM (SELECT x.*,
+                       CASE WHEN x.rf__rank IS NULL OR NOT by_rank THEN 1
+                            ELSE count(*) OVER (PARTITION BY x.rf__sys, x.rf__q, x.rf__rank) END AS rf__same_rank
+                FROM rf__fuse_input(tbl, system) AS x) AS i
+          GROUP BY i.rf__sys, i.rf__q, i.rf__item) AS s;
 
 -- (1)-(3a) the rows of the fusion, each step computed once (MATERIALIZED: several steps read the runs):
 -- rf__ranked: each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A
@@ -296,7 +326,10 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
         FROM rf__v AS v
         GROUP BY v.rf__q, v.rf__item
     )
-    SELECT s.rf__q AS query, s.rf__item AS item, s.rf__f AS score,
+    SELECT s.rf__q AS query, s.rf__item AS item,
+           CASE WHEN s.rf__f IS NULL OR isfinite(s.rf__f) THEN s.rf__f
+                ELSE error('rf:table[score]: the fused scores overflow float64 (a normalisation or a sum of the runs'' '
+                           || 'scores is not finite): rescale the runs'' scores (e.g. divide them by 1e6).') END AS score,
            row_number() OVER (PARTITION BY s.rf__q ORDER BY s.rf__f DESC, CAST(s.rf__item AS VARCHAR) DESC) AS rank
     FROM (SELECT r.*, rf__round_significant(r.rf__raw, rf__fused_digits()) AS rf__f
     FROM (SELECT f.rf__q, f.rf__item,
@@ -328,7 +361,10 @@ CREATE OR REPLACE MACRO rf__fuse_ok(tbl, method, k, norm, weights, rank_base, de
                      ELSE rf__fuse_check_columns(c.rf__names, system,
                                                  NOT list_contains(rf__fuse_by_rank(), rf__lc(method))
                                                  AND coalesce(rf__lc(norm) NOT IN ('rank', 'borda'), true)) END
-         FROM rf__fuse_columns(tbl) AS c)) AS r;
+         FROM rf__fuse_columns(tbl) AS c),
+        (SELECT list_contains(c.rf__names, 'rank') FROM rf__fuse_columns(tbl) AS c),
+        NOT list_contains(rf__fuse_by_rank(), rf__lc(method)) AND coalesce(rf__lc(norm) NOT IN ('rank', 'borda'), true)
+    ) AS r;
 
 -- rf_fuse(tbl, method := 'rrf', ...): the fused run of the table's runs, one row per (query, item) of any run with its
 -- score and rank (1..n per query, score descending, ties by item descending as a string). See docs/sql.md

@@ -195,6 +195,17 @@ def refuse(measures: Sequence[Any], face: str) -> None:
         )
 
 
+def inputs_not_taken(measures: Sequence[Any], owner: str, instead: str) -> None:
+    """Refuse a metric that reads an input (train=, catalog=, features=) ``owner`` cannot take; ``instead``: the fix.
+
+    The words of :func:`missing_input` would tell the caller to pass an argument ``owner`` does not have.
+    """
+    for m in measures:
+        if isinstance(m.spec, BeyondSpec):
+            for name in m.spec.needed(m.kw):
+                raise ParameterError(f"{m} needs {name}=, {INPUTS[name]}, which {owner} cannot take: {instead}.")
+
+
 def missing_input(measure: Any, name: str) -> ParameterError:
     """The error of a metric that reads an input it was not given."""
     return ParameterError(

@@ -147,7 +147,7 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="with --dbt: the most by columns a rankframe.metrics call takes (default: 3)",
+        help="with --dbt: the most by columns a rankframe.metrics call takes (default: 3, at most 16)",
     )
     _policy_options(sq)
     _column_options(sq)

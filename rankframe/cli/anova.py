@@ -11,10 +11,11 @@ import argparse
 
 from .. import progress as progress_mod
 from ..errors import ParameterError, ValidationError, did_you_mean
-from ._load import _load
+from ._load import _beyond_inputs, _load
 from ._options import (
     EXIT_OK,
     UsageError,
+    _beyond_input_options,
     _cli_words,
     _column_options,
     _columns,
@@ -82,6 +83,7 @@ def add_parser(sub) -> None:
         help="a query some systems of a segment have a value for and others not: error (default), zero, drop",
     )
     _policy_options(an)
+    _beyond_input_options(an)
     an.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
     an.add_argument(
         "--format",
@@ -111,6 +113,7 @@ def run(args) -> int:
         check_names(args.col_system or columns.system, by, args.interaction, columns)
     except ParameterError as e:
         raise UsageError(_cli_words(str(e))) from None
+    beyond = _beyond_inputs(args, measures, columns)  # read with pandas, as for compare
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
     with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:
         loaded = _load(args, columns, by, progress, system=args.col_system or columns.system)
@@ -142,6 +145,7 @@ def run(args) -> int:
                 no_relevant=policies["no_relevant"],
                 no_retrieved=policies["no_retrieved"],
                 no_judged=policies["no_judged"],
+                **(beyond or {}),
             )
         except ValidationError as e:
             raise _in_cli_words(e) from None

@@ -124,6 +124,9 @@ def _fuse(args) -> int:
     weights = _weights(args.weights)
     columns = _columns(args)
     frame, system, columns = _read(args, columns)
+    if system in frame.columns and pd.api.types.is_integer_dtype(frame[system]) and not frame[system].isna().any():
+        # the command names runs by text (--name, --weights, a TREC tag): integer system ids are read as their text
+        frame = frame.assign(**{system: frame[system].astype(str)})
     given = {p: getattr(args, p) for p in _PARAMS if getattr(args, p) is not None}
     try:
         out = fuse_runs(frame, args.method, system=system, weights=weights, columns=columns, **given)

@@ -25,8 +25,10 @@ from ..columns import Columns
 from ..display import OUTPUT_COLUMNS
 from ..errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
 from ..evaluate import evaluate_parameters
+from ..numeric import check_number
+from ..schema import nested_failures
 from ..stats.align import MISSING
-from ..stats.randomization import check_n_resamples
+from ..stats.randomization import check_n_resamples, check_seed
 
 TESTS = ("t", "randomization", "wilcoxon", "tukey")
 CI_METHODS = ("t", "bootstrap", "bca", "tukey")
@@ -113,9 +115,7 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
     p["missing"] = _choice("missing", p["missing"], MISSING)
     p["n_resamples"] = check_n_resamples(p["n_resamples"], "compare")
-    seed = p["seed"]
-    if seed is not None and not (_is_int(seed) and seed >= 0):
-        raise parameter_error("compare", "seed", "None or an int >= 0", seed)
+    p["seed"] = check_seed(p["seed"], "compare")
     if not isinstance(p["engine"], str) or p["engine"].lower() not in ("pandas", "duckdb"):
         raise parameter_error("compare", "engine", "one of 'pandas', 'duckdb'", p["engine"])
     for key in p["options"]:
@@ -148,15 +148,11 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
     ``test="t"`` and a one-sided alternative: ``"greater"``, or ``"less"`` for metrics where lower is better
     (:func:`margin_side` decides it once the metrics are known). Tukey's HSD (and its interval) is two-sided only.
     """
+    checked: float | None = None
     if margin is not None:
-        if (
-            isinstance(margin, (bool, np.bool_))
-            or not isinstance(margin, (int, float, np.integer, np.floating))
-            or not np.isfinite(margin)
-            or margin < 0
-        ):
-            raise parameter_error("compare", "margin", "None or a finite number >= 0 (in the metric's units)", margin)
-        margin = float(margin)
+        checked = check_number(
+            "compare", "margin", margin, low=0, expected="None or a finite number >= 0 (in the metric's units)"
+        )
         if test != "t":
             raise ParameterError(
                 f"margin= (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + margin > 0; "
@@ -174,7 +170,7 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
             f"alternative={side!r}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
             f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'"
         )
-    return margin, side
+    return checked, side
 
 
 #: the error of an alternative that is not the non-inferiority test's side (the words of both directions)
@@ -314,6 +310,9 @@ def check_frame_system(df: pd.DataFrame, system: str, by: list[str], columns: Co
     nulls = df[system].isna()
     if nulls.any():
         raise null_systems_error(system, int(nulls.sum()), df[nulls].head(5))
+    nested = nested_failures(df, [system])  # lists or dicts as systems: the long table's rule, before any pd.unique
+    if nested:
+        raise ValidationError(nested)
 
 
 def check_systems(found: list, system: str) -> None:

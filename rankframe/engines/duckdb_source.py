@@ -31,7 +31,7 @@ import pandas as pd
 
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..errors import ParameterError, check_unique_names
+from ..errors import ParameterError, ValidationError, check_unique_names
 from ..io._files import file_errors
 from ..io.tables import (  # noqa: F401 - the suffixes stay importable here
     CSV_SUFFIXES,
@@ -42,6 +42,7 @@ from ..io.tables import (  # noqa: F401 - the suffixes stay importable here
     suffix_kind,
 )
 from ..names import Measure
+from ..table_rules import nested_failure
 from .aggregate import metric_labels
 from .duckdb_engine import build_sql, translate_error
 
@@ -439,6 +440,7 @@ def systems(source: Any, system: str, settings: Settings | None = None) -> Syste
         try:
             if is_relation:
                 names = list(source.columns)
+                types = {n: str(t) for n, t in zip(source.columns, source.types)}
 
                 def run(sql: str) -> Any:
                     return source.query("rf__src_rel", sql.replace("rf__raw", "rf__src_rel"))
@@ -447,13 +449,16 @@ def systems(source: Any, system: str, settings: Settings | None = None) -> Syste
                 assert con is not None  # noqa: S101 - a path has its own connection
                 con.execute("SET preserve_insertion_order = true")  # 'the first row' is the file's first row
                 _, rel = _open(con, source)
-                names = list(_describe(con, rel))
+                types = _describe(con, rel)
+                names = list(types)
 
                 def run(sql: str) -> Any:
                     return con.execute(sql)
 
             if system not in names:
                 return Systems(names, [], None, 0, None)
+            if _nested(types[system]):  # lists, structs, maps: the long table's rule of ids (not unhashable values)
+                raise ValidationError([nested_failure(system, types[system])], table="ranking table")
             col = _quote(system)
             first = run(f"SELECT {col} FROM rf__raw LIMIT 1").fetchall()
             ((nulls, found),) = run(

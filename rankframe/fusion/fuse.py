@@ -7,8 +7,6 @@ docs/decisions/0015-fusion.md.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +16,12 @@ import pandas as pd
 
 from .. import inputs, units
 from ..columns import Columns
+from ..comparing.rules import null_systems_error
 from ..errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
+from ..numeric import check_number
 from ..prepare import _order_by_score
+from ..schema import _ONE_KIND as ONE_KIND
+from ..schema import validate
 from ..table_rules import missing_order_failure, ranking_column
 from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, FusionMethod, Normalisation, normalisation
@@ -105,6 +107,7 @@ def fuse(
     c, m = plan.columns, plan.method
     frame = inputs.to_pandas(df, owner=OWNER, columns=c)
     check_columns(list(frame.columns), c)
+    check_table(frame, c, plan.reads_scores)
     runs = read_runs(frame, c, plan.params.get("depth"))
     w = check_systems(runs.systems, plan)
     if plan.reads_scores and not runs.has_scores:
@@ -131,7 +134,7 @@ class Plan:
     params: dict[str, Any]
     columns: Columns
     weights: Mapping[Any, float] | None
-    name: str
+    name: str | int  # an int names the fused run in a system column of ints
 
     @property
     def reads_scores(self) -> bool:
@@ -164,8 +167,10 @@ def check_options(
     norm_spec = normalisation(norm)
     params = _check_params(m, k=k, rank_base=rank_base, depth=depth, phi=phi, gamma=gamma, sigma=sigma)
     fused_name = m.name if name is None else name
-    if not isinstance(fused_name, str) or not fused_name:
-        raise parameter_error(OWNER, "name", "a non-empty str", name)
+    if not (isinstance(fused_name, str) and fused_name) and not (
+        isinstance(fused_name, (int, np.integer)) and not isinstance(fused_name, (bool, np.bool_))
+    ):
+        raise parameter_error(OWNER, "name", "a non-empty str (or an int, for a system column of ints)", name)
     if not m.weighted and weights is not None:
         raise ParameterError(
             f"The 'weights' parameter of fuse is for the weighted methods (wsum, wmnz, mixed, w_bordafuse); "
@@ -173,7 +178,22 @@ def check_options(
         )
     if m.weighted and not isinstance(weights, Mapping):
         raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
-    return Plan(m, norm_spec, params, c, weights if isinstance(weights, Mapping) else None, fused_name)
+    chosen = fused_name if isinstance(fused_name, str) else int(fused_name)
+    return Plan(m, norm_spec, params, c, weights if isinstance(weights, Mapping) else None, chosen)
+
+
+def check_table(frame: pd.DataFrame, c: Columns, reads_scores: bool, segments: list[str] | None = None) -> None:
+    """The long table's rules on the runs (:func:`rankframe.schema.validate`, the table of :func:`rankframe.evaluate`).
+
+    The system column is a segment (ids of one type, atomic; items and ranks unique per (system, query)); the
+    relevance column, when there is one, is checked as evaluate checks it (the fused rows carry it); the score
+    column has the score rules when the lists are ordered by it or ``reads_scores`` (a score method).
+    """
+    by = [c.system, *(segments or [])]
+    nulls = frame[c.system].isna().to_numpy()
+    if nulls.any():
+        raise null_systems_error(c.system, int(nulls.sum()), frame[nulls].head(5))
+    validate(frame, c, by=by, require_relevance=c.relevance in frame.columns, table="runs to fuse", scores=reads_scores)
 
 
 def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
@@ -183,10 +203,18 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
     """
     c = plan.columns
     check_system_count(systems, c)
-    if plan.name in {str(s) for s in systems}:
+    if str(plan.name) in {str(s) for s in systems}:
         raise ParameterError(
             f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
             f"system of the {c.system!r} column; pass another name=."
+        )
+    if pd.api.types.infer_dtype(pd.Index([*systems, plan.name], dtype=object), skipna=True) not in ONE_KIND:
+        kind = type(systems[0]).__name__
+        raise ParameterError(
+            f"The 'name' parameter of fuse: the systems of the {c.system!r} column are {kind} values "
+            f"({', '.join(map(repr, systems[:3]))}), and the fused run's name {plan.name!r} is a "
+            f"{type(plan.name).__name__}: the table would hold ids of two types, which evaluate and compare refuse. "
+            f"Pass name= a new {kind} value, or convert the column first: df.astype({{{c.system!r}: str}})."
         )
     return _check_weights(plan.method, plan.weights, systems)
 
@@ -203,30 +231,42 @@ def check_system_count(systems: list, c: Columns) -> None:
 def fused_rows(frame: pd.DataFrame, runs: Runs, plan: Plan, w: np.ndarray | None) -> pd.DataFrame:
     """The fused run's rows of the (checked) runs of ``frame``: candidates, normalisation, method, ordering."""
     cand = candidates(runs)
-    normed, cand = normalise(runs, cand, None if plan.norm is None else plan.norm.name)
-    score = fused_scores(plan.method.name, normed, cand, plan.params, w)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is check_fused_scores' error
+        normed, cand = normalise(runs, cand, None if plan.norm is None else plan.norm.name)
+        score = fused_scores(plan.method.name, normed, cand, plan.params, w)
+    check_fused_scores(score, plan.columns)
     return _fused_frame(frame, plan.columns, runs, cand, score, plan.name)
 
 
+#: the fused scores are not finite (a normalisation or a sum of huge scores overflows float64): the words of every face
+OVERFLOW = (
+    "the fused scores overflow float64 (a normalisation or a sum of the runs' scores is not finite): rescale the "
+    "runs' scores (e.g. divide them by 1e6)"
+)
+
+
+def check_fused_scores(score: np.ndarray, c: Columns) -> None:
+    """Every fused score is finite (else a ValidationError: no candidate is dropped or ranked by a NaN)."""
+    bad = ~np.isfinite(score)
+    if bad.any():
+        raise ValidationError([{"column": c.score, "rule": OVERFLOW, "count": int(bad.sum())}], table="runs to fuse")
+
+
 def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
-    def number(key: str, ok, expected: str, integer: bool = False) -> Any:
-        value = given[key]
-        kinds = numbers.Integral if integer else numbers.Real
-        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or not ok(value):
-            raise parameter_error(OWNER, key, expected, value)
-        return value
+    def number(key: str, expected: str, **rule: Any) -> Any:
+        return check_number(OWNER, key, given[key], expected=expected, **rule)
 
     params = {
-        "k": number("k", lambda v: v >= 0, "a number >= 0"),
-        "rank_base": number("rank_base", lambda v: v in (0, 1), "0 or 1", integer=True),
-        "phi": number("phi", lambda v: 0 < v < 1, "a number in (0, 1)"),
-        "gamma": number("gamma", lambda v: True, "a finite number"),
-        "sigma": number("sigma", lambda v: 0 <= v <= 1, "a number in [0, 1]"),
+        "k": number("k", "a number >= 0", low=0),
+        "rank_base": number("rank_base", "0 or 1", integer=True, low=0, high=1),
+        "phi": number("phi", "a number in (0, 1)", low=0, high=1, low_open=True, high_open=True),
+        "gamma": number("gamma", "a finite number"),
+        "sigma": number("sigma", "a number in [0, 1]", low=0, high=1),
     }
     if m.name == "rrf" and params["k"] + params["rank_base"] <= 0:
         raise parameter_error(OWNER, "k", "> 0 with rank_base=0 (the first rank would weigh 1/0)", params["k"])
     if given["depth"] is not None:
-        params["depth"] = number("depth", lambda v: v >= 1, "None or an int >= 1", integer=True)
+        params["depth"] = number("depth", "None or an int >= 1", integer=True, low=1)
     return params
 
 
@@ -252,9 +292,7 @@ def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarra
                 f"The 'weights' parameter of fuse names the system {key!r}, which is not in the table"
                 f"{did_you_mean(str(key), by_text)}. Systems: {list(by_text)}."
             )
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-            raise parameter_error(OWNER, "weights", "finite numbers", weights)
-        out[i] = float(value)
+        out[i] = check_number(OWNER, "weights", value, expected="finite numbers")
     lacking = [s for s, i in by_text.items() if np.isnan(out[i])]
     if lacking:
         raise ParameterError(f"The 'weights' parameter of fuse has no weight for the system(s) {lacking}.")
@@ -311,7 +349,7 @@ def source_rows(frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates) -
 
 
 def _fused_frame(
-    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str
+    frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates, score: np.ndarray, name: str | int
 ) -> pd.DataFrame:
     """The fused run's rows in (query, rank) order, other columns taken from the input."""
     fused_src, extra = source_rows(frame, c, runs, cand)

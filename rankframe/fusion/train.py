@@ -11,7 +11,6 @@ docs/fusion.md ("Training the weights"), decision docs/decisions/0015-fusion.md.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
@@ -21,12 +20,14 @@ import pandas as pd
 
 from .. import inputs
 from ..arguments import OUTPUT_COLUMNS
+from ..beyond.declare import inputs_not_taken
 from ..columns import Columns, column_list, judgment_columns
 from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from ..evaluate import parse_metrics
 from ..join import join_qrels
 from ..names import Measure
-from .fuse import _check_one_scale, check_columns, check_options, check_system_count, source_rows
+from ..numeric import check_number
+from .fuse import _check_one_scale, check_columns, check_options, check_system_count, check_table, source_rows
 from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, Grid, trained_method
 from .normalize import normalise
@@ -149,6 +150,7 @@ def fuse_train(
         raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     check_columns(list(frame.columns), c)
     _check_segments(segments, frame, c)
+    check_table(frame, c, plan.reads_scores)
     if c.relevance not in frame.columns or not frame[c.relevance].notna().any():
         raise ValidationError(
             [{"column": c.relevance, "rule": "fuse_train learns from judgments: give a relevance column or qrels=",
@@ -296,6 +298,9 @@ def _one_metric(metric: object) -> Measure:
     measures = parse_metrics(metric, owner=OWNER)
     if len(measures) != 1:
         raise parameter_error(OWNER, "metric", "one metric (it stands for several)", metric)
+    inputs_not_taken(
+        measures, "fuse_train", "train on a metric of the runs and their judgments (nDCG@10, AP, ...) instead"
+    )
     return measures[0]
 
 
@@ -353,21 +358,18 @@ def weight_vectors(n_systems: int, steps: list) -> list[tuple[float, ...]]:
 
 
 def _positive_number(value: object) -> bool:
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool)
-        and math.isfinite(value)  # type: ignore[arg-type]
-        and value > 0  # type: ignore[operator]
-    )
+    try:
+        check_number(OWNER, "step", value, low=0, low_open=True)
+    except ParameterError:
+        return False
+    return True
 
 
 def _bounds(bounds: object) -> tuple[float, float]:
-    ok = (
-        isinstance(bounds, (tuple, list))
-        and len(bounds) == 2
-        and all(isinstance(b, numbers.Real) and not isinstance(b, bool) and math.isfinite(b) for b in bounds)
-        and bounds[0] <= bounds[1]
-    )
-    if not ok:
-        raise parameter_error(OWNER, "bounds", "(low, high) with low <= high", bounds)
-    return bounds[0], bounds[1]  # type: ignore[index]
+    words = "(low, high) with low <= high"
+    if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+        raise parameter_error(OWNER, "bounds", words, bounds)
+    low, high = (check_number(OWNER, "bounds", b, expected=words) for b in bounds)
+    if low > high:
+        raise parameter_error(OWNER, "bounds", words, bounds)
+    return bounds[0], bounds[1]

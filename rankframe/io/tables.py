@@ -153,7 +153,10 @@ def read_long(
             path, f"could not read column {inferred[0]!r} as text", header_line, header.decode("utf-8", "replace")
         )
     numeric_cols = [h for h in table.column_names if h in numbers]
-    if not all(_finite_numbers(table.column(h)) for h in numeric_cols):
+    # pyarrow reads '0x10' as the integer 16, which no other road does (DuckDB's file road refuses it): a file with
+    # such a cell reads every column as text, and _csv_number refuses it as it refuses any other text
+    hexed = b"0x" in data or b"0X" in data
+    if hexed or not all(_finite_numbers(table.column(h)) for h in numeric_cols):
         table = _read_csv(data, path, delim, cols, {h: _STR for h in cols})
     for h in numeric_cols:
         col = table.column(h)
@@ -206,6 +209,13 @@ def _csv_number(col: pa.Array, name: str, data: bytes, path: PathLike) -> pa.Arr
     """Cast a CSV text column to int64 (all integers) or float64; empty cells are nulls, all else finite."""
     trimmed = pc.utf8_trim_whitespace(col)
     values = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, trimmed.type), trimmed)
+    hexadecimal = pc.fill_null(pc.match_substring_regex(values, r"^[+-]?0[xX]"), False)
+    if pc.any(hexadecimal).as_py():  # pyarrow's casts read it as a number, no other road does
+        i = pc.index(hexadecimal, True).as_py()
+        line, text = _csv_row_line(data, i)
+        raise InputFileError(
+            path, f"{name} is not a number: {values[i].as_py()!r} (hexadecimal is not read)", line, text
+        )
     try:
         return values.cast(pa.int64())
     except pa.ArrowInvalid:

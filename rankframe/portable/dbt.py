@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from ..arguments import parse_metrics
+from ..beyond.declare import inputs_not_taken
 from ..columns import Columns
-from ..errors import ParameterError, parameter_error
+from ..errors import ParameterError
+from ..numeric import check_number
 from ..registry import POLICIES
 from .render import _POLICY_STATE, ORDER_BY, TESTED_DIALECTS, render
 from .terms import sqlglot
@@ -58,6 +60,8 @@ SHIPPED_METRICS = (
 )
 #: the most ``by`` columns a generated package takes (one template per count)
 MAX_BY = 3
+MAX_BY_LIMIT = 16  #: the most by columns a package takes: each one adds a statement per dialect (seconds each)
+_NOT_TAKEN = "evaluate it with rankframe.sql.render(..., catalog=/train=/features=) or rankframe.evaluate"
 #: the dialects generated; each is the dbt adapter type of the same name (``target.type``)
 DIALECTS = TESTED_DIALECTS
 TABLE = "rf_dbt_relation"
@@ -256,10 +260,14 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     >>> sorted(package(["P@10"], max_by=1))[:3]
     ['README.md', 'dbt_project.yml', 'macros/bigquery.sql']
     """
-    if isinstance(max_by, bool) or not isinstance(max_by, int) or max_by < 0:
-        raise parameter_error(OWNER, "max_by", "an int >= 0", max_by)
+    max_by = check_number(
+        OWNER, "max_by", max_by, integer=True, low=0, high=MAX_BY_LIMIT,
+        expected=f"an int in [0, {MAX_BY_LIMIT}] (each by column adds a statement per dialect)",
+    )  # fmt: skip
     given = [metrics] if isinstance(metrics, str) else list(metrics)
-    labels = [str(m) for m in parse_metrics(given, OWNER)]
+    measures = parse_metrics(given, OWNER)
+    inputs_not_taken(measures, "the dbt package (its macro rankframe.metrics reads one relation)", _NOT_TAKEN)
+    labels = [str(m) for m in measures]
     roles = [f.name for f in fields(Columns)]
     command = _command(labels)
     common = {
@@ -305,11 +313,14 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
 
 
 def write(directory: str | Path, metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -> list[Path]:
-    """Write the package (:func:`package`) into ``directory`` (created if needed); return the files written."""
+    """Write the package (:func:`package`) into ``directory`` (created if missing, not its parent); the files."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise ParameterError(f"{OWNER}: {str(root)!r} is a file, not a folder")
+    if not root.exists() and not root.absolute().parent.is_dir():
+        raise ParameterError(f"{OWNER}: the parent folder of {str(root)!r} does not exist (only the package's is made)")
     files = package(metrics, max_by=max_by)
+    root.mkdir(exist_ok=True)
     written = []
     for name, text in files.items():
         path = root / name

@@ -14,6 +14,7 @@ along the ranking; ``rf__rows`` puts the not-retrieved rows back; ``rf__x`` adds
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,9 +25,9 @@ from ..arguments import as_flag, check_output_names, parse_metrics
 from ..columns import Columns, column_list
 from ..declare import Param
 from ..engines import beyond_engine
-from ..errors import ParameterError, parameter_error
+from ..errors import ParameterError, did_you_mean, parameter_error
 from ..names import Measure
-from ..registry import KERNELS, bind_policies
+from ..registry import KERNELS, POLICIES, bind_policies
 from . import beyond as beyond_sql
 from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot
 
@@ -123,6 +124,24 @@ def _nothing_relevant(t: Terms, m: Measure) -> str:
     raise not_portable(str(m), f"the 'nothing relevant' rule {kind!r} has no portable expression")
 
 
+#: the dialects whose identifiers match whatever their case, even quoted (DuckDB, BigQuery's columns, Spark by
+#: default, Trino): an output name there collides with a column of another case (PostgreSQL and Snowflake keep
+#: quoted names apart)
+FOLDS_CASE = ("duckdb", "bigquery", "spark", "trino")
+
+
+def check_keywords(policies: dict) -> None:
+    """The keyword arguments of :func:`render` beyond its parameters are the query-set policies, and only those."""
+    known = [p.name for p in POLICIES]
+    for key in policies:
+        if key not in known:
+            params = [n for n in inspect.signature(render).parameters if n != "policies"]
+            raise ParameterError(
+                f"{OWNER} got an unknown keyword argument {key!r}{did_you_mean(key, [*params, *known])}; it takes "
+                f"{', '.join(params)} and the query-set policies {', '.join(known)}."
+            )
+
+
 def render(
     metrics: str | Measure | Sequence[str | Measure],
     *,
@@ -215,7 +234,11 @@ def render(
     segments = column_list(by, OWNER)
     per_query = as_flag("per_query", per_query, OWNER)
     # the mean shape adds the count of queries, n
-    check_output_names(segments, cols, per_query, (*EVALUATE_OUTPUTS, *(() if per_query else ("n",))), OWNER)
+    check_output_names(
+        segments, cols, per_query, (*EVALUATE_OUTPUTS, *(() if per_query else ("n",))), OWNER,
+        fold_case=target in FOLDS_CASE,
+    )  # fmt: skip
+    check_keywords(policies)
     measures = parse_metrics(metrics, OWNER)
     accuracy, beyond = beyond_engine.split(measures)
     # evaluate's rules of the extra inputs and of the set-level metrics (per_query), written once there

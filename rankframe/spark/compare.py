@@ -39,9 +39,10 @@ from ..evaluate import parse_metrics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
 from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values
+from ..table_rules import RULES, failure, nested_failure
 from ._compat import column, pyspark, quote
 from .evaluate import check_grades, check_options, per_query_frame, quiet
-from .validate import _free_name, check_columns
+from .validate import _atomic, _free_name, check_columns
 from .validate import validate as validate_table
 
 DISTRIBUTED_TESTS = ("t",)
@@ -49,6 +50,13 @@ DISTRIBUTED_TESTS = ("t",)
 
 def _check_system(sdf: Any, system: object, by: list[str], columns: Columns) -> None:
     check_system_column(system, by, columns, list(sdf.columns), "df.withColumnRenamed({name!r}, '{name}_')")
+    dtype = sdf.schema[system].dataType
+    if not _atomic(dtype):  # arrays, maps, structs, binary: the long table's rules of ids (not Python's TypeError)
+        binary = dtype.simpleString() == "binary"
+        rule = RULES["binary"].message(column=system) if binary else None
+        raise ValidationError(
+            [failure(str(system), rule, 0) if rule else nested_failure(str(system), dtype.simpleString())]
+        )
 
 
 def compare(

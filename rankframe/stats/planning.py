@@ -27,12 +27,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, parameter_error
+from ..numeric import broadcast, check_array, check_number
 from .paired import ALTERNATIVES
 
 #: the power at which compare's ``mde`` column is computed
 MDE_POWER = 0.8
 _BISECTIONS = 52  # nc in [0, hi] to 2**-52 of hi: far below any effect a metric can show
-_MAX_N = 2**40  # topic_set_size gives up beyond (an effect of ~1e-6 sd)
+#: topic_set_size gives up beyond this many queries (a ParameterError; an effect of ~3e-6 sd needs that many)
+_MAX_N = 2**40
 
 
 def _t_power(nc: np.ndarray, df: np.ndarray, alpha: float, alternative: str) -> np.ndarray:
@@ -71,13 +73,12 @@ def mde_dz(n: np.ndarray, alpha: float, power: float = MDE_POWER, alternative: s
 
 
 def _level(value: object, name: str, owner: str) -> float:
-    if (
-        isinstance(value, (bool, np.bool_))
-        or not isinstance(value, (int, float, np.integer, np.floating))
-        or not 0 < value < 1
-    ):
-        raise parameter_error(owner, name, "a float in the open interval (0, 1)", value)
-    return float(value)
+    return float(
+        check_number(
+            owner, name, value, low=0, high=1, low_open=True, high_open=True,
+            expected="a float in the open interval (0, 1)",
+        )
+    )  # fmt: skip
 
 
 def _options(alpha: object, power: object, alternative: object, owner: str) -> tuple[float, float, str]:
@@ -94,14 +95,14 @@ def _options(alpha: object, power: object, alternative: object, owner: str) -> t
 
 
 def _numbers(value: object, name: str, owner: str, rule: str, ok) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise parameter_error(owner, name, rule, value) from None
-    if arr.size == 0 or isinstance(value, (bool, np.bool_, str)) or not np.all(ok(arr)):
-        bad = value if arr.ndim == 0 or arr.size == 0 else arr[~ok(arr)][:3].tolist()
-        raise parameter_error(owner, name, rule, bad)
-    return arr
+    return check_array(owner, name, value, rule, ok)
+
+
+def _too_many(dz: float) -> None:
+    raise ParameterError(
+        f"The 'delta' parameter of topic_set_size: |delta| / sd_diff = {dz:.3g} would need more than {_MAX_N:,} "
+        "queries (the limit of topic_set_size); no test collection detects so small an effect."
+    )
 
 
 def _out(arr: np.ndarray) -> Any:
@@ -151,7 +152,7 @@ def power(sd_diff: Any, n: Any, alpha: float = 0.05, power: float = MDE_POWER, a
         "an int >= 2 (or an array of them): a paired t-test needs 2 queries",
         lambda v: (v >= 2) & (v == np.floor(v)) & np.isfinite(v),
     )
-    sd, nn = np.broadcast_arrays(sd, nn)
+    sd, nn = broadcast("power", {"sd_diff": sd, "n": nn})
     return _out(mde_dz(nn, a, p, side) * sd)
 
 
@@ -198,12 +199,10 @@ def topic_set_size(
         "a finite number > 0 (or an array of them)",
         lambda v: np.isfinite(v) & (v > 0),
     )
-    d, sd = np.broadcast_arrays(np.abs(d), sd)
+    d, sd = broadcast("topic_set_size", {"delta": np.abs(d), "sd_diff": sd})
     dz = (d / sd).ravel()
     if np.any(dz * np.sqrt(_MAX_N) < 1e-3):
-        raise ParameterError(
-            f"topic_set_size: |delta| / sd_diff = {dz.min():.3g} would need more than {_MAX_N:,} queries"
-        )
+        _too_many(dz.min())
 
     def enough(n: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return _t_power(dz[rows] * np.sqrt(n), n - 1.0, a, side) >= p  # NaN (never seen) counts as not enough
@@ -214,6 +213,8 @@ def topic_set_size(
         short = ~enough(hi[rows], rows)
         rows = rows[short]
         hi[rows] *= 2.0
+        if rows.size and hi[rows].max() > 2 * _MAX_N:  # (about 35 doublings at most: never a hang)
+            _too_many(dz[rows].min())
     lo = np.where(hi > 2.0, hi / 2.0, 1.0)  # power(lo) < target (n = 1: no test)
     rows = np.flatnonzero(hi - lo > 1)
     while rows.size:  # bisection on the integers: hi is always enough, lo never

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import progress
-from ..errors import parameter_error
+from ..numeric import check_number
 from ._segments import check_offsets, segment_sum
 
 TOLERANCE = 1e-12  # relative to sum(|d|): resamples this close to |T| count as ties
@@ -65,19 +65,20 @@ class RandomizationResult:
 
 def check_n_resamples(n_resamples: object, owner: str) -> int:
     """``n_resamples`` as an int in ``1..MAX_RESAMPLES``, or the ParameterError that says so (before any work)."""
-    if (
-        not isinstance(n_resamples, (int, np.integer))
-        or isinstance(n_resamples, (bool, np.bool_))
-        or not 1 <= n_resamples <= MAX_RESAMPLES
-    ):
-        raise parameter_error(
-            owner,
-            "n_resamples",
-            f"an int from 1 to {MAX_RESAMPLES:,} (10**7: a p-value resolution of 1e-7, finer than any correction "
-            "needs, and a bounded run time)",
-            n_resamples,
+    return int(
+        check_number(
+            owner, "n_resamples", n_resamples, integer=True, low=1, high=MAX_RESAMPLES,
+            expected=f"an int from 1 to {MAX_RESAMPLES:,} (10**7: a p-value resolution of 1e-7, finer than any "
+            "correction needs, and a bounded run time)",
         )
-    return int(n_resamples)
+    )  # fmt: skip
+
+
+def check_seed(seed: object, owner: str) -> int | None:
+    """``seed``: None or an int >= 0 (any size: a SeedSequence's 128-bit entropy reproduces its draws)."""
+    if seed is None:
+        return None
+    return int(check_number(owner, "seed", seed, integer=True, low=0, expected="None or an int >= 0", largest=None))
 
 
 def call_seed(seed: int | None) -> int:

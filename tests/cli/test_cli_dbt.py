@@ -52,7 +52,7 @@ def test_docs_model_is_the_tested_call():
         (["--dbt", "X", "--per-query"], "--per-query is not an option of --dbt"),
         (["--dbt", "X", "-o", "f.sql"], "-o/--output is not an option of --dbt"),
         (["--dbt-max-by", "2"], "--dbt-max-by is an option of the dbt package"),
-        (["--dbt", "X", "--dbt-max-by", "-1"], "'max_by' parameter of rankframe sql --dbt must be an int >= 0"),
+        (["--dbt", "X", "--dbt-max-by", "-1"], "'max_by' parameter of rankframe sql --dbt must be an int in [0, 16]"),
         (["--dbt", "X", "-m", "Coverage@5"], "Coverage@5 needs catalog="),  # the package takes no catalog table
         (["--dbt", "X", "-m", "nDCG@10", "-m", "ndcg@10"], "twice"),
     ],

@@ -1,0 +1,71 @@
+"""Left from the second pass (issue 33): list/dict values in a system column, hexadecimal numbers in a CSV.
+
+A system column holding lists or dicts is the long table's ``nested`` rule (ids and segments are atomic values) on
+every road of compare and anova (it was Python's TypeError "unhashable type" / "'<' not supported"); a CSV cell
+``0x10`` in a number column is refused by read_long as the DuckDB file road refuses it (pyarrow read it as 16).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import rankframe
+from rankframe.errors import RankframeError, ValidationError
+from rankframe.io import read_long
+from rankframe.table_rules import RULES
+
+RUNS = {"query": [1, 1, 1, 1], "item": ["x", "y", "x", "y"], "rank": [1, 2, 1, 2], "relevance": [1, 0, 1, 0]}
+NESTED = {
+    "list": [["a"], ["a"], ["b"], ["b"]],
+    "dict": [{"a": 1}, {"a": 1}, {"b": 1}, {"b": 1}],
+}
+NESTED_WORDS = RULES["nested"].text.split("({found})")[1]  # ", which are not allowed: ids and segments must be ..."
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+@pytest.mark.parametrize("road", ["frame", "parquet"])
+@pytest.mark.parametrize("kind", NESTED)
+def test_nested_systems_are_the_nested_rule(kind, road, engine, tmp_path):
+    frame = pd.DataFrame({"system": NESTED[kind], **RUNS})
+    source = frame
+    if road == "parquet":
+        source = str(tmp_path / "runs.parquet")
+        frame.to_parquet(source)
+    for call in (
+        lambda: rankframe.compare(source, "AP", engine=engine),
+        lambda: rankframe.anova(source, "AP", engine=engine),
+    ):
+        with pytest.raises(ValidationError) as info:
+            call()
+        failure = info.value.failures[0]
+        assert failure["column"] == "system" and NESTED_WORDS in failure["rule"], str(info.value)
+
+
+def test_hexadecimal_relevance_is_refused_on_both_roads(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("query,item,rank,relevance\n1,a,1,0x10\n1,b,2,0\n", encoding="utf-8")
+    with pytest.raises(RankframeError, match=r"relevance is not a number: '0x10'"):
+        read_long(path)
+    with pytest.raises(ValidationError, match="relevance must be numeric"):  # the DuckDB file road
+        rankframe.evaluate(str(path), "AP", engine="duckdb")
+    # an id that looks hexadecimal stays text
+    ids = tmp_path / "ids.csv"
+    ids.write_text("query,item,rank,relevance\n0x1,0xa,1,1\n0x1,b,2,0\n", encoding="utf-8")
+    assert read_long(ids)["item"].tolist() == ["0xa", "b"]
+
+
+@pytest.mark.slow  # a JVM
+@pytest.mark.xdist_group("spark")
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+def test_spark_compare_nested_systems(tmp_path):
+    pytest.importorskip("pyspark")
+    from sparkutil import session
+
+    import rankframe.spark as rs
+
+    path = tmp_path / "runs.parquet"
+    pd.DataFrame({"system": NESTED["dict"], **RUNS}).to_parquet(path)  # a Spark struct column
+    with pytest.raises(ValidationError) as info:
+        rs.compare(session().read.parquet(str(path)), "AP")
+    assert info.value.failures[0]["column"] == "system" and NESTED_WORDS in info.value.failures[0]["rule"]
