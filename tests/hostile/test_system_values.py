@@ -55,8 +55,7 @@ def test_hexadecimal_relevance_is_refused_on_both_roads(tmp_path):
     assert read_long(ids)["item"].tolist() == ["0xa", "b"]
 
 
-@pytest.mark.slow  # a JVM
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark  # one JVM per run (tests/tiers.py)
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 def test_spark_compare_nested_systems(tmp_path):
     pytest.importorskip("pyspark")
