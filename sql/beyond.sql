@@ -170,15 +170,21 @@ CREATE OR REPLACE MACRO rf__beyond_known(tbl, train, features, similarity) AS TA
     WHERE similarity = 'cooccurrence';
 
 -- the item vectors of a similarity: (rf__item, rf__dim, rf__u). cosine: the features row divided by the item's L2
--- norm (0 for a zero vector); hamming: the raw value; cooccurrence: the item's distinct train queries with a
+-- norm (0 for a zero vector; the values scaled by their largest magnitude first, as rankframe/beyond/similarity.py); hamming: the raw value; cooccurrence: the item's distinct train queries with a
 -- positive weight, each 1 / sqrt(their number)
 CREATE OR REPLACE MACRO rf__beyond_vectors(tbl, train, features, similarity) AS TABLE
     SELECT f.item AS rf__item, f.rf__dim,
            CASE WHEN similarity = 'hamming' THEN f.rf__x
-                WHEN m.rf__norm2 > 0 THEN f.rf__x / sqrt(m.rf__norm2) ELSE 0.0 END AS rf__u
+                WHEN m.rf__norm2 > 0 THEN f.rf__x / m.rf__big / sqrt(m.rf__norm2) ELSE 0.0 END AS rf__u
     FROM rf__beyond_features(tbl, features) AS f
-    JOIN (SELECT g.item, sum(g.rf__x * g.rf__x ORDER BY g.rf__x * g.rf__x) AS rf__norm2
-          FROM rf__beyond_features(tbl, features) AS g GROUP BY g.item) AS m ON f.item = m.item
+    -- the norm of the item's values over their largest magnitude rf__big: no square overflows (values > 1e154)
+    LEFT JOIN (SELECT g.item, b.rf__big,
+                      sum((g.rf__x / b.rf__big) * (g.rf__x / b.rf__big) ORDER BY (g.rf__x / b.rf__big) * (g.rf__x / b.rf__big)) AS rf__norm2
+               FROM rf__beyond_features(tbl, features) AS g
+               JOIN (SELECT h.item, max(abs(h.rf__x)) AS rf__big FROM rf__beyond_features(tbl, features) AS h
+                     GROUP BY h.item) AS b ON g.item = b.item
+               WHERE b.rf__big > 0 AND similarity = 'cosine'
+               GROUP BY g.item, b.rf__big) AS m ON f.item = m.item
     WHERE similarity IN ('cosine', 'hamming')
     UNION ALL
     SELECT p.item AS rf__item, CAST(p.query AS VARCHAR) AS rf__dim, 1.0 / sqrt(c.rf__users) AS rf__u

@@ -15,23 +15,17 @@ import numpy as np
 import pandas as pd
 
 from .. import units
-from ..beyond import calibration, ild, novelty, personalization
+from ..beyond import calibration
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import item_index
 from ..beyond.sqlgen import given_names
 from ..columns import Columns
 from ..errors import RankframeError
 from ..names import Measure
+from ..registry import BEYOND_RULES
 from ..table_rules import ranking_column
 from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
-
-#: the rules between a metric's options (its module's check_rules), checked before its SQL as the kernels check them
-RULES: dict[str, Callable[..., None]] = {
-    "novelty": novelty.check_rules,
-    "ild": ild.check_rules,
-    "personalization": personalization.check_rules,
-}
 
 _NAMES = {
     "recs": "rf__beyond_recs",
@@ -126,8 +120,8 @@ def evaluate(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(per-list values [*by, query, metric, value], set-level rows [*by, metric, value, n])`` by the SQL macros."""
     for m in measures:  # the rules between options, as the pandas kernels check them (the lists road skips the SQL's)
-        if m.spec.name in RULES:
-            RULES[m.spec.name](**m.kw)
+        if m.spec.name in BEYOND_RULES:
+            BEYOND_RULES[m.spec.name](**m.kw)
     items = df[columns.item]
     catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
