@@ -9,8 +9,9 @@ SQL error starts with. Each face keeps its own test of the rule and takes the wo
 - ``spark``: ``rankframe.spark.beyond``, Spark jobs that count the offending rows of a Spark input;
 - ``sql``: the check macros ``rf__beyond_check_<input>`` generated into ``sql/beyond.sql`` from :data:`RULES`
   (``python -m rankframe.beyond.sqlgen``), which every table macro ``rf_<name>`` runs before its rows;
-- ``portable``: the statement of ``rankframe.sql.render``, on the dialects with a function that raises an error
-  (the rules it cannot check are listed in docs/warehouse.md);
+- ``portable``: ``rankframe.sql.render``, which sees table and column names only: the rules about names (an item
+  column named ``feature``); the rules about rows are not checked there (docs/warehouse.md "What render cannot
+  check");
 - the CLI reads its files and calls ``rankframe.evaluate``: the pandas face's words, in its own option names.
 
 An input's optional column (train='s ``weight``, features='s ``value``) is read only when it is not one of the
@@ -35,7 +36,8 @@ WEIGHT, FEATURE, VALUE = "weight", "feature", "value"
 INPUT_NAMES = ("train", "catalog", "features")
 #: the faces an input rule can declare
 FACES = ("pandas", "duckdb", "spark", "sql", "portable")
-ALL = FACES
+#: the faces that look at the inputs' rows (the portable statement names tables it cannot look at: docs/warehouse.md)
+ALL = ("pandas", "duckdb", "spark", "sql")
 PYTHON = ("pandas", "duckdb", "spark")
 
 #: what an empty input should hold
@@ -104,7 +106,7 @@ RULES: dict[str, InputRule] = {
             "table",
             "{input}= must have {wanted_words} {wanted} (and optionally {optional!r}); {missing} not in its columns "
             "{present}",
-            faces=("pandas", "duckdb", "spark", "sql"),  # portable: the warehouse's own error (a missing column)
+            faces=ALL,  # portable: the warehouse's own error (a missing column)
         ),
         InputRule(
             "feature_is_item",
@@ -134,7 +136,7 @@ RULES: dict[str, InputRule] = {
             "the item ids of {where} are {mine} (e.g. {mine_example}) but those of the ranking table's column "
             "{item!r} are {theirs} (e.g. {their_example}): ids of different kinds never match; convert one of them "
             "first",
-            faces=("pandas", "duckdb", "spark", "sql"),  # portable: the warehouse's error, or no match (docs)
+            faces=ALL,  # portable: the warehouse's error, or no match (docs)
         ),
         InputRule(
             "null_feature",
@@ -175,7 +177,6 @@ RULES: dict[str, InputRule] = {
             "{readers} reads each query's history in train=, but train='s query ids in {query!r} are {mine} (e.g. "
             "{mine_example}) and the ranking table's are {theirs} (e.g. {their_example}): ids of different kinds "
             "never match; convert one of them first",
-            faces=("pandas", "duckdb", "spark", "sql"),
         ),
     )
 }

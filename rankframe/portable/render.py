@@ -21,9 +21,9 @@ from typing import Any
 
 from ..arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
 from ..arguments import as_flag, check_output_names, parse_metrics
+from ..beyond import input_rules
 from ..columns import Columns, column_list
 from ..declare import Param
-from ..beyond import input_rules
 from ..engines import beyond_engine
 from ..errors import ParameterError, parameter_error
 from ..names import Measure

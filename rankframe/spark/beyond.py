@@ -174,8 +174,14 @@ def _to_spark(spark: Any, frame: pd.DataFrame, name: str) -> Any:
         ) from None
 
 
-def inputs(sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: Any) -> Inputs:
-    """The extra inputs checked with evaluate's rules and ready for the statement (see the module docstring)."""
+def inputs(
+    sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: Any, measures: Sequence[Measure] = ()
+) -> Inputs:
+    """The extra inputs checked with evaluate's rules and ready for the statement (see the module docstring).
+
+    ``measures``: the metrics asked, for the rule of those reading each query's history (train='s query ids of the
+    ranking table's kind).
+    """
     spark = sdf.sparkSession
     out = Inputs()
     sample = None
@@ -207,6 +213,13 @@ def inputs(sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: An
             plain = {ITEM: engine.ITEM, rules.FEATURE: engine.FEATURE, VALUE: engine.VALUE}
             out.features = _to_spark(
                 spark, pd.DataFrame({k: frame[v].to_numpy() for k, v in plain.items()}), "features"
+            )
+    readers = [str(m) for m in measures if getattr(m.spec, "history", False)]
+    if out.train is not None and readers:
+        mine, theirs = _kind(out.train.schema[QUERY].dataType), _kind(sdf.schema[columns.query].dataType)
+        if rules.kinds_clash(mine, theirs):
+            raise rules.history_kind_error(
+                readers, columns.query, mine, theirs, _first(out.train, QUERY), _first(sdf, columns.query)
             )
     return out
 
