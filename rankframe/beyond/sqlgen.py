@@ -4,7 +4,9 @@ Each beyond-accuracy metric file ``sql/<name>.sql`` holds one generated block be
 ``-- rf:generated-end``: the macro ``rf__<name>_options(k, like, <options...>, train_given, catalog_given, owner)``,
 which checks every option given (NULL = not given), fills the others from the preset ``like`` names, then from the
 declared default, and raises the declared "needs an input" error. ``python -m rankframe.beyond.sqlgen`` rewrites
-the blocks; ``tests/sql/test_sql_beyond.py`` fails when one is out of date.
+the blocks; ``tests/rung4_faces/test_sql_beyond_parity.py`` fails when one is out of date. ``sql/beyond.sql`` holds one
+more block, the checks of the extra inputs (:func:`inputs_sql`) from ``rankframe/beyond/input_rules.py``: each
+rule's words and code as the declaration writes them.
 
 Examples
 --------
