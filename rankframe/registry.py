@@ -126,6 +126,13 @@ def on_change(listener: Callable[[], None]) -> None:
 
 BEYOND, BEYOND_KERNELS = _collect(_beyond)
 BEYOND = tuple(sorted(BEYOND, key=lambda m: (m.order, m.name)))
+#: the rules between a beyond-accuracy metric's options: its module's ``check_rules(**options)``, for the metrics
+#: that declare one (the faces that do not run the numpy kernel call it before their SQL: the DuckDB engine)
+BEYOND_RULES: dict[str, Callable[..., None]] = {
+    spec.name: rules
+    for spec in BEYOND
+    if (rules := getattr(importlib.import_module(f"{_beyond.__name__}.{spec.name}"), "check_rules", None))
+}
 _index(*_collect())
 _BUILT_IN = frozenset(BY_NAME)
 _TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")

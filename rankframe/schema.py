@@ -95,10 +95,7 @@ def nested_failures(df: pd.DataFrame, names: Sequence[str]) -> list[dict]:
 
 
 def _id_kind(s: pd.Series) -> str:
-    values = s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else s
-    if values.dtype != object:
-        return "typed"
-    return pd.api.types.infer_dtype(values, skipna=True)
+    return units.inferred_kind(s)  # every value's kind (one rule with the inputs' id kinds: units.kinds)
 
 
 def _one_id_type(s: pd.Series):

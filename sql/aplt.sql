@@ -46,6 +46,6 @@ CREATE OR REPLACE MACRO rf_aplt(tbl, train := NULL, segments := [], k := NULL, o
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'aplt', 'APLT',
                                         (rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
                                                          train IS NOT NULL, false, 'rf_aplt')),
-                                        (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                        (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, NULL, false, segments, order_by,
                                             (rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
                                                              train IS NOT NULL, false, 'rf_aplt')), 'rf_aplt')));

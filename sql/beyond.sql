@@ -18,11 +18,102 @@ CREATE OR REPLACE MACRO rf__opt_unit(v, pname, owner) AS
 CREATE OR REPLACE MACRO rf__opt_flag(v, pname, owner) AS
     CASE WHEN v IS NULL THEN CAST(NULL AS BOOLEAN) ELSE rf__flag(v, pname, owner) END;
 
--- the checks of a call (the options o, already checked when bound; the table's columns and segments), one row
-CREATE OR REPLACE MACRO rf__beyond_ok(tbl, segments, order_by, o, owner) AS TABLE
+-- rf:generated-begin (python -m rankframe.beyond.sqlgen: the input rules of rankframe/beyond/input_rules.py)
+-- the kind of ids of a column of DuckDB type t (rankframe.units.id_kind): number, text, other, empty (NULL)
+CREATE OR REPLACE MACRO rf__id_kind(t) AS
+    CASE WHEN t = '"NULL"' THEN 'empty' WHEN t = 'VARCHAR' THEN 'text'
+         WHEN t IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT', 'FLOAT', 'DOUBLE') OR t LIKE 'DECIMAL%' THEN 'number' ELSE 'other' END;
+CREATE OR REPLACE MACRO rf__kinds_clash(a, b) AS a <> 'empty' AND b <> 'empty' AND (a <> b OR a = 'other');
+CREATE OR REPLACE MACRO rf__kind_words(k) AS CASE k WHEN 'number' THEN 'numbers' WHEN 'text' THEN 'text' WHEN 'other' THEN 'neither numbers nor text' END;
+-- the ranking table's kinds of item and query ids (NULL columns when it has not got them: its own rule)
+CREATE OR REPLACE MACRO rf__beyond_table_kinds(tbl) AS TABLE
+    SELECT rf__id_kind(typeof(any_value(s.item))) AS rf__ik, any_value(s.item) AS rf__ix,
+           rf__id_kind(typeof(any_value(s.query))) AS rf__qk, any_value(s.query) AS rf__qx
+    FROM (SELECT * FROM query_table(tbl)
+          UNION ALL BY NAME SELECT NULL AS item, NULL AS query WHERE false) AS s;
+-- train: true, or the first input rule it breaks (train IS NULL: nothing read)
+CREATE OR REPLACE MACRO rf__beyond_check_train(tbl, train, history, owner) AS (
+    SELECT CASE WHEN train IS NULL THEN true
+         WHEN len(rf__lacking(m.rf__names, ['query', 'item'])) > 0 THEN error('rf:param: ' || 'train' || '= must have ' || 'the ranking table''s query and item columns' || ' ' || '[''query'', ''item'']' || ' (and optionally ' || '''weight''' || '); ' || CAST(rf__lacking(m.rf__names, ['query', 'item']) AS VARCHAR) || ' not in its columns ' || CAST(m.rf__names AS VARCHAR))
+         WHEN c.rf__nq > 0 THEN error('rf:param: ' || 'train= has ' || CAST(c.rf__nq AS VARCHAR) || ' null id(s) in ' || '''query''' || ' (' || 'find them with WHERE query IS NULL' || ')')
+         WHEN c.rf__ni > 0 THEN error('rf:param: ' || 'train=''s column ''item''' || ' has ' || CAST(c.rf__ni AS VARCHAR) || ' null item id(s) (' || 'find them with WHERE item IS NULL' || '); item ids are never null')
+         WHEN rf__kinds_clash(c.rf__ik, r.rf__ik) THEN error('rf:param: ' || 'the item ids of ' || 'train=''s column ''item''' || ' are ' || CAST(rf__kind_words(c.rf__ik) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN c.rf__ik = 'text' THEN '''' || CAST(c.rf__ix AS VARCHAR) || '''' ELSE CAST(c.rf__ix AS VARCHAR) END AS VARCHAR) || ') but those of the ranking table''s column ' || '''item''' || ' are ' || CAST(rf__kind_words(r.rf__ik) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN r.rf__ik = 'text' THEN '''' || CAST(r.rf__ix AS VARCHAR) || '''' ELSE CAST(r.rf__ix AS VARCHAR) END AS VARCHAR) || '): ids of different kinds never match; convert one of them first')
+         WHEN c.rf__nw > 0 THEN error('rf:param: ' || 'train=''s column ''weight'' must hold finite numbers >= 0 (0 = a known item without interactions); ' || CAST(c.rf__nw AS VARCHAR) || ' row(s) do not, e.g.
+' || CAST(c.rf__rows AS VARCHAR))
+         WHEN history AND rf__kinds_clash(c.rf__qk, r.rf__qk) THEN error('rf:param: ' || CAST(owner AS VARCHAR) || ' reads each query''s history in train=, but train=''s query ids in ' || '''query''' || ' are ' || CAST(rf__kind_words(c.rf__qk) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN c.rf__qk = 'text' THEN '''' || CAST(c.rf__qx AS VARCHAR) || '''' ELSE CAST(c.rf__qx AS VARCHAR) END AS VARCHAR) || ') and the ranking table''s are ' || CAST(rf__kind_words(r.rf__qk) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN r.rf__qk = 'text' THEN '''' || CAST(r.rf__qx AS VARCHAR) || '''' ELSE CAST(r.rf__qx AS VARCHAR) END AS VARCHAR) || '): ids of different kinds never match; convert one of them first')
+         ELSE true END
+    FROM (SELECT count(t.rf__one) AS rf__n, count(t.rf__one) FILTER (WHERE t.query IS NULL) AS rf__nq,
+                 count(t.rf__one) FILTER (WHERE t.item IS NULL) AS rf__ni,
+                 rf__id_kind(typeof(any_value(t.item))) AS rf__ik, any_value(t.item) AS rf__ix,
+                 rf__id_kind(typeof(any_value(t.query))) AS rf__qk, any_value(t.query) AS rf__qx,
+                 count(t.rf__one) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'weight') OR rf__id_kind(typeof(t.weight)) = 'number') OR list_contains(m.rf__names, 'weight') AND NOT coalesce(TRY_CAST(t.weight AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.weight AS DOUBLE)) AND TRY_CAST(t.weight AS DOUBLE) >= 0, false)) AS rf__nw,
+                 CAST(list(struct_pack(query := t.query, item := t.item, weight := t.weight)) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'weight') OR rf__id_kind(typeof(t.weight)) = 'number') OR list_contains(m.rf__names, 'weight') AND NOT coalesce(TRY_CAST(t.weight AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.weight AS DOUBLE)) AND TRY_CAST(t.weight AS DOUBLE) >= 0, false))[1:5] AS VARCHAR) AS rf__rows
+          FROM rf__columns(coalesce(train, tbl)) AS m,
+               (SELECT *, 1 AS rf__one FROM query_table(coalesce(train, tbl)) WHERE train IS NOT NULL
+                UNION ALL BY NAME SELECT NULL AS query, NULL AS item, NULL AS weight WHERE false) AS t
+          ) AS c, rf__columns(coalesce(train, tbl)) AS m, rf__beyond_table_kinds(tbl) AS r);
+-- catalog: its one column, the item ids (whatever its name); true, or the first input rule it breaks
+CREATE OR REPLACE MACRO rf__beyond_catalog(tbl, catalog) AS TABLE
+    SELECT struct_extract(row(*COLUMNS(*)), 1) AS item FROM query_table(coalesce(catalog, tbl))
+    WHERE catalog IS NOT NULL;
+CREATE OR REPLACE MACRO rf__beyond_check_catalog(tbl, catalog) AS (
+    SELECT CASE WHEN catalog IS NULL THEN true
+         WHEN len(m.rf__names) <> 1 THEN error('rf:param: ' || 'catalog= as a table must have one column (the item ids); it has ' || CAST(m.rf__names AS VARCHAR))
+         WHEN coalesce(c.rf__n, 0) = 0 THEN error('rf:param: ' || 'catalog' || '= is empty: ' || 'it lists the items that could be recommended')
+         WHEN c.rf__ni > 0 THEN error('rf:param: ' || 'catalog=' || ' has ' || CAST(c.rf__ni AS VARCHAR) || ' null item id(s) (' || 'find them with WHERE item IS NULL' || '); item ids are never null')
+         WHEN rf__kinds_clash(c.rf__ik, r.rf__ik) THEN error('rf:param: ' || 'the item ids of ' || 'catalog=' || ' are ' || CAST(rf__kind_words(c.rf__ik) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN c.rf__ik = 'text' THEN '''' || CAST(c.rf__ix AS VARCHAR) || '''' ELSE CAST(c.rf__ix AS VARCHAR) END AS VARCHAR) || ') but those of the ranking table''s column ' || '''item''' || ' are ' || CAST(rf__kind_words(r.rf__ik) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN r.rf__ik = 'text' THEN '''' || CAST(r.rf__ix AS VARCHAR) || '''' ELSE CAST(r.rf__ix AS VARCHAR) END AS VARCHAR) || '): ids of different kinds never match; convert one of them first')
+         WHEN c.rf__nd < c.rf__n THEN error('rf:param: ' || 'catalog= lists ' || CAST(c.rf__n - c.rf__nd AS VARCHAR) || ' item id(s) more than once, e.g. ' || CAST(c.rf__rep AS VARCHAR) || ': give each item once')
+         ELSE true END
+    FROM rf__columns(coalesce(catalog, tbl)) AS m, rf__beyond_table_kinds(tbl) AS r,
+         (SELECT count(*) AS rf__n, count(*) FILTER (WHERE t.item IS NULL) AS rf__ni,
+                 count(DISTINCT t.item) AS rf__nd, rf__id_kind(typeof(any_value(t.item))) AS rf__ik,
+                 any_value(t.item) AS rf__ix,
+                 (SELECT CAST(list(d.item ORDER BY d.item)[1:5] AS VARCHAR) FROM (SELECT u.item
+                  FROM rf__beyond_catalog(tbl, catalog) AS u GROUP BY u.item HAVING count(*) > 1) AS d)
+                 AS rf__rep
+          FROM rf__beyond_catalog(tbl, catalog) AS t) AS c);
+-- features: true, or the first input rule it breaks (features IS NULL: nothing read)
+CREATE OR REPLACE MACRO rf__beyond_check_features(tbl, features) AS (
+    SELECT CASE WHEN features IS NULL THEN true
+         WHEN len(rf__lacking(m.rf__names, ['item', 'feature'])) > 0 THEN error('rf:param: ' || 'features' || '= must have ' || 'the ranking table''s item column and ''feature''' || ' ' || '[''item'', ''feature'']' || ' (and optionally ' || '''value''' || '); ' || CAST(rf__lacking(m.rf__names, ['item', 'feature']) AS VARCHAR) || ' not in its columns ' || CAST(m.rf__names AS VARCHAR))
+         WHEN c.rf__n = 0 THEN error('rf:param: ' || 'features' || '= is empty: ' || 'it holds the items'' (item, feature, value) rows')
+         WHEN c.rf__nf > 0 THEN error('rf:param: ' || 'features= has ' || CAST(c.rf__nf AS VARCHAR) || ' null feature name(s) in ''feature'' (' || 'find them with WHERE feature IS NULL' || ')')
+         WHEN c.rf__ni > 0 THEN error('rf:param: ' || 'features=''s column ''item''' || ' has ' || CAST(c.rf__ni AS VARCHAR) || ' null item id(s) (' || 'find them with WHERE item IS NULL' || '); item ids are never null')
+         WHEN rf__kinds_clash(c.rf__ik, r.rf__ik) THEN error('rf:param: ' || 'the item ids of ' || 'features=''s column ''item''' || ' are ' || CAST(rf__kind_words(c.rf__ik) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN c.rf__ik = 'text' THEN '''' || CAST(c.rf__ix AS VARCHAR) || '''' ELSE CAST(c.rf__ix AS VARCHAR) END AS VARCHAR) || ') but those of the ranking table''s column ' || '''item''' || ' are ' || CAST(rf__kind_words(r.rf__ik) AS VARCHAR) || ' (e.g. ' || CAST(CASE WHEN r.rf__ik = 'text' THEN '''' || CAST(r.rf__ix AS VARCHAR) || '''' ELSE CAST(r.rf__ix AS VARCHAR) END AS VARCHAR) || '): ids of different kinds never match; convert one of them first')
+         WHEN c.rf__nv > 0 THEN error('rf:param: ' || 'features=''s column ''value'' must hold finite numbers (a pair not listed is 0); ' || CAST(c.rf__nv AS VARCHAR) || ' row(s) do not, e.g.
+' || CAST(c.rf__rows AS VARCHAR))
+         WHEN c.rf__np > 0 THEN error('rf:param: ' || 'features= lists ' || CAST(c.rf__np AS VARCHAR) || ' row(s) of the same (item, feature) pair, e.g.
+' || CAST(c.rf__prows AS VARCHAR) || '
+give each pair once')
+         ELSE true END
+    FROM (SELECT count(t.rf__one) AS rf__n, count(t.rf__one) FILTER (WHERE t.feature IS NULL) AS rf__nf,
+                 count(t.rf__one) FILTER (WHERE t.item IS NULL) AS rf__ni,
+                 rf__id_kind(typeof(any_value(t.item))) AS rf__ik, any_value(t.item) AS rf__ix,
+                 count(t.rf__one) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'value') OR rf__id_kind(typeof(t.value)) = 'number') OR list_contains(m.rf__names, 'value') AND NOT coalesce(TRY_CAST(t.value AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.value AS DOUBLE)), false)) AS rf__nv,
+                 CAST(list(struct_pack(item := t.item, feature := t.feature, value := t.value)) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'value') OR rf__id_kind(typeof(t.value)) = 'number') OR list_contains(m.rf__names, 'value') AND NOT coalesce(TRY_CAST(t.value AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.value AS DOUBLE)), false))[1:5] AS VARCHAR) AS rf__rows,
+                 (SELECT coalesce(sum(p.rf__c), 0) FROM (SELECT count(*) AS rf__c
+                  FROM rf__beyond_features(tbl, features) AS f
+                  GROUP BY f.item, f.rf__dim HAVING count(*) > 1) AS p) AS rf__np,
+                 (SELECT CAST(list(struct_pack(item := p.item, feature := p.rf__dim))[1:5] AS VARCHAR) FROM
+                  (SELECT f.item, f.rf__dim FROM rf__beyond_features(tbl, features) AS f
+                   GROUP BY f.item, f.rf__dim HAVING count(*) > 1) AS p) AS rf__prows
+          FROM rf__columns(coalesce(features, tbl)) AS m,
+               (SELECT *, 1 AS rf__one FROM query_table(coalesce(features, tbl)) WHERE features IS NOT NULL
+                UNION ALL BY NAME SELECT NULL AS item, NULL AS feature, NULL AS value WHERE false) AS t
+          ) AS c, rf__columns(coalesce(features, tbl)) AS m, rf__beyond_table_kinds(tbl) AS r);
+-- every input given: true, or the first rule one breaks (history: a metric reading each query's history)
+CREATE OR REPLACE MACRO rf__beyond_check_inputs(tbl, train, catalog, features, history, owner) AS
+    rf__beyond_check_train(tbl, train, history, owner) AND rf__beyond_check_catalog(tbl, catalog)
+    AND rf__beyond_check_features(tbl, features);
+-- rf:generated-end
+
+-- the checks of a call (the options o, already checked when bound; the table's columns and segments; the inputs
+-- given, by the generated rf__beyond_check_<input>: history = a metric reading each query's history), one row
+CREATE OR REPLACE MACRO rf__beyond_ok(tbl, train, catalog, features, history, segments, order_by, o, owner) AS TABLE
     SELECT * FROM rf__check_table(tbl, segments, owner, ['metric', 'value', 'n'],
                                   o IS NOT NULL
-                                  AND rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) <> '');
+                                  AND rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) <> ''
+                                  AND rf__beyond_check_inputs(tbl, train, catalog, features, history, owner));
 
 -- every row of tbl: its segment columns, query, item, rf__all (a constant: the segment key without segments),
 -- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted
@@ -52,11 +143,11 @@ CREATE OR REPLACE MACRO rf__beyond_train(tbl, train) AS TABLE
     SELECT t.query, t.item, coalesce(CAST(t.weight AS DOUBLE), 1.0) AS rf__w
     FROM (SELECT * FROM query_table(coalesce(train, tbl)) WHERE train IS NOT NULL
           UNION ALL BY NAME
-          SELECT NULL AS weight WHERE false) AS t;
+          SELECT NULL AS query, NULL AS item, NULL AS weight WHERE false) AS t;
 
 -- the universe of Coverage and Gini: the distinct items of catalog (its item column) or of train
 CREATE OR REPLACE MACRO rf__beyond_universe(tbl, train, catalog, universe) AS TABLE
-    SELECT DISTINCT c.item AS rf__item FROM query_table(coalesce(catalog, tbl)) AS c
+    SELECT DISTINCT c.item AS rf__item FROM rf__beyond_catalog(tbl, catalog) AS c
     WHERE universe = 'catalog' AND catalog IS NOT NULL
     UNION ALL
     SELECT DISTINCT t.item AS rf__item FROM rf__beyond_train(tbl, train) AS t
@@ -160,7 +251,7 @@ CREATE OR REPLACE MACRO rf__beyond_features(tbl, features) AS TABLE
     SELECT f.item, CAST(f.feature AS VARCHAR) AS rf__dim, coalesce(CAST(f.value AS DOUBLE), 1.0) AS rf__x
     FROM (SELECT * FROM query_table(coalesce(features, tbl)) WHERE features IS NOT NULL
           UNION ALL BY NAME
-          SELECT NULL AS feature, NULL AS value WHERE false) AS f;
+          SELECT NULL AS item, NULL AS feature, NULL AS value WHERE false) AS f;
 
 -- the items known to a similarity (rankframe/beyond/similarity.py): a row in features (cosine, hamming) or in train
 -- (cooccurrence, any weight)
@@ -172,15 +263,21 @@ CREATE OR REPLACE MACRO rf__beyond_known(tbl, train, features, similarity) AS TA
     WHERE similarity = 'cooccurrence';
 
 -- the item vectors of a similarity: (rf__item, rf__dim, rf__u). cosine: the features row divided by the item's L2
--- norm (0 for a zero vector); hamming: the raw value; cooccurrence: the item's distinct train queries with a
+-- norm (0 for a zero vector; the values scaled by their largest magnitude first, as rankframe/beyond/similarity.py); hamming: the raw value; cooccurrence: the item's distinct train queries with a
 -- positive weight, each 1 / sqrt(their number)
 CREATE OR REPLACE MACRO rf__beyond_vectors(tbl, train, features, similarity) AS TABLE
     SELECT f.item AS rf__item, f.rf__dim,
            CASE WHEN similarity = 'hamming' THEN f.rf__x
-                WHEN m.rf__norm2 > 0 THEN f.rf__x / sqrt(m.rf__norm2) ELSE 0.0 END AS rf__u
+                WHEN m.rf__norm2 > 0 THEN f.rf__x / m.rf__big / sqrt(m.rf__norm2) ELSE 0.0 END AS rf__u
     FROM rf__beyond_features(tbl, features) AS f
-    JOIN (SELECT g.item, sum(g.rf__x * g.rf__x ORDER BY g.rf__x * g.rf__x) AS rf__norm2
-          FROM rf__beyond_features(tbl, features) AS g GROUP BY g.item) AS m ON f.item = m.item
+    -- the norm of the item's values over their largest magnitude rf__big: no square overflows (values > 1e154)
+    LEFT JOIN (SELECT g.item, b.rf__big,
+                      sum((g.rf__x / b.rf__big) * (g.rf__x / b.rf__big) ORDER BY (g.rf__x / b.rf__big) * (g.rf__x / b.rf__big)) AS rf__norm2
+               FROM rf__beyond_features(tbl, features) AS g
+               JOIN (SELECT h.item, max(abs(h.rf__x)) AS rf__big FROM rf__beyond_features(tbl, features) AS h
+                     GROUP BY h.item) AS b ON g.item = b.item
+               WHERE b.rf__big > 0 AND similarity = 'cosine'
+               GROUP BY g.item, b.rf__big) AS m ON f.item = m.item
     WHERE similarity IN ('cosine', 'hamming')
     UNION ALL
     SELECT p.item AS rf__item, CAST(p.query AS VARCHAR) AS rf__dim, 1.0 / sqrt(c.rf__users) AS rf__u

@@ -133,7 +133,7 @@ CREATE OR REPLACE MACRO rf_calibration(tbl, train := NULL, features := NULL, seg
                                    rf__calibration_options(k, "like", divergence, direction, alpha, smooth, rank_weight,
                                                            log_base, train IS NOT NULL, false, features IS NOT NULL,
                                                            'rf_calibration'),
-                                   (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                   (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, features, true, segments, order_by,
                                        rf__calibration_options(k, "like", divergence, direction, alpha, smooth,
                                                                rank_weight, log_base, train IS NOT NULL, false,
                                                                features IS NOT NULL, 'rf_calibration'),

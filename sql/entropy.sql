@@ -41,6 +41,6 @@ CREATE OR REPLACE MACRO rf_entropy(tbl, segments := [], k := NULL, order_by := '
                                    log_base := NULL, normalize := NULL) AS TABLE
     SELECT * FROM rf__entropy(tbl, segments, order_by,
                               rf__entropy_options(k, "like", log_base, normalize, false, false, 'rf_entropy'),
-                              (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                              (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,
                                   rf__entropy_options(k, "like", log_base, normalize, false, false, 'rf_entropy'),
                                   'rf_entropy')));

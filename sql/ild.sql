@@ -114,7 +114,7 @@ CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments :=
         FROM rf__ild_lists(tbl, train, features, segments, order_by,
                            rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                                          train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')),
-                           (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                           (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, features, false, segments, order_by,
                                rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                    train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')), 'rf_ild'))) AS l
         GROUP BY ALL)

@@ -59,7 +59,7 @@ CREATE OR REPLACE MACRO rf_novelty(tbl, train := NULL, segments := [], k := NULL
                                         rf__novelty_rules(rf__novelty_options(k, "like", popularity, model, log_base,
                                             cold, list_denominator, aggregate, scale, train IS NOT NULL, false,
                                             'rf_novelty')),
-                                        (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                        (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, NULL, false, segments, order_by,
                                             rf__novelty_rules(rf__novelty_options(k, "like", popularity, model,
                                                 log_base, cold, list_denominator, aggregate, scale, train IS NOT NULL,
                                                 false, 'rf_novelty')), 'rf_novelty')));

@@ -66,7 +66,7 @@ CREATE OR REPLACE MACRO rf_personalization(tbl, segments := [], k := NULL, order
     SELECT * FROM rf__personalization(tbl, segments, order_by,
                                       rf__personalization_rules(rf__personalization_options(k, "like", output, norm,
                                           false, false, 'rf_personalization')),
-                                      (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                                      (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,
                                           rf__personalization_rules(rf__personalization_options(k, "like", output,
                                               norm, false, false, 'rf_personalization')),
                                           'rf_personalization')));

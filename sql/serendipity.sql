@@ -92,7 +92,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
         SELECT i.rf__item, CAST(dense_rank() OVER (ORDER BY i.rf__pop DESC) AS DOUBLE) AS rf__dr
         FROM rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i
         WHERE struct_extract(o, 'form') = 'popularity'),
-    rf__s_n_catalog AS (SELECT CAST(count(DISTINCT c.item) AS DOUBLE) AS rf__nc FROM query_table(coalesce(catalog, tbl)) AS c
+    rf__s_n_catalog AS (SELECT CAST(count(DISTINCT c.item) AS DOUBLE) AS rf__nc FROM rf__beyond_catalog(tbl, catalog) AS c
                   WHERE catalog IS NOT NULL AND struct_extract(o, 'form') = 'popularity'),
     rf__s_terms AS (  -- rel(i) * the form's term of each counted row
         SELECT c.rf__sk, c.query, c.rf__r,
@@ -140,7 +140,7 @@ CREATE OR REPLACE MACRO rf_serendipity(tbl, train := NULL, features := NULL, cat
                  rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel, unknown,
                      no_relevant_item, popularity, train IS NOT NULL, catalog IS NOT NULL, features IS NOT NULL,
                      'rf_serendipity')),
-                 (SELECT rf__ok FROM rf__beyond_ok(tbl, segments, order_by,
+                 (SELECT rf__ok FROM rf__beyond_ok(tbl, train, catalog, features, true, segments, order_by,
                      rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel,
                          unknown, no_relevant_item, popularity, train IS NOT NULL, catalog IS NOT NULL,
                          features IS NOT NULL, 'rf_serendipity')), 'rf_serendipity')),

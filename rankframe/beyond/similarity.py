@@ -63,14 +63,27 @@ def item_vectors(lists: Lists, similarity: str) -> Vectors:
             features.known,
         )
         if similarity == "cosine":
-            norm = np.sqrt(np.bincount(item, weights=value * value, minlength=lists.n_items))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                value = np.where(norm[item] > 0, value / norm[item], 0.0)
+            value = unit_rows(item, value, lists.n_items)
     order = np.argsort(item, kind="stable")
     item, dim, value = item[order], dim[order], value[order]
     counts = np.bincount(item, minlength=lists.n_items)
     starts = np.cumsum(counts) - counts
-    norm2 = np.bincount(item, weights=value * value, minlength=lists.n_items)
+    with np.errstate(over="ignore"):  # hamming's raw values (never read there): squares may overflow to inf
+        norm2 = np.bincount(item, weights=value * value, minlength=lists.n_items)
     found = Vectors(starts, counts, dim, value, n_dims, known, norm2)
     lists._memo[key] = found
     return found
+
+
+def unit_rows(item: np.ndarray, value: np.ndarray, n_items: int) -> np.ndarray:
+    """Each row's value over its item's L2 norm (0 for a zero vector), scaled first so that no square overflows.
+
+    Each item's values are divided by their largest magnitude before squaring: the cosine is scale-invariant, and
+    finite values beyond ~1e154 (whose squares are inf) give the same unit vectors as the values x 1e-200.
+    """
+    biggest = np.zeros(n_items)
+    np.maximum.at(biggest, item, np.abs(value))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled = np.where(biggest[item] > 0, value / biggest[item], 0.0)
+        norm = np.sqrt(np.bincount(item, weights=scaled * scaled, minlength=n_items))
+        return np.where(norm[item] > 0, scaled / norm[item], 0.0)

@@ -265,18 +265,24 @@ def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
     """
     from .. import io
     from ..beyond.declare import BeyondSpec
+    from ..beyond.input_rules import optional_name
 
     asked = any(isinstance(m.spec, BeyondSpec) for m in measures)
     features = getattr(args, "features", None)
     if not asked and args.train is None and args.catalog is None and features is None:
         return None
     inputs = {}
+
+    def numbers(name: str) -> list[str]:  # the optional numeric column, unless it is an id column (input_rules)
+        optional = optional_name(name, columns.query, columns.item)
+        return [] if optional is None else [optional]
+
     if args.train is not None:
-        inputs["train"] = io.read_long(args.train, columns=columns, numeric=["weight"])
+        inputs["train"] = io.read_long(args.train, columns=columns, numeric=numbers("train"))
     if args.catalog is not None:
         inputs["catalog"] = io.read_long(args.catalog, columns=columns)
     if features is not None:
-        inputs["features"] = io.read_long(features, columns=columns, numeric=["value"])
+        inputs["features"] = io.read_long(features, columns=columns, numeric=numbers("features"))
     return inputs
 
 

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import inputs
+from .. import inputs, units
+from ..beyond import input_rules as rules
 from ..beyond.declare import BeyondSpec, missing_input
 from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
 from ..columns import Columns
@@ -25,10 +26,8 @@ from ..registry import BEYOND_KERNELS
 from ..units.order import positions_in_lists
 from .aggregate import metric_labels
 
-#: the column of train= read as the interaction weight (1 per row without it)
-WEIGHT = "weight"
-#: the columns of features= besides the item column: the feature's name and its value (1 per row without it)
-FEATURE, VALUE = "feature", "value"
+#: the columns of the checked inputs (check_train, check_features): names of our own, never a user's
+QUERY, ITEM, WEIGHT, FEATURE, VALUE = "rf__query", "rf__item", "rf__weight", "rf__feature", "rf__value"
 
 
 def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
@@ -82,137 +81,27 @@ def check_arguments(
     return {name: values[name] if readers else None for name, readers in reads.items()}
 
 
-def _id_kind(values: pd.Series) -> str:
-    """'number', 'text' or 'other': ids of different kinds never match, so they are refused, not silently cold."""
-    if pd.api.types.is_bool_dtype(values.dtype):
-        return "other"
-    if pd.api.types.is_numeric_dtype(values.dtype):
-        return "number"
-    kinds = {type(v) for v in values.dropna().head(1000)}
-    if kinds and all(issubclass(t, str) for t in kinds):
-        return "text"
-    if kinds and all(issubclass(t, (int, float, np.integer, np.floating)) and not issubclass(t, bool) for t in kinds):
-        return "number"
-    return "other" if kinds else "empty"
-
-
-_WORDS = {"number": "numbers", "text": "text", "other": "neither numbers nor text"}
-
-
-def _show(value: object) -> str:
-    """An id as the user wrote it (``1``, not ``np.int64(1)``)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
-
-
-def _check_ids(ids: pd.Series, where: str, items: pd.Series, item_col: str) -> None:
-    """No null ids, and ids of the same kind as the recommendations' item column."""
+def _check_ids(ids: pd.Series, name: str, items: pd.Series, item_col: str) -> None:
+    """No null ids, and every id of the same kind as the recommendations' item column (all of them looked at)."""
+    where = rules.where(name, item_col)
     null = ids.isna().to_numpy()
     if null.any():
-        raise null_ids_error(where, int(null.sum()), f"positions {np.flatnonzero(null)[:5].tolist()}")
-    mine, theirs = _id_kind(ids), _id_kind(items)
-    if kinds_clash(mine, theirs):
-        raise id_kind_error(where, mine, theirs, ids.iloc[0], items.dropna().iloc[0], item_col)
+        raise rules.null_ids_error(where, int(null.sum()), f"positions {np.flatnonzero(null)[:5].tolist()}")
+    mine, theirs = units.id_kind(ids), units.id_kind(items)
+    if rules.kinds_clash(mine, theirs):
+        raise rules.id_kind_error(where, mine, theirs, _example(ids, theirs), items.dropna().iloc[0], item_col)
 
 
-# The words of the input rules, written once: the pandas checks here and rankframe.spark's (which count on Spark and
-# show example rows instead of positions) raise these.
-def null_ids_error(where: str, count: int, shown: str) -> ParameterError:
-    """An input with null item ids (``shown``: where they are, e.g. ``positions [0, 3]``)."""
-    return ParameterError(f"{where} has {count} null item id(s) ({shown}); item ids are never null")
-
-
-def kinds_clash(mine: str, theirs: str) -> bool:
-    """Whether ids of these kinds (:func:`_id_kind`'s words) never match."""
-    return "empty" not in (mine, theirs) and (mine != theirs or mine == "other")
-
-
-def id_kind_error(where: str, mine: str, theirs: str, mine_example: object, their_example: object, item_col: str):
-    """Item ids of another kind than the ranking table's."""
-    return ParameterError(
-        f"the item ids of {where} are {_WORDS[mine]} (e.g. {_show(mine_example)}) but those of the ranking table's "
-        f"column {item_col!r} are {_WORDS[theirs]} (e.g. {_show(their_example)}): ids of different kinds never match; "
-        "convert one of them first"
-    )
-
-
-def catalog_type_error(catalog: object) -> ParameterError:
-    """catalog= of a type that holds no ids."""
-    return ParameterError(
-        "The 'catalog' parameter of evaluate must be a sequence of item ids or a one-column table. "
-        f"Got {type(catalog).__name__} instead."
-    )
-
-
-def catalog_columns_error(columns: list) -> ParameterError:
-    """catalog= as a table of more than one column."""
-    return ParameterError(f"catalog= as a table must have one column (the item ids); it has {columns}")
-
-
-#: an empty input: what it should hold
-EMPTY = {
-    "catalog": "it lists the items that could be recommended",
-    "train": "it holds the past interactions popularity is counted from",
-    "features": "it holds the items' (item, feature, value) rows",
-}
-
-
-def empty_error(name: str) -> ParameterError:
-    """An input without rows."""
-    return ParameterError(f"{name}= is empty: {EMPTY[name]}")
-
-
-def repeated_catalog_error(count: int, examples: list) -> ParameterError:
-    """catalog= listing an id more than once."""
-    return ParameterError(f"catalog= lists {count} item id(s) more than once, e.g. {examples}: give each item once")
-
-
-def input_columns_error(name: str, wanted: list[str], missing: list[str], present: list) -> ParameterError:
-    """train= or features= without the columns it must have."""
-    if name == "train":
-        return ParameterError(
-            f"train= must have the ranking table's query and item columns {wanted} (and optionally {WEIGHT!r}); "
-            f"{missing} not in its columns {present}"
-        )
-    return ParameterError(
-        f"features= must have the ranking table's item column and {FEATURE!r} {wanted} (and optionally "
-        f"{VALUE!r}); {missing} not in its columns {present}"
-    )
-
-
-def null_train_query_error(column: str, count: int, shown: str) -> ParameterError:
-    """train= with null query ids."""
-    return ParameterError(f"train= has {count} null id(s) in {column!r} ({shown})")
-
-
-def null_feature_error(count: int, shown: str) -> ParameterError:
-    """features= with null feature names."""
-    return ParameterError(f"features= has {count} null feature name(s) in {FEATURE!r} ({shown})")
-
-
-def bad_number_error(name: str, count: int, rows: str) -> ParameterError:
-    """train='s weight or features='s value that is not a finite number (a weight also >= 0)."""
-    if name == "train":
-        return ParameterError(
-            f"train='s column {WEIGHT!r} must hold finite numbers >= 0 (0 = a known item without interactions); "
-            f"{count} row(s) do not, e.g.\n{rows}"
-        )
-    return ParameterError(
-        f"features='s column {VALUE!r} must hold finite numbers (a pair not listed is 0); {count} "
-        f"row(s) do not, e.g.\n{rows}"
-    )
-
-
-def repeated_pairs_error(count: int, rows: str) -> ParameterError:
-    """features= listing an (item, feature) pair more than once."""
-    return ParameterError(
-        f"features= lists {count} row(s) of the same (item, feature) pair, e.g.\n{rows}\ngive each pair once"
-    )
+def _example(ids: pd.Series, theirs: str) -> object:
+    """An id of ``ids`` whose kind is not ``theirs`` (the first id when every one is: booleans, dates)."""
+    odd = ids[ids.map(units.value_kind) != theirs]
+    return (odd if len(odd) else ids).iloc[0]
 
 
 def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series:
     """``catalog=`` as a Series of distinct, non-null ids of the item column's kind."""
     if isinstance(catalog, (str, bytes, dict)) or catalog is None:
-        raise catalog_type_error(catalog)
+        raise rules.catalog_type_error(catalog)
     if isinstance(catalog, pd.Series):
         ids = catalog.reset_index(drop=True)
     elif isinstance(catalog, (list, tuple, np.ndarray, pd.Index, set, frozenset, range)):
@@ -221,32 +110,44 @@ def check_catalog(catalog: object, items: pd.Series, item_col: str) -> pd.Series
         try:
             frame = inputs.to_pandas(catalog, owner="evaluate", name="catalog")
         except ParameterError:
-            raise catalog_type_error(catalog) from None
+            raise rules.catalog_type_error(catalog) from None
         if frame.shape[1] != 1:
-            raise catalog_columns_error(list(frame.columns))
+            raise rules.catalog_columns_error(list(frame.columns))
         ids = frame.iloc[:, 0].reset_index(drop=True)
     if len(ids) == 0:
-        raise empty_error("catalog")
-    _check_ids(ids, "catalog=", items, item_col)
+        raise rules.empty_error("catalog")
+    _check_ids(ids, "catalog", items, item_col)
     repeated = ids[ids.duplicated()]
     if len(repeated):
-        raise repeated_catalog_error(len(repeated), repeated.head(5).tolist())
+        raise rules.repeated_catalog_error(len(repeated), repeated.head(5).tolist())
     return ids
 
 
 def check_train(train: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
-    """``train=`` as a pandas frame with the query and item columns (and a valid ``weight``), never modified."""
+    """``train=`` checked, as a new frame ``[rf__query, rf__item, rf__weight]`` (1 per row without a weight column).
+
+    The names are our own: a query or item column named ``weight`` is never read as the weights
+    (``input_rules.optional_column``).
+    """
     frame = inputs.to_pandas(train, owner="evaluate", name="train")
     wanted = [columns.query, columns.item]
     _require(frame, "train", wanted)
     null_query = frame[columns.query].isna().to_numpy()
     if null_query.any():
-        raise null_train_query_error(
+        raise rules.null_train_query_error(
             columns.query, int(null_query.sum()), f"rows {np.flatnonzero(null_query)[:5].tolist()}"
         )
-    _check_ids(frame[columns.item], f"train='s column {columns.item!r}", items, columns.item)
-    _check_numbers(frame, "train", WEIGHT, [*wanted, WEIGHT], negative=False)
-    return frame
+    _check_ids(frame[columns.item], "train", items, columns.item)
+    weight = rules.optional_column("train", list(frame.columns), columns.query, columns.item)
+    _check_numbers(frame, "train", weight, wanted, negative=False)
+    return pd.DataFrame(
+        {
+            QUERY: frame[columns.query].to_numpy(),
+            ITEM: frame[columns.item].to_numpy(),
+            WEIGHT: np.ones(len(frame)) if weight is None else frame[weight].to_numpy(np.float64),
+        },
+        copy=False,
+    )
 
 
 def _require(frame: pd.DataFrame, name: str, wanted: list[str]) -> None:
@@ -257,14 +158,14 @@ def _require(frame: pd.DataFrame, name: str, wanted: list[str]) -> None:
     """
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise input_columns_error(name, wanted, missing, list(frame.columns))
-    if len(frame) == 0 and name != "train":
-        raise empty_error(name)
+        raise rules.input_columns_error(name, wanted, missing, list(frame.columns))
+    if len(frame) == 0 and name != "train":  # an empty train= is a history without interactions (every item cold)
+        raise rules.empty_error(name)
 
 
-def _check_numbers(frame: pd.DataFrame, name: str, column: str, shown: list[str], *, negative: bool) -> None:
+def _check_numbers(frame: pd.DataFrame, name: str, column: str | None, ids: list[str], *, negative: bool) -> None:
     """The optional numeric column of a long input: finite numbers (and >= 0 unless ``negative``), else the rows."""
-    if column not in frame.columns:
+    if column is None:
         return
     values = frame[column]
     ok = pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype)
@@ -274,45 +175,62 @@ def _check_numbers(frame: pd.DataFrame, name: str, column: str, shown: list[str]
     else:
         bad = ~(np.isfinite(numbers) if negative else np.isfinite(numbers) & (numbers >= 0))
     if bad.any():
-        raise bad_number_error(name, int(bad.sum()), frame.loc[bad, shown].head(5).to_string())
+        raise rules.bad_number_error(name, int(bad.sum()), frame.loc[bad, [*ids, column]].head(5).to_string())
 
 
 def check_history(measures: Sequence[Measure], train: pd.DataFrame, queries: pd.Series, query_col: str) -> None:
-    """A metric reading each query's own history (``BeyondSpec.history``): train='s query ids of the table's kind."""
+    """A metric reading each query's own history (``BeyondSpec.history``): train='s query ids of the table's kind.
+
+    ``train`` is :func:`check_train`'s frame.
+    """
     readers = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.history]
-    mine, theirs = _id_kind(train[query_col]), _id_kind(queries)
-    if readers and kinds_clash(mine, theirs):
-        raise ParameterError(
-            f"{', '.join(readers)} reads each query's history in train=, but train='s query ids in {query_col!r} are "
-            f"{_WORDS[mine]} (e.g. {_show(train[query_col].iloc[0])}) and the ranking table's are {_WORDS[theirs]} "
-            f"(e.g. {_show(queries.dropna().iloc[0])}): ids of different kinds never match; convert one of them first"
+    if not readers:
+        return
+    ids = train[QUERY]
+    mine, theirs = units.id_kind(ids), units.id_kind(queries)
+    if rules.kinds_clash(mine, theirs):
+        raise rules.history_kind_error(
+            readers, query_col, mine, theirs, _example(ids, theirs), queries.dropna().iloc[0]
         )
 
 
 def check_features(features: object, columns: Columns, items: pd.Series) -> pd.DataFrame:
-    """``features=`` as a pandas frame ``[item, feature, value]``: ids of the item column's kind, each pair once."""
+    """``features=`` checked, as a new frame ``[rf__item, rf__feature, rf__value]`` (1 per row without values).
+
+    Ids of the item column's kind, each (item, feature) pair once; a column ``value`` that is the item column holds
+    ids, never values.
+    """
     frame = inputs.to_pandas(features, owner="evaluate", name="features")
-    wanted = [columns.item, FEATURE]
+    if columns.item == rules.FEATURE:
+        raise rules.feature_is_item_error()
+    wanted = [columns.item, rules.FEATURE]
     _require(frame, "features", wanted)
-    null_feature = frame[FEATURE].isna().to_numpy()
+    null_feature = frame[rules.FEATURE].isna().to_numpy()
     if null_feature.any():
-        raise null_feature_error(int(null_feature.sum()), f"rows {np.flatnonzero(null_feature)[:5].tolist()}")
-    _check_ids(frame[columns.item], f"features='s column {columns.item!r}", items, columns.item)
-    _check_numbers(frame, "features", VALUE, [*wanted, VALUE], negative=True)
-    repeated = frame.duplicated([columns.item, FEATURE], keep=False).to_numpy()
+        raise rules.null_feature_error(int(null_feature.sum()), f"rows {np.flatnonzero(null_feature)[:5].tolist()}")
+    _check_ids(frame[columns.item], "features", items, columns.item)
+    value = rules.optional_column("features", list(frame.columns), columns.query, columns.item)
+    _check_numbers(frame, "features", value, wanted, negative=True)
+    repeated = frame.duplicated(wanted, keep=False).to_numpy()
     if repeated.any():
-        rows = frame.loc[repeated, [columns.item, FEATURE]].head(5)
-        raise repeated_pairs_error(int(repeated.sum()), rows.to_string())
-    return frame
+        rows = frame.loc[repeated, wanted].head(5)
+        raise rules.repeated_pairs_error(int(repeated.sum()), rows.to_string())
+    return pd.DataFrame(
+        {
+            ITEM: frame[columns.item].to_numpy(),
+            FEATURE: frame[rules.FEATURE].to_numpy(),
+            VALUE: np.ones(len(frame)) if value is None else frame[value].to_numpy(np.float64),
+        },
+        copy=False,
+    )
 
 
 def _feature_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int) -> Features:
     feature_codes, names = pd.factorize(frame[FEATURE])
-    value = frame[VALUE].to_numpy(np.float64) if VALUE in frame.columns else np.ones(len(frame))
     return Features(
         item=codes,
         feature=feature_codes.astype(np.int64),
-        value=value,
+        value=frame[VALUE].to_numpy(np.float64),
         n_features=len(names),
         known=np.bincount(codes, minlength=n_items) > 0,
     )
@@ -338,7 +256,7 @@ def grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]) -> n
 
 def _history(train: pd.DataFrame, keys: pd.DataFrame, query: str) -> np.ndarray:
     """Per unit: the code of its query among train='s queries (pd.factorize's order, as ``Train``), -1 without."""
-    _, train_queries = pd.factorize(train[query])
+    _, train_queries = pd.factorize(train[QUERY])
     return pd.Index(train_queries).get_indexer(keys[query]).astype(np.int64)
 
 
@@ -351,11 +269,9 @@ def segments(keys: pd.DataFrame, by: Sequence[str]) -> tuple[np.ndarray, pd.Data
     return codes, keys[list(by)].iloc[first].reset_index(drop=True)
 
 
-def _train_arrays(
-    frame: pd.DataFrame, codes: np.ndarray, n_items: int, query: str, order: np.ndarray, users: np.ndarray
-) -> Train:
-    weight = frame[WEIGHT].to_numpy(np.float64) if WEIGHT in frame.columns else np.ones(len(frame))
-    query_codes, query_ids = pd.factorize(frame[query])
+def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, order: np.ndarray, users: np.ndarray) -> Train:
+    weight = frame[WEIGHT].to_numpy(np.float64)
+    query_codes, query_ids = pd.factorize(frame[QUERY])
     positive = weight > 0
     pairs, _ = count_distinct(query_codes[positive].astype(np.int64) * n_items + codes[positive])
     return Train(
@@ -397,15 +313,15 @@ def lists_of(
     seg_of_unit, seg_keys = segments(groups.keys, by)
     parts = [items.to_numpy()[rows]]
     parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]
-    parts += [] if train_frame is None else [train_frame[columns.item].to_numpy()]
-    parts += [] if feature_frame is None else [feature_frame[columns.item].to_numpy()]
+    parts += [] if train_frame is None else [train_frame[ITEM].to_numpy()]
+    parts += [] if feature_frame is None else [feature_frame[ITEM].to_numpy()]
     codes, n_items, order = item_index(*parts)
     train_codes = codes[1 + (catalog_ids is not None)] if train_frame is not None else None
     unit_user, train_users = None, np.empty(0, dtype=np.int64)
     if train_frame is not None and any(isinstance(m.spec, BeyondSpec) and m.spec.history for m in measures):
         # each list's query and train's queries in one index: a query's own history (Calibration)
         (unit_user, train_users), _, _ = item_index(
-            groups.keys[columns.query].to_numpy(), train_frame[columns.query].to_numpy()
+            groups.keys[columns.query].to_numpy(), train_frame[QUERY].to_numpy()
         )
     catalog_mask = None
     if catalog_ids is not None:
@@ -422,7 +338,7 @@ def lists_of(
         catalog=catalog_mask,
         train=None
         if train_frame is None or train_codes is None
-        else _train_arrays(train_frame, train_codes, n_items, columns.query, order, train_users),
+        else _train_arrays(train_frame, train_codes, n_items, order, train_users),
         features=None if feature_frame is None else _feature_arrays(feature_frame, codes[-1], n_items),
         unit_user=unit_user,
         grade=None if grade is None else grade[rows],

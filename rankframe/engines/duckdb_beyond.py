@@ -15,23 +15,17 @@ import numpy as np
 import pandas as pd
 
 from .. import units
-from ..beyond import calibration, ild, novelty, personalization
+from ..beyond import calibration
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import item_index
 from ..beyond.sqlgen import given_names
 from ..columns import Columns
 from ..errors import RankframeError
 from ..names import Measure
+from ..registry import BEYOND_RULES
 from ..table_rules import ranking_column
 from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
-
-#: the rules between a metric's options (its module's check_rules), checked before its SQL as the kernels check them
-RULES: dict[str, Callable[..., None]] = {
-    "novelty": novelty.check_rules,
-    "ild": ild.check_rules,
-    "personalization": personalization.check_rules,
-}
 
 _NAMES = {
     "recs": "rf__beyond_recs",
@@ -126,21 +120,20 @@ def evaluate(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(per-list values [*by, query, metric, value], set-level rows [*by, metric, value, n])`` by the SQL macros."""
     for m in measures:  # the rules between options, as the pandas kernels check them (the lists road skips the SQL's)
-        if m.spec.name in RULES:
-            RULES[m.spec.name](**m.kw)
+        if m.spec.name in BEYOND_RULES:
+            BEYOND_RULES[m.spec.name](**m.kw)
     items = df[columns.item]
     catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
     feature_frame = None if features is None else beyond_engine.check_features(features, columns, items)
-    if feature_frame is not None and beyond_engine.VALUE in feature_frame:
-        if any(m.spec is calibration.SPEC for m in measures):  # the pandas kernel's words, before the SQL's
-            calibration.check_shares(feature_frame[beyond_engine.VALUE].to_numpy(np.float64))
+    if feature_frame is not None and any(m.spec is calibration.SPEC for m in measures):
+        calibration.check_shares(feature_frame[beyond_engine.VALUE].to_numpy(np.float64))  # the kernel's words
     groups = units.group_codes(df, [*by, columns.query])
     seg_of_unit, seg_keys = beyond_engine.segments(groups.keys, by)
     # DuckDB sees a list as (seg, query) with query = a code of the query id, shared with train='s queries: a query
     # finds its own history (Calibration) and ids keep their dtypes
     parts = [df[columns.query].to_numpy()]
-    parts += [] if train_frame is None else [train_frame[columns.query].to_numpy()]
+    parts += [] if train_frame is None else [train_frame[beyond_engine.QUERY].to_numpy()]
     query_codes, n_queries, _ = item_index(*parts)
     if train_frame is not None:
         beyond_engine.check_history(measures, train_frame, df[columns.query], columns.query)
@@ -164,31 +157,25 @@ def evaluate(
     try:
         grade = beyond_engine.grades(df, columns, measures)  # Serendipity's relevance (None: no metric reads it)
         con.register(_NAMES["recs"], recs if grade is None else recs.assign(relevance=grade))
-        if train_frame is not None:
-            extra = [beyond_engine.WEIGHT] if beyond_engine.WEIGHT in train_frame.columns else []
+        if train_frame is not None:  # the macros' column names (weight 1 per row without the user's weight column)
             con.register(
                 _NAMES["train"],
                 pd.DataFrame(
                     {
                         "query": query_codes[1],
-                        "item": train_frame[columns.item].to_numpy(),
-                        **{c: train_frame[c].to_numpy(dtype=np.float64) for c in extra},
+                        "item": train_frame[beyond_engine.ITEM].to_numpy(),
+                        "weight": train_frame[beyond_engine.WEIGHT].to_numpy(np.float64),
                     }
                 ),
             )
         if feature_frame is not None:
-            value_col = beyond_engine.VALUE
             con.register(
                 _NAMES["features"],
                 pd.DataFrame(
                     {
-                        "item": feature_frame[columns.item].to_numpy(),
+                        "item": feature_frame[beyond_engine.ITEM].to_numpy(),
                         "feature": feature_frame[beyond_engine.FEATURE].to_numpy(),
-                        **(
-                            {value_col: feature_frame[value_col].to_numpy(np.float64)}
-                            if value_col in feature_frame
-                            else {}
-                        ),
+                        "value": feature_frame[beyond_engine.VALUE].to_numpy(np.float64),
                     }
                 ),
             )

@@ -316,11 +316,15 @@ class _Builder:
         self.ctes[known] = "SELECT DISTINCT rf__fitem AS rf__kitem FROM rf__bfeat"
         if similarity == "hamming":
             self.ctes[vec] = "SELECT rf__fitem AS rf__vitem, rf__dim, rf__x AS rf__u FROM rf__bfeat"
-        else:  # cosine: each vector divided by its L2 norm (the zero vector stays 0)
+        else:  # cosine: each vector divided by its L2 norm (the zero vector stays 0), scaled by its largest
+            # magnitude rf__big first so that no square overflows (values beyond ~1e154: similarity.unit_rows)
+            scaled = "(g.rf__x / b.rf__big)"
             self.ctes[vec] = (
-                "SELECT f.rf__fitem AS rf__vitem, f.rf__dim, CASE WHEN n.rf__n2 > 0 THEN f.rf__x / SQRT(n.rf__n2) "
-                "ELSE 0 END AS rf__u FROM rf__bfeat AS f JOIN (SELECT rf__fitem, SUM(rf__x * rf__x) AS rf__n2 "
-                "FROM rf__bfeat GROUP BY rf__fitem) AS n ON f.rf__fitem = n.rf__fitem"
+                "SELECT f.rf__fitem AS rf__vitem, f.rf__dim, CASE WHEN n.rf__n2 > 0 THEN f.rf__x / n.rf__big / "
+                "SQRT(n.rf__n2) ELSE 0 END AS rf__u FROM rf__bfeat AS f LEFT JOIN (SELECT g.rf__fitem, b.rf__big, "
+                f"SUM({scaled} * {scaled}) AS rf__n2 FROM rf__bfeat AS g JOIN (SELECT rf__fitem, MAX(ABS(rf__x)) "
+                "AS rf__big FROM rf__bfeat GROUP BY rf__fitem) AS b ON g.rf__fitem = b.rf__fitem WHERE b.rf__big > 0 "
+                "GROUP BY g.rf__fitem, b.rf__big) AS n ON f.rf__fitem = n.rf__fitem"
             )
         return vec, known
 

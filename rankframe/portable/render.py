@@ -22,6 +22,7 @@ from typing import Any
 
 from ..arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
 from ..arguments import as_flag, check_output_names, parse_metrics
+from ..beyond import input_rules
 from ..columns import Columns, column_list
 from ..declare import Param
 from ..engines import beyond_engine
@@ -251,8 +252,13 @@ def render(
             raise parameter_error(OWNER, option, f"the name of a column of {owner_input}= (a str)", value)
         if value is not None and given is None:
             raise ParameterError(f"{option}= names a column of {owner_input}=, but no {owner_input}= was given")
+        ids = input_rules.id_columns(owner_input, cols.query, cols.item)
+        if value in ids:  # an id column is never read as weights or values (input_rules.optional_column)
+            raise parameter_error(OWNER, option, f"a column of {owner_input}= other than its id columns {ids}", value)
     # an input no asked metric reads: left alone (not read, not checked)
     train, catalog, features = read["train"], read["catalog"], read["features"]  # type: ignore[assignment]
+    if features is not None and cols.item == input_rules.FEATURE:
+        raise input_rules.feature_is_item_error()
     index = {id(m): i for i, m in enumerate(measures)}
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []
@@ -283,7 +289,7 @@ def render(
             postgres=target == "postgres",
             features=None if features is None else _table(features, "features"),
             features_item=_quote(cols.item),
-            features_feature=_quote(beyond_engine.FEATURE),
+            features_feature=_quote(input_rules.FEATURE),
             features_value=None if features_value is None else _quote(features_value),
             relevance=_quote(cols.relevance) if beyond_engine.reads_relevance(beyond) else None,
         )

@@ -6,9 +6,10 @@ table and the extra inputs become temporary views under names of our own, with p
 ``k``, ``s0``...), the statement is written for Spark SQL and ``spark.sql`` runs it where the data are. Nothing here
 names a metric: a new metric with a portable statement is served as it is.
 
-The inputs are checked with the rules of :func:`rankframe.evaluate` (``rankframe.engines.beyond_engine``): a pandas
-frame, Arrow table, polars frame or sequence by the same functions, then handed to Spark; a Spark DataFrame by
-Spark jobs that count the offending rows and bring at most five of them to the driver, raising the same errors.
+The inputs are checked with the rules of :func:`rankframe.evaluate` (declared in ``rankframe.beyond.input_rules``):
+a pandas frame, Arrow table, polars frame or sequence by ``rankframe.engines.beyond_engine``'s functions, then handed
+to Spark; a Spark DataFrame by Spark jobs that count the offending rows and bring at most five of them to the
+driver, raising the same errors.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..beyond import input_rules as rules
 from ..columns import Columns
-from ..engines import beyond_engine as rules
+from ..engines import beyond_engine as engine
 from ..errors import ParameterError
 from ..names import Measure
 from ._compat import column, is_spark_frame, quiet
@@ -34,17 +36,19 @@ EXAMPLES = 5
 
 @dataclass
 class Inputs:
-    """The extra inputs as Spark DataFrames with the statement's column names (None: not given)."""
+    """The extra inputs as Spark DataFrames with the statement's column names (None: not given).
+
+    train= is ``(q, i, w)`` and features= ``(i, feature, v)``: the weight and the value 1 per row without the
+    input's own column (``input_rules.optional_column``).
+    """
 
     train: Any = None
     catalog: Any = None
     features: Any = None
-    weighted: bool = False  # train= has a weight column
-    valued: bool = False  # features= has a value column
 
 
 def _kind(dtype: Any) -> str:
-    """The kind of ids of a Spark column type, in the words of :func:`rankframe.engines.beyond_engine._id_kind`."""
+    """The kind of ids of a Spark column type, in the words of :func:`rankframe.units.id_kind`."""
     from pyspark.sql import types as T
 
     if isinstance(dtype, T.BooleanType):
@@ -106,72 +110,56 @@ def _spark_catalog(catalog: Any, sdf: Any, item: str) -> Any:
     row = catalog.agg(F.count(F.lit(1)), F.count(F.when(_null(name, dtype), 1)), F.countDistinct(column(name))).first()
     if not row[0]:
         raise rules.empty_error("catalog")
-    _spark_ids(catalog, name, "catalog=", int(row[1]), sdf, item)
+    _spark_ids(catalog, name, rules.where("catalog", item), int(row[1]), sdf, item)
     if row[2] < row[0]:
         repeated = catalog.groupBy(column(name)).count().where(F.col("count") > 1).limit(EXAMPLES).collect()
         raise rules.repeated_catalog_error(int(row[0] - row[2]), [r[0] for r in repeated])
     return catalog.select(column(name).alias(ITEM))
 
 
-def _spark_train(train: Any, columns: Columns, sdf: Any) -> tuple[Any, bool]:
+def _spark_long(name: str, frame: Any, columns: Columns, sdf: Any) -> Any:
+    """train= or features= as a Spark DataFrame: evaluate's rules (check_train, check_features) counted by one job.
+
+    Returns ``(q, i, w)`` for train= and ``(i, feature, v)`` for features=, the optional column 1 without its own.
+    """
     from pyspark.sql import functions as F
 
-    wanted = [columns.query, columns.item]
-    missing = [c for c in wanted if c not in train.columns]
+    if name == "features" and columns.item == rules.FEATURE:
+        raise rules.feature_is_item_error()
+    wanted = rules.id_columns(name, columns.query, columns.item)
+    missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise rules.input_columns_error("train", wanted, missing, list(train.columns))
-    types = {f.name: f.dataType for f in train.schema.fields}
-    weighted = rules.WEIGHT in types
-    bad = _number_bad(rules.WEIGHT, types[rules.WEIGHT], True) if weighted else F.lit(False)
-    row = train.agg(
+        raise rules.input_columns_error(name, wanted, missing, list(frame.columns))
+    types = {f.name: f.dataType for f in frame.schema.fields}
+    other = columns.query if name == "train" else rules.FEATURE  # the id column beside the item
+    optional = rules.optional_column(name, list(frame.columns), columns.query, columns.item)
+    bad = F.lit(False) if optional is None else _number_bad(optional, types[optional], name == "train")
+    row = frame.agg(
         F.count(F.lit(1)),
-        F.count(F.when(_null(columns.query, types[columns.query]), 1)),
+        F.count(F.when(_null(other, types[other]), 1)),
         F.count(F.when(_null(columns.item, types[columns.item]), 1)),
         F.count(F.when(bad, 1)),
     ).first()
     if not row[0]:
-        raise rules.empty_error("train")
+        raise rules.empty_error(name)
+    if row[1] and name == "train":
+        raise rules.null_train_query_error(other, int(row[1]), _where(other))
     if row[1]:
-        raise rules.null_train_query_error(columns.query, int(row[1]), _where(columns.query))
-    _spark_ids(train, columns.item, f"train='s column {columns.item!r}", int(row[2]), sdf, columns.item)
+        raise rules.null_feature_error(int(row[1]), _where(other))
+    _spark_ids(frame, columns.item, rules.where(name, columns.item), int(row[2]), sdf, columns.item)
     if row[3]:
-        shown = _to_pandas(train.where(bad).select(*[column(c) for c in [*wanted, rules.WEIGHT]]).limit(EXAMPLES))
-        raise rules.bad_number_error("train", int(row[3]), shown.to_string())
-    weight = [column(rules.WEIGHT).cast("double").alias(WEIGHT)] if weighted else []
-    return train.select(column(columns.query).alias(QUERY), column(columns.item).alias(ITEM), *weight), weighted
-
-
-def _spark_features(features: Any, columns: Columns, sdf: Any) -> tuple[Any, bool]:
-    from pyspark.sql import functions as F
-
-    wanted = [columns.item, rules.FEATURE]
-    missing = [c for c in wanted if c not in features.columns]
-    if missing:
-        raise rules.input_columns_error("features", wanted, missing, list(features.columns))
-    types = {f.name: f.dataType for f in features.schema.fields}
-    valued = rules.VALUE in types
-    bad = _number_bad(rules.VALUE, types[rules.VALUE], False) if valued else F.lit(False)
-    row = features.agg(
-        F.count(F.lit(1)),
-        F.count(F.when(_null(rules.FEATURE, types[rules.FEATURE]), 1)),
-        F.count(F.when(_null(columns.item, types[columns.item]), 1)),
-        F.count(F.when(bad, 1)),
-    ).first()
-    if not row[0]:
-        raise rules.empty_error("features")
-    if row[1]:
-        raise rules.null_feature_error(int(row[1]), _where(rules.FEATURE))
-    _spark_ids(features, columns.item, f"features='s column {columns.item!r}", int(row[2]), sdf, columns.item)
-    if row[3]:
-        shown = _to_pandas(features.where(bad).select(*[column(c) for c in [*wanted, rules.VALUE]]).limit(EXAMPLES))
-        raise rules.bad_number_error("features", int(row[3]), shown.to_string())
-    pairs = features.groupBy(*[column(c) for c in wanted]).count().where(F.col("count") > 1)
-    repeated = pairs.agg(F.sum("count")).first()[0]
-    if repeated:
-        shown = _to_pandas(pairs.select(*[column(c) for c in wanted]).limit(EXAMPLES))
-        raise rules.repeated_pairs_error(int(repeated), shown.to_string())
-    value = [column(rules.VALUE).cast("double").alias(VALUE)] if valued else []
-    return features.select(column(columns.item).alias(ITEM), column(rules.FEATURE), *value), valued
+        shown = _to_pandas(frame.where(bad).select(*[column(c) for c in [*wanted, str(optional)]]).limit(EXAMPLES))
+        raise rules.bad_number_error(name, int(row[3]), shown.to_string())
+    if name == "features":
+        pairs = frame.groupBy(*[column(c) for c in wanted]).count().where(F.col("count") > 1)
+        repeated = pairs.agg(F.sum("count")).first()[0]
+        if repeated:
+            shown = _to_pandas(pairs.select(*[column(c) for c in wanted]).limit(EXAMPLES))
+            raise rules.repeated_pairs_error(int(repeated), shown.to_string())
+    number = F.lit(1.0) if optional is None else column(optional).cast("double")
+    if name == "train":
+        return frame.select(column(columns.query).alias(QUERY), column(columns.item).alias(ITEM), number.alias(WEIGHT))
+    return frame.select(column(columns.item).alias(ITEM), column(rules.FEATURE), number.alias(VALUE))
 
 
 def _to_spark(spark: Any, frame: pd.DataFrame, name: str) -> Any:
@@ -186,8 +174,14 @@ def _to_spark(spark: Any, frame: pd.DataFrame, name: str) -> Any:
         ) from None
 
 
-def inputs(sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: Any) -> Inputs:
-    """The extra inputs checked with evaluate's rules and ready for the statement (see the module docstring)."""
+def inputs(
+    sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: Any, measures: Sequence[Measure] = ()
+) -> Inputs:
+    """The extra inputs checked with evaluate's rules and ready for the statement (see the module docstring).
+
+    ``measures``: the metrics asked, for the rule of those reading each query's history (train='s query ids of the
+    ranking table's kind).
+    """
     spark = sdf.sparkSession
     out = Inputs()
     sample = None
@@ -202,28 +196,31 @@ def inputs(sdf: Any, columns: Columns, *, train: Any, catalog: Any, features: An
         if is_spark_frame(catalog):
             out.catalog = _spark_catalog(catalog, sdf, columns.item)
         else:
-            ids = rules.check_catalog(catalog, items(), columns.item)
+            ids = engine.check_catalog(catalog, items(), columns.item)
             out.catalog = _to_spark(spark, pd.DataFrame({ITEM: ids.to_numpy()}), "catalog")
     if train is not None:
         if is_spark_frame(train):
-            out.train, out.weighted = _spark_train(train, columns, sdf)
+            out.train = _spark_long("train", train, columns, sdf)
         else:
-            frame = rules.check_train(train, columns, items())
-            out.weighted = rules.WEIGHT in frame.columns
-            plain = pd.DataFrame({QUERY: frame[columns.query].to_numpy(), ITEM: frame[columns.item].to_numpy()})
-            if out.weighted:
-                plain[WEIGHT] = pd.to_numeric(frame[rules.WEIGHT]).to_numpy("float64")
-            out.train = _to_spark(spark, plain, "train")
+            frame = engine.check_train(train, columns, items())
+            plain = {QUERY: engine.QUERY, ITEM: engine.ITEM, WEIGHT: engine.WEIGHT}
+            out.train = _to_spark(spark, pd.DataFrame({k: frame[v].to_numpy() for k, v in plain.items()}), "train")
     if features is not None:
         if is_spark_frame(features):
-            out.features, out.valued = _spark_features(features, columns, sdf)
+            out.features = _spark_long("features", features, columns, sdf)
         else:
-            frame = rules.check_features(features, columns, items())
-            out.valued = rules.VALUE in frame.columns
-            plain = pd.DataFrame({ITEM: frame[columns.item].to_numpy(), rules.FEATURE: frame[rules.FEATURE].to_numpy()})
-            if out.valued:
-                plain[VALUE] = pd.to_numeric(frame[rules.VALUE]).to_numpy("float64")
-            out.features = _to_spark(spark, plain, "features")
+            frame = engine.check_features(features, columns, items())
+            plain = {ITEM: engine.ITEM, rules.FEATURE: engine.FEATURE, VALUE: engine.VALUE}
+            out.features = _to_spark(
+                spark, pd.DataFrame({k: frame[v].to_numpy() for k, v in plain.items()}), "features"
+            )
+    readers = [str(m) for m in measures if getattr(m.spec, "history", False)]
+    if out.train is not None and readers:
+        mine, theirs = _kind(out.train.schema[QUERY].dataType), _kind(sdf.schema[columns.query].dataType)
+        if rules.kinds_clash(mine, theirs):
+            raise rules.history_kind_error(
+                readers, columns.query, mine, theirs, _first(out.train, QUERY), _first(sdf, columns.query)
+            )
     return out
 
 
@@ -262,7 +259,7 @@ def values(
         column(columns.query).alias(QUERY),
         column(columns.item).alias(ITEM),
         plain(order_col, KEY),
-        *([plain(columns.relevance, GRADE)] if rules.reads_relevance(measures) else []),  # Serendipity
+        *([plain(columns.relevance, GRADE)] if engine.reads_relevance(measures) else []),  # Serendipity
     )
     tag = uuid.uuid4().hex
     views = {"table": table, "train": given.train, "catalog": given.catalog, "features": given.features}
@@ -288,8 +285,8 @@ def values(
             train=view("train"),
             catalog=view("catalog"),
             features=view("features"),
-            train_weight=WEIGHT if given.weighted and "train" in reads else None,
-            features_value=VALUE if given.valued and "features" in reads else None,
+            train_weight=WEIGHT if "train" in reads else None,
+            features_value=VALUE if "features" in reads else None,
             **policies,
         )
         return spark.sql(sql)

@@ -249,7 +249,7 @@ def per_query_values(
     if beyond:
         from . import beyond as beyond_spark
 
-        given = beyond_spark.inputs(sdf, cols, **(inputs or {}))
+        given = beyond_spark.inputs(sdf, cols, **(inputs or {}), measures=beyond)
         lists, _ = beyond_spark.values(sdf, beyond, cols, unit_by, order_col, policies, given)
         frames.append(lists)
     return frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])

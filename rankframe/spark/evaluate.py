@@ -205,7 +205,7 @@ def evaluate(
     if beyond:
         from . import beyond as beyond_spark
 
-        given = beyond_spark.inputs(sdf, cols, train=train, catalog=catalog, features=features)
+        given = beyond_spark.inputs(sdf, cols, train=train, catalog=catalog, features=features, measures=beyond)
         lists, sets = beyond_spark.values(sdf, beyond, cols, by_list, order_col, policies, given)
         frames += [] if lists is None else [lists]
     per = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1]) if frames else None

@@ -2,8 +2,8 @@
 
 One module per job: :mod:`._memo` (the per-call memo), :mod:`.values` (a column's numbers as numpy),
 :mod:`.codes` (dense unit and item codes), :mod:`.order` (the ranked order, CSR), :mod:`.packed` (the ranked lists
-from one sort of packed keys), :mod:`.duplicates` (the rule "items unique per unit"). Callers outside the
-package use the names re-exported here (``units.group_codes``).
+from one sort of packed keys), :mod:`.duplicates` (the rule "items unique per unit"), :mod:`.kinds` (the kind of an
+id column's values). Callers outside the package use the names re-exported here (``units.group_codes``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from .duplicates import (
     segment_guesses,
     separating_column,
 )
+from .kinds import id_kind, value_kind
+from .kinds import inferred as inferred_kind
 from .order import RankedOrder, index_dtype, offsets_from_counts, positions_in_lists, ranked_order
 from .packed import DenseLists, dense_lists
 from .values import as_float, int_values, rank_values
@@ -33,7 +35,9 @@ __all__ = [
     "duplicate_item_rows",
     "duplicate_item_rule",
     "group_codes",
+    "id_kind",
     "index_dtype",
+    "inferred_kind",
     "int_values",
     "item_factors",
     "offsets_from_counts",
@@ -43,4 +47,5 @@ __all__ = [
     "segment_guesses",
     "separating_column",
     "shared",
+    "value_kind",
 ]

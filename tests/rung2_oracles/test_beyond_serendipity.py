@@ -12,25 +12,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from beyond_data import MS, ms_data
 
 import rankframe
 from rankframe.errors import ParameterError
 
 ENGINES = ["pandas", "duckdb"]
-MS = {"query": "UserId", "item": "ItemId", "relevance": "Relevance"}
-
-
-def ms_data():
-    # recommenders-team/recommenders tests/unit/recommenders/evaluation/conftest.py, fixture diversity_data
-    train = pd.DataFrame({"UserId": [1, 1, 1, 2, 2, 3, 3, 3], "ItemId": [1, 2, 4, 3, 4, 3, 4, 5]})
-    reco = pd.DataFrame({"UserId": [1, 1, 2, 2, 3, 3], "ItemId": [3, 5, 2, 5, 1, 2], "Relevance": [1, 0, 1, 1, 1, 0]})
-    reco["rank"] = reco.groupby("UserId").cumcount() + 1
-    vectors = {1: [0, 1, 1, 0, 0], 2: [0, 1, 0, 1, 0], 3: [0, 0, 1, 1, 0], 4: [0, 0, 1, 0, 1], 5: [0, 0, 0, 1, 1]}
-    features = pd.DataFrame(
-        [(i, f, float(v)) for i, vec in vectors.items() for f, v in enumerate(vec) if v],
-        columns=["ItemId", "feature", "value"],
-    )
-    return train, reco, features
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -174,3 +174,6 @@ def test_the_generated_option_blocks_are_current():
     for spec in BEYOND:
         text = sqlgen.sql_path(spec).read_text(encoding="utf-8")
         assert sqlgen.rewritten(spec, text) == text, f"sql/{spec.name}.sql: run python -m rankframe.beyond.sqlgen"
+    # and sql/beyond.sql's input checks from rankframe/beyond/input_rules.py
+    text = sqlgen.inputs_path().read_text(encoding="utf-8")
+    assert sqlgen.inputs_rewritten(text) == text, "sql/beyond.sql: run python -m rankframe.beyond.sqlgen"
