@@ -233,7 +233,7 @@ def inputs_sql() -> str:
             )
         )  # fmt: skip
 
-    # train: columns (an empty train= is every item cold, not an error), null query, null item, kind, weight, (history) query kind
+    # train (empty: every item cold, no error): columns, null query, null item, kind, weight, (history) query kind
     w_bad = bad_number("weight", negative=False)
     w_type = "NOT list_contains(m.rf__names, 'weight') OR " + numeric.format(c="t.weight")
     train_cases = (
