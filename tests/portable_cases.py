@@ -162,6 +162,8 @@ BEYOND_SET = [
     "Entropy(like='recbole')",
     "Entropy(like='recommenders', normalize='items')@2",
     "Entropy(log_base=10)",
+    "Entropy(like='elliot')@2",
+    "Entropy(weigh='lists', normalize='items')",
     "Personalization@3",
     "Personalization(output='similarity')",
     "Personalization(like='recmetrics')@2",
