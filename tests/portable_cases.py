@@ -197,6 +197,8 @@ BEYOND_LISTS = [
     "ARP(like='rectools', popularity_norm='total')@3",
     "ARP(like='evidently')@2",
     "ARP(like='elliot', popularity_norm='max')",
+    "ARP(like='lenskit')@2",
+    "ARP(popularity='interactions', popularity_norm='rank', cold='drop')",
     "Novelty(like='rectools')@3",
     "Novelty(like='evidently')",
     "Novelty(like='replay')@3",

@@ -93,6 +93,21 @@ def _f(term: str) -> str:
     return f"CAST({term} AS {FLOAT})"
 
 
+def _pop_rank(pop: str) -> str:
+    """ARP popularity_norm 'rank' (LensKit MeanPopRank): the rank quantile of each train item's popularity.
+
+    Its average rank from the least popular among the items of positive popularity / their number; 0 for
+    popularity 0.
+    """
+    part = f"CASE WHEN {pop} > 0 THEN 1 ELSE 0 END"
+    rank = f"RANK() OVER (PARTITION BY {part} ORDER BY {pop})"
+    ties = f"COUNT(*) OVER (PARTITION BY {part}, {pop})"
+    return (
+        f"CASE WHEN {pop} > 0 THEN ({_f(rank)} + ({_f(ties)} - 1) / 2) / {_f(f'COUNT(*) OVER (PARTITION BY {part})')} "
+        f"ELSE {_f('0')} END"
+    )
+
+
 def _top(k: int | None) -> str:
     return "rf__pos IS NOT NULL" if k is None else f"rf__pos <= {literal(k)}"
 
@@ -496,6 +511,7 @@ class _Builder:
             self.ctes[cte] = (
                 f"SELECT rf__titem, {pop} AS rf__pop, {low} AS rf__low, "
                 f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum, MAX({pop}) OVER () AS rf__pmax, "
+                f"{_pop_rank(pop)} AS rf__prank, "
                 f"COALESCE(SUM({pop}) OVER (ORDER BY {pop} DESC, {self.src.item_order('rf__titem')} ROWS BETWEEN "
                 "UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS rf__before FROM rf__bitems"
             )
@@ -525,6 +541,8 @@ class _Builder:
         known = "t.rf__titem IS NOT NULL"
         if m.spec.name == "arp":
             counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {known} THEN 1 ELSE 0 END"
+            if kw["popularity_norm"] == "rank":
+                return "COALESCE(t.rf__prank, 0)", counted
             norm = {"none": None, "total": "t.rf__psum", "max": "t.rf__pmax"}[kw["popularity_norm"]]
             if norm is None:
                 return "COALESCE(t.rf__pop, 0)", counted
