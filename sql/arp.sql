@@ -4,13 +4,13 @@
 --        cold := NULL, aggregate := NULL, popularity_norm := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/arp.py)
 CREATE OR REPLACE MACRO rf__arp_opts(k, "like", popularity, cold, aggregate, popularity_norm, owner) AS
-    list_transform([rf__opt_choice("like", ['recbole', 'rectools', 'evidently', 'elliot'], 'like', owner)], lambda rf__lk: struct_pack(
+    list_transform([rf__opt_choice("like", ['recbole', 'rectools', 'evidently', 'elliot', 'lenskit'], 'like', owner)], lambda rf__lk: struct_pack(
         k := rf__k(k, owner),
         "like" := rf__lk,
-        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'recbole' THEN 'interactions' WHEN 'rectools' THEN 'interactions' WHEN 'evidently' THEN 'users' WHEN 'elliot' THEN 'users' END, 'users'),
-        cold := coalesce(rf__opt_choice(cold, ['zero', 'drop'], 'cold', owner), CASE rf__lk WHEN 'recbole' THEN 'zero' WHEN 'rectools' THEN 'zero' WHEN 'evidently' THEN 'drop' WHEN 'elliot' THEN 'zero' END, 'zero'),
-        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recbole' THEN 'per_list' WHEN 'rectools' THEN 'per_list' WHEN 'evidently' THEN 'per_list' WHEN 'elliot' THEN 'per_list' END, 'per_list'),
-        popularity_norm := coalesce(rf__opt_choice(popularity_norm, ['none', 'total', 'max'], 'popularity_norm', owner), CASE rf__lk WHEN 'recbole' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'elliot' THEN 'none' END, 'none'),
+        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'recbole' THEN 'interactions' WHEN 'rectools' THEN 'interactions' WHEN 'evidently' THEN 'users' WHEN 'elliot' THEN 'users' WHEN 'lenskit' THEN 'users' END, 'users'),
+        cold := coalesce(rf__opt_choice(cold, ['zero', 'drop'], 'cold', owner), CASE rf__lk WHEN 'recbole' THEN 'zero' WHEN 'rectools' THEN 'zero' WHEN 'evidently' THEN 'drop' WHEN 'elliot' THEN 'zero' WHEN 'lenskit' THEN 'zero' END, 'zero'),
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recbole' THEN 'per_list' WHEN 'rectools' THEN 'per_list' WHEN 'evidently' THEN 'per_list' WHEN 'elliot' THEN 'per_list' WHEN 'lenskit' THEN 'per_list' END, 'per_list'),
+        popularity_norm := coalesce(rf__opt_choice(popularity_norm, ['none', 'total', 'max', 'rank'], 'popularity_norm', owner), CASE rf__lk WHEN 'recbole' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'elliot' THEN 'none' WHEN 'lenskit' THEN 'rank' END, 'none'),
         tail_rule := CAST(NULL AS VARCHAR),
         tail := CAST(NULL AS DOUBLE),
         model := CAST(NULL AS VARCHAR),

@@ -161,6 +161,13 @@ CREATE OR REPLACE MACRO rf__beyond_items(tbl, train, popularity) AS TABLE
            row_number() OVER (ORDER BY p.rf__pop, p.rf__item) AS rf__low,
            count(*) OVER () AS rf__n_known,
            max(p.rf__pop) OVER () AS rf__pop_max,
+           -- ARP popularity_norm 'rank' (LensKit MeanPopRank): the average rank from the least popular among the
+           -- items of positive popularity / their number, 0 for popularity 0
+           CASE WHEN p.rf__pop > 0
+                THEN (rank() OVER (PARTITION BY p.rf__pop > 0 ORDER BY p.rf__pop)
+                      + (count(*) OVER (PARTITION BY p.rf__pop > 0, p.rf__pop) - 1) / 2.0)
+                     / count(*) OVER (PARTITION BY p.rf__pop > 0)
+                ELSE 0.0 END AS rf__pop_rank,
            -- APLT 'pareto': the popularity of the items before this one, most popular first (ties by id)
            coalesce(sum(p.rf__pop) OVER (ORDER BY p.rf__pop DESC, p.rf__item
                                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS rf__before,
@@ -183,6 +190,7 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
                                      THEN CASE WHEN i.rf__pop_sum > 0 THEN i.rf__pop / i.rf__pop_sum ELSE 0.0 END
                                      WHEN struct_extract(o, 'popularity_norm') = 'max'
                                      THEN CASE WHEN i.rf__pop_max > 0 THEN i.rf__pop / i.rf__pop_max ELSE 0.0 END
+                                     WHEN struct_extract(o, 'popularity_norm') = 'rank' THEN i.rf__pop_rank
                                      ELSE i.rf__pop END
                 WHEN 'aplt' THEN CAST(CASE WHEN i.rf__item IS NULL THEN struct_extract(o, 'cold') = 'tail'
                                            WHEN struct_extract(o, 'tail_rule') = 'count' THEN i.rf__pop <= struct_extract(o, 'tail')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import rankdata
 
 from ..declare import Param, k_param
 from .declare import AGGREGATE, POPULARITY, BeyondSpec, like_param
@@ -26,13 +27,18 @@ PRESETS = {
     "evidently": {"popularity": "users", "cold": "drop", "aggregate": "per_list", "popularity_norm": "none"},
     # Elliot ARP: pop_items (the users of each train item) summed over the top k / its length, per user
     "elliot": {"popularity": "users", "cold": "zero", "aggregate": "per_list", "popularity_norm": "none"},
+    # LensKit MeanPopRank: the quantile of each item's popularity rank (users; average ranks among the items of
+    # positive popularity / their number; 0 without one, 0 when absent), the mean of each top k
+    "lenskit": {"popularity": "users", "cold": "zero", "aggregate": "per_list", "popularity_norm": "rank"},
 }
 POPULARITY_NORM = Param(
     "popularity_norm",
     "none",
     "divide each popularity by: 'none' = nothing, 'total' = the sum over train's items (RecTools' normalize=True: "
-    "the share of train's interactions), 'max' = the largest (Evidently's normalize_arp)",
-    choices=("none", "total", "max"),
+    "the share of train's interactions), 'max' = the largest (Evidently's normalize_arp), 'rank' = replace it by its "
+    "rank quantile: its average rank from the least popular among the items of positive popularity / their number "
+    "(0 for popularity 0; LensKit's MeanPopRank)",
+    choices=("none", "total", "max", "rank"),
 )
 
 SPEC = BeyondSpec(
@@ -58,7 +64,12 @@ def compute(lists: Lists, *, k, popularity, cold, aggregate, popularity_norm, li
     if train is None:
         raise RuntimeError("train= was not checked before the kernel")
     pop = train.popularity(popularity)
-    if popularity_norm != "none":
+    if popularity_norm == "rank":
+        positive = pop > 0
+        ranks = np.zeros_like(pop)
+        ranks[positive] = rankdata(pop[positive], method="average") / max(int(positive.sum()), 1)
+        pop = ranks
+    elif popularity_norm != "none":
         norm = pop.sum() if popularity_norm == "total" else pop.max(initial=0.0)
         pop = pop / norm if norm > 0 else np.zeros_like(pop)
     pop = pop[top.item]

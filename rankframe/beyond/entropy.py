@@ -10,9 +10,12 @@ from .lists import Lists
 
 PRESETS = {
     # Microsoft Recommenders distributional_coverage: -sum p log2 p over recommended items
-    "recommenders": {"log_base": 2.0, "normalize": "none"},
+    "recommenders": {"log_base": 2.0, "normalize": "none", "weigh": "rows"},
     # RecBole ShannonEntropy: -sum p ln p / (number of distinct recommended items)
-    "recbole": {"log_base": E, "normalize": "items"},
+    "recbole": {"log_base": E, "normalize": "items", "weigh": "rows"},
+    # Elliot ShannonEntropy (SEntropy): p_i = item i's share of every top-k row, each row weighted 1/|its list|,
+    # -sum_i w_i log2 p_i / |lists| (the entropy when every list has the same length)
+    "elliot": {"log_base": 2.0, "normalize": "none", "weigh": "lists"},
 }
 
 SPEC = BeyondSpec(
@@ -33,6 +36,13 @@ SPEC = BeyondSpec(
             "recommended (RecBole)",
             choices=("none", "items"),
         ),
+        Param(
+            "weigh",
+            "rows",
+            "the weights of -sum_i q_i log p_i: 'rows' = q_i = p_i, each top-k row once (the entropy), 'lists' = "
+            "q_i = the mean over the lists of item i's share of the list, each row 1/|its list| (Elliot)",
+            choices=("rows", "lists"),
+        ),
     ),
     bounded=False,
     level="set",
@@ -41,13 +51,20 @@ SPEC = BeyondSpec(
 )
 
 
-def compute(lists: Lists, *, k, log_base, normalize, like) -> np.ndarray:
+def compute(lists: Lists, *, k, log_base, normalize, weigh, like) -> np.ndarray:
     """One value per segment (per resample of ``lists.weights``); NaN when the segment has no recommended row."""
-    counts, seg, _ = lists.cut(k).weighted_counts()
+    top = lists.cut(k)
+    counts, seg, _ = top.weighted_counts()
     total = lists.by_segment(counts, seg)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = counts / total[:, seg]
-        terms = np.where(counts > 0, -p * np.log(np.where(counts > 0, p, 1.0)), 0.0)
+        q = p
+        if weigh == "lists":  # each list weighs 1: its rows 1/|list| each, summed per item, / the lists
+            unit, count, column, _, _ = top.item_columns()
+            length = np.bincount(top.unit, minlength=top.n_units).astype(np.float64)
+            shares = top.weigh("list_shares", unit, column, count / length[unit], len(seg))
+            q = shares / lists.by_segment(shares, seg)[:, seg]
+        terms = np.where(counts > 0, -q * np.log(np.where(counts > 0, p, 1.0)), 0.0)
     h = lists.by_segment(terms, seg) / np.log(log_base)
     if normalize == "items":
         h = h / np.maximum(lists.by_segment(counts > 0, seg), 1)

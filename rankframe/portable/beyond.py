@@ -93,6 +93,21 @@ def _f(term: str) -> str:
     return f"CAST({term} AS {FLOAT})"
 
 
+def _pop_rank(pop: str) -> str:
+    """ARP popularity_norm 'rank' (LensKit MeanPopRank): the rank quantile of each train item's popularity.
+
+    Its average rank from the least popular among the items of positive popularity / their number; 0 for
+    popularity 0.
+    """
+    part = f"CASE WHEN {pop} > 0 THEN 1 ELSE 0 END"
+    rank = f"RANK() OVER (PARTITION BY {part} ORDER BY {pop})"
+    ties = f"COUNT(*) OVER (PARTITION BY {part}, {pop})"
+    return (
+        f"CASE WHEN {pop} > 0 THEN ({_f(rank)} + ({_f(ties)} - 1) / 2) / {_f(f'COUNT(*) OVER (PARTITION BY {part})')} "
+        f"ELSE {_f('0')} END"
+    )
+
+
 def _top(k: int | None) -> str:
     return "rf__pos IS NOT NULL" if k is None else f"rf__pos <= {literal(k)}"
 
@@ -241,16 +256,33 @@ class _Builder:
         term = "CASE WHEN rf__c > 0 THEN (2 * (rf__nn - rf__m + rf__j) - rf__nn - 1) * rf__c END"
         return self.segment_rows(f"rf__bm{i}", [self.contribution(ranked, term, "rf__c", "rf__nn")], 3, value)
 
-    def entropy(self, i: int, *, k, log_base, normalize, like) -> str:
-        p = self.pairs(k, None)
+    def entropy(self, i: int, *, k, log_base, normalize, weigh, like) -> str:
         shares = f"rf__bentropy{i}"
         total = f"SUM(rf__c) OVER (PARTITION BY {self.g})"
-        self.ctes[shares] = f"SELECT {self.g}, rf__c, {Terms.ratio('rf__c', total)} AS rf__p FROM {p}"
+        if weigh == "lists":  # Elliot: q_i = sum of 1 / |list| over item i's top-k rows, / the lists
+            unit = ", ".join([*self.grp, "rf__q"])
+            lengths, p = f"rf__bentlen{i}", f"rf__bentw{i}"
+            self.ctes[lengths] = (
+                f"SELECT {unit}, rf__item, rf__pos, COUNT(CASE WHEN {_top(k)} THEN 1 END) OVER (PARTITION BY {unit}) "
+                "AS rf__len FROM rf__bpos"
+            )
+            self.ctes[p] = (
+                f"SELECT {self.g}, rf__item, COUNT(CASE WHEN {_top(k)} THEN 1 END) AS rf__c, "
+                f"SUM(CASE WHEN {_top(k)} THEN 1 / {_f('rf__len')} END) AS rf__w FROM {lengths} "
+                f"GROUP BY {self.g}, rf__item"
+            )
+            weight = Terms.ratio("rf__w", f"SUM(rf__w) OVER (PARTITION BY {self.g})")
+        else:
+            p = self.pairs(k, None)
+            weight = "rf__p"
+        self.ctes[shares] = (
+            f"SELECT {self.g}, rf__c, {Terms.ratio('rf__c', total)} AS rf__p, {weight} AS rf__wq FROM {p}"
+        )
         h = f"SUM(a0) / LN({Terms.num(log_base)})"
         if normalize == "items":
             h = f"{h} / SUM(a2)"
         value = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 THEN {_null()} ELSE {h} END"
-        term = "CASE WHEN rf__c > 0 THEN -rf__p * LN(CASE WHEN rf__p > 0 THEN rf__p ELSE 1 END) END"
+        term = "CASE WHEN rf__c > 0 THEN -rf__wq * LN(CASE WHEN rf__p > 0 THEN rf__p ELSE 1 END) END"
         flag = "CASE WHEN rf__c > 0 THEN 1 ELSE 0 END"
         return self.segment_rows(f"rf__bm{i}", [self.contribution(shares, term, "rf__c", flag)], 3, value)
 
@@ -483,6 +515,7 @@ class _Builder:
             self.ctes[cte] = (
                 f"SELECT rf__titem, {pop} AS rf__pop, {low} AS rf__low, "
                 f"COUNT(*) OVER () AS rf__nk, SUM({pop}) OVER () AS rf__psum, MAX({pop}) OVER () AS rf__pmax, "
+                f"{_pop_rank(pop)} AS rf__prank, "
                 f"COALESCE(SUM({pop}) OVER (ORDER BY {pop} DESC, {self.src.item_order('rf__titem')} ROWS BETWEEN "
                 "UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS rf__before FROM rf__bitems"
             )
@@ -512,6 +545,8 @@ class _Builder:
         known = "t.rf__titem IS NOT NULL"
         if m.spec.name == "arp":
             counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {known} THEN 1 ELSE 0 END"
+            if kw["popularity_norm"] == "rank":
+                return "COALESCE(t.rf__prank, 0)", counted
             norm = {"none": None, "total": "t.rf__psum", "max": "t.rf__pmax"}[kw["popularity_norm"]]
             if norm is None:
                 return "COALESCE(t.rf__pop, 0)", counted
