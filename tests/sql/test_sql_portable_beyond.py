@@ -258,13 +258,17 @@ def _evaluate_error(metrics, **kw) -> str:
     return str(e.value)
 
 
+def test_an_input_no_metric_reads_is_left_alone():
+    """issue 33: one dict of inputs serves every call; train= read by no asked metric changes nothing (as evaluate)."""
+    assert rankframe.sql.render(["Coverage"], catalog="c", train="t") == rankframe.sql.render(["Coverage"], catalog="c")
+
+
 @pytest.mark.parametrize(
     ("metrics", "kw"),
     [
         (["ARP@5"], {}),  # needs train=
         (["Coverage@5"], {}),  # universe='catalog' needs catalog=
         (["Gini(universe='train')"], {"catalog": "c"}),  # needs train=, and catalog= is read by no metric
-        (["Coverage"], {"catalog": "c", "train": "t"}),  # train= read by no metric
         (["Gini@5", "ARP@5"], {"catalog": "c", "per_query": True}),  # set-level with per_query
         (["Novelty(list_denominator='k')"], {"train": "t"}),  # the option rules of the declaration
         (["Novelty(list_denominator='k', aggregate='rows')@5"], {"train": "t"}),
