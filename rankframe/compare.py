@@ -4,10 +4,10 @@ The per-query values come from :func:`rankframe.evaluate` (``per_query=True``, t
 ``by``); :mod:`rankframe.stats` aligns them by query and runs every test, interval and correction on all
 comparisons at once. See ``docs/comparing.md`` for which test to use when and how to read the output.
 
-One job: the orchestration of a comparison (checks, one evaluate, the per-query and the set-level rows); the rules shared with Spark, DuckDB and the CLI live in
-:mod:`rankframe.comparing.rules` (parameters, system column, baseline) and the output in
-:mod:`rankframe.comparing.frame`. Their names stay importable from here (the CLI imports ``_check_parameters`` and
-``_pick_baseline``).
+One job: the orchestration of a comparison (checks, one evaluate, the per-query and the set-level rows); the
+rules shared with Spark, DuckDB and the CLI live in :mod:`rankframe.comparing.rules` (parameters, system column,
+baseline) and the output in :mod:`rankframe.comparing.frame`. Their names stay importable from here (the CLI
+imports ``_check_parameters`` and ``_pick_baseline``).
 """
 
 from __future__ import annotations
