@@ -47,7 +47,7 @@ CREATE OR REPLACE MACRO rf__beyond_check_train(tbl, train, history, owner) AS (
                  rf__id_kind(typeof(any_value(t.item))) AS rf__ik, any_value(t.item) AS rf__ix,
                  rf__id_kind(typeof(any_value(t.query))) AS rf__qk, any_value(t.query) AS rf__qx,
                  count(t.rf__one) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'weight') OR rf__id_kind(typeof(t.weight)) = 'number') OR list_contains(m.rf__names, 'weight') AND NOT coalesce(TRY_CAST(t.weight AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.weight AS DOUBLE)) AND TRY_CAST(t.weight AS DOUBLE) >= 0, false)) AS rf__nw,
-                 CAST(list(struct_pack(query := t.query, item := t.item, weight := t.weight)) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'weight') OR rf__id_kind(typeof(t.weight)) = 'number') OR list_contains(m.rf__names, 'weight') AND NOT coalesce(TRY_CAST(t.weight AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.weight AS DOUBLE)) AND TRY_CAST(t.weight AS DOUBLE) >= 0, false))[1:5] AS VARCHAR) AS rf__rows
+                 CAST(list(struct_pack(query := t.query, item := t.item, weight := t.weight) ORDER BY t.query, t.item, t.weight) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'weight') OR rf__id_kind(typeof(t.weight)) = 'number') OR list_contains(m.rf__names, 'weight') AND NOT coalesce(TRY_CAST(t.weight AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.weight AS DOUBLE)) AND TRY_CAST(t.weight AS DOUBLE) >= 0, false))[1:5] AS VARCHAR) AS rf__rows
           FROM rf__columns(coalesce(train, tbl)) AS m,
                (SELECT *, 1 AS rf__one FROM query_table(coalesce(train, tbl)) WHERE train IS NOT NULL
                 UNION ALL BY NAME SELECT NULL AS query, NULL AS item, NULL AS weight WHERE false) AS t
@@ -90,11 +90,12 @@ give each pair once')
                  count(t.rf__one) FILTER (WHERE t.item IS NULL) AS rf__ni,
                  rf__id_kind(typeof(any_value(t.item))) AS rf__ik, any_value(t.item) AS rf__ix,
                  count(t.rf__one) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'value') OR rf__id_kind(typeof(t.value)) = 'number') OR list_contains(m.rf__names, 'value') AND NOT coalesce(TRY_CAST(t.value AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.value AS DOUBLE)), false)) AS rf__nv,
-                 CAST(list(struct_pack(item := t.item, feature := t.feature, value := t.value)) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'value') OR rf__id_kind(typeof(t.value)) = 'number') OR list_contains(m.rf__names, 'value') AND NOT coalesce(TRY_CAST(t.value AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.value AS DOUBLE)), false))[1:5] AS VARCHAR) AS rf__rows,
+                 CAST(list(struct_pack(item := t.item, feature := t.feature, value := t.value) ORDER BY t.item, t.feature, t.value) FILTER (WHERE NOT (NOT list_contains(m.rf__names, 'value') OR rf__id_kind(typeof(t.value)) = 'number') OR list_contains(m.rf__names, 'value') AND NOT coalesce(TRY_CAST(t.value AS DOUBLE) IS NOT NULL AND isfinite(TRY_CAST(t.value AS DOUBLE)), false))[1:5] AS VARCHAR) AS rf__rows,
                  (SELECT coalesce(sum(p.rf__c), 0) FROM (SELECT count(*) AS rf__c
                   FROM rf__beyond_features(tbl, features) AS f
                   GROUP BY f.item, f.rf__dim HAVING count(*) > 1) AS p) AS rf__np,
-                 (SELECT CAST(list(struct_pack(item := p.item, feature := p.rf__dim))[1:5] AS VARCHAR) FROM
+                 (SELECT CAST(list(struct_pack(item := p.item, feature := p.rf__dim)
+                              ORDER BY p.item, p.rf__dim)[1:5] AS VARCHAR) FROM
                   (SELECT f.item, f.rf__dim FROM rf__beyond_features(tbl, features) AS f
                    GROUP BY f.item, f.rf__dim HAVING count(*) > 1) AS p) AS rf__prows
           FROM rf__columns(coalesce(features, tbl)) AS m,

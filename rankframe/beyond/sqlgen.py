@@ -181,7 +181,8 @@ def _example(kind: str, value: str) -> Sql:
 def _rows(columns: list[str], where: str) -> Sql:
     """At most five offending rows, as a list of structs."""
     pack = ", ".join(f"{c} := t.{c}" for c in columns)
-    return Sql(f"CAST(list(struct_pack({pack})) FILTER (WHERE {where})[1:5] AS VARCHAR)")
+    order = ", ".join(f"t.{c}" for c in columns)  # the same five rows whatever order DuckDB reads them in
+    return Sql(f"CAST(list(struct_pack({pack}) ORDER BY {order}) FILTER (WHERE {where})[1:5] AS VARCHAR)")
 
 
 def _null_shown(column: str) -> str:
@@ -330,7 +331,8 @@ def inputs_sql() -> str:
         "                 (SELECT coalesce(sum(p.rf__c), 0) FROM (SELECT count(*) AS rf__c",
         "                  FROM rf__beyond_features(tbl, features) AS f",
         "                  GROUP BY f.item, f.rf__dim HAVING count(*) > 1) AS p) AS rf__np,",
-        "                 (SELECT CAST(list(struct_pack(item := p.item, feature := p.rf__dim))[1:5] AS VARCHAR) FROM",
+        "                 (SELECT CAST(list(struct_pack(item := p.item, feature := p.rf__dim)",
+        "                              ORDER BY p.item, p.rf__dim)[1:5] AS VARCHAR) FROM",
         "                  (SELECT f.item, f.rf__dim FROM rf__beyond_features(tbl, features) AS f",
         "                   GROUP BY f.item, f.rf__dim HAVING count(*) > 1) AS p) AS rf__prows",
         "          FROM rf__columns(coalesce(features, tbl)) AS m,",

@@ -274,7 +274,7 @@ class _Builder:
             weight = Terms.ratio("rf__w", f"SUM(rf__w) OVER (PARTITION BY {self.g})")
         else:
             p = self.pairs(k, None)
-            weight = "rf__p"
+            weight = Terms.ratio("rf__c", total)  # = rf__p (a column alias is not visible in its own SELECT list)
         self.ctes[shares] = (
             f"SELECT {self.g}, rf__c, {Terms.ratio('rf__c', total)} AS rf__p, {weight} AS rf__wq FROM {p}"
         )
@@ -572,6 +572,9 @@ class _Builder:
             else:
                 p = f"CASE WHEN {warm} THEN t.rf__pop / {z} ELSE 1 END"
                 info = f"CASE WHEN {warm} THEN -LN({p}) / LN({base}) ELSE 0 END"
+            # no popularity in all of train= (empty, or every weight 0): nothing to be novel against, undefined (NULL;
+            # rankframe/beyond/novelty.py), never a division by zero
+            info = f"CASE WHEN {z} > 0 THEN {info} END"
             if kw["scale"] == "log_users":  # / log |queries of train| (nothing with one query)
                 info = f"{info} / CASE WHEN z.rf__nu > 1 THEN LN({_f('z.rf__nu')}) / LN({base}) ELSE 1 END"
             counted = "1" if kw["cold"] in ("zero", "one") else f"CASE WHEN {warm} THEN 1 ELSE 0 END"

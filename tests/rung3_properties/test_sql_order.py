@@ -24,7 +24,7 @@ SQL = Path(__file__).resolve().parents[2] / "sql"
 #: aggregates whose result depends on the order of their input rows (float sums, lists, strings)
 ORDER_SENSITIVE = ("list", "array_agg", "string_agg", "sum", "avg", "product", "fsum", "sumkahan", "kahan_sum")
 #: sums of integers (exact in any order), by their whole text
-EXACT = {"sum(d.rf__n)"}
+EXACT = {"sum(d.rf__n)", "sum(p.rf__c)", "sum(s.rf__bad_rank)", "sum(s.rf__inf_score)"}  # counts (count(*))
 _CALL = re.compile(r"(?<![\w.])(" + "|".join(ORDER_SENSITIVE) + r")\(", re.I)
 
 
