@@ -435,7 +435,7 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 4) -> str:
     >>> import pandas as pd
     >>> means = pd.DataFrame({"system": ["a", "b"], "metric": ["AP", "AP"], "value": [0.5, 0.25], "n": [2, 2]})
     >>> print(to_markdown(means))
-    mean over n queries; bold: the best value of each metric
+    mean over n queries; bold: the best value of each metric (the lowest where lower is better)
     <BLANKLINE>
     | system | n | AP |
     |---|---:|---:|

@@ -52,8 +52,12 @@ def test_every_with_item_of_the_macros_is_rf_prefixed():
 @pytest.fixture(scope="module")
 def con():
     c = rf_sql.install(duckdb.connect())
+    c.execute("CREATE SCHEMA cat")
     for name in USER_NAMES:
         c.register(name, TABLE)
+        # catalog= is a one-column table of distinct ids (rankframe/beyond/input_rules.py): named like the inner name
+        # too, in a schema of its own
+        c.execute(f'CREATE TABLE cat."{name}" AS SELECT DISTINCT item FROM "{name}"')
     yield c
     c.close()
 
@@ -67,7 +71,7 @@ CALLS = {
     "rf_fuse": "SELECT count(*) FROM rf_fuse('{t}')",
     "rf_prepare": "SELECT count(*) FROM rf_prepare('{t}', segments := ['system'])",
     # the beyond-accuracy macros read two more tables: the user's table is passed as each of them too
-    "rf_coverage": "SELECT count(*) FROM rf_coverage('{t}', catalog := '{t}', segments := ['system'])",
+    "rf_coverage": "SELECT count(*) FROM rf_coverage('{t}', catalog := 'cat.{t}', segments := ['system'])",
     "rf_gini": "SELECT count(*) FROM rf_gini('{t}', train := '{t}', universe := 'train', segments := ['system'])",
     "rf_entropy": "SELECT count(*) FROM rf_entropy('{t}', segments := ['system'])",
     "rf_arp": "SELECT count(*) FROM rf_arp('{t}', train := '{t}', segments := ['system'])",

@@ -118,7 +118,9 @@ def test_report_renders_in_headless_chromium(reports, tmp_path):
     assert seen["errors"] == []
     assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
     assert seen["title"] == "AP <by length>" and seen["tables"] == 5
-    assert seen["captions"][0].startswith("per segment and metric: the system with the highest mean")
+    assert seen["captions"][0].startswith(
+        "per segment and metric: the system with the best mean (the highest; the lowest where lower is better)"
+    )
     assert all(c.startswith(("mean over n queries", "two-sided paired t-test")) for c in seen["captions"][1:])
     assert len(seen["images"]) == 8 and all(ok and w > 300 and h > 200 for ok, w, h, _ in seen["images"])
     from PIL import Image
