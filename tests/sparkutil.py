@@ -42,6 +42,9 @@ def session():
         pytest.skip('!!! PySpark is not installed: the Spark tests did NOT run (pip install "rankframe[spark]") !!!')
     if shutil.which("java") is None:
         pytest.skip("!!! no java on PATH: the Spark tests did NOT run (install openjdk-17-jre-headless) !!!")
+    import tiers
+
+    tiers.require("spark", "Spark")
     spark = _session()
     spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -68,6 +68,24 @@ def modify_items(items: list[pytest.Item]) -> None:
         Path(run_dir, f"groups-{worker}.tsv").write_text("".join(groups))
 
 
+#: the tiers of the item running in this process (set at each item's setup): a tier's resource checks it at start
+_current: list[str] = []
+
+
+def require(tier: str, what: str) -> None:
+    """Fail the running item at once when it starts ``what`` without carrying the ``tier`` marker.
+
+    The end-of-run check (``check_run``) only sees a second JVM or compiler when the scheduler happened to spread the
+    unmarked item to another worker; this says which item, on every run, with or without xdist.
+    """
+    if os.environ.get("PYTEST_CURRENT_TEST") and tier not in _current:
+        pytest.fail(
+            f"this test starts {what} but does not carry @pytest.mark.{tier}: mark it, so that it runs on the worker "
+            f"that owns the {tier!r} tier (tests/tiers.py)",
+            pytrace=False,
+        )
+
+
 def mark(kind: str) -> None:
     """Leave a mark of this process in the run's folder: ``kind`` is ``jvm`` or ``numba``."""
     run_dir = os.environ.get(RUN_DIR)
@@ -154,6 +172,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every tier item is slow (``python -m pytest -m "not slow"`` is the quick loop); the grouped ones share a worker."""
     modify_items(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Remember the running item's tiers (``require``)."""
+    _current[:] = tier_of(item)
 
 
 @pytest.hookimpl(tryfirst=True)

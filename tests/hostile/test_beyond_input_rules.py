@@ -184,7 +184,7 @@ def test_every_rule_has_a_case():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 @pytest.mark.parametrize("case", [c for c, (rule, _, _) in CASES.items() if "spark" in RULES[rule].faces])
 def test_the_same_on_spark(case):
@@ -284,7 +284,7 @@ def test_render_refuses_an_id_column_as_the_weight_or_value_column():
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("spark")
+@pytest.mark.spark
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 @pytest.mark.parametrize("case", COLLISIONS)
 def test_the_collisions_on_spark(case):

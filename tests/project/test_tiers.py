@@ -13,13 +13,16 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent.parent
 
 #: the fake suite's conftest takes the real suite's tier hooks (tests/conftest.py imports the same four)
 CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
-from tiers import pytest_collection_modifyitems, pytest_configure, pytest_sessionfinish, pytest_xdist_make_scheduler
+from tiers import (pytest_collection_modifyitems, pytest_configure, pytest_runtest_setup, pytest_sessionfinish,
+    pytest_xdist_make_scheduler)
 """
 
 
@@ -78,6 +81,29 @@ def test_a_second_jvm_or_compiler_fails_the_run(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "TIERS FAILED: the Spark tests started 2 JVMs" in done.stdout, done.stdout
     assert "TIERS FAILED: ranx's numba functions compiled in 2 processes" in done.stdout, done.stdout
+
+
+def test_an_unmarked_item_that_starts_spark_fails_at_once(monkeypatch):
+    """sparkutil.session() asks tiers.require: the item fails naming the marker, before any JVM starts."""
+    import tiers
+
+    monkeypatch.setattr(tiers, "_current", [])
+    with pytest.raises(pytest.fail.Exception, match=r"does not carry @pytest.mark.spark"):
+        tiers.require("spark", "Spark")
+    monkeypatch.setattr(tiers, "_current", ["spark", "slow"])
+    tiers.require("spark", "Spark")  # a marked item goes on
+
+
+def test_no_test_groups_itself_by_hand():
+    """xdist_group is silently ignored under pytest 9.2 (tests/tiers.py): a tier marker is the only way to group."""
+    offenders = [
+        f"{path.relative_to(TESTS)}:{n}"
+        for path in TESTS.rglob("*.py")
+        if path.name not in ("tiers.py", "test_tiers.py")
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "xdist_group" in line
+    ]
+    assert not offenders, f"use a tier marker (tests/tiers.py), not xdist_group: {offenders}"
 
 
 def test_the_markers_are_declared_once():
