@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, settings
 
-# ranx's numba functions (the oracle tier) compile without LLVM's optimisation passes, a third less CPU on the tiny
-# fixtures (273 -> 183 CPU-seconds for test_fusion_ranx.py's cold compile), into a cache of the tests' own in the venv:
-# warm from the second run on, and never loaded by a benchmark in the same venv (bench/ times ranx optimised)
-os.environ.setdefault("NUMBA_OPT", "0")
+# ranx's numba functions (the oracle tier) compile with LLVM's optimisation level 1, into a cache of the tests' own in
+# the venv: warm from the second run on, and never loaded by a benchmark in the same venv (bench/ times ranx at level 3).
+# One ranx fuse, cold: level 3 63 s, level 1 49 s; warm: 17 s (9 s of it importing ranx). Level 0 is as fast cold but
+# numba will not cache what it compiles ("uses dynamic globals"), so every run compiled again.
+os.environ.setdefault("NUMBA_OPT", "1")
 if "NUMBA_CACHE_DIR" not in os.environ:
     _cache = Path(sys.prefix) / "rankframe-tests-numba-cache"
     os.environ["NUMBA_CACHE_DIR"] = str(
