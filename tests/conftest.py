@@ -164,6 +164,7 @@ def load_real(shared: Path, name: str):
 from tiers import (  # noqa: E402, F401
     pytest_collection_modifyitems,
     pytest_configure,
+    pytest_runtest_setup,
     pytest_sessionfinish,
     pytest_xdist_make_scheduler,
 )

@@ -17,7 +17,7 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent.parent
 
-#: the fake suite's conftest takes the real suite's tier hooks (tests/conftest.py imports the same four)
+#: the fake suite's conftest takes the real suite's tier hooks (tests/conftest.py imports every one: see below)
 CONFTEST = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
@@ -104,6 +104,15 @@ def test_no_test_groups_itself_by_hand():
         if "xdist_group" in line
     ]
     assert not offenders, f"use a tier marker (tests/tiers.py), not xdist_group: {offenders}"
+
+
+def test_the_suite_takes_every_tier_hook():
+    """A hook tests/tiers.py defines but tests/conftest.py does not import never runs (pytest reads conftest only)."""
+    import tiers
+
+    hooks = {name for name in vars(tiers) if name.startswith("pytest_")}
+    conftest = (TESTS / "conftest.py").read_text()
+    assert hooks and not {h for h in hooks if f"    {h}," not in conftest}, "import it in tests/conftest.py"
 
 
 def test_the_markers_are_declared_once():
