@@ -9,6 +9,7 @@ one test body can hold every face to the same expectation.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import re
 from dataclasses import dataclass
@@ -71,9 +72,23 @@ def run_cli(tmp_path: Path, df: pd.DataFrame, metrics: list[str], extra: tuple[s
     return Outcome(means={m: float(table[m].iloc[0]) for m in table.columns})
 
 
+@functools.lru_cache(maxsize=1)
+def _macro_database() -> duckdb.DuckDBPyConnection:
+    return rankframe.sql.install(duckdb.connect())
+
+
+def macro_connection() -> duckdb.DuckDBPyConnection:
+    """A new connection to one in-memory database per process where rankframe's macros are installed once.
+
+    Installing the macros takes ~1 s; a cursor takes none. Each cursor has its own registered frames and settings;
+    only the catalog (the macros, and any table created) is shared: create no table on it, close it when done.
+    """
+    return _macro_database().cursor()
+
+
 def run_sql(df: pd.DataFrame, sql_args: str = "", columns: str = "*") -> Outcome:
     """``SELECT <columns> FROM rf_means('t', <sql_args>)`` on the registered frame; one row per segment."""
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     try:
         con.register("t", df)
         sep = ", " if sql_args else ""

@@ -9,6 +9,7 @@ import duckdb
 import pandas as pd
 import pytest
 from conftest import hypothesis_examples
+from faces import macro_connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import build_queries, compare_frames, metric_value
@@ -86,7 +87,7 @@ def test_scalar_list_macros_match_oracle(df, seed):
     measures = [parse(m) for m in random.Random(seed).sample(listed, 25)]
     by = by_of(df) or []
     order_by = "rank" if "rank" in df.columns else "score"
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", df)
     segs = "[" + ", ".join(f"'{b}'" for b in by) + "]"
     keys = ", ".join([*by, "query"])
