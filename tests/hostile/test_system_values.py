@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import rankframe
+from rankframe.comparing.rules import NULL_SYSTEMS
 from rankframe.errors import RankframeError, ValidationError
 from rankframe.io import read_long
 from rankframe.table_rules import RULES
@@ -68,3 +69,53 @@ def test_spark_compare_nested_systems(tmp_path):
     with pytest.raises(ValidationError) as info:
         rs.compare(session().read.parquet(str(path)), "AP")
     assert info.value.failures[0]["column"] == "system" and NESTED_WORDS in info.value.failures[0]["rule"]
+
+
+def _nan_system_parquet(path) -> str:
+    """Systems 1.0, NaN, 2.0 as a float column holding a real NaN (pyarrow keeps NaN, pandas' to_parquet writes null)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    systems = [1.0, 1.0, float("nan"), 2.0] * 2
+    columns = {**{k: v * 2 for k, v in RUNS.items()}, "query": [1, 1, 1, 1, 2, 2, 2, 2]}
+    table = pa.table({"system": pa.array(systems, type=pa.float64()), **columns})
+    assert table.column("system").null_count == 0  # a NaN, not a null
+    pq.write_table(table, path)
+    return str(path)
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+@pytest.mark.parametrize("call", ["compare", "anova"])
+def test_nan_system_in_a_parquet_file_is_a_null_system(call, engine, tmp_path):
+    # a float NaN is null on every road (docs/inputs.md); rows 2 and 6 (0-based) have no system. compare on a
+    # path read the systems with DuckDB's IS NULL, which a NaN is not: pivot's ValueError "appears more than once"
+    path = _nan_system_parquet(tmp_path / "runs.parquet")
+    with pytest.raises(ValidationError) as info:
+        getattr(rankframe, call)(path, "AP", engine=engine)
+    failure = info.value.failures[0]
+    assert failure["column"] == "system" and failure["rule"] == NULL_SYSTEMS and failure["count"] == 2, str(info.value)
+    assert len(failure["examples"]) == 2
+
+
+def test_nan_system_in_a_parquet_file_on_the_cli(tmp_path, capsys):
+    from rankframe.cli import main
+
+    path = _nan_system_parquet(tmp_path / "runs.parquet")
+    code = main(["compare", path, "-m", "AP"])
+    err = capsys.readouterr().err
+    assert code == 2 and "column 'system'" in err and NULL_SYSTEMS in err and "internal error" not in err, err
+
+
+@pytest.mark.spark  # one JVM per run (tests/tiers.py)
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+def test_spark_compare_nan_system(tmp_path):
+    pytest.importorskip("pyspark")
+    from sparkutil import session
+
+    import rankframe.spark as rs
+
+    path = _nan_system_parquet(tmp_path / "runs.parquet")  # Spark reads the NaN as NaN, not null
+    with pytest.raises(ValidationError) as info:
+        rs.compare(session().read.parquet(path), "AP")
+    failure = info.value.failures[0]
+    assert failure["column"] == "system" and failure["rule"] == NULL_SYSTEMS and failure["count"] == 2
