@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..columns import Columns
 from ..errors import ValidationError, missing_columns_error
+from ..io._whitespace import NUMBER_TEXT
 from ..table_rules import (
     EXAMPLES,
     RULES,
@@ -100,9 +101,11 @@ def prepare_view(
         return value_sql(col, types[col])
 
     def number(col: str) -> str:
-        # CSV cells are text: empty = null, anything else must parse (a bad cell is a validation failure)
+        # CSV cells are text: empty = null, anything else must be a number as text (NUMBER_TEXT: DuckDB's CAST
+        # also reads '1_000'), else null here and a validation failure ("must be numeric")
         if csv:
-            return f"TRY_CAST(nullif(trim({_quote(col)}), '') AS DOUBLE)"
+            cell = f"trim({_quote(col)})"
+            return f"CASE WHEN regexp_full_match({cell}, '{NUMBER_TEXT}') THEN TRY_CAST({cell} AS DOUBLE) END"
         return f"CAST({_quote(col)} AS DOUBLE)" if types[col].startswith("DECIMAL") else value(col)
 
     parts = [
