@@ -112,7 +112,8 @@ def compare(
     train, catalog, features : optional
         The inputs of the per-list beyond-accuracy metrics (ARP, APLT, Novelty, ILD), as for
         :func:`rankframe.spark.evaluate`; their per-query values take the paired t-test as they are. The set-level
-        metrics (one value per segment) are refused, as :func:`rankframe.compare` refuses them.
+        metrics (one value per segment, no value per query) are refused here: :func:`rankframe.compare` compares
+        them on a pandas table by a paired bootstrap over queries.
 
     Raises
     ------
