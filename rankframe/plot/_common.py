@@ -242,6 +242,7 @@ def spaced_ticks(axis: Any) -> None:
     font size between neighbours, and the locator takes the most ticks that fit (a panel too narrow for two
     labels keeps one).
     """
+    from matplotlib.axis import Axis
     from matplotlib.textpath import TextToPath
     from matplotlib.ticker import MaxNLocator
 
@@ -249,10 +250,12 @@ def spaced_ticks(axis: Any) -> None:
 
     class Spaced(MaxNLocator):
         def tick_values(self, vmin: float, vmax: float) -> Any:
-            ax = self.axis.axes if self.axis is not None else None
-            if ax is None or not vmax > vmin:
+            owner = self.axis
+            if not isinstance(owner, Axis) or not vmax > vmin:
                 return super().tick_values(vmin, vmax)
-            prop = self.axis.majorTicks[0].label1.get_fontproperties()  # the tick font (not get_ticklabels: a loop)
+            ax = owner.axes
+            formatter: Any = owner.major.formatter
+            prop = owner.majorTicks[0].label1.get_fontproperties()  # the tick font (not get_ticklabels: a loop)
             size = prop.get_size_in_points()
             length = ax.bbox.width * 72 / ax.figure.dpi  # points
             lo, hi = min(vmin, vmax), max(vmin, vmax)
@@ -263,7 +266,7 @@ def spaced_ticks(axis: Any) -> None:
                 inside = [t for t in ticks if lo <= t <= hi]
                 if len(inside) < 2:
                     break
-                labels = self.axis.major.formatter.format_ticks(inside)
+                labels = formatter.format_ticks(inside)
                 widest = max(measure.get_text_width_height_descent(s, prop, ismath=False)[0] for s in labels)
                 step = (inside[1] - inside[0]) / (hi - lo) * length
                 if step >= widest + size:
