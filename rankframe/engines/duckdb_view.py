@@ -102,7 +102,8 @@ def prepare_view(
 
     def number(col: str) -> str:
         # CSV cells are text: empty = null, anything else must be a number as text (NUMBER_TEXT: DuckDB's CAST
-        # also reads '1_000'), else null here and a validation failure ("must be numeric")
+        # also reads '1_000' and '+-1'), else null here and a validation failure ("must be numeric"). The regex
+        # costs ~0.3 s per 10M cells over the cast alone; a cheaper pre-test (no '_') let '+-1' through
         if csv:
             cell = f"trim({_quote(col)})"
             return f"CASE WHEN regexp_full_match({cell}, '{NUMBER_TEXT}') THEN TRY_CAST({cell} AS DOUBLE) END"

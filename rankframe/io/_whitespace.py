@@ -22,7 +22,8 @@ _BLOCK = 1 << 22  # pyarrow CSV block size: small enough to keep both cores busy
 #: THE rule of a number written as text, on every road that reads text (CSV and TREC files through pyarrow, a CSV
 #: file's view in DuckDB: ``engines.duckdb_view``): decimal digits, an optional point and exponent, or inf/infinity
 #: (then refused as not finite). Text is not a grade: ``0x10`` (pyarrow's int64 cast read it as 16), ``1_000``
-#: (DuckDB's CAST read it as 1000), ``nan``, ``1,5`` are not numbers. Surrounding whitespace is trimmed first.
+#: and ``+-1`` (DuckDB's CAST read them as 1000 and -1), ``nan``, ``1,5`` are not numbers. Surrounding whitespace
+#: is trimmed first.
 NUMBER_TEXT = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
 #: an integer written as text (the TREC files' ranks and grades)
 INTEGER_TEXT = r"^[+-]?\d+$"

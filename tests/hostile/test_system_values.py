@@ -60,7 +60,8 @@ def test_hexadecimal_relevance_is_refused_on_both_roads(tmp_path):
 
 # Text is not a grade: a number cell is written in decimal (io._whitespace.NUMBER_TEXT), on every road that reads
 # text. pyarrow's int64 cast read '0x10' as 16 (read_long, read_trec's qrels); DuckDB's CAST read '1_000' as 1000
-NOT_DECIMAL = ["0x10", "-0X1f", "1_000", "0b101", "1__0"]
+# and '+-1' as -1
+NOT_DECIMAL = ["0x10", "-0X1f", "1_000", "0b101", "1__0", "+-1", "1e1_0"]
 
 
 def _roads(path: Path, cell: str) -> dict[str, object]:
