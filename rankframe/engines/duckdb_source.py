@@ -61,6 +61,7 @@ from .duckdb_view import (  # noqa: F401
     _separating_column,
     prepare_view,
     validate_source,
+    value_sql,
 )
 
 #: DuckDB's memory limit when none is given: with DuckDB's own overhead the whole process stays under ~2 GB
@@ -459,7 +460,7 @@ def systems(source: Any, system: str, settings: Settings | None = None) -> Syste
                 return Systems(names, [], None, 0, None)
             if _nested(types[system]):  # lists, structs, maps: the long table's rule of ids (not unhashable values)
                 raise ValidationError([nested_failure(system, types[system])], table="ranking table")
-            col = _quote(system)
+            col = value_sql(system, types[system])  # a float NaN is no system, as on every road
             first = run(f"SELECT {col} FROM rf__raw LIMIT 1").fetchall()
             ((nulls, found),) = run(
                 f"SELECT count(*) FILTER (WHERE {col} IS NULL), list(DISTINCT {col}) FILTER (WHERE {col} IS NOT NULL) "

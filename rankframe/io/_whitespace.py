@@ -19,8 +19,16 @@ import pyarrow.csv as pcsv
 from ._files import _STR, InputFileError, PathLike, _check_text, _line_text
 
 _BLOCK = 1 << 22  # pyarrow CSV block size: small enough to keep both cores busy on mid-size files
-_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
-_INTEGER = r"^[+-]?\d+$"
+#: THE rule of a number written as text, on every road that reads text (CSV and TREC files through pyarrow, a CSV
+#: file's view in DuckDB: ``engines.duckdb_view``): decimal digits, an optional point and exponent, or inf/infinity
+#: (then refused as not finite). Text is not a grade: ``0x10`` (pyarrow's int64 cast read it as 16), ``1_000``
+#: and ``+-1`` (DuckDB's CAST read them as 1000 and -1), ``nan``, ``1,5`` are not numbers. Surrounding whitespace
+#: is trimmed first.
+NUMBER_TEXT = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?)$"
+#: an integer written as text (the TREC files' ranks and grades)
+INTEGER_TEXT = r"^[+-]?\d+$"
+#: the only text outside :data:`NUMBER_TEXT` that pyarrow's casts and CSV reader take for a number (hexadecimal)
+_PYARROW_EXTRA = "0x"
 
 
 def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.Table | None:
@@ -54,6 +62,9 @@ def _fast_parse(data: bytes, nfields: int, keep: dict[int, pa.DataType]) -> pa.T
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, UnicodeDecodeError):
         return None
     if table.num_rows == 0:
+        return None
+    numbers = any(pa.types.is_integer(t) for t in keep.values())
+    if numbers and (b"0x" in data or b"0X" in data):  # pyarrow's reader takes '0x10' for 16: NUMBER_TEXT decides
         return None
     first_col = table.column(0)
     if pa.types.is_large_string(first_col.type) and pc.any(pc.starts_with(first_col, "#")).as_py():
@@ -188,14 +199,18 @@ def _to_number(col: pa.Array, typ: pa.DataType) -> tuple[pa.Array, tuple[int, st
     """
     floating = pa.types.is_floating(typ)
     kind = "a number" if floating else "an integer"
+    pattern = NUMBER_TEXT if floating else INTEGER_TEXT
     try:
         out = col.cast(typ)
     except pa.ArrowInvalid:
-        pattern = _NUMBER if floating else _INTEGER
         i = _first_bad(col, pattern)
         if i is None:  # matches the pattern yet does not cast, e.g. an integer too large for int64
             i = next(k for k, v in enumerate(col.to_pylist()) if v is not None and not _castable(v, typ))
         return col, (i, col[i].as_py(), kind)
+    if beyond_decimal(col):  # the cast took '0x10' for 16
+        i = _first_bad(pc.utf8_trim_whitespace(col), pattern)
+        if i is not None:
+            return col, (i, col[i].as_py(), kind)
     if floating:
         finite = pc.fill_null(pc.is_finite(out), True)
         if not pc.all(finite).as_py():
@@ -203,6 +218,11 @@ def _to_number(col: pa.Array, typ: pa.DataType) -> tuple[pa.Array, tuple[int, st
             nan = pc.is_nan(out[i]).as_py()
             return col, (i, col[i].as_py(), kind if nan else "a finite number")
     return out, None
+
+
+def beyond_decimal(col: pa.Array) -> bool:
+    """Whether text may hold what pyarrow reads as a number and :data:`NUMBER_TEXT` does not (a cheap scan)."""
+    return bool(pc.any(pc.match_substring(col, _PYARROW_EXTRA, ignore_case=True)).as_py())
 
 
 def _castable(value: str, typ: pa.DataType) -> bool:

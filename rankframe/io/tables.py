@@ -37,7 +37,7 @@ from ._files import (
     is_regular_file,
     peek,
 )
-from ._whitespace import _to_number
+from ._whitespace import _to_number, beyond_decimal
 
 #: file names read as Parquet (whatever their content) and written as Parquet
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
@@ -153,7 +153,7 @@ def read_long(
             path, f"could not read column {inferred[0]!r} as text", header_line, header.decode("utf-8", "replace")
         )
     numeric_cols = [h for h in table.column_names if h in numbers]
-    # pyarrow reads '0x10' as the integer 16, which no other road does (DuckDB's file road refuses it): a file with
+    # pyarrow reads '0x10' as the integer 16, which is not a number as text (_whitespace.NUMBER_TEXT): a file with
     # such a cell reads every column as text, and _csv_number refuses it as it refuses any other text
     hexed = b"0x" in data or b"0X" in data
     if hexed or not all(_finite_numbers(table.column(h)) for h in numeric_cols):
@@ -209,17 +209,11 @@ def _csv_number(col: pa.Array, name: str, data: bytes, path: PathLike) -> pa.Arr
     """Cast a CSV text column to int64 (all integers) or float64; empty cells are nulls, all else finite."""
     trimmed = pc.utf8_trim_whitespace(col)
     values = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, trimmed.type), trimmed)
-    hexadecimal = pc.fill_null(pc.match_substring_regex(values, r"^[+-]?0[xX]"), False)
-    if pc.any(hexadecimal).as_py():  # pyarrow's casts read it as a number, no other road does
-        i = pc.index(hexadecimal, True).as_py()
-        line, text = _csv_row_line(data, i)
-        raise InputFileError(
-            path, f"{name} is not a number: {values[i].as_py()!r} (hexadecimal is not read)", line, text
-        )
-    try:
-        return values.cast(pa.int64())
-    except pa.ArrowInvalid:
-        pass
+    if not beyond_decimal(values):  # else the float cast below names the '0x10' (_whitespace.NUMBER_TEXT)
+        try:
+            return values.cast(pa.int64())
+        except pa.ArrowInvalid:
+            pass
     out, bad = _to_number(values, pa.float64())
     if bad is None:
         return out

@@ -231,3 +231,46 @@ def legend_outside(ax: Any, title: str | None = None, handles: list | None = Non
         ncol=ncol,
         title=title,
     )
+
+
+def spaced_ticks(axis: Any) -> None:
+    """As many ticks on the horizontal ``axis`` as their labels fit side by side, decided when it is drawn.
+
+    matplotlib's default locator allots each label about 3 font sizes; a label such as ``−0.125`` is wider, and
+    a narrow panel (a report's figure beside its legend) set them over each other. Here the labels are measured
+    with the tick font (``TextToPath``, no renderer needed) against the axis's drawn length, with a gap of one
+    font size between neighbours, and the locator takes the most ticks that fit (a panel too narrow for two
+    labels keeps one).
+    """
+    from matplotlib.axis import Axis
+    from matplotlib.textpath import TextToPath
+    from matplotlib.ticker import MaxNLocator
+
+    measure = TextToPath()
+
+    class Spaced(MaxNLocator):
+        def tick_values(self, vmin: float, vmax: float) -> Any:
+            owner = self.axis
+            if not isinstance(owner, Axis) or not vmax > vmin:
+                return super().tick_values(vmin, vmax)
+            ax = owner.axes
+            formatter: Any = owner.major.formatter
+            prop = owner.majorTicks[0].label1.get_fontproperties()  # the tick font (not get_ticklabels: a loop)
+            size = prop.get_size_in_points()
+            length = ax.bbox.width * 72 / ax.figure.dpi  # points
+            lo, hi = min(vmin, vmax), max(vmin, vmax)
+            ticks = super().tick_values(vmin, vmax)
+            for n in range(max(1, int(length // (3 * size))), 0, -1):
+                self.set_params(nbins=n, min_n_ticks=1)
+                ticks = super().tick_values(vmin, vmax)
+                inside = [t for t in ticks if lo <= t <= hi]
+                if len(inside) < 2:
+                    break
+                labels = formatter.format_ticks(inside)
+                widest = max(measure.get_text_width_height_descent(s, prop, ismath=False)[0] for s in labels)
+                step = (inside[1] - inside[0]) / (hi - lo) * length
+                if step >= widest + size:
+                    break
+            return ticks
+
+    axis.set_major_locator(Spaced(nbins="auto", steps=[1, 2, 2.5, 5, 10]))

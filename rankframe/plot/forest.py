@@ -23,6 +23,7 @@ from ._common import (
     paper,
     pyplot,
     shown,
+    spaced_ticks,
     wrapped,
 )
 
@@ -189,8 +190,11 @@ def forest(
         title = None
         ax.set_xlabel(shown(f"{label} (mean)"))
     ticks = []
+    # several baselines (pairs='all', or a list): a row is a pair, named "system − baseline" (a system alone repeats)
+    paired = comparison and frame["baseline"].nunique(dropna=False) > 1
     for r, tiny in zip(frame.to_dict("records"), is_small):
-        keys = [r[c] for c in segs] + ([r["system"]] if comparison and systems > 1 or not segs and comparison else [])
+        who = f"{label_of((r['system'],))} − {label_of((r['baseline'],))}" if paired else r.get("system")
+        keys = [r[c] for c in segs] + ([who] if comparison and systems > 1 or not segs and comparison else [])
         if headers:  # the segment is the header's
             keys = keys[len(segs) :]
         name = wrapped(
@@ -226,7 +230,11 @@ def forest(
             if ends.any():
                 ax.scatter(np.full(int(ends.sum()), at), y[ends], marker=mark, color=fg, s=30, zorder=4,
                            clip_on=False, label="_interval continues")  # fmt: skip
-    names = [*segs, *(["system"] if comparison and (systems > 1 or not segs) else [])]
+    spaced_ticks(ax.xaxis)  # the x labels never over each other, whatever the panel's width
+    names = [
+        *segs,
+        *([("system − baseline" if paired else "system")] if comparison and (systems > 1 or not segs) else []),
+    ]
     ax.set_ylabel(shown(wrapped(", ".join(map(str, names)) or "segment")))
     legend_outside(ax, title=title)
     return ax

@@ -42,7 +42,7 @@ from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, mis
 from ..table_rules import RULES, failure, nested_failure
 from ._compat import column, pyspark, quote
 from .evaluate import check_grades, check_options, per_query_frame, quiet
-from .validate import _atomic, _free_name, check_columns
+from .validate import _atomic, _free_name, _null, check_columns
 from .validate import validate as validate_table
 
 DISTRIBUTED_TESTS = ("t",)
@@ -112,7 +112,8 @@ def compare(
     train, catalog, features : optional
         The inputs of the per-list beyond-accuracy metrics (ARP, APLT, Novelty, ILD), as for
         :func:`rankframe.spark.evaluate`; their per-query values take the paired t-test as they are. The set-level
-        metrics (one value per segment) are refused, as :func:`rankframe.compare` refuses them.
+        metrics (one value per segment, no value per query) are refused here: :func:`rankframe.compare` compares
+        them on a pandas table by a paired bootstrap over queries.
 
     Raises
     ------
@@ -213,10 +214,11 @@ def prepare_systems(
     unit_by = [*segs, system]
     order_col = check_columns(sdf, cols, unit_by, require_relevance=relevance)
     sys_col = column(system)
-    n_null = sdf.filter(sys_col.isNull()).count()
+    no_system = _null(system, sdf.schema[system].dataType)  # a float NaN is null, as on every road
+    n_null = sdf.filter(no_system).count()
     if n_null:
         with quiet():
-            examples = sdf.filter(sys_col.isNull()).limit(5).toPandas()
+            examples = sdf.filter(no_system).limit(5).toPandas()
         raise null_systems_error(system, int(n_null), examples)
     found = sorted(r[0] for r in sdf.select(sys_col).distinct().collect())
     return Prepared(measures, cols, policies, unit_by, order_col, found)

@@ -8,6 +8,7 @@ evaluate" do not fit them); ``rankframe anova`` takes --train/--catalog/--featur
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -79,3 +80,74 @@ def test_segment_means_versus_the_null_segment():
         null_mean = means[[k for k in means.index if k[0] == system and pd.isna(k[1])]].iloc[0]
         assert long[system] == pytest.approx(long_mean - null_mean, abs=1e-12)
     assert out[out["length"].isna()]["delta"].isna().all()  # the reference rows
+
+
+# --- guards of items 3-5 on every road (issue 33, the leftover pass) -------------------------------------------------
+
+NULL_SEGMENT = pd.DataFrame(
+    {
+        "query": [1, 2, 3, 4, 5, 6],
+        "item": ["a"] * 6,
+        "rank": [1] * 6,
+        "relevance": [1, 0, 1, 1, 0, 0],
+        "group": ["x", "x", "y", "y", None, None],
+    }
+)
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+@pytest.mark.parametrize("road", ["frame", "parquet", "csv"])
+@pytest.mark.parametrize("versus", [{"group": None}, {"group": float("nan")}, None, float("nan")], ids=repr)
+def test_segment_means_null_segment_every_road(engine, road, versus, tmp_path):
+    # P@1 by hand: x = mean(1, 0) = 0.5, y = mean(1, 1) = 1, null = mean(0, 0) = 0; against null: x 0.5, y 1.0
+    source: object = NULL_SEGMENT
+    if road != "frame":
+        source = str(tmp_path / f"t.{road}")
+        NULL_SEGMENT.to_parquet(source) if road == "parquet" else NULL_SEGMENT.to_csv(source, index=False)
+    out = rankframe.segment_means(source, "P@1", by="group", versus=versus, ci_method="t", engine=engine)
+    got = dict(zip(out["group"].fillna("<null>"), out["delta"]))
+    if versus is None:  # versus=None: no reference (documented), every delta NaN
+        assert all(pd.isna(v) for v in got.values()), got
+        return
+    assert got["x"] == pytest.approx(0.5) and got["y"] == pytest.approx(1.0) and pd.isna(got["<null>"]), got
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "bigquery", "spark", "trino"])
+@pytest.mark.parametrize("by", ["Value", "VALUE", "Metric", "N"])
+def test_render_folds_case_on_every_folding_dialect(dialect, by):
+    pytest.importorskip("sqlglot", reason="sqlglot (the warehouse extra) renders the portable SQL")
+    with pytest.raises(ParameterError, match=f"segment column '{by}' has the name of an output column of render"):
+        rankframe.sql.render("AP", dialect=dialect, table="t", by=by)
+    rankframe.sql.render("AP", dialect="postgres", table="t", by=by)  # quoted names stay apart there
+
+
+def test_anova_command_takes_every_side_input(capsys):
+    with pytest.raises(SystemExit):
+        main(["anova", "--help"])
+    out = capsys.readouterr().out
+    assert all(flag in out for flag in ("--train FILE", "--catalog FILE", "--features FILE")), out
+
+
+def test_anova_refuses_a_set_level_metric_for_its_true_reason(capsys):
+    code = main(["anova", str(PAIRED), "-m", "Coverage@5"])
+    err = capsys.readouterr().err
+    assert code == 2 and "has no value per query" in err and "rankframe.compare" in err, err
+    assert "per_query" not in err and "--catalog" not in err, err  # no flag or parameter the caller did not pass
+
+
+#: in a sentence about refusing set-level metrics: compare as the one that refuses them (it serves them with a
+#: paired bootstrap, decision 19). docs/spark.md and spark.compare's docstring said "as rankframe.compare does"
+COMPARE_REFUSES = re.compile(
+    r"as (:func:)?`?rankframe\.compare`? (does|refuses)|`?compare`? refuses (the )?set-level", re.IGNORECASE
+)
+
+
+def test_no_page_says_compare_refuses_set_level_metrics():
+    texts = [*ROOT.joinpath("docs").rglob("*.md"), ROOT / "README.md", *ROOT.joinpath("rankframe").rglob("*.py")]
+    found = [
+        f"{path.relative_to(ROOT)}: {sentence!r}"
+        for path in texts
+        for sentence in re.split(r"(?<=[.;])\s", " ".join(path.read_text(encoding="utf-8").split()))
+        if "set-level" in sentence and "refus" in sentence and COMPARE_REFUSES.search(sentence)
+    ]
+    assert not found, found

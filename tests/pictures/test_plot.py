@@ -252,6 +252,62 @@ def test_pr_curve_from_points_and_a_long_table_agree(runs):
     assert [li.get_ydata().tolist() for li in a.get_lines()] == [li.get_ydata().tolist() for li in b.get_lines()]
 
 
+def _three_models() -> pd.DataFrame:
+    """A recommender's 3-model table: 300 users, 20 recommendations each, hits drawn at a few percent (R@20)."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for model, p in [("ItemKNN", 0.03), ("EASE", 0.035), ("LightGCN", 0.032)]:
+        for user in range(300):
+            hits = rng.random(20) < p
+            rows += [(model, user, f"i{rng.integers(1e6)}", r + 1, int(hits[r])) for r in range(20)]
+            rows.append((model, user, "held-out", None, 1))  # a relevant item not recommended
+    table = pd.DataFrame(rows, columns=["system", "query", "item", "rank", "relevance"])
+    return table.drop_duplicates(["system", "query", "item"])
+
+
+def _overlapping_ticks(ax) -> list[tuple[str, str, str]]:
+    """Pairs of visible tick labels (x among x, y among y) whose drawn boxes overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = ax.figure
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    found = []
+    for name, labels in (("x", ax.get_xticklabels()), ("y", ax.get_yticklabels())):
+        boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels if t.get_visible() and t.get_text()]
+        for i, (a, box_a) in enumerate(boxes):
+            found += [(name, a, b) for b, box_b in boxes[i + 1 :] if box_a.overlaps(box_b)]
+    return found
+
+
+@pytest.mark.parametrize("pairs", ["baseline", "all"])
+@pytest.mark.parametrize("figsize", [None, (6.4, 2.6), (4.0, 2.6)], ids=["own", "report", "narrow"])
+def test_forest_tick_labels_do_not_collide(pairs, figsize):
+    # issue 33: R@20 on a 3-model table, pairs='all', in the report's 6.4 in panel: the x tick labels
+    # '−0.125', '−0.100', ... were set 0.025 apart, each wider than that step on the axis
+    from matplotlib.figure import Figure
+
+    out = rankframe.compare(_three_models(), "R@20", pairs=pairs)
+    ax = None if figsize is None else Figure(figsize=figsize, layout="constrained").add_subplot()
+    ax = rp.forest(out, "R@20", ax=ax)
+    assert _overlapping_ticks(ax) == []
+    low, high = ax.get_xlim()
+    inside = [t for t in ax.get_xticks() if low <= t <= high]
+    # still a scale to read; the narrow figure's legend leaves its axes under 1 in: room for one label only
+    assert len(inside) >= (1 if figsize == (4.0, 2.6) else 3), inside
+
+
+def test_forest_rows_of_several_baselines_name_their_pair():
+    # pairs='all' on 3 models: 3 pairs, two of them with LightGCN as the system; its label named the system only,
+    # so two rows read "LightGCN  (n=300)". Each row names "system − baseline" when the baselines differ
+    out = rankframe.compare(_three_models(), "R@20", pairs="all")
+    ax = rp.forest(out, "R@20", sort=False)  # the frame's order, first at the top
+    ticks = [t.get_text() for t in ax.get_yticklabels()][::-1]
+    assert ticks == [f"{r.system} − {r.baseline}  (n=300)" for r in out.itertuples()]
+    assert len(set(ticks)) == 3
+
+
 # ---------------------------------------------------------------------------------------------------------
 # images: one smoke test per plot (non-blank, the size asked for)
 
