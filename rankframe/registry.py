@@ -296,7 +296,7 @@ def sql_params_markdown() -> str:
     """The table of the table macros' metric parameters in docs/sql.md, from :func:`table_params`."""
     lines = ["| parameter | default | allowed | read by |", "|---|---|---|---|"]
     for name, p, columns in table_params():
-        read_by = "every column (a query-set policy)" if p in POLICIES else ", ".join(columns)
+        read_by = "a query-set policy, on the columns it applies to" if p in POLICIES else ", ".join(columns)
         allowed = p.expected().replace("None", "NULL").replace("True or False", "true or false")
         allowed = allowed.replace("a dict {grade: gain}", "a `MAP {grade: gain}`")
         lines.append(f"| `{name}` | `{sql_literal(p.default)}` | {allowed} | {read_by} |")
