@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pandas as pd
@@ -23,6 +24,7 @@ import pytest
 import rankframe
 import rankframe.sql as rf_sql
 from rankframe import registry
+from rankframe.declare import MetricSpec
 from rankframe.names import Measure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +34,9 @@ MACROS = ("rf_per_query", "rf_means", "rf_compare", "rf_anova")
 K = 3  # the cutoff of every call (the denominators 'min_k' / 'retrieved' differ from the default only with a k)
 
 
-def declared() -> dict[str, tuple[object, list[tuple[object, str]]]]:
+def declared() -> dict[str, tuple[Any, list[tuple[MetricSpec, str]]]]:
     """{SQL name: (default, [(spec, Python name), ...])}: every parameter a metric column declares, the policies."""
-    out: dict[str, tuple[object, list[tuple[object, str]]]] = {}
+    out: dict[str, tuple[Any, list[tuple[MetricSpec, str]]]] = {}
     for spec in registry.METRICS:
         if spec.table_column:
             for p in spec.params:
