@@ -226,6 +226,83 @@ def params_markdown(specs: tuple[MetricSpec, ...] | None = None) -> str:
     return "\n".join(lines)
 
 
+def table_params() -> tuple[tuple[str, Param, tuple[str, ...]], ...]:
+    """The metric parameters of the SQL table macros: (name in SQL, declaration, columns that read it).
+
+    Every parameter a metric column of the table macros declares (``MetricSpec.table_param`` names it in SQL, e.g.
+    nDCG's ``rel`` is ``graded_rel``), in the metrics' order, then the query-set policies (:data:`POLICIES`). The
+    one list from which :func:`sql_params_block` generates the parameter lists of ``rf_per_query``, ``rf_means``,
+    ``rf_compare`` and ``rf_anova`` (``rankframe/sql.py``) and the table of docs/sql.md (:func:`sql_params_markdown`).
+    Two metrics that name one SQL parameter must declare the same default: a macro has one.
+    """
+    found: dict[str, tuple[Param, list[str]]] = {}
+    for m in METRICS:
+        if not m.table_column:
+            continue
+        for p in m.params:
+            name = m.table_param(p.name)
+            first, columns = found.setdefault(name, (p, []))
+            if repr(first.default) != repr(p.default):
+                raise ValueError(
+                    f"{m.canonical} declares {p.name}={p.default!r}, its SQL table parameter {name} has the default "
+                    f"{first.default!r} from {columns[0]}: give it another name (sql_table_params) or the same default"
+                )
+            columns.append(m.canonical)
+    for p in POLICIES:
+        found[p.name] = (p, [m.canonical for m in METRICS if m.table_column])
+    return tuple((name, p, tuple(columns)) for name, (p, columns) in found.items())
+
+
+def sql_literal(value: Any) -> str:
+    """A declared default as DuckDB SQL: ``NULL``, ``true``/``false``, a quoted text, a number as Python writes it."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return repr(value)
+
+
+#: the block of sql/evaluate.sql that :func:`write_sql_params` writes: one ``-- rf:param`` line per parameter
+SQL_PARAMS_BEGIN = "-- rf:generated-begin (rankframe.registry.write_sql_params: the declared metric parameters)"
+SQL_PARAMS_END = "-- rf:generated-end"
+SQL_PARAMS_FILE = "sql/evaluate.sql"
+
+
+def sql_params_block() -> str:
+    """The ``-- rf:param <name> := <default>`` lines, from :func:`table_params`, between their two marker lines.
+
+    ``rankframe/sql.py`` (the loader, standard library only) reads them and fills the ``/* rf:generated
+    metric_params */`` (``k := NULL, rel := 1, ...``) and ``/* rf:generated metric_args */`` (``k, rel, ...``)
+    markers of the table macros with them.
+    """
+    lines = [f"-- rf:param {name} := {sql_literal(p.default)}" for name, p, _ in table_params()]
+    return "\n".join([SQL_PARAMS_BEGIN, *lines, SQL_PARAMS_END])
+
+
+def write_sql_params(path: str = SQL_PARAMS_FILE) -> None:
+    """Regenerate the ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`) from the declarations."""
+    from pathlib import Path
+
+    file = Path(path)
+    text = file.read_text(encoding="utf-8")
+    head, rest = text.split(SQL_PARAMS_BEGIN, 1)
+    _, tail = rest.split(SQL_PARAMS_END, 1)
+    file.write_text(head + sql_params_block() + tail, encoding="utf-8")
+
+
+def sql_params_markdown() -> str:
+    """The table of the table macros' metric parameters in docs/sql.md, from :func:`table_params`."""
+    lines = ["| parameter | default | allowed | read by |", "|---|---|---|---|"]
+    for name, p, columns in table_params():
+        read_by = "a query-set policy, on the columns it applies to" if p in POLICIES else ", ".join(columns)
+        allowed = p.expected().replace("None", "NULL").replace("True or False", "true or false")
+        allowed = allowed.replace("a dict {grade: gain}", "a `MAP {grade: gain}`")
+        lines.append(f"| `{name}` | `{sql_literal(p.default)}` | {allowed} | {read_by} |")
+    return "\n".join(lines)
+
+
 def names_markdown() -> str:
     """The table of names and properties of docs/metrics.md, generated from the declarations."""
     lines = [
@@ -284,12 +361,16 @@ BEYOND_DOC = "docs/beyond-accuracy.md"
 def write_params_doc(path: str = "docs/metrics.md") -> None:
     """Regenerate the generated tables (between ``<!-- names:start -->``-style markers) of docs/metrics.md.
 
-    The table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) is regenerated
-    with it, when that page is beside ``path``.
+    The table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) and that of the
+    SQL table macros' parameters in docs/sql.md (``<!-- sql-params:start -->``) are regenerated with it, when those
+    pages are beside ``path``.
     """
     from pathlib import Path
 
     _write_tables(Path(path), _TABLES)
+    sql_doc = Path(path).parent / "sql.md"
+    if sql_doc.exists():
+        _write_tables(sql_doc, {"sql-params": sql_params_markdown})
     beyond = Path(path).parent / Path(BEYOND_DOC).name
     if beyond.exists():
         _write_tables(beyond, {"beyond": beyond_markdown, "beyond-directions": beyond_directions_markdown})

@@ -126,7 +126,8 @@ def _sources(folder: Path | None = None) -> list[tuple[str, str]]:
         ordered.append(ready[0])
     texts = {**raw, **{n: (d / n).read_text(encoding="utf-8") for n in (*_HEAD, *_TAIL)}}
     columns = sorted((c for n in ordered for c in table_columns(raw[n])), key=lambda c: (c.order, c.name))
-    return [(n, _wire(texts[n], columns)) for n in (*_HEAD, *ordered, *_TAIL)]
+    params = param_lines(texts["evaluate.sql"])
+    return [(n, _wire(texts[n], columns, params)) for n in (*_HEAD, *ordered, *_TAIL)]
 
 
 def files(folder: Path | None = None) -> list[Path]:
@@ -143,6 +144,20 @@ def files(folder: Path | None = None) -> list[Path]:
 # (rf:value may repeat: one line each, joined by newlines). evaluate.sql holds the generated parts as markers
 # /* rf:generated <part> */; the metric files are the one place that lists metrics (no list to edit in
 # evaluate.sql or compare.sql). tests/project/test_declared.py holds each rf:column line to the Python declaration.
+
+# The metric parameters of the table macros (rf_per_query, rf_means, rf_compare, rf_anova) are generated the same
+# way, from the declarations: evaluate.sql holds one "-- rf:param <name> := <default>" line per declared parameter
+# (a block written by rankframe.registry.write_sql_params, held current by tests/sql/test_sql_table_params.py), and
+# the macros say /* rf:generated metric_params */ (the list with the defaults) or /* rf:generated metric_args */
+# (the names, to pass them on) where the list goes: no macro lists a metric parameter by hand.
+
+_PARAM = re.compile(r"^-- rf:param (?P<name>\w+) := (?P<default>[^\n]+)$", re.M)
+
+
+def param_lines(sql: str) -> list[tuple[str, str]]:
+    """(name, default as SQL) of every ``-- rf:param`` line of the text (evaluate.sql's generated block)."""
+    return [(m["name"], m["default"].strip()) for m in _PARAM.finditer(sql)]
+
 
 _COLUMN = re.compile(r"^-- rf:column (?P<name>\w+)(?P<opts>[^\n]*)$", re.M)
 _VALUE = re.compile(r"^-- rf:value (?P<line>[^\n]*)$", re.M)
@@ -196,8 +211,12 @@ def table_columns(sql: str) -> list[TableColumn]:
     return [TableColumn(heads[0]["name"], heads[0]["opts"], value)]
 
 
-def _generated(part: str, columns: list[TableColumn]) -> str:
+def _generated(part: str, columns: list[TableColumn], params: list[tuple[str, str]]) -> str:
     pad = " " * 11
+    if part == "metric_params":
+        return ", ".join(f"{name} := {default}" for name, default in params)
+    if part == "metric_args":
+        return ", ".join(name for name, _ in params)
     if part == "metric_columns":
         return ", ".join(f"'{c.name}'" for c in columns)
     if part == "directions":  # rf__direction(name): 1 higher is better, -1 lower, 0 neither (rankframe.direction)
@@ -216,9 +235,9 @@ def _generated(part: str, columns: list[TableColumn]) -> str:
     raise ValueError(f"unknown generated part /* rf:generated {part} */")
 
 
-def _wire(sql: str, columns: list[TableColumn]) -> str:
-    """The text with each ``/* rf:generated <part> */`` marker replaced by its part, made from ``columns``."""
-    return _MARKER.sub(lambda m: _generated(m["part"], columns).lstrip(" "), sql)
+def _wire(sql: str, columns: list[TableColumn], params: list[tuple[str, str]]) -> str:
+    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (from ``columns``, ``params``)."""
+    return _MARKER.sub(lambda m: _generated(m["part"], columns, params).lstrip(" "), sql)
 
 
 def text(folder: Path | None = None) -> str:

@@ -71,26 +71,21 @@ CREATE OR REPLACE MACRO rf__anova_systems(tbl, system, ok) AS TABLE
 -- system column, then the table and rf_per_query's parameters, repeated rows, the systems), the per-query values,
 -- the alignment check, one group per query, the means as windows, the sums of squares per (segment, metric),
 -- the F tests, one row per term.
-CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, k := NULL, segments := [],
-                                 interaction := NULL, order_by := 'rank', rel := 1,
-                                 graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
-                                 p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                 ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
-                                 no_judged := 'skip', allow_duplicates := false) AS TABLE
+CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, /* rf:generated metric_params */,
+                                 segments := [], interaction := NULL, order_by := 'rank',
+                                 allow_duplicates := false) AS TABLE
     WITH rf__long AS MATERIALIZED (
         SELECT * FROM rf__compare_long(
-            tbl, system, k, rf__anova_units(segments, interaction), metrics, order_by, rel, graded_rel, gain, ideal,
-            max_grade, p, p_denominator, r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+            tbl, system, rf__anova_units(segments, interaction), metrics, order_by,
             (SELECT y.rf__ok FROM rf__anova_systems(tbl, system, (
                 SELECT d.rf__ok FROM rf__check_duplicates(
                     tbl, list_append(rf__anova_units(segments, interaction), CAST(system AS VARCHAR)), allow_duplicates, (
                     SELECT c.rf__ok FROM rf__check_table(
                         tbl, rf__anova_units(segments, interaction), 'rf_anova', rf__outputs(),
-                        rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                         r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first',
-                                         no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_anova')
+                        rf__check_params(order_by, allow_duplicates, 'rf_anova', /* rf:generated metric_args */)
                         AND (SELECT rf__anova_check(n.rf__names, system, segments, interaction, metrics)
-                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
+                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y),
+            /* rf:generated metric_args */)),
     rf__present AS (
         SELECT l.rf__seg, count(DISTINCT l.rf__sys) AS rf__ns FROM rf__long AS l GROUP BY ALL),
     rf__aligned AS (

@@ -207,20 +207,11 @@ CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
     FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
           FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl))) AS s;
 
--- per unit (segments..., system, query): the metric columns after the policies, as rf_per_query (the same macro,
--- rf__per_query_ok), with rf_compare's check chain ok; beta, log_base, gains, judged_only and ties keep their defaults
-CREATE OR REPLACE MACRO rf__compare_per_query(tbl, k, units, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                              p_denominator, r_denominator, ap_denominator, no_relevant,
-                                              no_retrieved, no_judged, ok) AS TABLE
-    SELECT * FROM rf__per_query_ok(tbl, k, units, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                   r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first', no_relevant,
-                                   no_retrieved, no_judged, ok);
-
 -- the long per-query values: segment columns, rf__seg (a struct of them), rf__sys, rf__q, rf__metric, rf__v
--- (NULL for a skipped or NaN value); ok: the check chain
-CREATE OR REPLACE MACRO rf__compare_long(tbl, system, k, segments, metrics, order_by, rel, graded_rel, gain, ideal,
-                                         max_grade, p, p_denominator, r_denominator, ap_denominator, no_relevant,
-                                         no_retrieved, no_judged, ok) AS TABLE
+-- (NULL for a skipped or NaN value); ok: the check chain. The values per unit (segments..., system, query) are
+-- rf_per_query's (the same macro, rf__per_query_ok, with every metric parameter of the call)
+CREATE OR REPLACE MACRO rf__compare_long(tbl, system, segments, metrics, order_by, ok,
+                                         /* rf:generated metric_args */) AS TABLE
     SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                              OR c = 'rf__all'),
            struct_pack(*COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
@@ -231,9 +222,8 @@ CREATE OR REPLACE MACRO rf__compare_long(tbl, system, k, segments, metrics, orde
            unnest(list_transform(list_value(*COLUMNS(lambda c: list_contains(rf__compare_cols(metrics), c))),
                                  lambda v: CASE WHEN isnan(v) THEN NULL ELSE v END)) AS rf__v
     FROM (SELECT *, NULL AS rf__nosys, true AS rf__all
-          FROM rf__compare_per_query(tbl, k, list_append(TRY_CAST(segments AS VARCHAR[]), CAST(system AS VARCHAR)), order_by, rel,
-                                     graded_rel, gain, ideal, max_grade, p, p_denominator, r_denominator,
-                                     ap_denominator, no_relevant, no_retrieved, no_judged, ok)) AS l;
+          FROM rf__per_query_ok(tbl, list_append(TRY_CAST(segments AS VARCHAR[]), CAST(system AS VARCHAR)), order_by,
+                                ok, /* rf:generated metric_args */)) AS l;
 
 
 -- rf_compare: see the head of this section and docs/sql.md. Steps: the check chain (rf_compare's parameters
@@ -241,28 +231,23 @@ CREATE OR REPLACE MACRO rf__compare_long(tbl, system, k, segments, metrics, orde
 -- the per-query values, the alignment check, per (segment, metric, system) the paired summary of the differences
 -- system - baseline over the queries both have a value for, the t-test and interval, the correction over every
 -- row of the call.
-CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, metrics := NULL, k := NULL,
-                                   segments := [], ci := 0.95, correction := 'holm', alternative := NULL,
-                                   margin := NULL, order_by := 'rank', rel := 1,
-                                   graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
-                                   p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                   ap_denominator := 'relevant', no_relevant := 'zero', no_retrieved := 'zero',
-                                   no_judged := 'skip', allow_duplicates := false) AS TABLE
+CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, metrics := NULL,
+                                   /* rf:generated metric_params */, segments := [], ci := 0.95, correction := 'holm',
+                                   alternative := NULL, margin := NULL, order_by := 'rank',
+                                   allow_duplicates := false) AS TABLE
     WITH rf__long AS MATERIALIZED (
         SELECT * FROM rf__compare_long(
-            tbl, system, k, segments, metrics, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-            r_denominator, ap_denominator, no_relevant, no_retrieved, no_judged,
+            tbl, system, segments, metrics, order_by,
             (SELECT y.rf__ok FROM rf__compare_systems(tbl, system, baseline, (
                 SELECT d.rf__ok FROM rf__check_duplicates(
                     tbl, list_append(TRY_CAST(segments AS VARCHAR[]), CAST(system AS VARCHAR)), allow_duplicates, (
                     SELECT c.rf__ok FROM rf__check_table(
                         tbl, segments, 'rf_compare', rf__outputs(),
-                        rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                         r_denominator, ap_denominator, 1.0, 2.0, NULL, false, 'first',
-                                         no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_compare')
+                        rf__check_params(order_by, allow_duplicates, 'rf_compare', /* rf:generated metric_args */)
                         AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction,
                                                       alternative, margin)
-                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y))),
+                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y),
+            /* rf:generated metric_args */)),
     rf__present AS (
         SELECT l.rf__seg, list(DISTINCT CAST(l.rf__sys AS VARCHAR) ORDER BY CAST(l.rf__sys AS VARCHAR)) AS rf__systems
         FROM rf__long AS l GROUP BY ALL),

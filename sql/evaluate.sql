@@ -34,6 +34,32 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
 CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
     CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
 
+-- the metric parameters of the table macros rf_per_query, rf_means, rf_compare and rf_anova, with their defaults: every
+-- parameter a metric column declares (rankframe/metrics/*.py) and the query-set policies. The loader (rankframe/sql.py)
+-- puts the list where a macro says /* rf:generated metric_params */ (name := default, ...) or /* rf:generated
+-- metric_args */ (the names, to pass them on): no macro lists them by hand. Generated: do not edit the block, run
+-- python -c 'from rankframe.registry import write_sql_params; write_sql_params()'
+-- rf:generated-begin (rankframe.registry.write_sql_params: the declared metric parameters)
+-- rf:param k := NULL
+-- rf:param rel := 1
+-- rf:param p_denominator := 'k'
+-- rf:param judged_only := false
+-- rf:param r_denominator := 'relevant'
+-- rf:param ap_denominator := 'relevant'
+-- rf:param graded_rel := NULL
+-- rf:param gain := 'linear'
+-- rf:param log_base := 2.0
+-- rf:param gains := NULL
+-- rf:param ties := 'first'
+-- rf:param ideal := 'judged'
+-- rf:param max_grade := 4
+-- rf:param beta := 1.0
+-- rf:param p := 0.8
+-- rf:param no_relevant := 'zero'
+-- rf:param no_retrieved := 'zero'
+-- rf:param no_judged := 'skip'
+-- rf:generated-end
+
 -- the metric columns of rf_per_query, in their order (the one list: rf_means averages them, rf_compare compares them).
 -- The /* rf:generated ... */ parts of this file are filled by the loader (rankframe/sql.py, "metric wiring") from the
 -- rf:column / rf:value lines of the metric files: a new metric file is wired in without an edit here
@@ -58,9 +84,7 @@ CREATE OR REPLACE MACRO rf__is_key(c, segments) AS
 
 -- true, or the error for the first bad parameter of rf_per_query / rf_means (each CASE condition calls one check,
 -- which returns the normalised value or raises; none of them is ever true)
-CREATE OR REPLACE MACRO rf__check_params(k, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                         r_denominator, ap_denominator, beta, log_base, gains, judged_only, ties,
-                                         no_relevant, no_retrieved, no_judged, allow_duplicates, owner) AS
+CREATE OR REPLACE MACRO rf__check_params(order_by, allow_duplicates, owner, /* rf:generated metric_args */) AS
     CASE WHEN rf__k(k, owner) < 0 THEN false
          WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) = '' THEN false
          WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
@@ -161,9 +185,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
 -- rf_per_query, rf_means and rf_compare in one: the metric columns after the query-set policies, per unit (segments...,
 -- query); ok is the caller's one-row check chain (a scalar subquery), applied to the rows before any metric sees
 -- them, so that its errors come first
-CREATE OR REPLACE MACRO rf__per_query_ok(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                         p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
-                                         judged_only, ties, no_relevant, no_retrieved, no_judged, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__per_query_ok(tbl, segments, order_by, ok, /* rf:generated metric_args */) AS TABLE
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            /* rf:generated policy_columns */
     FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
@@ -178,23 +200,17 @@ CREATE OR REPLACE MACRO rf__per_query_ok(tbl, k, segments, order_by, rel, graded
 
 -- rf_per_query and rf_means: their check chain (once, in a one-row subquery) and the values; owner names the macro
 -- in the errors
-CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                      p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
-                                      judged_only, ties, no_relevant, no_retrieved, no_judged, allow_duplicates,
-                                      owner) AS TABLE
-    SELECT * FROM rf__per_query_ok(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                   p_denominator, r_denominator, ap_denominator, beta, log_base, gains, judged_only,
-                                   ties, no_relevant, no_retrieved, no_judged,
+CREATE OR REPLACE MACRO rf__per_query(tbl, segments, order_by, allow_duplicates, owner,
+                                      /* rf:generated metric_args */) AS TABLE
+    SELECT * FROM rf__per_query_ok(tbl, segments, order_by,
                                    (SELECT d.rf__ok
                                      FROM rf__check_duplicates(
                                          tbl, segments, allow_duplicates,
                                          (SELECT c.rf__ok
                                           FROM rf__check_table(tbl, segments, owner, rf__outputs(),
-                                                               rf__check_params(k, order_by, rel, graded_rel, gain, ideal,
-                                                                                max_grade, p, p_denominator, r_denominator,
-                                                                                ap_denominator, beta, log_base, gains,
-                                                                                judged_only, ties, no_relevant, no_retrieved,
-                                                                                no_judged, allow_duplicates, owner)) AS c)) AS d));
+                                                               rf__check_params(order_by, allow_duplicates, owner,
+                                                                                /* rf:generated metric_args */)) AS c)) AS d),
+                                   /* rf:generated metric_args */);
 
 -- rf_per_query(tbl, k := NULL, ...): one row per unit (segments..., query) with the columns
 -- P R AP RR CG DCG IDCG nDCG ERR nERR Rprec Success F1 Bpref RBP Judged Hits NumQ NumRet NumRel NumRelRet at
@@ -203,15 +219,10 @@ CREATE OR REPLACE MACRO rf__per_query(tbl, k, segments, order_by, rel, graded_re
 -- columns of the metrics that need relevant items (R AP nDCG nERR Rprec F1 Bpref).
 -- DuckDB computes only the columns you select (a grade above max_grade is an error only when ERR or nERR is
 -- selected).
-CREATE OR REPLACE MACRO rf_per_query(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
-                                     graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
-                                     p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                     ap_denominator := 'relevant', beta := 1.0, log_base := 2.0, gains := NULL,
-                                     judged_only := false, ties := 'first', no_relevant := 'zero',
-                                     no_retrieved := 'zero', no_judged := 'skip', allow_duplicates := false) AS TABLE
-    SELECT * FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p, p_denominator,
-                                r_denominator, ap_denominator, beta, log_base, gains, judged_only, ties, no_relevant,
-                                no_retrieved, no_judged, allow_duplicates, 'rf_per_query');
+CREATE OR REPLACE MACRO rf_per_query(tbl, /* rf:generated metric_params */, segments := [], order_by := 'rank',
+                                     allow_duplicates := false) AS TABLE
+    SELECT * FROM rf__per_query(tbl, segments, order_by, allow_duplicates, 'rf_per_query',
+                                /* rf:generated metric_args */);
 
 -- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left
 CREATE OR REPLACE MACRO rf_mean(v) AS
@@ -220,19 +231,14 @@ CREATE OR REPLACE MACRO rf_mean(v) AS
 -- rf_means(tbl, ...): one row per segment (one row in all with segments := []) with n_queries (units kept by
 -- the policies) and the mean of every metric of rf_per_query over the segment's queries, ordered by the
 -- segments. As in rf_per_query, only the selected columns are computed.
-CREATE OR REPLACE MACRO rf_means(tbl, k := NULL, segments := [], order_by := 'rank', rel := 1,
-                                 graded_rel := NULL, gain := 'linear', ideal := 'judged', max_grade := 4,
-                                 p := 0.8, p_denominator := 'k', r_denominator := 'relevant',
-                                 ap_denominator := 'relevant', beta := 1.0, log_base := 2.0, gains := NULL,
-                                 judged_only := false, ties := 'first', no_relevant := 'zero', no_retrieved := 'zero',
-                                 no_judged := 'skip', allow_duplicates := false) AS TABLE
+CREATE OR REPLACE MACRO rf_means(tbl, /* rf:generated metric_params */, segments := [], order_by := 'rank',
+                                 allow_duplicates := false) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND lower(c) <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: list_contains(rf__metric_columns(), c)))
         FROM (SELECT true AS rf__all, *
-              FROM rf__per_query(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
-                                 p_denominator, r_denominator, ap_denominator, beta, log_base, gains, judged_only,
-                                 ties, no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_means'))
+              FROM rf__per_query(tbl, segments, order_by, allow_duplicates, 'rf_means',
+                                 /* rf:generated metric_args */))
         GROUP BY ALL)
     ORDER BY COLUMNS(lambda c: (rf__is_key(c, segments) AND lower(c) <> 'query') OR c = 'n_queries');
