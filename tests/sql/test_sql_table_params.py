@@ -288,9 +288,18 @@ def _rows(frame: pd.DataFrame, macro: str) -> dict[tuple, tuple]:
 
 
 CASES = [(macro, name) for macro in MACROS for name in declared()]
+#: the drift that shipped (rf_compare and rf_anova refused these with a binder error) runs in the quick loop; the
+#: other cases plan the big macros ~1-5 s each, so they run in the full suite (CONTRIBUTING, "Tests")
+SHIPPED_DRIFT = {"beta", "log_base", "gains", "judged_only", "ties"}
+PARAMS = [
+    pytest.param(
+        m, n, id=f"{m}-{n}", marks=() if m in ("rf_compare", "rf_anova") and n in SHIPPED_DRIFT else pytest.mark.slow
+    )
+    for m, n in CASES
+]
 
 
-@pytest.mark.parametrize(("macro", "name"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
+@pytest.mark.parametrize(("macro", "name"), PARAMS)
 def test_each_parameter_gives_the_python_answer(con, macro, name):
     value = other_value(name)
     base = f"k := {K}" if name != "k" else ""
