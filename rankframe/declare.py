@@ -128,6 +128,32 @@ def k_param() -> Param:
     )
 
 
+#: the peers a preset ``like=`` names: name -> the library and where its definitions are (the accuracy metrics'
+#: presets, nDCG(like='rectools'), and the beyond-accuracy family's, rankframe.beyond.declare)
+PEERS: dict[str, str] = {
+    "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
+    "recbole": "RecBole (recbole/evaluator/metrics.py)",
+    "recmetrics": "recmetrics (recmetrics/metrics.py)",
+    "evidently": "Evidently (src/evidently/metrics/recsys/)",
+    "rectools": "RecTools (rectools/metrics/)",
+    "replay": "RePlay (replay/metrics/)",
+    "elliot": "Elliot (elliot/evaluation/metrics/)",
+    "lenskit": "LensKit (lenskit/metrics/)",
+    "informfully": "Informfully (Informfully/Recommenders cornac/metrics/diversity.py, RADio)",
+}
+
+
+def like_param(presets: tuple[str, ...] | list[str]) -> Param:
+    """The ``like=`` parameter of a metric with presets for these peers."""
+    return Param(
+        "like",
+        None,
+        "a peer whose conventions every other option takes unless given by name: "
+        + ", ".join(f"'{p}' = {PEERS[p]}" for p in presets),
+        choices=(None, *presets),
+    )
+
+
 def rel_param(default: float | None = 1) -> Param:
     """The relevance-threshold parameter (binary metrics default to 1, graded ones to None)."""
     if default is None:
@@ -144,8 +170,9 @@ GAIN = Param(
     "gain",
     "linear",
     "gain of a grade g: 'linear' = g (trec_eval, scikit-learn), "
-    "'exponential' = 2^g - 1 (Burges, gdeval, ranx ndcg_burges)",
-    choices=("linear", "exponential"),
+    "'exponential' = 2^g - 1 (Burges, gdeval, ranx ndcg_burges), "
+    "'binary' = 1 for every positive grade (>= rel when set), the gain of binary relevance (RecTools)",
+    choices=("linear", "exponential", "binary"),
 )
 IDEAL = Param(
     "ideal",
@@ -154,6 +181,18 @@ IDEAL = Param(
     "or 'retrieved' items only (scikit-learn, torchmetrics)",
     choices=("judged", "retrieved"),
 )
+#: IDCG's and nDCG's ideal: nERR's two, and 'full' (the judged ideal list filled to the cutoff)
+IDEAL_DCG = Param(
+    "ideal",
+    "judged",
+    "ideal ranking from 'judged' items (all judgments incl. unretrieved, trec_eval) "
+    "or 'retrieved' items only (scikit-learn, torchmetrics), or 'full' = the judged ideal list filled to all k "
+    "positions with copies of its last gain, as if every query had k relevant items (RecTools' NDCG; with "
+    "gain='binary' IDCG@k = sum_{i<=k} 1/log2(i+1))",
+    choices=("judged", "retrieved", "full"),
+)
+#: the largest cutoff of ideal='full', whose ideal sums the discounts of k positions whatever the list's length
+FULL_IDEAL_MAX_K = 10**6
 LOG_BASE = Param(
     "log_base",
     2.0,
@@ -278,6 +317,9 @@ class MetricSpec:
     better_when: tuple[tuple[str, Any, str | None], ...] = ()
     #: why, in a few words: the direction table of docs/metrics.md and docs/beyond-accuracy.md
     better_why: str = ""
+    #: a peer of :data:`PEERS` -> the option values of its conventions; the metric declares ``like_param`` and
+    #: ``like=<peer>`` sets them, options given by name override them (nDCG(like='rectools'), the beyond family)
+    presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -288,6 +330,13 @@ class MetricSpec:
             self.param(name).check(self.name, value)
         if (self.sql_windowed is None) != (not self.sql_windows):
             raise ValueError(f"{self.name}: sql_windows and sql_windowed are declared together")
+        for peer, values in self.presets.items():
+            if peer not in PEERS:
+                raise ValueError(f"{self.name}: unknown peer {peer!r} in presets")
+            if peer not in (self.param("like").choices or ()):
+                raise ValueError(f"{self.name}: the preset {peer!r} is not a choice of its like= parameter")
+            for key, value in values.items():
+                self.param(key).check(self.name, value)
         if self.nothing_relevant is not None and self.nothing_relevant not in NOTHING_RELEVANT:
             raise ValueError(
                 f"{self.name}: nothing_relevant must be one of {sorted(NOTHING_RELEVANT)}, got "
@@ -344,19 +393,32 @@ class MetricSpec:
                 return p
         raise unknown_name_error(f"parameter of {self.canonical}", name, [p.name for p in self.params])
 
-    def after_bind(self, values: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
-        """The bound values adjusted (``given``: the parameters given by name); here unchanged.
+    @property
+    def preset_params(self) -> tuple[str, ...]:
+        """The parameters some preset of this metric sets.
 
-        A family with presets fills the parameters not given from the preset (``rankframe.beyond.declare``).
+        Their SQL macro defaults are NULL: the preset's value, or the declared default.
         """
-        return values
+        return tuple(dict.fromkeys(name for values in self.presets.values() for name in values))
+
+    def after_bind(self, values: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
+        """The bound values adjusted (``given``: the parameters given by name).
+
+        The options not given by name take the values of the preset ``like=`` names (options given by name win).
+        """
+        peer = values.get("like")
+        if peer is None:
+            return values
+        return {**values, **{k: v for k, v in self.presets[peer].items() if k not in given}}
 
     def shown_defaults(self, values: dict[str, Any]) -> dict[str, Any]:
-        """The values a canonical metric string leaves out: the declared defaults.
+        """The values a canonical metric string leaves out: the declared defaults, overlaid with the preset's.
 
-        A family whose metrics take ``like=`` overlays the preset's values (``rankframe.beyond.declare``).
+        ``nDCG(like='rectools')@10`` and ``Gini(like='recbole')@10`` round-trip.
         """
-        return {p.name: p.default for p in self.params}
+        base = {p.name: p.default for p in self.params}
+        peer = values.get("like")
+        return base if peer is None else {**base, **self.presets[peer]}
 
     def bind(self, **given: Any) -> dict[str, Any]:
         """Fill defaults and check every value against its declaration."""
@@ -372,6 +434,11 @@ class MetricSpec:
             seen[p.name] = key
             values[p.name] = p.check(self.name, val)
         values = self.after_bind(values, seen)
+        if values.get("ideal") == "full" and (values.get("k") or 0) > FULL_IDEAL_MAX_K:
+            raise ParameterError(
+                f"{self.canonical} with ideal='full' takes k <= {FULL_IDEAL_MAX_K} (its ideal list fills all k "
+                f"positions), got k={values['k']}."
+            )
         for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
             if values[p.name] is None and p.kind == "unit":
                 raise ParameterError(

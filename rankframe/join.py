@@ -68,6 +68,15 @@ def check_id_kinds(run: pd.DataFrame, qrels: pd.DataFrame, run_cols: Columns, qr
             )
 
 
+def check_run_without_grades(present: Sequence[str], c: Columns) -> None:
+    """A run joined with ``qrels=`` has no relevance column of its own (every face of the join)."""
+    if c.relevance in present:
+        raise ParameterError(
+            f"the run table already has a relevance column {c.relevance!r}; pass either a single "
+            "table with judgments or a run plus qrels=, not both"
+        )
+
+
 def join_qrels(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -119,11 +128,7 @@ def join_qrels(
     c = columns or Columns()
     qc = judgment_columns(c, qrels_columns, "join_qrels")
     by = list(by)
-    if c.relevance in run.columns:
-        raise ParameterError(
-            f"the run table already has a relevance column {c.relevance!r}; pass either a single "
-            "table with judgments or a run plus qrels=, not both"
-        )
+    check_run_without_grades(list(run.columns), c)
     if validate:
         validate_table(run, c, by=by, allow_duplicates=allow_duplicates, require_relevance=False, table="run table")
         validate_table(qrels, qc, allow_duplicates=False, table="qrels table", ranked=False)

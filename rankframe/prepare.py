@@ -240,7 +240,7 @@ def cumprod_in_lists(group: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def gain_of(grades: np.ndarray, gain: str, rel: float | None, gains: Sequence | None = None) -> np.ndarray:
-    """Gain of each grade: linear max(g, 0) or exponential 2^max(g, 0) - 1; 0 for null or below ``rel``.
+    """Gain of each grade: linear max(g, 0), exponential 2^max(g, 0) - 1 or binary 1 (g > 0); 0 for null, below rel.
 
     ``gains`` ((grade, value) pairs, ``gains=`` of DCG/IDCG/nDCG) first replaces each listed grade by its value;
     ``rel`` compares the grade itself.
@@ -253,6 +253,8 @@ def gain_of(grades: np.ndarray, gain: str, rel: float | None, gains: Sequence | 
     g = np.where(np.isnan(values), 0.0, np.maximum(values, 0.0))
     if rel is not None:
         g = np.where(grades >= rel, g, 0.0)
+    if gain == "binary":
+        return (g > 0).astype(np.float64)
     return np.exp2(g) - 1.0 if gain == "exponential" else g
 
 

@@ -9,7 +9,7 @@ CREATE OR REPLACE MACRO rf__cg_grades(grades, k, rel, gain) AS
 CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') AS
     CASE WHEN rf__k(k, 'rf_cg') < 0
               OR isnan(rf__relopt(rel, 'rf_cg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_cg') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_cg') = ''
          THEN NULL
          ELSE rf__cg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
@@ -21,7 +21,7 @@ CREATE OR REPLACE MACRO rf__agg_cg(pos, grade, k, rel, gain) AS
 CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
     CASE WHEN rf__k(k, 'rf_agg_cg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_cg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_cg') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_cg') = ''
          THEN NULL
          ELSE rf__agg_cg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 

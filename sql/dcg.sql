@@ -39,7 +39,7 @@ CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain, base, gains) AS
 CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_dcg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_dcg') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_dcg') = ''
               OR rf__log_base(log_base, 'rf_dcg') < 0
               OR cardinality(rf__gains(gains, 'rf_dcg')) < 0
          THEN NULL
@@ -59,7 +59,7 @@ CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := '
                                    gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_dcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_dcg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_dcg') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_dcg') = ''
               OR rf__log_base(log_base, 'rf_agg_dcg') < 0
               OR cardinality(rf__gains(gains, 'rf_agg_dcg')) < 0
          THEN NULL
@@ -79,7 +79,7 @@ CREATE OR REPLACE MACRO rf__tie_gain(part, score, grade, rel, gain, gains) AS
 
 CREATE OR REPLACE MACRO rf_tie_gain(part, score, grade, rel := NULL, gain := 'linear', gains := NULL) AS
     CASE WHEN isnan(rf__relopt(rel, 'rf_tie_gain'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_tie_gain') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_tie_gain') = ''
               OR cardinality(rf__gains(gains, 'rf_tie_gain')) < 0
          THEN NULL
          ELSE rf__tie_gain(part, score, grade, rf__as_num(rel), rf__lc(gain), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)))

@@ -22,12 +22,12 @@ CREATE OR REPLACE MACRO rf__apply_policy(v, n_judged, n_ret, nothing_relevant, n
          WHEN nothing_relevant THEN rf__policy_value(no_relevant)
          ELSE v END;
 
--- "nothing relevant" of one unit: binary metrics |R| = 0; graded (nDCG, nERR) no judged (ideal 'judged') or
--- retrieved (ideal 'retrieved') row with a positive gain (grade > 0 and, when rel is set, grade >= rel).
+-- "nothing relevant" of one unit: binary metrics |R| = 0; graded (nDCG, nERR) no judged (ideal 'judged', 'full')
+-- or retrieved (ideal 'retrieved') row with a positive gain (grade > 0 and, when rel is set, grade >= rel).
 CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := false, ideal := 'judged') AS
     CASE WHEN graded
          THEN count(grade) FILTER (WHERE grade > 0 AND (rel IS NULL OR grade >= rel)
-                                   AND (ideal = 'judged' OR pos IS NOT NULL)) = 0
+                                   AND (ideal <> 'retrieved' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
 
 -- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)
@@ -52,6 +52,7 @@ CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
 -- rf:param gains := NULL
 -- rf:param ties := 'first'
 -- rf:param ideal := 'judged'
+-- rf:param like := NULL
 -- rf:param max_grade := 4
 -- rf:param beta := 1.0
 -- rf:param p := 0.8
@@ -89,8 +90,9 @@ CREATE OR REPLACE MACRO rf__check_params(order_by, allow_duplicates, owner, /* r
          WHEN rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) = '' THEN false
          WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
          WHEN NOT isfinite(rf__threshold(graded_rel, 'graded_rel', owner)) THEN false
-         WHEN rf__choice(gain, ['linear', 'exponential'], 'gain', owner) = '' THEN false
-         WHEN rf__choice(ideal, ['judged', 'retrieved'], 'ideal', owner) = '' THEN false
+         WHEN rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', owner) = '' THEN false
+         WHEN rf__choice(ideal, ['judged', 'retrieved', 'full'], 'ideal', owner) = '' THEN false
+         WHEN NOT rf__full_k(ideal, k, owner) THEN false
          WHEN rf__max_grade(max_grade, owner) < 0 THEN false
          WHEN rf__p(p, owner) < 0 THEN false
          WHEN rf__choice(p_denominator, ['k', 'retrieved'], 'p_denominator', owner) = '' THEN false

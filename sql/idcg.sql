@@ -1,17 +1,26 @@
 -- IDCG — ideal DCG@k (docs/metrics.md "IDCG"): DCG@k of the gains of the judged rows (ideal 'judged',
 -- retrieved or not, trec_eval) or of the retrieved rows ('retrieved'), sorted descending; discount base log_base,
--- grades mapped by gains first (as DCG).
+-- grades mapped by gains first (as DCG). ideal 'full' (RecTools): the judged list of L < k gains filled to all k
+-- positions with copies of its last gain (rf__ideal_fill).
 -- Only positive gains matter (zero gains sort last and add nothing). An infinite sum is an error (rf__finite_gain).
 -- the gains of a list sorted descending (rf__dcg_list_b takes the first k). A top-k through
 -- list_aggregate(gains, 'max', k) costs about 4x less than this sort on DuckDB 2.0 but fails to bind on the DuckDB
 -- 1.x CLI, which the macros support (issue 10, docs/decisions/0010-sql-big-inputs.md "Speed").
 CREATE OR REPLACE MACRO rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains) AS
-    list_sort(list_filter(list_transform(CASE WHEN ideal = 'judged' THEN judged_grades ELSE grades END,
+    list_sort(list_filter(list_transform(CASE WHEN ideal <> 'retrieved' THEN judged_grades ELSE grades END,
                                          lambda x: rf__gain_m(x, rel, gain, gains)),
                           lambda x: x > 0), 'DESC');
 
+-- DCG@k of an ideal list of gains (descending); ideal 'full': plus positions L+1..k, L = its length, each holding
+-- its last gain (an empty list stays 0)
+CREATE OR REPLACE MACRO rf__ideal_dcg_b(gains, k, base, ideal) AS
+    rf__dcg_list_b(gains, k, base)
+    + CASE WHEN ideal = 'full' AND len(gains) > 0 AND len(gains) < k
+           THEN gains[-1] * list_sum(list_transform(range(len(gains) + 1, k + 1), lambda i: 1.0 / rf__disc(i, base)))
+           ELSE 0.0 END;
+
 CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains) AS
-    rf__finite_gain(rf__dcg_list_b(rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains), k, base),
+    rf__finite_gain(rf__ideal_dcg_b(rf__ideal_gains(grades, judged_grades, rel, gain, ideal, gains), k, base, ideal),
                     greatest(list_max(grades), list_max(judged_grades)));
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
@@ -19,8 +28,9 @@ CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, g
                                 log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_idcg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_idcg') = ''
-              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_idcg') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_idcg') = ''
+              OR rf__choice(ideal, ['judged', 'retrieved', 'full'], 'ideal', 'rf_idcg') = ''
+              OR NOT rf__full_k(ideal, k, 'rf_idcg')
               OR rf__log_base(log_base, 'rf_idcg') < 0
               OR cardinality(rf__gains(gains, 'rf_idcg')) < 0
          THEN NULL
@@ -31,19 +41,20 @@ CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, g
 -- which the rows reach the aggregate)
 CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
     list_sort(coalesce(list(rf__gain_m(grade, rel, gain, gains))
-                           FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal = 'judged' OR pos IS NOT NULL)),
+                           FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal <> 'retrieved' OR pos IS NOT NULL)),
                        CAST([] AS DOUBLE[])), 'DESC');
 
 CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
-    rf__finite_gain(rf__dcg_list_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base),
+    rf__finite_gain(rf__ideal_dcg_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base, ideal),
                     rf__agg_top_grade(grade, gain));
 
 CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
                                     log_base := 2.0, gains := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_idcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_idcg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_idcg') = ''
-              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_idcg') = ''
+              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_idcg') = ''
+              OR rf__choice(ideal, ['judged', 'retrieved', 'full'], 'ideal', 'rf_agg_idcg') = ''
+              OR NOT rf__full_k(ideal, k, 'rf_agg_idcg')
               OR rf__log_base(log_base, 'rf_agg_idcg') < 0
               OR cardinality(rf__gains(gains, 'rf_agg_idcg')) < 0
          THEN NULL

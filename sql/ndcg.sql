@@ -6,18 +6,30 @@ CREATE OR REPLACE MACRO rf__ndcg_grades(grades, judged_grades, k, rel, gain, ide
     rf__ratio(rf__dcg_grades(grades, k, rel, gain, base, gains),
               rf__idcg_grades(grades, judged_grades, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
-                                log_base := 2.0, gains := NULL, judged_only := false) AS
+-- like := 'rectools' (rankframe/metrics/ndcg.py PRESETS): gain and ideal default to NULL = the preset's value, or the
+-- declared default without one (an option given by name wins); the checked like, or NULL
+CREATE OR REPLACE MACRO rf__ndcg_like(lk, owner) AS
+    CASE WHEN lk IS NULL THEN CAST(NULL AS VARCHAR) ELSE rf__choice(lk, ['rectools'], 'like', owner) END;
+CREATE OR REPLACE MACRO rf__ndcg_gain(gain, lk) AS
+    coalesce(gain, CASE WHEN rf__lc(lk) = 'rectools' THEN 'binary' END, 'linear');
+CREATE OR REPLACE MACRO rf__ndcg_ideal(ideal, lk) AS
+    coalesce(ideal, CASE WHEN rf__lc(lk) = 'rectools' THEN 'full' END, 'judged');
+
+CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := NULL, ideal := NULL,
+                                log_base := 2.0, gains := NULL, judged_only := false, "like" := NULL) AS
     CASE WHEN rf__k(k, 'rf_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_ndcg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_ndcg') = ''
-              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_ndcg') = ''
+              OR rf__ndcg_like("like", 'rf_ndcg') = ''
+              OR rf__choice(rf__ndcg_gain(gain, "like"), ['linear', 'exponential', 'binary'], 'gain', 'rf_ndcg') = ''
+              OR rf__choice(rf__ndcg_ideal(ideal, "like"), ['judged', 'retrieved', 'full'], 'ideal', 'rf_ndcg') = ''
+              OR NOT rf__full_k(rf__ndcg_ideal(ideal, "like"), k, 'rf_ndcg')
               OR rf__log_base(log_base, 'rf_ndcg') < 0
               OR cardinality(rf__gains(gains, 'rf_ndcg')) < 0
               OR rf__flag(judged_only, 'judged_only', 'rf_ndcg') IS NULL
          THEN NULL
          ELSE rf__ndcg_grades(rf__judged_list(coalesce(grades, []), judged_only), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
-                              rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
+                              rf__lc(rf__ndcg_gain(gain, "like")), rf__lc(rf__ndcg_ideal(ideal, "like")),
+                              rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- As an aggregate, nDCG is rf__agg_dcg / rf__agg_idcg: a sum (DCG, its logarithm only at positions <= k) and one list
 -- of the positive gains (DOUBLE) for the ideal list; both are the very expressions of rf_agg_dcg / rf_agg_idcg, so a
@@ -28,16 +40,19 @@ CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, g
 CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal, base, gains) AS
     rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain, base, gains), rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains));
 
-CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
-                                    log_base := 2.0, gains := NULL) AS
+CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := NULL, ideal := NULL,
+                                    log_base := 2.0, gains := NULL, "like" := NULL) AS
     CASE WHEN rf__k(k, 'rf_agg_ndcg') < 0
               OR isnan(rf__relopt(rel, 'rf_agg_ndcg'))
-              OR rf__choice(gain, ['linear', 'exponential'], 'gain', 'rf_agg_ndcg') = ''
-              OR rf__choice(ideal, ['judged', 'retrieved'], 'ideal', 'rf_agg_ndcg') = ''
+              OR rf__ndcg_like("like", 'rf_agg_ndcg') = ''
+              OR rf__choice(rf__ndcg_gain(gain, "like"), ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_ndcg') = ''
+              OR rf__choice(rf__ndcg_ideal(ideal, "like"), ['judged', 'retrieved', 'full'], 'ideal', 'rf_agg_ndcg') = ''
+              OR NOT rf__full_k(rf__ndcg_ideal(ideal, "like"), k, 'rf_agg_ndcg')
               OR rf__log_base(log_base, 'rf_agg_ndcg') < 0
               OR cardinality(rf__gains(gains, 'rf_agg_ndcg')) < 0
          THEN NULL
-         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
+         ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(rf__ndcg_gain(gain, "like")),
+                           rf__lc(rf__ndcg_ideal(ideal, "like")), rf__as_num(log_base),
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")

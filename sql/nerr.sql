@@ -57,4 +57,5 @@ CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_befo
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column nERR order=100 nothing_relevant=any_gain
--- rf:value rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade)
+-- rf:value CASE WHEN ideal = 'full' THEN CAST(NULL AS DOUBLE)  -- nDCG's and IDCG's ideal: nERR has no value
+-- rf:value      ELSE rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) END

@@ -47,6 +47,14 @@ CREATE OR REPLACE MACRO rf__k(k, owner) AS
                            || '%s instead.',
                            owner, rf__repr(k))) END;
 
+-- ideal 'full' (IDCG, nDCG) fills all k positions of the ideal list: k at most 10**6 (rankframe.declare
+-- FULL_IDEAL_MAX_K); k and ideal already checked
+CREATE OR REPLACE MACRO rf__full_k(ideal, k, owner) AS
+    CASE WHEN lower(CAST(ideal AS VARCHAR)) = 'full' AND rf__as_k(k) > 1000000
+         THEN error(printf('rf:param: %s with ideal := ''full'' takes k <= 1000000 (its ideal list fills all k '
+                           || 'positions), got k := %s.', owner, CAST(k AS VARCHAR)))
+         ELSE true END;
+
 CREATE OR REPLACE MACRO rf__choice(v, choices, pname, owner) AS
     CASE WHEN v IS NOT NULL AND typeof(v) = 'VARCHAR' AND list_contains(choices, lower(CAST(v AS VARCHAR)))
          THEN lower(CAST(v AS VARCHAR))
@@ -99,11 +107,12 @@ CREATE OR REPLACE MACRO rf__policy_choice(v, pname) AS
 
 -- ----------------------------------------------------------------------------------------------- gains
 -- gain of a grade g (docs: CG, DCG, IDCG, nDCG): NULL -> 0, below rel -> 0, linear max(g, 0),
--- exponential 2^max(g, 0) - 1 (infinite above grade 1023: rf__finite_gain turns that into an error). rel, gain
--- already checked.
+-- exponential 2^max(g, 0) - 1 (infinite above grade 1023: rf__finite_gain turns that into an error), binary 1.
+-- rel, gain already checked.
 CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
     CASE WHEN g IS NULL OR g < rel OR g <= 0 THEN CAST(0 AS DOUBLE)
          WHEN gain = 'linear' THEN CAST(g AS DOUBLE)
+         WHEN gain = 'binary' THEN CAST(1 AS DOUBLE)
          ELSE pow(2.0, CAST(g AS DOUBLE)) - 1.0 END;
 
 -- a sum of gains (CG, DCG, IDCG of one query), which must be finite: exponential gains of grades near 1023

@@ -104,6 +104,8 @@ def _gain(g, rel, gain, gains=None) -> float:
     if gains:  # gains={grade: gain}: listed grades take their gain, the others keep their value
         g = dict(gains).get(g, g)
     g = max(g, 0.0)
+    if gain == "binary":  # binary relevance: 1 for a positive (mapped) grade
+        return 1.0 if g > 0 else 0.0
     return g if gain == "linear" else 2.0**g - 1.0
 
 
@@ -115,7 +117,7 @@ def _dcg(gains: list[float], k: int | None, log_base: float = 2.0) -> float:
 
 
 def _ideal_grades(qd: QueryData, ideal: str) -> list:
-    return list(qd.judged) if ideal == "judged" else [g for g in qd.ranked if g is not None]
+    return list(qd.judged) if ideal in ("judged", "full") else [g for g in qd.ranked if g is not None]
 
 
 def _err(grades: list, k: int | None, max_grade: int) -> float:
@@ -207,6 +209,10 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
         if name == "dcg":
             return dcg
         ideal = sorted((_gain(g, rel, gain, gains) for g in _ideal_grades(qd, kw["ideal"])), reverse=True)
+        if kw["ideal"] == "full":  # the positive gains, filled to k positions with copies of the last one
+            ideal = [x for x in ideal if x > 0]
+            if k is not None and 0 < len(ideal) < k:
+                ideal += [ideal[-1]] * (k - len(ideal))
         idcg = _dcg(ideal, k, base)
         if name == "idcg":
             return idcg

@@ -38,6 +38,12 @@ METRICS = [
     "nDCG@3",
     "nDCG(gain='exponential', ideal='retrieved')",
     "nDCG(gains={0: 1, 2: 5}, rel=2)@4",
+    # RecTools' NDCG (binary gains, the ideal filled to k) and its two options apart
+    "nDCG(like='rectools')@3",
+    "nDCG(like='rectools', gain='exponential')@5",
+    "nDCG(ideal='full', rel=2)@4",
+    "IDCG(ideal='full', gain='binary')@3",
+    "DCG(gain='binary')@2",
     "ERR@3",
     "ERR(max_grade=5)",
     # counts, set measures, RBP, nERR, Bpref, IPrec, infAP

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..declare import MetricSpec, Param
+from ..declare import PEERS, MetricSpec, Param, like_param  # noqa: F401 (PEERS, like_param: the family imports them here)
 from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
@@ -42,18 +42,6 @@ SET_LEVEL_REFUSED: dict[str, str] = {
     "rankframe.compare on a pandas table of the lists (a paired bootstrap over queries); the per-list metrics are "
     "compared on Spark, with train=, features=",
 }
-#: the peers a preset ``like=`` names: name -> the library and where its definitions are
-PEERS: dict[str, str] = {
-    "recommenders": "Microsoft Recommenders (recommenders/evaluation/python_evaluation.py)",
-    "recbole": "RecBole (recbole/evaluator/metrics.py)",
-    "recmetrics": "recmetrics (recmetrics/metrics.py)",
-    "evidently": "Evidently (src/evidently/metrics/recsys/)",
-    "rectools": "RecTools (rectools/metrics/)",
-    "replay": "RePlay (replay/metrics/)",
-    "elliot": "Elliot (elliot/evaluation/metrics/)",
-    "lenskit": "LensKit (lenskit/metrics/)",
-    "informfully": "Informfully (Informfully/Recommenders cornac/metrics/diversity.py, RADio)",
-}
 #: the extra inputs: keyword argument of evaluate -> what it is
 INPUTS: dict[str, str] = {
     "catalog": "the item ids of the catalog (a sequence or a one-column table)",
@@ -79,7 +67,6 @@ class BeyondSpec(MetricSpec):
     #: ``(input, parameter, value)``: an input of ``needs_when`` is not read when that option has that value
     #: (Serendipity's form='popularity' reads no similarity, so no features=)
     needs_unless: tuple[tuple[str, str, Any], ...] = ()
-    presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     faces: tuple[str, ...] = FACES
     #: the SQL table macro of its per-list values: ``rf__beyond_lists`` (the row-value metrics ARP, APLT, Novelty:
     #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
@@ -98,27 +85,9 @@ class BeyondSpec(MetricSpec):
         super().__post_init__()
         if self.level not in ("set", "list"):
             raise ValueError(f"{self.name}: level must be 'set' or 'list'")
-        for peer, values in self.presets.items():
-            if peer not in PEERS:
-                raise ValueError(f"{self.name}: unknown peer {peer!r} in presets")
-            for key, value in values.items():
-                self.param(key).check(self.name, value)
         for _, _, needed in self.needs_when:
             if needed not in INPUTS:
                 raise ValueError(f"{self.name}: unknown input {needed!r}")
-
-    def after_bind(self, values: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
-        """Fill the options not given by name from the preset ``like=`` names (options given by name win)."""
-        peer = values.get("like")
-        if peer is None:
-            return values
-        return {**values, **{k: v for k, v in self.presets[peer].items() if k not in given}}
-
-    def shown_defaults(self, values: dict[str, Any]) -> dict[str, Any]:
-        """The declared defaults, overlaid with the preset's values: ``Gini(like='recbole')@10`` round-trips."""
-        base = {p.name: p.default for p in self.params}
-        peer = values.get("like")
-        return base if peer is None else {**base, **self.presets[peer]}
 
     def is_bounded(self, kw: dict[str, Any]) -> bool:
         """The value lies in [0, 1] with these option values (``bounded``, unless an ``unbounded_when`` pair holds)."""
@@ -137,17 +106,6 @@ class BeyondSpec(MetricSpec):
             if kw.get(name) == value and not (needed in unless and kw.get(unless[needed][0]) == unless[needed][1])
         ]
         return list(dict.fromkeys([*self.needs, *extra]))
-
-
-def like_param(presets: Sequence[str]) -> Param:
-    """The ``like=`` parameter of a metric with presets for these peers."""
-    return Param(
-        "like",
-        None,
-        "a peer whose conventions every other option takes unless given by name: "
-        + ", ".join(f"'{p}' = {PEERS[p]}" for p in presets),
-        choices=(None, *presets),
-    )
 
 
 LOG_BASE = Param("log_base", 2.0, "base of the logarithm (2 = bits; math.e = nats, RecBole)", kind="base")

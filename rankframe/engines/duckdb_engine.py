@@ -88,7 +88,10 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     kw = m.kw
     if kw.get("gains") is not None:  # mapped gains (nDCG gains=): nothing relevant = no ideal gain at all
         params = ", ".join(
-            f"{n} := {_literal(v)}" for n, v in m.params if n not in ("k", *ENGINE_PARAMS, *SCORE_PARAMS)
+            # like: nDCG's preset, already spread over gain and ideal (rf_agg_idcg takes no preset)
+            f"{n} := {_literal(v)}"
+            for n, v in m.params
+            if n not in ("k", "like", *ENGINE_PARAMS, *SCORE_PARAMS)
         )
         return f"rf_agg_idcg({pos}, {grade}, {params}) = 0"
     template = NOTHING_RELEVANT[m.spec.nothing_relevant][1]

@@ -189,11 +189,24 @@ def check_table(frame: pd.DataFrame, c: Columns, reads_scores: bool, segments: l
     relevance column, when there is one, is checked as evaluate checks it (the fused rows carry it); the score
     column has the score rules when the lists are ordered by it or ``reads_scores`` (a score method).
     """
-    by = [c.system, *(segments or [])]
     nulls = frame[c.system].isna().to_numpy()
     if nulls.any():
         raise null_systems_error(c.system, int(nulls.sum()), frame[nulls].head(5))
-    validate(frame, c, by=by, require_relevance=c.relevance in frame.columns, table="runs to fuse", scores=reads_scores)
+    validate(frame, c, **table_rules(list(frame.columns), c, reads_scores, segments))
+
+
+def table_rules(present: list[str], c: Columns, reads_scores: bool, segments: list[str] | None = None) -> dict:
+    """The arguments of the long table's validation of the runs, on every face.
+
+    ``rankframe.validate`` on pandas, ``rankframe.spark.validate`` on Spark (the same rules, declared in
+    ``rankframe.table_rules``), after the null systems' rule (:func:`rankframe.comparing.rules.null_systems_error`).
+    """
+    return {
+        "by": [c.system, *(segments or [])],
+        "require_relevance": c.relevance in present,
+        "table": "runs to fuse",
+        "scores": reads_scores,
+    }
 
 
 def check_systems(systems: list, plan: Plan) -> np.ndarray | None:

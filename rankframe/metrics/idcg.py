@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, GAINS, IDEAL, LOG_BASE, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, IDEAL_DCG, LOG_BASE, MetricSpec, k_param, rel_param
 from ..prepare import discount, gain_of, positive_value_codes, sorted_desc_in_unit, unit_value_counts
 
 SPEC = MetricSpec(
@@ -18,7 +18,7 @@ SPEC = MetricSpec(
         k_param(),
         rel_param(None),
         GAIN,
-        IDEAL,
+        IDEAL_DCG,
         LOG_BASE,
         GAINS,
     ),
@@ -43,7 +43,7 @@ def _ideal_values(prep, gains_of, ideal):
     only when their value is positive (a gain map such as ``gains={0: 1}``): the ideal list holds every judged row
     whose *gain* is positive, whatever its grade (the SQL macros and trec_eval on the mapped grades agree).
     """
-    if ideal != "judged":
+    if ideal == "retrieved":
         return prep.group, gains_of(prep.grade)
     group, values = prep.judged_group, gains_of(prep.judged_grade)
     zero = float(gains_of(np.zeros(1))[0])
@@ -98,6 +98,25 @@ def _idcg_from_counts(distinct, counts, k, log_base):
     return total
 
 
+def _fill(prep, gains_of, ideal, key, k, log_base):
+    """``ideal='full'``: the DCG of the positions L+1..k filling a judged ideal list of L < k gains.
+
+    Each holds the list's last (smallest) gain (RecTools: binary gains, k relevant items); 0 for every other ideal,
+    or k None.
+    """
+    if ideal != "full" or k is None:
+        return 0.0
+    g, v, pos = ideal_lists(prep, gains_of, ideal, key)
+    length = np.bincount(g, minlength=prep.n)
+    last = np.zeros(prep.n)
+    ends = pos == length[g]
+    last[g[ends]] = v[ends]
+    # the discounts of positions L+1..k, summed from position k down: tail[L] = sum_{i=L+1..k} 1/log_b(i+1)
+    weights = discount(np.arange(1, k + 1, dtype=np.float64), log_base)
+    tail = np.append(np.cumsum(weights[::-1])[::-1], 0.0)
+    return np.where(length < k, last * tail[np.minimum(length, k)], 0.0)
+
+
 def _gains(rel, gain, gains):
     """The gain function of IDCG's options and its memo key."""
     return (lambda grades: gain_of(grades, gain, rel, gains)), ("gain", gain, rel, gains)
@@ -113,17 +132,18 @@ def has_ideal_gain(prep, rel, gain, ideal, gains=None):
 
 
 def idcg(prep, k, rel, gain, ideal, log_base=2.0, gains=None):
-    """IDCG@k per unit (shared with nDCG)."""
+    """IDCG@k per unit (shared with nDCG); ``ideal='full'``: plus :func:`_fill`."""
 
     def make():
         gains_of, key = _gains(rel, gain, gains)
         if k is not None and k <= _COUNTS_CUTOFF:
             found = ideal_counts(prep, gains_of, ideal, key)
             if found is not None:
-                return _idcg_from_counts(*found, k, log_base)
+                return _idcg_from_counts(*found, k, log_base) + _fill(prep, gains_of, ideal, key, k, log_base)
         g, v, pos = ideal_lists(prep, gains_of, ideal, key)
         keep = slice(None) if k is None else pos <= k
-        return np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
+        best = np.bincount(g[keep], weights=(v * discount(pos, log_base))[keep], minlength=prep.n)
+        return best + _fill(prep, gains_of, ideal, key, k, log_base)
 
     return prep.memo(("idcg", k, rel, gain, ideal, log_base, gains), make)
 

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, GAINS, IDEAL, JUDGED_ONLY, LOG_BASE, TIES, MetricSpec, k_param, rel_param
+from ..declare import GAIN, GAINS, IDEAL_DCG, JUDGED_ONLY, LOG_BASE, TIES, MetricSpec, k_param, like_param, rel_param
 from .dcg import dcg
 from .idcg import has_ideal_gain, idcg
+
+#: the peers' conventions ``like=`` names (docs/metrics.md "Presets")
+PRESETS = {
+    # RecTools NDCG (rectools/metrics/ranking.py, divide_by_achievable=False): binary relevance, and the ideal DCG
+    # of k relevant items, sum_{i<=k} 1/log2(i+1), however many relevant items the user has
+    "rectools": {"gain": "binary", "ideal": "full"},
+}
 
 SPEC = MetricSpec(
     name="ndcg",
@@ -18,12 +25,14 @@ SPEC = MetricSpec(
         k_param(),
         rel_param(None),
         GAIN,
-        IDEAL,
+        IDEAL_DCG,
         LOG_BASE,
         GAINS,
         JUDGED_ONLY,
         TIES,
+        like_param(tuple(PRESETS)),
     ),
+    presets=PRESETS,
     perfect_is_one=True,
     nothing_relevant="gain",
     binary=False,
@@ -38,7 +47,7 @@ SPEC = MetricSpec(
 )
 
 
-def compute(prep, *, k, rel, gain, ideal, log_base, gains, ties):
+def compute(prep, *, k, rel, gain, ideal, log_base, gains, ties, like=None):
     num = dcg(prep, k, rel, gain, log_base, gains, ties)  # the ideal does not depend on ties
     den = idcg(prep, k, rel, gain, ideal, log_base, gains)
     # "nothing relevant" = the ideal list has no gain at all (not only within the cutoff)

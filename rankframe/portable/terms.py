@@ -233,7 +233,7 @@ class Terms:
         """The gain of the row's grade, as ``rankframe.prepare.gain_of``.
 
         Listed grades mapped by ``gains``, then max(value, 0) (0 when unjudged), 0 below ``rel`` (compared with
-        the grade itself), 2^g - 1 when exponential.
+        the grade itself), 2^g - 1 when exponential, 1 for a positive value when binary.
         """
         value = grade
         if gains:
@@ -244,6 +244,8 @@ class Terms:
             clipped = f"(CASE WHEN {grade} >= {literal(rel)} THEN {clipped} ELSE CAST(0 AS {FLOAT}) END)"
         if gain == "exponential":
             return f"(POWER(CAST(2 AS {FLOAT}), {clipped}) - 1)"
+        if gain == "binary":
+            return f"(CASE WHEN {clipped} > 0 THEN CAST(1 AS {FLOAT}) ELSE CAST(0 AS {FLOAT}) END)"
         return clipped
 
     # ------------------------------------------------------------------ windows (one column each, shared)
@@ -327,17 +329,32 @@ class Terms:
         return self.ideal_value(self.gain(rel, gain, gains), ideal)
 
     def ideal_value(self, value: str, ideal: str) -> str:
-        """A row's value in the ideal list: every judged row's (ideal='judged') or the retrieved rows' only."""
+        """A row's value in the ideal list: every judged row's (ideal='judged', 'full') or the retrieved rows' only."""
         return (
-            value if ideal == "judged" else f"(CASE WHEN {self.pos} IS NULL THEN CAST(0 AS {FLOAT}) ELSE {value} END)"
+            value
+            if ideal != "retrieved"
+            else f"(CASE WHEN {self.pos} IS NULL THEN CAST(0 AS {FLOAT}) ELSE {value} END)"
         )
 
     def idcg(self, k: int | None, rel: float | None, gain: str, ideal: str, log_base: float, gains: Any) -> str:
-        """IDCG@k of the unit: the ideal gains in descending order, discounted by their ideal position."""
+        """IDCG@k of the unit: the ideal gains in descending order, discounted by their ideal position.
+
+        ``ideal='full'``: an ideal list of L < k gains is filled to all k positions with copies of its last gain,
+        ``last * (sum_{i<=k} 1/log_b(i+1) - sum_{i<=L} 1/log_b(i+1))`` (the first sum a constant of k).
+        """
         value = self.ideal_gain(rel, gain, ideal, gains)
         ip = self.ideal_position(value)
         cond = f"{value} > 0" + ("" if k is None else f" AND {ip} <= {literal(k)}")
-        return self.total(f"{value} / {self.discount(ip, log_base)}", cond)
+        best = self.total(f"{value} / {self.discount(ip, log_base)}", cond)
+        if ideal != "full" or k is None:
+            return best
+        whole = math.fsum(math.log(b) / math.log(i + 1) for b in (float(log_base),) for i in range(1, k + 1))
+        held = self.total(f"1 / {self.discount(ip, log_base)}", f"{value} > 0")
+        positive = f"{value} > 0"
+        length = self.count(positive)
+        fill = f"{self.smallest(value, positive)} * ({self.num(whole)} - {held})"
+        short = f"{length} > 0 AND {length} < {literal(k)}"
+        return f"({best} + {self.when(short, fill, self.num(0.0))})"
 
     def dcg(self, k: int | None, rel: float | None, gain: str, log_base: float, gains: Any) -> str:
         """DCG@k of the unit (with ties='average', of the tie-averaged gains)."""

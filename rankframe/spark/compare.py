@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import stats
 from ..beyond.declare import refuse
-from ..columns import Columns, column_list
+from ..columns import Columns, column_list, judgment_columns
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
     baseline_positions,
@@ -76,6 +76,8 @@ def compare(
     margin: float | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,
+    qrels: Any = None,
+    qrels_columns: Columns | dict | None = None,
     validate: bool = True,
     allow_duplicates: bool = False,
     no_relevant: str = POLICY_DEFAULTS["no_relevant"],
@@ -107,8 +109,9 @@ def compare(
         Only the paired t-test and its t interval run distributed (from sufficient statistics). For
         ``"randomization"``, ``"wilcoxon"``, ``"tukey"`` or ``ci_method="bootstrap"``, which need every
         per-query value at once, filter one segment and use :func:`rankframe.compare` on ``.toPandas()``.
-    validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
-        As for :func:`rankframe.spark.evaluate`.
+    qrels, qrels_columns, validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
+        As for :func:`rankframe.spark.evaluate` (the judgments are joined with every system scored on every judged
+        query, as :func:`rankframe.compare` joins them).
     train, catalog, features : optional
         The inputs of the per-list beyond-accuracy metrics (ARP, APLT, Novelty, ILD), as for
         :func:`rankframe.spark.evaluate`; their per-query values take the paired t-test as they are. The set-level
@@ -125,6 +128,8 @@ def compare(
     cols = Columns.coerce(columns)
     if system is None:
         system = cols.system
+    elif isinstance(system, str) and system != cols.system:
+        cols = cols.with_(system=system)  # the qrels join scores every system on every judged query
     by_list = column_list(by, "compare")
     p = check_parameters(
         dict(
@@ -156,6 +161,15 @@ def compare(
     p["alternative"] = margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     inputs = {"train": train, "catalog": catalog, "features": features}
+    if qrels is not None:
+        from .join import join_qrels
+
+        judged = judgment_columns(cols, qrels_columns, "compare")  # qrels_columns= over columns=, role by role
+        sdf = join_qrels(
+            sdf, qrels, cols, [*by_list, system], judged, validate=validate, allow_duplicates=allow_duplicates
+        )
+    elif qrels_columns is not None:
+        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     prepared = prepare_systems(
         sdf, names, by_list, system, cols, validate, allow_duplicates, policies, buckets, inputs=inputs
     )

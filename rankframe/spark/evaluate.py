@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import registry, units
 from ..checks import check_top_grade, needs_grade_check
-from ..columns import Columns
+from ..columns import Columns, judgment_columns
 from ..engines import beyond_engine
 from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
 from ..errors import ParameterError, parameter_error
@@ -119,6 +119,8 @@ def evaluate(
     by: str | Sequence[str] | None = None,
     per_query: bool = False,
     columns: Columns | dict | None = None,
+    qrels: Any = None,
+    qrels_columns: Columns | dict | None = None,
     validate: bool = True,
     allow_duplicates: bool = False,
     ci: float | None = None,
@@ -140,7 +142,12 @@ def evaluate(
         The long table (one row per (query, item); columns named as in :func:`rankframe.evaluate`). Never
         modified (Spark frames are immutable) and never collected to the driver.
     metrics, by, per_query, columns, validate, allow_duplicates, ci, agg, no_relevant, no_retrieved, no_judged
-        As for :func:`rankframe.evaluate` (``qrels=`` is not taken: join the judgments in Spark first).
+        As for :func:`rankframe.evaluate`.
+    qrels, qrels_columns : optional
+        As for :func:`rankframe.evaluate`: separate judgments (a Spark DataFrame, or a pandas / Arrow / polars
+        table handed to ``sdf``'s session) joined to the run by :func:`rankframe.join_qrels`'s rule, as Spark joins
+        (``rankframe.spark.join``); ``qrels_columns`` names its columns where they differ from ``columns``
+        (:func:`rankframe.columns.judgment_columns`).
     buckets : int, optional
         Number of groups the units are hashed into, each evaluated by one grouped-pandas call (default:
         ``spark.sql.shuffle.partitions``). More buckets = smaller pandas frames per call.
@@ -181,6 +188,13 @@ def evaluate(
         buckets,
     )
     agg = _check_agg(agg, per_query, ci)
+    if qrels is not None:
+        from .join import join_qrels
+
+        judged = judgment_columns(cols, qrels_columns)  # qrels_columns= over columns=, role by role
+        sdf = join_qrels(sdf, qrels, cols, by_list, judged, validate=validate, allow_duplicates=allow_duplicates)
+    elif qrels_columns is not None:
+        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )

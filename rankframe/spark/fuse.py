@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..columns import Columns
+from ..comparing.rules import null_systems_error
 from ..errors import ValidationError, missing_columns_error
-from ..fusion.fuse import Plan, check_columns, check_one_scale, check_options, check_systems, fused_rows
+from ..fusion.fuse import Plan, check_columns, check_one_scale, check_options, check_systems, fused_rows, table_rules
 from ..fusion.fuse import score_ranges as run_score_ranges
 from ..fusion.methods import PARAM_DEFAULTS
 from ..fusion.runs import _failure, read_runs
@@ -28,6 +29,7 @@ from ..table_rules import ranking_column
 from ._compat import column, pyspark
 from .evaluate import bucket_of, check_buckets, quiet, to_spark_ready
 from .validate import _free_name, _null, _to_pandas, check_frame
+from .validate import validate as validate_table
 
 TABLE = "runs to fuse"
 
@@ -97,6 +99,7 @@ def fuse(
               f"name is a string); found {found}: cast it, F.col({c.system!r}).cast('string')", "count": 0}],
             table=TABLE,
         )  # fmt: skip
+    check_table(sdf, c, plan.reads_scores)
     systems = _systems(sdf, c, order_col)
     w = check_systems(systems, plan)
 
@@ -139,6 +142,19 @@ def fuse(
     rows = sdf.select(*[column(col) for col in present if col != c.score], score.cast("double").alias(c.score))
     rows = rows.select(*[column(col) for col in fused.columns])
     return rows.unionByName(fused)
+
+
+def check_table(sdf: Any, c: Columns, reads_scores: bool) -> None:
+    """:func:`rankframe.fusion.fuse.check_table` on a Spark frame, as Spark jobs.
+
+    The null systems' rule, then the long table's rules with the same arguments
+    (:func:`rankframe.fusion.fuse.table_rules`).
+    """
+    nulls = sdf.filter(column(c.system).isNull())
+    count = nulls.count()
+    if count:
+        raise null_systems_error(c.system, count, _to_pandas(nulls.limit(5)))
+    validate_table(sdf, c, **table_rules(list(sdf.columns), c, reads_scores))
 
 
 def _systems(sdf: Any, c: Columns, order_col: str) -> list:

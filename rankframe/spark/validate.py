@@ -74,11 +74,17 @@ def check_frame(sdf: Any, table: str = "ranking table") -> None:
 
 
 def check_columns(
-    sdf: Any, columns: Columns, by: Sequence[str], table: str = "ranking table", require_relevance: bool = True
+    sdf: Any,
+    columns: Columns,
+    by: Sequence[str],
+    table: str = "ranking table",
+    require_relevance: bool = True,
+    ranked: bool = True,
 ) -> str:
     """Required columns present (no job); return the column that orders the lists.
 
     ``require_relevance=False``: a table for the beyond-accuracy metrics alone, which never read the grades.
+    ``ranked=False``: judgments, without a rank or score column ("" is returned).
     """
     check_frame(sdf, table)
     c = columns
@@ -86,12 +92,12 @@ def check_columns(
     order_col = ranking_column(present, c)
     required = [c.query, c.item, *by, *([c.relevance] if require_relevance else [])]
     missing = [name for name in dict.fromkeys(required) if name not in present]
-    if missing or order_col is None:
+    if missing or (order_col is None and ranked):
         failures = missing_columns_error(missing, present, table).failures
-        if order_col is None:
+        if order_col is None and ranked:
             failures.append(missing_order_failure(c.rank, c.score, present))
         raise ValidationError(failures, table=table)
-    return order_col
+    return order_col if ranked and order_col is not None else ""
 
 
 def validate(
@@ -102,20 +108,25 @@ def validate(
     allow_duplicates: bool = False,
     table: str = "ranking table",
     require_relevance: bool = True,
+    ranked: bool = True,
+    scores: bool = False,
 ) -> None:
     """Check a Spark long table against every rule at once; raise one :class:`~rankframe.ValidationError`.
 
     Column presence and types are read from the schema (no job); value rules run as one aggregation, and the
     uniqueness rules ((unit, rank) and, unless ``allow_duplicates``, (unit, item)) as one grouped count each.
     Only the failures' counts and up to five example rows per rule reach the driver. ``require_relevance=False``
-    (as :func:`rankframe.validate`): the relevance column is neither required nor checked.
+    (as :func:`rankframe.validate`): the relevance column is neither required nor checked; ``ranked=False`` (as
+    :func:`rankframe.validate`): judgments, whose rank or score column is neither required nor checked;
+    ``scores=True`` (as :func:`rankframe.validate`): the score column, when there is one, has the score rules even
+    when ``rank`` orders the lists (a fusion method that adds the scores).
     """
     pyspark()
     from pyspark.sql import functions as F
 
     c = Columns.coerce(columns, function="validate")
     by = column_list(by, "validate")
-    order_col = check_columns(sdf, c, by, table, require_relevance)
+    order_col = check_columns(sdf, c, by, table, require_relevance, ranked)
     types = {f.name: f.dataType for f in sdf.schema.fields}
     unit = [*by, c.query]
     failures: list[dict] = []
@@ -133,7 +144,7 @@ def validate(
         value_rules.append((c.relevance, "relevance", RULES["relevance_finite"].message()))
     if order_col == c.rank:
         value_rules.append((c.rank, "rank", None))
-    else:
+    if order_col == c.score or (order_col and scores and c.score in types):
         value_rules.append((c.score, "score", RULES["score_finite"].message()))
     for name, word, finite_rule in value_rules:
         dtype = types[name]

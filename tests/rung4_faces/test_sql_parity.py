@@ -223,7 +223,8 @@ def grid_metrics(case: dict) -> dict[str, str]:
     out = {}
     for spec in rankframe.METRICS:  # each parameter under its declared table-macro name (sql_table_params)
         if spec.table_column:
-            given = {p.name: case[spec.table_param(p.name)] for p in spec.params}
+            # like: a preset the table macros do not take (their options are shared: they take its values)
+            given = {p.name: case[spec.table_param(p.name)] for p in spec.params if p.name != "like"}
             out[spec.canonical] = str(Measure.of(spec, **given))
     return out
 
