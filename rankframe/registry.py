@@ -233,13 +233,17 @@ def table_params() -> tuple[tuple[str, Param, tuple[str, ...]], ...]:
     nDCG's ``rel`` is ``graded_rel``), in the metrics' order, then the query-set policies (:data:`POLICIES`). The
     one list from which :func:`sql_params_block` generates the parameter lists of ``rf_per_query``, ``rf_means``,
     ``rf_compare`` and ``rf_anova`` (``rankframe/sql.py``) and the table of docs/sql.md (:func:`sql_params_markdown`).
-    Two metrics that name one SQL parameter must declare the same default: a macro has one.
+    Two metrics that name one SQL parameter must declare the same default: a macro has one. A metric's preset
+    (``like``) is not a table parameter: the table macros' options are shared by their columns, so a preset is
+    spelled there by its options (``nDCG(like='rectools')`` is ``gain := 'binary', ideal := 'full'``).
     """
     found: dict[str, tuple[Param, list[str]]] = {}
     for m in METRICS:
         if not m.table_column:
             continue
         for p in m.params:
+            if p.name == "like":
+                continue
             name = m.table_param(p.name)
             first, columns = found.setdefault(name, (p, []))
             if repr(first.default) != repr(p.default):

@@ -52,7 +52,6 @@ CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
 -- rf:param gains := NULL
 -- rf:param ties := 'first'
 -- rf:param ideal := 'judged'
--- rf:param like := NULL
 -- rf:param max_grade := 4
 -- rf:param beta := 1.0
 -- rf:param p := 0.8

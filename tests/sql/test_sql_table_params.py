@@ -35,12 +35,16 @@ K = 3  # the cutoff of every call (the denominators 'min_k' / 'retrieved' differ
 
 
 def declared() -> dict[str, tuple[Any, list[tuple[MetricSpec, str]]]]:
-    """{SQL name: (default, [(spec, Python name), ...])}: every parameter a metric column declares, the policies."""
+    """{SQL name: (default, [(spec, Python name), ...])}: every parameter a metric column declares, the policies.
+
+    A preset (``like``) is no table parameter: the table macros spell it by its options (docs/sql.md).
+    """
     out: dict[str, tuple[Any, list[tuple[MetricSpec, str]]]] = {}
     for spec in registry.METRICS:
         if spec.table_column:
             for p in spec.params:
-                out.setdefault(spec.table_param(p.name), (p.default, []))[1].append((spec, p.name))
+                if p.name != "like":
+                    out.setdefault(spec.table_param(p.name), (p.default, []))[1].append((spec, p.name))
     for p in registry.POLICIES:
         out[p.name] = (p.default, [])
     return out
