@@ -68,7 +68,7 @@ def _run(recs, train, by=None):
     return rankframe.evaluate(recs, GRID, by=by, catalog=CATALOG, train=train, features=FEATURES)
 
 
-@settings(max_examples=hypothesis_examples(15, 30))
+@settings(max_examples=hypothesis_examples(15))
 @given(tables())
 def test_each_segment_equals_the_segment_alone(data):
     recs, train = data
@@ -81,7 +81,7 @@ def test_each_segment_equals_the_segment_alone(data):
         assert mine["n"].tolist() == alone["n"].tolist()
 
 
-@settings(max_examples=hypothesis_examples(10, 20))
+@settings(max_examples=hypothesis_examples(10))
 @given(tables(), st.randoms(use_true_random=False))
 def test_row_order_and_query_names_do_not_matter(data, rnd):
     recs, train = data
@@ -93,7 +93,7 @@ def test_row_order_and_query_names_do_not_matter(data, rnd):
     pd.testing.assert_frame_equal(got, want)
 
 
-@settings(max_examples=hypothesis_examples(10, 20))
+@settings(max_examples=hypothesis_examples(10))
 @given(tables())
 def test_declared_bounds(data):
     recs, train = data

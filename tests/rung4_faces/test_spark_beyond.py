@@ -105,7 +105,7 @@ def test_every_case_equals_evaluate(spark):
     _check_means(spark, _fixed_table(), EVERY, seed=3, as_spark=True)
 
 
-@settings(max_examples=hypothesis_examples(2, 3), deadline=None, suppress_health_check=SUPPRESS, phases=PHASES)
+@settings(max_examples=hypothesis_examples(2), deadline=None, suppress_health_check=SUPPRESS, phases=PHASES)
 @given(
     df=tables(grades=SMALL_GRADES, dtypes=False),
     seed=st.integers(0, 10_000),
@@ -118,7 +118,7 @@ def test_means_equal_evaluate(spark, df, seed, as_spark, metrics):
     _check_means(spark, df, metrics, seed, as_spark)
 
 
-@settings(max_examples=hypothesis_examples(2, 3), deadline=None, suppress_health_check=SUPPRESS, phases=PHASES)
+@settings(max_examples=hypothesis_examples(2), deadline=None, suppress_health_check=SUPPRESS, phases=PHASES)
 @given(
     df=tables(grades=SMALL_GRADES, dtypes=False),
     seed=st.integers(0, 10_000),

@@ -53,7 +53,7 @@ def _spark_frame(spark, df: pd.DataFrame):
     return spark.createDataFrame(rows, schema)
 
 
-@settings(max_examples=hypothesis_examples(2, 3))
+@settings(max_examples=hypothesis_examples(2))
 @given(df=tables(grades=SMALL_GRADES, dtypes=False), per_query=st.booleans(), policies=st.sampled_from(POLICY_SETS))
 def test_spark_sql_equals_evaluate(df, per_query, policies):
     spark = session()

@@ -110,7 +110,7 @@ def test_duckdb_engine_equals_pandas_for_every_option_value(metric):
     _same(rankframe.evaluate(recs, metric, by="segment", engine="duckdb", **kw), want)
 
 
-@settings(max_examples=hypothesis_examples(4, 10), deadline=None)
+@settings(max_examples=hypothesis_examples(4), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     metrics=st.lists(st.sampled_from(VARIANTS), min_size=1, max_size=3, unique=True),
