@@ -5,8 +5,11 @@
 
 from __future__ import annotations
 
+import importlib as _importlib
+from typing import TYPE_CHECKING
+
 from . import better as _better
-from . import display, inputs, plot, polars_namespace, progress, registry, sql
+from . import inputs, polars_namespace, progress, registry
 from ._version import __version__ as __version__
 from .accessor import RankMetrics
 from .anova import anova
@@ -33,6 +36,24 @@ from .report import report
 from .schema import schema
 from .segments import segment_means
 from .stats.planning import power, topic_set_size
+
+if TYPE_CHECKING:
+    from . import display, plot, sql
+
+#: submodules imported at their first use (``rankframe.plot``, ``from rankframe import display``), not by
+#: ``import rankframe``: tests/project/test_import_time.py holds what a bare import loads
+_LAZY = frozenset({"display", "plot", "sql"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return _importlib.import_module(f".{name}", __name__)  # the import sets the attribute: called once
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Columns",

@@ -31,7 +31,6 @@ from .engines.aggregate import mean_per_segment
 from .errors import ParameterError, parameter_error
 from .evaluate import evaluate
 from .names import parse
-from .plot.pr_curve import RECALL_LEVELS
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -161,6 +160,8 @@ def report(
     # one evaluation for every number and plot: the compared metrics, the @k curve's cutoffs and the P-R levels
     base = (listed or ["nDCG"])[0].split("@")[0]
     curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)] if listed else []
+    from .plot.pr_curve import RECALL_LEVELS  # here: rankframe.plot is not loaded by import rankframe
+
     levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS} if listed else {}
     wanted = list(dict.fromkeys([*listed, *curve, *levels]))
     common: dict[str, Any] = dict(columns=columns, qrels=call.qrels, **options)
@@ -400,6 +401,8 @@ def _segment_report(
     listed = [n for n in names if n not in sets]
     base = (listed or ["nDCG"])[0].split("@")[0]
     curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)] if listed else []
+    from .plot.pr_curve import RECALL_LEVELS  # here: rankframe.plot is not loaded by import rankframe
+
     levels = {str(parse(f"IPrec(rel=1)@{r}")): r for r in RECALL_LEVELS} if listed else {}
     wanted = list(dict.fromkeys([*listed, *curve, *levels]))
     frames = []

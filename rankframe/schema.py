@@ -12,12 +12,12 @@ valid table (``_proven_valid``) and the translation of pandera's failure cases i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from . import units
-from ._pandera import SchemaErrors, pa
 from .columns import Columns, column_list
 from .errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
 from .table_rules import (
@@ -32,6 +32,9 @@ from .table_rules import (
     numeric_rule,
     ranking_column,
 )
+
+if TYPE_CHECKING:  # pandera is imported where a schema is built or a failure read (~1 s, and PySpark with it)
+    from ._pandera import SchemaErrors, pa
 
 
 def _is_numeric(s: pd.Series) -> bool:
@@ -109,6 +112,8 @@ def _one_id_type(s: pd.Series):
 
 
 def _id_checks(name: str) -> list[pa.Check]:
+    from ._pandera import pa
+
     return [
         pa.Check(
             _one_id_type,
@@ -255,6 +260,8 @@ def schema(
     >>> rankframe.schema().validate(df).equals(df)
     True
     """
+    from ._pandera import pa
+
     c = Columns.coerce(columns, function="schema")
     by = column_list(by, "schema")
     unit = [*by, c.query]
@@ -445,6 +452,8 @@ def validate(
         view = df.copy(deep=False)
         view.index = pd.RangeIndex(len(df))
         units.alias(view, df)  # the checks' codes and orders are the engine's (computed once per call)
+        from ._pandera import SchemaErrors
+
         try:
             sch.validate(view, lazy=True, inplace=True)
         except SchemaErrors as err:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ..declare import Param, k_param
 from .declare import AGGREGATE, POPULARITY, BeyondSpec, like_param
@@ -67,6 +66,8 @@ def compute(lists: Lists, *, k, popularity, cold, aggregate, popularity_norm, li
     if popularity_norm == "rank":
         positive = pop > 0
         ranks = np.zeros_like(pop)
+        from scipy.stats import rankdata  # imported here: scipy.stats costs ~1 s at import
+
         ranks[positive] = rankdata(pop[positive], method="average") / max(int(positive.sum()), 1)
         pop = ranks
     elif popularity_norm != "none":

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse  # imported where used: scipy.sparse is not needed by import rankframe
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,8 @@ class Lists:
 
     def by_segment(self, values: np.ndarray, seg: np.ndarray) -> np.ndarray:
         """(B, n_segments) sums of the (B, columns) ``values`` over the columns of each segment (``seg``)."""
+        from scipy import sparse
+
         ones = sparse.csr_matrix((np.ones(len(seg)), (np.arange(len(seg)), seg)), shape=(len(seg), self.n_segments))
         return np.asarray((ones.T @ np.asarray(values, dtype=np.float64).T).T)
 
@@ -203,6 +207,8 @@ def transposed_layout(
     unit: np.ndarray, column: np.ndarray, values: np.ndarray, n_units: int, n_columns: int
 ) -> sparse.csr_matrix:
     """The (n_columns x n_units) sparse matrix of ``values`` at (column, unit), repeated pairs summed."""
+    from scipy import sparse
+
     return sparse.csr_matrix((np.asarray(values, dtype=np.float64), (column, unit)), shape=(n_columns, n_units))
 
 
