@@ -92,7 +92,7 @@ def run_sql(df: pd.DataFrame, sql_args: str = "", columns: str = "*") -> Outcome
     try:
         con.register("t", df)
         sep = ", " if sql_args else ""
-        res = con.sql(f"SELECT {columns} FROM rf_means('t'{sep}{sql_args})").df()
+        res = con.execute(f"SELECT {columns} FROM rf_means('t'{sep}{sql_args})").df()
     except duckdb.Error as e:
         return Outcome(error=type(e).__name__, message=str(e))
     finally:

@@ -90,7 +90,7 @@ def call_sql(
 
 def _constant(con: duckdb.DuckDBPyConnection, expression: str) -> str:
     """A constant SQL expression evaluated once and written back as a typed literal (a struct of options)."""
-    row = con.sql(f"SELECT {expression} AS v, typeof({expression}) AS t").fetchall()[0]
+    row = con.execute(f"SELECT {expression} AS v, typeof({expression}) AS t").fetchall()[0]
     return f"CAST({_struct(row[0])} AS {row[1]})"
 
 
@@ -194,7 +194,7 @@ def evaluate(
                 features=feature_frame is not None,
                 bind=lambda o: _constant(con, o),  # the options once, as a constant (DuckDB plans it faster)
             )
-            res = con.sql(sql).df()
+            res = con.execute(sql).df()  # not sql(): a relation would bind the query twice
             if set_level:
                 value = np.full(len(seg_keys), np.nan)
                 code = res["seg"].to_numpy(np.int64) if by else np.zeros(len(res), dtype=np.int64)

@@ -299,8 +299,9 @@ def evaluate(
     con = _cursor()
     try:
         con.register(_INPUT, src)
-        con.sql(f"CREATE TEMP VIEW {_VIEW} AS SELECT * FROM {_INPUT}")
-        res = con.sql(build_sql(measures, order_by, policies)).df()
+        con.execute(f"CREATE TEMP VIEW {_VIEW} AS SELECT * FROM {_INPUT}")
+        # execute, not sql(): a relation binds the query once more before it runs (planning is most of a small call)
+        res = con.execute(build_sql(measures, order_by, policies)).df()
     except duckdb.Error as e:
         raise translate_error(e) from None
     finally:

@@ -342,7 +342,7 @@ def test_sql_command_works_from_an_installed_package(tmp_path):
 
     con = duckdb.connect()
     con.execute(p.stdout)  # the printed script defines the macros
-    assert con.sql("SELECT rf_rr([0, 0, 1])").fetchall()[0][0] == pytest.approx(1 / 3)
+    assert con.execute("SELECT rf_rr([0, 0, 1])").fetchall()[0][0] == pytest.approx(1 / 3)
 
 
 def test_validate_ok(capsys):

@@ -36,7 +36,7 @@ def test_prints_the_portable_select(capsys):
     expected = rankframe.evaluate(
         DF, ["nDCG@2", "AP"], by="country", per_query=True, columns={"query": "user_id"}, no_relevant="nan"
     )
-    assert_same(expected, con.sql(sql).df())
+    assert_same(expected, con.execute(sql).df())
 
 
 def test_same_text_as_render(capsys):
@@ -70,7 +70,7 @@ def test_baseline_prints_the_comparison_statement(capsys):
     assert sql == rankframe.sql.render_compare(["AP", "nDCG@10"], baseline="bm25", by="length", dialect="duckdb")
     con = duckdb.connect()
     con.register("runs", pd.read_parquet("examples/paired.parquet"))
-    got = con.sql(sql).df()
+    got = con.execute(sql).df()
     want = rankframe.compare("examples/paired.parquet", ["AP", "nDCG@10"], baseline="bm25", by="length", test="t")
     assert (got["statistic"] - want["statistic"]).abs().max() < 1e-9
 
@@ -99,7 +99,7 @@ def test_train_and_catalog_tables(capsys):
         DF, ["ARP@2", "Coverage@2"], columns={"query": "user_id"}, train=hist.rename(columns={"w": "weight"}),
         catalog=items,
     )  # fmt: skip
-    assert_same(want, con.sql(sql).df())
+    assert_same(want, con.execute(sql).df())
 
 
 def test_features_table(capsys):
@@ -117,6 +117,6 @@ def test_features_table(capsys):
     want = rankframe.evaluate(
         DF, ["ILD@2"], columns={"query": "user_id"}, features=feats.rename(columns={"v": "value"})
     )
-    assert_same(want, con.sql(sql).df())
+    assert_same(want, con.execute(sql).df())
     assert main(["sql", "--features", "feats"]) == 2
     assert "--features is an option of the portable SQL" in capsys.readouterr().err

@@ -106,7 +106,7 @@ def road_macros(case, metric, kw):
             con.register(f"in_{name}", frame)
             args += f", {name} := 'in_{name}'"
         try:
-            con.sql(f"SELECT * FROM rf_{lookup(metric).name}('recs'{args})").fetchall()
+            con.execute(f"SELECT * FROM rf_{lookup(metric).name}('recs'{args})").fetchall()
         except duckdb.Error as e:
             raise translate_error(e) from None
     finally:
@@ -123,7 +123,7 @@ def road_portable(case, metric, kw):
             con.register(f"in_{name}", frame)
             tables[name] = f"in_{name}"
         sql = rankframe.sql.render(metric, dialect="duckdb", table="recs", columns=columns, **tables)
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
     finally:
         con.close()
 

@@ -112,7 +112,7 @@ def _both(con, df, baseline="A", by=None):
     con.register("t", df)
     segments = "[]" if by is None else repr(list(by))
     with pytest.raises(duckdb.Error) as sql:
-        con.sql(
+        con.execute(
             f"SELECT * FROM rf_compare('t', baseline := '{baseline}', metrics := ['P'], k := 1, segments := {segments})"
         ).fetchall()
     return str(py.value), str(sql.value)

@@ -116,7 +116,7 @@ def test_rf_fuse_says_the_same_class(case):
     con.register("rf_test_runs", frame)
     args = "".join(f", {k} := '{v}'" for k, v in kw.items())
     with pytest.raises(duckdb.Error) as info:
-        con.sql(f"SELECT * FROM rf_fuse('rf_test_runs'{args})").fetchall()
+        con.execute(f"SELECT * FROM rf_fuse('rf_test_runs'{args})").fetchall()
     got = translate_error(info.value)
     assert type(got) is ValidationError, str(info.value)
     assert got.failures[0]["column"] == column, str(got)
@@ -131,7 +131,7 @@ def test_rf_fuse_refuses_a_repeated_rank_in_a_run():
     con = duckdb_engine._cursor()
     con.register("rf_test_runs", table(rank=[1, 1, 1, 2]))
     with pytest.raises(duckdb.Error) as info:
-        con.sql("SELECT * FROM rf_fuse('rf_test_runs')").fetchall()
+        con.execute("SELECT * FROM rf_fuse('rf_test_runs')").fetchall()
     got = translate_error(info.value)
     assert type(got) is ValidationError and "rank must be unique within each (system, query)" in str(got)
 
@@ -142,7 +142,7 @@ def test_a_rank_method_next_to_a_bad_score_column_is_not_refused():
     assert len(out) == 4 + 3
     con = duckdb_engine._cursor()
     con.register("rf_test_runs", table(score=[np.inf, 0.1, 0.8, 0.2]))
-    assert len(con.sql("SELECT * FROM rf_fuse('rf_test_runs')").fetchall()) == 3
+    assert len(con.execute("SELECT * FROM rf_fuse('rf_test_runs')").fetchall()) == 3
 
 
 @pytest.mark.slow  # compare's first call imports scipy

@@ -146,7 +146,7 @@ def con(request, tmp_path_factory):
 def test_each_mistake_is_a_coded_error(con, case):
     sql, kind, column, words = CASES[case]
     with pytest.raises(duckdb.InvalidInputException) as info:
-        con.sql(f"SELECT * FROM {sql}").fetchall()
+        con.execute(f"SELECT * FROM {sql}").fetchall()
     assert str(info.value).startswith("Invalid Input Error: rf:")  # the greppable code SQL users see
     got = translate_error(info.value)
     assert type(got) is kind, str(got)
@@ -157,16 +157,18 @@ def test_each_mistake_is_a_coded_error(con, case):
 
 def test_good_calls_next_to_the_bad_ones(con):
     # the same tables fuse when asked right: ranks alone serve a score method through norm := 'rank'
-    assert len(con.sql("SELECT * FROM rf_fuse('ranks_only', method := 'combmnz', norm := 'rank')").fetchall()) == 3
+    assert len(con.execute("SELECT * FROM rf_fuse('ranks_only', method := 'combmnz', norm := 'rank')").fetchall()) == 3
     assert (
         len(
-            con.sql(f"SELECT * FROM rf_fuse('runs', method := 'wsum', weights := {WEIGHTS}, norm := 'none')").fetchall()
+            con.execute(
+                f"SELECT * FROM rf_fuse('runs', method := 'wsum', weights := {WEIGHTS}, norm := 'none')"
+            ).fetchall()
         )
         == 3
     )
     # the same scales fuse once normalised, or raw on purpose (norm := 'none')
-    assert len(con.sql("SELECT * FROM rf_fuse('scales', method := 'combsum', norm := 'min-max')").fetchall()) == 2
-    assert len(con.sql("SELECT * FROM rf_fuse('scales', method := 'combsum', norm := 'none')").fetchall()) == 2
+    assert len(con.execute("SELECT * FROM rf_fuse('scales', method := 'combsum', norm := 'min-max')").fetchall()) == 2
+    assert len(con.execute("SELECT * FROM rf_fuse('scales', method := 'combsum', norm := 'none')").fetchall()) == 2
     # CONDORCET / 'RRF': choices are compared case-insensitively, as every other choice of the macros
-    upper = con.sql("SELECT * FROM rf_fuse('runs', method := 'RRF') ORDER BY query, rank").fetchall()
-    assert upper == con.sql("SELECT * FROM rf_fuse('runs') ORDER BY query, rank").fetchall()
+    upper = con.execute("SELECT * FROM rf_fuse('runs', method := 'RRF') ORDER BY query, rank").fetchall()
+    assert upper == con.execute("SELECT * FROM rf_fuse('runs') ORDER BY query, rank").fetchall()

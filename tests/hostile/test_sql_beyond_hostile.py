@@ -59,7 +59,7 @@ BAD = [
 @pytest.mark.parametrize(("call", "words", "value"), BAD, ids=[c for c, _, _ in BAD])
 def test_a_bad_option_is_a_coded_parameter_error(con, call, words, value):
     with pytest.raises(duckdb.Error) as info:
-        con.sql(f"SELECT * FROM {call}").fetchall()
+        con.execute(f"SELECT * FROM {call}").fetchall()
     code, _, message = split_sql_error(str(info.value))
     assert code == "rf:param", str(info.value)
     assert words in message and value in message, message
@@ -69,7 +69,7 @@ def test_a_bad_option_is_a_coded_parameter_error(con, call, words, value):
 def test_a_table_without_the_item_column_is_a_coded_table_error(con):
     con.register("no_item", RECS.drop(columns="item"))
     with pytest.raises(duckdb.Error) as info:
-        con.sql("SELECT * FROM rf_entropy('no_item')").fetchall()
+        con.execute("SELECT * FROM rf_entropy('no_item')").fetchall()
     assert split_sql_error(str(info.value))[0] == "rf:table"
     assert isinstance(translate_error(info.value), ValidationError)
 
@@ -77,5 +77,5 @@ def test_a_table_without_the_item_column_is_a_coded_table_error(con):
 def test_a_segment_named_like_an_output_column_is_refused(con):
     con.register("value_seg", RECS.rename(columns={"g": "value"}))
     with pytest.raises(duckdb.Error) as info:
-        con.sql("SELECT * FROM rf_entropy('value_seg', segments := ['value'])").fetchall()
+        con.execute("SELECT * FROM rf_entropy('value_seg', segments := ['value'])").fetchall()
     assert split_sql_error(str(info.value))[0] == "rf:param", str(info.value)

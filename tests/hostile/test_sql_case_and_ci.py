@@ -35,7 +35,7 @@ def test_rf_compare_ci_null_is_an_error_like_ci_1(con, ci):
     # rankframe.compare(ci=None)
     con.register("runs", RUNS)
     with pytest.raises(duckdb.InvalidInputException) as e:
-        con.sql(f"SELECT * FROM rf_compare('runs', baseline := 'a', metrics := ['P'], ci := {ci})").fetchall()
+        con.execute(f"SELECT * FROM rf_compare('runs', baseline := 'a', metrics := ['P'], ci := {ci})").fetchall()
     assert "The 'ci' parameter of rf_compare must be a float in the open interval (0, 1)" in str(e.value)
     assert isinstance(translate_error(e.value), ParameterError)
     with pytest.raises(ParameterError, match="'ci' parameter of compare"):
@@ -59,7 +59,7 @@ def test_a_column_in_another_case_is_one_clear_error(con, case, tmp_path):
     con.register("t", frame)
     for macro in MACROS:
         with pytest.raises(duckdb.InvalidInputException, match="The table has no column") as e:
-            con.sql(f"SELECT * FROM {macro}").fetchall()
+            con.execute(f"SELECT * FROM {macro}").fetchall()
         for text in expected:
             assert text in str(e.value), (macro, str(e.value))
         assert isinstance(translate_error(e.value), ValidationError), macro

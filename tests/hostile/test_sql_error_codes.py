@@ -200,7 +200,7 @@ CASES = {
 
 def _sql_error(con, sql: str) -> duckdb.Error:
     with pytest.raises(duckdb.InvalidInputException) as info:
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
     return info.value
 
 

@@ -56,7 +56,7 @@ def call(macro: str, table: str, args: str = "") -> str:
 
 def error_of(con, sql: str) -> str:
     with pytest.raises(duckdb.InvalidInputException) as info:
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
     text = str(info.value)
     assert text.startswith("Invalid Input Error: "), text  # our error(), not a binder/conversion error
     code, _, message = split_sql_error(text)
@@ -107,7 +107,7 @@ def test_a_segment_named_like_an_output_column(con):
             f"'ap', 'N_Queries'. Rename them in a view."
         )
     # rf_prepare's output has no metric columns: such a segment is fine there
-    assert len(con.sql("SELECT * FROM rf_prepare('out_name', segments := ['ap'])").fetchall()) == len(ROWS)
+    assert len(con.execute("SELECT * FROM rf_prepare('out_name', segments := ['ap'])").fetchall()) == len(ROWS)
 
 
 def test_the_segments_check_comes_before_any_metric_error(con):
@@ -121,7 +121,7 @@ def test_the_segments_check_comes_before_any_metric_error(con):
 
 
 def _per_query(con, table: str, order_by: str):
-    return con.sql(
+    return con.execute(
         f"SELECT model, query, P, AP, RR, nDCG, ERR, Bpref FROM rf_per_query('{table}', segments := ['model'], "
         f"order_by := '{order_by}', k := 2) ORDER BY model, query"
     ).fetchall()
@@ -139,13 +139,15 @@ def test_order_by_in_any_case_behaves_as_lower_case(con, order_by):
         # were ranked by the query column
         assert _per_query(con, table, spelled) == want, spelled
         assert (
-            con.sql(f"SELECT * FROM rf_validate('{table}', segments := ['model'], order_by := '{spelled}')").fetchall()
+            con.execute(
+                f"SELECT * FROM rf_validate('{table}', segments := ['model'], order_by := '{spelled}')"
+            ).fetchall()
             == []
         )
         pos = f"SELECT item, model, rf_pos FROM rf_prepare('{table}', segments := ['model'], order_by := '{{}}') ORDER BY ALL"
-        assert con.sql(pos.format(spelled)).fetchall() == con.sql(pos.format(order_by)).fetchall()
+        assert con.execute(pos.format(spelled)).fetchall() == con.execute(pos.format(order_by)).fetchall()
     # and the lower-case value is the pandas engine's answer (score: trec_eval's order, score descending)
-    frame = con.sql(f"SELECT * FROM {table}").df()
+    frame = con.execute(f"SELECT * FROM {table}").df()
     py = rankframe.evaluate(frame, ["P@2", "AP@2", "RR@2", "nDCG@2", "ERR@2", "Bpref"], by="model", per_query=True)
     wide = py.pivot(index=["model", "query"], columns="metric", values="value").reset_index()
     wide = wide.sort_values(["model", "query"])[["model", "query", "P@2", "AP@2", "RR@2", "nDCG@2", "ERR@2", "Bpref"]]
@@ -161,12 +163,12 @@ def test_policies_and_choices_in_any_case(con):
         " (2, 'b', NULL, 2), (3, 'a', 1, 1)) v(query, item, rank, relevance)"
     )
     sql = "SELECT n_queries, AP, nDCG FROM rf_means('pol', no_judged := '{}', ideal := '{}', no_relevant := '{}')"
-    lower = con.sql(sql.format("zero", "retrieved", "nan")).fetchall()
+    lower = con.execute(sql.format("zero", "retrieved", "nan")).fetchall()
     # by hand: AP = (0 [no_judged zero] + 0 [relevant b unretrieved] + 1) / 3; nDCG: query 2 has no relevant
     # retrieved row (ideal 'retrieved') -> NaN, left out: (0 + 1) / 2
     assert lower == [(3, pytest.approx(1 / 3), pytest.approx(0.5))]
     # before: 'ZERO' passed the check but the policy compared the raw string (query 1 silently dropped)
-    assert con.sql(sql.format("ZERO", "Retrieved", "NaN")).fetchall() == lower
+    assert con.execute(sql.format("ZERO", "Retrieved", "NaN")).fetchall() == lower
 
 
 # ---------------------------------------------------------------------------------------------- duplicates
@@ -193,29 +195,29 @@ def test_duplicate_rows_are_rejected_with_a_count_and_examples(con, dup, macro):
 
 
 def test_allow_duplicates_keeps_every_row_as_the_python_api_does(con, dup):
-    frame = con.sql(f"SELECT * FROM {dup}").df()
-    got = con.sql(
+    frame = con.execute(f"SELECT * FROM {dup}").df()
+    got = con.execute(
         f"SELECT query, AP, P, R FROM rf_per_query('{dup}', allow_duplicates := true) ORDER BY query"
     ).fetchall()
     # by hand, query 1: ranks 1-2 relevant, |R| = 2 judged rows >= 1: AP = (1/1 + 2/2) / 2 = 1, P = 2/5, R = 2/2
     assert got == [(1, 1.0, pytest.approx(0.4), 1.0), (2, 1.0, 1.0, 1.0)]
     py = rankframe.evaluate(frame, ["AP", "P", "R"], per_query=True, allow_duplicates=True)
     assert py["value"].tolist() == pytest.approx([1.0, 0.4, 1.0, 1.0, 1.0, 1.0])
-    means = con.sql(f"SELECT n_queries, AP FROM rf_means('{dup}', allow_duplicates := true)").fetchall()
+    means = con.execute(f"SELECT n_queries, AP FROM rf_means('{dup}', allow_duplicates := true)").fetchall()
     assert means == [(2, 1.0)]
 
 
 def test_rf_validate_reports_duplicates_unless_allowed(con, dup):
-    rows = con.sql(f"SELECT \"column\", rule, n_rows FROM rf_validate('{dup}')").fetchall()
+    rows = con.execute(f"SELECT \"column\", rule, n_rows FROM rf_validate('{dup}')").fetchall()
     assert rows == [
         ("item", "item must be unique within each (query) (pass allow_duplicates := true to keep repeated rows)", 5)
     ]
-    assert con.sql(f"SELECT * FROM rf_validate('{dup}', allow_duplicates := true)").fetchall() == []
+    assert con.execute(f"SELECT * FROM rf_validate('{dup}', allow_duplicates := true)").fetchall() == []
 
 
 def test_duplicates_in_different_segments_are_not_duplicates(con):
     # item 'a' of query 1 appears in model A and model B: one row per (model, query, item)
-    assert len(con.sql("SELECT * FROM rf_per_query('t', segments := ['model'])").fetchall()) == 3
+    assert len(con.execute("SELECT * FROM rf_per_query('t', segments := ['model'])").fetchall()) == 3
     # without the segments the unit is (query) and the rows repeat: an error, never a merged list
     text = error_of(con, call("rf_means", "t"))
     assert text.startswith("item must be unique within each (query): 2 (query, item) key(s)")
@@ -285,9 +287,9 @@ def test_a_missing_column_has_a_did_you_mean_hint_and_other_order_columns_are_no
     con.sql("CREATE OR REPLACE TABLE rank_only AS SELECT * EXCLUDE (score) FROM t")
     con.sql("CREATE OR REPLACE TABLE score_only AS SELECT * EXCLUDE (rank) FROM t")
     by_model = "segments := ['model']"
-    want = con.sql(f'SELECT "AP" FROM ({call("rf_means", "t", by_model)})').fetchall()
-    assert con.sql(f'SELECT "AP" FROM ({call("rf_means", "rank_only", by_model)})').fetchall() == want
-    assert con.sql(call("rf_prepare", "score_only", "order_by := 'score'")).fetchall()
+    want = con.execute(f'SELECT "AP" FROM ({call("rf_means", "t", by_model)})').fetchall()
+    assert con.execute(f'SELECT "AP" FROM ({call("rf_means", "rank_only", by_model)})').fetchall() == want
+    assert con.execute(call("rf_prepare", "score_only", "order_by := 'score'")).fetchall()
     # Relevance in another case is not relevance (names are exact, as in Python; issue 19): the hint names it
     con.sql("CREATE OR REPLACE TABLE other_case AS SELECT * EXCLUDE (relevance), relevance AS Relevance FROM rank_only")
     assert "'relevance' (did you mean 'Relevance'?)" in error_of(con, call("rf_prepare", "other_case"))
@@ -391,8 +393,8 @@ def test_scalar_and_aggregate_macros_check_k_in_the_same_words(con, arg, value):
 def test_grades_above_max_grade_fail_only_the_err_columns(con, macro):
     # before: rf_means failed on any grade above 4, whatever was selected
     sql = "SELECT {} FROM " + f"{macro}('high', segments := ['model'])"
-    assert len(con.sql(sql.format("AP, nDCG, P")).fetchall()) == (2 if macro == "rf_means" else 3)
-    assert len(con.sql(sql.format("* EXCLUDE (ERR, nERR)")).fetchall()) == (2 if macro == "rf_means" else 3)
+    assert len(con.execute(sql.format("AP, nDCG, P")).fetchall()) == (2 if macro == "rf_means" else 3)
+    assert len(con.execute(sql.format("* EXCLUDE (ERR, nERR)")).fetchall()) == (2 if macro == "rf_means" else 3)
     message = (
         "The 'max_grade' parameter of {} must be >= every grade in the table. Got 4 but the table has grade 5; "
         "pass max_grade := 5 (the top grade of your scale)."
@@ -401,7 +403,7 @@ def test_grades_above_max_grade_fail_only_the_err_columns(con, macro):
         assert error_of(con, sql.format(cols)) == message.format(owner)  # an error, never a NULL left out of a mean
     assert error_of(con, sql.format("*")) in (message.format("ERR"), message.format("nERR"))
     # max_grade := 5 is the fix the message names
-    ok = con.sql(f"SELECT ERR FROM {macro}('high', segments := ['model'], max_grade := 5)").fetchall()
+    ok = con.execute(f"SELECT ERR FROM {macro}('high', segments := ['model'], max_grade := 5)").fetchall()
     assert all(math.isfinite(v) for (v,) in ok)
 
 
@@ -420,7 +422,7 @@ def test_exponential_gain_overflow_is_an_error_not_nan(con):
         "gain := 'exponential' (2^g - 1) overflows float64 for grade 1100: the sum of the gains of a query is "
         "infinite; use gain := 'linear' or rescale the grades."
     )
-    assert con.sql("SELECT nDCG FROM rf_per_query('huge')").fetchall() == [(1.0,)]
+    assert con.execute("SELECT nDCG FROM rf_per_query('huge')").fetchall() == [(1.0,)]
 
 
 # ----------------------------------------------------------------------------------------- the duckdb CLI (1.x)
@@ -514,8 +516,8 @@ def test_position_order_stops_on_ranks_that_are_not_1_to_n(con, ranks, detail):
         with pytest.raises(
             duckdb.InvalidInputException, match=re.escape(f"1..n in every query, but a query has {detail}")
         ):
-            con.sql(sql).fetchall()
-    ok = con.sql("SELECT * FROM rf_per_query('bad_pos', order_by := 'rank')").df()  # the same rows by rank: fine
+            con.execute(sql).fetchall()
+    ok = con.execute("SELECT * FROM rf_per_query('bad_pos', order_by := 'rank')").df()  # the same rows by rank: fine
     assert len(ok) == 1
 
 
@@ -524,7 +526,7 @@ def test_position_order_counts_ranks_1_to_n_with_unranked_rows(con):
         "CREATE OR REPLACE VIEW good_pos AS SELECT * FROM (VALUES (7, 'a', 2, 1), (7, 'b', 1, 0), (7, 'c', NULL, 1))"
         " v(query, item, rank, relevance)"
     )
-    got = con.sql(
+    got = con.execute(
         "SELECT rf_agg_n_retrieved(rf_pos, order_by := 'position') FROM rf_prepare('good_pos', order_by := 'position')"
     ).fetchall()
     assert got == [(2,)]

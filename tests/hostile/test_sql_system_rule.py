@@ -29,7 +29,7 @@ def con():
 )  # fmt: skip
 def test_each_branch_on_both_macros(con, macro, call, words):
     with pytest.raises(duckdb.Error) as e:
-        con.sql(f"SELECT * FROM {macro}('examples/paired.parquet', metrics := ['AP'], {call})").fetchall()
+        con.execute(f"SELECT * FROM {macro}('examples/paired.parquet', metrics := ['AP'], {call})").fetchall()
     assert "rf:param" in str(e.value)
     assert words.format(m=macro) in str(e.value)
 
@@ -39,4 +39,4 @@ def test_each_macro_keeps_its_own_output_names_from_the_system_column(con, macro
     con.execute(f"CREATE OR REPLACE VIEW rf_t_sys AS SELECT *, system AS {taken} FROM 'examples/paired.parquet'")
     with pytest.raises(duckdb.Error, match=f"must name the column that says which system .* not '{taken}'"):
         extra = ", baseline := 'bm25'" if macro == "rf_compare" else ""
-        con.sql(f"SELECT * FROM {macro}('rf_t_sys', metrics := ['AP'], system := '{taken}'{extra})").fetchall()
+        con.execute(f"SELECT * FROM {macro}('rf_t_sys', metrics := ['AP'], system := '{taken}'{extra})").fetchall()

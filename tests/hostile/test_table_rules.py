@@ -126,7 +126,7 @@ def sql_con():
 def sql_rows(con, table, by):
     con.register("t", table)
     segments = "[" + ", ".join(f"'{b}'" for b in by) + "]"
-    return con.sql(
+    return con.execute(
         f"SELECT \"column\", rule, n_rows, examples FROM rf_validate('t', segments := {segments}, "
         f"order_by := '{_order_by(table)}')"
     ).fetchall()
@@ -137,7 +137,7 @@ def sql_error(con, table, by, rule):
     segments = "[" + ", ".join(f"'{b}'" for b in by) + "]"
     order_by = _order_by(table, rule)
     with pytest.raises(duckdb.InvalidInputException) as info:
-        con.sql(f"SELECT * FROM rf_per_query('t', segments := {segments}, order_by := '{order_by}')").fetchall()
+        con.execute(f"SELECT * FROM rf_per_query('t', segments := {segments}, order_by := '{order_by}')").fetchall()
     return info.value
 
 
@@ -196,7 +196,7 @@ def test_sql_errors_show_the_declared_number_of_examples(sql_con):
     table = pd.DataFrame({"query": "q", "item": items, "rank": range(1, 11), "relevance": 1})
     sql_con.register("rf_test_examples", table)
     with pytest.raises(duckdb.Error) as info:
-        sql_con.sql("SELECT * FROM rf_per_query('rf_test_examples')").fetchall()
+        sql_con.execute("SELECT * FROM rf_per_query('rf_test_examples')").fetchall()
     message = str(info.value)
     assert "5 (query, item) key(s)" in message
     shown = re.findall(r"item=(\w) \(2 rows\)", message)

@@ -104,7 +104,7 @@ def test_file_read_progress(tmp_path, capsys, monkeypatch):
 
 
 def _setting(con) -> bool:
-    return con.sql("SELECT current_setting('enable_progress_bar')").fetchall()[0][0]
+    return con.execute("SELECT current_setting('enable_progress_bar')").fetchall()[0][0]
 
 
 def test_duckdb_bar_only_on_a_terminal_stdout(monkeypatch):

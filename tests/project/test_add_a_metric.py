@@ -176,7 +176,7 @@ def test_sql_macros_serve_it(fake_metric):
         con.register("runs", RUNS)
         con.register("one", ONE)
         # the list macro and the aggregate, on q1's list
-        assert con.sql("SELECT rf_last_hit([0, 2, 1, 0], k := 2)").fetchall() == [(2.0,)]
+        assert con.execute("SELECT rf_last_hit([0, 2, 1, 0], k := 2)").fetchall() == [(2.0,)]
         agg = con.sql(
             "SELECT query, rf_agg_last_hit(rf_pos, rf_g) AS v FROM rf_prepare('one') GROUP BY query ORDER BY query"
         )
@@ -184,14 +184,14 @@ def test_sql_macros_serve_it(fake_metric):
         # the table macros, wired from the rf:column lines
         for k, name in ((None, "LastHit"), (2, "LastHit@2")):
             kw = "" if k is None else f", k := {k}"
-            per = con.sql(f"SELECT query, \"LastHit\" FROM rf_per_query('one'{kw}) ORDER BY query").fetchall()
+            per = con.execute(f"SELECT query, \"LastHit\" FROM rf_per_query('one'{kw}) ORDER BY query").fetchall()
             assert [v for _, v in per] == CASES[name]
-            means = con.sql(f"SELECT n_queries, \"LastHit\" FROM rf_means('one'{kw})").fetchall()[0]
+            means = con.execute(f"SELECT n_queries, \"LastHit\" FROM rf_means('one'{kw})").fetchall()[0]
             assert means == (3, pytest.approx(_mean(name)))
-        assert con.sql("SELECT \"LastHit\" FROM rf_per_query('one', rel := 2) ORDER BY query").fetchall() == [
+        assert con.execute("SELECT \"LastHit\" FROM rf_per_query('one', rel := 2) ORDER BY query").fetchall() == [
             (v,) for v in CASES["LastHit(rel=2)"]
         ]
-        compared = con.sql(
+        compared = con.execute(
             "SELECT metric, system, mean, baseline_mean, delta, wins, ties, losses "
             "FROM rf_compare('runs', baseline := 'a', metrics := ['LastHit', 'AP'])"
         ).df()

@@ -36,13 +36,13 @@ def test_lenskit_preset_every_face():
     con.register("recs", RECS)
     con.register("tr", TRAIN)
     got.append(
-        float(con.sql("SELECT value FROM rf_arp('recs', train := 'tr', \"like\" := 'lenskit')").fetchall()[0][0])
+        float(con.execute("SELECT value FROM rf_arp('recs', train := 'tr', \"like\" := 'lenskit')").fetchall()[0][0])
     )
     portable = duckdb.connect()
     portable.register("runs", RECS)
     portable.register("train", TRAIN)
     got.append(
-        float(portable.sql(rankframe.sql.render([metric], dialect="duckdb", train="train")).df()["value"].iloc[0])
+        float(portable.execute(rankframe.sql.render([metric], dialect="duckdb", train="train")).df()["value"].iloc[0])
     )
     assert got == pytest.approx([MEAN] * 4, abs=1e-12)
 

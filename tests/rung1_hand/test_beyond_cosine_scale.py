@@ -36,8 +36,8 @@ def _macros(features):
     con.register("feat", features)
     con.register("tr", TRAIN)
     return {
-        "ILD": con.sql("SELECT value FROM rf_ild('recs', features := 'feat')").fetchall()[0][0],
-        "Serendipity": con.sql(
+        "ILD": con.execute("SELECT value FROM rf_ild('recs', features := 'feat')").fetchall()[0][0],
+        "Serendipity": con.execute(
             "SELECT value FROM rf_serendipity('recs', features := 'feat', train := 'tr')"
         ).fetchall()[0][0],
     }
@@ -51,7 +51,7 @@ def _portable(features):
     sql = rankframe.sql.render(
         list(WANT), dialect="duckdb", table="recs", features="feat", features_value="value", train="tr"
     )
-    out = con.sql(sql).df()
+    out = con.execute(sql).df()
     return dict(zip(out["metric"], out["value"]))
 
 

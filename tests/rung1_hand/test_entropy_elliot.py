@@ -34,10 +34,10 @@ def _faces(df: pd.DataFrame, metric: str, sql_call: str) -> list[float]:
     got = [float(rankframe.evaluate(df, metric, engine=e)["value"].iloc[0]) for e in ("pandas", "duckdb")]
     con = rankframe.sql.install(duckdb.connect())
     con.register("recs", df)
-    got.append(float(con.sql(f"SELECT value FROM {sql_call}").fetchall()[0][0]))
+    got.append(float(con.execute(f"SELECT value FROM {sql_call}").fetchall()[0][0]))
     portable = duckdb.connect()
     portable.register("runs", df)
-    got.append(float(portable.sql(rankframe.sql.render([metric], dialect="duckdb")).df()["value"].iloc[0]))
+    got.append(float(portable.execute(rankframe.sql.render([metric], dialect="duckdb")).df()["value"].iloc[0]))
     return got
 
 

@@ -46,7 +46,7 @@ def con():
 
 def fused(con, args: str, table: str = "runs") -> dict:
     """{query: [(item, score), ...] in fused rank order}; the ranks are checked to be 1..n."""
-    got = con.sql(f"SELECT * FROM rf_fuse('{table}'{args}) ORDER BY query, rank").df()
+    got = con.execute(f"SELECT * FROM rf_fuse('{table}'{args}) ORDER BY query, rank").df()
     out: dict = {}
     for q, g in got.groupby("query"):
         assert list(g["rank"]) == list(range(1, len(g) + 1))

@@ -55,7 +55,7 @@ def test_positive_gain_of_grade_zero_sql_macros():
     con = rf_sql.install(duckdb.connect())
     try:
         # query r of ZERO_GAIN as a list: grades [0, 1], judged [0, 1]
-        got = con.sql("SELECT rf_ndcg([0, 1], [0, 1], gains := MAP {0: 1, 1: 4})").fetchall()[0][0]
+        got = con.execute("SELECT rf_ndcg([0, 1], [0, 1], gains := MAP {0: 1, 1: 4})").fetchall()[0][0]
         assert got == pytest.approx((1 + 4 * L3) / (4 + L3), rel=1e-12)
     finally:
         con.close()

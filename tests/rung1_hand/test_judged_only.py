@@ -132,12 +132,12 @@ SQL_LIST_CASES = [
 
 @pytest.mark.parametrize(("expr", "value"), SQL_LIST_CASES, ids=[c[0] for c in SQL_LIST_CASES])
 def test_judged_only_sql_list_macros_drop_negative_grades(con, expr, value):
-    assert con.sql(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12)
+    assert con.execute(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12)
 
 
 def test_judged_only_sql_table_macro_drops_negative_grades(con):
     con.register("irm", IRM_TABLE)
-    got = con.sql(
+    got = con.execute(
         """SELECT "RR", "AP", "nDCG", "P" FROM rf_per_query('irm', order_by := 'score', judged_only := true, k := 4)"""
     ).fetchall()
     # at k = 4: the kept list [2, 1, 1] is shorter than k; P@4 = 3/4 (trec_eval divides by k)

@@ -88,7 +88,7 @@ def test_rectools_ndcg_sql_macro_and_portable_sql(k, want):
     con.register("t", _joined())
     # the aggregate macro takes like := 'rectools' (gain and ideal: NULL = the preset's value)
     con.sql("CREATE VIEW v AS SELECT user_id AS query, item_id AS item, position AS rank, rating AS relevance FROM t")
-    rows = con.sql(
+    rows = con.execute(
         f"""SELECT query, rf_agg_ndcg(rf_pos, rf_g, k := {k}, "like" := 'rectools') AS v
         FROM rf_prepare('v') GROUP BY query HAVING count(rf_g) > 0 ORDER BY query"""
     ).fetchall()
@@ -96,7 +96,7 @@ def test_rectools_ndcg_sql_macro_and_portable_sql(k, want):
     # the portable SQL of rankframe.sql.render, run on DuckDB
     sql = rankframe.sql.render([f"nDCG(like='rectools')@{k}"], dialect="duckdb", per_query=True, columns=COLUMNS)
     con.register("runs", _joined())
-    got = con.sql(sql).df()
+    got = con.execute(sql).df()
     assert got["value"].tolist() == pytest.approx(want, abs=1e-12)
 
 
@@ -118,4 +118,4 @@ def test_full_ideal_takes_a_bounded_cutoff():
         rankframe.parse("nDCG(like='rectools')@1000001")
     con = rankframe.sql.install(duckdb.connect())
     with pytest.raises(duckdb.Error, match="ideal := 'full' takes k <= 1000000"):
-        con.sql("SELECT rf_ndcg([1], [1], k := 1000001, ideal := 'full')").fetchall()
+        con.execute("SELECT rf_ndcg([1], [1], k := 1000001, ideal := 'full')").fetchall()

@@ -244,7 +244,7 @@ def test_the_sql_macro_refuses_negative_shares():
     con.register("train", TRAIN)
     con.register("features", FEATURES.assign(value=[1.0, -1.0]))
     with pytest.raises(duckdb.Error, match="negative"):
-        con.sql("SELECT * FROM rf_calibration('recs', train := 'train', features := 'features')").fetchall()
+        con.execute("SELECT * FROM rf_calibration('recs', train := 'train', features := 'features')").fetchall()
     con.register("features", FEATURES)
     got = con.sql("SELECT value FROM rf_calibration('recs', train := 'train', features := 'features', alpha := 0)")
     assert got.fetchall()[0][0] == pytest.approx(1.0)  # p = (1, 0), q = (1/2, 1/2): log2(2)

@@ -149,7 +149,7 @@ def test_sql_macro_rf_ild_gives_evaluates_rows():
     rankframe.sql.install(con)
     con.register("recs", recs)
     con.register("feats", features)
-    got = con.sql("SELECT * FROM rf_ild('recs', features := 'feats', segments := ['seg'], k := 3)").df()
+    got = con.execute("SELECT * FROM rf_ild('recs', features := 'feats', segments := ['seg'], k := 3)").df()
     want = rankframe.evaluate(recs, "ILD@3", by="seg", features=features)
     assert got["value"].to_numpy() == pytest.approx(want["value"].to_numpy(), abs=1e-12, nan_ok=True)
     assert got["n"].tolist() == want["n"].tolist()

@@ -67,7 +67,7 @@ def con():
 
 @pytest.mark.parametrize(("expr", "value"), CUTOFF_SQL_CASES, ids=[c[0] for c in CUTOFF_SQL_CASES])
 def test_cutoff_sql_macros_by_hand(con, expr, value):
-    assert con.sql(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
+    assert con.execute(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
 
 
 # ---------------------------------------------------------------------------------- log_base (scikit-learn)
@@ -147,7 +147,7 @@ GAIN_SQL_CASES = [
 
 @pytest.mark.parametrize(("expr", "value"), GAIN_SQL_CASES, ids=[c[0] for c in GAIN_SQL_CASES])
 def test_gain_and_f_sql_macros_by_hand(con, expr, value):
-    assert con.sql(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
+    assert con.execute(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
 
 
 def test_f_beta_without_cutoff_is_set_f(engine):
@@ -186,7 +186,7 @@ def test_convention_parameters_are_checked_in_sql(con):
         ("rf_f1([1], 1, beta := 'x')", "'beta' parameter of rf_f1"),
     ]:
         with pytest.raises(duckdb.Error, match=match):
-            con.sql(f"SELECT {expr}").fetchall()
+            con.execute(f"SELECT {expr}").fetchall()
 
 
 # ---------------------------------------------------------------------------------- judged_only (trec_eval -J)
@@ -271,10 +271,10 @@ def test_judged_only_by_hand(engine, metric, values):
 
 
 def test_judged_only_sql_list_macros(con):
-    assert con.sql("SELECT rf_precision([NULL, 1, NULL, 0], k := 1, judged_only := true)").fetchall()[0][0] == 1.0
-    assert con.sql("SELECT rf_ap([NULL, 1, NULL, 0], 2, judged_only := true)").fetchall()[0][0] == 0.5
-    assert con.sql("SELECT rf_ndcg([NULL, 1], [1], judged_only := true)").fetchall()[0][0] == 1.0
+    assert con.execute("SELECT rf_precision([NULL, 1, NULL, 0], k := 1, judged_only := true)").fetchall()[0][0] == 1.0
+    assert con.execute("SELECT rf_ap([NULL, 1, NULL, 0], 2, judged_only := true)").fetchall()[0][0] == 0.5
+    assert con.execute("SELECT rf_ndcg([NULL, 1], [1], judged_only := true)").fetchall()[0][0] == 1.0
     with pytest.raises(duckdb.Error, match="'judged_only' parameter of rf_rr must be true or false"):
-        con.sql("SELECT rf_rr([1], judged_only := 'yes')").fetchall()
+        con.execute("SELECT rf_rr([1], judged_only := 'yes')").fetchall()
     with pytest.raises(rankframe.ParameterError, match="'judged_only' parameter of precision must be True or False"):
         rankframe.parse("P(judged_only=1)@5")

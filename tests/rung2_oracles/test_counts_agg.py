@@ -170,7 +170,7 @@ def test_counts_in_the_sql_table_macros():
     assert rows.fetchall() == [("q1", 2.0, 1.0, 4.0, 3.0, 2.0), ("q2", 0.0, 1.0, 0.0, 1.0, 0.0)]
     skip = con.sql("SELECT query, NumRel FROM rf_per_query('t', no_retrieved := 'skip') ORDER BY query")
     assert skip.fetchall() == [("q1", 3.0)]
-    assert con.sql("SELECT rf_hits([1, 0, 2, 1], k := 3), rf_num_rel([1], [1, 0, 2], rel := 2)").fetchall() == [
+    assert con.execute("SELECT rf_hits([1, 0, 2, 1], k := 3), rf_num_rel([1], [1, 0, 2], rel := 2)").fetchall() == [
         (2.0, 1.0)
     ]
     con.close()

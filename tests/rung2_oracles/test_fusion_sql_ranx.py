@@ -117,7 +117,7 @@ def results() -> dict:
         by_order = method in RANK_METHODS or norm in ("rank", "borda")
         want = fuse(ordered if by_order else plain, norm=norm, method=name, params=params).to_dict()
         norm_sql = "NULL" if norm is None else f"'{norm}'"
-        got = con.sql(f"SELECT * FROM rf_fuse('runs', method := '{method}', norm := {norm_sql}{extra})").df()
+        got = con.execute(f"SELECT * FROM rf_fuse('runs', method := '{method}', norm := {norm_sql}{extra})").df()
         out[(method, norm)] = (got, want)
     con.close()
     return out

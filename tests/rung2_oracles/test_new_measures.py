@@ -74,17 +74,19 @@ def test_iprec_by_hand(engine, metric, value):
 def test_iprec_sql_macros_by_hand():
     con = rf_sql.install(duckdb.connect())
     # the list macro: grades in rank order and |R|, as IPREC_TABLE
-    got = [con.sql(f"SELECT rf_iprec([1, NULL, 0, 1, 1], 4, recall := {x})").fetchall()[0][0] for x in (0.3, 0.6, 0.8)]
+    got = [
+        con.execute(f"SELECT rf_iprec([1, NULL, 0, 1, 1], 4, recall := {x})").fetchall()[0][0] for x in (0.3, 0.6, 0.8)
+    ]
     assert got == pytest.approx([0.6, 0.6, 0.0])
     con.register("t", IPREC_TABLE)
-    agg = con.sql("SELECT rf_agg_iprec(rf_pos, rf_g, recall := 0.1) FROM rf_prepare('t') GROUP BY query").fetchall()[0][
-        0
-    ]
+    agg = con.execute(
+        "SELECT rf_agg_iprec(rf_pos, rf_g, recall := 0.1) FROM rf_prepare('t') GROUP BY query"
+    ).fetchall()[0][0]
     assert agg == pytest.approx(1.0)
     with pytest.raises(duckdb.Error, match="'recall' parameter of rf_iprec must be a float in \\[0, 1\\]"):
-        con.sql("SELECT rf_iprec([1], 1, recall := 1.5)").fetchall()
+        con.execute("SELECT rf_iprec([1], 1, recall := 1.5)").fetchall()
     with pytest.raises(duckdb.Error, match="'recall' parameter of rf_agg_iprec"):
-        con.sql("SELECT rf_agg_iprec(rf_pos, rf_g) FROM rf_prepare('t') GROUP BY query").fetchall()
+        con.execute("SELECT rf_agg_iprec(rf_pos, rf_g) FROM rf_prepare('t') GROUP BY query").fetchall()
 
 
 def test_iprec_names_and_parameters():
@@ -181,7 +183,7 @@ SET_SQL_CASES = [
 @pytest.mark.parametrize(("expr", "value"), SET_SQL_CASES, ids=[c[0] for c in SET_SQL_CASES])
 def test_set_and_infap_sql_macros_by_hand(expr, value):
     con = rf_sql.install(duckdb.connect())
-    assert con.sql(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
+    assert con.execute(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
 
 
 def test_set_f_beta_is_checked_on_every_face():
@@ -190,4 +192,4 @@ def test_set_f_beta_is_checked_on_every_face():
             rankframe.parse("SetF").spec.bind(beta=bad)
     con = rf_sql.install(duckdb.connect())
     with pytest.raises(duckdb.Error, match="'beta' parameter of rf_set_f must be a finite float >= 0"):
-        con.sql("SELECT rf_set_f([1], 1, beta := -1)").fetchall()
+        con.execute("SELECT rf_set_f([1], 1, beta := -1)").fetchall()

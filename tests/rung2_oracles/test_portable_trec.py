@@ -72,7 +72,7 @@ def _check(long: pd.DataFrame, expected: dict, checks: list) -> None:
     sql = rankframe.sql.render([m for m, _ in checks], dialect="duckdb", per_query=True, order_by="score")
     con = duckdb.connect()
     con.register("runs", long)
-    got = con.sql(sql).df().set_index(["query", "metric"])["value"]
+    got = con.execute(sql).df().set_index(["query", "metric"])["value"]
     problems = []
     for metric, trec in checks:
         label = str(rankframe.parse(metric))

@@ -68,7 +68,7 @@ def test_rf_anova_equals_rankframe_anova(con, seed, n_sys, n_q, layouts):
     df = _table(seed, n_sys, n_q)
     con.register("rf_t_anova", df)
     for segs, inter in layouts:
-        got = con.sql(
+        got = con.execute(
             "SELECT * FROM rf_anova('rf_t_anova', metrics := ['AP', 'nDCG', 'P'], k := 5, "
             f"segments := {segs!r}::VARCHAR[], interaction := {inter!r})".replace("None", "NULL")
         ).df()
@@ -79,7 +79,7 @@ def test_rf_anova_equals_rankframe_anova(con, seed, n_sys, n_q, layouts):
 def test_f_tail_equals_scipy(con):
     cases = [(1.0, 1, 2), (25.0, 1, 2), (3.7, 4, 37), (0.2, 5, 1000), (40.0, 2, 60), (1e-6, 3, 9)]
     for f, d1, d2 in cases:
-        got = con.sql(f"SELECT rf__f_sf({f}, {d1}, {d2})").fetchall()[0][0]
+        got = con.execute(f"SELECT rf__f_sf({f}, {d1}, {d2})").fetchall()[0][0]
         assert got == pytest.approx(special.fdtrc(d1, d2, f), rel=1e-10, abs=1e-300)
 
 
@@ -87,7 +87,7 @@ def test_degenerate_notes_match(con):
     df = _table(5, 3, 6)
     one_query = df[df["query"] == "q00"]
     con.register("rf_t_anova1", one_query)
-    got = con.sql("SELECT * FROM rf_anova('rf_t_anova1', metrics := ['AP'], interaction := 'grp')").df()
+    got = con.execute("SELECT * FROM rf_anova('rf_t_anova1', metrics := ['AP'], interaction := 'grp')").df()
     _parity(got, rankframe.anova(one_query, "AP", interaction="grp"), ["metric", "term"])
 
 
@@ -103,7 +103,7 @@ def test_degenerate_notes_match(con):
 )
 def test_rf_anova_parameter_errors(con, call, code, words):
     with pytest.raises(duckdb.Error) as e:
-        con.sql(f"SELECT * FROM rf_anova('examples/paired.parquet', {call})").fetchall()
+        con.execute(f"SELECT * FROM rf_anova('examples/paired.parquet', {call})").fetchall()
     assert code in str(e.value) and words in str(e.value)
 
 
@@ -111,15 +111,15 @@ def test_rf_anova_table_errors(con):
     df = pd.read_parquet("examples/paired.parquet")
     con.register("rf_t_one", df[df["system"] == "bm25"])
     with pytest.raises(duckdb.Error, match="rf_anova needs at least 2 systems"):
-        con.sql("SELECT * FROM rf_anova('rf_t_one', metrics := ['AP'])").fetchall()
+        con.execute("SELECT * FROM rf_anova('rf_t_one', metrics := ['AP'])").fetchall()
     con.register("rf_t_hole", df[~((df["system"] == "dense") & (df["query"] == "q03"))])
     with pytest.raises(duckdb.Error, match="systems must be compared on the same queries"):
-        con.sql("SELECT * FROM rf_anova('rf_t_hole', metrics := ['AP'])").fetchall()
+        con.execute("SELECT * FROM rf_anova('rf_t_hole', metrics := ['AP'])").fetchall()
     # q03 again, every system, in another length group: aligned within each group, but in two groups
     two = pd.concat([df, df[df["query"] == "q03"].assign(length="other")], ignore_index=True)
     con.register("rf_t_two", two)
     with pytest.raises(duckdb.Error, match="every query must lie in one group of the interaction column 'length'"):
-        con.sql("SELECT * FROM rf_anova('rf_t_two', metrics := ['AP'], interaction := 'length')").fetchall()
+        con.execute("SELECT * FROM rf_anova('rf_t_two', metrics := ['AP'], interaction := 'length')").fetchall()
     # the Python face says the same rule
     with pytest.raises(ValidationError, match="every query must lie in one group of the interaction column 'length'"):
         rankframe.anova(two, "AP", interaction="length", missing="drop")

@@ -95,7 +95,7 @@ def test_paired_example_parity(con):
             ci_method="t",
             correction=correction,
         )
-        assert_parity(con.sql(sql).df(), want, by)
+        assert_parity(con.execute(sql).df(), want, by)
 
 
 def _random_table(seed: int, n_systems: int) -> pd.DataFrame:
@@ -132,7 +132,7 @@ def test_random_tables_parity(con, seed, n_systems, correction, by):
     df = _random_table(seed, n_systems)
     con.register("rnd", df)
     corr = "NULL" if correction is None else f"'{correction}'"
-    got = con.sql(
+    got = con.execute(
         f"SELECT * FROM rf_compare('rnd', system := 'sys', baseline := 'S1', metrics := ['AP', 'nDCG', "
         f"'P'], k := 3, segments := {by!r}, correction := {corr}, ci := 0.9)"
     ).df()
@@ -164,7 +164,7 @@ def test_alternative_and_margin_parity(con, sql_args, kw):
     # one-sided p-values, one-sided bounds (inf on the open side) and the non-inferiority shift of t, as pandas
     df = _random_table(5, 3)
     con.register("rnd", df)
-    got = con.sql(
+    got = con.execute(
         f"SELECT * FROM rf_compare('rnd', system := 'sys', baseline := 'S0', metrics := ['AP', 'P'], k := 3, "
         f"segments := ['seg'], {sql_args})"
     ).df()
@@ -178,7 +178,7 @@ def test_identical_systems_with_a_margin_match_pandas(con):
     df = _random_table(6, 2)
     df = pd.concat([df, df[df["sys"] == "S0"].assign(sys="S2")])  # S2 = S0 on every query
     con.register("same", df)
-    got = con.sql(
+    got = con.execute(
         "SELECT * FROM rf_compare('same', system := 'sys', baseline := 'S0', metrics := ['AP'], margin := 0.1)"
     ).df()
     want = rankframe.compare(df, ["AP"], system="sys", baseline="S0", margin=0.1)
@@ -229,7 +229,7 @@ def test_t_ppf_against_scipy(con):
     ).fetchall()
     for q, df, v in rows:
         assert _close(v, float(stats.t.ppf(q, df)), 1e-8), (q, df, v)
-    ends = con.sql("SELECT rf_t_ppf(0, 5), rf_t_ppf(1, 5), isnan(rf_t_ppf(1.5, 5))").fetchall()[0]
+    ends = con.execute("SELECT rf_t_ppf(0, 5), rf_t_ppf(1, 5), isnan(rf_t_ppf(1.5, 5))").fetchall()[0]
     assert ends == (-math.inf, math.inf, True)
 
 
@@ -251,7 +251,7 @@ def test_edge_rows_match_pandas(con):
             ]
     df = pd.DataFrame(rows)
     con.register("edge", df)
-    got = con.sql("SELECT * FROM rf_compare('edge', baseline := 'A', metrics := ['RR'], segments := ['seg'])").df()
+    got = con.execute("SELECT * FROM rf_compare('edge', baseline := 'A', metrics := ['RR'], segments := ['seg'])").df()
     want = rankframe.compare(df, ["RR"], baseline="A", by="seg", test="t")
     assert_parity(got, want, ["seg"])
     z = got[got.seg == "z"].iloc[0]
@@ -284,18 +284,18 @@ def test_edge_rows_match_pandas(con):
 def test_hostile_parameters(con, call, message):
     con.register("paired", pd.read_parquet(PAIRED))
     with pytest.raises(duckdb.Error, match=message.replace("(", r"\(").replace(")", r"\)")):
-        con.sql(f"SELECT * FROM rf_compare('paired', {call})").fetchall()
+        con.execute(f"SELECT * FROM rf_compare('paired', {call})").fetchall()
 
 
 def test_hostile_tables(con):
     df = pd.read_parquet(PAIRED)
     con.register("one", df[df.system == "bm25"])
     with pytest.raises(duckdb.Error, match="rf_compare needs at least 2 systems"):
-        con.sql("SELECT * FROM rf_compare('one', baseline := 'bm25', metrics := ['AP'])").fetchall()
+        con.execute("SELECT * FROM rf_compare('one', baseline := 'bm25', metrics := ['AP'])").fetchall()
     # q01 removed for dense only: a query present for some systems and missing for another
     con.register("holes", df[~((df.system == "dense") & (df["query"] == "q01"))])
     with pytest.raises(duckdb.Error, match=r"systems must be compared on the same queries.*e\.g\. query=q01 .*'dense'"):
-        con.sql("SELECT * FROM rf_compare('holes', baseline := 'bm25', metrics := ['AP'])").fetchall()
+        con.execute("SELECT * FROM rf_compare('holes', baseline := 'bm25', metrics := ['AP'])").fetchall()
 
 
 def test_through_the_duckdb_cli(tmp_path):
@@ -344,7 +344,7 @@ def test_absent_systems_null_segment_int_systems(con, policy):
     df["sysn"] = df.pop("sys").str[1].astype(int)
     df.loc[df.seg == "a", "dev"] = None
     con.register("absent", df)
-    got = con.sql(
+    got = con.execute(
         "SELECT * FROM rf_compare('absent', system := 'sysn', baseline := 1, metrics := ['AP', 'RR'], "
         f"k := 3, segments := ['seg', 'dev'], no_relevant := '{policy}')"
     ).df()
@@ -363,7 +363,7 @@ def test_docs_example(con, monkeypatch):
     monkeypatch.chdir(ROOT)
     text = (ROOT / "docs" / "sql.md").read_text()
     block = re.search(r"```sql\n-- example: compare_systems\n(.*?)```", text, re.S).group(1)
-    got = con.sql(block).df()
+    got = con.execute(block).df()
     want = rankframe.compare(pd.read_parquet(PAIRED), ["AP@10", "nDCG@10"], baseline="bm25", by="length")
     cols = list(got.columns)
     assert cols == [
@@ -384,7 +384,7 @@ def test_docs_example(con, monkeypatch):
     for c in cols[3:]:
         tol = 1e-6 if c.startswith("p_") else 1e-9
         assert np.allclose(got[c].astype(float), want[c].astype(float), rtol=tol, atol=tol), c
-    t = con.sql(re.search(r"```sql\n-- example: t_distribution\n(.*?)```", text, re.S).group(1)).fetchall()[0]
+    t = con.execute(re.search(r"```sql\n-- example: t_distribution\n(.*?)```", text, re.S).group(1)).fetchall()[0]
     assert math.isclose(t[0], stats.t.cdf(2.0, 10), rel_tol=1e-9) and math.isclose(
         t[1], stats.t.ppf(0.975, 10), rel_tol=1e-9
     )

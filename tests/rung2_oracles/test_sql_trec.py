@@ -60,10 +60,10 @@ def _evaluate_sql(qrels: pd.DataFrame, run: pd.DataFrame, no_retrieved: str):
     out = {}
     for k in sorted({c[1] for c in CHECKS}, key=lambda v: -1 if v is None else v):
         kk = "NULL" if k is None else k
-        per_q = con.sql(
+        per_q = con.execute(
             f"FROM rf_per_query('judged_run', k := {kk}, order_by := 'score', no_retrieved := '{no_retrieved}')"
         ).df()
-        means = con.sql(
+        means = con.execute(
             f"FROM rf_means('judged_run', k := {kk}, order_by := 'score', no_retrieved := '{no_retrieved}')"
         ).df()
         out[k] = (per_q.set_index("query"), means.iloc[0])

@@ -57,7 +57,7 @@ def _con() -> duckdb.DuckDBPyConnection:
 def _sql_per_query(df: pd.DataFrame, args: str) -> pd.DataFrame:
     con = _con()
     con.register("t", df)
-    return con.sql(f"SELECT * FROM rf_per_query('t', order_by := 'score', {args}) ORDER BY query").df()
+    return con.execute(f"SELECT * FROM rf_per_query('t', order_by := 'score', {args}) ORDER BY query").df()
 
 
 @pytest.mark.parametrize(("metric", "expected"), HAND_CASES)
@@ -124,7 +124,7 @@ def test_table_macros_reject_a_misspelled_ties(bad):
     con = _con()
     con.register("t", HAND)
     with pytest.raises(duckdb.InvalidInputException, match="'ties' parameter of rf_means must be one of"):
-        con.sql(f"SELECT * FROM rf_means('t', order_by := 'score', ties := {bad})").fetchall()
+        con.execute(f"SELECT * FROM rf_means('t', order_by := 'score', ties := {bad})").fetchall()
 
 
 # ------------------------------------------------------------------------------------------ scikit-learn parity
@@ -201,7 +201,7 @@ def test_scikit_learn_parity_on_every_face(k, base):
     # the aggregates' recipe (docs/sql.md): the tie-averaged gain from rf_tie_gain, summed by rf_agg_dcg
     con = _con()
     con.register("t", df)
-    recipe = con.sql(
+    recipe = con.execute(
         f"""SELECT query, rf_agg_dcg(rf_pos, tie_gain, k := {sql_k}, log_base := {base!r}) AS v
             FROM (SELECT *, rf_tie_gain(query, score, rf_g) AS tie_gain FROM rf_prepare('t', order_by := 'score'))
             GROUP BY query ORDER BY query"""

@@ -123,7 +123,7 @@ def test_identical_systems_compare_as_identical_with_threads():
         con.register("df", _identical_systems())
         con.execute("CREATE TABLE runs AS SELECT * FROM df")  # rows of both systems mixed, scanned by 8 threads
         metrics = ["AP", "CG", "DCG", "nDCG", "ERR", "RBP"]
-        res = con.sql(
+        res = con.execute(
             f"SELECT metric, n, delta, wins, ties, losses, p_value, note FROM rf_compare('runs', baseline := 'a', "
             f"metrics := {metrics})"
         ).df()

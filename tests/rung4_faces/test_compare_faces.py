@@ -79,7 +79,7 @@ def test_every_face_gives_the_same_new_columns(paired, capsys, kw, cli, sql):
     _close(got, want, cols)
     con = rf_sql.install(duckdb.connect())
     con.register("paired", paired)
-    got = con.sql(
+    got = con.execute(
         "SELECT * FROM rf_compare('paired', baseline := 'bm25', metrics := ['AP', 'nDCG'], k := 10, "
         f"segments := ['length']{sql})"
     ).df()

@@ -58,13 +58,13 @@ def sql_faces():
     con.register("runs", RUNS)
     con.register("one", ONE)
     cols = ", ".join(f'"{m.canonical}"' for m in TABLE)
-    per_query = con.sql(f"SELECT query, {cols} FROM rf_per_query('one')").df()
-    means = con.sql("SELECT * FROM rf_means('one')").df()
-    compared = con.sql(
+    per_query = con.execute(f"SELECT query, {cols} FROM rf_per_query('one')").df()
+    means = con.execute("SELECT * FROM rf_means('one')").df()
+    compared = con.execute(
         f"SELECT metric, delta FROM rf_compare('runs', baseline := 'a', k := 2, metrics := {[m.canonical for m in TABLE]})"
     ).df()
     aggregates = {
-        m.name: con.sql(
+        m.name: con.execute(
             f"SELECT query, rf_agg_{m.name}(rf_pos, rf_g{_sql_args(m)}) AS v FROM rf_prepare('one') GROUP BY query"
         ).df()
         for m in METRICS
@@ -166,7 +166,7 @@ def _beyond_faces(name: str, kw: dict, tmp_path, sql_names) -> dict:
         for key, value in kw.items():
             con.register(key, pd.DataFrame({"item": value}) if key == "catalog" else value)
         tables = "".join(f", {key} := '{key}'" for key in kw)
-        return con.sql(f"SELECT * FROM rf_{base.lower()}('one'{tables}, k := 2)").df()
+        return con.execute(f"SELECT * FROM rf_{base.lower()}('one'{tables}, k := 2)").df()
 
     return {
         "pandas": lambda: rankframe.evaluate(ONE, [name], **kw),

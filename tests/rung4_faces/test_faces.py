@@ -78,9 +78,9 @@ def test_five_faces_agree_with_trec_eval_c(shared_data):
 
     con = rankframe.sql.install(duckdb.connect())
     con.register("t", table)
-    whole = con.sql("SELECT * FROM rf_means('t', order_by := 'score')").df().iloc[0]
-    at10 = con.sql("SELECT * FROM rf_means('t', order_by := 'score', k := 10)").df().iloc[0]
-    at5 = con.sql("SELECT * FROM rf_means('t', order_by := 'score', k := 5)").df().iloc[0]
+    whole = con.execute("SELECT * FROM rf_means('t', order_by := 'score')").df().iloc[0]
+    at10 = con.execute("SELECT * FROM rf_means('t', order_by := 'score', k := 10)").df().iloc[0]
+    at5 = con.execute("SELECT * FROM rf_means('t', order_by := 'score', k := 5)").df().iloc[0]
     faces["rf_means"] = {"AP": whole["AP"], "nDCG@10": at10["nDCG"], "P@5": at5["P"], "RR": whole["RR"]}
 
     for face, got in faces.items():
@@ -109,7 +109,7 @@ def test_sql_macros_have_the_registrys_policy_defaults():
     assert dict(zip(py["query"], py["value"])) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
     con = rankframe.sql.install(duckdb.connect())
     con.register("t", df)
-    sql = con.sql("SELECT query, \"AP\" FROM rf_per_query('t') ORDER BY query").fetchall()
+    sql = con.execute("SELECT query, \"AP\" FROM rf_per_query('t') ORDER BY query").fetchall()
     assert dict(sql) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
-    means = con.sql("SELECT n_queries, \"AP\" FROM rf_means('t')").fetchall()
+    means = con.execute("SELECT n_queries, \"AP\" FROM rf_means('t')").fetchall()
     assert means == [(3, pytest.approx(1 / 3))]

@@ -56,7 +56,7 @@ def both(con, table: pd.DataFrame, name: str, method: str, norm, params: dict):
     args = "".join(f", {a} := {v}" for a, v in params.items()) + (WEIGHTS_SQL if weights else "")
     norm_sql = "NULL" if norm is None else f"'{norm}'"
     try:
-        sql = con.sql(f"SELECT * FROM rf_fuse('{name}', method := '{method}', norm := {norm_sql}{args})").df()
+        sql = con.execute(f"SELECT * FROM rf_fuse('{name}', method := '{method}', norm := {norm_sql}{args})").df()
     except duckdb.InvalidInputException:
         sql = None
     return py, sql

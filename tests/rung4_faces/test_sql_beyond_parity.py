@@ -164,7 +164,7 @@ def test_the_sql_macros_give_the_rows_of_evaluate(con, spec, like):
     kw = _kw(metric, train, catalog)
     for segments in (False, True):
         want = rankframe.evaluate(recs, metric, by=["segment"] if segments else [], **kw)
-        got = con.sql(_sql_call(spec, {} if like is None else {"like": like}, segments, kw)).df()
+        got = con.execute(_sql_call(spec, {} if like is None else {"like": like}, segments, kw)).df()
         assert list(got["metric"]) == [f"{spec.canonical}@{K}"] * len(want)  # the label: name and cutoff
         _same(got.drop(columns="metric"), want.drop(columns="metric"))
 

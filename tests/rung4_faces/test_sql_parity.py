@@ -92,7 +92,7 @@ def test_scalar_list_macros_match_oracle(df, seed):
     segs = "[" + ", ".join(f"'{b}'" for b in by) + "]"
     keys = ", ".join([*by, "query"])
     cols = ", ".join(f"{_scalar_call(m)} AS m{i}" for i, m in enumerate(measures))
-    res = con.sql(
+    res = con.execute(
         f"SELECT {keys}, {cols} FROM rf_prepare('t', segments := {segs}, order_by := '{order_by}') GROUP BY ALL"
     ).df()
     con.close()
@@ -118,10 +118,10 @@ def test_per_query_table_macro_matches_engine():
     )
     con = rf_sql.install(duckdb.connect())
     con.register("t", df)
-    wide = con.sql("FROM rf_per_query('t', k := 3, segments := ['seg']) ORDER BY seg, query").df()
-    means = con.sql("FROM rf_means('t', k := 3, segments := ['seg'])").df()
+    wide = con.execute("FROM rf_per_query('t', k := 3, segments := ['seg']) ORDER BY seg, query").df()
+    means = con.execute("FROM rf_means('t', k := 3, segments := ['seg'])").df()
     con.register("a_only", df[df.seg == "A"].drop(columns="seg"))
-    overall = con.sql("FROM rf_means('a_only', k := 3)").df()
+    overall = con.execute("FROM rf_means('a_only', k := 3)").df()
     con.close()
     # every column of the table macros (declared table_column) at k := 3 where the metric has a cutoff
     names = {

@@ -168,7 +168,7 @@ def on_duckdb(tmp_path_factory) -> Iterator[tuple[Path, Callable[[str], pd.DataF
 
     def read(model: str) -> pd.DataFrame:
         with duckdb.connect(str(path)) as con:  # dbt (in this process) holds it open read-write
-            return con.sql(f'SELECT * FROM main."{model}"').df()
+            return con.execute(f'SELECT * FROM main."{model}"').df()
 
     yield root, read
 

@@ -147,7 +147,7 @@ def test_a_subset_gives_evaluate_on_duckdb(files):
     con.register("runs", runs)
     for by, per_query, policies in [(None, False, {}), ("seg", True, {"no_relevant": "skip"}), ("seg", False, {})]:
         sql = pkg.metrics('"runs"', asked, by=by, per_query=per_query, **policies)
-        got = con.sql(sql).df()
+        got = con.execute(sql).df()
         want = rankframe.evaluate(runs, asked, by=by, per_query=per_query, **policies)
         assert_same(want, got if "n" in want.columns else got.drop(columns=["n"], errors="ignore"))
 

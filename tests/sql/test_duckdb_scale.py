@@ -65,20 +65,20 @@ def test_duckdb_engine_equals_pandas_on_one_100k_row_query(one_long_query, panda
 
 def test_table_macros_equal_pandas_on_one_100k_row_query(con, want):
     t0 = time.perf_counter()
-    got = con.sql('SELECT "ERR", "nERR", "Bpref" FROM rf_per_query(runs)').fetchall()
+    got = con.execute('SELECT "ERR", "nERR", "Bpref" FROM rf_per_query(runs)').fetchall()
     assert got[0] == pytest.approx((want["ERR"], want["nERR"], want["Bpref"]), abs=1e-12)
-    got = con.sql('SELECT "ERR", "nERR" FROM rf_per_query(runs, k := 10)').fetchall()  # Bpref@10 is trec_eval -M
+    got = con.execute('SELECT "ERR", "nERR" FROM rf_per_query(runs, k := 10)').fetchall()  # Bpref@10 is trec_eval -M
     assert got[0] == pytest.approx((want["ERR@10"], want["nERR@10"]), abs=1e-12)
     assert time.perf_counter() - t0 < BOUND_S
 
 
 def test_bpref_aggregate_and_list_macros_on_one_100k_row_query(con, want):
     t0 = time.perf_counter()
-    agg = con.sql(
+    agg = con.execute(
         "SELECT rf_agg_bpref(rf_pos, rf_g), rf_agg_bpref(rf_pos, rf_g, rel := 2) FROM rf_prepare(runs)"
     ).fetchall()[0]
     assert agg == pytest.approx((want["Bpref"], want["Bpref(rel=2)"]), abs=1e-12)
-    listed = con.sql(
+    listed = con.execute(
         "SELECT rf_bpref(list(relevance ORDER BY rank) FILTER (WHERE rank IS NOT NULL), "
         "count(*) FILTER (WHERE relevance >= 1), count(*) FILTER (WHERE relevance >= 0 AND relevance < 1)) "
         "FROM runs"
@@ -91,7 +91,7 @@ def test_err_nerr_aggregates_and_list_macros_on_one_100k_row_query(con, want):
     # before (issue 10): the aggregates and list macros took a product over a slice of the list per element,
     # O(n^2): 11.6 s for one 3,000-row query, far beyond any bound at 100k rows
     t0 = time.perf_counter()
-    agg = con.sql(
+    agg = con.execute(
         "SELECT rf_agg_err(rf_pos, rf_g), rf_agg_nerr(rf_pos, rf_g), rf_agg_err(rf_pos, rf_g, k := 10), "
         "rf_agg_nerr(rf_pos, rf_g, k := 10), rf_agg_nerr(rf_pos, rf_g, k := 20000, ideal := 'retrieved') "
         "FROM rf_prepare(runs)"
@@ -99,7 +99,7 @@ def test_err_nerr_aggregates_and_list_macros_on_one_100k_row_query(con, want):
     assert agg == pytest.approx(
         (want["ERR"], want["nERR"], want["ERR@10"], want["nERR@10"], want["nERR(ideal='retrieved')@20000"]), abs=1e-12
     )
-    listed = con.sql(
+    listed = con.execute(
         "SELECT rf_err(list(relevance ORDER BY rank) FILTER (WHERE rank IS NOT NULL)), "
         "rf_nerr(list(relevance ORDER BY rank) FILTER (WHERE rank IS NOT NULL), list(relevance)) FROM runs"
     ).fetchall()[0]

@@ -165,7 +165,7 @@ def test_cookbook_in_python(data, monkeypatch):
             if hasattr(con, "complete"):
                 con.complete()
         else:
-            results[name] = con.sql(sql).df()
+            results[name] = con.execute(sql).df()
     assert len(results["validate"]) == 0, results["validate"].to_string()
     for name, (want, keys) in expected(data).items():
         assert_same(results[name], want, keys, name)
@@ -207,7 +207,7 @@ def test_readme_sql_block_in_python(data, monkeypatch):
     monkeypatch.chdir(ROOT)
     con = rf_sql.install(duckdb.connect())
     results = [
-        con.sql(s).df() if s.upper().startswith("SELECT") else con.execute(s) for s in statements(readme_block())
+        con.execute(s).df() if s.upper().startswith("SELECT") else con.execute(s) for s in statements(readme_block())
     ]
     validate, means, per_query = (r for r in results if isinstance(r, pd.DataFrame))
     assert len(validate) == 0, validate.to_string()

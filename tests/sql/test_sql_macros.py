@@ -28,11 +28,11 @@ def con():
 
 
 def one(con, expr: str) -> float:
-    return con.sql(f"SELECT {expr}").fetchall()[0][0]
+    return con.execute(f"SELECT {expr}").fetchall()[0][0]
 
 
 def _macros(con) -> dict[str, list[str]]:
-    rows = con.sql(
+    rows = con.execute(
         "SELECT function_name, parameters FROM duckdb_functions() "
         "WHERE function_type IN ('macro', 'table_macro') AND function_name LIKE 'rf\\_%' ESCAPE '\\'"
     ).fetchall()
@@ -143,7 +143,7 @@ def test_aggregate_macros_in_a_user_group_by(con):
         "CREATE OR REPLACE TEMP TABLE hand AS SELECT * FROM (VALUES (1, 'a', 1, 0), (1, 'b', 2, 1), "
         "(1, 'c', 3, 1), (1, 'd', NULL, 1), (2, 'a', 1, 0)) v(query, item, rank, relevance)"
     )
-    rows = con.sql(
+    rows = con.execute(
         "SELECT query, rf_agg_ap(rf_pos, rf_g), rf_agg_rr(rf_pos, rf_g), rf_agg_recall(rf_pos, rf_g, k := 2),"
         " rf_agg_ndcg(rf_pos, rf_g, k := 2), rf_ap(list(relevance ORDER BY rank) FILTER (WHERE rank IS NOT NULL),"
         " count(*) FILTER (WHERE relevance >= 1)) "
@@ -162,16 +162,18 @@ def test_table_macros_hand_computed(con):
         "('B', 2, 'x', 1, NULL), "  # no judgments: skipped by default
         "('B', 3, 'y', NULL, 1)) v(model, query, item, rank, relevance)"
     )  # nothing retrieved: 0
-    got = con.sql("SELECT model, query, AP FROM rf_per_query('hand2', segments := ['model']) ORDER BY ALL").fetchall()
+    got = con.execute(
+        "SELECT model, query, AP FROM rf_per_query('hand2', segments := ['model']) ORDER BY ALL"
+    ).fetchall()
     assert got == [("A", 1, pytest.approx(7 / 12)), ("B", 1, pytest.approx(0.5)), ("B", 3, 0.0)]
-    means = con.sql("SELECT model, n_queries, AP FROM rf_means('hand2', segments := ['model'])").fetchall()
+    means = con.execute("SELECT model, n_queries, AP FROM rf_means('hand2', segments := ['model'])").fetchall()
     assert means == [("A", 1, pytest.approx(7 / 12)), ("B", 2, pytest.approx(0.25))]
     con.sql("CREATE OR REPLACE TEMP VIEW hand2b AS SELECT * EXCLUDE (model) FROM hand2 WHERE model = 'B'")
-    overall = con.sql(
+    overall = con.execute(
         "SELECT n_queries, AP FROM rf_means('hand2b', no_retrieved := 'skip', no_judged := 'zero')"
     ).fetchall()
     assert overall == [(2, pytest.approx((1 / 2 + 0) / 2))]  # query 3 skipped, query 2 scores 0
-    nan = con.sql(
+    nan = con.execute(
         "SELECT query, isnan(AP) FROM rf_per_query('hand2', segments := ['model'], no_retrieved := 'nan') WHERE query = 3"
     ).fetchall()
     assert nan == [(3, True)]
@@ -183,9 +185,9 @@ def test_score_ranks_use_trec_eval_tie_break(con):
         "CREATE OR REPLACE TEMP TABLE sc AS SELECT * FROM (VALUES (1, '10', 0.5, 0), (1, '9', 0.5, 1), "
         "(1, '007', 0.5, 0), (1, 'top', 2.0, 0), (1, 'gone', NULL, 1)) v(query, item, score, relevance)"
     )
-    pos = dict(con.sql("SELECT item, rf_pos FROM rf_prepare('sc', order_by := 'score')").fetchall())
+    pos = dict(con.execute("SELECT item, rf_pos FROM rf_prepare('sc', order_by := 'score')").fetchall())
     assert pos == {"top": 1, "9": 2, "10": 3, "007": 4, "gone": None}
-    assert con.sql("SELECT RR FROM rf_per_query('sc', order_by := 'score')").fetchall() == [(0.5,)]
+    assert con.execute("SELECT RR FROM rf_per_query('sc', order_by := 'score')").fetchall() == [(0.5,)]
 
 
 BAD = [
@@ -236,7 +238,7 @@ BAD = [
 def test_bad_parameters_raise_a_clear_error(con, sql, message):
     con.sql("CREATE OR REPLACE TEMP TABLE bad AS SELECT 1 AS query, 'a' AS item, 1 AS rank, 1 AS relevance")
     with pytest.raises(duckdb.Error, match=message):
-        con.sql(sql).fetchall()
+        con.execute(sql).fetchall()
 
 
 def test_loader_order_and_the_generated_bundle(tmp_path):
@@ -255,7 +257,7 @@ def test_loader_order_and_the_generated_bundle(tmp_path):
     c.execute(bundle.read_text())
     if hasattr(c, "complete"):
         c.complete()
-    assert c.sql("SELECT rf_rr([0, 1])").fetchall() == [(0.5,)]
+    assert c.execute("SELECT rf_rr([0, 1])").fetchall() == [(0.5,)]
 
 
 def test_dependency_order_comes_from_the_sql(tmp_path):
@@ -274,7 +276,7 @@ def test_dependency_order_comes_from_the_sql(tmp_path):
 
 def test_install_on_the_default_connection():
     con = rf_sql.install()
-    assert con.sql("SELECT rf_hit_rate([0, 1], k := 1)").fetchall() == [(0.0,)]
+    assert con.execute("SELECT rf_hit_rate([0, 1], k := 1)").fetchall() == [(0.0,)]
 
 
 def test_position_order_skips_the_window_and_checks_ranks(con):
@@ -284,8 +286,8 @@ def test_position_order_skips_the_window_and_checks_ranks(con):
         " (1, 'd', NULL, 1), (2, 'a', 1, 0), (2, 'b', 2, 1)) AS t(query, item, rank, relevance)"
     )
     cols = "query, P, AP, RR, nDCG, Bpref"
-    a = con.sql(f"SELECT {cols} FROM rf_per_query('pos_ok', order_by := 'position') ORDER BY query").fetchall()
-    b = con.sql(f"SELECT {cols} FROM rf_per_query('pos_ok', order_by := 'rank') ORDER BY query").fetchall()
+    a = con.execute(f"SELECT {cols} FROM rf_per_query('pos_ok', order_by := 'position') ORDER BY query").fetchall()
+    b = con.execute(f"SELECT {cols} FROM rf_per_query('pos_ok', order_by := 'rank') ORDER BY query").fetchall()
     assert a == b
     # AP of query 1 by hand: relevant {a, c, d}; hits at 1 and 3: (1/1 + 2/3) / 3
     assert a[0][2] == pytest.approx((1 + 2 / 3) / 3)
@@ -295,8 +297,8 @@ def test_position_order_skips_the_window_and_checks_ranks(con):
         " AS t(query, item, rank, relevance)"
     )
     with pytest.raises(duckdb.Error, match=r"needs ranks 1\.\.n in every query"):
-        con.sql("SELECT * FROM rf_per_query('pos_gap', order_by := 'position')").fetchall()
-    assert con.sql("SELECT AP FROM rf_per_query('pos_gap')").fetchall() == [(1.0,)]
+        con.execute("SELECT * FROM rf_per_query('pos_gap', order_by := 'position')").fetchall()
+    assert con.execute("SELECT AP FROM rf_per_query('pos_gap')").fetchall() == [(1.0,)]
 
 
 def test_install_after_a_plain_import_rankframe():

@@ -22,7 +22,7 @@ OTHER_DIALECTS = ["bigquery", "snowflake", "spark", "trino"]
 def _run(df: pd.DataFrame, sql: str) -> pd.DataFrame:
     con = duckdb.connect()
     con.register("runs", df)
-    return con.sql(sql).df()
+    return con.execute(sql).df()
 
 
 @settings(max_examples=hypothesis_examples(10))
@@ -140,6 +140,6 @@ def test_identifiers_are_quoted_no_injection():
     sql = rankframe.sql.render(
         ["P@1", "AP"], dialect="duckdb", table='my "runs"', by=evil, per_query=True, columns=cols
     )
-    got = con.sql(sql).df()
+    got = con.execute(sql).df()
     assert_same(rankframe.evaluate(df, ["P@1", "AP"], by=evil, per_query=True, columns=cols), got)
     assert con.execute('SELECT count(*) FROM "my ""runs"""').fetchall() == [(3,)]  # still there

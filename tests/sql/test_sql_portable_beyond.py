@@ -46,7 +46,7 @@ def _run(df: pd.DataFrame, sql: str, train: pd.DataFrame | None = None, catalog:
         con.register("train", train)
     if catalog is not None:
         con.register("catalog", catalog)
-    return con.sql(sql).df()
+    return con.execute(sql).df()
 
 
 @settings(max_examples=hypothesis_examples(10))
@@ -134,7 +134,7 @@ def test_features_metrics_equal_evaluate(df, seed, per_query):
         con.register("runs", df)
         con.register("train", train)
         con.register("features", features)
-        assert_same(want, con.sql(sql).df())
+        assert_same(want, con.execute(sql).df())
 
 
 @settings(max_examples=hypothesis_examples(5))
@@ -160,7 +160,7 @@ def test_calibration_equals_evaluate(df, seed, per_query):
     con.register("runs", df)
     con.register("train", train)
     con.register("features", features)
-    assert_same(want, con.sql(sql).df())
+    assert_same(want, con.execute(sql).df())
 
 
 @settings(max_examples=hypothesis_examples(6))
@@ -188,7 +188,7 @@ def test_serendipity_equals_evaluate(df, seed, per_query):
     con = duckdb.connect()
     for name, frame in (("runs", df), ("train", train), ("catalog", catalog), ("features", features)):
         con.register(name, frame)
-    assert_same(want, con.sql(sql).df())
+    assert_same(want, con.execute(sql).df())
 
 
 def test_serendipity_hand_case():

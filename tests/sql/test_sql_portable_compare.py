@@ -22,7 +22,7 @@ METRICS = ["P@5", "AP", "nDCG@10", "RR"]
 def run(df: pd.DataFrame, sql: str) -> pd.DataFrame:
     con = duckdb.connect()
     con.register("runs", df)
-    return con.sql(sql).df()
+    return con.execute(sql).df()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -29,7 +29,7 @@ def con():
 
 
 def _agg(con, expr: str) -> dict[int, float]:
-    return dict(con.sql(f"SELECT query, {expr} FROM t GROUP BY query").fetchall())
+    return dict(con.execute(f"SELECT query, {expr} FROM t GROUP BY query").fetchall())
 
 
 # hand derivation: AP = sum over hits at p <= k of (hits so far) / p, divided by n_rel = 6 (query 1)
@@ -71,7 +71,7 @@ def test_ndcg_matches_dcg_over_idcg(con):
 def test_linear_overflow_is_an_error(con):
     """Without max(grade) for linear gains, an infinite sum still stops with a message (not a silent inf/NaN)."""
     with pytest.raises(duckdb.Error, match="sum of the gains of a query is infinite"):
-        con.sql("SELECT rf_agg_dcg(p, g) FROM (VALUES (1, 1e308), (2, 1e308), (3, 1e308)) AS v(p, g)").fetchall()
+        con.execute("SELECT rf_agg_dcg(p, g) FROM (VALUES (1, 1e308), (2, 1e308), (3, 1e308)) AS v(p, g)").fetchall()
 
 
 def test_benchmark_statement_keeps_few_aggregate_states(con):
@@ -82,7 +82,7 @@ def test_benchmark_statement_keeps_few_aggregate_states(con):
     con.sql(
         "CREATE TABLE b AS SELECT query, row_number() OVER () AS item, rf_pos AS rank, rf_g AS relevance, query % 7 AS segment FROM t"
     )
-    plan = con.sql(
+    plan = con.execute(
         """EXPLAIN (FORMAT json)
         SELECT query, any_value(segment), rf_agg_ap(rf_pos, rf_g, k := 10), rf_agg_ndcg(rf_pos, rf_g, k := 10),
                rf_agg_precision(rf_pos, rf_g, k := 10), rf_agg_recall(rf_pos, rf_g, k := 100),
@@ -122,5 +122,5 @@ def test_prepare_keeps_the_query_column_statistics_for_the_perfect_hash_aggregat
         f"SELECT query, count(*) FROM rf_prepare('s', order_by := '{order_by}') GROUP BY query",
         f"SELECT query, rf_agg_ndcg(rf_pos, rf_g, k := 10) FROM rf_prepare('s', order_by := '{order_by}') GROUP BY query",
     ):
-        plan = con.sql("EXPLAIN " + sql).fetchall()[0][1]
+        plan = con.execute("EXPLAIN " + sql).fetchall()[0][1]
         assert "Perfect Hash Group By" in plan, plan

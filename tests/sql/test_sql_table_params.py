@@ -148,7 +148,7 @@ def _reach(text: str, target: str) -> set[str]:
 def test_the_table_macros_that_evaluate_the_metric_columns(con):
     text = re.sub(r"--[^\n]*", "", rf_sql.text())
     assert _reach(text, "rf__per_query_ok") == set(MACROS), "a new table macro evaluates the metrics: add it to MACROS"
-    kinds = dict(con.sql("SELECT function_name, function_type FROM duckdb_functions()").fetchall())
+    kinds = dict(con.execute("SELECT function_name, function_type FROM duckdb_functions()").fetchall())
     assert all(kinds[m] == "table_macro" for m in MACROS)
 
 
@@ -246,7 +246,7 @@ def _sql(con, macro: str, name: str, args: str) -> pd.DataFrame:
     }[macro]
     wide = macro in ("rf_per_query", "rf_means")
     select = ", ".join([*keys, *(f'"{c}"' for c in cols)]) if wide else "*"
-    frame = con.sql(f"SELECT {select} FROM {call}").df()
+    frame = con.execute(f"SELECT {select} FROM {call}").df()
     if wide:  # wide -> long, as Python's frames
         frame = frame.melt(id_vars=keys, value_vars=cols, var_name="metric", value_name="value")
         return frame.assign(value=lambda f: f["value"].astype(float))
