@@ -403,7 +403,11 @@ def _order_by_score(df: pd.DataFrame, groups: units.Groups, c: Columns) -> tuple
     text_rank = np.empty(len(uniques), dtype=np.int64)
     text_rank[_text_order(uniques)] = np.arange(len(uniques))
     g = groups.codes[retrieved]
-    order = np.lexsort((-text_rank[item_codes], -score[retrieved], g))
+    score_code, n_scores = units.descending_codes(score[retrieved])
+    n_items = len(uniques)
+    order = units.lexsort_codes(
+        (n_items - 1 - text_rank[item_codes], score_code, g), (n_items, n_scores, groups.n)
+    )  # = np.lexsort((-text_rank[item_codes], -score[retrieved], g)), by one sort of packed codes
     offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
     return retrieved[order], offsets, score
 

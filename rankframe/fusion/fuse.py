@@ -352,7 +352,7 @@ def source_rows(frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates) -
     row_key = runs.query_codes.astype(np.int64) * n_items + runs.item_codes
     cand_key = cand.unit.astype(np.int64) * n_items + cand.item
     judged = frame[c.relevance].notna().to_numpy() if c.relevance in frame.columns else np.zeros(len(frame), bool)
-    order = np.lexsort((np.arange(len(frame)), ~judged, row_key))
+    order = units.lexsort_codes(((~judged).view(np.int8), row_key), (2, max(runs.n_queries, 1) * n_items))  # stable
     first = np.ones(len(order), dtype=bool)
     first[1:] = row_key[order][1:] != row_key[order][:-1]
     keys, src = row_key[order][first], order[first]

@@ -19,7 +19,15 @@ from .duplicates import (
 )
 from .kinds import id_kind, value_kind
 from .kinds import inferred as inferred_kind
-from .order import RankedOrder, index_dtype, offsets_from_counts, positions_in_lists, ranked_order
+from .order import (
+    RankedOrder,
+    descending_codes,
+    index_dtype,
+    lexsort_codes,
+    offsets_from_counts,
+    positions_in_lists,
+    ranked_order,
+)
 from .packed import DenseLists, dense_lists
 from .values import as_float, int_values, rank_values
 
@@ -31,6 +39,7 @@ __all__ = [
     "alias",
     "as_float",
     "dense_codes",
+    "descending_codes",
     "dense_lists",
     "duplicate_item_rows",
     "duplicate_item_rule",
@@ -40,6 +49,7 @@ __all__ = [
     "inferred_kind",
     "int_values",
     "item_factors",
+    "lexsort_codes",
     "offsets_from_counts",
     "positions_in_lists",
     "rank_values",

@@ -49,6 +49,30 @@ def positions_in_lists(offsets: np.ndarray) -> np.ndarray:
     return pos
 
 
+def lexsort_codes(keys: tuple[np.ndarray, ...], sizes: tuple[int, ...]) -> np.ndarray:
+    """``np.lexsort(keys)`` (last key most significant, stable) for integer codes with ``0 <= keys[i] < sizes[i]``.
+
+    When the codes pack into one int64 (the product of the sizes below 2**63) this is one stable argsort of the
+    packed keys, 3-4x faster than lexsort's one indirect sort per key; otherwise it is lexsort itself.
+    """
+    span = 1
+    for size in sizes:
+        span *= max(int(size), 1)
+    if span >= 2**63 or not len(keys):
+        return np.lexsort(keys)
+    packed = np.zeros(len(keys[0]), dtype=np.int64)
+    for key, size in zip(reversed(keys), reversed(sizes)):
+        packed *= max(int(size), 1)
+        packed += key
+    return np.argsort(packed, kind="stable")
+
+
+def descending_codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes of float ``values`` (no NaN) in descending order: the largest is 0; equal values share a code."""
+    uniques, inverse = np.unique(values, return_inverse=True)
+    return len(uniques) - 1 - inverse.reshape(-1), len(uniques)
+
+
 def index_dtype(n: int) -> type:
     """The smallest integer type that indexes ``n`` rows (int32 halves the memory of 10M-row arrays)."""
     return np.int32 if n < 2**31 - 1 else np.int64

@@ -1,6 +1,6 @@
 """Coverage of compare's intervals of delta on small, skewed, discrete designs (a simulation, not a test).
 
-Usage:  python bench/coverage.py [--designs 2000] [--resamples 2000] [--sizes 5 10 20]
+Usage:  python bench/interval_coverage.py [--designs 2000] [--resamples 2000] [--sizes 5 10 20]
 
 Per-query differences are drawn like RR differences of two systems: each system's RR is 1/r with r the rank of the
 first relevant item, r ~ Geometric(p) capped at 10 (0 beyond), p = 0.45 for the baseline and 0.5 for the system,
