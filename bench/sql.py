@@ -130,12 +130,12 @@ def run_duckdb(
     t1 = time.perf_counter()
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    seg = con.sql(SEGMENT_SQL).fetchall()
+    seg = con.execute(SEGMENT_SQL).fetchall()
     t2 = time.perf_counter()
     stop.set()
     w.join()
-    rows = con.sql(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()[0][0]
-    n_q = con.sql("SELECT count(*) FROM per_query").fetchall()[0][0]
+    rows = con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()[0][0]
+    n_q = con.execute("SELECT count(*) FROM per_query").fetchall()[0][0]
     return {
         "rows": rows,
         "queries": n_q,
