@@ -14,7 +14,7 @@ CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') 
          ELSE rf__cg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
 CREATE OR REPLACE MACRO rf__agg_cg(pos, grade, k, rel, gain) AS
-    rf__finite_gain(coalesce(sum(rf__gain(grade, rel, gain) ORDER BY pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
+    rf__finite_gain(coalesce(rf__xsum(CASE WHEN pos <= coalesce(k, 9223372036854775807) THEN rf__gain(grade, rel, gain) END),
                              CAST(0 AS DOUBLE)),
                     rf__agg_top_grade(grade, gain));
 

@@ -289,8 +289,8 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
           AND (SELECT rf__ok FROM rf__aligned)),
     rf__summary AS (
         SELECT q.rf__seg, q.rf__metric, q.rf__sys, count(*) AS n,
-               sum(q.rf__x ORDER BY q.rf__x) / count(*) AS rf__mean_x, sum(q.rf__y ORDER BY q.rf__y) / count(*) AS rf__mean_y,
-               sum(q.rf__d ORDER BY q.rf__d) / count(*) AS rf__delta,
+               rf__xsum(q.rf__x) / count(*) AS rf__mean_x, rf__xsum(q.rf__y) / count(*) AS rf__mean_y,
+               rf__xsum(q.rf__d) / count(*) AS rf__delta,
                sqrt(sum((q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar) ORDER BY (q.rf__d - q.rf__dbar) * (q.rf__d - q.rf__dbar))
                     / (count(*) - 1.0)) AS rf__sd,
                count(*) FILTER (WHERE q.rf__d > 0 AND NOT rf__equal(q.rf__x, q.rf__y)) AS rf__above,

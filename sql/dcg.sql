@@ -49,9 +49,8 @@ CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear',
 -- (the term under a CASE, not a FILTER: an aggregate's argument is computed for every row before its FILTER, and the
 -- CASE computes the logarithm only at positions <= k)
 CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
-    rf__finite_gain(coalesce(sum(CASE WHEN pos BETWEEN 1 AND coalesce(k, 9223372036854775807)
-                                      THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END
-                                 ORDER BY pos),
+    rf__finite_gain(coalesce(rf__xsum(CASE WHEN pos BETWEEN 1 AND coalesce(k, 9223372036854775807)
+                                           THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END),
                              CAST(0 AS DOUBLE)),
                     rf__agg_top_grade(grade, gain));
 

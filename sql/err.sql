@@ -42,7 +42,7 @@ CREATE OR REPLACE MACRO rf__err_before(part, pos, grade, max_grade) AS
              CAST(1 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf__err_w(pos, grade, before, k, max_grade) AS
-    coalesce(sum(rf__pr(grade, max_grade) * before / pos ORDER BY pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807)),
+    coalesce(rf__xsum(CASE WHEN pos <= coalesce(k, 9223372036854775807) THEN rf__pr(grade, max_grade) * before / pos END),
              CAST(0 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf__agg_err_w(pos, grade, before, k, max_grade) AS

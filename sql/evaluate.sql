@@ -227,7 +227,8 @@ CREATE OR REPLACE MACRO rf_per_query(tbl, /* rf:generated metric_params */, segm
 
 -- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left
 CREATE OR REPLACE MACRO rf_mean(v) AS
-    coalesce(avg(CASE WHEN isnan(v) THEN NULL ELSE v END ORDER BY v), CAST('NaN' AS DOUBLE));
+    coalesce(rf__xsum(CASE WHEN isnan(v) THEN NULL ELSE v END) / count(CASE WHEN isnan(v) THEN NULL ELSE v END),
+             CAST('NaN' AS DOUBLE));
 
 -- rf_means(tbl, ...): one row per segment (one row in all with segments := []) with n_queries (units kept by
 -- the policies) and the mean of every metric of rf_per_query over the segment's queries, ordered by the

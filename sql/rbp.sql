@@ -12,7 +12,7 @@ CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8) AS
          ELSE rf__rbp_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__as_num(p)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rbp(pos, grade, k, rel, p) AS
-    (1.0 - p) * coalesce(sum(pow(p, pos - 1) ORDER BY pos) FILTER (WHERE pos <= coalesce(k, 9223372036854775807) AND grade >= rel),
+    (1.0 - p) * coalesce(rf__xsum(CASE WHEN pos <= coalesce(k, 9223372036854775807) AND grade >= rel THEN pow(p, pos - 1) END),
                          CAST(0 AS DOUBLE));
 
 CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8) AS

@@ -50,9 +50,14 @@ def _close(text: str, start: int) -> int:
     raise AssertionError(f"unbalanced parentheses after {text[start - 20 : start + 40]!r}")
 
 
+#: the one macro whose sums are order-free by construction (integer sums of fixed-point terms; its tail of terms
+#: >= 2^80 is a float sum: sql/prepare.sql), held by test_xsum_is_the_same_in_any_order below
+ORDER_FREE = re.compile(r"CREATE OR REPLACE MACRO rf__xsum\(x\) AS.*?;", re.S)
+
+
 def order_problems(text: str) -> list[str]:
     """The order-sensitive aggregate calls of one SQL text that have no ORDER BY (or sorted list) to fix them."""
-    code = _strip_comments(text)
+    code = ORDER_FREE.sub("", _strip_comments(text))
     problems = []
     for m in _CALL.finditer(code):
         name, open_at = m.group(1).lower(), m.end() - 1
@@ -133,5 +138,39 @@ def test_identical_systems_compare_as_identical_with_threads():
         assert (res["delta"] == 0.0).all()
         assert res["p_value"].isna().all()
         assert res["note"].str.startswith("identical on every query").all()
+    finally:
+        con.close()
+
+
+def _xsum(con, values: list[float]) -> float:
+    con.execute("CREATE OR REPLACE TEMP TABLE v AS SELECT unnest(?::DOUBLE[]) AS x", [values])
+    return con.execute("SELECT rf__xsum(x) FROM v").fetchone()[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_xsum_is_the_same_in_any_order(seed):
+    # rf__xsum (sql/prepare.sql) replaces the ordered sums: the same multiset of values in any order gives the same
+    # bits (a float sum in two orders differs here: the terms span 1e-26 .. 1e13, both signs), and every band's sum is
+    # exact, so the result is within a few roundings of the exact sum (math.fsum, correctly rounded: the oracle)
+    import math
+
+    rng = np.random.default_rng(seed)
+    values = list(rng.choice([-1, 1], 400) * 10.0 ** rng.uniform(-26, 13, 400))
+    values += [2.0**-44, -(2.0**-44), 1.0, 2.0**-88, 0.25 + 2.0**-60, 2.0**44 - 1.0]  # the bands' edges
+    con = rankframe.sql.install(duckdb.connect())
+    try:
+        sums = {_xsum(con, list(rng.permutation(values))) for _ in range(5)}
+        assert len(sums) == 1, sums
+        assert abs(sums.pop() - math.fsum(values)) <= 2.0**-50 * math.fsum(abs(v) for v in values)
+        # the ratio of two tiny sums keeps its precision (nERR with max_grade=50: terms ~ 2^-50; a fixed point in
+        # units of 2^-64 gave 0.04999999403 for 0.05)
+        tiny = [2.0**-50 / i for i in range(1, 6)]
+        assert _xsum(con, tiny) == pytest.approx(math.fsum(tiny), rel=1e-15)
+        assert _xsum(con, [1e-30, 2e-30]) == pytest.approx(3e-30, rel=1e-15)  # outside the bands: a float sum
+        assert _xsum(con, [1e20, 1.0, -1e20]) in (0.0, 1.0)  # outside the bands: a float sum, as sum would give
+        special = "SELECT rf__xsum(x) FROM (VALUES (CAST('{}' AS DOUBLE)), (1.0), (1e30)) AS v(x)"
+        assert math.isnan(con.execute(special.format("nan")).fetchone()[0])  # NaN, as sum
+        assert con.execute(special.format("inf")).fetchone()[0] == float("inf")
+        assert _xsum(con, [None, None]) is None  # as sum: NULL when nothing is summed
     finally:
         con.close()
