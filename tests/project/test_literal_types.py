@@ -12,16 +12,14 @@ from pathlib import Path
 
 import pytest
 
-import rankframe
-
 ROOT = Path(__file__).resolve().parents[2]
 #: the modules that declare the Literal types (the public modules import them for type checking only); imported by
 #: name: rankframe.stats re-exports functions (align, ...) under its modules' names
 DECLARING = {
-    name.rsplit(".", 1)[-1]: importlib.import_module(f"rankframe.{name}")
+    name.replace("spark.", "spark_").rsplit(".", 1)[-1]: importlib.import_module(f"rankframe.{name}")
     for name in (
         "comparing.rules", "engines.aggregate", "fusion.methods", "stats.align", "stats.corrections", "stats.paired",
-        "stats.wilcoxon", "evaluate", "inputs", "registry", "segments",
+        "stats.wilcoxon", "evaluate", "inputs", "registry", "segments", "spark.evaluate",
     )
 }  # fmt: skip
 rules, aggregate, fusion_methods = DECLARING["rules"], DECLARING["aggregate"], DECLARING["methods"]
@@ -57,6 +55,16 @@ CASES = [
     ("fuse_train", "norm", (*fusion_methods.NORMS, None)),
     ("power", "alternative", paired.ALTERNATIVES),
     ("topic_set_size", "alternative", paired.ALTERNATIVES),
+    # the Spark face (importing it starts no JVM)
+    *[("spark.compare", p, COMPARE[p]) for p in ("test", "ci_method", "correction", "pairs", "alternative", "missing")],
+    *[("spark.compare", p, c) for p, c in POLICIES.items()],
+    ("spark.evaluate", "agg", aggregate.AGGREGATIONS),
+    ("spark.evaluate", "engine", DECLARING["spark_evaluate"].ENGINES),
+    *[("spark.evaluate", p, c) for p, c in POLICIES.items()],
+    ("spark.anova", "missing", align.MISSING),
+    *[("spark.anova", p, c) for p, c in POLICIES.items()],
+    ("spark.fuse", "method", tuple(fusion_methods.METHODS)),
+    ("spark.fuse", "norm", (*fusion_methods.NORMS, None)),
 ]
 
 
@@ -74,7 +82,9 @@ def literal_values(hint: object) -> tuple:
 @pytest.mark.parametrize(("func", "param", "choices"), CASES, ids=[f"{f}-{p}" for f, p, _ in CASES])
 def test_public_option_is_a_literal_of_its_declared_choices(func, param, choices):
     names = {k: v for module in DECLARING.values() for k, v in vars(module).items() if not k.startswith("__")}
-    hints = typing.get_type_hints(getattr(rankframe, func), localns=names)
+    module, _, name = func.rpartition(".")
+    public = importlib.import_module(f"rankframe.{module}" if module else "rankframe")
+    hints = typing.get_type_hints(getattr(public, name), localns=names)
     assert literal_values(hints[param]) == tuple(choices), (func, param)
 
 
