@@ -126,3 +126,13 @@ def test_mypy_reads_the_options_of_a_user_script(tmp_path, monkeypatch):
     # (not the path: mypy's cache answers for a file of the same name and content with the path it first saw)
     assert 'user_script.py:10: error: Argument "correction" to "compare"' in errors[0], errors
     assert "'holm', 'bonferroni', 'bh', 'westfall-young'" in errors[0]  # the allowed values, as an IDE offers them
+
+
+@pytest.mark.parametrize("func", ["render", "render_compare"])
+def test_render_offers_the_tested_dialects_and_takes_any_other(func):
+    # any sqlglot dialect is accepted (untested): the type is TestedDialect | str, so an editor offers the tested ones
+    portable = importlib.import_module("rankframe.portable")
+    render = importlib.import_module("rankframe.portable.render")
+    hints = typing.get_type_hints(getattr(portable, func), localns=vars(render))
+    literal, other = typing.get_args(hints["dialect"])
+    assert typing.get_args(literal) == render.TESTED_DIALECTS and other is str
