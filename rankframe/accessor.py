@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -22,6 +22,9 @@ from .names import Measure
 from .registry import MetricSpec
 from .schema import schema
 from .table_rules import ranking_column
+
+if TYPE_CHECKING:
+    from .fusion.methods import FuseMethod
 
 #: evaluate's parameters a metric method takes besides its own (``by``, ``per_query``, then every option), read
 #: from evaluate's signature so that a new option reaches the methods too
@@ -118,7 +121,7 @@ class RankMetrics:
         columns = self._columns if columns is None else Columns.coerce(columns)
         return self._result(anova(self._obj, metrics, columns=columns, **options))
 
-    def fuse(self, method: str = "rrf", **options: Any) -> Any:
+    def fuse(self, method: FuseMethod = "rrf", **options: Any) -> Any:
         """The table plus the fused run of its systems' runs (a new ``system`` value).
 
         See :func:`rankframe.fuse` for the methods and options (``k=``, ``norm=``, ``weights=``, ``name=``, ...).

@@ -12,7 +12,7 @@ pairs table built from :mod:`rankframe.stats.anova`'s arrays; the statistics the
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,11 @@ from .names import Measure
 from .schema import nested_failures
 from .stats.align import MISSING
 from .stats.anova import AnovaResult, effect_size_interval, effect_sizes, split_plot_anova
+
+if TYPE_CHECKING:
+    from .evaluate import Engine
+    from .inputs import Output
+    from .stats.align import Missing
 
 __all__ = ["ANOVA_COLUMNS", "PAIR_COLUMNS", "RANDOM", "RANDOM_COLUMNS", "TERMS", "anova", "anova_values"]
 
@@ -101,11 +106,11 @@ def anova(
     pairs: bool = False,
     random: str | None = None,
     ci: float = 0.95,
-    missing: str = "error",
+    missing: Missing = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
-    engine: str = "pandas",
-    output: str = "pandas",
+    engine: Engine = "pandas",
+    output: Output = "pandas",
     progress: bool | None = None,
     **options: Any,
 ) -> Any:
@@ -312,7 +317,7 @@ def checked_arguments(
     pairs: bool,
     missing: str,
     columns: Columns | dict | None,
-) -> tuple[str, list[str], Columns, list[str], str]:
+) -> tuple[str, list[str], Columns, list[str], Missing]:
     """The checks of anova's arguments that need no data (every face): ``(system, by, columns, names, missing)``."""
     columns = Columns.coerce(columns)
     if system is None:
@@ -328,7 +333,7 @@ def checked_arguments(
         raise parameter_error(OWNER, "missing", "one of " + ", ".join(map(repr, MISSING)), missing)
     names = [str(m) for m in parse_metrics(metrics, OWNER, face="anova")]
     check_names(system, by, interaction, columns)
-    return system, by, columns, names, missing.lower()
+    return system, by, columns, names, cast("Missing", missing.lower())
 
 
 def check_names(system: object, by: list[str], interaction: str | None, columns: Columns) -> None:

@@ -13,7 +13,7 @@ imports ``_check_parameters`` and ``_pick_baseline``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -50,6 +50,14 @@ from .engines import beyond_engine
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
 from .stats.randomization import call_seed
+
+if TYPE_CHECKING:
+    from .comparing.rules import CiMethod, CorrectionChoice, Pairs, Test
+    from .evaluate import Engine
+    from .inputs import Output
+    from .stats.align import Missing
+    from .stats.paired import Alternative
+    from .stats.wilcoxon import ZeroMethod
 
 __all__ = [
     "CI_METHODS",
@@ -92,22 +100,22 @@ def compare(
     system: str | None = None,
     baseline: object = None,
     by: str | Sequence[str] | None = None,
-    test: str | None = None,
+    test: Test | None = None,
     ci: float = 0.95,
-    ci_method: str | None = None,
-    correction: str | None = "auto",
+    ci_method: CiMethod | None = None,
+    correction: CorrectionChoice | None = "auto",
     family: str | Sequence[str] = "all",
-    pairs: str = "baseline",
-    alternative: str | None = None,
+    pairs: Pairs = "baseline",
+    alternative: Alternative | None = None,
     margin: float | None = None,
-    zero_method: str = "wilcox",
+    zero_method: ZeroMethod = "wilcox",
     n_resamples: int = 10_000,
     seed: int | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
-    engine: str = "pandas",
-    output: str = "pandas",
+    engine: Engine = "pandas",
+    output: Output = "pandas",
     progress: bool | None = None,
     **options: Any,
 ) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import pandas as pd
 
@@ -24,7 +24,14 @@ from .registry import POLICY_DEFAULTS, bind_policies
 from .schema import validate as validate_table
 from .stats.randomization import call_seed, check_n_resamples, check_seed
 
-ENGINES = ("pandas", "duckdb")
+if TYPE_CHECKING:
+    from .engines.aggregate import Aggregation
+    from .inputs import Output
+    from .registry import Policy
+
+#: the engines of ``engine=`` (the type of every public ``engine=``)
+Engine = Literal["pandas", "duckdb"]
+ENGINES: tuple[Engine, ...] = get_args(Engine)
 
 
 def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> list[str]:
@@ -32,7 +39,7 @@ def as_column_list(by: object, owner: str = "evaluate", name: str = "by") -> lis
     return column_list(by, owner, name)
 
 
-def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) -> str:
+def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) -> Aggregation:
     """:func:`evaluate`'s rules for ``ci``, ``agg`` and ``engine`` (they need no data); ``agg`` normalised.
 
     The command line calls it before any file is read, and reports its messages in its options' words.
@@ -51,7 +58,7 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
         raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
-    return agg
+    return cast("Aggregation", agg)
 
 
 def check_resampling(n_resamples: object, seed: object, owner: str = "evaluate") -> tuple[int, int | None]:
@@ -69,17 +76,17 @@ def evaluate(
     qrels: pd.DataFrame | None = None,
     qrels_columns: Columns | dict | None = None,
     validate: bool = True,
-    engine: str = "pandas",
+    engine: Engine = "pandas",
     allow_duplicates: bool = False,
     ci: float | None = None,
     n_resamples: int = 10_000,
     seed: int | None = None,
-    agg: str = "mean",
-    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
-    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
-    no_judged: str = POLICY_DEFAULTS["no_judged"],
+    agg: Aggregation = "mean",
+    no_relevant: Policy = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: Policy = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: Policy = POLICY_DEFAULTS["no_judged"],
     duckdb_config: dict | None = None,
-    output: str = "pandas",
+    output: Output = "pandas",
     progress: bool | None = None,
     train: Any = None,
     catalog: Any = None,

@@ -20,7 +20,7 @@ give a polars result (``output="polars"``), with an error that names the extra w
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 import pandas as pd
 
@@ -28,8 +28,9 @@ from .columns import Columns
 from .errors import ParameterError, RankframeError
 from .schema import numbers_as_float  # the decimal rule is a table rule (rankframe.schema)
 
-#: what ``output=`` accepts
-OUTPUTS = ("pandas", "arrow", "polars")
+#: what ``output=`` accepts (the type of every public ``output=``)
+Output = Literal["pandas", "arrow", "polars"]
+OUTPUTS: tuple[Output, ...] = get_args(Output)
 #: the accepted input kinds, as the error message lists them
 ACCEPTED = (
     "a pandas DataFrame, a pyarrow Table/RecordBatchReader, a polars DataFrame/LazyFrame, a DuckDB relation, "
@@ -181,13 +182,13 @@ def _converts(column: Any) -> bool:
     return True
 
 
-def check_output(output: object, owner: str = "evaluate") -> str:
+def check_output(output: object, owner: str = "evaluate") -> Output:
     """``output=`` checked: one of :data:`OUTPUTS`."""
     if not isinstance(output, str) or output.lower() not in OUTPUTS:
         raise ParameterError(
             f"The 'output' parameter of {owner} must be one of {', '.join(map(repr, OUTPUTS))}. Got {output!r} instead."
         )
-    return output.lower()
+    return cast("Output", output.lower())
 
 
 def from_pandas(frame: pd.DataFrame, output: str):

@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, cast, get_args
 
 from . import beyond as _beyond
 from . import metrics as _metrics
@@ -173,7 +173,9 @@ def lookup(name: str) -> MetricSpec:
 
 
 # Query-set policies: what a query's value is when its value is undefined or when it has no data.
-POLICY_CHOICES = ("zero", "nan", "skip")
+#: the type of ``no_relevant=``, ``no_retrieved=``, ``no_judged=``
+Policy = Literal["zero", "nan", "skip"]
+POLICY_CHOICES: tuple[Policy, ...] = get_args(Policy)
 POLICIES: tuple[Param, ...] = (
     Param(
         "no_relevant",
@@ -201,7 +203,7 @@ POLICIES: tuple[Param, ...] = (
 
 #: the one set of query-set defaults every face uses (evaluate, the accessor, the CLI; the SQL macros' defaults are
 #: held against it by a test)
-POLICY_DEFAULTS: dict[str, str] = {p.name: p.default for p in POLICIES}
+POLICY_DEFAULTS: dict[str, Policy] = cast("dict[str, Policy]", {p.name: p.default for p in POLICIES})
 
 
 def bind_policies(owner: str = "evaluate", **given: Any) -> dict[str, str]:

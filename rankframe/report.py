@@ -17,7 +17,7 @@ import io
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -31,6 +31,10 @@ from .engines.aggregate import mean_per_segment
 from .errors import ParameterError, parameter_error
 from .evaluate import evaluate
 from .names import parse
+
+if TYPE_CHECKING:
+    from .comparing.rules import CorrectionChoice, Test
+    from .stats.align import Missing
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:2em auto;
@@ -79,12 +83,12 @@ def report(
     system: str | None = None,
     title: str = "rankframe report",
     path: str | Path | None = None,
-    test: str | None = None,
+    test: Test | None = None,
     ci: float = 0.95,
-    correction: str | None = "holm",
+    correction: CorrectionChoice | None = "holm",
     n_resamples: int = 10_000,
     seed: int | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     columns: Columns | dict | None = None,
     qrels: pd.DataFrame | None = None,
     **options: Any,

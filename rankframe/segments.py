@@ -9,7 +9,7 @@ and metric at once (the bootstrap draws are the paired bootstrap's: one stream p
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -31,8 +31,13 @@ from .stats.bootstrap import (
 )
 from .stats.randomization import call_seed, check_n_resamples, check_seed, seed_sequence
 
+if TYPE_CHECKING:
+    from .evaluate import Engine
+    from .inputs import Output
+
 #: the interval methods of segment_means: compare's (``ci_method=``) that apply to one sample and to two
-SEGMENT_CI_METHODS = ("t", "bootstrap", "bca")
+SegmentCiMethod = Literal["t", "bootstrap", "bca"]
+SEGMENT_CI_METHODS: tuple[SegmentCiMethod, ...] = get_args(SegmentCiMethod)
 #: the output columns after the segment columns
 SEGMENT_COLUMNS = ("metric", "value", "n", "ci_low", "ci_high", "delta", "delta_low", "delta_high")
 
@@ -44,13 +49,13 @@ def segment_means(
     by: str | Sequence[str],
     versus: Any = None,
     ci: float = 0.95,
-    ci_method: str = "bootstrap",
+    ci_method: SegmentCiMethod = "bootstrap",
     n_resamples: int = 10_000,
     seed: int | None = None,
     columns: Columns | dict | None = None,
     qrels: Any = None,
-    engine: str = "pandas",
-    output: str = "pandas",
+    engine: Engine = "pandas",
+    output: Output = "pandas",
     progress: bool | None = None,
     **options: Any,
 ) -> Any:
@@ -120,7 +125,7 @@ def segment_means(
         raise parameter_error(
             "segment_means", "ci_method", "one of " + ", ".join(map(repr, SEGMENT_CI_METHODS)), ci_method
         )
-    ci_method = ci_method.lower()
+    ci_method = cast("SegmentCiMethod", ci_method.lower())
     n_resamples = check_n_resamples(n_resamples, "segment_means")
     seed = check_seed(seed, "segment_means")
     output = inputs.check_output(output, "segment_means")

@@ -19,6 +19,7 @@ from ..better import WORDS, direction, of_labels, verdicts
 from ..columns import Columns
 from ..compare import compare
 from ..errors import ParameterError, ValidationError
+from ..evaluate import ENGINES
 from ..io import is_long
 from ._load import (
     _beyond_inputs,
@@ -161,7 +162,7 @@ def add_parser(sub) -> None:
         "when a system is not shown non-inferior (p_adjusted of H0 'worse by M or more' not below alpha)",
     )
     _policy_options(co)
-    co.add_argument("--engine", choices=("pandas", "duckdb"), default="pandas", help="where to compute")
+    co.add_argument("--engine", choices=ENGINES, default="pandas", help="where to compute")
     co.add_argument(
         "--format",
         choices=COMPARE_FORMATS,

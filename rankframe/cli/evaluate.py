@@ -16,7 +16,7 @@ import pandas as pd
 from .. import progress as progress_mod
 from ..columns import Columns
 from ..errors import ParameterError
-from ..evaluate import check_aggregation, check_resampling, evaluate
+from ..evaluate import AGGREGATIONS, ENGINES, check_aggregation, check_resampling, evaluate
 from ..io import TREC_COUNTS, is_long
 from ..io import trec_lines as _trec_lines
 from ..names import parse
@@ -88,7 +88,7 @@ def add_parser(sub) -> None:
     ev.add_argument("--seed", type=int, metavar="S", help="seed of that bootstrap (default: fresh)")
     ev.add_argument(
         "--agg",
-        choices=("mean", "gmean", "median", "sum"),
+        choices=AGGREGATIONS,
         default="mean",
         help="how per-query values become one value: mean (default), gmean (trec_eval gm_map: "
         "exp(mean(log(max(x, 1e-5))))), median, sum",
@@ -96,7 +96,7 @@ def add_parser(sub) -> None:
     _policy_options(ev)
     ev.add_argument(
         "--engine",
-        choices=("pandas", "duckdb"),
+        choices=ENGINES,
         default=None,
         help="where to compute (default: duckdb for one Parquet table, read and computed in DuckDB without "
         "loading it into pandas; pandas otherwise); duckdb with one .csv table reads it in DuckDB too",

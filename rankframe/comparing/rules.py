@@ -14,7 +14,7 @@ its messages to the templates declared here (:data:`SYSTEM_IN_BY`, :data:`TOO_FE
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -28,13 +28,18 @@ from ..evaluate import evaluate_parameters
 from ..numeric import check_number
 from ..schema import nested_failures
 from ..stats.align import MISSING
+from ..stats.corrections import Correction
 from ..stats.randomization import check_n_resamples, check_seed
 
-TESTS = ("t", "randomization", "wilcoxon", "tukey")
-CI_METHODS = ("t", "bootstrap", "bca", "tukey")
+#: compare's tests and interval methods (the types of ``test=`` and ``ci_method=``; None picks the default)
+Test = Literal["t", "randomization", "wilcoxon", "tukey"]
+TESTS: tuple[Test, ...] = get_args(Test)
+CiMethod = Literal["t", "bootstrap", "bca", "tukey"]
+CI_METHODS: tuple[CiMethod, ...] = get_args(CiMethod)
 #: the interval methods that resample queries (a seed, ``n_resamples``): percentile and BCa bootstrap
 BOOTSTRAP_CI_METHODS = ("bootstrap", "bca")
-PAIRS = ("baseline", "all")
+Pairs = Literal["baseline", "all"]
+PAIRS: tuple[Pairs, ...] = get_args(Pairs)
 #: ``alternative=`` values: "greater" is the system's mean above the baseline's (delta > 0, or > -margin): better
 #: where higher is better, worse where lower is better (ARP); ``delta`` is system - baseline whatever the direction
 ALTERNATIVES = stats.ALTERNATIVES
@@ -42,7 +47,8 @@ ALTERNATIVES = stats.ALTERNATIVES
 ONE_SIDED_TESTS = ("t", "randomization", "wilcoxon")
 CORRECTIONS = stats.CORRECTIONS
 #: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
-CORRECTION_CHOICES = ("auto", *CORRECTIONS)
+CorrectionChoice = Literal["auto", Correction]
+CORRECTION_CHOICES: tuple[CorrectionChoice | None, ...] = (*get_args(CorrectionChoice), None)
 #: Westfall-Young with another test than the randomization test (it resamples that test's sign flips)
 WESTFALL_YOUNG_TEST = (
     "correction='westfall-young' resamples the sign flips of the randomization test (max-|t| step-down over the "

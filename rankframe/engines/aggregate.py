@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -33,8 +34,9 @@ def metric_labels(labels: object, index: pd.Index | None = None) -> pd.Series:
     return pd.Series(labels, index=index, dtype=TEXT_DTYPE)
 
 
-#: the choices of ``agg=``
-AGGREGATIONS = ("mean", "gmean", "median", "sum")
+#: the choices of ``agg=`` (its type)
+Aggregation = Literal["mean", "gmean", "median", "sum"]
+AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
 #: trec_eval's MIN_GEO_MEAN: values are clamped to at least this before the log of the geometric mean
 GMEAN_EPSILON = 1e-5
 

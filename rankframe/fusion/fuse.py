@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,10 @@ from .methods import method as find_method
 from .normalize import normalise
 from .runs import Candidates, Runs, candidates, read_runs
 
+if TYPE_CHECKING:
+    from ..inputs import Output
+    from .methods import FuseMethod, FuseNorm
+
 OWNER = "fuse"
 #: two systems' score ranges whose spans differ more than this many times are "on different scales"
 SCALE_RATIO = 10.0
@@ -36,11 +40,11 @@ SCALE_RATIO = 10.0
 
 def fuse(
     df: Any,
-    method: str = "rrf",
+    method: FuseMethod = "rrf",
     *,
     system: str | None = None,
     k: float = PARAM_DEFAULTS["k"],  # type: ignore[assignment]
-    norm: str | None = None,
+    norm: FuseNorm | None = None,
     weights: Mapping[Any, float] | None = None,
     name: str | None = None,
     rank_base: int = PARAM_DEFAULTS["rank_base"],  # type: ignore[assignment]
@@ -49,7 +53,7 @@ def fuse(
     gamma: float = PARAM_DEFAULTS["gamma"],  # type: ignore[assignment]
     sigma: float = PARAM_DEFAULTS["sigma"],  # type: ignore[assignment]
     columns: Columns | dict | None = None,
-    output: str = "pandas",
+    output: Output = "pandas",
 ) -> Any:
     """Fuse the runs of a long table (one per ``system``) into one run; return the table plus its rows.
 

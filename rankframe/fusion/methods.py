@@ -7,6 +7,7 @@ each method is one small function of per-entry arrays (:mod:`rankframe.fusion.ke
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import ParameterError, did_you_mean
 
@@ -91,6 +92,14 @@ NORMS: dict[str, Normalisation] = {
     )
 }
 NORM_ALIASES = {"min_max": "min-max", "minmax": "min-max"}
+
+#: the declared names as types, for ``fuse(method=, norm=)`` (a type cannot be built from the declarations above:
+#: tests/project/test_literal_types.py holds each equal to them, in order)
+FuseMethod = Literal[
+    "rrf", "isr", "log_isr", "logn_isr", "rbc", "bordafuse", "w_bordafuse", "combsum", "combmnz", "combanz",
+    "combmax", "combmin", "combmed", "combgmnz", "wsum", "wmnz", "mixed",
+]  # fmt: skip
+FuseNorm = Literal["min-max", "max", "sum", "zmuv", "rank", "borda", "none"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,9 @@ from .methods import PARAM_DEFAULTS, Grid, trained_method
 from .normalize import normalise
 from .runs import candidates, read_runs
 
+if TYPE_CHECKING:
+    from .methods import FuseMethod, FuseNorm
+
 OWNER = "fuse_train"
 #: at most this many configurations in one grid (ranx would try them all, for hours)
 MAX_CONFIGS = 10_000
@@ -45,11 +48,11 @@ CHUNK_ROWS = 2_000_000
 def fuse_train(
     df: Any,
     qrels: Any = None,
-    method: str = "wsum",
+    method: FuseMethod = "wsum",
     *,
     metric: str | Measure = "nDCG@10",
     system: str | None = None,
-    norm: str | None = None,
+    norm: FuseNorm | None = None,
     step: float | None = None,
     bounds: tuple[float, float] | None = None,
     rank_base: int = PARAM_DEFAULTS["rank_base"],  # type: ignore[assignment]

@@ -11,6 +11,7 @@ every dialect, and would be the one part of the statement no warehouse can check
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..arguments import check_output_names
 from ..columns import Columns, column_list
@@ -18,6 +19,9 @@ from ..errors import ParameterError, parameter_error
 from ..names import Measure
 from .render import _body, _dialect, _quote, _string, finish
 from .terms import FLOAT
+
+if TYPE_CHECKING:
+    from .render import TestedDialect
 
 OWNER = "render_compare"
 #: the columns of the statement after the ``by`` columns: rankframe.compare's names, in its order
@@ -29,7 +33,7 @@ def render_compare(
     *,
     baseline: str,
     system: str = "system",
-    dialect: str = "postgres",
+    dialect: TestedDialect | str = "postgres",
     table: str | Sequence[str] = "runs",
     by: str | Sequence[str] | None = None,
     columns: Columns | dict | None = None,

@@ -18,7 +18,7 @@ import inspect
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
 from ..arguments import as_flag, check_output_names, parse_metrics
@@ -33,8 +33,10 @@ from . import beyond as beyond_sql
 from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot
 
 OWNER = "render"
-#: the dialects the tests run or parse (any other sqlglot dialect is accepted, untested)
-TESTED_DIALECTS = ("duckdb", "postgres", "bigquery", "snowflake", "spark", "trino")
+#: the dialects the tests run or parse (any other sqlglot dialect is accepted, untested: ``dialect=`` is typed
+#: ``TestedDialect | str``, so an editor offers these and accepts the others)
+TestedDialect = Literal["duckdb", "postgres", "bigquery", "snowflake", "spark", "trino"]
+TESTED_DIALECTS: tuple[TestedDialect, ...] = get_args(TestedDialect)
 ORDER_BY = Param(
     "order_by",
     "rank",
@@ -42,6 +44,7 @@ ORDER_BY = Param(
     "compared byte by byte)",
     choices=("rank", "score"),
 )
+
 #: each query-set policy's state code in rf__long (0 = the metric's own value)
 _POLICY_STATE = {"zero": 1, "nan": 2, "skip": 3}
 _NAN = f"CAST('NaN' AS {FLOAT})"
@@ -146,7 +149,7 @@ def check_keywords(policies: dict) -> None:
 def render(
     metrics: str | Measure | Sequence[str | Measure],
     *,
-    dialect: str = "postgres",
+    dialect: TestedDialect | str = "postgres",
     table: str | Sequence[str] = "runs",
     by: str | Sequence[str] | None = None,
     per_query: bool = False,

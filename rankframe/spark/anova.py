@@ -10,7 +10,7 @@ the split-plot terms every engine shares (:func:`rankframe.stats.anova.split_plo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,10 @@ from ._compat import column, pyspark
 from .compare import aligned_wide, per_query_values, prepare_systems
 from .evaluate import quiet
 
+if TYPE_CHECKING:
+    from ..registry import Policy
+    from ..stats.align import Missing
+
 
 def anova(
     sdf: Any,
@@ -45,13 +49,13 @@ def anova(
     pairs: bool = False,
     random: str | None = None,
     ci: float = 0.95,
-    missing: str = "error",
+    missing: Missing = "error",
     columns: Columns | dict | None = None,
     validate: bool = True,
     allow_duplicates: bool = False,
-    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
-    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
-    no_judged: str = POLICY_DEFAULTS["no_judged"],
+    no_relevant: Policy = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: Policy = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: Policy = POLICY_DEFAULTS["no_judged"],
     buckets: int | None = None,
 ) -> pd.DataFrame:
     """The omnibus two-way ANOVA (and the system x segment interaction) of a Spark DataFrame's systems.
@@ -90,7 +94,7 @@ def anova(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
     )
     segs = [*by_list, *([interaction] if interaction else [])]
-    policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
+    policies: dict[str, str] = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     prepared = prepare_systems(sdf, names, segs, system, cols, validate, allow_duplicates, policies, buckets)
     found = prepared.found
     check_systems(pd.Series(found, dtype=object), system)

@@ -12,7 +12,7 @@ interval) are not distributed: they raise a ParameterError that says how to run 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,12 @@ from .evaluate import check_grades, check_options, per_query_frame, quiet
 from .validate import _atomic, _free_name, _null, check_columns
 from .validate import validate as validate_table
 
+if TYPE_CHECKING:
+    from ..comparing.rules import CiMethod, CorrectionChoice, Pairs, Test
+    from ..registry import Policy
+    from ..stats.align import Missing
+    from ..stats.paired import Alternative
+
 DISTRIBUTED_TESTS = ("t",)
 
 
@@ -66,23 +72,23 @@ def compare(
     system: str | None = None,
     baseline: object = None,
     by: str | Sequence[str] | None = None,
-    test: str | None = None,
+    test: Test | None = None,
     ci: float = 0.95,
-    ci_method: str | None = None,
-    correction: str | None = "auto",
+    ci_method: CiMethod | None = None,
+    correction: CorrectionChoice | None = "auto",
     family: str | Sequence[str] = "all",
-    pairs: str = "baseline",
-    alternative: str | None = None,
+    pairs: Pairs = "baseline",
+    alternative: Alternative | None = None,
     margin: float | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     columns: Columns | dict | None = None,
     qrels: Any = None,
     qrels_columns: Columns | dict | None = None,
     validate: bool = True,
     allow_duplicates: bool = False,
-    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
-    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
-    no_judged: str = POLICY_DEFAULTS["no_judged"],
+    no_relevant: Policy = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: Policy = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: Policy = POLICY_DEFAULTS["no_judged"],
     buckets: int | None = None,
     train: Any = None,
     catalog: Any = None,
@@ -159,7 +165,7 @@ def compare(
     ]  # rankframe.compare's (and evaluate's) rule
     p["family"] = family_columns(family, by_list)
     p["alternative"] = margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
-    policies = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
+    policies: dict[str, str] = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     inputs = {"train": train, "catalog": catalog, "features": features}
     if qrels is not None:
         from .join import join_qrels

@@ -10,7 +10,7 @@ row; a query's rows always meet in one group, whatever the input partitioning. S
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import numpy as np
 import pandas as pd
@@ -28,9 +28,14 @@ from ._compat import column, pyspark, quiet
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
+if TYPE_CHECKING:
+    from ..engines.aggregate import Aggregation
+    from ..registry import Policy
+
 #: the engines of the Spark face: the numpy engine in grouped pandas functions. engine="sql" (Spark SQL windows for
 #: five metrics, default options only) was retired in issue 20: slower (decision 9), and a third formula set
-ENGINES = ("pandas",)
+SparkEngine = Literal["pandas"]
+ENGINES: tuple[SparkEngine, ...] = get_args(SparkEngine)
 
 
 def bucket_kernel(
@@ -124,12 +129,12 @@ def evaluate(
     validate: bool = True,
     allow_duplicates: bool = False,
     ci: float | None = None,
-    agg: str = "mean",
-    no_relevant: str = POLICY_DEFAULTS["no_relevant"],
-    no_retrieved: str = POLICY_DEFAULTS["no_retrieved"],
-    no_judged: str = POLICY_DEFAULTS["no_judged"],
+    agg: Aggregation = "mean",
+    no_relevant: Policy = POLICY_DEFAULTS["no_relevant"],
+    no_retrieved: Policy = POLICY_DEFAULTS["no_retrieved"],
+    no_judged: Policy = POLICY_DEFAULTS["no_judged"],
     buckets: int | None = None,
-    engine: str = "pandas",
+    engine: SparkEngine = "pandas",
     train: Any = None,
     catalog: Any = None,
     features: Any = None,
@@ -234,7 +239,7 @@ def evaluate(
     )
 
 
-def _check_agg(agg: object, per_query: object, ci: object) -> str:
+def _check_agg(agg: object, per_query: object, ci: object) -> Aggregation:
     """``agg=`` as :func:`rankframe.evaluate` checks it (same messages); returned in lower case."""
     if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
         raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
@@ -243,7 +248,7 @@ def _check_agg(agg: object, per_query: object, ci: object) -> str:
         raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
     if agg != "mean" and ci is not None:
         raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
-    return agg
+    return cast("Aggregation", agg)
 
 
 def check_grades(sdf: Any, columns: Columns, measures: Sequence[Measure]) -> None:

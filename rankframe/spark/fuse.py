@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,16 +31,19 @@ from .evaluate import bucket_of, check_buckets, quiet, to_spark_ready
 from .validate import _free_name, _null, _to_pandas, check_frame
 from .validate import validate as validate_table
 
+if TYPE_CHECKING:
+    from ..fusion.methods import FuseMethod, FuseNorm
+
 TABLE = "runs to fuse"
 
 
 def fuse(
     sdf: Any,
-    method: str = "rrf",
+    method: FuseMethod = "rrf",
     *,
     system: str | None = None,
     k: float = PARAM_DEFAULTS["k"],  # type: ignore[assignment]
-    norm: str | None = None,
+    norm: FuseNorm | None = None,
     weights: Mapping[Any, float] | None = None,
     name: str | None = None,
     rank_base: int = PARAM_DEFAULTS["rank_base"],  # type: ignore[assignment]

@@ -22,13 +22,15 @@ arrays or columns; ``rf_compare`` (SQL, error only) writes the words again, held
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row, segment_sum
 
-MISSING = ("error", "zero", "drop")
+#: what ``missing=`` does with a query one system lacks (the type of every public ``missing=``)
+Missing = Literal["error", "zero", "drop"]
+MISSING: tuple[Missing, ...] = get_args(Missing)
 #: what ``"zero"`` and ``"drop"`` do with a misaligned query, in the words of every face's error (rf_compare's too)
 MISSING_MEANING = {
     "zero": "count such a query as 0 for the system that lacks it (like trec_eval -c)",

@@ -19,9 +19,13 @@ These are ``statsmodels.stats.multitest.multipletests`` with ``method="bonferron
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 
-CORRECTIONS = ("holm", "bonferroni", "bh", "westfall-young", None)
+#: the multiple-testing corrections (the type of ``correction=``; None = no correction)
+Correction = Literal["holm", "bonferroni", "bh", "westfall-young"]
+CORRECTIONS: tuple[Correction | None, ...] = (*get_args(Correction), None)
 #: the corrections computed from the p-values alone (Westfall-Young resamples)
 P_VALUE_CORRECTIONS = ("holm", "bonferroni", "bh", None)
 

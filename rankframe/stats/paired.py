@@ -24,13 +24,16 @@ For one comparison with per-query differences ``d_i = x_i - y_i`` over its ``n``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 
 from ._segments import check_offsets, segment_of_row, segment_sum
 
-#: the alternative hypotheses of the paired tests: "greater" = the system's mean above the baseline's
-ALTERNATIVES = ("two-sided", "greater", "less")
+#: the alternative hypotheses of the paired tests: "greater" = the system's mean above the baseline's (the type of
+#: every public ``alternative=``; the tuple the checks read is derived from it)
+Alternative = Literal["two-sided", "greater", "less"]
+ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 #: two values a, b are equal when |a - b| <= EQUAL_RTOL * max(1, |a|, |b|) (:func:`equal`; docs/comparing.md,
 #: "Equal values")
 EQUAL_RTOL = 1e-12

@@ -22,13 +22,16 @@ Power Analysis for the Behavioral Sciences* (1988), ch. 2.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ParameterError, parameter_error
 from ..numeric import broadcast, check_array, check_number
 from .paired import ALTERNATIVES
+
+if TYPE_CHECKING:
+    from .paired import Alternative
 
 #: the power at which compare's ``mde`` column is computed
 MDE_POWER = 0.8
@@ -109,7 +112,9 @@ def _out(arr: np.ndarray) -> Any:
     return arr.item() if arr.ndim == 0 else arr
 
 
-def power(sd_diff: Any, n: Any, alpha: float = 0.05, power: float = MDE_POWER, alternative: str = "two-sided") -> Any:
+def power(
+    sd_diff: Any, n: Any, alpha: float = 0.05, power: float = MDE_POWER, alternative: Alternative = "two-sided"
+) -> Any:
     """The minimum detectable effect of a paired t-test: the smallest ``|delta|`` found with probability ``power``.
 
     For ``n`` queries whose per-query differences have standard deviation ``sd_diff`` (compare's ``sd_diff``
@@ -157,7 +162,7 @@ def power(sd_diff: Any, n: Any, alpha: float = 0.05, power: float = MDE_POWER, a
 
 
 def topic_set_size(
-    delta: Any, sd_diff: Any, alpha: float = 0.05, power: float = MDE_POWER, alternative: str = "two-sided"
+    delta: Any, sd_diff: Any, alpha: float = 0.05, power: float = MDE_POWER, alternative: Alternative = "two-sided"
 ) -> Any:
     """The number of queries a paired t-test needs to detect a true difference ``delta`` with probability ``power``.
 

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -97,7 +98,9 @@ def _tails(below: np.ndarray, above: np.ndarray, alternative: str) -> np.ndarray
     return np.clip(2.0 * np.minimum(below, above), 0.0, 1.0)
 
 
-ZERO_METHODS = ("wilcox", "pratt")
+#: the Wilcoxon test's treatment of zero differences (the type of ``zero_method=``)
+ZeroMethod = Literal["wilcox", "pratt"]
+ZERO_METHODS: tuple[ZeroMethod, ...] = get_args(ZeroMethod)
 
 
 def wilcoxon_test(

@@ -142,6 +142,27 @@ def test_query_with_100k_rows(spark):
     check(spark, df, ["AP", "nDCG@1000", "R@50000", "RR", "P@100"])
 
 
+def test_readme_spark_block_runs_as_written(spark, monkeypatch):
+    # the README's Spark section: a plain ```python block on the bundled data with a local session (its
+    # getOrCreate() returns the shared session here); tests/project/test_docs.py leaves blocks importing pyspark to
+    # this test. Its means equal the pandas engine's on the same file.
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    section = (root / "README.md").read_text(encoding="utf-8").split("## On Spark", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    assert len(blocks) == 1 and "pyspark" in blocks[0], "the README's Spark section has one fenced ```python block"
+    namespace: dict = {"__name__": "readme_spark"}
+    exec(compile(blocks[0], "README.md Spark block", "exec"), namespace)  # noqa: S102 - our own README
+    local = rankframe.evaluate(pd.read_parquet(root / "examples" / "recs.parquet"), ["nDCG@10", "AP@10"], by="country")
+    means = namespace["means"]
+    assert means["n"].tolist() == local["n"].tolist()
+    assert (means["value"] - local["value"]).abs().max() < 1e-12
+    assert sorted(namespace["per_query"].columns) == ["country", "metric", "query", "value"]
+
+
 def test_docs_spark_transcripts_run_as_written(spark, monkeypatch):
     # docs/spark.md's examples are >>> transcripts (tests/project/test_docs.py leaves them to their page's test): run them
     # here, with the shared session, from the repository root
