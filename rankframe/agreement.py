@@ -181,7 +181,9 @@ def _frame(data: Any, needed: Sequence[str], by: list[str], outputs: Sequence[st
             f"The 'by' parameter of agreement names {clash[0]!r}, {role}; a segment column must be another column"
         )
     if len(frame) == 0:
-        raise ValidationError([{"column": needed[0], "rule": "the table is empty: no unit to compare", "count": 0}], table)
+        raise ValidationError(
+            [{"column": needed[0], "rule": "the table is empty: no unit to compare", "count": 0}], table
+        )
     return frame
 
 
@@ -333,7 +335,16 @@ def _kappa(
         _no_nulls(frame.loc[both], [cols.query], table, "ci= resamples queries: every row must name its query")
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=SPAWN_KEY)))
         low, high, undefined = kernels.bootstrap_kappa(
-            seg, q_codes, i, j, n_seg, grid.size, w, level, int(n_resamples), rng  # type: ignore[arg-type]
+            seg,
+            q_codes,
+            i,
+            j,
+            n_seg,
+            grid.size,
+            w,
+            level,
+            int(n_resamples),
+            rng,  # type: ignore[arg-type]
         )
         q_per_seg = np.bincount(seg[np.unique(q_codes, return_index=True)[1]], minlength=n_seg)
         out["ci_low"], out["ci_high"] = low, high

@@ -157,8 +157,10 @@ def _pairs(offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _delta(level: str, v1: np.ndarray, v2: np.ndarray, between: np.ndarray | None) -> np.ndarray:
-    """The ``krippendorff`` package's distance of two values (``between``: ordinal's ``sum n_g`` from v1 to v2 minus
-    half their own counts)."""
+    """The ``krippendorff`` package's distance of two values (``between``: ordinal's ``sum n_g``, v1 to v2, less half).
+
+    ``between`` is the sum of the counts of the values from v1 to v2 minus half the counts of v1 and v2.
+    """
     if level == "nominal":
         return (v1 != v2).astype(np.float64)
     if level == "interval":
