@@ -166,6 +166,12 @@ def _name(param: str, value: object, default: str) -> str:
 
 def _frame(data: Any, needed: Sequence[str], by: list[str], outputs: Sequence[str], table: str) -> pd.DataFrame:
     """The table as pandas with every needed column present, no segment named as an output column or a label column."""
+    clash = [c for c in by if c in outputs or c in needed]
+    if clash:
+        role = "an output column of agreement " + str(list(outputs)) if clash[0] in outputs else "a label column"
+        raise ParameterError(
+            f"The 'by' parameter of agreement names {clash[0]!r}, {role}; a segment column must be another column"
+        )
     frame = inputs.to_pandas(data, owner=OWNER, name="data")
     if not frame.columns.is_unique:
         from .errors import check_unique_names
@@ -174,12 +180,6 @@ def _frame(data: Any, needed: Sequence[str], by: list[str], outputs: Sequence[st
     missing = [c for c in dict.fromkeys([*needed, *by]) if c not in frame.columns]
     if missing:
         raise missing_columns_error(missing, list(frame.columns), table=table)
-    clash = [c for c in by if c in outputs or c in needed]
-    if clash:
-        role = "an output column of agreement " + str(list(outputs)) if clash[0] in outputs else "a label column"
-        raise ParameterError(
-            f"The 'by' parameter of agreement names {clash[0]!r}, {role}; a segment column must be another column"
-        )
     if len(frame) == 0:
         raise ValidationError(
             [{"column": needed[0], "rule": "the table is empty: no unit to compare", "count": 0}], table
