@@ -245,6 +245,13 @@ def _segments(frame: pd.DataFrame, by: list[str]) -> tuple[np.ndarray, pd.DataFr
     return seg, keys
 
 
+def _noted(mask: np.ndarray, text: str) -> np.ndarray:
+    """``text`` where ``mask``, None elsewhere (an object array: one note per output row)."""
+    out = np.full(mask.size, None, dtype=object)
+    out[mask] = text
+    return out
+
+
 def _join_notes(*parts: np.ndarray) -> np.ndarray:
     out = np.empty(parts[0].size, dtype=object)
     for s in range(out.size):  # the note strings of each output row (a few words per segment row)
@@ -274,8 +281,8 @@ def _kappa(
         rel = check_number(OWNER, "rel", rel)
     level = None if ci is None else check_level(OWNER, ci)
     if level is not None:
-        n_resamples = check_n_resamples(10_000 if n_resamples is None else n_resamples, OWNER)
-        seed = call_seed(check_seed(seed, OWNER))
+        resamples: int = check_n_resamples(10_000 if n_resamples is None else n_resamples, OWNER)
+        root: int = call_seed(check_seed(seed, OWNER))
     scale = None if labels is None else _check_labels(labels)
     table = "agreement table"
     needed = [a, b, *([cols.query] if level is not None else [])]
@@ -325,7 +332,7 @@ def _kappa(
     out["kappa"] = kappa
     notes = [
         np.array([NULL_NOTE.format(count=c) if c else None for c in nulls.tolist()], dtype=object),
-        np.where(np.isnan(kappa), UNDEFINED_NOTE, None),
+        _noted(np.isnan(kappa), UNDEFINED_NOTE),
     ]
     attrs: dict[str, Any] = {"labels": grid.tolist(), "weights": w, "rel": rel}
     if level is not None:
@@ -333,7 +340,7 @@ def _kappa(
             pd.MultiIndex.from_arrays([seg, frame[cols.query].to_numpy()[both]]), sort=True, use_na_sentinel=False
         )[0]
         _no_nulls(frame.loc[both], [cols.query], table, "ci= resamples queries: every row must name its query")
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=SPAWN_KEY)))
+        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(root, spawn_key=SPAWN_KEY)))
         low, high, undefined = kernels.bootstrap_kappa(
             seg,
             q_codes,
@@ -343,22 +350,22 @@ def _kappa(
             grid.size,
             w,
             level,
-            int(n_resamples),
+            resamples,
             rng,  # type: ignore[arg-type]
         )
         q_per_seg = np.bincount(seg[np.unique(q_codes, return_index=True)[1]], minlength=n_seg)
         out["ci_low"], out["ci_high"] = low, high
-        notes.append(np.where(q_per_seg < 2, FEW_QUERIES_NOTE, None))
+        notes.append(_noted(q_per_seg < 2, FEW_QUERIES_NOTE))
         notes.append(
             np.array(
                 [
-                    RESAMPLES_NOTE.format(count=u, total=n_resamples) if u and q >= 2 and not np.isnan(k) else None
+                    RESAMPLES_NOTE.format(count=u, total=resamples) if u and q >= 2 and not np.isnan(k) else None
                     for u, q, k in zip(undefined.tolist(), q_per_seg.tolist(), kappa.tolist(), strict=True)
                 ],
                 dtype=object,
             )
         )
-        attrs.update(ci=level, n_resamples=n_resamples, seed=seed)
+        attrs.update(ci=level, n_resamples=resamples, seed=root)
     out["note"] = pd.Series(_join_notes(*notes), dtype=object)
     out.attrs.update(attrs)
     return out
@@ -421,7 +428,7 @@ def _alpha(
     out["alpha"] = alpha
     notes = [
         np.array([NULL_NOTE.format(count=c) if c else None for c in nulls.tolist()], dtype=object),
-        np.where(np.isnan(alpha), UNDEFINED_ALPHA_NOTE, None),
+        _noted(np.isnan(alpha), UNDEFINED_ALPHA_NOTE),
     ]
     out["note"] = pd.Series(_join_notes(*notes), dtype=object)
     out.attrs.update(level=lev, unit=units)

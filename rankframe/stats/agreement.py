@@ -197,7 +197,7 @@ def krippendorff_alpha(
     n_c = np.bincount(sv_inv, weights=cnt)
     s_of, v_of = sv_key // vals.size, sv_key % vals.size  # sorted by segment, then value
     s_off = np.concatenate([[0], np.cumsum(np.bincount(s_of, minlength=n_seg))])
-    n_tot = np.bincount(s_of, weights=n_c, minlength=n_seg)
+    n_tot: np.ndarray = np.bincount(s_of, weights=n_c, minlength=n_seg)
     cum = np.cumsum(n_c)
     # observed: ordered pairs of a unit's distinct values, weighted by their counts, / (m_u - 1)
     u_off = np.concatenate([[0], np.cumsum(np.bincount(cu, minlength=n_units))])
@@ -210,8 +210,9 @@ def krippendorff_alpha(
     obs = cnt[p] * cnt[q] * _delta(level, vals[cv[p]], vals[cv[q]], between) / (m_u[cu[p]] - 1.0)
     observed = np.bincount(unit_seg[cu[p]], weights=obs, minlength=n_seg)
     # expected: ordered pairs of a segment's distinct values, n_c n_k delta
+    expected: np.ndarray
     if level == "nominal":
-        expected = n_tot**2 - np.bincount(s_of, weights=n_c**2, minlength=n_seg)
+        expected = n_tot.astype(np.float64) ** 2 - np.bincount(s_of, weights=n_c**2, minlength=n_seg)
     elif level == "interval":
         x = vals[v_of]
         s1 = np.bincount(s_of, weights=n_c * x, minlength=n_seg)
@@ -221,8 +222,8 @@ def krippendorff_alpha(
         a, b = _pairs(s_off)
         between = None
         if level == "ordinal":
-            lo, hi = np.minimum(a, b), np.maximum(a, b)
-            between = cum[hi] - cum[lo] + n_c[lo] - (n_c[a] + n_c[b]) / 2.0
+            first, last = np.minimum(a, b), np.maximum(a, b)
+            between = cum[last] - cum[first] + n_c[first] - (n_c[a] + n_c[b]) / 2.0
         e = n_c[a] * n_c[b] * _delta(level, vals[v_of[a]], vals[v_of[b]], between)
         expected = np.bincount(s_of[a], weights=e, minlength=n_seg)
     with np.errstate(divide="ignore", invalid="ignore"):
