@@ -27,6 +27,7 @@ from .errors import ParameterError, ValidationError, did_you_mean, missing_colum
 from .numeric import check_number
 from .stats import agreement as kernels
 from .stats.randomization import call_seed, check_n_resamples, check_seed
+from .table_rules import RULES
 
 OWNER = "agreement"
 #: the keywords that only the two-coder form takes, and only the several-coder form
@@ -289,7 +290,8 @@ def _kappa(
     frame = _frame(data, needed, by, KAPPA_COLUMNS, table)
     x, y = _numbers(frame, a, table), _numbers(frame, b, table)
     if cols.query in frame.columns and cols.item in frame.columns:
-        _unique(frame, [*by, cols.query, cols.item], table, "one row per (query, item) unit: this unit repeats")
+        words = RULES["unique_item"].message(column=cols.item, unit=[*by, cols.query], hint=False)  # the table rule's
+        _unique(frame, [*by, cols.query, cols.item], table, words)
     both = ~(np.isnan(x) | np.isnan(y))
     if scale is not None:
         for col, v in ((a, x), (b, y)):

@@ -73,7 +73,7 @@ def test_bad_multi_parameters(kwargs, words):
         (_df(human=[1, 2, 1]), {"labels": [0, 1]}, "human", "outside the scale"),
         (_df(llm=[np.nan] * 3), {}, "human", "no row has both labels"),
         (_df().iloc[:0], {}, "human", "empty"),
-        (pd.concat([_df(), _df().iloc[:1]]), {}, "item", "repeats"),
+        (pd.concat([_df(), _df().iloc[:1]]), {}, "item", r"item must be unique within each \(query\)"),
         (_df(query=[1, None, 2]), {"ci": 0.9}, "query", "every row must name its query"),
         (_df().drop(columns="query"), {"ci": 0.9}, "query", "not in dataframe"),
     ],
