@@ -15,7 +15,7 @@ the CLI and the SQL macro ``rf_agreement`` use their words; the arithmetic is :m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -261,6 +261,104 @@ def _join_notes(*parts: np.ndarray) -> np.ndarray:
     return out
 
 
+def kappa_arguments(
+    a: object, b: object, weights: object, labels: object, rel: object, owner: str = OWNER
+) -> tuple[str, str, str | None, np.ndarray | None, float | None]:
+    """The two-coder parameters checked (every face: pandas, Spark, the CLI): ``a, b, weights, scale, rel``."""
+    a, b = _name("a", a, "human"), _name("b", b, "llm")
+    if a == b:
+        raise ParameterError(f"The 'a' and 'b' parameters of {owner} name the same column {a!r}; name two columns")
+    w = check_choice("weights", weights, WEIGHTS, none=True, owner=owner)
+    threshold = None if rel is None else float(check_number(owner, "rel", rel))
+    scale = None if labels is None else _check_labels(labels)
+    return a, b, w, scale, threshold
+
+
+class KappaCells(NamedTuple):
+    """The kappa table of every segment and what its interval needs: the kept rows' segment and label indices."""
+
+    out: pd.DataFrame
+    notes: list[np.ndarray]
+    attrs: dict[str, Any]
+    both: np.ndarray
+    seg: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+    n_labels: int
+
+
+def kappa_cells(
+    frame: pd.DataFrame,
+    a: str,
+    b: str,
+    by: list[str],
+    w: str | None,
+    scale: np.ndarray | None,
+    rel: float | None,
+    table: str,
+    count: np.ndarray | None = None,
+) -> KappaCells:
+    """Kappa per segment from rows of ``frame`` (each a unit, or ``count`` units: Spark's (segment, a, b) cells).
+
+    The one reading of the labels (numbers, null = left out, the scale of the whole call, ``labels=``, ``rel=``)
+    for every face; the arithmetic is :mod:`rankframe.stats.agreement`'s.
+    """
+    x, y = _numbers(frame, a, table), _numbers(frame, b, table)
+    both = ~(np.isnan(x) | np.isnan(y))
+    if scale is not None:
+        for col, v in ((a, x), (b, y)):
+            out_of = both & ~np.isin(v, scale)
+            if out_of.any():
+                raise ValidationError(
+                    [
+                        {
+                            "column": col,
+                            "rule": f"a label outside the scale labels={scale.tolist()}",
+                            "count": int(out_of.sum() if count is None else count[out_of].sum()),
+                            "examples": frame.loc[out_of, [a, b]].head(5),
+                        }
+                    ],
+                    table,
+                )
+    if not both.any():
+        raise ValidationError(
+            [
+                {
+                    "column": a,
+                    "rule": f"no row has both labels ({a!r} and {b!r} not null)",
+                    "count": int(len(frame) if count is None else count.sum()),
+                }
+            ],
+            table,
+        )
+    seg_all, keys = _segments(frame, by)
+    n_seg = len(keys)
+    nulls = np.bincount(seg_all[~both], weights=None if count is None else count[~both], minlength=n_seg)
+    x, y, seg = x[both], y[both], seg_all[both]
+    if rel is not None:
+        x, y = (x >= rel).astype(np.float64), (y >= rel).astype(np.float64)
+        grid = np.array([0.0, 1.0])
+    else:
+        grid = scale if scale is not None else np.unique(np.concatenate([x, y]))
+    order = np.argsort(grid, kind="stable")
+    pos = np.searchsorted(grid[order], np.concatenate([x, y]))
+    idx = order[pos]
+    i, j = idx[: x.size], idx[x.size :]
+    counts = kernels.kappa_counts(seg, i, j, n_seg, grid.size, w, None if count is None else count[both])
+    kappa = kernels.kappa(counts, w)
+    out = keys.copy()
+    out["n"] = counts.n.astype(np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["agreement"] = np.where(counts.n > 0, counts.equal / counts.n, np.nan)
+    out["kappa"] = kappa
+    notes = [
+        np.array([NULL_NOTE.format(count=int(c)) if c else None for c in nulls.tolist()], dtype=object),
+        _noted(np.isnan(kappa), UNDEFINED_NOTE),
+    ]
+    attrs: dict[str, Any] = {"labels": grid.tolist(), "weights": w, "rel": rel}
+    return KappaCells(out, notes, attrs, both, seg, i, j, grid.size)
+
+
 def _kappa(
     data: Any,
     a: str | None,
@@ -274,69 +372,19 @@ def _kappa(
     n_resamples: object,
     seed: object,
 ) -> pd.DataFrame:
-    a, b = _name("a", a, "human"), _name("b", b, "llm")
-    if a == b:
-        raise ParameterError(f"The 'a' and 'b' parameters of agreement name the same column {a!r}; name two columns")
-    w = check_choice("weights", weights, WEIGHTS, none=True)
-    if rel is not None:
-        rel = check_number(OWNER, "rel", rel)
+    a, b, w, scale, threshold = kappa_arguments(a, b, weights, labels, rel)
     level = None if ci is None else check_level(OWNER, ci)
     if level is not None:
         resamples: int = check_n_resamples(10_000 if n_resamples is None else n_resamples, OWNER)
         root: int = call_seed(check_seed(seed, OWNER))
-    scale = None if labels is None else _check_labels(labels)
     table = "agreement table"
-    needed = [a, b, *([cols.query] if level is not None else [])]
-    frame = _frame(data, needed, by, KAPPA_COLUMNS, table)
-    x, y = _numbers(frame, a, table), _numbers(frame, b, table)
+    frame = _frame(data, [a, b, *([cols.query] if level is not None else [])], by, KAPPA_COLUMNS, table)
     if cols.query in frame.columns and cols.item in frame.columns:
         words = RULES["unique_item"].message(column=cols.item, unit=[*by, cols.query], hint=False)  # the table rule's
         _unique(frame, [*by, cols.query, cols.item], table, words)
-    both = ~(np.isnan(x) | np.isnan(y))
-    if scale is not None:
-        for col, v in ((a, x), (b, y)):
-            out_of = both & ~np.isin(v, scale)
-            if out_of.any():
-                raise ValidationError(
-                    [
-                        {
-                            "column": col,
-                            "rule": f"a label outside the scale labels={scale.tolist()}",
-                            "count": int(out_of.sum()),
-                            "examples": frame.loc[out_of, [a, b]].head(5),
-                        }
-                    ],
-                    table,
-                )
-    if not both.any():
-        raise ValidationError(
-            [{"column": a, "rule": f"no row has both labels ({a!r} and {b!r} not null)", "count": len(frame)}], table
-        )
-    seg_all, keys = _segments(frame, by)
-    n_seg = len(keys)
-    nulls = np.bincount(seg_all[~both], minlength=n_seg)
-    x, y, seg = x[both], y[both], seg_all[both]
-    if rel is not None:
-        x, y = (x >= rel).astype(np.float64), (y >= rel).astype(np.float64)
-        grid = np.array([0.0, 1.0])
-    else:
-        grid = scale if scale is not None else np.unique(np.concatenate([x, y]))
-    order = np.argsort(grid, kind="stable")
-    pos = np.searchsorted(grid[order], np.concatenate([x, y]))
-    idx = order[pos]
-    i, j = idx[: x.size], idx[x.size :]
-    counts = kernels.kappa_counts(seg, i, j, n_seg, grid.size, w)
-    kappa = kernels.kappa(counts, w)
-    out = keys.copy()
-    out["n"] = counts.n.astype(np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out["agreement"] = np.where(counts.n > 0, counts.equal / counts.n, np.nan)
-    out["kappa"] = kappa
-    notes = [
-        np.array([NULL_NOTE.format(count=c) if c else None for c in nulls.tolist()], dtype=object),
-        _noted(np.isnan(kappa), UNDEFINED_NOTE),
-    ]
-    attrs: dict[str, Any] = {"labels": grid.tolist(), "weights": w, "rel": rel}
+    cells = kappa_cells(frame, a, b, by, w, scale, threshold, table)
+    out, notes, attrs, both, seg, i, j = cells.out, cells.notes, cells.attrs, cells.both, cells.seg, cells.i, cells.j
+    n_seg = len(out)
     if level is not None:
         q_codes = pd.factorize(
             pd.MultiIndex.from_arrays([seg, frame[cols.query].to_numpy()[both]]), sort=True, use_na_sentinel=False
@@ -349,7 +397,7 @@ def _kappa(
             i,
             j,
             n_seg,
-            grid.size,
+            cells.n_labels,
             w,
             level,
             resamples,
@@ -362,7 +410,7 @@ def _kappa(
             np.array(
                 [
                     RESAMPLES_NOTE.format(count=u, total=resamples) if u and q >= 2 and not np.isnan(k) else None
-                    for u, q, k in zip(undefined.tolist(), q_per_seg.tolist(), kappa.tolist(), strict=True)
+                    for u, q, k in zip(undefined.tolist(), q_per_seg.tolist(), out["kappa"].tolist(), strict=True)
                 ],
                 dtype=object,
             )

@@ -55,17 +55,28 @@ def pair_weight(i: np.ndarray, j: np.ndarray, weights: str | None) -> np.ndarray
     return d if weights == "linear" else d * d
 
 
-def kappa_counts(group: np.ndarray, i: np.ndarray, j: np.ndarray, n_groups: int, n_labels: int, weights: str | None):
-    """:class:`KappaCounts` of every group (``group`` codes ``0..n_groups-1``) from the label indices ``i``, ``j``."""
-    ones = np.ones(group.size)
-    r = np.bincount(group * n_labels + i, minlength=n_groups * n_labels).reshape(n_groups, n_labels)
-    c = np.bincount(group * n_labels + j, minlength=n_groups * n_labels).reshape(n_groups, n_labels)
+def kappa_counts(
+    group: np.ndarray,
+    i: np.ndarray,
+    j: np.ndarray,
+    n_groups: int,
+    n_labels: int,
+    weights: str | None,
+    count: np.ndarray | None = None,
+) -> KappaCounts:
+    """:class:`KappaCounts` of every group (``group`` codes ``0..n_groups-1``) from the label indices ``i``, ``j``.
+
+    ``count``: how many units each row stands for (a contingency cell); one each when None.
+    """
+    ones = np.ones(group.size) if count is None else np.asarray(count, dtype=np.float64)
+    r = np.bincount(group * n_labels + i, weights=ones, minlength=n_groups * n_labels).reshape(n_groups, n_labels)
+    c = np.bincount(group * n_labels + j, weights=ones, minlength=n_groups * n_labels).reshape(n_groups, n_labels)
     return KappaCounts(
         n=np.bincount(group, weights=ones, minlength=n_groups),
-        equal=np.bincount(group, weights=(i == j).astype(np.float64), minlength=n_groups),
-        disagree=np.bincount(group, weights=pair_weight(i, j, weights), minlength=n_groups),
-        r=r.astype(np.float64),
-        c=c.astype(np.float64),
+        equal=np.bincount(group, weights=ones * (i == j), minlength=n_groups),
+        disagree=np.bincount(group, weights=ones * pair_weight(i, j, weights), minlength=n_groups),
+        r=r,
+        c=c,
     )
 
 
