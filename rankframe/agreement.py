@@ -165,14 +165,19 @@ def _name(param: str, value: object, default: str) -> str:
     return value
 
 
-def _frame(data: Any, needed: Sequence[str], by: list[str], outputs: Sequence[str], table: str) -> pd.DataFrame:
-    """The table as pandas with every needed column present, no segment named as an output column or a label column."""
+def check_segments(by: Sequence[str], needed: Sequence[str], outputs: Sequence[str]) -> None:
+    """No segment column may be an output column or a column the call reads (a label, the coder, ...)."""
     clash = [c for c in by if c in outputs or c in needed]
     if clash:
         role = "an output column of agreement " + str(list(outputs)) if clash[0] in outputs else "a label column"
         raise ParameterError(
             f"The 'by' parameter of agreement names {clash[0]!r}, {role}; a segment column must be another column"
         )
+
+
+def _frame(data: Any, needed: Sequence[str], by: list[str], outputs: Sequence[str], table: str) -> pd.DataFrame:
+    """The table as pandas with every needed column present, no segment named as an output column or a label column."""
+    check_segments(by, needed, outputs)
     frame = inputs.to_pandas(data, owner=OWNER, name="data")
     if not frame.columns.is_unique:
         from .errors import check_unique_names
@@ -227,7 +232,8 @@ def _no_nulls(frame: pd.DataFrame, cols: Sequence[str], table: str, words: str) 
             )
 
 
-def _unique(frame: pd.DataFrame, cols: list[str], table: str, words: str) -> None:
+def unique_rows(frame: pd.DataFrame, cols: list[str], table: str, words: str) -> None:
+    """The ValidationError (``words``) of rows that repeat ``cols``, or nothing."""
     dup = frame.duplicated(cols, keep=False).to_numpy()
     if dup.any():
         raise ValidationError(
@@ -253,7 +259,8 @@ def _noted(mask: np.ndarray, text: str) -> np.ndarray:
     return out
 
 
-def _join_notes(*parts: np.ndarray) -> np.ndarray:
+def join_notes(*parts: np.ndarray) -> np.ndarray:
+    """The notes of each output row joined by ``"; "`` (None when it has none)."""
     out = np.empty(parts[0].size, dtype=object)
     for s in range(out.size):  # the note strings of each output row (a few words per segment row)
         words = [str(p[s]) for p in parts if p[s] is not None]
@@ -381,7 +388,7 @@ def _kappa(
     frame = _frame(data, [a, b, *([cols.query] if level is not None else [])], by, KAPPA_COLUMNS, table)
     if cols.query in frame.columns and cols.item in frame.columns:
         words = RULES["unique_item"].message(column=cols.item, unit=[*by, cols.query], hint=False)  # the table rule's
-        _unique(frame, [*by, cols.query, cols.item], table, words)
+        unique_rows(frame, [*by, cols.query, cols.item], table, words)
     cells = kappa_cells(frame, a, b, by, w, scale, threshold, table)
     out, notes, attrs, both, seg, i, j = cells.out, cells.notes, cells.attrs, cells.both, cells.seg, cells.i, cells.j
     n_seg = len(out)
@@ -416,7 +423,7 @@ def _kappa(
             )
         )
         attrs.update(ci=level, n_resamples=resamples, seed=root)
-    out["note"] = pd.Series(_join_notes(*notes), dtype=object)
+    out["note"] = pd.Series(join_notes(*notes), dtype=object)
     out.attrs.update(attrs)
     return out
 
@@ -464,7 +471,7 @@ def _alpha(
     frame = _frame(data, named, by, ALPHA_COLUMNS, table)
     v = _numbers(frame, value, table)
     _no_nulls(frame, [*units, coder], table, "every row must name its unit and coder (no null value)")
-    _unique(frame, [*by, *units, coder], table, "one row per (unit, coder): this coder rated the unit twice")
+    unique_rows(frame, [*by, *units, coder], table, "one row per (unit, coder): this coder rated the unit twice")
     keep = ~np.isnan(v)
     seg_all, keys = _segments(frame, by)
     n_seg = len(keys)
@@ -480,6 +487,6 @@ def _alpha(
         np.array([NULL_NOTE.format(count=c) if c else None for c in nulls.tolist()], dtype=object),
         _noted(np.isnan(alpha), UNDEFINED_ALPHA_NOTE),
     ]
-    out["note"] = pd.Series(_join_notes(*notes), dtype=object)
+    out["note"] = pd.Series(join_notes(*notes), dtype=object)
     out.attrs.update(level=lev, unit=units)
     return out
