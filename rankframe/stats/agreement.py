@@ -120,9 +120,10 @@ def bootstrap_kappa(
     """Percentile bootstrap interval of kappa per segment, resampling queries (every unit of a query moves together).
 
     ``query`` codes are distinct across segments (one code per (segment, query)). Each resample draws, in each
-    segment, as many queries as it has, with replacement; the drawn queries' sufficient statistics (units, equal,
-    disagreement, label counts) are summed into a (resample, segment) grid by ``np.bincount``. The resamples go in
-    chunks of at most ``chunk_elements`` drawn queries (a bounded loop over chunks, never one per resample).
+    segment, as many queries as it has, with replacement (``np.bincount`` of the draws gives each query's multiplicity
+    per resample); one sparse product of those multiplicities with the queries' sufficient statistics (units, equal,
+    disagreement, label counts), each in its segment's block, sums them per (resample, segment). The resamples go in
+    chunks of at most ``chunk_elements`` drawn queries and sums (a bounded loop over chunks, never one per resample).
     Resamples whose kappa is undefined are left out of the quantiles; segments with fewer than 2 queries get NaN.
     Returns ``(low, high, undefined)``: the bounds and the number of undefined resamples per segment.
     """
@@ -133,19 +134,28 @@ def bootstrap_kappa(
     q_per_seg = np.bincount(q_seg, minlength=n_seg)
     start = np.concatenate([[0], np.cumsum(q_per_seg)[:-1]])  # queries are numbered segment by segment
     stats = np.column_stack([per_q.n, per_q.equal, per_q.disagree, per_q.r, per_q.c])
-    draws = np.empty((n_resamples, n_seg, stats.shape[1]))
-    step = max(1, chunk_elements // max(n_q, 1))
-    for a in range(0, n_resamples, step):  # bounded: n_resamples * n_q / chunk_elements chunks
+    from scipy import sparse
+
+    L, K = n_labels, stats.shape[1]
+    # the statistics of each query in its segment's block: (segments * K) x queries, one nonzero per query and K
+    blocks = sparse.csr_matrix(
+        (stats.ravel(), ((q_seg[:, None] * K + np.arange(K)).ravel(), np.repeat(np.arange(n_q), K))),
+        shape=(n_seg * K, n_q),
+    )
+    got = np.empty((n_resamples, n_seg))
+    # a chunk holds at most chunk_elements drawn queries and chunk_elements summed statistics (resamples x segments x
+    # (3 + 2 L)): memory stays bounded whatever the number of queries, segments or labels
+    step = max(1, min(chunk_elements // max(n_q, 1), chunk_elements // (n_seg * K)))
+    for a in range(0, n_resamples, step):  # bounded: about n_resamples * max(n_q, segments * (3 + 2 L)) / chunk
         m = min(step, n_resamples - a)
         seg_of_draw = np.tile(q_seg, m)
         drawn = start[seg_of_draw] + rng.integers(0, q_per_seg[seg_of_draw])
-        cell = np.repeat(np.arange(m), n_q) * n_seg + seg_of_draw
-        for k in range(stats.shape[1]):  # the few statistics (3 + 2 L), each one bincount over every draw
-            draws[a : a + m, :, k] = np.bincount(cell, weights=stats[drawn, k], minlength=m * n_seg).reshape(m, n_seg)
-    L = n_labels
-    got = kappa(
-        KappaCounts(draws[..., 0], draws[..., 1], draws[..., 2], draws[..., 3 : 3 + L], draws[..., 3 + L :]), weights
-    )
+        # the multiplicity of each query in each resample, then every segment's sums in one sparse product
+        times = np.bincount(np.repeat(np.arange(m) * n_q, n_q) + drawn, minlength=m * n_q).reshape(m, n_q)
+        sums = np.asarray(blocks @ times.T.astype(np.float64)).T.reshape(m, n_seg, K)
+        got[a : a + m] = kappa(
+            KappaCounts(sums[..., 0], sums[..., 1], sums[..., 2], sums[..., 3 : 3 + L], sums[..., 3 + L :]), weights
+        )
     undefined = np.isnan(got).sum(axis=0)
     low = np.full(n_seg, np.nan)
     high = np.full(n_seg, np.nan)
