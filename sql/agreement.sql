@@ -86,6 +86,19 @@ CREATE OR REPLACE MACRO rf_agreement(tbl, a := 'human', b := 'llm', segments := 
                     THEN error(printf('rf:table[%s]: no row has both labels (''%s'' and ''%s'' not null).', a, a, b))
                     ELSE true END AS rf__ok
         FROM rf__kept),
+    -- one row per (query, item) unit when the table has both columns (the table rule "unique_item")
+    rf__repeated AS (
+        SELECT CASE WHEN count(*) > 0 AND (SELECT list_has_all(n.rf__names, ['query', 'item']) FROM rf__columns(tbl) AS n)
+                    THEN error(printf('rf:table[item]: item must be unique within each (%s): %s unit(s) repeat.',
+                                      array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                      CAST(count(*) AS VARCHAR)))
+                    ELSE true END AS rf__ok
+        FROM (SELECT count(*) AS rf__c
+              FROM (SELECT COLUMNS(lambda c: lower(c) IN ('query', 'item') OR c = 'rf__all'
+                                             OR (list_contains(TRY_CAST(segments AS VARCHAR[]), c)
+                                                 AND NOT rf__reserved(c)))
+                    FROM (SELECT *, true AS rf__all FROM query_table(tbl)) AS t) AS k
+              GROUP BY ALL HAVING count(*) > 1) AS d),
     -- the label scale of the whole call: every segment on it
     rf__scale AS (
         SELECT s.rf__v, dense_rank() OVER (ORDER BY s.rf__v) - 1 AS rf__i
@@ -95,7 +108,7 @@ CREATE OR REPLACE MACRO rf_agreement(tbl, a := 'human', b := 'llm', segments := 
         FROM rf__kept AS k
         JOIN rf__scale AS sa ON sa.rf__v = k.rf__x
         JOIN rf__scale AS sb ON sb.rf__v = k.rf__y
-        WHERE (SELECT o.rf__ok FROM rf__any AS o)),
+        WHERE (SELECT o.rf__ok FROM rf__any AS o) AND (SELECT d.rf__ok FROM rf__repeated AS d)),
     rf__observed AS (
         SELECT u.rf__seg, count(*) AS rf__n, count(*) FILTER (WHERE u.rf__i = u.rf__j) AS rf__equal,
                sum(rf__agreement_w(u.rf__i, u.rf__j, lower(CAST(weights AS VARCHAR)))) AS rf__disagree

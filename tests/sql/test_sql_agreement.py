@@ -89,6 +89,16 @@ def test_sql_errors(args, words):
         _sql(df, args)
 
 
+def test_sql_repeated_unit_is_pandas_error():
+    df = pd.DataFrame({"query": [1, 1, 1], "item": ["a", "a", "b"], "human": [1, 0, 1], "llm": [1, 1, 0]})
+    with pytest.raises(duckdb.Error, match=r"rf:table\[item\]: item must be unique within each \(query\)"):
+        _sql(df)
+    with pytest.raises(rankframe.ValidationError, match=r"item must be unique within each \(query\)"):
+        rankframe.agreement(df)
+    # without an item column rows are units: no rule to break
+    assert _sql(df.drop(columns="item"))["n"].iloc[0] == 3
+
+
 def test_sql_empty_table():
     with pytest.raises(duckdb.Error, match=r"rf:table\[human\]: the table is empty"):
         _sql(pd.DataFrame({"human": pd.Series([], dtype=float), "llm": pd.Series([], dtype=float)}))
