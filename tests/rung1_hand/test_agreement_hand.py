@@ -113,3 +113,15 @@ def test_accessor_is_the_function():
     via = df.rank_metrics(query="qid").agreement(ci=0.9, n_resamples=20, seed=0)
     direct = rankframe.agreement(df, ci=0.9, n_resamples=20, seed=0, columns={"query": "qid"})
     pd.testing.assert_frame_equal(via, direct)
+
+
+def test_any_table_in_any_table_out():
+    # (1,1) (0,0) (1,0) and a null: n = 3, agreement 2/3; r = [1,2], c = [2,1]: expected 9 - (2 + 2) = 5,
+    # observed 1 -> kappa = 1 - 3/5 = 0.4
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    d = {"query": [1, 1, 2, 2], "item": ["a", "b", "a", "b"], "human": [1, 0, 1, 1], "llm": [1, 0, 0, None]}
+    for data in (pd.DataFrame(d), pa.table(d), pl.DataFrame(d), pl.DataFrame(d).lazy()):
+        out = rankframe.agreement(data, output="arrow").to_pydict()
+        assert out["n"] == [3] and out["kappa"][0] == pytest.approx(0.4, abs=1e-15)
+    assert isinstance(pl.DataFrame(d).rank_metrics.agreement(), pl.DataFrame)
