@@ -85,6 +85,7 @@ def test_ci_of_identical_queries_is_the_point():
     assert out.attrs["seed"] == 3 and out.attrs["n_resamples"] == 200
 
 
+@pytest.mark.slow  # 2,000 scikit-learn calls: ~10 s
 def test_ci_matches_a_loop_cluster_bootstrap():
     """The interval against a plain loop over resamples (queries drawn with replacement, cohen_kappa_score on the
     drawn queries' units), within the Monte Carlo error of 2,000 resamples each."""
