@@ -12,6 +12,7 @@ from . import better as _better
 from . import inputs, polars_namespace, progress, registry
 from ._version import __version__ as __version__
 from .accessor import RankMetrics
+from .agreement import agreement
 from .anova import anova
 from .better import direction
 from .columns import Columns
@@ -57,6 +58,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Columns",
+    "agreement",
     "InputFileError",
     "METRICS",
     "Measure",

@@ -121,6 +121,17 @@ class RankMetrics:
         columns = self._columns if columns is None else Columns.coerce(columns)
         return self._result(anova(self._obj, metrics, columns=columns, **options))
 
+    def agreement(self, *args: Any, **options: Any) -> Any:
+        """Agreement between label columns per segment: Cohen's kappa, or Krippendorff's alpha (several coders).
+
+        See :func:`rankframe.agreement` for the two forms (``a=``/``b=`` or ``coder=``/``value=``) and the options.
+        """
+        from .agreement import agreement
+
+        columns = options.pop("columns", None)
+        columns = self._columns if columns is None else Columns.coerce(columns)
+        return self._result(agreement(self._obj, *args, columns=columns, **options))
+
     def fuse(self, method: FuseMethod = "rrf", **options: Any) -> Any:
         """The table plus the fused run of its systems' runs (a new ``system`` value).
 

@@ -25,7 +25,7 @@ from ..io import TREC_ORDER as _TREC_ORDER  # noqa: F401
 from ..io import is_long as _is_long  # noqa: F401
 from ..io import trec_line as _trec_line  # noqa: F401
 from ..io import trec_lines as _trec_lines  # noqa: F401
-from . import anova, compare, evaluate, fuse, report
+from . import agreement, anova, compare, evaluate, fuse, report
 from ._load import Loaded, _check_columns, _check_options
 from ._load import _load as _load
 from ._options import (
@@ -86,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_parser(sub)
     compare.add_parser(sub)
     anova.add_parser(sub)
+    agreement.add_parser(sub)
     fuse.add_parser(sub)
     report.add_parser(sub)
 
@@ -284,6 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "evaluate": evaluate._evaluate,
             "compare": compare._compare,
             "anova": anova.run,
+            "agreement": agreement.run,
             "fuse": fuse._fuse,
             "sql": _sql,
             "validate": _validate,

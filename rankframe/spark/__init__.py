@@ -7,10 +7,11 @@ import PySpark; the functions do, and say which extra to install when it is miss
 from __future__ import annotations
 
 from ._compat import MissingExtraError
+from .agreement import agreement
 from .anova import anova
 from .compare import compare
 from .evaluate import evaluate, means
 from .fuse import fuse
 from .validate import validate
 
-__all__ = ["MissingExtraError", "anova", "compare", "evaluate", "fuse", "means", "validate"]
+__all__ = ["MissingExtraError", "agreement", "anova", "compare", "evaluate", "fuse", "means", "validate"]

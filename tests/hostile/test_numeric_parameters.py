@@ -20,6 +20,7 @@ from rankframe.errors import ParameterError
 ROOT = Path(__file__).resolve().parents[2]
 PAIRED = pd.read_parquet(ROOT / "examples" / "paired.parquet")
 TWO = PAIRED[PAIRED.system.isin(["bm25", "dense"])].reset_index(drop=True)
+LABELS = pd.DataFrame({"query": [1, 1, 2, 2], "item": [1, 2, 1, 2], "human": [1, 0, 1, 1], "llm": [1, 0, 0, 1]})
 HUGE = 10**40
 HOSTILE = {"10**40": HUGE, "-1": -1, "nan": math.nan, "inf": math.inf, "True": True}
 
@@ -39,6 +40,11 @@ CALLS = {
         (),
     ),
     "anova ci": (lambda v: rankframe.anova(TWO, "AP", ci=v), ()),
+    "agreement rel": (lambda v: rankframe.agreement(LABELS, rel=v), ("10**40", "-1")),
+    "agreement ci": (lambda v: rankframe.agreement(LABELS, ci=v, n_resamples=20), ()),
+    "agreement n_resamples": (lambda v: rankframe.agreement(LABELS, ci=0.9, n_resamples=v), ()),
+    "agreement seed": (lambda v: rankframe.agreement(LABELS, ci=0.9, n_resamples=20, seed=v), ("10**40",)),
+    "agreement labels": (lambda v: rankframe.agreement(LABELS, labels=[0, 1, v]), ("10**40", "-1")),
     "power n": (lambda v: rankframe.power(0.2, v), ("10**40",)),
     "power sd_diff": (lambda v: rankframe.power(v, 50), ("10**40",)),
     "power alpha": (lambda v: rankframe.power(0.2, 50, alpha=v), ()),
