@@ -69,8 +69,10 @@ CREATE OR REPLACE MACRO rf__metric_columns() AS
     [/* rf:generated metric_columns */];
 
 -- which way is better per metric column (rankframe.direction, the rf:column lines' better=): 1 higher, -1 lower, 0
--- neither (a count: rf_compare gives it no wins or losses)
-CREATE OR REPLACE MACRO rf__direction(name) AS CASE name /* rf:generated directions */ ELSE 0 END;
+-- neither (a count: rf_compare gives it no wins or losses); after the name, the options that turn a column's direction
+-- (the rf:column lines' better_when=, e.g. RBP's residual := true: neither), as the caller's checked parameters
+CREATE OR REPLACE MACRO rf__direction(name/* rf:generated direction_params */) AS
+    CASE name /* rf:generated directions */ ELSE 0 END;
 
 -- the metric columns without a cutoff k (no k parameter declared): their labels never carry '@k'
 CREATE OR REPLACE MACRO rf__uncut_columns() AS [/* rf:generated uncut_columns */];

@@ -1,8 +1,9 @@
 -- RBP — rank-biased precision@k (docs/metrics.md "RBP"): (1 - p) sum_{i<=k} hit_i p^(i-1); binary.
 -- residual := true gives its residual instead (the unjudged mass; rankframe/metrics/rbp.py), in the convention of
 -- tail := 'cwl' (cwl_eval), 'trec_eval' (trec_eval 10 rbp_resid, 0 when nothing retrieved is unjudged) or
--- 'trectools' (get_rbp): U = sum of p^(i-1) over the unjudged (NULL grade) retrieved rows within the depth, n = the
--- retrieved rows within it; the depth is k, or without k the whole list (trec_eval) or 1000 (cwl_eval, trectools).
+-- 'trectools' (get_rbp): U = sum of p^(i-1) over the unjudged (NULL grade; with 'trec_eval' a negative grade too)
+-- retrieved rows within the depth, n = the retrieved rows within it; the depth is k, or without k the whole list
+-- (trec_eval) or 1000 (cwl_eval, trectools).
 CREATE OR REPLACE MACRO rf__rbp(hitpos, p) AS
     (1.0 - p) * coalesce(list_sum(list_transform(hitpos, lambda i: pow(p, i - 1))), CAST(0 AS DOUBLE));
 
@@ -17,12 +18,15 @@ CREATE OR REPLACE MACRO rf__rbp_resid(mass, n, n_unjudged, p, depth, tail) AS
         WHEN 'cwl' THEN ((1.0 - p) * mass + pow(p, n) - pow(p, depth)) / (1.0 - pow(p, depth))
         ELSE (1.0 - p) * mass + pow(p, depth) END;
 
+-- unknown: a NULL grade; with tail 'trec_eval' a negative one too (m_rbp_resid.c tests rel < 0, as judged_only)
+CREATE OR REPLACE MACRO rf__rbp_unknown(grade, tail) AS grade IS NULL OR (tail = 'trec_eval' AND grade < 0);
+
 CREATE OR REPLACE MACRO rf__rbp_resid_top(top, p, depth, tail) AS
-    rf__rbp_resid(coalesce(list_sum(list_transform(list_filter(list_transform(top, lambda x, i: CASE WHEN x IS NULL
-                                                                                                     THEN i END),
+    rf__rbp_resid(coalesce(list_sum(list_transform(list_filter(list_transform(top, lambda x, i: CASE WHEN
+                                                                                     rf__rbp_unknown(x, tail) THEN i END),
                                                                lambda i: i IS NOT NULL),
                                                    lambda i: pow(p, i - 1))), CAST(0 AS DOUBLE)),
-                  len(top), len(top) - len(list_filter(top, lambda x: x IS NOT NULL)), p, depth, tail);
+                  len(top), len(list_filter(top, lambda x: rf__rbp_unknown(x, tail))), p, depth, tail);
 
 CREATE OR REPLACE MACRO rf__rbp_grades(grades, k, rel, p, residual, tail) AS
     CASE WHEN residual
@@ -41,10 +45,10 @@ CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8, residual :
                              rf__lc(tail)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rbp_resid(pos, grade, p, depth, tail) AS
-    rf__rbp_resid(coalesce(sum(pow(p, pos - 1) ORDER BY pos) FILTER (WHERE pos <= depth AND grade IS NULL),
-                           CAST(0 AS DOUBLE)),
-                  count(pos) FILTER (WHERE pos <= depth), count(pos) FILTER (WHERE pos <= depth AND grade IS NULL),
-                  p, depth, tail);
+    rf__rbp_resid(coalesce(sum(pow(p, pos - 1) ORDER BY pos)
+                               FILTER (WHERE pos <= depth AND rf__rbp_unknown(grade, tail)), CAST(0 AS DOUBLE)),
+                  count(pos) FILTER (WHERE pos <= depth),
+                  count(pos) FILTER (WHERE pos <= depth AND rf__rbp_unknown(grade, tail)), p, depth, tail);
 
 CREATE OR REPLACE MACRO rf__agg_rbp(pos, grade, k, rel, p, residual, tail) AS
     CASE WHEN residual
@@ -64,5 +68,5 @@ CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8, re
                           rf__lc(tail)) END;
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
--- rf:column RBP order=150 nothing_relevant=none
+-- rf:column RBP order=150 nothing_relevant=none better_when=residual:true:none
 -- rf:value rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p, residual, tail)

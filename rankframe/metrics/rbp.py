@@ -8,7 +8,8 @@ positions i <= the depth, n = the number of retrieved items within the depth:
 * ``'cwl'`` (default; cwl_eval ``-r``, cwl/ruler/measures/cwl_metrics.py + cwl/ruler/ranking.py): depth N = k, or
   1000 (cwl_eval's ``--max_depth``) without k; ``((1 - p) U + p^n - p^N) / (1 - p^N)``;
 * ``'trec_eval'`` (trec_eval 10 ``rbp_resid``, m_rbp_resid.c): depth k or the whole list; ``p^n + (1 - p) U`` when
-  at least one retrieved item within the depth is unjudged, else **0** (trec_eval leaves the value unset);
+  at least one retrieved item within the depth is unjudged, else **0** (trec_eval leaves the value unset); a
+  negative grade is unjudged here, as trec_eval reads a negative qrels label (and as ``judged_only`` does);
 * ``'trectools'`` (trectools ``TrecEval.get_rbp``, trectools/trec_eval.py): depth D = k, or its default 1000;
   ``(1 - p) U + p^D``.
 """
@@ -69,7 +70,9 @@ def rbp_residual(prep, k: int | None, p: float, tail: str) -> np.ndarray:
     """RBP's residual per unit under the ``tail`` convention (module docstring): one segment sum, no loop."""
     depth = k if (k is not None or tail == "trec_eval") else PEER_DEPTH
     top = prep.cut(depth)
-    unjudged = np.isnan(top.grade)
+    # unknown: a null grade; trec_eval also reads a negative qrels label as unjudged (rel < 0 in m_rbp_resid.c,
+    # as judged_only does here), cwl_eval refuses negative gains and trectools counts them as known non-relevant
+    unjudged = ~top.at_least(0.0) if tail == "trec_eval" else np.isnan(top.grade)
     mass = top.segment_sum(np.power(p, top.pos - 1.0), unjudged)  # U
     n = top.n_retrieved.astype(np.float64)
     if tail == "trec_eval":
@@ -84,7 +87,8 @@ def portable(t, *, k, rel, p, residual=False, tail="cwl"):
     """RBP@k as one aggregate: (1 - p) times the sum of p^(position - 1) over the hits in the top k (or its residual)."""
     if residual:
         depth = k if (k is not None or tail == "trec_eval") else PEER_DEPTH
-        unjudged = f"{t.within(depth)} AND {t.grade} IS NULL"
+        unknown = f"({t.grade} IS NULL OR {t.grade} < 0)" if tail == "trec_eval" else f"{t.grade} IS NULL"
+        unjudged = f"{t.within(depth)} AND {unknown}"
         mass = t.total(t.power(t.num(p), f"{t.pos} - 1"), unjudged)
         left = f"({t.num(1)} - {t.num(p)}) * {mass}"
         n = t.count(t.within(depth))
