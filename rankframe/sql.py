@@ -194,9 +194,7 @@ class TableColumn:
             raise ValueError(f"rf:column {name}: better must be one of {sorted(_BETTER)}")
         #: (parameter, SQL value, better) for each ``better_when=<parameter>:<value>:<better>`` word: an option value
         #: that turns the direction (the declaration's ``better_when``; RBP's residual := true: none)
-        self.better_when = [
-            tuple(w.split("=", 1)[1].split(":")) for w in words if w.startswith("better_when=")
-        ]
+        self.better_when = [tuple(w.split("=", 1)[1].split(":")) for w in words if w.startswith("better_when=")]
         for _, _, way in self.better_when:
             if way not in _BETTER:
                 raise ValueError(f"rf:column {name}: better_when's direction must be one of {sorted(_BETTER)}")

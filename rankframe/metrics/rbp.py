@@ -84,7 +84,7 @@ def rbp_residual(prep, k: int | None, p: float, tail: str) -> np.ndarray:
 
 
 def portable(t, *, k, rel, p, residual=False, tail="cwl"):
-    """RBP@k as one aggregate: (1 - p) times the sum of p^(position - 1) over the hits in the top k (or its residual)."""
+    """RBP@k as one aggregate: (1 - p) times the sum of p^(position - 1) over the hits in the top k; or the residual."""
     if residual:
         depth = k if (k is not None or tail == "trec_eval") else PEER_DEPTH
         unknown = f"({t.grade} IS NULL OR {t.grade} < 0)" if tail == "trec_eval" else f"{t.grade} IS NULL"

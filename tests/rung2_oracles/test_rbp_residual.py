@@ -92,7 +92,7 @@ def trectools_rbp_residual(run: pd.DataFrame, qrels: pd.DataFrame, p: float, dep
     query with no relevant item retrieved (absent from rbp_per_query) comes out NaN — a quirk rankframe does not keep
     (it is ``(1 - p) U + p^depth`` there too).
     """
-    label = "RBP(%.2f)@%d" % (p, depth)
+    label = "RBP(%.2f)@%d" % (p, depth)  # noqa: UP031 (trectools' own line)
     topX = run.groupby("query")[["query", "docid", "score"]].head(depth)
     topX["rank"] = 1
     topX["rank"] = topX.groupby("query")["rank"].cumsum()
