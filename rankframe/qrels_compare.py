@@ -148,7 +148,7 @@ def qrels_compare(
 
 
 def _verdicts(rows: pd.DataFrame) -> pd.DataFrame:
-    """compare's rows as verdicts: "better"/"worse" (adjusted p < 0.05, the metric's direction), else "same"."""
+    """The verdicts of compare's rows: "better"/"worse" (adjusted p < 0.05, the metric's direction), else "same"."""
     from .better import direction
 
     way = np.array([direction(m) for m in rows["metric"]], dtype=float)
