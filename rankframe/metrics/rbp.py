@@ -77,7 +77,7 @@ def rbp_residual(prep, k: int | None, p: float, tail: str) -> np.ndarray:
     n = top.n_retrieved.astype(np.float64)
     if tail == "trec_eval":
         return np.where(top.segment_sum(None, unjudged) > 0, np.power(p, n) + (1.0 - p) * mass, 0.0)
-    p_depth = float(p) ** depth
+    p_depth = float(p) ** (k if k is not None else PEER_DEPTH)
     if tail == "cwl":
         return ((1.0 - p) * mass + np.power(p, n) - p_depth) / (1.0 - p_depth)
     return (1.0 - p) * mass + p_depth
