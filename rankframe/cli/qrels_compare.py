@@ -61,7 +61,9 @@ def run(args) -> int:
             read_trec_qrels(qrels_b),
             args.metrics,
             baseline=args.baseline,
-            **policies,
+            no_relevant=policies["no_relevant"],
+            no_retrieved=policies["no_retrieved"],
+            no_judged=policies["no_judged"],
         )
     except ValidationError as e:
         raise _in_cli_words(e) from None
