@@ -207,3 +207,27 @@ def test_inputs_are_not_changed():
     rankframe.qrels_compare(RUNS, HUMAN, LLM, "RR", baseline="A")
     for frame, copy in zip((RUNS, HUMAN, LLM), before):
         pd.testing.assert_frame_equal(frame, copy)
+
+
+# ------------------------------------------------------------------------------------------------------ properties
+@pytest.mark.parametrize("seed", [4, 5])
+def test_each_segment_alone_and_row_order(seed):
+    runs, qa, qb = _random(seed)
+    cols = ["metric", "system", "mean_a", "mean_b", "rank_a", "rank_b", "n_systems", "kendall_tau", "tau_ap"]
+    whole = rankframe.qrels_compare(runs, qa, qb, ["P@2", "AP"], by="seg", baseline="s0")
+    for seg in ("x", "y"):
+        part = runs[runs["seg"] == seg]
+        alone = rankframe.qrels_compare(
+            part.drop(columns="seg"),
+            qa[qa["query"].isin(part["query"])],
+            qb[qb["query"].isin(part["query"])],
+            ["P@2", "AP"],
+            baseline="s0",
+        )
+        mine = whole[whole["seg"] == seg].drop(columns="seg").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine[cols], alone[cols], check_dtype=False)
+    # the rows' order of the inputs does not matter
+    shuffled = rankframe.qrels_compare(
+        runs.sample(frac=1, random_state=seed), qa.sample(frac=1, random_state=1), qb, ["P@2", "AP"], by="seg"
+    )
+    pd.testing.assert_frame_equal(shuffled[cols], whole[cols], check_dtype=False)
