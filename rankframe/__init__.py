@@ -32,6 +32,7 @@ from .io import (
 from .join import join_qrels, read_trec
 from .names import Measure, parse
 from .progress import options
+from .qrels_compare import qrels_compare
 from .registry import METRICS, on_change
 from .report import report
 from .schema import schema
@@ -73,6 +74,7 @@ __all__ = [
     "fuse_train",
     "join_qrels",
     "parse",
+    "qrels_compare",
     "read_long",
     "read_trec",
     "read_trec_qrels",

@@ -192,6 +192,12 @@ class TableColumn:
         self.better = keyed.get("better", "higher")
         if self.better not in _BETTER:
             raise ValueError(f"rf:column {name}: better must be one of {sorted(_BETTER)}")
+        #: (parameter, SQL value, better) for each ``better_when=<parameter>:<value>:<better>`` word: an option value
+        #: that turns the direction (the declaration's ``better_when``; RBP's residual := true: none)
+        self.better_when = [tuple(w.split("=", 1)[1].split(":")) for w in words if w.startswith("better_when=")]
+        for _, _, way in self.better_when:
+            if way not in _BETTER:
+                raise ValueError(f"rf:column {name}: better_when's direction must be one of {sorted(_BETTER)}")
         self.value = value
 
     def __repr__(self) -> str:
@@ -220,7 +226,9 @@ def _generated(part: str, columns: list[TableColumn], params: list[tuple[str, st
     if part == "metric_columns":
         return ", ".join(f"'{c.name}'" for c in columns)
     if part == "directions":  # rf__direction(name): 1 higher is better, -1 lower, 0 neither (rankframe.direction)
-        return " ".join(f"WHEN '{c.name}' THEN {_BETTER[c.better]}" for c in columns)
+        return " ".join(f"WHEN '{c.name}' THEN {_direction(c)}" for c in columns)
+    if part in ("direction_params", "direction_args"):  # the options that turn a direction (better_when), passed on
+        return "".join(f", {name}" for name in sorted({w[0] for c in columns for w in c.better_when}))
     if part == "uncut_columns":
         return ", ".join(f"'{c.name}'" for c in columns if c.uncut)
     if part == "raw_columns":  # continuation lines of a value keep their own indent, below the 11 of the list
@@ -233,6 +241,14 @@ def _generated(part: str, columns: list[TableColumn], params: list[tuple[str, st
             for c in columns
         )
     raise ValueError(f"unknown generated part /* rf:generated {part} */")
+
+
+def _direction(c: TableColumn) -> str:
+    """The column's direction as SQL: its ``better``, or a CASE over the options of its ``better_when`` words."""
+    if not c.better_when:
+        return str(_BETTER[c.better])
+    turns = " ".join(f"WHEN {name} = {value} THEN {_BETTER[way]}" for name, value, way in c.better_when)
+    return f"CASE {turns} ELSE {_BETTER[c.better]} END"
 
 
 def _wire(sql: str, columns: list[TableColumn], params: list[tuple[str, str]]) -> str:

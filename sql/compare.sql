@@ -149,7 +149,8 @@ CREATE OR REPLACE MACRO rf__check_system(names, system, segments, owner, taken) 
          ELSE true END;
 
 -- true, or the error for the first bad parameter of rf_compare that needs no data (names: the table's columns)
-CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, correction, alternative, margin) AS
+CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, correction, alternative, margin
+                                          /* rf:generated direction_params */) AS
     CASE WHEN NOT rf__check_system(names, system, segments, 'rf_compare', rf__outputs()) THEN false
          WHEN len(list_filter(TRY_CAST(segments AS VARCHAR[]),
                               lambda x: list_contains(rf__compare_outputs(), lower(x)))) > 0
@@ -174,11 +175,11 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
          WHEN margin IS NOT NULL AND NOT coalesce(rf__number(margin) >= 0 AND isfinite(rf__number(margin)), false)
          THEN error(printf('rf:param: The ''margin'' parameter of rf_compare must be NULL or a finite number >= 0 '
                            || '(in the metric''s units). Got %s instead.', rf__repr(margin)))
-         WHEN margin IS NOT NULL AND len(list_filter(rf__compare_cols(metrics), lambda c: rf__direction(c) <> 1)) > 0
+         WHEN margin IS NOT NULL AND len(list_filter(rf__compare_cols(metrics), lambda c: rf__direction(c/* rf:generated direction_args */) <> 1)) > 0
          THEN error(printf('rf:param: margin := tests that a system is not worse than the baseline by the margin, '
                            || 'where higher is better; %s has no direction (never better or worse: docs/metrics.md, '
                            || '"Which way is better"): leave it out of a call with a margin.',
-                           rf__quoted(list_filter(rf__compare_cols(metrics), lambda c: rf__direction(c) <> 1))))
+                           rf__quoted(list_filter(rf__compare_cols(metrics), lambda c: rf__direction(c/* rf:generated direction_args */) <> 1))))
          WHEN margin IS NOT NULL AND rf__alternative(alternative, margin) <> 'greater'
          THEN error(printf('rf:param: margin := (non-inferiority: H0 delta <= -margin) is a one-sided test of '
                            || 'alternative := ''greater''; got alternative := %s: leave alternative out or pass '
@@ -245,7 +246,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                         tbl, segments, 'rf_compare', rf__outputs(),
                         rf__check_params(order_by, allow_duplicates, 'rf_compare', /* rf:generated metric_args */)
                         AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction,
-                                                      alternative, margin)
+                                                      alternative, margin/* rf:generated direction_args */)
                              FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y),
             /* rf:generated metric_args */)),
     rf__present AS (
@@ -314,7 +315,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
         SELECT g.* EXCLUDE (rf__metric), g.rf__metric AS rf__name, coalesce(s.n, 0) AS n,
                s.rf__mean_x, s.rf__mean_y, s.rf__delta, s.rf__sd, q.rf__tq,
                coalesce(s.rf__above, 0) AS rf__above, coalesce(s.rf__below, 0) AS rf__below,
-               rf__direction(g.rf__metric) AS rf__dir,
+               rf__direction(g.rf__metric/* rf:generated direction_args */) AS rf__dir,
                list_contains(pb.rf__systems, CAST(baseline AS VARCHAR)) AS rf__base_here,
                list_contains(pb.rf__systems, CAST(g.rf__sys AS VARCHAR)) AS rf__sys_here
         FROM rf__grid AS g

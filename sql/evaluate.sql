@@ -55,6 +55,8 @@ CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
 -- rf:param max_grade := 4
 -- rf:param beta := 1.0
 -- rf:param p := 0.8
+-- rf:param residual := false
+-- rf:param tail := 'cwl'
 -- rf:param no_relevant := 'zero'
 -- rf:param no_retrieved := 'zero'
 -- rf:param no_judged := 'skip'
@@ -67,8 +69,10 @@ CREATE OR REPLACE MACRO rf__metric_columns() AS
     [/* rf:generated metric_columns */];
 
 -- which way is better per metric column (rankframe.direction, the rf:column lines' better=): 1 higher, -1 lower, 0
--- neither (a count: rf_compare gives it no wins or losses)
-CREATE OR REPLACE MACRO rf__direction(name) AS CASE name /* rf:generated directions */ ELSE 0 END;
+-- neither (a count: rf_compare gives it no wins or losses); after the name, the options that turn a column's direction
+-- (the rf:column lines' better_when=, e.g. RBP's residual := true: neither), as the caller's checked parameters
+CREATE OR REPLACE MACRO rf__direction(name/* rf:generated direction_params */) AS
+    CASE name /* rf:generated directions */ ELSE 0 END;
 
 -- the metric columns without a cutoff k (no k parameter declared): their labels never carry '@k'
 CREATE OR REPLACE MACRO rf__uncut_columns() AS [/* rf:generated uncut_columns */];
@@ -102,6 +106,8 @@ CREATE OR REPLACE MACRO rf__check_params(order_by, allow_duplicates, owner, /* r
          WHEN cardinality(rf__gains(gains, owner)) < 0 THEN false
          WHEN rf__flag(judged_only, 'judged_only', owner) IS NULL THEN false
          WHEN rf__choice(ties, ['first', 'average'], 'ties', owner) = '' THEN false
+         WHEN rf__flag(residual, 'residual', owner) IS NULL THEN false
+         WHEN rf__choice(tail, ['cwl', 'trec_eval', 'trectools'], 'tail', owner) = '' THEN false
          WHEN rf__choice(no_relevant, ['zero', 'nan', 'skip'], 'no_relevant', owner) = '' THEN false
          WHEN rf__choice(no_retrieved, ['zero', 'nan', 'skip'], 'no_retrieved', owner) = '' THEN false
          WHEN rf__choice(no_judged, ['zero', 'nan', 'skip'], 'no_judged', owner) = '' THEN false
@@ -144,7 +150,7 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
 -- condition when neither option is on (as rf__prepare's branches): with the defaults they cost nothing.
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
-                                          judged_only, ties, ok) AS TABLE
+                                          judged_only, ties, residual, tail, ok) AS TABLE
     WITH rf__w AS (
         SELECT v.*,
                COLUMNS(lambda c: lower(c) = CASE WHEN len(segments) = 0 THEN 'query' ELSE 'rf__unit' END) AS rf__part,
@@ -194,7 +200,7 @@ CREATE OR REPLACE MACRO rf__per_query_ok(tbl, segments, order_by, ok, /* rf:gene
                            rf__lc(r_denominator), rf__lc(ap_denominator), rf__as_num(beta), rf__as_num(log_base),
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)), rf__as_bool(judged_only),
                            -- never NULL: a NULL would prune both row branches, and the check with them
-                           coalesce(rf__lc(ties), ''), ok) AS r
+                           coalesce(rf__lc(ties), ''), rf__as_bool(residual), rf__lc(tail), ok) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 

@@ -254,6 +254,19 @@ def metric_value(name: str, kw: dict, qd: QueryData) -> float:
             elif g >= 0:
                 nonrel_above += 1
         return total / nrel
+    if name == "rbp" and kw.get("residual"):
+        # the residual (docs/metrics.md "RBP"), one loop over the list down to the convention's depth
+        p, tail = kw["p"], kw["tail"]
+        depth = k if k is not None else (n if tail == "trec_eval" else 1000)
+        shown = qd.ranked[:depth]
+        # 0-based positions of the unknown items: null grades (and negative ones under trec_eval's reading)
+        unjudged = [i for i, g in enumerate(shown) if g is None or (tail == "trec_eval" and g < 0)]
+        mass = sum(p**i for i in unjudged)
+        if tail == "trec_eval":
+            return p ** len(shown) + (1 - p) * mass if unjudged else 0.0
+        if tail == "cwl":
+            return ((1 - p) * mass + p ** len(shown) - p**depth) / (1 - p**depth)
+        return (1 - p) * mass + p**depth
     if name == "rbp":
         p = kw["p"]
         hits = _hits(qd, rel)

@@ -61,6 +61,10 @@ METRICS = [
     "SetAP",
     "RBP(p=0.5)@3",
     "RBP",
+    # RBP's residual in its three conventions (unjudged rows; trec_eval's also reads negative grades)
+    "RBP(residual=True)@3",
+    "RBP(residual=True, tail='trec_eval')",
+    "RBP(p=0.5, residual=True, tail='trectools')@4",
     "nERR@3",
     "nERR(ideal='retrieved', max_grade=5)",
     "Bpref",

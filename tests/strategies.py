@@ -275,7 +275,7 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
     for spec in METRICS:
         grids: list[list[tuple[str, Any]]] = [[]]
         for p in spec.params:
-            if p.name == "ties":  # at its default here (the grid would double for DCG/nDCG): below with others
+            if p.name in ("ties", "tail"):  # at its default here (the grid would double for DCG/nDCG): below
                 vals = [p.default]
             elif p.kind == "choice":
                 vals = list(p.choices)
@@ -321,6 +321,13 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
         "RR(judged_only=True)",
         "IPrec(judged_only=True)@0.5",
         "SetF(judged_only=True, beta=2)",
+        # RBP's residual (residual=False above): its three conventions, with and without a cutoff
+        "RBP(residual=True)",
+        "RBP(residual=True, p=0.5)@3",
+        "RBP(residual=True, tail='trec_eval')",
+        "RBP(residual=True, tail='trec_eval', p=0.5)@3",
+        "RBP(residual=True, tail='trectools')",
+        "RBP(residual=True, tail='trectools')@5",
     ]
     return out
 

@@ -25,7 +25,7 @@ from ..io import TREC_ORDER as _TREC_ORDER  # noqa: F401
 from ..io import is_long as _is_long  # noqa: F401
 from ..io import trec_line as _trec_line  # noqa: F401
 from ..io import trec_lines as _trec_lines  # noqa: F401
-from . import agreement, anova, compare, evaluate, fuse, report
+from . import agreement, anova, compare, evaluate, fuse, qrels_compare, report
 from ._load import Loaded, _check_columns, _check_options
 from ._load import _load as _load
 from ._options import (
@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     agreement.add_parser(sub)
     fuse.add_parser(sub)
     report.add_parser(sub)
+    qrels_compare.add_parser(sub)
 
     sq = sub.add_parser(
         "sql",
@@ -290,6 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "sql": _sql,
             "validate": _validate,
             "report": report.run,
+            "qrels-compare": qrels_compare.run,
         }
         return command[args.command](args)
     except RankframeError as e:

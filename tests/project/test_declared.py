@@ -26,7 +26,7 @@ from rankframe.accessor import RankMetrics
 from rankframe.cli import trec_name
 from rankframe.declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, MetricSpec
 from rankframe.names import Measure, expand, parse
-from rankframe.registry import KERNELS, METRICS
+from rankframe.registry import KERNELS, METRICS, sql_literal
 
 ROOT = Path(__file__).resolve().parents[2]
 SQL = ROOT / "sql"
@@ -114,6 +114,9 @@ def test_the_sql_kernel_declares_its_table_column_as_the_declaration(spec):
     assert col.uncut == ("k" not in {p.name for p in spec.params})
     # which way is better: rf_compare's wins and losses read it (better=, default higher), as rankframe.direction
     assert {"higher": 1, "lower": -1, "none": 0}[col.better] == spec.direction(), f"sql/{spec.name}.sql better="
+    # an option that turns the direction (RBP's residual=True): better_when=<parameter>:<value>:<better>
+    turned = {(name, sql_literal(value), way or "none") for name, value, way in spec.better_when}
+    assert set(col.better_when) == turned, f"sql/{spec.name}.sql better_when="
 
 
 #: the column of rf__per_query_raw that holds each "nothing relevant" rule (false: no rule)

@@ -182,8 +182,11 @@ def test_rf_compare_reads_the_declared_direction_and_the_rule_of_equal_values():
     con = duckdb.connect()
     rankframe.sql.install(con)
     columns = con.execute("SELECT rf__metric_columns()").fetchall()[0][0]
-    got = dict(con.execute(f"SELECT unnest({columns!r}) AS c, rf__direction(c)").fetchall())
+    got = dict(con.execute(f"SELECT unnest({columns!r}) AS c, rf__direction(c, false)").fetchall())
     assert got == {c: rankframe.direction(c) for c in columns}  # generated from the rf:column lines
+    # an option that turns a direction (rf:column better_when=): RBP's residual is never better or worse
+    residual = dict(con.execute(f"SELECT unnest({columns!r}) AS c, rf__direction(c, true)").fetchall())
+    assert residual["RBP"] == rankframe.direction("RBP(residual=True)") == 0
     # rf__equal is rankframe.stats.equal: 0.1 + 0.2 and 0.3 are equal, 0.3 and 0.3 + 1e-9 are not
     pairs = [(0.1 + 0.2, 0.3), (0.7, 0.1 * 7), (0.3, 0.3 + 1e-9), (1e6, 1e6 + 1e-7), (1e6, 1e6 + 1e-5)]
     for a, b in pairs:

@@ -167,6 +167,9 @@ OPTIONS = {
     "order_by": ["rank", "score", "position"],
     "segments": [[], ["seg"], ["seg", "seg2"]],
     "allow_duplicates": [False, False, True],
+    # last: the options above keep the draws they had before these came (each option draws in turn)
+    "residual": [False, True, True],
+    "tail": ["cwl", "trec_eval", "trectools"],
 }
 N_CASES = 30
 

@@ -82,6 +82,10 @@ def other_value(name: str) -> object:
     return values[kind]
 
 
+#: a parameter that acts only with another one set: tail= names the convention of RBP's residual (residual=True)
+COMPANIONS: dict[str, dict[str, object]] = {"tail": {"residual": True}}
+
+
 def sql_value(value: object) -> str:
     if isinstance(value, dict):
         return "MAP {" + ", ".join(f"{g}: {v}" for g, v in value.items()) + "}"
@@ -219,6 +223,7 @@ def _measures(name: str, value: object) -> list[Measure]:
             kw = {"k": K} if any(p.name == "k" for p in spec.params) else {}
             if spec.name in users:
                 kw[users[spec.name]] = value
+                kw.update(COMPANIONS.get(name, {}))
             out.append(Measure.of(spec, **kw))
     return out
 
@@ -307,7 +312,8 @@ PARAMS = [
 def test_each_parameter_gives_the_python_answer(con, macro, name):
     value = other_value(name)
     base = f"k := {K}" if name != "k" else ""
-    args = ", ".join(a for a in (base, f"{name} := {sql_value(value)}") if a)
+    given = {name: value, **COMPANIONS.get(name, {})}
+    args = ", ".join(a for a in (base, *(f"{n} := {sql_value(v)}" for n, v in given.items())) if a)
     got = _rows(_sql(con, macro, name, args), macro)
     want = _rows(_python(macro, name, value), macro)
     assert got.keys() == want.keys(), f"{macro}({args}): rows {sorted(got.keys() ^ want.keys())[:5]} differ"
