@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
         description="Evaluate the runs under two judgment sets and compare the two rankings of the systems per\n"
         "metric: each system's mean and rank under each, Kendall's tau-b, tau_AP (QRELS_A's order the truth) and,\n"
         "with --baseline, whether compare's verdict against the baseline flips (rankframe.qrels_compare;\n"
-        "docs/judgments_residual.md). Exit status: 0; 2 on a usage or input error; 3 on an internal error.",
+        "docs/judgments.md). Exit status: 0; 2 on a usage or input error; 3 on an internal error.",
         epilog="example:\n"
         "  rankframe qrels-compare examples/tiny.run examples/tiny-b.run human.qrels llm.qrels -m AP -m P@5",
         formatter_class=argparse.RawDescriptionHelpFormatter,
