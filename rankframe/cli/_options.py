@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from ..columns import Columns
-from ..errors import RankframeError, ValidationError
+from ..errors import ParameterError, RankframeError, ValidationError
 
 
 class UsageError(RankframeError):
@@ -193,6 +194,20 @@ def _fuse_words(text: str) -> str:
         text,
     )
     return re.sub(rf"\b({names})=", lambda m: _option(m.group(1)), text)
+
+
+@contextmanager
+def in_cli_words() -> Iterator[None]:
+    """The library's errors raised inside, in the command's words (:func:`_cli_words`).
+
+    A ValidationError keeps its failures with their rules reworded; a ParameterError becomes a UsageError.
+    """
+    try:
+        yield
+    except ValidationError as e:
+        raise _in_cli_words(e) from None
+    except ParameterError as e:
+        raise UsageError(_cli_words(str(e))) from None
 
 
 def _in_cli_words(e: ValidationError) -> ValidationError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .. import progress as progress_mod
-from ..errors import ParameterError, ValidationError, did_you_mean
+from ..errors import ParameterError, did_you_mean
 from ._load import _beyond_inputs, _load
 from ._options import (
     EXIT_OK,
@@ -20,11 +20,11 @@ from ._options import (
     _column_options,
     _columns,
     _duplicate_options,
-    _in_cli_words,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    in_cli_words,
 )
 from ._render import _fmt_df, _fmt_p, _print, _records, _table
 from .compare import COMPARE_FORMATS, _need_metrics, _systems
@@ -127,7 +127,7 @@ def run(args) -> int:
                 f"columns: {present}"
             )
         progress.step("analysing")
-        try:
+        with in_cli_words():
             out = anova(
                 loaded.df,
                 measures,
@@ -147,10 +147,6 @@ def run(args) -> int:
                 no_judged=policies["no_judged"],
                 **(beyond or {}),
             )
-        except ValidationError as e:
-            raise _in_cli_words(e) from None
-        except ParameterError as e:
-            raise UsageError(_cli_words(str(e))) from None
     _print(_render_anova(out, args.format))
     return EXIT_OK
 

@@ -40,11 +40,11 @@ from ._options import (
     _column_options,
     _columns,
     _duplicate_options,
-    _in_cli_words,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    in_cli_words,
 )
 from ._render import _fmt_p, _print, _render_compare
 
@@ -216,7 +216,7 @@ def _compare(args) -> int:
             table = loaded.df
             beyond = with_table_id_kinds(beyond, table, columns, args)  # the table's id kinds (issue 33)
         progress.step("comparing")
-        try:
+        with in_cli_words():
             out = compare(
                 table,
                 measures,
@@ -244,10 +244,6 @@ def _compare(args) -> int:
                 no_judged=policies["no_judged"],
                 **(beyond or {}),
             )
-        except ValidationError as e:
-            raise _in_cli_words(e) from None
-        except ParameterError as e:
-            raise UsageError(_cli_words(str(e))) from None
     _print(_render_compare(out, args.format))
     if args.fail_if_worse:
         worse = (

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import ParameterError, ValidationError
-from ._options import EXIT_OK, UsageError, _cli_words, _in_cli_words, _policies, _policy_options
+from ._options import EXIT_OK, UsageError, _policies, _policy_options, in_cli_words
 from ._render import _print, _records, _table
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -54,7 +53,7 @@ def run(args) -> int:
         raise UsageError(f"qrels-compare needs RUN [RUN ...] QRELS_A QRELS_B: at least 3 files, got {len(args.inputs)}")
     *runs, qrels_a, qrels_b = args.inputs
     policies = _policies(args)
-    try:
+    with in_cli_words():
         out = qrels_compare(
             read_trec_run(runs),
             read_trec_qrels(qrels_a),
@@ -65,10 +64,6 @@ def run(args) -> int:
             no_retrieved=policies["no_retrieved"],
             no_judged=policies["no_judged"],
         )
-    except ValidationError as e:
-        raise _in_cli_words(e) from None
-    except ParameterError as e:
-        raise UsageError(_cli_words(str(e))) from None
     if args.format in ("csv", "json"):
         _print(_records(out, args.format, exact=True))
     else:
