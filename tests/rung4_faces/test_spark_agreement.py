@@ -41,3 +41,24 @@ def test_spark_agreement_equals_pandas():
         rs.agreement(to_spark(spark, pd.concat([df, df.iloc[:1]])))
     with pytest.raises(rankframe.ParameterError, match="did you mean 'quadratic'"):
         rs.agreement(sdf, weights="quadratik")
+
+
+@pytest.mark.spark
+def test_spark_rbp_residual_equals_pandas():
+    # the residual (issue 37) on Spark: rankframe.spark.evaluate runs the numpy kernels per bucket of queries, so every
+    # tail= convention gives the pandas engine's per-query values (tests/rung2_oracles/test_rbp_residual.py holds those
+    # to trec_eval's, cwl_eval's and trectools' own numbers); unjudged rows (null relevance) are the holes
+    spark = session()
+    rng = np.random.default_rng(5)
+    n_q, depth = 12, 15
+    df = pd.DataFrame({"query": np.repeat(np.arange(n_q), depth), "item": np.tile(np.arange(depth), n_q),
+                       "rank": np.tile(np.arange(1, depth + 1), n_q), "seg": np.repeat(np.arange(n_q) % 3, depth),
+                       "relevance": rng.choice([0.0, 1.0, 2.0, np.nan], n_q * depth)})  # fmt: skip
+    metrics = [f"RBP(p=0.8, residual=True, tail='{t}')@10" for t in ("cwl", "trec_eval", "trectools")]
+    metrics += ["RBP(p=0.5, residual=True)", "Judged@10"]
+    got = rs.evaluate(to_spark(spark, df), metrics, by="seg", per_query=True).toPandas()
+    want = rankframe.evaluate(df, metrics, by="seg", per_query=True)
+    key = ["seg", "query", "metric"]
+    got, want = got.sort_values(key).reset_index(drop=True), want.sort_values(key).reset_index(drop=True)
+    assert got[key].astype(str).equals(want[key].astype(str))
+    np.testing.assert_allclose(got["value"].to_numpy(float), want["value"].to_numpy(float), rtol=0, atol=1e-12)
