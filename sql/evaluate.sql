@@ -162,10 +162,11 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
-           -- with gains := MAP {...} (a grade may map to a positive gain): the ideal list has no gain at all
+           -- with gains := MAP {...} (a grade may map to a positive gain): the ideal list has no gain at all, over the
+           -- rows nDCG reads (rf__jp: judged_only drops the negative grades, which a map may give a gain)
            CASE WHEN gains IS NULL
                 THEN rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal)
-                ELSE rf__agg_idcg(x.rf_pos, x.rf_g, NULL, graded_rel, gain, ideal, 2.0, gains) = 0 END
+                ELSE rf__agg_idcg(x.rf__jp, x.rf_g, NULL, graded_rel, gain, ideal, 2.0, gains) = 0 END
                AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
            /* rf:generated raw_columns */

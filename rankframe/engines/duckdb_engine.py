@@ -87,6 +87,8 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
         return "false"
     kw = m.kw
     if kw.get("gains") is not None:  # mapped gains (nDCG gains=): nothing relevant = no ideal gain at all
+        if kw.get("judged_only"):  # the ideal of the value's own rows: judged_only drops rows a map may give a gain
+            pos = "rf_jpos"
         params = ", ".join(
             # like: nDCG's preset, already spread over gain and ideal (rf_agg_idcg takes no preset)
             f"{n} := {_literal(v)}"

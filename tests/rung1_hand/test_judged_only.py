@@ -144,6 +144,31 @@ def test_judged_only_sql_table_macro_drops_negative_grades(con):
     assert got == [pytest.approx((1.0, 1.0, 1.0, 3 / 4), rel=1e-12)]
 
 
+# A gain map may give a negative grade a gain, and judged_only drops that row. Hand derivation: the one retrieved row
+# (d1, grade -1, gain 2 by the map) is dropped; ideal='retrieved' builds the ideal from the retrieved rows nDCG keeps:
+# none, so nothing is relevant and no_relevant='nan' gives NaN. (The DuckDB engine and the table macros gave 0.0: their
+# "nothing relevant" test read every retrieved row while the value read the kept ones.) With ideal='judged' the ideal
+# holds every judged row, d1 too (IDCG = 2 / log2(2) = 2): nDCG = 0 / 2 = 0.
+GAIN_MAP_TABLE = pd.DataFrame(
+    {"query": ["q", "q"], "item": ["d0", "d1"], "rank": [np.nan, 5.0], "relevance": [np.nan, -1.0]}
+)
+GAIN_MAP_CASES = {"retrieved": math.nan, "judged": 0.0}
+
+
+@pytest.mark.parametrize("ideal", GAIN_MAP_CASES)
+def test_judged_only_drops_a_mapped_negative_grade_from_the_ideal_on_every_face(con, engine, ideal):
+    metric = f"nDCG(judged_only=True, gains={{1: 5.5, -1: 2}}, ideal='{ideal}')"
+    got = rankframe.evaluate(GAIN_MAP_TABLE, [metric], no_relevant="nan", validate=False, engine=engine)["value"]
+    con.register("gain_map", GAIN_MAP_TABLE)
+    sql = con.execute(
+        "SELECT nDCG FROM rf_per_query('gain_map', judged_only := true, gains := MAP {1: 5.5, -1: 2}, "
+        f"ideal := '{ideal}', no_relevant := 'nan')"
+    ).fetchall()[0][0]
+    want = GAIN_MAP_CASES[ideal]
+    for value in (got.iloc[0], sql):
+        assert (math.isnan(value) and math.isnan(want)) or value == pytest.approx(want, abs=1e-12), (value, want)
+
+
 @pytest.mark.spark
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
 @pytest.mark.filterwarnings("ignore:The copy keyword is deprecated")
