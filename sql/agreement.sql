@@ -93,11 +93,12 @@ CREATE OR REPLACE MACRO rf_agreement(tbl, a := 'human', b := 'llm', segments := 
                                       array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
                                       CAST(count(*) AS VARCHAR)))
                     ELSE true END AS rf__ok
-        FROM (SELECT count(*) AS rf__c
-              FROM (SELECT COLUMNS(lambda c: lower(c) IN ('query', 'item') OR c = 'rf__all'
-                                             OR (list_contains(TRY_CAST(segments AS VARCHAR[]), c)
-                                                 AND NOT rf__reserved(c)))
-                    FROM (SELECT *, true AS rf__all FROM query_table(tbl)) AS t) AS k
+        -- one row per repeated unit: the unit's columns are grouped where they are selected (an outer GROUP BY ALL
+        -- over count(*) alone would be one group of every row)
+        FROM (SELECT COLUMNS(lambda c: lower(c) IN ('query', 'item') OR c = 'rf__all'
+                                       OR (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))),
+                     count(*) AS rf__c
+              FROM (SELECT *, true AS rf__all FROM query_table(tbl)) AS t
               GROUP BY ALL HAVING count(*) > 1) AS d),
     -- the label scale of the whole call: every segment on it
     rf__scale AS (

@@ -42,6 +42,21 @@ def test_sklearn_weighting_example_in_sql():
         assert round(_sql(df, f"weights := {weights}")["kappa"].iloc[0], 4) == expected
 
 
+def test_a_long_table_with_query_item_and_a_segment():
+    # The usual table: (query, item) units and a segment column. The repeated-unit check grouped nothing (an outer
+    # GROUP BY ALL over count(*) alone) and stopped every such table with "1 unit(s) repeat" (bench/agreement.py at
+    # 10M rows). Hand derivation, segment 1: pairs (1, 1), (0, 1), (1, 1), (1, 0): agreement 2/4; both raters give
+    # 1 three times in four: p_e = (3/4)^2 + (1/4)^2 = 5/8, kappa = (1/2 - 5/8) / (1 - 5/8) = -1/3. Segment 2: both
+    # rate (2, 0): agreement 1, p_e = 1/2, kappa = 1.
+    df = pd.DataFrame({"topic": [1, 1, 1, 1, 2, 2], "query": [1, 1, 2, 2, 3, 3], "item": [1, 2, 1, 2, 1, 2],
+                       "human": [1.0, 0, 1, 1, 2, 0], "llm": [1.0, 1, 1, 0, 2, 0]})  # fmt: skip
+    got = _sql(df, "segments := ['topic']")
+    assert got["n"].tolist() == [4, 2]
+    np.testing.assert_allclose(got["agreement"], [0.5, 1.0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got["kappa"], [-1 / 3, 1.0], rtol=0, atol=1e-15)
+    _same(got, rankframe.agreement(df, by="topic"), ["topic"])
+
+
 @settings(max_examples=hypothesis_examples(10), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
