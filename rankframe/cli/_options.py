@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from ..columns import Columns
@@ -197,22 +197,23 @@ def _fuse_words(text: str) -> str:
 
 
 @contextmanager
-def in_cli_words() -> Iterator[None]:
-    """The library's errors raised inside, in the command's words (:func:`_cli_words`).
+def in_cli_words(words: Callable[[str], str] | None = None) -> Iterator[None]:
+    """The library's errors raised inside, in the command's words (``words``, by default :func:`_cli_words`).
 
     A ValidationError keeps its failures with their rules reworded; a ParameterError becomes a UsageError.
     """
     try:
         yield
     except ValidationError as e:
-        raise _in_cli_words(e) from None
+        raise _in_cli_words(e, words) from None
     except ParameterError as e:
-        raise UsageError(_cli_words(str(e))) from None
+        raise UsageError((words or _cli_words)(str(e))) from None
 
 
-def _in_cli_words(e: ValidationError) -> ValidationError:
-    """A ValidationError in the command's words (:func:`_cli_words`: --missing zero, --by model, ...)."""
-    failures = [{**f, "rule": _cli_words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
+def _in_cli_words(e: ValidationError, words: Callable[[str], str] | None = None) -> ValidationError:
+    """A ValidationError in the command's words (``words``; by default :func:`_cli_words`)."""
+    words = words or _cli_words
+    failures = [{**f, "rule": words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
     return ValidationError(failures, e.table)
 
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from ..errors import ParameterError, ValidationError
-from ._options import EXIT_OK, UsageError, _column_options, _columns, _split_by
+from ._options import EXIT_OK, UsageError, _column_options, _columns, _split_by, in_cli_words
 from ._render import _print, _records, _table
 from .compare import COMPARE_FORMATS
 
@@ -101,15 +100,9 @@ def run(args) -> int:
         numeric = [args.value or "value"]
     else:
         numeric = [args.a or "human", args.b or "llm"]
-    try:
+    with in_cli_words(_words):
         df = io.read_long(args.file, columns=columns, numeric=numeric)
         out = agreement(df, by=_split_by(args.by) or None, columns=columns, **given)
-    except ValidationError as e:
-        raise ValidationError(
-            [{**f, "rule": _words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures], e.table
-        ) from None
-    except ParameterError as e:
-        raise UsageError(_words(str(e))) from None
     if args.format in ("csv", "json"):
         _print(_records(out, args.format, exact=True))
     else:
