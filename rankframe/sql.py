@@ -127,7 +127,12 @@ def _sources(folder: Path | None = None) -> list[tuple[str, str]]:
     texts = {**raw, **{n: (d / n).read_text(encoding="utf-8") for n in (*_HEAD, *_TAIL)}}
     columns = sorted((c for n in ordered for c in table_columns(raw[n])), key=lambda c: (c.order, c.name))
     params = param_lines(texts["evaluate.sql"])
-    return [(n, _wire(texts[n], columns, params)) for n in (*_HEAD, *ordered, *_TAIL)]
+    rows = [term for n in ordered for term in row_terms(raw[n])]
+    names = [name for name, _ in rows]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"rf:row term(s) declared twice: {', '.join(repeated)}")
+    return [(n, _wire(texts[n], columns, params, rows)) for n in (*_HEAD, *ordered, *_TAIL)]
 
 
 def files(folder: Path | None = None) -> list[Path]:
@@ -141,7 +146,12 @@ def files(folder: Path | None = None) -> list[Path]:
 #   -- rf:column <Name> order=<n> nothing_relevant=<none|relevant|gain|any_gain> [better=<higher|lower|none>]
 #      [count] [uncut]
 #   -- rf:value <its expression in rf__per_query_raw, over the prepared rows x and the checked parameters>
-# (rf:value may repeat: one line each, joined by newlines). evaluate.sql holds the generated parts as markers
+# (rf:value may repeat: one line each, joined by newlines), and, for a value that sums a per-row term, that term as
+#   -- rf:row rf__t_<name> := <its expression over the prepared rows z and the checked parameters>
+# which rf__per_query_raw computes once per row in a subquery, so that rf:value reads x.rf__t_<name>. (A macro's
+# argument is copied wherever the macro body names it: rf__xsum names its argument 13 times, so a value that passed
+# the whole term to it made DuckDB bind the term 13 times; binding was most of a small rf_means call.)
+# evaluate.sql holds the generated parts as markers
 # /* rf:generated <part> */; the metric files are the one place that lists metrics (no list to edit in
 # evaluate.sql or compare.sql). tests/project/test_declared.py holds each rf:column line to the Python declaration.
 
@@ -161,6 +171,7 @@ def param_lines(sql: str) -> list[tuple[str, str]]:
 
 _COLUMN = re.compile(r"^-- rf:column (?P<name>\w+)(?P<opts>[^\n]*)$", re.M)
 _VALUE = re.compile(r"^-- rf:value (?P<line>[^\n]*)$", re.M)
+_ROW = re.compile(r"^-- rf:row (?P<name>rf__t_\w+) := (?P<expr>[^\n]+)$", re.M)
 _MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
 #: the column of rf__per_query_raw that holds each "nothing relevant" rule (rankframe.declare.NOTHING_RELEVANT's keys)
 _NOTHING_RELEVANT = {
@@ -217,8 +228,17 @@ def table_columns(sql: str) -> list[TableColumn]:
     return [TableColumn(heads[0]["name"], heads[0]["opts"], value)]
 
 
-def _generated(part: str, columns: list[TableColumn], params: list[tuple[str, str]]) -> str:
+def row_terms(sql: str) -> list[tuple[str, str]]:
+    """(name, expression) of every ``-- rf:row`` line of one metric file (the per-row terms its rf:value reads)."""
+    return [(m["name"], m["expr"].strip()) for m in _ROW.finditer(sql)]
+
+
+def _generated(
+    part: str, columns: list[TableColumn], params: list[tuple[str, str]], rows: list[tuple[str, str]] | None = None
+) -> str:
     pad = " " * 11
+    if part == "row_columns":  # each ends with a comma: DuckDB takes a trailing one, and none at all is then valid
+        return "\n".join(f"{' ' * 17}{expr} AS {name}," for name, expr in rows or [])  # one line each
     if part == "metric_params":
         return ", ".join(f"{name} := {default}" for name, default in params)
     if part == "metric_args":
@@ -251,9 +271,14 @@ def _direction(c: TableColumn) -> str:
     return f"CASE {turns} ELSE {_BETTER[c.better]} END"
 
 
-def _wire(sql: str, columns: list[TableColumn], params: list[tuple[str, str]]) -> str:
-    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (from ``columns``, ``params``)."""
-    return _MARKER.sub(lambda m: _generated(m["part"], columns, params).lstrip(" "), sql)
+def _wire(
+    sql: str,
+    columns: list[TableColumn],
+    params: list[tuple[str, str]],
+    rows: list[tuple[str, str]] | None = None,
+) -> str:
+    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (columns, params, row terms)."""
+    return _MARKER.sub(lambda m: _generated(m["part"], columns, params, rows).lstrip(" "), sql)
 
 
 def text(folder: Path | None = None) -> str:

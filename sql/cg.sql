@@ -13,10 +13,15 @@ CREATE OR REPLACE MACRO rf_cg(grades, k := NULL, rel := NULL, gain := 'linear') 
          THEN NULL
          ELSE rf__cg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain)) END;
 
+-- a row's term of CG: its gain within the cutoff, else NULL
+CREATE OR REPLACE MACRO rf__cg_term(pos, grade, k, rel, gain) AS
+    CASE WHEN pos <= coalesce(k, 9223372036854775807) THEN rf__gain(grade, rel, gain) END;
+
+-- (of the rows' terms t = rf__cg_term(...): the table macros compute t once per row, rf:row below)
+CREATE OR REPLACE MACRO rf__agg_cg_t(t, grade, gain) AS rf__gain_total(t, grade, gain);
+
 CREATE OR REPLACE MACRO rf__agg_cg(pos, grade, k, rel, gain) AS
-    rf__finite_gain(coalesce(rf__xsum(CASE WHEN pos <= coalesce(k, 9223372036854775807) THEN rf__gain(grade, rel, gain) END),
-                             CAST(0 AS DOUBLE)),
-                    rf__agg_top_grade(grade, gain));
+    rf__agg_cg_t(rf__cg_term(pos, grade, k, rel, gain), grade, gain);
 
 CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'linear') AS
     CASE WHEN rf__k(k, 'rf_agg_cg') < 0
@@ -27,4 +32,5 @@ CREATE OR REPLACE MACRO rf_agg_cg(pos, grade, k := NULL, rel := NULL, gain := 'l
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column CG order=50 nothing_relevant=none
--- rf:value rf__agg_cg(x.rf_pos, x.rf_g, k, graded_rel, gain)
+-- rf:row rf__t_cg := rf__cg_term(z.rf_pos, z.rf_g, k, graded_rel, gain)
+-- rf:value rf__agg_cg_t(x.rf__t_cg, x.rf_g, gain)

@@ -48,11 +48,16 @@ CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear',
 
 -- (the term under a CASE, not a FILTER: an aggregate's argument is computed for every row before its FILTER, and the
 -- CASE computes the logarithm only at positions <= k)
+-- a row's term of DCG: its discounted gain within the cutoff, else NULL
+CREATE OR REPLACE MACRO rf__dcg_term(pos, grade, k, rel, gain, base, gains) AS
+    CASE WHEN pos BETWEEN 1 AND coalesce(k, 9223372036854775807)
+         THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END;
+
+-- (of the rows' terms t = rf__dcg_term(...): the table macros compute t once per row, rf:row below)
+CREATE OR REPLACE MACRO rf__agg_dcg_t(t, grade, gain) AS rf__gain_total(t, grade, gain);
+
 CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
-    rf__finite_gain(coalesce(rf__xsum(CASE WHEN pos BETWEEN 1 AND coalesce(k, 9223372036854775807)
-                                           THEN rf__gain_m(grade, rel, gain, gains) / rf__disc(pos, base) END),
-                             CAST(0 AS DOUBLE)),
-                    rf__agg_top_grade(grade, gain));
+    rf__agg_dcg_t(rf__dcg_term(pos, grade, k, rel, gain, base, gains), grade, gain);
 
 CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,
                                    gains := NULL) AS
@@ -86,6 +91,5 @@ CREATE OR REPLACE MACRO rf_tie_gain(part, score, grade, rel := NULL, gain := 'li
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column DCG order=60 nothing_relevant=none
--- rf:value CASE WHEN ties = 'average' AND order_by = 'score'
--- rf:value      THEN rf__agg_dcg(x.rf_pos, x.rf__tg, k, NULL, 'linear', log_base, NULL)
--- rf:value      ELSE rf__agg_dcg(x.rf_pos, x.rf_g, k, graded_rel, gain, log_base, gains) END
+-- rf:row rf__t_dcg := CASE WHEN ties = 'average' AND order_by = 'score' THEN rf__dcg_term(z.rf_pos, z.rf__tg, k, NULL, 'linear', log_base, NULL) ELSE rf__dcg_term(z.rf_pos, z.rf_g, k, graded_rel, gain, log_base, gains) END
+-- rf:value rf__agg_dcg_t(x.rf__t_dcg, x.rf_g, CASE WHEN ties = 'average' AND order_by = 'score' THEN 'linear' ELSE gain END)

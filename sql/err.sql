@@ -41,13 +41,23 @@ CREATE OR REPLACE MACRO rf__err_before(part, pos, grade, max_grade) AS
                  PARTITION BY part ORDER BY pos ASC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
              CAST(1 AS DOUBLE));
 
+-- a row's term of ERR: Pr(g_i) before_i / i within the cutoff, else NULL
+CREATE OR REPLACE MACRO rf__err_term(pos, grade, before, k, max_grade) AS
+    CASE WHEN pos <= coalesce(k, 9223372036854775807) THEN rf__pr(grade, max_grade) * before / pos END;
+
+CREATE OR REPLACE MACRO rf__err_sum(t) AS coalesce(rf__xsum(t), CAST(0 AS DOUBLE));
+
 CREATE OR REPLACE MACRO rf__err_w(pos, grade, before, k, max_grade) AS
-    coalesce(rf__xsum(CASE WHEN pos <= coalesce(k, 9223372036854775807) THEN rf__pr(grade, max_grade) * before / pos END),
-             CAST(0 AS DOUBLE));
+    rf__err_sum(rf__err_term(pos, grade, before, k, max_grade));
+
+-- (of the rows' terms t = rf__err_term(...): the table macros compute t once per row, rf:row below)
+CREATE OR REPLACE MACRO rf__agg_err_t(t, grade, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__err_sum(t) END;
 
 CREATE OR REPLACE MACRO rf__agg_err_w(pos, grade, before, k, max_grade) AS
-    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__err_w(pos, grade, before, k, max_grade) END;
+    rf__agg_err_t(rf__err_term(pos, grade, before, k, max_grade), grade, max_grade);
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column ERR order=90 nothing_relevant=none
--- rf:value rf__agg_err_w(x.rf_pos, x.rf_g, x.rf__b, k, max_grade)
+-- rf:row rf__t_err := rf__err_term(z.rf_pos, z.rf_g, z.rf__b, k, max_grade)
+-- rf:value rf__agg_err_t(x.rf__t_err, x.rf_g, max_grade)

@@ -170,7 +170,11 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                AS rf__none_gain,
            rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
            /* rf:generated raw_columns */
-    FROM (SELECT y.*,
+    FROM (-- the per-row terms of the values that sum one (the metric files' rf:row lines): computed once here, so
+          -- that a value binds a column, not its term 13 times over (rf__xsum names its argument 13 times)
+          SELECT z.*,
+                 /* rf:generated row_columns */
+          FROM (SELECT y.*,
                  -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
                  -- by DuckDB when neither column is selected
                  rf__err_before(y.rf__part, y.rf_pos, y.rf_g, max_grade) AS rf__b,
@@ -187,7 +191,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                        rf__tie_gain(row(w.rf__part, judged_only AND NOT rf__judged_kept(w.rf_g)), w.rf__score, w.rf_g,
                                     graded_rel, gain, gains) AS rf__tgj
                 FROM rf__w AS w
-                WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS x
+                WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS z) AS x
     GROUP BY ALL;
 
 -- rf_per_query, rf_means and rf_compare in one: the metric columns after the query-set policies, per unit (segments...,

@@ -39,14 +39,20 @@ CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, g
 
 -- the positive gains of the ideal list, descending (sorted here: the list's order does not depend on the order in
 -- which the rows reach the aggregate)
-CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
-    list_sort(coalesce(list(rf__gain_m(grade, rel, gain, gains))
-                           FILTER (WHERE rf__gain_m(grade, rel, gain, gains) > 0 AND (ideal <> 'retrieved' OR pos IS NOT NULL)),
+-- (of the rows' gains g = rf__gain_m(grade, ...): the table macros compute g once per row, rf:row below)
+CREATE OR REPLACE MACRO rf__agg_ideal_gains_g(pos, g, ideal) AS
+    list_sort(coalesce(list(g) FILTER (WHERE g > 0 AND (ideal <> 'retrieved' OR pos IS NOT NULL)),
                        CAST([] AS DOUBLE[])), 'DESC');
 
-CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
-    rf__finite_gain(rf__ideal_dcg_b(rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains), k, base, ideal),
+CREATE OR REPLACE MACRO rf__agg_ideal_gains(pos, grade, rel, gain, ideal, gains) AS
+    rf__agg_ideal_gains_g(pos, rf__gain_m(grade, rel, gain, gains), ideal);
+
+CREATE OR REPLACE MACRO rf__agg_idcg_g(pos, g, grade, k, gain, ideal, base) AS
+    rf__finite_gain(rf__ideal_dcg_b(rf__agg_ideal_gains_g(pos, g, ideal), k, base, ideal),
                     rf__agg_top_grade(grade, gain));
+
+CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains) AS
+    rf__agg_idcg_g(pos, rf__gain_m(grade, rel, gain, gains), grade, k, gain, ideal, base);
 
 CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
                                     log_base := 2.0, gains := NULL) AS
@@ -63,4 +69,5 @@ CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column IDCG order=70 nothing_relevant=none better=none
--- rf:value rf__agg_idcg(x.rf_pos, x.rf_g, k, graded_rel, gain, ideal, log_base, gains)
+-- rf:row rf__t_gain := rf__gain_m(z.rf_g, graded_rel, gain, gains)
+-- rf:value rf__agg_idcg_g(x.rf_pos, x.rf__t_gain, x.rf_g, k, gain, ideal, log_base)

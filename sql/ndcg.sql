@@ -37,8 +37,14 @@ CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, g
 -- (position, gain) structs (issue 10): a list costs per appended element, and a STRUCT(p BIGINT, g DOUBLE) element
 -- about twice a DOUBLE one; nDCG@10 alone over the 10.3M-row benchmark file took 2.9 s of CPU instead of 5.4 s
 -- (docs/decisions/0010-sql-big-inputs.md "Speed").
+-- (of the rows' DCG terms t = rf__dcg_term(...) and gains g = rf__gain_m(...): the table macros compute them once per
+-- row, rf:row below and in idcg.sql; dcg_gain is the gain of the DCG side's terms, 'linear' for tie-averaged gains)
+CREATE OR REPLACE MACRO rf__agg_ndcg_t(t, g, pos, grade, k, dcg_gain, gain, ideal, base) AS
+    rf__ratio(rf__agg_dcg_t(t, grade, dcg_gain), rf__agg_idcg_g(pos, g, grade, k, gain, ideal, base));
+
 CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal, base, gains) AS
-    rf__ratio(rf__agg_dcg(pos, grade, k, rel, gain, base, gains), rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gains));
+    rf__agg_ndcg_t(rf__dcg_term(pos, grade, k, rel, gain, base, gains), rf__gain_m(grade, rel, gain, gains), pos, grade,
+                   k, gain, gain, ideal, base);
 
 CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := NULL, ideal := NULL,
                                     log_base := 2.0, gains := NULL, "like" := NULL) AS
@@ -57,7 +63,6 @@ CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := 
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column nDCG order=80 nothing_relevant=gain
--- rf:value CASE WHEN ties = 'average' AND order_by = 'score'
--- rf:value      THEN rf__ratio(rf__agg_dcg(x.rf__jp, x.rf__tgj, k, NULL, 'linear', log_base, NULL),
--- rf:value                     rf__agg_idcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains))
--- rf:value      ELSE rf__agg_ndcg(x.rf__jp, x.rf_g, k, graded_rel, gain, ideal, log_base, gains) END
+-- rf:row rf__t_ndcg := CASE WHEN ties = 'average' AND order_by = 'score' THEN rf__dcg_term(z.rf__jp, z.rf__tgj, k, NULL, 'linear', log_base, NULL) ELSE rf__dcg_term(z.rf__jp, z.rf_g, k, graded_rel, gain, log_base, gains) END
+-- rf:value rf__agg_ndcg_t(x.rf__t_ndcg, x.rf__t_gain, x.rf__jp, x.rf_g, k,
+-- rf:value                CASE WHEN ties = 'average' AND order_by = 'score' THEN 'linear' ELSE gain END, gain, ideal, log_base)

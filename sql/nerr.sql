@@ -50,12 +50,17 @@ CREATE OR REPLACE MACRO rf__ideal_before(part, pos, grade, ideal, max_grade) AS
                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
              CAST(1 AS DOUBLE));
 
+-- (of the rows' terms t and ideal terms it, rf__err_term of the list and of the ideal list: the table macros compute
+-- them once per row, rf:row below and in err.sql)
+CREATE OR REPLACE MACRO rf__agg_nerr_t(t, it, grade, max_grade) AS
+    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR') THEN rf__ratio(rf__err_sum(t), rf__err_sum(it)) END;
+
 CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_before, k, max_grade) AS
-    CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR')
-         THEN rf__ratio(rf__err_w(pos, grade, before, k, max_grade),
-                        rf__err_w(ideal_pos, grade, ideal_before, k, max_grade)) END;
+    rf__agg_nerr_t(rf__err_term(pos, grade, before, k, max_grade),
+                   rf__err_term(ideal_pos, grade, ideal_before, k, max_grade), grade, max_grade);
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column nERR order=100 nothing_relevant=any_gain
 -- rf:value CASE WHEN ideal = 'full' THEN CAST(NULL AS DOUBLE)  -- nDCG's and IDCG's ideal: nERR has no value
--- rf:value      ELSE rf__agg_nerr_w(x.rf_pos, x.rf_g, x.rf__b, x.rf__ip, x.rf__ib, k, max_grade) END
+-- rf:value      ELSE rf__agg_nerr_t(x.rf__t_err, x.rf__t_ierr, x.rf_g, max_grade) END
+-- rf:row rf__t_ierr := rf__err_term(z.rf__ip, z.rf_g, z.rf__ib, k, max_grade)

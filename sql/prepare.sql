@@ -154,6 +154,11 @@ CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
 -- the largest grade of the group for rf__finite_gain's message, computed only for exponential gains
 CREATE OR REPLACE MACRO rf__agg_top_grade(grade, gain) AS CASE WHEN gain = 'exponential' THEN max(grade) END;
 
+-- a sum of gain terms t (CG, DCG: one per row, NULL outside the cutoff) as an aggregate: 0 without any, an error
+-- when infinite (grade and gain name the top grade in the message, as rf__agg_top_grade)
+CREATE OR REPLACE MACRO rf__gain_total(t, grade, gain) AS
+    rf__finite_gain(coalesce(rf__xsum(t), CAST(0 AS DOUBLE)), rf__agg_top_grade(grade, gain));
+
 -- ERR's probability of satisfaction Pr(g) = (2^max(g, 0) - 1) / 2^max_grade, computed as 2^(g - max_grade) -
 -- 2^-max_grade (the same number, finite for any max_grade); callers check g <= max_grade first
 -- (rf__check_max_grade).

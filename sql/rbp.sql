@@ -44,18 +44,24 @@ CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8, residual :
          ELSE rf__rbp_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__as_num(p), rf__as_bool(residual),
                              rf__lc(tail)) END;
 
-CREATE OR REPLACE MACRO rf__agg_rbp_resid(pos, grade, p, depth, tail) AS
-    rf__rbp_resid(coalesce(rf__xsum(CASE WHEN pos <= depth AND rf__rbp_unknown(grade, tail) THEN pow(p, pos - 1) END),
-                           CAST(0 AS DOUBLE)),
-                  count(pos) FILTER (WHERE pos <= depth),
-                  count(pos) FILTER (WHERE pos <= depth AND rf__rbp_unknown(grade, tail)), p, depth, tail);
+-- a row's term of RBP: p^(i-1) for a relevant row within the cutoff; with the residual, for an unjudged row (as the
+-- tail says) within the depth; else NULL
+CREATE OR REPLACE MACRO rf__rbp_term(pos, grade, k, rel, p, residual, tail) AS
+    CASE WHEN residual
+         THEN CASE WHEN pos <= rf__rbp_depth(k, tail) AND rf__rbp_unknown(grade, tail) THEN pow(p, pos - 1) END
+         ELSE CASE WHEN pos <= coalesce(k, 9223372036854775807) AND grade >= rel THEN pow(p, pos - 1) END END;
+
+-- (of the rows' terms t = rf__rbp_term(...): the table macros compute t once per row, rf:row below)
+CREATE OR REPLACE MACRO rf__agg_rbp_t(t, pos, grade, k, p, residual, tail) AS
+    CASE WHEN residual
+         THEN rf__rbp_resid(coalesce(rf__xsum(t), CAST(0 AS DOUBLE)),
+                            count(pos) FILTER (WHERE pos <= rf__rbp_depth(k, tail)),
+                            count(pos) FILTER (WHERE pos <= rf__rbp_depth(k, tail) AND rf__rbp_unknown(grade, tail)),
+                            p, rf__rbp_depth(k, tail), tail)
+         ELSE (1.0 - p) * coalesce(rf__xsum(t), CAST(0 AS DOUBLE)) END;
 
 CREATE OR REPLACE MACRO rf__agg_rbp(pos, grade, k, rel, p, residual, tail) AS
-    CASE WHEN residual
-         THEN rf__agg_rbp_resid(pos, grade, p, rf__rbp_depth(k, tail), tail)
-         ELSE (1.0 - p) * coalesce(rf__xsum(CASE WHEN pos <= coalesce(k, 9223372036854775807) AND grade >= rel
-                                                 THEN pow(p, pos - 1) END),
-                                   CAST(0 AS DOUBLE)) END;
+    rf__agg_rbp_t(rf__rbp_term(pos, grade, k, rel, p, residual, tail), pos, grade, k, p, residual, tail);
 
 CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8, residual := false, tail := 'cwl') AS
     CASE WHEN rf__k(k, 'rf_agg_rbp') < 0
@@ -69,4 +75,5 @@ CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8, re
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column RBP order=150 nothing_relevant=none better_when=residual:true:none
--- rf:value rf__agg_rbp(x.rf_pos, x.rf_g, k, rel, p, residual, tail)
+-- rf:row rf__t_rbp := rf__rbp_term(z.rf_pos, z.rf_g, k, rel, p, residual, tail)
+-- rf:value rf__agg_rbp_t(x.rf__t_rbp, x.rf_pos, x.rf_g, k, p, residual, tail)

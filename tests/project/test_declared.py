@@ -135,11 +135,23 @@ def test_table_macros_have_a_column_per_metric(spec):
     # the select list's expressions start at 11 spaces; continuation lines are indented further
     columns = dict((c, e) for e, c in re.findall(r'\n {11}((?:(?!\n {11}\S).)*?) AS "(\w+)"', body, re.S))
     assert col in columns, f'rf__per_query_raw has no column "{col}"'
-    assert re.search(rf"\brf__agg_{spec.name}(?:_w)?\({pos}, x\.rf_g\b", columns[col]), (
-        f'rf__per_query_raw: "{col}" is not computed by rf__agg_{spec.name}({pos}, x.rf_g, ...)'
+    # a value that sums a per-row term reads it as x.rf__t_<name>, computed once per row from the rows z (rf:row):
+    # the column's computation is the value with each term written out
+    terms = dict((t, e) for e, t in re.findall(r"^ +(\S.*) AS (rf__t_\w+),$", body, re.M))
+    value = re.sub(r"\bx\.(rf__t_\w+)\b", lambda m: "(" + terms[m[1]].replace("z.", "x.") + ")", columns[col])
+    # its own aggregate (rf__agg_<name>, or its windowed _w form (ERR, nERR), or its form over terms _t / gains _g)
+    assert re.search(rf"\brf__agg_{spec.name}(?:_w|_t|_g)?\(", value), (
+        f'rf__per_query_raw: "{col}" is not computed by rf__agg_{spec.name}(...)'
     )
+    # a metric that declares judged_only reads the positions among the judged rows (x.rf__jp) and never the list's
+    # own; the others the list's own (rf_pos) and never x.rf__jp
+    other = r"x\.rf_pos\b" if "judged_only" in declared else r"x\.rf__jp\b"
+    assert re.search(rf"{pos}\b", value) and not re.search(other, value), (
+        f'rf__per_query_raw: "{col}" must read the positions {pos.replace(chr(92), "")} only: {value}'
+    )
+    assert re.search(r"\bx\.rf_g\b", value), f'rf__per_query_raw: "{col}" does not read the grades x.rf_g'
     # a metric that declares ties (DCG, nDCG) reads the tie-averaged gains under ties = 'average'
-    tied = columns[col].startswith("CASE WHEN ties = 'average' AND order_by = 'score'")
+    tied = "CASE WHEN ties = 'average' AND order_by = 'score'" in value
     assert tied == ("ties" in declared), (
         f"\"{col}\": a ties = 'average' branch in the table macros iff it declares ties"
     )
