@@ -277,9 +277,11 @@ def _make_shortcuts() -> None:
 registry.on_change(_make_shortcuts)
 
 
-@pd.api.extensions.register_dataframe_accessor("rank_metrics")
 class RankMetricsAccessor(RankMetrics):
-    """The ``df.rank_metrics`` namespace; stores the frame and nothing else."""
+    """The ``df.rank_metrics`` namespace; stores the frame and nothing else.
+
+    pandas makes it through ``rankframe._on_import`` (registered when pandas and rankframe are both imported).
+    """
 
     def __init__(self, pandas_obj: pd.DataFrame) -> None:
         super().__init__(pandas_obj)

@@ -16,6 +16,7 @@ from ..report import report
 from ..stats.align import MISSING
 from ._load import _load
 from ._options import (
+    COMMANDS,
     UsageError,
     _cli_words,
     _column_options,
@@ -35,7 +36,7 @@ def add_parser(sub: Any) -> None:
     """Register ``rankframe report`` (the inputs and options of ``rankframe compare``, plus -o and --title)."""
     rp = sub.add_parser(
         "report",
-        help="write one self-contained HTML report (tables per segment and plots) comparing systems",
+        help=COMMANDS["report"][1],
         description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
         "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
         "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
