@@ -1,104 +1,134 @@
 """rankframe: ranking-quality metrics over long-format tables, in pandas and DuckDB SQL.
 
 ``import rankframe`` registers the ``df.rank_metrics`` accessor (and ``pl_df.rank_metrics`` when polars is used).
+
+The public names are imported at their first use (``rankframe.evaluate``, ``from rankframe import compare``), so
+that ``import rankframe`` itself costs almost nothing and the ``rankframe`` command's start-up (``--help``) loads
+neither pandas nor numpy. The accessor needs pandas: it is registered now if pandas is imported, else as soon as it
+is (rankframe._on_import). tests/project/test_import_time.py holds what a bare import loads.
 """
 
 from __future__ import annotations
 
 import importlib as _importlib
+import sys as _sys
+import types as _types
 from typing import TYPE_CHECKING
 
-from . import better as _better
-from . import inputs, polars_namespace, progress, registry
+from . import _on_import
 from ._version import __version__ as __version__
-from .accessor import RankMetrics
-from .agreement import agreement
-from .anova import anova
-from .better import direction
-from .columns import Columns
-from .compare import compare
-from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
-from .evaluate import evaluate, validate
-from .fusion import fuse, fuse_train
-from .io import (
-    InputFileError,
-    read_long,
-    read_trec_qrels,
-    read_trec_run,
-    write_long,
-    write_trec_qrels,
-    write_trec_run,
-)
-from .join import join_qrels, read_trec
-from .names import Measure, parse
-from .progress import options
-from .qrels_compare import qrels_compare
-from .registry import METRICS, on_change
-from .report import report
-from .schema import schema
-from .segments import segment_means
-from .stats.planning import power, topic_set_size
 
-if TYPE_CHECKING:
-    from . import display, plot, sql
+if TYPE_CHECKING:  # the names as type checkers and the docs see them; at run time __getattr__ imports them
+    from . import display, inputs, plot, progress, sql
+    from .accessor import RankMetrics
+    from .agreement import agreement
+    from .anova import anova
+    from .better import direction
+    from .columns import Columns
+    from .compare import compare
+    from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
+    from .evaluate import evaluate, validate
+    from .fusion.fuse import fuse
+    from .fusion.train import fuse_train
+    from .io import (
+        InputFileError,
+        read_long,
+        read_trec_qrels,
+        read_trec_run,
+        write_long,
+        write_trec_qrels,
+        write_trec_run,
+    )
+    from .join import join_qrels, read_trec
+    from .names import Measure, parse
+    from .progress import options
+    from .qrels_compare import qrels_compare
+    from .registry import METRICS
+    from .report import report
+    from .schema import schema
+    from .segments import segment_means
+    from .stats.planning import power, topic_set_size
 
-#: submodules imported at their first use (``rankframe.plot``, ``from rankframe import display``), not by
-#: ``import rankframe``: tests/project/test_import_time.py holds what a bare import loads
-_LAZY = frozenset({"display", "plot", "sql"})
+#: each public name -> the module it lives in (imported at the name's first use); a submodule maps to itself
+_WHERE = {
+    "Columns": "columns",
+    "agreement": "agreement",
+    "InputFileError": "io",
+    "METRICS": "registry",
+    "Measure": "names",
+    "MetricSyntaxError": "errors",
+    "ParameterError": "errors",
+    "RankMetrics": "accessor",
+    "RankframeError": "errors",
+    "UnknownMetricError": "errors",
+    "ValidationError": "errors",
+    "evaluate": "evaluate",
+    "fuse": "fusion",
+    "fuse_train": "fusion",
+    "join_qrels": "join",
+    "parse": "names",
+    "qrels_compare": "qrels_compare",
+    "read_long": "io",
+    "read_trec": "join",
+    "read_trec_qrels": "io",
+    "read_trec_run": "io",
+    "schema": "schema",
+    "segment_means": "segments",
+    "validate": "evaluate",
+    "write_long": "io",
+    "write_trec_qrels": "io",
+    "write_trec_run": "io",
+    "sql": "sql",
+    "display": "display",
+    "plot": "plot",
+    "report": "report",
+    "compare": "compare",
+    "direction": "better",
+    "anova": "anova",
+    "power": "stats.planning",
+    "topic_set_size": "stats.planning",
+    "inputs": "inputs",
+    "options": "progress",
+    "progress": "progress",
+}
+_SUBMODULES = frozenset({"sql", "display", "plot", "inputs", "progress"})
+#: functions named like their module (rankframe.evaluate.evaluate): the name means the function, as it always did
+_SHADOWED = frozenset(name for name, where in _WHERE.items() if name == where and name not in _SUBMODULES)
+
+
+class _Package(_types.ModuleType):
+    """The package's module object: importing ``rankframe.evaluate`` (the module) does not hide the function.
+
+    The import system sets a package's attribute to each submodule it loads; for the functions named like their
+    module, the function is kept (the eager ``from .evaluate import evaluate`` of old did the same).
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _SHADOWED and isinstance(value, _types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        return _importlib.import_module(f".{name}", __name__)  # the import sets the attribute: called once
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _importlib.import_module(f".{where}", __name__)
+    if name in _SUBMODULES:
+        return module
+    value = getattr(module, name)
+    if name != "METRICS":  # METRICS follows register(): read from the registry each time
+        globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_WHERE})
 
 
-__all__ = [
-    "Columns",
-    "agreement",
-    "InputFileError",
-    "METRICS",
-    "Measure",
-    "MetricSyntaxError",
-    "ParameterError",
-    "RankMetrics",
-    "RankframeError",
-    "UnknownMetricError",
-    "ValidationError",
-    "evaluate",
-    "fuse",
-    "fuse_train",
-    "join_qrels",
-    "parse",
-    "qrels_compare",
-    "read_long",
-    "read_trec",
-    "read_trec_qrels",
-    "read_trec_run",
-    "schema",
-    "segment_means",
-    "validate",
-    "write_long",
-    "write_trec_qrels",
-    "write_trec_run",
-    "sql",
-    "display",
-    "plot",
-    "report",
-    "compare",
-    "direction",
-    "anova",
-    "power",
-    "topic_set_size",
-    "inputs",
-    "options",
-    "progress",
-]
+__all__ = list(_WHERE)
 
-on_change(lambda: globals().update(METRICS=registry.METRICS))  # rankframe.METRICS follows register()
-on_change(_better.clear_cache)  # a label's direction follows register() too
-polars_namespace.install()  # pl_df.rank_metrics, once polars is imported (never imports polars itself)
+_on_import.install()  # df.rank_metrics once pandas is imported, pl_df.rank_metrics once polars is: now if they are

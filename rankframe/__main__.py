@@ -4,4 +4,5 @@ import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not on an import (the docs build inspects the package)
+    sys.exit(main())

@@ -48,6 +48,11 @@ class RankMetrics:
         self._obj = obj
         self._columns = columns or Columns()
 
+    if TYPE_CHECKING:
+        # the metric methods (ndcg, map, p, ...) are made from the declarations at import (_make_shortcuts); a type
+        # checker sees them here, and the mypy plugin rankframe.mypy_plugin gives each its declared signature
+        def __getattr__(self, name: str) -> Any: ...
+
     def __call__(self, columns: Columns | dict | None = None, **names: str) -> RankMetrics:
         """Return the same API with other column names (``query=``, ``item=``, ``rank=``, ...)."""
         base = self._columns if columns is None else Columns.coerce(columns)
@@ -277,9 +282,11 @@ def _make_shortcuts() -> None:
 registry.on_change(_make_shortcuts)
 
 
-@pd.api.extensions.register_dataframe_accessor("rank_metrics")
 class RankMetricsAccessor(RankMetrics):
-    """The ``df.rank_metrics`` namespace; stores the frame and nothing else."""
+    """The ``df.rank_metrics`` namespace; stores the frame and nothing else.
+
+    pandas makes it through ``rankframe._on_import`` (registered when pandas and rankframe are both imported).
+    """
 
     def __init__(self, pandas_obj: pd.DataFrame) -> None:
         super().__init__(pandas_obj)

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from . import registry
+
 #: the words of each direction, for captions and messages
 WORDS = {1: "higher is better", -1: "lower is better", 0: "no direction"}
 
@@ -69,3 +71,6 @@ def verdicts(delta: Any, p_adjusted: Any, directions: Any, alpha: float = 0.05) 
 def clear_cache() -> None:
     """Forget the labels seen (after :func:`rankframe.registry.register` changes what a label means)."""
     _of_label.cache_clear()
+
+
+registry.on_change(clear_cache)  # a label's direction follows register() (the cache exists once this module does)

@@ -6,6 +6,15 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 
+def install_extra(extra: str) -> str:
+    """How to install an optional extra, from PyPI and from a checkout (the words of every missing-extra error).
+
+    >>> install_extra("plot")
+    'pip install "rankframe[plot]" (from a checkout: pip install -e ".[plot]")'
+    """
+    return f'pip install "rankframe[{extra}]" (from a checkout: pip install -e ".[{extra}]")'
+
+
 class RankframeError(ValueError):
     """Base class of every error rankframe raises on bad input or bad parameters."""
 

@@ -25,7 +25,7 @@ from typing import Any, Literal, cast, get_args
 import pandas as pd
 
 from .columns import Columns
-from .errors import ParameterError, RankframeError
+from .errors import ParameterError, RankframeError, install_extra
 from .schema import numbers_as_float  # the decimal rule is a table rule (rankframe.schema)
 
 #: what ``output=`` accepts (the type of every public ``output=``)
@@ -211,6 +211,6 @@ def import_polars():
     except ImportError:
         raise RankframeError(
             'polars is not installed; output="polars" and the polars rank_metrics namespace need it: '
-            'pip install "rankframe[polars]"'
+            + install_extra("polars")
         ) from None
     return pl

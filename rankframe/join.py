@@ -259,8 +259,12 @@ def read_trec(
 
     Examples
     --------
-    >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
-    >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"])  # doctest: +SKIP
+    >>> import rankframe
+    >>> df = read_trec("examples/tiny.run", "examples/tiny.qrels")  # the bundled files (from the repository root)
+    >>> rankframe.evaluate(df, ["AP", "nDCG@10"], by=["system"]).round(4)
+      system   metric   value  n
+    0   tiny       AP  0.3889  3
+    1   tiny  nDCG@10  0.3675  3
     """
     run = read_runs(run_paths, keep_first_duplicate, with_rank=False)[0]
     qrels = read_qrels_table(qrels_path)[0]

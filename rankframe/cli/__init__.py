@@ -11,24 +11,17 @@ defaults are the Python API's (``rankframe.registry.POLICIES``). ``rankframe eva
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .._version import __version__
-from ..columns import Columns
 from ..errors import ParameterError, RankframeError, ValidationError
-from ..io import LONG_SUFFIXES as _LONG_SUFFIXES  # noqa: F401 - moved to rankframe.io, still importable here
-from ..io import TREC_COUNTS, is_long, trec_name
-from ..io import TREC_ORDER as _TREC_ORDER  # noqa: F401
-from ..io import is_long as _is_long  # noqa: F401
-from ..io import trec_line as _trec_line  # noqa: F401
-from ..io import trec_lines as _trec_lines  # noqa: F401
-from . import agreement, anova, compare, evaluate, fuse, qrels_compare, report
-from ._load import Loaded, _check_columns, _check_options
-from ._load import _load as _load
 from ._options import (
+    COMMANDS,
     EXIT_ERROR,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -37,19 +30,16 @@ from ._options import (
     EXIT_WORSE,
     TRACEBACK_ENV,
     UsageError,
+    _cli_words,
     _column_options,
     _columns,
     _duplicate_options,
     _exit_status_epilog,
     _in_cli_words,
+    _policies,
     _policy_options,
     _split_by,
 )
-from ._options import _cli_words as _cli_words  # noqa: F401 - tests import these from here
-from ._options import _policies as _policies  # noqa: F401
-from ._render import _print
-from .compare import COMPARE_FORMATS
-from .evaluate import DEFAULT_MEASURES, DUCKDB_OPTIONS, FORMATS
 
 __all__ = [
     "COMPARE_FORMATS",
@@ -71,8 +61,67 @@ __all__ = [
     "trec_name",
 ]
 
+# This module is what `rankframe --help` imports: only the light modules above (no pandas, numpy, DuckDB). The names
+# below moved to the command modules and rankframe.io; they stay importable from here (tests, old scripts), loaded
+# at first use by __getattr__.
+_LAZY: dict[str, tuple[str, str]] = {
+    "_LONG_SUFFIXES": ("..io", "LONG_SUFFIXES"),
+    "TREC_COUNTS": ("..io", "TREC_COUNTS"),
+    "is_long": ("..io", "is_long"),
+    "trec_name": ("..io", "trec_name"),
+    "_TREC_ORDER": ("..io", "TREC_ORDER"),
+    "_is_long": ("..io", "is_long"),
+    "_trec_line": ("..io", "trec_line"),
+    "_trec_lines": ("..io", "trec_lines"),
+    "Loaded": ("._load", "Loaded"),
+    "_check_columns": ("._load", "_check_columns"),
+    "_check_options": ("._load", "_check_options"),
+    "_load": ("._load", "_load"),
+    "COMPARE_FORMATS": (".compare", "COMPARE_FORMATS"),
+    "DEFAULT_MEASURES": (".evaluate", "DEFAULT_MEASURES"),
+    "DUCKDB_OPTIONS": (".evaluate", "DUCKDB_OPTIONS"),
+    "FORMATS": (".evaluate", "FORMATS"),
+}
+#: the function that runs each command, in its module (COMMANDS)
+_RUN = {
+    "evaluate": "_evaluate",
+    "compare": "_compare",
+    "anova": "run",
+    "agreement": "run",
+    "fuse": "_fuse",
+    "report": "run",
+    "qrels-compare": "run",
+    "sql": "_sql",
+    "validate": "_validate",
+}
 
-def _parser() -> argparse.ArgumentParser:
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module, __name__), attr)
+    if name in {m for m, _ in COMMANDS.values() if m} | {"_load", "_render", "_options"}:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _print(*args: Any, **kwargs: Any) -> None:
+    from ._render import _print as print_
+
+    print_(*args, **kwargs)
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command an argument list runs (its first word that is not an option), or None (``--help``, none)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; without ``command``, every command's full sub-parser.
+
+    With ``command`` (``""``: none), that command's full sub-parser (its module imported) and the other commands
+    by name and help only, which is all ``rankframe --help`` and argparse's "invalid choice" message show.
+    """
     p = argparse.ArgumentParser(
         prog="rankframe",
         description="Ranking-quality metrics over TREC run/qrels files and long-format Parquet/CSV tables.",
@@ -83,17 +132,20 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    evaluate.add_parser(sub)
-    compare.add_parser(sub)
-    anova.add_parser(sub)
-    agreement.add_parser(sub)
-    fuse.add_parser(sub)
-    report.add_parser(sub)
-    qrels_compare.add_parser(sub)
+    for name, (module, help_) in COMMANDS.items():
+        if command is not None and name != command:
+            sub.add_parser(name, help=help_, add_help=False)
+        elif module is not None:
+            importlib.import_module(f".{module}", __name__).add_parser(sub)
+        else:
+            {"sql": _add_sql, "validate": _add_validate}[name](sub)
+    return p
 
+
+def _add_sql(sub) -> None:
     sq = sub.add_parser(
         "sql",
-        help="print rankframe's DuckDB SQL macros, or with --dialect one portable SELECT for a warehouse",
+        help=COMMANDS["sql"][1],
         description="Print every rankframe DuckDB macro as one SQL script, or write it with -o FILE (then `.read FILE` "
         "in the DuckDB CLI).",
     )
@@ -155,9 +207,11 @@ def _parser() -> argparse.ArgumentParser:
     _column_options(sq)
     sq.set_defaults(inputs=[])
 
+
+def _add_validate(sub) -> None:
     va = sub.add_parser(
         "validate",
-        help="check a long table (or a run with --qrels) against the data model",
+        help=COMMANDS["validate"][1],
         description="Report every schema violation of a long table (or TREC run + qrels).",
     )
     va.add_argument("file", metavar="FILE")
@@ -165,7 +219,6 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("--by", action="append", default=[], metavar="COL", help="segment column (repeatable)")
     _duplicate_options(va)
     _column_options(va)
-    return p
 
 
 def _sql(args) -> int:
@@ -250,8 +303,11 @@ def _sql_dbt(args) -> int:
 
 def _validate(args) -> int:
     from .. import io
+    from ..columns import Columns
     from ..evaluate import validate
+    from ..io import is_long
     from ..join import read_trec
+    from ._load import _check_columns, _check_options
 
     columns = _columns(args)
     by = _split_by(args.by)
@@ -281,19 +337,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     usage errors raise ``SystemExit(2)``), 3 on an internal error, 130 when interrupted.
     """
     try:
-        args = _parser().parse_args(argv)  # a usage error raises SystemExit(2), which passes through
-        command = {
-            "evaluate": evaluate._evaluate,
-            "compare": compare._compare,
-            "anova": anova.run,
-            "agreement": agreement.run,
-            "fuse": fuse._fuse,
-            "sql": _sql,
-            "validate": _validate,
-            "report": report.run,
-            "qrels-compare": qrels_compare.run,
-        }
-        return command[args.command](args)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = _parser(_command_of(argv) or "").parse_args(argv)  # a usage error raises SystemExit(2), passed through
+        module = COMMANDS[args.command][0]
+        home = sys.modules[__name__] if module is None else importlib.import_module(f".{module}", __name__)
+        return getattr(home, _RUN[args.command])(args)
     except RankframeError as e:
         text = str(_in_cli_words(e) if isinstance(e, ValidationError) else e)
         sys.stderr.write(f"rankframe: error: {text}\n")

@@ -14,6 +14,27 @@ from contextlib import contextmanager
 from ..columns import Columns
 from ..errors import ParameterError, RankframeError, ValidationError
 
+#: the commands in the order ``--help`` lists them: name -> (its module in rankframe.cli, None = this package's
+#: ``__init__``; its one-line help). ``rankframe --help`` reads this table only: a command's module, and the
+#: libraries it needs, are imported when that command runs (issue 36: the start-up loads no pandas).
+COMMANDS: dict[str, tuple[str | None, str]] = {
+    "evaluate": ("evaluate", "compute metrics for TREC runs (with --qrels) or a long Parquet/CSV table"),
+    "compare": ("compare", "compare systems with paired tests, confidence intervals and corrected p-values"),
+    "anova": ("anova", "omnibus two-way (system x query) ANOVA, system x segment interaction, Sakai's effect sizes"),
+    "agreement": (
+        "agreement",
+        "agreement of two label columns (Cohen's kappa) or several coders (Krippendorff's alpha), per segment",
+    ),
+    "fuse": ("fuse", "fuse several runs into one (RRF, CombSUM, ...) and write the fused run"),
+    "report": ("report", "write one self-contained HTML report (tables per segment and plots) comparing systems"),
+    "qrels-compare": (
+        "qrels_compare",
+        "the systems' ranking under two judgment sets (human vs LLM): tau-b, tau_AP, verdict flips",
+    ),
+    "sql": (None, "print rankframe's DuckDB SQL macros, or with --dialect one portable SELECT for a warehouse"),
+    "validate": (None, "check a long table (or a run with --qrels) against the data model"),
+}
+
 
 class UsageError(RankframeError):
     """Command-line options that do not fit together."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from ._options import EXIT_OK, UsageError, _column_options, _columns, _split_by, in_cli_words
+from ._options import COMMANDS, EXIT_OK, UsageError, _column_options, _columns, _split_by, in_cli_words
 from ._render import _print, _records, _table
 from .compare import COMPARE_FORMATS
 
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
 
     ag = sub.add_parser(
         "agreement",
-        help="agreement of two label columns (Cohen's kappa) or several coders (Krippendorff's alpha), per segment",
+        help=COMMANDS["agreement"][1],
         description="Agreement between relevance labels per segment (rankframe.agreement; docs/judgments.md).\n"
         "Two coders (--a, --b): one row per (query, item) with both labels; n, agreement (share of equal labels),\n"
         "kappa (Cohen's, as scikit-learn's cohen_kappa_score). Several coders (--coder, --value, --unit, --level):\n"

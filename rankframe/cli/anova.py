@@ -13,6 +13,7 @@ from .. import progress as progress_mod
 from ..errors import ParameterError, did_you_mean
 from ._load import _beyond_inputs, _load
 from ._options import (
+    COMMANDS,
     EXIT_OK,
     UsageError,
     _beyond_input_options,
@@ -37,7 +38,7 @@ def add_parser(sub) -> None:
 
     an = sub.add_parser(
         "anova",
-        help="omnibus two-way (system x query) ANOVA, system x segment interaction, Sakai's effect sizes",
+        help=COMMANDS["anova"][1],
         description="The two-way ANOVA of systems over queries (a randomized complete block design) per segment and\n"
         "metric: F, its degrees of freedom, p, MSE and partial eta squared; with --interaction COL the split-plot\n"
         "test of the system x COL interaction (COL a between-query column such as query length); with --pairs,\n"

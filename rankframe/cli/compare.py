@@ -31,6 +31,7 @@ from ._load import (
     with_table_id_kinds,
 )
 from ._options import (
+    COMMANDS,
     EXIT_OK,
     EXIT_WORSE,
     UsageError,
@@ -59,7 +60,7 @@ def add_parser(sub) -> None:
 
     co = sub.add_parser(
         "compare",
-        help="compare systems with paired tests, confidence intervals and corrected p-values",
+        help=COMMANDS["compare"][1],
         description="Compare two or more systems (TREC runs with --qrels, several long tables, or one long\n"
         "table with a system column) on the same queries: per segment and metric, the difference with\n"
         "the baseline, its confidence interval, a paired test and the p-value corrected for every\n"

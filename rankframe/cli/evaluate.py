@@ -30,6 +30,7 @@ from ._load import (
     with_table_id_kinds,
 )
 from ._options import (
+    COMMANDS,
     UsageError,
     _beyond_input_options,
     _cli_words,
@@ -54,7 +55,7 @@ def add_parser(sub) -> None:
     """Register ``rankframe evaluate`` (its inputs, metrics, policies, DuckDB settings and formats)."""
     ev = sub.add_parser(
         "evaluate",
-        help="compute metrics for TREC runs (with --qrels) or a long Parquet/CSV table",
+        help=COMMANDS["evaluate"][1],
         description="Compute metrics for one or more TREC runs (with --qrels), evaluated side by side, or "
         "for long-format Parquet/CSV tables.",
         epilog="examples:\n"

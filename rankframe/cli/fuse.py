@@ -25,7 +25,7 @@ from ..fusion import METHODS, NORMS
 from ..fusion import fuse as fuse_runs
 from ..io import suffix_kind
 from ._load import _check_columns, _check_options
-from ._options import UsageError, _cli_words, _column_options, _columns, _in_cli_words
+from ._options import COMMANDS, UsageError, _cli_words, _column_options, _columns, _in_cli_words
 from .compare import _systems
 
 #: rankframe.fuse's defaults, read from its signature (never a second copy)
@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     """Register ``rankframe fuse`` (its inputs, rankframe.fuse's parameters as options, the output file)."""
     fu = sub.add_parser(
         "fuse",
-        help="fuse several runs into one (RRF, CombSUM, ...) and write the fused run",
+        help=COMMANDS["fuse"][1],
         description="Fuse several TREC runs (each file one system), or the systems of one long table, into one\n"
         "run with rankframe.fuse (see docs/fusion.md), and write the fused run only: a TREC run, or a\n"
         "Parquet/CSV long table when the output's name ends in .parquet/.csv/.tsv (-o - writes TREC to stdout).\n"

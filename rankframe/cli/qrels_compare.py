@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._options import EXIT_OK, UsageError, _policies, _policy_options, in_cli_words
+from ._options import COMMANDS, EXIT_OK, UsageError, _policies, _policy_options, in_cli_words
 from ._render import _print, _records, _table
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
     """``rankframe qrels-compare``: the runs, the two qrels, the metrics and the baseline."""
     qc = sub.add_parser(
         "qrels-compare",
-        help="the systems' ranking under two judgment sets (human vs LLM): tau-b, tau_AP, verdict flips",
+        help=COMMANDS["qrels-compare"][1],
         description="Evaluate the runs under two judgment sets and compare the two rankings of the systems per\n"
         "metric: each system's mean and rank under each, Kendall's tau-b, tau_AP (QRELS_A's order the truth) and,\n"
         "with --baseline, whether compare's verdict against the baseline flips (rankframe.qrels_compare;\n"

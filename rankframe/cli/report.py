@@ -10,12 +10,13 @@ from typing import Any
 
 from .. import progress
 from ..compare import CORRECTIONS, TESTS
-from ..errors import ParameterError, ValidationError
+from ..errors import ParameterError, ValidationError, install_extra
 from ..names import parse
 from ..report import report
 from ..stats.align import MISSING
 from ._load import _load
 from ._options import (
+    COMMANDS,
     UsageError,
     _cli_words,
     _column_options,
@@ -35,12 +36,12 @@ def add_parser(sub: Any) -> None:
     """Register ``rankframe report`` (the inputs and options of ``rankframe compare``, plus -o and --title)."""
     rp = sub.add_parser(
         "report",
-        help="write one self-contained HTML report (tables per segment and plots) comparing systems",
+        help=COMMANDS["report"][1],
         description="Compare systems as `rankframe compare` does and write one self-contained HTML file: the\n"
         "means per system, the comparison with the baseline over all queries and per segment, and the plots\n"
         "(forest, distribution, per-query differences, metric@k, interpolated precision-recall), inlined.\n"
         "One long table without a system column (and no --system, --baseline) is one system: the report holds its\n"
-        "means per segment and their plots. Needs the plot extra: pip install 'rankframe[plot]'. See docs/report.md.",
+        "means per segment and their plots. Needs the plot extra: " + install_extra("plot") + ". See docs/report.md.",
         epilog="examples:\n"
         "  rankframe report examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP -o report.html\n"
         "  rankframe report examples/paired.parquet --baseline bm25 -m nDCG@5 -m AP --by length -o report.html\n"

@@ -18,8 +18,11 @@ descending, and ignores the run's rank column: the long table it returns has a `
 Examples
 --------
 >>> import rankframe.io as rio
->>> df = rio.read_trec("examples/tiny.run", "examples/tiny.qrels")  # doctest: +SKIP
->>> df.rank_metrics.evaluate(["nDCG@10", "AP"], by=["system"])  # doctest: +SKIP
+>>> df = rio.read_trec("examples/tiny.run", "examples/tiny.qrels")  # the bundled files (from the repository root)
+>>> df.rank_metrics.evaluate(["nDCG@10", "AP"], by=["system"]).round(4)
+  system   metric   value  n
+0   tiny  nDCG@10  0.3675  3
+1   tiny       AP  0.3889  3
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 
 from ..columns import Columns, column_list
-from ..errors import ParameterError, RankframeError, parameter_error
+from ..errors import ParameterError, RankframeError, install_extra, parameter_error
 
-EXTRA = 'pip install "rankframe[plot]"'
+EXTRA = install_extra("plot")
 #: colours (colour-blind safe, Okabe-Ito) for wins / losses / neutral
 WIN, LOSS, NEUTRAL = "#009E73", "#D55E00", "#7f7f7f"
 #: the systems' colours: Okabe & Ito (2008), colour-blind safe, without black (invisible on a dark style)

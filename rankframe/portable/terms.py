@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import RankframeError
+from ..errors import RankframeError, install_extra
 
 #: the prepared rows' columns (position among the retrieved rows, NULL when not retrieved; grade as a float, NULL
 #: when unjudged) and the unit's key, named so that no user column collides (rankframe's ``rf__`` prefix)
@@ -56,7 +56,7 @@ def sqlglot() -> Any:
     except ImportError as e:
         raise MissingExtra(
             f"rankframe.sql.render needs sqlglot, which is not installed ({e}); install the warehouse extra: "
-            'pip install "rankframe[warehouse]"'
+            + install_extra("warehouse")
         ) from e
     return module
 

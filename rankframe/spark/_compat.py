@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from ..errors import RankframeError
+from ..errors import RankframeError, install_extra
 
-EXTRA = 'pip install "rankframe[spark]"'
+EXTRA = install_extra("spark")
 
 
 class MissingExtraError(RankframeError, ImportError):

@@ -3,7 +3,7 @@ README and docs/ runs as written on the files the repository ships (from the rep
 
 The SQL examples are run by tests/sql/test_sql_cookbook.py and the CLI lines by tests/cli/test_cli.py. Blocks written as
 interpreter transcripts (``>>>`` lines followed by the printed result, as in docs/comparing.md) are checked
-line for line against their output by the test of their page (tests/rung2_oracles/test_compare.py) and are not run here.
+line for line against their output by doctest in tests/project/test_transcripts.py and are not run here.
 Blocks that start Spark (they import pyspark) run in tests/rung4_faces/test_spark.py, on the Spark tier's one JVM.
 """
 
