@@ -140,6 +140,7 @@ PEERS: dict[str, str] = {
     "elliot": "Elliot (elliot/evaluation/metrics/)",
     "lenskit": "LensKit (lenskit/metrics/)",
     "informfully": "Informfully (Informfully/Recommenders cornac/metrics/diversity.py, RADio)",
+    "ndeval": "ndeval (the TREC Web track's diversity evaluation; pyndeval, ir_measures' provider)",
 }
 
 

@@ -1,0 +1,29 @@
+"""P_IA@k: intent-aware precision: relevant (item, subtopic) pairs in the top k / (k S) (Agrawal et al. 2009, ndeval)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .declare import PRESETS, IntentSpec, params
+from .lists import IntentLists, pair_pos, pair_total, ratio
+
+SPEC = IntentSpec(
+    name="p_ia",
+    canonical="P_IA",
+    aliases=('p_ia', 'precision_ia'),
+    summary="intent-aware precision: relevant (item, subtopic) pairs in the top k / (k S) (Agrawal et al. 2009, ndeval)",
+    params=params(alpha=False, beta=False),
+    bounded=True,
+    nothing_relevant="relevant",
+    ir_measures="P_IA",
+    better_why="more relevant items per subtopic in the top k",
+    presets=PRESETS,
+    order=3060,
+)
+
+
+def compute(lists: IntentLists, *, k, rel, like):
+    run = lists.run(like, rel, 0.5)  # the pairs only: alpha does not apply
+    count = pair_total(run, np.ones(len(pair_pos(run))), k)
+    depth = lists.n_retrieved if k is None else np.full(lists.n, k, dtype=np.float64)
+    return ratio(count, depth * lists.n_sub(rel)), lists.n_sub(rel) == 0
