@@ -192,3 +192,24 @@ def test_parameter_groups_in_one_call():
         expected = ndeval(run, qrels, [theirs], alpha=alpha, beta=beta, rel=rel)
         for query, row in expected.items():
             assert abs(values.loc[query, label] - row[theirs]) <= 1e-9 or math.isnan(row[theirs]), (label, query)
+
+
+def test_like_ndeval_beyond_depth_20():
+    """@k past ndeval's depth 20 is ndeval's arithmetic carried on (docs/diversity.md), not an error and not @20.
+
+    No oracle reaches there: pyndeval refuses a cutoff above 20, and its C code, called directly with a larger depth,
+    reads past its 20-slot arrays (ERR-IA@40 came out near @20, strec@25 as NaN or 4.7e-310). What like='ndeval'
+    changes is its tie order and its un-normalised @1; without tied scores it is then the default convention at
+    every k, which is ndeval's at k <= 20 (test_default_equals_ndeval_where_no_quirk_shows).
+    """
+    run, qrels = random_case(21, n_queries=6, ties=False)
+    run = pd.concat([run, run.assign(item=run["item"] + "x", score=run["score"] - 10)], ignore_index=True)  # longer
+    qrels = pd.concat([qrels, qrels.assign(item=qrels["item"] + "x")], ignore_index=True)
+    for name, (_, cut) in NAMES.items():
+        for k in (25, 40) if cut else (None,):
+            at = f"@{k}" if k else ""
+            both = rankframe.evaluate(run, [f"{name}{at}", f"{name}(like='ndeval'){at}"], qrels=qrels, per_query=True)
+            values = both.pivot(index="query", columns="metric", values="value")
+            pd.testing.assert_series_equal(values.iloc[:, 0], values.iloc[:, 1], check_names=False, atol=1e-12)
+    deeper = rankframe.evaluate(run, ["ERR_IA(like='ndeval')@20", "ERR_IA(like='ndeval')@40"], qrels=qrels)
+    assert deeper["value"].iloc[0] != deeper["value"].iloc[1]
