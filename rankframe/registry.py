@@ -363,18 +363,25 @@ def beyond_markdown() -> str:
     return params_markdown(BEYOND)
 
 
+#: the generated tables of docs/diversity.md (the intent-aware family)
+INTENT_TABLES: dict[str, Callable[[], str]] = {
+    "intent": lambda: params_markdown(INTENT),
+    "intent-directions": lambda: directions_markdown(INTENT),
+}
 _TABLES: dict[str, Callable[[], str]] = {
     "names": names_markdown,
     "params": params_markdown,
     "directions": directions_markdown,
 }
 BEYOND_DOC = "docs/beyond-accuracy.md"
+INTENT_DOC = "docs/diversity.md"
 
 
 def write_params_doc(path: str = "docs/metrics.md") -> None:
     """Regenerate the generated tables (between ``<!-- names:start -->``-style markers) of docs/metrics.md.
 
-    The table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) and that of the
+    The tables of the intent-aware family in docs/diversity.md (``<!-- intent:start -->``, :data:`INTENT_TABLES`),
+    the table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) and that of the
     SQL table macros' parameters in docs/sql.md (``<!-- sql-params:start -->``) are regenerated with it, when those
     pages are beside ``path``.
     """
@@ -387,6 +394,9 @@ def write_params_doc(path: str = "docs/metrics.md") -> None:
     beyond = Path(path).parent / Path(BEYOND_DOC).name
     if beyond.exists():
         _write_tables(beyond, {"beyond": beyond_markdown, "beyond-directions": beyond_directions_markdown})
+    diversity = Path(path).parent / Path(INTENT_DOC).name
+    if diversity.exists():
+        _write_tables(diversity, INTENT_TABLES)
 
 
 def _write_tables(path: Any, tables: dict[str, Callable[[], str]]) -> None:
