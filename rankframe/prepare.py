@@ -411,7 +411,9 @@ def _order_by_score(
     score_code, n_scores = units.descending_codes(score[retrieved])
     n_items = len(uniques)
     tie = n_items - 1 - text_rank[item_codes] if item_ties == "descending" else text_rank[item_codes]
-    order = units.lexsort_codes((tie, score_code, g), (n_items, n_scores, groups.n))  # = np.lexsort((-text_rank[item_codes], -score[retrieved], g)), by one sort of packed codes
+    order = units.lexsort_codes(
+        (tie, score_code, g), (n_items, n_scores, groups.n)
+    )  # = np.lexsort((-text_rank[item_codes], -score[retrieved], g)), by one sort of packed codes
     offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
     return retrieved[order], offsets, score
 

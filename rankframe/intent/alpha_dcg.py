@@ -8,7 +8,7 @@ from .lists import IntentLists, ratio
 SPEC = IntentSpec(
     name="alpha_dcg",
     canonical="alpha_DCG",
-    aliases=('alpha_dcg', 'alphadcg'),
+    aliases=("alpha_dcg", "alphadcg"),
     summary="novelty-discounted DCG over ndeval's ideal-ideal normaliser (every subtopic at every position)",
     params=params(alpha=True, beta=False),
     bounded=False,

@@ -1,4 +1,4 @@
-"""alpha_nDCG@k: alpha-DCG / alpha-DCG of the greedy ideal list (Clarke et al. 2008; can exceed 1: the ideal is greedy)."""
+"""alpha_nDCG@k: alpha-DCG / alpha-DCG of the greedy ideal list (Clarke et al. 2008; can exceed 1)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .lists import IntentLists, ratio
 SPEC = IntentSpec(
     name="alpha_ndcg",
     canonical="alpha_nDCG",
-    aliases=('alpha_ndcg', 'alphandcg'),
+    aliases=("alpha_ndcg", "alphandcg"),
     summary="alpha-DCG / alpha-DCG of the greedy ideal list (Clarke et al. 2008; can exceed 1: the ideal is greedy)",
     params=params(alpha=True, beta=False),
     bounded=False,

@@ -8,7 +8,7 @@ from .lists import IntentLists, pair_pos, pair_total, ratio
 SPEC = IntentSpec(
     name="ap_ia",
     canonical="AP_IA",
-    aliases=('ap_ia', 'map_ia'),
+    aliases=("ap_ia", "map_ia"),
     summary="intent-aware average precision: the mean over subtopics of each subtopic's AP (ndeval's MAP-IA)",
     params=params(alpha=False, beta=False),
     bounded=True,

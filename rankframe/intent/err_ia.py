@@ -8,7 +8,7 @@ from .lists import IntentLists, ratio
 SPEC = IntentSpec(
     name="err_ia",
     canonical="ERR_IA",
-    aliases=('err_ia', 'erria'),
+    aliases=("err_ia", "erria"),
     summary="intent-aware ERR as ndeval: sum of novelty-discounted gain / rank over its ideal-ideal normaliser",
     params=params(alpha=True, beta=False),
     bounded=False,

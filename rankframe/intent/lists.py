@@ -64,15 +64,15 @@ class Gains:
         return np.bincount(group, weights=values, minlength=self.n)
 
     def dcg(self, k: int | None) -> np.ndarray:
-        """sum g / log2(p + 1) (ndeval's discount log 2 / log(p + 1))."""
+        """The sum of g / log2(p + 1) (ndeval's discount log 2 / log(p + 1))."""
         return self.total(self.gain / np.log2(self.pos + 1.0), k)
 
     def err(self, k: int | None) -> np.ndarray:
-        """sum g / p (ndeval's ERR-IA before its normalisation)."""
+        """The sum of g / p (ndeval's ERR-IA before its normalisation)."""
         return self.total(self.gain / self.pos, k)
 
     def rbp(self, k: int | None, beta: float) -> np.ndarray:
-        """sum g beta^(p - 1)."""
+        """The sum of g beta^(p - 1)."""
         return self.total(self.gain * np.power(beta, self.pos - 1.0), k)
 
 
@@ -157,7 +157,7 @@ class IntentLists:
         return self.memo(("ideal", rel, alpha, depth), lambda: _greedy(self, self.judgments(rel), alpha, depth))
 
     def ideal_ideal(self, like: str | None, rel: float, alpha: float, k: int | None, discount: str) -> np.ndarray:
-        """ndeval's "ideal ideal" normaliser per unit: S sum_{j < d} (1 - alpha)^j w(j + 1), d = k or the list length.
+        """The "ideal ideal" of ndeval per unit: S sum_{j < d} (1 - alpha)^j w(j + 1), d = k or the list's length.
 
         Every subtopic covered by every position (w = 1/log2(p + 1) for alpha-DCG, 1/p for ERR-IA). Under
         ``like='ndeval'`` a depth of 1 is not normalised (ndeval divides from its second position on).
@@ -207,7 +207,7 @@ def _seen_before(group: np.ndarray, slot: np.ndarray, n: int, n_slots: int) -> n
 
 
 def _greedy(lists: IntentLists, j: Judgments, alpha: float, depth: int | None) -> Gains:
-    """ndeval's greedy ideal list of every query, one position per step, every query at once.
+    """The greedy ideal list of ndeval for every query, one position per step, every query at once.
 
     The candidates are each query's relevant items (an item of no relevant subtopic adds nothing wherever it
     stands). At each step every candidate's gain is the sum of its subtopics' current weights (one bincount); each
@@ -290,7 +290,7 @@ def build(df: pd.DataFrame, sub: pd.DataFrame, columns: Columns, by: list[str]) 
 
 
 def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, 0 where den is 0 (a unit without a relevant subtopic: the no_relevant policy decides its value)."""
+    """The ratio num / den, 0 where den is 0 (no relevant subtopic: the no_relevant policy decides the value)."""
     return np.divide(num, den, out=np.zeros(len(num)), where=den > 0)
 
 

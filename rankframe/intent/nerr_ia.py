@@ -8,7 +8,7 @@ from .lists import IntentLists, ratio
 SPEC = IntentSpec(
     name="nerr_ia",
     canonical="nERR_IA",
-    aliases=('nerr_ia', 'nerria'),
+    aliases=("nerr_ia", "nerria"),
     summary="ERR-IA / ERR-IA of the greedy ideal list (can exceed 1: the ideal is greedy)",
     params=params(alpha=True, beta=False),
     bounded=False,

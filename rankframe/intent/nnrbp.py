@@ -8,7 +8,7 @@ from .lists import IntentLists, ratio
 SPEC = IntentSpec(
     name="nnrbp",
     canonical="nNRBP",
-    aliases=('nnrbp',),
+    aliases=("nnrbp",),
     summary="NRBP / NRBP of the greedy ideal list (can exceed 1: the ideal is greedy)",
     params=params(alpha=True, beta=True),
     bounded=False,

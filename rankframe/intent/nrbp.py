@@ -8,7 +8,7 @@ from .lists import IntentLists, ratio
 SPEC = IntentSpec(
     name="nrbp",
     canonical="NRBP",
-    aliases=('nrbp',),
+    aliases=("nrbp",),
     summary="novelty- and rank-biased precision: (1 - (1 - alpha) beta) / S sum g beta^(p - 1) (Clarke et al. 2009)",
     params=params(alpha=True, beta=True),
     bounded=False,

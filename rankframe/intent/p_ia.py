@@ -1,4 +1,4 @@
-"""P_IA@k: intent-aware precision: relevant (item, subtopic) pairs in the top k / (k S) (Agrawal et al. 2009, ndeval)."""
+"""P_IA@k: intent-aware precision, the relevant (item, subtopic) pairs in the top k / (k S) (Agrawal et al. 2009)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from .lists import IntentLists, pair_pos, pair_total, ratio
 SPEC = IntentSpec(
     name="p_ia",
     canonical="P_IA",
-    aliases=('p_ia', 'precision_ia'),
-    summary="intent-aware precision: relevant (item, subtopic) pairs in the top k / (k S) (Agrawal et al. 2009, ndeval)",
+    aliases=("p_ia", "precision_ia"),
+    summary="intent-aware precision: relevant (item, subtopic) pairs in the top k / (k S) (Agrawal et al. 2009)",
     params=params(alpha=False, beta=False),
     bounded=True,
     nothing_relevant="relevant",

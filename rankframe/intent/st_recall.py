@@ -1,4 +1,4 @@
-"""StRecall@k: subtopic recall: the share of the query's subtopics with a relevant item in the top k (Zhai et al. 2003)."""
+"""StRecall@k: subtopic recall, the share of the query's subtopics with a relevant item in the top k (Zhai et al.)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .lists import IntentLists, pair_total, ratio
 SPEC = IntentSpec(
     name="st_recall",
     canonical="StRecall",
-    aliases=('st_recall', 'strec', 'subtopic_recall'),
+    aliases=("st_recall", "strec", "subtopic_recall"),
     summary="subtopic recall: the share of the query's subtopics with a relevant item in the top k (Zhai et al. 2003)",
     params=params(alpha=False, beta=False),
     bounded=True,

@@ -67,7 +67,9 @@ def test_diversity_page_matches_the_family():
 
     doc = (ROOT / "docs" / "diversity.md").read_text()
     for key, make in INTENT_TABLES.items():
-        assert f"<!-- {key}:start -->\n{make()}\n<!-- {key}:end -->" in doc, f"regenerate docs/diversity.md's {key} table"
+        assert f"<!-- {key}:start -->\n{make()}\n<!-- {key}:end -->" in doc, (
+            f"regenerate docs/diversity.md's {key} table"
+        )
     for spec in INTENT:
         assert f"`{spec.canonical}" in doc.split("## Parameters")[0], f"docs/diversity.md defines no {spec.canonical}"
 

@@ -124,7 +124,10 @@ def test_other_metrics_read_the_largest_grade():
 
 def test_subtopic_column_renamed():
     qrels = QRELS.rename(columns={"subtopic": "intent", "relevance": "grade"})
-    for names in ({"subtopic": "intent", "relevance": "grade"}, rankframe.Columns(subtopic="intent", relevance="grade")):
+    for names in (
+        {"subtopic": "intent", "relevance": "grade"},
+        rankframe.Columns(subtopic="intent", relevance="grade"),
+    ):
         out = rankframe.evaluate(RUN, ["alpha_nDCG@3"], qrels=qrels, qrels_columns=names, per_query=True)
         assert out.set_index("query")["value"]["q"] == pytest.approx(value("alpha_nDCG@3"), abs=1e-12)
 

@@ -53,9 +53,13 @@ CUTOFFS = (1, 2, 5, 10, 20)
 
 
 def published() -> tuple[pd.DataFrame, pd.DataFrame]:
-    qrels = pd.DataFrame([line.split() for line in QRELS.splitlines()], columns=["query", "subtopic", "item", "relevance"])
+    qrels = pd.DataFrame(
+        [line.split() for line in QRELS.splitlines()], columns=["query", "subtopic", "item", "relevance"]
+    )
     qrels["relevance"] = qrels["relevance"].astype(int)
-    run = pd.DataFrame([line.split() for line in RUN.splitlines()], columns=["query", "q0", "item", "rank", "score", "tag"])
+    run = pd.DataFrame(
+        [line.split() for line in RUN.splitlines()], columns=["query", "q0", "item", "rank", "score", "tag"]
+    )
     return run[["query", "item", "score"]].astype({"score": float}), qrels
 
 
@@ -171,9 +175,18 @@ def test_default_equals_ndeval_where_no_quirk_shows(seed):
 def test_parameter_groups_in_one_call():
     """Each parameter group gets its own values in one call (ir_measures' provider gives 0.0 after the first)."""
     run, qrels = random_case(7)
-    groups = [("", 0.5, 0.5, 1), ("alpha=0.2", 0.2, 0.5, 1), ("rel=2", 0.5, 0.5, 2), ("alpha=0.8, beta=0.9", 0.8, 0.9, 1)]
+    groups = [
+        ("", 0.5, 0.5, 1),
+        ("alpha=0.2", 0.2, 0.5, 1),
+        ("rel=2", 0.5, 0.5, 2),
+        ("alpha=0.8, beta=0.9", 0.8, 0.9, 1),
+    ]
     asked = {
-        str(rankframe.parse(f"{name}({'like=' + repr('ndeval') + (', ' + opts if opts else '')})" + ("@10" if cut else ""))): (
+        str(
+            rankframe.parse(
+                f"{name}({'like=' + repr('ndeval') + (', ' + opts if opts else '')})" + ("@10" if cut else "")
+            )
+        ): (
             theirs + ("@10" if cut else ""),
             alpha,
             beta,
@@ -181,7 +194,8 @@ def test_parameter_groups_in_one_call():
         )
         for opts, alpha, beta, rel in groups
         for name, (theirs, cut) in NAMES.items()
-        if (name in ("NRBP", "nNRBP") or "beta" not in opts) and not ("alpha" in opts and name in ("P_IA", "StRecall", "AP_IA"))
+        if (name in ("NRBP", "nNRBP") or "beta" not in opts)
+        and not ("alpha" in opts and name in ("P_IA", "StRecall", "AP_IA"))
     }
     together = rankframe.evaluate(run, list(asked), qrels=qrels, per_query=True)
     values = together.pivot(index="query", columns="metric", values="value")
