@@ -134,9 +134,9 @@ def _load(
         progress.step(f"reading {len(inputs)} run(s) and {Path(qrels).name}")
         if getattr(args, "subtopic_qrels", False):  # the runs and the subtopic judgments, joined by evaluate
             runs = io.read_trec_run(inputs, keep_first_duplicate=args.keep_first_duplicate)
-            judgments = io.read_trec_qrels(qrels, subtopics=True)
-            _check_overlap(runs, Columns(), qrels, system="system", judgments=judgments)
-            return Loaded(runs[["query", "item", "score", "system"]], judgments, "system", True)
+            subtopics = io.read_trec_qrels(qrels, subtopics=True)
+            _check_overlap(runs, Columns(), qrels, system="system", judgments=subtopics)
+            return Loaded(runs[["query", "item", "score", "system"]], subtopics, "system", True)
         df = read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
         _check_overlap(df, Columns(), qrels, system="system")
         return Loaded(df, None, "system", True)
