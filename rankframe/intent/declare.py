@@ -35,15 +35,18 @@ BETA = Param(
     kind="unit",
 )
 REL = rel_param(1)
-#: the presets of the family: ``like='ndeval'`` (no option values: its conventions are the kernels' own branches,
-#: listed in docs/diversity.md "like='ndeval'")
+#: the presets of the family: ``like='ndeval'`` on every measure, ``like='tf_ranking'`` on the two TF-Ranking has
+#: (alpha_DCG, P_IA). They set no option values: their conventions are the kernels' own branches, listed in
+#: docs/diversity.md ("like='ndeval'", "like='tf_ranking'")
 PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}}
-LIKE = like_param(tuple(PRESETS))
+TF_PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}, "tf_ranking": {}}
 
 
-def params(*, alpha: bool = False, beta: bool = False) -> tuple[Param, ...]:
+def params(
+    *, alpha: bool = False, beta: bool = False, presets: dict[str, dict[str, Any]] = PRESETS
+) -> tuple[Param, ...]:
     """The parameters of a measure of the family: k, alpha (novelty-discounted gains), beta (NRBP), rel, like."""
-    return (k_param(), *((ALPHA,) if alpha else ()), *((BETA,) if beta else ()), REL, LIKE)
+    return (k_param(), *((ALPHA,) if alpha else ()), *((BETA,) if beta else ()), REL, like_param(tuple(presets)))
 
 
 @dataclass(frozen=True)
