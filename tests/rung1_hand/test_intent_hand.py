@@ -180,3 +180,9 @@ def test_bad_parameters():
 def test_faces_without_the_family_say_so(call):
     with pytest.raises(ParameterError, match=r"alpha_nDCG@3: the intent-aware diversity measures .* pandas-only"):
         call()
+
+
+def test_polars_namespace():
+    pl = pytest.importorskip("polars")
+    out = pl.from_pandas(RUN).rank_metrics.evaluate(["P_IA@3"], qrels=pl.from_pandas(QRELS), per_query=True)
+    assert out.filter(pl.col("query") == "q")["value"].to_list() == pytest.approx([4 / 6])

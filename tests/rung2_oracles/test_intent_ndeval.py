@@ -227,3 +227,15 @@ def test_like_ndeval_beyond_depth_20():
             pd.testing.assert_series_equal(values.iloc[:, 0], values.iloc[:, 1], check_names=False, atol=1e-12)
     deeper = rankframe.evaluate(run, ["ERR_IA(like='ndeval')@20", "ERR_IA(like='ndeval')@40"], qrels=qrels)
     assert deeper["value"].iloc[0] != deeper["value"].iloc[1]
+
+
+def test_ir_measures_issue_61():
+    """The example of terrierteam/ir_measures#61 ("Minimal example for using diversity metrics"): alpha_nDCG@10 is
+    0.8637574337885664 for a run of d0 (both subtopics) and 0.4318787168942832 for a run of d1 (subtopic 0 only)."""
+    qrels = pd.DataFrame(
+        {"query": "q0", "subtopic": ["0", "1", "0"], "item": ["d0", "d0", "d1"], "relevance": [1, 1, 1]}
+    )
+    for item, expected in (("d0", 0.8637574337885664), ("d1", 0.4318787168942832)):
+        run = pd.DataFrame({"query": ["q0"], "item": [item], "score": [1.0]})
+        out = rankframe.evaluate(run, ["alpha_nDCG@10", "alpha_nDCG(like='ndeval')@10"], qrels=qrels)
+        assert out["value"].tolist() == pytest.approx([expected, expected], abs=1e-12)
