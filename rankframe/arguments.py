@@ -13,6 +13,7 @@ import numpy as np
 from .beyond.declare import refuse
 from .columns import Columns
 from .errors import ParameterError, parameter_error
+from .intent import declare as intent_family
 from .names import Measure, expand
 from .numeric import check_number
 
@@ -46,6 +47,8 @@ def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = N
     measures = [m for _, m in given]
     if face is not None:
         refuse(measures, face)
+    if (face or owner) not in (*intent_family.FACES, *intent_family.OWNERS):  # the family is pandas-only for now
+        intent_family.refuse(measures, face or owner)
     return measures
 
 

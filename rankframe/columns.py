@@ -25,6 +25,8 @@ class Columns:
     relevance: str = "relevance"
     score: str = "score"
     system: str = "system"
+    #: the subtopic (intent, aspect) id of a subtopic qrels: read by the intent-aware measures only (docs/diversity.md)
+    subtopic: str = "subtopic"
 
     def with_(self, **names: str | None) -> Columns:
         """Return a copy with some names replaced (``None`` values are ignored)."""
@@ -61,6 +63,10 @@ class Columns:
         raise parameter_error(function, owner, "a rankframe.Columns or a dict such as {'query': 'user_id'}", value)
 
 
+#: the roles only the pandas engine reads (the intent-aware measures' subtopic): the SQL faces (dbt) leave them out
+PANDAS_ONLY_ROLES: tuple[str, ...] = ("subtopic",)
+
+
 def judgment_columns(
     columns: Columns | dict | None, qrels_columns: Columns | dict | None, function: str = "evaluate"
 ) -> Columns:
@@ -77,8 +83,8 @@ def judgment_columns(
     >>> run = Columns(query="user_id", item="item_id", rank="position", relevance="rating")
     >>> judgment_columns(run, None).relevance, judgment_columns(run, {"relevance": "grade"}).query
     ('rating', 'user_id')
-    >>> judgment_columns(run, Columns(relevance="grade"))
-    Columns(query='user_id', item='item_id', rank='position', relevance='grade', score='score', system='system')
+    >>> j = judgment_columns(run, Columns(relevance="grade", subtopic="intent")); (j.query, j.relevance, j.subtopic)
+    ('user_id', 'grade', 'intent')
     """
     base = Columns.coerce(columns, function=function)
     if qrels_columns is None:

@@ -140,6 +140,8 @@ PEERS: dict[str, str] = {
     "elliot": "Elliot (elliot/evaluation/metrics/)",
     "lenskit": "LensKit (lenskit/metrics/)",
     "informfully": "Informfully (Informfully/Recommenders cornac/metrics/diversity.py, RADio)",
+    "ndeval": "ndeval (the TREC Web track's diversity evaluation; pyndeval, ir_measures' provider)",
+    "tf_ranking": "TF-Ranking (tensorflow_ranking/python/metrics_impl.py: AlphaDCGMetric, PrecisionIAMetric)",
 }
 
 

@@ -15,9 +15,11 @@ from .arguments import as_flag, check_output_names, parse_metrics
 from .beyond.declare import refuse
 from .checks import check_grades
 from .columns import Columns, column_list, judgment_columns
-from .engines import beyond_engine
+from .engines import beyond_engine, intent_engine
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
+from .intent.declare import intent, needs_subtopics
+from .intent.declare import refuse as refuse_intent
 from .join import join_qrels
 from .names import Measure
 from .registry import POLICY_DEFAULTS, bind_policies
@@ -196,6 +198,11 @@ def evaluate(
     n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
+        refuse_intent(measures, "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)")
+    if isinstance(engine, str) and engine.lower() == "duckdb":
+        refuse_intent(measures, "the DuckDB engine (engine='duckdb')")
+    if qrels is None and intent(measures):
+        raise needs_subtopics(measures, judgment_columns(columns, qrels_columns).subtopic, None)
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)
         measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
@@ -248,6 +255,8 @@ def _evaluate(
 ) -> pd.DataFrame:
     """Everything after the argument checks (inside the call's progress setting)."""
     asked = [str(m) for m in measures]
+    every = list(measures)
+    measures, diversity = intent_engine.split(measures)
     measures, beyond = beyond_engine.split(measures)
     if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
         from .engines import duckdb_source
@@ -268,9 +277,14 @@ def _evaluate(
     elif duckdb_config is not None:
         raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
     df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
+    subtopics = None
     if qrels is not None:
         judged = judgment_columns(columns, qrels_columns)  # qrels_columns= over columns=, role by role
         qrels = inputs.to_pandas(qrels, owner="evaluate", name="qrels", columns=judged)
+        # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
+        qrels, subtopics = intent_engine.split_qrels(qrels, judged, diversity)
+        if subtopics is not None:  # the kernels read the run's names
+            subtopics = subtopics.set_axis([columns.query, columns.subtopic, columns.item, columns.relevance], axis=1)
         df = join_qrels(
             df,
             qrels,
@@ -289,7 +303,7 @@ def _evaluate(
                 columns,
                 by=by,
                 allow_duplicates=allow_duplicates,
-                require_relevance=bool(measures) or beyond_engine.reads_relevance(beyond),
+                require_relevance=bool(measures or diversity) or beyond_engine.reads_relevance(beyond),
             )
         check_grades(df, columns, measures)
         if engine.lower() == "duckdb":
@@ -297,6 +311,9 @@ def _evaluate(
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         frames = [engine_module.evaluate(df, measures, columns, by, per_query, policies)] if measures else []
+        if diversity:
+            assert subtopics is not None  # split_qrels refused a qrels without subtopics
+            frames.append(intent_engine.evaluate(df, diversity, columns, by, policies, subtopics))
         if beyond:
             if engine.lower() == "duckdb":
                 from .engines import duckdb_beyond
@@ -310,9 +327,10 @@ def _evaluate(
                 )
             frames.append(lists)
     values = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    measures = [m for m in every if m not in beyond]  # the per-query measures, in the order asked
     if not beyond:
         return _aggregate(values, measures, by, columns, per_query, ci, agg)
-    averaged = [m for m in [*measures, *beyond] if not beyond_engine.is_set_level(m)]
+    averaged = [m for m in every if not beyond_engine.is_set_level(m)]
     out = _aggregate(values, averaged, by, columns, per_query, ci, agg) if averaged else None
     set_level = [m for m in beyond if beyond_engine.is_set_level(m)]
     seed = None

@@ -394,8 +394,13 @@ def _text_order(values) -> np.ndarray:
     return pc.sort_indices(text).to_numpy()
 
 
-def _order_by_score(df: pd.DataFrame, groups: units.Groups, c: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """trec_eval order: score descending, then item id descending compared as strings (rows, offsets, scores)."""
+def _order_by_score(
+    df: pd.DataFrame, groups: units.Groups, c: Columns, item_ties: str = "descending"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """trec_eval order: score descending, then item id descending compared as strings (rows, offsets, scores).
+
+    ``item_ties="ascending"`` orders tied scores by item id ascending instead (pyndeval's, ``like='ndeval'``).
+    """
     score = units.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
     all_codes, uniques = units.item_factors(df, c.item)
@@ -405,25 +410,27 @@ def _order_by_score(df: pd.DataFrame, groups: units.Groups, c: Columns) -> tuple
     g = groups.codes[retrieved]
     score_code, n_scores = units.descending_codes(score[retrieved])
     n_items = len(uniques)
+    tie = n_items - 1 - text_rank[item_codes] if item_ties == "descending" else text_rank[item_codes]
     order = units.lexsort_codes(
-        (n_items - 1 - text_rank[item_codes], score_code, g), (n_items, n_scores, groups.n)
+        (tie, score_code, g), (n_items, n_scores, groups.n)
     )  # = np.lexsort((-text_rank[item_codes], -score[retrieved], g)), by one sort of packed codes
     offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
     return retrieved[order], offsets, score
 
 
 def ranked_rows(
-    df: pd.DataFrame, columns: Columns, by: Sequence[str] = ()
+    df: pd.DataFrame, columns: Columns, by: Sequence[str] = (), item_ties: str = "descending"
 ) -> tuple[units.Groups, np.ndarray, np.ndarray]:
     """The units, and the rows of every ranked list in rankframe's order with their CSR offsets.
 
     The order of :func:`prepare`: by rank, or by score descending then item id descending (trec_eval's order).
     For kernels that read the rows' other columns (the beyond-accuracy metrics read the item ids).
+    ``item_ties="ascending"``: tied scores by item id ascending (pyndeval's order, the intent-aware ``like='ndeval'``).
     """
     c = columns
     groups = units.group_codes(df, [*by, c.query])
     if ranking_column(list(df.columns), c) == c.rank:
         ranked = units.ranked_order(df, groups, c.rank)
         return groups, ranked.rows, ranked.offsets
-    rows, offsets, _ = _order_by_score(df, groups, c)
+    rows, offsets, _ = _order_by_score(df, groups, c, item_ties)
     return groups, rows, offsets

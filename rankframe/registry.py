@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Literal, cast, get_args
 
 from . import beyond as _beyond
+from . import intent as _intent
 from . import metrics as _metrics
 from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary used to live here
     GAIN,
@@ -60,12 +61,16 @@ _LISTENERS: list[Callable[[], None]] = []
 #: apart from ``METRICS``: its metrics read extra inputs and are served by the faces ``BeyondSpec.faces`` names
 BEYOND: tuple[MetricSpec, ...] = ()
 BEYOND_KERNELS: dict[str, Callable] = {}
+#: the intent-aware diversity family (``rankframe/intent/<name>.py``: alpha-nDCG, ERR-IA, NRBP, ...), kept apart from
+#: ``METRICS`` like ``BEYOND``: its measures read a subtopic qrels and are served by the faces ``IntentSpec.faces``
+INTENT: tuple[MetricSpec, ...] = ()
+INTENT_KERNELS: dict[str, Callable] = {}
 
 
 def _index(specs: tuple[MetricSpec, ...], kernels: dict[str, Callable]) -> None:
     """Rebuild every lookup table from ``specs`` (all or nothing: a clash leaves the tables as they were)."""
     aliases: dict[str, MetricSpec] = {}
-    for m in (*specs, *BEYOND):
+    for m in (*specs, *BEYOND, *INTENT):
         for a in (m.name, m.canonical, *m.aliases, *([m.trec_eval] if m.trec_eval else [])):
             other = aliases.setdefault(a.lower(), m)
             if other is not m:
@@ -126,6 +131,8 @@ def on_change(listener: Callable[[], None]) -> None:
 
 BEYOND, BEYOND_KERNELS = _collect(_beyond)
 BEYOND = tuple(sorted(BEYOND, key=lambda m: (m.order, m.name)))
+INTENT, INTENT_KERNELS = _collect(_intent)
+INTENT = tuple(sorted(INTENT, key=lambda m: (m.order, m.name)))
 #: the rules between a beyond-accuracy metric's options: its module's ``check_rules(**options)``, for the metrics
 #: that declare one (the faces that do not run the numpy kernel call it before their SQL: the DuckDB engine)
 BEYOND_RULES: dict[str, Callable[..., None]] = {
@@ -166,7 +173,7 @@ def lookup(name: str) -> MetricSpec:
     """Find a metric by any of its names (case-insensitive), trec_eval's whole-list names included."""
     spec = _ALIASES.get(name.lower())
     if spec is None:
-        every = (*METRICS, *BEYOND)
+        every = (*METRICS, *BEYOND, *INTENT)
         known = [m.canonical for m in every] + [m.name for m in every if m.name != m.canonical.lower()]
         raise unknown_name_error("metric", name, known)
     return spec
@@ -356,18 +363,25 @@ def beyond_markdown() -> str:
     return params_markdown(BEYOND)
 
 
+#: the generated tables of docs/diversity.md (the intent-aware family)
+INTENT_TABLES: dict[str, Callable[[], str]] = {
+    "intent": lambda: params_markdown(INTENT),
+    "intent-directions": lambda: directions_markdown(INTENT),
+}
 _TABLES: dict[str, Callable[[], str]] = {
     "names": names_markdown,
     "params": params_markdown,
     "directions": directions_markdown,
 }
 BEYOND_DOC = "docs/beyond-accuracy.md"
+INTENT_DOC = "docs/diversity.md"
 
 
 def write_params_doc(path: str = "docs/metrics.md") -> None:
     """Regenerate the generated tables (between ``<!-- names:start -->``-style markers) of docs/metrics.md.
 
-    The table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) and that of the
+    The tables of the intent-aware family in docs/diversity.md (``<!-- intent:start -->``, :data:`INTENT_TABLES`),
+    the table of the beyond-accuracy family in docs/beyond-accuracy.md (``<!-- beyond:start -->``) and that of the
     SQL table macros' parameters in docs/sql.md (``<!-- sql-params:start -->``) are regenerated with it, when those
     pages are beside ``path``.
     """
@@ -380,6 +394,9 @@ def write_params_doc(path: str = "docs/metrics.md") -> None:
     beyond = Path(path).parent / Path(BEYOND_DOC).name
     if beyond.exists():
         _write_tables(beyond, {"beyond": beyond_markdown, "beyond-directions": beyond_directions_markdown})
+    diversity = Path(path).parent / Path(INTENT_DOC).name
+    if diversity.exists():
+        _write_tables(diversity, INTENT_TABLES)
 
 
 def _write_tables(path: Any, tables: dict[str, Callable[[], str]]) -> None:

@@ -132,6 +132,11 @@ def _load(
                 f"--by {extra[0]}: TREC runs have no segment columns (only 'system'); --by is for long tables"
             )
         progress.step(f"reading {len(inputs)} run(s) and {Path(qrels).name}")
+        if getattr(args, "subtopic_qrels", False):  # the runs and the subtopic judgments, joined by evaluate
+            runs = io.read_trec_run(inputs, keep_first_duplicate=args.keep_first_duplicate)
+            subtopics = io.read_trec_qrels(qrels, subtopics=True)
+            _check_overlap(runs, Columns(), qrels, system="system", judgments=subtopics)
+            return Loaded(runs[["query", "item", "score", "system"]], subtopics, "system", True)
         df = read_trec(inputs, qrels, keep_first_duplicate=args.keep_first_duplicate)
         _check_overlap(df, Columns(), qrels, system="system")
         return Loaded(df, None, "system", True)
@@ -172,8 +177,13 @@ def _load(
     judgments = None
     if qrels is not None:
         progress.step(f"reading {Path(qrels).name}")
-        judgments = io.read_trec_qrels(qrels).rename(
-            columns={"query": columns.query, "item": columns.item, "relevance": columns.relevance}
+        judgments = io.read_trec_qrels(qrels, subtopics=getattr(args, "subtopic_qrels", False)).rename(
+            columns={
+                "query": columns.query,
+                "item": columns.item,
+                "relevance": columns.relevance,
+                "subtopic": columns.subtopic,
+            }
         )
         # TREC ids are text: the table's ids are read as text too to be matched with them
         text_ids = {c: str for c in (columns.query, columns.item) if not pd.api.types.is_string_dtype(df[c])}

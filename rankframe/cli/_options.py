@@ -76,6 +76,12 @@ def _input_options(p: argparse.ArgumentParser, metric_help: str) -> None:
         help="TREC run files (gz ok), or long tables (.parquet, .csv, .tsv)",
     )
     p.add_argument("--qrels", help="TREC qrels file (qid iteration docno relevance); required for runs")
+    p.add_argument(
+        "--subtopic-qrels",
+        action="store_true",
+        help="the --qrels file is a subtopic qrels (qid subtopic docno relevance, ndeval's form) for the "
+        "intent-aware measures (alpha_nDCG, ERR_IA, ...); the other metrics read each docno's largest grade",
+    )
     p.add_argument("-m", "--metric", action="append", dest="metrics", metavar="METRIC", help=metric_help)
     p.add_argument(
         "--by",
@@ -188,6 +194,16 @@ def _cli_words(text: str, inputs: str = "FILE") -> str:
         text,
     )
     text = re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
+    # an intent-aware measure without a subtopic qrels (rankframe.intent.declare.needs_subtopics): the file options
+    text = re.sub(
+        r"read subtopic judgments: pass qrels= .*?; (.*)\.$",
+        lambda m: (
+            "read subtopic judgments: give --qrels FILE --subtopic-qrels (qid subtopic docno relevance); "
+            + m.group(1).replace("no qrels= was given", "these judgments have no subtopic")
+            + "."
+        ),
+        text,
+    )
     # a beyond-accuracy metric without its input (rankframe.beyond.declare.missing_input): the file options
     text = re.sub(
         r"needs (train|catalog|features)=, (.*): pass it to evaluate, e\.g\. rankframe\.evaluate\(.*\)\.$",

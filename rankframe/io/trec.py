@@ -118,6 +118,23 @@ def _repeated_values(h: np.ndarray) -> np.ndarray:
     return np.unique(s[1:][s[1:] == s[:-1]])
 
 
+def _subtopic_duplicate_error(path: PathLike, query: str, subtopic: str, item: str) -> InputFileError:
+    """The first repeated (query, subtopic, item) of a subtopic qrels, located (error path only)."""
+    table, lines = _robust_parse(_read_bytes(path), path, QRELS_FIELDS, {0: _STR, 1: _STR, 2: _STR}, "qrels")
+    hit = pc.and_(
+        pc.and_(pc.equal(table.column(0), query), pc.equal(table.column(1), subtopic)),
+        pc.equal(table.column(2), item),
+    )
+    where = lines[np.flatnonzero(hit.to_numpy(zero_copy_only=False))]
+    return InputFileError(
+        path,
+        f"duplicate judgment of docno {item!r} for query {query!r}, subtopic {subtopic!r} (first on line "
+        f"{int(where[0])})",
+        int(where[1]),
+        _line_text(_read_bytes(path), int(where[1])),
+    )
+
+
 def _find_duplicate(con, keys: list[str], h: np.ndarray) -> tuple | None:
     """Return the first repeated key of the registered table ``t``, or None.
 
@@ -234,28 +251,42 @@ def read_trec_run(
 # TREC qrels
 
 
-def read_qrels_table(path: PathLike) -> tuple[pa.Table, np.ndarray]:
-    """A qrels file as an Arrow table (query, item, relevance) and its rows' key hashes; checked, no duplicates."""
+def read_qrels_table(path: PathLike, subtopics: bool = False) -> tuple[pa.Table, np.ndarray]:
+    """A qrels file as an Arrow table (query, item, relevance) and its rows' key hashes; checked, no duplicates.
+
+    ``subtopics=True``: the second field is a subtopic id (ndeval's ``topic subtopic docno judgment``), kept as the
+    column ``subtopic``; a docno judged twice for one (query, subtopic) is the duplicate then.
+    """
     data = _read_bytes(path)
-    table, _ = _parse(data, path, QRELS_FIELDS, {0: _STR, 2: _STR, 3: pa.int64()}, "qrels")
-    table = table.rename_columns(["query", "item", "relevance"])
+    types = {0: _STR, 1: _STR, 2: _STR, 3: pa.int64()} if subtopics else {0: _STR, 2: _STR, 3: pa.int64()}
+    table, _ = _parse(data, path, QRELS_FIELDS, types, "qrels")
+    names = ["query", "subtopic", "item", "relevance"] if subtopics else ["query", "item", "relevance"]
+    table = table.rename_columns(names)
+    key = ["query", "subtopic", "item"] if subtopics else ["query", "item"]
     con = _duckdb()
     con.register("t", table)
-    h = _key_hash(con, ["query", "item"])
-    dup = _find_duplicate(con, ["query", "item"], h)
+    h = _key_hash(con, key)
+    dup = _find_duplicate(con, key, h)
+    if dup is not None and subtopics:
+        raise _subtopic_duplicate_error(path, *dup[:3])
     if dup is not None:
         err = _duplicate_error(path, dup[0], dup[1], "qrels", "judgment of docno")
         raise InputFileError(err.path, err.problem.split(";")[0], err.line, err.text)
     return table, h
 
 
-def read_trec_qrels(path: PathLike) -> pd.DataFrame:
+def read_trec_qrels(path: PathLike, *, subtopics: bool = False) -> pd.DataFrame:
     """Read a TREC qrels file (``qid iteration docno relevance``).
 
     Returns a DataFrame with columns ``query``, ``item`` (strings) and ``relevance`` (int64). The iteration
     field is checked to be there and ignored, as in trec_eval. A docno judged twice for a query is an error.
+
+    ``subtopics=True`` reads a subtopic qrels (``qid subtopic docno relevance``, ndeval's and the TREC Web track's
+    diversity judgments) with the columns ``query``, ``subtopic``, ``item``, ``relevance`` (a docno judged twice for
+    one subtopic is the error). The two forms have the same four fields, and a subtopic id can be ``0`` like an
+    iteration, so the caller says which it is: nothing is guessed from the values (docs/diversity.md).
     """
-    return _to_pandas(read_qrels_table(path)[0])
+    return _to_pandas(read_qrels_table(path, subtopics)[0])
 
 
 # ----------------------------------------------------------------------------------------------------------

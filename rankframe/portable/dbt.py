@@ -32,7 +32,7 @@ from typing import Any
 
 from ..arguments import parse_metrics
 from ..beyond.declare import inputs_not_taken
-from ..columns import Columns
+from ..columns import PANDAS_ONLY_ROLES, Columns
 from ..errors import ParameterError
 from ..numeric import check_number
 from ..registry import POLICIES
@@ -268,7 +268,7 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
     measures = parse_metrics(given, OWNER)
     inputs_not_taken(measures, "the dbt package (its macro rankframe.metrics reads one relation)", _NOT_TAKEN)
     labels = [str(m) for m in measures]
-    roles = [f.name for f in fields(Columns)]
+    roles = [f.name for f in fields(Columns) if f.name not in PANDAS_ONLY_ROLES]
     command = _command(labels)
     common = {
         "labels": labels,
@@ -276,7 +276,7 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
         "spellings": _spellings(given),
         "command": command,
         "roles": roles,
-        "defaults": {f.name: getattr(Columns(), f.name) for f in fields(Columns)},
+        "defaults": {name: getattr(Columns(), name) for name in roles},
         "order_by": list(ORDER_BY.choices or ()),
         "policies": {p.name: {"default": p.default, "choices": list(p.choices or ())} for p in POLICIES},
         "codes": dict(_POLICY_STATE),

@@ -61,6 +61,19 @@ def test_docs_define_every_metric():
         assert f"`{spec.name}`" in doc, spec.name
 
 
+def test_diversity_page_matches_the_family():
+    """docs/diversity.md's tables are generated from the intent-aware declarations (registry.INTENT_TABLES)."""
+    from rankframe.registry import INTENT, INTENT_TABLES
+
+    doc = (ROOT / "docs" / "diversity.md").read_text()
+    for key, make in INTENT_TABLES.items():
+        assert f"<!-- {key}:start -->\n{make()}\n<!-- {key}:end -->" in doc, (
+            f"regenerate docs/diversity.md's {key} table"
+        )
+    for spec in INTENT:
+        assert f"`{spec.canonical}" in doc.split("## Parameters")[0], f"docs/diversity.md defines no {spec.canonical}"
+
+
 def test_beyond_accuracy_page_matches_the_family():
     doc = (ROOT / "docs" / "beyond-accuracy.md").read_text()
     table = doc.split("<!-- beyond:start -->")[1].split("<!-- beyond:end -->")[0].strip()

@@ -1,5 +1,5 @@
 """The documentation site (mkdocs.yml, docs/reference/): every public name is in the API reference, and the site
-builds in strict mode (issue 36; docs/decisions/0021-documentation-site.md).
+builds in strict mode (issue 36; docs/decisions/0022-documentation-site.md).
 
 The cheap tests read the reference pages' ``::: path`` lines (no build); the slow one runs ``mkdocs build --strict``
 into a temporary folder and finds each public name's anchor in the HTML it wrote.

@@ -1,0 +1,96 @@
+"""The intent-aware engine: read a subtopic qrels, collapse it for the other metrics, run the family's kernels.
+
+``split_qrels`` is the one reading of a ``qrels=`` table with a subtopic column: its rules (a subtopic id on every
+row, one judgment per (query, subtopic, item)) and its collapsed form (the largest grade of each (query, item): what
+every other metric reads). ``evaluate`` returns per-query values (the contract of the other engines), with the
+query-set policies of :func:`rankframe.engines.numpy_engine.apply_policies`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..columns import Columns
+from ..errors import ValidationError
+from ..intent.declare import intent, needs_subtopics
+from ..intent.lists import build
+from ..names import Measure
+from ..prepare import prepare
+from ..registry import INTENT_KERNELS
+from .numpy_engine import apply_policies
+
+
+def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
+    """(the other measures, the intent-aware measures) of a list of measures, each in the order asked."""
+    asked = intent(measures)
+    return [m for m in measures if m not in asked], asked
+
+
+def split_qrels(
+    qrels: pd.DataFrame, columns: Columns, measures: Sequence[Measure]
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(the qrels every other metric reads, the subtopic judgments or None) of a ``qrels=`` table.
+
+    Without the subtopic column the table is returned as it is (an intent-aware measure asked is then an error).
+    With it, each (query, item) keeps its largest grade across subtopics (docs/diversity.md, "Other metrics on a
+    subtopic qrels"): a table without a repeated (query, item), which the join and the table rules then read as
+    any qrels. A null subtopic id or a repeated (query, subtopic, item) is a :class:`ValidationError`.
+    """
+    c = columns
+    if c.subtopic not in qrels.columns:
+        if intent(measures):
+            raise needs_subtopics(measures, c.subtopic, [str(x) for x in qrels.columns])
+        return qrels, None
+    failures = []
+    null = qrels[c.subtopic].isna()
+    if null.any():
+        failures.append(
+            {
+                "column": c.subtopic,
+                "rule": "a subtopic id on every row of a subtopic qrels (null found)",
+                "count": int(null.sum()),
+                "examples": qrels[null].head(5),
+            }
+        )
+    keys = [x for x in (c.query, c.subtopic, c.item) if x in qrels.columns]
+    repeated = qrels.duplicated(keys, keep=False) if len(keys) == 3 else pd.Series(False, index=qrels.index)
+    if repeated.any():
+        failures.append(
+            {
+                "column": c.subtopic,
+                "rule": "one judgment per (query, subtopic, item) (repeated rows found)",
+                "count": int(repeated.sum()),
+                "examples": qrels[repeated].head(5),
+            }
+        )
+    if failures:
+        raise ValidationError(failures, table="qrels table")
+    if len(keys) < 3 or c.relevance not in qrels.columns:
+        return qrels.drop(columns=[c.subtopic]), None  # the join names the missing column in its words
+    sub = qrels[[c.query, c.subtopic, c.item, c.relevance]]
+    others = [x for x in qrels.columns if x not in (c.subtopic, c.relevance)]
+    grade = pd.to_numeric(qrels[c.relevance], errors="coerce") if qrels[c.relevance].dtype == object else None
+    source = qrels if grade is None else qrels.assign(**{c.relevance: grade})
+    collapsed = source.groupby(others, sort=False, dropna=False)[c.relevance].max().reset_index()
+    return collapsed[[x for x in qrels.columns if x != c.subtopic]], sub
+
+
+def evaluate(
+    df: pd.DataFrame,
+    measures: Sequence[Measure],
+    columns: Columns,
+    by: Sequence[str],
+    policies: dict[str, str],
+    sub: pd.DataFrame,
+) -> pd.DataFrame:
+    """Per-query values ``[*by, query, metric, value]`` of the intent-aware measures on a validated, joined table."""
+    prep = prepare(df, columns, by)  # the units and the counts the query-set policies read
+    lists = build(df, sub, columns, list(by))
+    frames = []
+    for m in measures:
+        values, nothing_relevant = INTENT_KERNELS[m.spec.name](lists, **m.kw)
+        values, keep = apply_policies(prep, values, nothing_relevant, policies)
+        frames.append(prep.units.iloc[keep].assign(metric=str(m), value=values[keep]))
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,97 @@
+"""How an intent-aware measure is declared: ``IntentSpec`` (a ``MetricSpec`` with the family's fields) and its rules.
+
+The family's rules are written here once: its shared parameters (``alpha``, ``beta``, ``rel``, ``like``), the
+faces that serve it (:data:`FACES`), the error of a face that does not (:func:`refuse`) and the error of a qrels
+without subtopics (:func:`needs_subtopics`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..declare import MetricSpec, Param, k_param, like_param, rel_param
+from ..errors import ParameterError
+
+#: the faces that compute the family: ``rankframe.evaluate`` with engine='pandas' on a table (any table kind it reads
+#: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it) and
+#: ``rankframe.compare`` (which calls evaluate). Every other face (the DuckDB engine and its file road, the SQL
+#: macros, rankframe.sql.render, dbt, Spark, anova) raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare")
+#: the callers (``owner`` of :func:`rankframe.arguments.parse_metrics`) that reach the pandas engine
+OWNERS: tuple[str, ...] = ("evaluate", "compare", "segment_means", "means")
+
+ALPHA = Param(
+    "alpha",
+    0.5,
+    "redundancy penalty: the n-th item of a subtopic gains (1 - alpha)^(n - 1) (Clarke et al. 2008; ndeval -alpha)",
+    kind="unit",
+)
+BETA = Param(
+    "beta",
+    0.5,
+    "patience of NRBP: position p weighs beta^(p - 1) (Clarke et al. 2009; ndeval -beta)",
+    kind="unit",
+)
+REL = rel_param(1)
+#: the presets of the family: ``like='ndeval'`` on every measure, ``like='tf_ranking'`` on the two TF-Ranking has
+#: (alpha_DCG, P_IA). They set no option values: their conventions are the kernels' own branches, listed in
+#: docs/diversity.md ("like='ndeval'", "like='tf_ranking'")
+PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}}
+TF_PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}, "tf_ranking": {}}
+
+
+def params(
+    *, alpha: bool = False, beta: bool = False, presets: dict[str, dict[str, Any]] = PRESETS
+) -> tuple[Param, ...]:
+    """The parameters of a measure of the family: k, alpha (novelty-discounted gains), beta (NRBP), rel, like."""
+    return (k_param(), *((ALPHA,) if alpha else ()), *((BETA,) if beta else ()), REL, like_param(tuple(presets)))
+
+
+@dataclass(frozen=True)
+class IntentSpec(MetricSpec):
+    """An intent-aware measure: a :class:`~rankframe.declare.MetricSpec` read from a subtopic qrels.
+
+    ``faces``: the faces that serve it (:data:`FACES`); ``sql``: False while the family has no SQL kernel (the DuckDB
+    engine, the SQL macros and the portable SQL refuse it, :func:`refuse`).
+    """
+
+    faces: tuple[str, ...] = FACES
+    sql: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.nothing_relevant != "relevant":
+            raise ValueError(f"{self.name}: an intent-aware measure is undefined without a relevant subtopic")
+
+
+def intent(measures: Sequence[Any]) -> list[Any]:
+    """The intent-aware measures of a list, in the order asked."""
+    return [m for m in measures if isinstance(m.spec, IntentSpec)]
+
+
+def refuse(measures: Sequence[Any], face: str) -> None:
+    """Raise the error of a face that does not serve the family (yet), naming the measures and the faces that do."""
+    asked = [str(m) for m in intent(measures) if face not in m.spec.faces]
+    if asked:
+        raise ParameterError(
+            f"{', '.join(asked)}: the intent-aware diversity measures (docs/diversity.md) are pandas-only for now; "
+            f"{face} does not serve them yet. Use rankframe.evaluate(run, metrics, qrels=<subtopic qrels>) with "
+            "engine='pandas' (the default), the accessor df.rank_metrics.evaluate, the polars namespace or "
+            "rankframe.compare."
+        )
+
+
+def needs_subtopics(measures: Sequence[Any], subtopic: str, found: Sequence[str] | None) -> ParameterError:
+    """The error of intent-aware measures asked without a qrels table that has the subtopic column."""
+    names = ", ".join(str(m) for m in intent(measures))
+    where = (
+        "no qrels= was given"
+        if found is None
+        else f"the qrels table has no column {subtopic!r} (its columns: {', '.join(map(repr, found))})"
+    )
+    return ParameterError(
+        f"{names} read subtopic judgments: pass qrels= with the columns query, subtopic, item, relevance (the "
+        "subtopic column's name set by qrels_columns={'subtopic': ...} or Columns(subtopic=...)); " + where + "."
+    )
