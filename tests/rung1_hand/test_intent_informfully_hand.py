@@ -69,3 +69,25 @@ def test_only_alpha_ndcg_has_the_preset():
 def test_rel_is_not_an_option_of_the_form():
     with pytest.raises(ParameterError, match="rel= is a grade threshold"):
         rankframe.evaluate(RUN, ["alpha_nDCG(like='informfully', rel=2)"], train=TRAIN, features=FEATURES)
+
+
+def test_both_forms_in_one_call():
+    """A subtopic-qrels measure and the recommender form each get their own value in one call.
+
+    Run [a, x, b]; qrels: s1 = {a}, s2 = {b}: alpha_nDCG@3 = (1 + 1 / log2(4)) / (1 + 1 / log2(3)) (greedy ideal
+    [a, b]); history genres {g1, g2}: x dropped, [a, b] with gains 1 and 1.5, value (1 + 1.5 / log2(3)) /
+    (1.5 + 1 / log2(3)).
+    """
+    run = pd.DataFrame({"query": "u", "item": ["a", "x", "b"], "rank": [1, 2, 3]})
+    qrels = pd.DataFrame({"query": "u", "subtopic": ["s1", "s2"], "item": ["a", "b"], "relevance": [1, 1]})
+    out = rankframe.evaluate(
+        run,
+        ["alpha_nDCG@3", "alpha_nDCG(like='informfully')@3"],
+        qrels=qrels,
+        train=TRAIN,
+        features=FEATURES,
+        per_query=True,
+    ).set_index("metric")["value"]
+    log3 = math.log2(3)
+    assert abs(out["alpha_nDCG@3"] - 1.5 / (1 + 1 / log3)) < 1e-12
+    assert abs(out["alpha_nDCG(like='informfully')@3"] - (1 + 1.5 / log3) / (1.5 + 1 / log3)) < 1e-12
