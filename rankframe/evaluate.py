@@ -18,7 +18,7 @@ from .columns import Columns, column_list, judgment_columns
 from .engines import beyond_engine, intent_engine
 from .engines.aggregate import AGGREGATIONS
 from .errors import ParameterError, parameter_error
-from .intent.declare import intent, needs_subtopics
+from .intent.declare import from_history, from_qrels, needs_subtopics
 from .intent.declare import refuse as refuse_intent
 from .join import join_qrels
 from .names import Measure
@@ -201,7 +201,7 @@ def evaluate(
         refuse_intent(measures, "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)")
     if isinstance(engine, str) and engine.lower() == "duckdb":
         refuse_intent(measures, "the DuckDB engine (engine='duckdb')")
-    if qrels is None and intent(measures):
+    if qrels is None and from_qrels(measures):
         raise needs_subtopics(measures, judgment_columns(columns, qrels_columns).subtopic, None)
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)
         measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog, features=features
@@ -303,7 +303,7 @@ def _evaluate(
                 columns,
                 by=by,
                 allow_duplicates=allow_duplicates,
-                require_relevance=bool(measures or diversity) or beyond_engine.reads_relevance(beyond),
+                require_relevance=bool(measures or from_qrels(diversity)) or beyond_engine.reads_relevance(beyond),
             )
         check_grades(df, columns, measures)
         if engine.lower() == "duckdb":
@@ -311,9 +311,11 @@ def _evaluate(
         else:
             from .engines import numpy_engine as engine_module  # type: ignore[no-redef]
         frames = [engine_module.evaluate(df, measures, columns, by, per_query, policies)] if measures else []
-        if diversity:
+        if from_qrels(diversity):
             assert subtopics is not None  # split_qrels refused a qrels without subtopics
             frames.append(intent_engine.evaluate(df, diversity, columns, by, policies, subtopics))
+        if any(from_history(m) for m in diversity):  # the recommender form: train= and features=, no qrels
+            frames.append(intent_engine.evaluate_history(df, diversity, columns, by, train, features))
         if beyond:
             if engine.lower() == "duckdb":
                 from .engines import duckdb_beyond

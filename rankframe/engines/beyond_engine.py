@@ -20,6 +20,7 @@ from ..beyond.declare import BeyondSpec, missing_input
 from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
 from ..columns import Columns
 from ..errors import ParameterError
+from ..intent.declare import HISTORY_INPUTS, from_history
 from ..names import Measure
 from ..prepare import ranked_rows
 from ..registry import BEYOND_KERNELS
@@ -72,11 +73,11 @@ def check_arguments(
     given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
     reads: dict[str, list[str]] = {name: [] for name in given}
     for m in measures:
-        if isinstance(m.spec, BeyondSpec):
-            for name in m.spec.needed(m.kw):
-                if not given[name]:
-                    raise missing_input(m, name)
-                reads[name].append(str(m))
+        needed = m.spec.needed(m.kw) if isinstance(m.spec, BeyondSpec) else HISTORY_INPUTS if from_history(m) else ()
+        for name in needed:
+            if not given[name]:
+                raise missing_input(m, name)
+            reads[name].append(str(m))
     values = {"train": train, "catalog": catalog, "features": features}
     return {name: values[name] if readers else None for name, readers in reads.items()}
 
@@ -178,12 +179,17 @@ def _check_numbers(frame: pd.DataFrame, name: str, column: str | None, ids: list
         raise rules.bad_number_error(name, int(bad.sum()), frame.loc[bad, [*ids, column]].head(5).to_string())
 
 
+def reads_history(measure: Measure) -> bool:
+    """The metric reads each query's own history in train= (BeyondSpec.history; like='informfully')."""
+    return (isinstance(measure.spec, BeyondSpec) and measure.spec.history) or from_history(measure)
+
+
 def check_history(measures: Sequence[Measure], train: pd.DataFrame, queries: pd.Series, query_col: str) -> None:
-    """A metric reading each query's own history (``BeyondSpec.history``): train='s query ids of the table's kind.
+    """A metric reading each query's own history (:func:`reads_history`): train='s query ids of the table's kind.
 
     ``train`` is :func:`check_train`'s frame.
     """
-    readers = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.history]
+    readers = [str(m) for m in measures if reads_history(m)]
     if not readers:
         return
     ids = train[QUERY]
@@ -318,7 +324,7 @@ def lists_of(
     codes, n_items, order = item_index(*parts)
     train_codes = codes[1 + (catalog_ids is not None)] if train_frame is not None else None
     unit_user, train_users = None, np.empty(0, dtype=np.int64)
-    if train_frame is not None and any(isinstance(m.spec, BeyondSpec) and m.spec.history for m in measures):
+    if train_frame is not None and any(reads_history(m) for m in measures):
         # each list's query and train's queries in one index: a query's own history (Calibration)
         (unit_user, train_users), _, _ = item_index(
             groups.keys[columns.query].to_numpy(), train_frame[QUERY].to_numpy()

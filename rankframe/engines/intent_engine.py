@@ -13,8 +13,9 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ..columns import Columns
-from ..errors import ValidationError
-from ..intent.declare import intent, needs_subtopics
+from ..errors import ParameterError, ValidationError
+from ..intent import history
+from ..intent.declare import from_history, from_qrels, intent, needs_subtopics
 from ..intent.lists import build
 from ..names import Measure
 from ..prepare import prepare
@@ -40,7 +41,7 @@ def split_qrels(
     """
     c = columns
     if c.subtopic not in qrels.columns:
-        if intent(measures):
+        if from_qrels(measures):
             raise needs_subtopics(measures, c.subtopic, [str(x) for x in qrels.columns])
         return qrels, None
     failures = []
@@ -89,8 +90,33 @@ def evaluate(
     prep = prepare(df, columns, by)  # the units and the counts the query-set policies read
     lists = build(df, sub, columns, list(by))
     frames = []
-    for m in measures:
+    for m in from_qrels(measures):
         values, nothing_relevant = INTENT_KERNELS[m.spec.name](lists, **m.kw)
         values, keep = apply_policies(prep, values, nothing_relevant, policies)
         frames.append(prep.units.iloc[keep].assign(metric=str(m), value=values[keep]))
+    return pd.concat(frames, ignore_index=True)
+
+
+def evaluate_history(
+    df: pd.DataFrame, measures: Sequence[Measure], columns: Columns, by: Sequence[str], train: object, features: object
+) -> pd.DataFrame:
+    """Per-query values of the recommender form (``like='informfully'``) from ``train=`` and ``features=``.
+
+    The inputs are read and checked by the beyond-accuracy family's one reading (``beyond_engine.lists_of``); no
+    query-set policy applies (no judgments: a query without history genres is NaN, as the family's metrics).
+    """
+    from . import beyond_engine
+
+    asked = [m for m in measures if from_history(m)]
+    thresholds = [str(m) for m in asked if m.kw["rel"] != 1]
+    if thresholds:  # no grades in this form: a genre of the history counts when its features= value is > 0
+        raise ParameterError(
+            f"{', '.join(thresholds)}: rel= is a grade threshold of a subtopic qrels; like='informfully' reads no "
+            "grades (a history genre counts when its features= value is > 0)"
+        )
+    lists, groups, _ = beyond_engine.lists_of(df, columns, by, train=train, features=features, measures=asked)
+    frames = [
+        groups.keys.assign(metric=str(m), value=history.alpha_ndcg(lists, k=m.kw["k"], alpha=m.kw["alpha"]))
+        for m in asked
+    ]
     return pd.concat(frames, ignore_index=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .declare import PRESETS, IntentSpec, params
+from .declare import INFORMFULLY, NDCG_PRESETS, IntentSpec, params
 from .lists import IntentLists, ratio
 
 SPEC = IntentSpec(
@@ -10,17 +10,19 @@ SPEC = IntentSpec(
     canonical="alpha_nDCG",
     aliases=("alpha_ndcg", "alphandcg"),
     summary="alpha-DCG / alpha-DCG of the greedy ideal list (Clarke et al. 2008; can exceed 1: the ideal is greedy)",
-    params=params(alpha=True, beta=False),
+    params=params(alpha=True, beta=False, presets=NDCG_PRESETS),
     bounded=False,
     nothing_relevant="relevant",
     ir_measures="alpha_nDCG",
     better_why="more subtopics covered, earlier, less redundantly, of the (greedy) ideal",
-    presets=PRESETS,
+    presets=NDCG_PRESETS,
     order=3010,
 )
 
 
 def compute(lists: IntentLists, *, k, alpha, rel, like):
+    if like == INFORMFULLY:  # the recommender form is computed from train= and features= (intent.history)
+        raise RuntimeError("like='informfully' reaches rankframe.intent.history, not the subtopic-qrels kernel")
     run = lists.run(like, rel, alpha)
     ideal = lists.ideal(rel, alpha, k).dcg(k)[lists.unit_query]
     return ratio(run.dcg(k), ideal), lists.n_sub(rel) == 0

@@ -40,6 +40,13 @@ REL = rel_param(1)
 #: docs/diversity.md ("like='ndeval'", "like='tf_ranking'")
 PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}}
 TF_PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}, "tf_ranking": {}}
+#: ``like='informfully'`` (alpha_nDCG only): Informfully's recommender form (Informfully/Recommenders,
+#: cornac/metrics/diversity.py, ``Alpha_NDCG``): the subtopics are the genres (``features=``) of the query's history
+#: (``train=``), no qrels; its kernel is ``rankframe.intent.history``
+INFORMFULLY = "informfully"
+NDCG_PRESETS: dict[str, dict[str, Any]] = {"ndeval": {}, INFORMFULLY: {}}
+#: the inputs the recommender form reads (the beyond-accuracy family's train= and features=, read by its engine)
+HISTORY_INPUTS: tuple[str, ...] = ("train", "features")
 
 
 def params(
@@ -71,6 +78,16 @@ def intent(measures: Sequence[Any]) -> list[Any]:
     return [m for m in measures if isinstance(m.spec, IntentSpec)]
 
 
+def from_history(measure: Any) -> bool:
+    """An intent-aware measure in the recommender form (``like='informfully'``): train= and features=, no qrels."""
+    return isinstance(measure.spec, IntentSpec) and measure.kw.get("like") == INFORMFULLY
+
+
+def from_qrels(measures: Sequence[Any]) -> list[Any]:
+    """The intent-aware measures of a list that read a subtopic qrels (every preset but the recommender form)."""
+    return [m for m in intent(measures) if not from_history(m)]
+
+
 def refuse(measures: Sequence[Any], face: str) -> None:
     """Raise the error of a face that does not serve the family (yet), naming the measures and the faces that do."""
     asked = [str(m) for m in intent(measures) if face not in m.spec.faces]
@@ -85,7 +102,7 @@ def refuse(measures: Sequence[Any], face: str) -> None:
 
 def needs_subtopics(measures: Sequence[Any], subtopic: str, found: Sequence[str] | None) -> ParameterError:
     """The error of intent-aware measures asked without a qrels table that has the subtopic column."""
-    names = ", ".join(str(m) for m in intent(measures))
+    names = ", ".join(str(m) for m in from_qrels(measures))
     where = (
         "no qrels= was given"
         if found is None
