@@ -24,6 +24,7 @@ from . import inputs
 from .arguments import check_level
 from .columns import Columns, column_list
 from .errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
+from .inputs import Output
 from .numeric import check_number
 from .stats import agreement as kernels
 from .stats.randomization import call_seed, check_n_resamples, check_seed
@@ -74,8 +75,8 @@ def agreement(
     ci: float | None = None,
     n_resamples: int | None = None,
     seed: int | None = None,
-    output: str = "pandas",
-) -> Any:
+    output: Output = "pandas",
+) -> pd.DataFrame | Any:  # a DataFrame; with output='arrow'/'polars' a Table (optional packages: Any)
     """Agreement per segment between two label columns (Cohen's kappa) or several coders (Krippendorff's alpha).
 
     Parameters

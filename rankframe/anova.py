@@ -113,7 +113,7 @@ def anova(
     output: Output = "pandas",
     progress: bool | None = None,
     **options: Any,
-) -> Any:
+) -> pd.DataFrame | Any:  # a DataFrame; with output='arrow'/'polars' a Table (optional packages: Any)
     """The omnibus ANOVA of systems over queries per segment and metric, and the system x segment interaction.
 
     Within a segment and metric the per-query values form a randomized complete block design (queries are blocks,

@@ -118,7 +118,7 @@ def compare(
     output: Output = "pandas",
     progress: bool | None = None,
     **options: Any,
-) -> Any:
+) -> pd.DataFrame | Any:  # a DataFrame; with output='arrow'/'polars' a Table (optional packages: Any)
     """Compare systems on the same queries, per segment and metric: paired tests, intervals, corrections.
 
     Every (segment, metric, system) gets one row comparing the system with the baseline on the queries both

@@ -93,7 +93,7 @@ def evaluate(
     train: Any = None,
     catalog: Any = None,
     features: Any = None,
-) -> Any:
+) -> pd.DataFrame | Any:  # a DataFrame; with output='arrow'/'polars' a Table (optional packages: Any)
     """Evaluate ranking metrics on a long-format table; return a tidy frame.
 
     Parameters

@@ -200,12 +200,16 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
 CREATE OR REPLACE MACRO rf__per_query_ok(tbl, segments, order_by, ok, /* rf:generated metric_args */) AS TABLE
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            /* rf:generated policy_columns */
-    FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel), rf__as_num(graded_rel),
-                           rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade), rf__as_num(p), rf__lc(p_denominator),
-                           rf__lc(r_denominator), rf__lc(ap_denominator), rf__as_num(beta), rf__as_num(log_base),
-                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)), rf__as_bool(judged_only),
-                           -- never NULL: a NULL would prune both row branches, and the check with them
-                           coalesce(rf__lc(ties), ''), rf__as_bool(residual), rf__lc(tail), ok) AS r
+    -- the segments, then query (the order of rankframe.evaluate(..., per_query=True)'s key columns); neither COLUMNS
+    -- can be empty (a COLUMNS that selects nothing is a binder error): the raw rows have metric columns and query
+    FROM (SELECT COLUMNS(lambda c: lower(c) <> 'query'), COLUMNS(lambda c: lower(c) = 'query')
+          FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel),
+                                 rf__as_num(graded_rel), rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade),
+                                 rf__as_num(p), rf__lc(p_denominator), rf__lc(r_denominator), rf__lc(ap_denominator),
+                                 rf__as_num(beta), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)),
+                                 rf__as_bool(judged_only),
+                                 -- never NULL: a NULL would prune both row branches, and the check with them
+                                 coalesce(rf__lc(ties), ''), rf__as_bool(residual), rf__lc(tail), ok)) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 

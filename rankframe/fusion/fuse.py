@@ -54,7 +54,7 @@ def fuse(
     sigma: float = PARAM_DEFAULTS["sigma"],  # type: ignore[assignment]
     columns: Columns | dict | None = None,
     output: Output = "pandas",
-) -> Any:
+) -> pd.DataFrame | Any:  # a DataFrame; with output='arrow'/'polars' a Table (optional packages: Any)
     """Fuse the runs of a long table (one per ``system``) into one run; return the table plus its rows.
 
     Parameters

@@ -29,6 +29,9 @@ reveal_type(table)
 named = df.rank_metrics(query="query").precision(5, rel=2)
 typo = df.rank_metrics.mapp(k=10)
 wrong = df.rank_metrics.map(kk=10)
+reveal_type(rankframe.evaluate(df, "nDCG@10", by="country"))
+reveal_type(rankframe.fuse(df.assign(system="a"), method="rrf"))
+rankframe.compare(df, "nDCG@10", system="country").sort_values(bogus=1)
 """
 
 
@@ -46,7 +49,12 @@ def test_mypy_reads_the_accessor_as_rankframes(tmp_path, monkeypatch):
     notes = [line.split(": note: ", 1)[1] for line in lines if ": note: " in line]
     assert 'Revealed type is "rankframe.accessor.RankMetrics"' in notes, out + err
     assert 'Revealed type is "pandas.core.frame.DataFrame"' in notes, out + err
+    # the public verbs' results have real types: a DataFrame, or Any for output='arrow'/'polars' (pyarrow and polars
+    # are optional), so a DataFrame method called wrongly on a result is an error (it was Any: nothing was checked)
+    verbs = [n for n in notes if n.startswith("Revealed type")][2:]
+    assert verbs == ['Revealed type is "pandas.core.frame.DataFrame | Any"'] * 2, out + err
     # the right calls pass; the two wrong ones are the only errors
-    assert status == 1 and len(errors) == 2, out + err
+    assert status == 1 and len(errors) == 3, out + err
     assert errors[0].startswith('"RankMetrics" has no metric method "mapp"'), errors
     assert errors[1].startswith('Unexpected keyword argument "kk" for "map"'), errors
+    assert errors[2].startswith('No overload variant of "sort_values" of "DataFrame"'), errors

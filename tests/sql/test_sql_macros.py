@@ -332,3 +332,16 @@ def test_cli_sql_writes_the_bundle(tmp_path, capsys):
     assert main(["sql", "-o", str(tmp_path)]) == 2  # a folder: one line on stderr, no traceback
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write --output" in err
+
+
+def test_per_query_keys_come_segments_first_then_query(con):
+    # the key columns of rf_per_query in the order of evaluate(..., per_query=True): [*segments, query] (issue 36),
+    # also when the table has query before its segment, and query alone without segments
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE keyed AS SELECT * FROM (VALUES ('q1', 'x', 'br', 1, 1), ('q1', 'y', 'br', 2, 0)) "
+        "AS t(query, item, country, rank, relevance)"
+    )
+    names = [d[0] for d in con.execute("SELECT * FROM rf_per_query(keyed, segments := ['country'])").description]
+    assert names[:3] == ["country", "query", "P"]
+    names = [d[0] for d in con.execute("SELECT * FROM rf_per_query(keyed)").description]
+    assert names[:2] == ["query", "P"]
