@@ -132,8 +132,19 @@ def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_c
     else:
         item_codes, _ = item_factors(df, item_col)
         key = groups.codes.astype(np.int64) * (int(item_codes.max(initial=0)) + 1) + item_codes
-    dup = pd.Series(key, copy=False).duplicated(keep=False).to_numpy()
-    return np.flatnonzero(dup)
+    return _repeated_keys(key)
+
+
+def _repeated_keys(key: np.ndarray) -> np.ndarray:
+    """Rows whose key repeats (every one of them, as ``duplicated(keep=False)``), in row order.
+
+    One sort first answers the usual case, no repeat at all (np.sort of 3M int64 keys ~0.2 s, against ~0.7 s for
+    hashing them with pandas' duplicated: the fusion bench's input check); only then the rows are found.
+    """
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(pd.Series(key, copy=False).duplicated(keep=False).to_numpy())
 
 
 def _duplicates_by_row_sort(df, groups, values, rank_col) -> np.ndarray | None:
