@@ -11,6 +11,7 @@ is (rankframe._on_import). tests/project/test_import_time.py holds what a bare i
 from __future__ import annotations
 
 import importlib as _importlib
+import importlib.util as _importlib_util
 import sys as _sys
 import types as _types
 from typing import TYPE_CHECKING
@@ -115,6 +116,9 @@ _sys.modules[__name__].__class__ = _Package
 def __getattr__(name: str):
     where = _WHERE.get(name)
     if where is None:
+        # a submodule (rankframe.fusion, rankframe.stats, ...) as an attribute, as when the package imported them all
+        if not name.startswith("_") and _importlib_util.find_spec(f"{__name__}.{name}") is not None:
+            return _importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = _importlib.import_module(f".{where}", __name__)
     if name in _SUBMODULES:

@@ -106,3 +106,13 @@ def test_the_lazy_attributes_and_every_public_name_resolve():
     )
     assert "rankframe.plot" in loaded
     assert "matplotlib" not in loaded  # rankframe.plot imports matplotlib when a plot is drawn
+
+
+def test_every_submodule_is_an_attribute_in_a_fresh_process():
+    # before the lazy package, `import rankframe` imported fusion, stats, ... so `rankframe.fusion.METHODS` worked
+    # after a bare import; it still does (found by the DuckDB leg, whose test_fusion_sql_parity.py reads it first)
+    loaded = _loaded(
+        "import rankframe\nassert rankframe.fusion.METHODS and rankframe.stats and rankframe.metrics\n"
+        "assert not hasattr(rankframe, 'no_such_module')"
+    )
+    assert "rankframe.fusion" in loaded
