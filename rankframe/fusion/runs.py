@@ -83,9 +83,7 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None, systems: list | N
     sys, unit = np.divmod(groups.codes[rows], n_q)
     item = item_codes[rows]
     key = groups.codes[rows].astype(np.int64) * max(len(items), 1) + item
-    sorted_key = np.sort(key)
-    dup = sorted_key[1:] == sorted_key[:-1]
-    if dup.any():
+    if units.any_repeat(key):
         raise _failure(c.item, "items must be unique within each (system, query) run")
     pos = units.positions_in_lists(offsets)
     runs = Runs(

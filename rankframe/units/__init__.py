@@ -12,6 +12,7 @@ from ._memo import alias, shared
 from .codes import Groups, dense_codes, group_codes, item_factors
 from .duplicates import (
     SEGMENT_GUESSES,
+    any_repeat,
     duplicate_item_rows,
     duplicate_item_rule,
     segment_guesses,
@@ -37,6 +38,7 @@ __all__ = [
     "Groups",
     "RankedOrder",
     "alias",
+    "any_repeat",
     "as_float",
     "dense_codes",
     "descending_codes",
