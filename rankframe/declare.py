@@ -109,6 +109,17 @@ _NUMERIC: dict[str, dict[str, Any]] = {
 }
 
 
+#: the SQL type of each parameter kind: the type the table macros normalise it to (rf__per_query_ok: rf__as_k,
+#: rf__as_num, rf__lc, rf__as_bool, MAP(DOUBLE, DOUBLE)); the DuckDB engine writes a measure's values in it
+SQL_TYPES: dict[str, str] = {
+    "k": "BIGINT",
+    **{kind: "DOUBLE" for kind in _NUMERIC if kind != "k"},
+    "choice": "VARCHAR",
+    "flag": "BOOLEAN",
+    "gains": "MAP(DOUBLE, DOUBLE)",
+}
+
+
 def _is_int(v: Any) -> bool:
     import numbers
 
@@ -305,12 +316,6 @@ class MetricSpec:
     #: (trec_eval's iprec_at_recall is the 11-point curve IPrec@0.0 ... IPrec@1.0); names.expand reads it
     family: tuple[str, tuple[Any, ...]] | None = None
     order: int = 1000  # position in listings (docs tables, the SQL bundle)
-    #: the DuckDB engine's windowed form, for a metric whose running product is a window over the unit's rows
-    #: (ERR, nERR: O(n log n)) rather than a per-unit aggregate: (key, window expression) pairs and the aggregate
-    #: that reads them by key. Formatted with ``part`` (the unit), the measure's parameters as SQL literals and
-    #: each key as the name of its window column (one column per distinct expression, shared by the measures)
-    sql_windows: tuple[tuple[str, str], ...] = ()
-    sql_windowed: str | None = None
     #: which way is better (:data:`BETTER`): "higher", "lower", or None for a value that is never better or worse
     #: (a count of the judgments or of the list, a property of the pool); ``rankframe.direction`` reads it
     #: (rankframe/better.py)
@@ -330,8 +335,6 @@ class MetricSpec:
                 raise ValueError(f"{self.name}: better must be one of {list(BETTER)}, got {way!r}")
         for name, value, _ in self.better_when:
             self.param(name).check(self.name, value)
-        if (self.sql_windowed is None) != (not self.sql_windows):
-            raise ValueError(f"{self.name}: sql_windows and sql_windowed are declared together")
         for peer, values in self.presets.items():
             if peer not in PEERS:
                 raise ValueError(f"{self.name}: unknown peer {peer!r} in presets")

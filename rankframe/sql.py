@@ -100,8 +100,8 @@ def version() -> int:
     return _VERSION[0]
 
 
-def _sources(folder: Path | None = None) -> list[tuple[str, str]]:
-    """(file name, text) of every macro file in dependency order: ``prepare.sql``, the metric files, the rest.
+def _read(folder: Path | None = None) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """(raw metric-file texts by name, metric files in dependency order, head and tail texts) of a folder.
 
     The metric files are ordered by what they call: a file comes after the files that define the macros it uses
     (ties by name). A cycle between files is an error.
@@ -124,15 +124,55 @@ def _sources(folder: Path | None = None) -> list[tuple[str, str]]:
             stuck = sorted(n for n in middle if n not in ordered)
             raise ValueError(f"the SQL macro files call each other in a cycle: {', '.join(stuck)}")
         ordered.append(ready[0])
-    texts = {**raw, **{n: (d / n).read_text(encoding="utf-8") for n in (*_HEAD, *_TAIL)}}
-    columns = sorted((c for n in ordered for c in table_columns(raw[n])), key=lambda c: (c.order, c.name))
-    params = param_lines(texts["evaluate.sql"])
-    rows = [term for n in ordered for term in row_terms(raw[n])]
-    names = [name for name, _ in rows]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise ValueError(f"rf:row term(s) declared twice: {', '.join(repeated)}")
-    return [(n, _wire(texts[n], columns, params, rows)) for n in (*_HEAD, *ordered, *_TAIL)]
+    ends = {n: (d / n).read_text(encoding="utf-8") for n in (*_HEAD, *_TAIL)}
+    return raw, ordered, ends
+
+
+class Wiring:
+    """The declared wiring of the metric columns (``rf:column``/``rf:value``, ``rf:row``, ``rf:prep`` lines).
+
+    One parse of the macro files serves both SQL faces: the loader generates the table macros' parts from it
+    (:func:`_wire`) and the DuckDB engine builds its columns from the same lines
+    (``rankframe.engines.duckdb_engine``).
+    """
+
+    def __init__(self, raw: dict[str, str], ordered: list[str], ends: dict[str, str]) -> None:
+        texts = {**raw, **ends}
+        #: the table macros' metric columns, in their order
+        self.columns = sorted((c for n in ordered for c in table_columns(raw[n])), key=lambda c: (c.order, c.name))
+        #: the table macros' metric parameters: (name, default as SQL)
+        self.params = param_lines(texts["evaluate.sql"])
+        #: (name, expression) of the per-row terms (rf:row)
+        self.rows = [term for n in ordered for term in row_terms(raw[n])]
+        #: (level, name, expression) of the prepared windows the terms read (rf:prep, in evaluate.sql)
+        self.preps = prep_lines(texts["evaluate.sql"])
+        names = [name for name, _ in self.rows] + [name for _, name, _ in self.preps]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(f"rf:row / rf:prep term(s) declared twice: {', '.join(repeated)}")
+
+    def column(self, canonical: str) -> TableColumn | None:
+        """The table column of a metric (its canonical name), or None for a metric that is not one."""
+        return next((c for c in self.columns if c.name == canonical), None)
+
+
+def _sources(folder: Path | None = None) -> list[tuple[str, str]]:
+    """(file name, text) of every macro file in dependency order: ``prepare.sql``, the metric files, the rest."""
+    raw, ordered, ends = _read(folder)
+    w = Wiring(raw, ordered, ends)
+    texts = {**raw, **ends}
+    return [(n, _wire(texts[n], w)) for n in (*_HEAD, *ordered, *_TAIL)]
+
+
+_WIRING: dict[int, Wiring] = {}
+
+
+def wiring() -> Wiring:
+    """The declared wiring of the installed macro files (cached until :func:`register` changes them)."""
+    if version() not in _WIRING:
+        _WIRING.clear()
+        _WIRING[version()] = Wiring(*_read())
+    return _WIRING[version()]
 
 
 def files(folder: Path | None = None) -> list[Path]:
@@ -172,6 +212,7 @@ def param_lines(sql: str) -> list[tuple[str, str]]:
 _COLUMN = re.compile(r"^-- rf:column (?P<name>\w+)(?P<opts>[^\n]*)$", re.M)
 _VALUE = re.compile(r"^-- rf:value (?P<line>[^\n]*)$", re.M)
 _ROW = re.compile(r"^-- rf:row (?P<name>rf__t_\w+) := (?P<expr>[^\n]+)$", re.M)
+_PREP = re.compile(r"^-- rf:prep (?P<level>[wy]) (?P<name>rf__\w+) := (?P<expr>[^\n]+)$", re.M)
 _MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
 #: the column of rf__per_query_raw that holds each "nothing relevant" rule (rankframe.declare.NOTHING_RELEVANT's keys)
 _NOTHING_RELEVANT = {
@@ -233,12 +274,18 @@ def row_terms(sql: str) -> list[tuple[str, str]]:
     return [(m["name"], m["expr"].strip()) for m in _ROW.finditer(sql)]
 
 
-def _generated(
-    part: str, columns: list[TableColumn], params: list[tuple[str, str]], rows: list[tuple[str, str]] | None = None
-) -> str:
+def prep_lines(sql: str) -> list[tuple[str, str, str]]:
+    """(level, name, expression) of every ``-- rf:prep`` line of the text (evaluate.sql's prepared windows)."""
+    return [(m["level"], m["name"], m["expr"].strip()) for m in _PREP.finditer(sql)]
+
+
+def _generated(part: str, w: Wiring) -> str:
     pad = " " * 11
+    columns, params = w.columns, w.params
     if part == "row_columns":  # each ends with a comma: DuckDB takes a trailing one, and none at all is then valid
-        return "\n".join(f"{' ' * 17}{expr} AS {name}," for name, expr in rows or [])  # one line each
+        return "\n".join(f"{' ' * 17}{expr} AS {name}," for name, expr in w.rows)  # one line each
+    if part in ("prep_w", "prep_y"):  # the prepared windows of one level (rf:prep w|y), each with a comma
+        return "\n".join(f"{' ' * 17}{expr} AS {name}," for level, name, expr in w.preps if level == part[-1])
     if part == "metric_params":
         return ", ".join(f"{name} := {default}" for name, default in params)
     if part == "metric_args":
@@ -271,14 +318,9 @@ def _direction(c: TableColumn) -> str:
     return f"CASE {turns} ELSE {_BETTER[c.better]} END"
 
 
-def _wire(
-    sql: str,
-    columns: list[TableColumn],
-    params: list[tuple[str, str]],
-    rows: list[tuple[str, str]] | None = None,
-) -> str:
-    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (columns, params, row terms)."""
-    return _MARKER.sub(lambda m: _generated(m["part"], columns, params, rows).lstrip(" "), sql)
+def _wire(sql: str, w: Wiring) -> str:
+    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (columns, params, terms)."""
+    return _MARKER.sub(lambda m: _generated(m["part"], w).lstrip(" "), sql)
 
 
 def text(folder: Path | None = None) -> str:

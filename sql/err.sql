@@ -32,8 +32,8 @@ CREATE OR REPLACE MACRO rf_agg_err(pos, grade, k := NULL, max_grade := 4) AS
 -- ERR over the rows of a table in O(n log n), for the table macros (rf_per_query, rf_means) and the DuckDB engine.
 -- rf__err_before is the product prod_{j<i} (1 - Pr(g_j)) over the rows above each row of the unit (part), a window
 -- in position order (NULL positions last): a window product is exact about Pr = 1 (the product is 0 from the next
--- row on; no logarithm), and one such column serves every cutoff. rf__agg_err_w sums the unit's terms
--- Pr(g_i) before_i / i over the rows within the cutoff. (rf_agg_err above, an aggregate over a unit's rows,
+-- row on; no logarithm), and one such column serves every cutoff. rf__agg_err_t sums the unit's terms
+-- Pr(g_i) before_i / i over the rows within the cutoff (rf__err_term; rf:row below, evaluate.sql's rf:prep rf__b). (rf_agg_err above, an aggregate over a unit's rows,
 -- cannot hold a window: it compares every pair of rows with a positive grade within the cutoff, fine for ERR@k
 -- with a small k but quadratic without a cutoff.)
 CREATE OR REPLACE MACRO rf__err_before(part, pos, grade, max_grade) AS
@@ -47,15 +47,9 @@ CREATE OR REPLACE MACRO rf__err_term(pos, grade, before, k, max_grade) AS
 
 CREATE OR REPLACE MACRO rf__err_sum(t) AS coalesce(rf__xsum(t), CAST(0 AS DOUBLE));
 
-CREATE OR REPLACE MACRO rf__err_w(pos, grade, before, k, max_grade) AS
-    rf__err_sum(rf__err_term(pos, grade, before, k, max_grade));
-
 -- (of the rows' terms t = rf__err_term(...): the table macros compute t once per row, rf:row below)
 CREATE OR REPLACE MACRO rf__agg_err_t(t, grade, max_grade) AS
     CASE WHEN rf__check_max_grade(max(grade), max_grade, 'ERR') THEN rf__err_sum(t) END;
-
-CREATE OR REPLACE MACRO rf__agg_err_w(pos, grade, before, k, max_grade) AS
-    rf__agg_err_t(rf__err_term(pos, grade, before, k, max_grade), grade, max_grade);
 
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column ERR order=90 nothing_relevant=none

@@ -148,6 +148,18 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
 -- rf__tgj, the mean gain of the row's tie group (sql/dcg.sql rf__tie_gain; rf__tgj leaves the rows judged_only removes
 -- out of the groups: rf__judged_kept). Their windows are in a UNION ALL branch of their own, pruned by its constant
 -- condition when neither option is on (as rf__prepare's branches): with the defaults they cost nothing.
+-- The prepared windows the per-row terms (rf:row) read, one line each, "-- rf:prep <level> <name> := <expression>":
+-- level w over the numbered rows w (rf__part the unit, rf__score the score, rf_pos, rf_g), level y over those and w's
+-- columns. rf__per_query_raw computes them below (the generated parts prep_w, prep_y); the DuckDB engine
+-- (rankframe/engines/duckdb_engine.py) computes the same lines with each measure's parameters. Without judged_only
+-- and ties := 'average' (with order_by := 'score'), rf__jp is rf_pos and rf__tg / rf__tgj are NULL: both faces then
+-- skip the w windows.
+-- rf:prep w rf__jp := CASE WHEN judged_only THEN rf__judged_pos(w.rf__part, w.rf_pos, w.rf_g) WHEN NOT judged_only THEN w.rf_pos END
+-- rf:prep w rf__tg := rf__tie_gain(w.rf__part, w.rf__score, w.rf_g, graded_rel, gain, gains)
+-- rf:prep w rf__tgj := rf__tie_gain(row(w.rf__part, judged_only AND NOT rf__judged_kept(w.rf_g)), w.rf__score, w.rf_g, graded_rel, gain, gains)
+-- rf:prep y rf__b := rf__err_before(y.rf__part, y.rf_pos, y.rf_g, max_grade)
+-- rf:prep y rf__ip := rf__ideal_pos(y.rf__part, y.rf_pos, y.rf_g, ideal)
+-- rf:prep y rf__ib := rf__ideal_before(y.rf__part, y.rf_pos, y.rf_g, ideal, max_grade)
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
                                           judged_only, ties, residual, tail, ok) AS TABLE
@@ -176,20 +188,14 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
                  /* rf:generated row_columns */
           FROM (SELECT y.*,
                  -- ERR's and nERR's running products: windows over the unit (O(n log n), see err.sql), pruned
-                 -- by DuckDB when neither column is selected
-                 rf__err_before(y.rf__part, y.rf_pos, y.rf_g, max_grade) AS rf__b,
-                 rf__ideal_pos(y.rf__part, y.rf_pos, y.rf_g, ideal) AS rf__ip,
-                 rf__ideal_before(y.rf__part, y.rf_pos, y.rf_g, ideal, max_grade) AS rf__ib
+                 -- by DuckDB when neither column is selected (the rf:prep y lines above)
+                 /* rf:generated prep_y */
           FROM (SELECT w.*, w.rf_pos AS rf__jp, CAST(NULL AS DOUBLE) AS rf__tg, CAST(NULL AS DOUBLE) AS rf__tgj
                 FROM rf__w AS w
                 WHERE NOT coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)
                 UNION ALL BY NAME
                 SELECT w.*,
-                       CASE WHEN judged_only THEN rf__judged_pos(w.rf__part, w.rf_pos, w.rf_g)
-                            WHEN NOT judged_only THEN w.rf_pos END AS rf__jp,
-                       rf__tie_gain(w.rf__part, w.rf__score, w.rf_g, graded_rel, gain, gains) AS rf__tg,
-                       rf__tie_gain(row(w.rf__part, judged_only AND NOT rf__judged_kept(w.rf_g)), w.rf__score, w.rf_g,
-                                    graded_rel, gain, gains) AS rf__tgj
+                       /* rf:generated prep_w */
                 FROM rf__w AS w
                 WHERE coalesce(judged_only OR (ties = 'average' AND order_by = 'score'), false)) AS y) AS z) AS x
     GROUP BY ALL;

@@ -55,10 +55,6 @@ CREATE OR REPLACE MACRO rf__ideal_before(part, pos, grade, ideal, max_grade) AS
 CREATE OR REPLACE MACRO rf__agg_nerr_t(t, it, grade, max_grade) AS
     CASE WHEN rf__check_max_grade(max(grade), max_grade, 'nERR') THEN rf__ratio(rf__err_sum(t), rf__err_sum(it)) END;
 
-CREATE OR REPLACE MACRO rf__agg_nerr_w(pos, grade, before, ideal_pos, ideal_before, k, max_grade) AS
-    rf__agg_nerr_t(rf__err_term(pos, grade, before, k, max_grade),
-                   rf__err_term(ideal_pos, grade, ideal_before, k, max_grade), grade, max_grade);
-
 -- its column in the table macros rf_per_query / rf_means / rf_compare (rankframe/sql.py, "metric wiring")
 -- rf:column nERR order=100 nothing_relevant=any_gain
 -- rf:value CASE WHEN ideal = 'full' THEN CAST(NULL AS DOUBLE)  -- nDCG's and IDCG's ideal: nERR has no value

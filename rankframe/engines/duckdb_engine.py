@@ -25,10 +25,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import progress, units
+from .. import progress, registry, units
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, GainMap
+from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, SQL_TYPES, GainMap
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 from ..table_rules import ranking_column
@@ -100,56 +100,97 @@ def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -
     return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
 
 
-def _windows(measures: Sequence[Measure], part: str) -> tuple[list[str], dict[int, str]]:
-    """The window columns of the windowed measures over the unit ``part``, and the aggregate of each.
+#: an identifier of a declared expression: a quoted text (kept), ``<alias>.<column>`` (a prepared column), a call
+#: (kept) or a bare name (a parameter of the table macros, replaced by the measure's value)
+_TOKEN = re.compile(r"'(?:[^']|'')*'|(?P<alias>\b[wxyz]\.)?(?P<name>\b[A-Za-z_]\w*)(?P<call>\s*\()?")
 
-    A measure is windowed when its metric declares ``MetricSpec.sql_windows`` (ERR, nERR). One column per distinct
-    window expression (ERR's running products per max_grade are shared by every cutoff and by nERR), ``rf__w<n>``.
+
+def _sql_value(param: Any, value: Any) -> str:
+    """A parameter's value as a typed SQL literal: the type the table macros normalise it to (rf__per_query_ok)."""
+    if value is None:
+        return f"CAST(NULL AS {SQL_TYPES[param.kind]})"
+    if isinstance(value, GainMap):
+        return f"CAST({_literal(value)} AS MAP(DOUBLE, DOUBLE))"
+    if param.kind == "choice":
+        return _literal(str(value).lower())
+    if param.kind == "flag":
+        return _literal(bool(value))
+    if SQL_TYPES[param.kind] == "BIGINT":
+        return f"CAST({int(value)} AS BIGINT)"
+    return f"CAST('{float(value)!r}' AS DOUBLE)"
+
+
+class _Columns:
+    """The columns one evaluation computes from the declared wiring, each distinct expression once.
+
+    ``levels[0]``: the prepared windows (``rf:prep``), ``levels[1]``: the per-row terms (``rf:row``).
     """
-    cols: dict[str, str] = {}
-    aggregates: dict[int, str] = {}
-    for i, m in enumerate(measures):
-        if m.spec.sql_windowed is None:
-            continue
-        literals = {name: _literal(v) for name, v in m.params}
-        names = {}
-        for key, template in m.spec.sql_windows:
-            expr = template.format(part=part, **literals)
-            names[key] = next((n for n, e in cols.items() if e == expr), f"rf__w{len(cols)}")
-            cols[names[key]] = expr
-        aggregates[i] = m.spec.sql_windowed.format(**literals, **names)
-    return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
 
+    def __init__(self, part: str, order_by: str) -> None:
+        self.part, self.order_by = part, order_by
+        self.levels: list[dict[str, str]] = [{}, {}]
+        self.score = False
+        w = rf_sql.wiring()
+        self.preps = {name: expr for _, name, expr in w.preps}
+        self.rows = dict(w.rows)
 
-def _tied(measures: Sequence[Measure], order_by: str, keys: str) -> tuple[list[str], dict[int, str]]:
-    """The tie-averaged gain columns of DCG/nDCG with ``ties="average"`` and the aggregate of each such measure.
-
-    One window ``rf__tie_gain`` (``sql/dcg.sql``) per (rel, gain, gains, judged_only): the mean gain of the rows of
-    the unit with the same score (with judged_only, of the rows it keeps: ``rf__judged_kept``). Ranks never tie:
-    ordered by rank, the measures keep their plain aggregate.
-    """
-    cols: dict[str, str] = {}
-    aggregates: dict[int, str] = {}
-    if order_by != "score":
-        return [], aggregates
-    for i, m in enumerate(measures):
-        kw = m.kw
-        if kw.get("ties") != "average":
-            continue
-        judged = bool(kw.get("judged_only"))
-        part = f"row({keys}, NOT rf__judged_kept(rf_g))" if judged else (f"row({keys})" if "," in keys else keys)
-        args = ", ".join(_literal(kw[n]) for n in ("rel", "gain", "gains"))
-        expr = f"rf__tie_gain({part}, score, rf_g, {args})"
-        name = next((n for n, e in cols.items() if e == expr), f"rf__tg{len(cols)}")  # one window per expression
+    def _add(self, level: int, expr: str, stem: str) -> str:
+        cols = self.levels[level]
+        for name, e in cols.items():
+            if e == expr:
+                return name
+        name = f"{stem}{len(cols)}"
         cols[name] = expr
-        pos = "rf_jpos" if judged else "rf_pos"
-        k, base = _literal(kw["k"]), _literal(kw["log_base"])
-        dcg = f"rf__agg_dcg({pos}, {name}, {k}, NULL, 'linear', {base}, NULL)"
-        if m.spec.name == "ndcg":
-            ideal = ", ".join(_literal(kw[n]) for n in ("rel", "gain", "ideal", "log_base", "gains"))
-            dcg = f"rf__ratio({dcg}, rf__agg_idcg({pos}, rf_g, {k}, {ideal}))"
-        aggregates[i] = dcg
-    return [f"{expr} AS {name}" for name, expr in cols.items()], aggregates
+        return name
+
+    def env(self, m: Measure) -> dict[str, str]:
+        """The table macros' parameters as this measure's values (its own, else the declared defaults)."""
+        env = {name: _sql_value(p, p.default) for name, p, _ in registry.table_params()}
+        for name, value in m.params:
+            if name != "like":  # a preset is already spread over its options
+                env[m.spec.table_param(name)] = _sql_value(m.spec.param(name), value)
+        env["order_by"] = _literal(self.order_by)
+        return env
+
+    def expr(self, text: str, m: Measure, env: dict[str, str]) -> str:
+        """A declared expression with the measure's parameter values and this evaluation's column names."""
+
+        def sub(t: re.Match[str]) -> str:
+            if t["name"] is None or t["call"] is not None:
+                return t.group(0)
+            if t["alias"]:
+                return self.column(t["name"], m, env)
+            return env.get(t["name"], t["name"])
+
+        return _TOKEN.sub(sub, text)
+
+    def column(self, name: str, m: Measure, env: dict[str, str]) -> str:
+        """The column (or expression) that stands for the prepared column ``name`` for this measure."""
+        kw = m.kw
+        if name == "rf__part":
+            return self.part
+        if name == "rf__score":
+            self.score = True
+            return "score"
+        if name in self.rows:
+            return self._add(1, self.expr(self.rows[name], m, env), "rf__t")
+        tied = kw.get("ties") == "average" and self.order_by == "score"
+        # the default rows of rf__per_query_raw's first branch: without judged_only and ties := 'average' (with
+        # order_by := 'score') rf__jp is rf_pos and the tie gains NULL; their windows are computed only when asked
+        if name == "rf__jp" and not kw.get("judged_only"):
+            return "rf_pos"
+        if name in ("rf__tg", "rf__tgj") and not tied:
+            return "CAST(NULL AS DOUBLE)"
+        if name in self.preps:
+            return self._add(0, self.expr(self.preps[name], m, env), "rf__w")
+        return name
+
+    def value(self, m: Measure) -> str | None:
+        """The measure's value over the grouped rows: its table column's ``rf:value`` (None if it has none)."""
+        col = rf_sql.wiring().column(m.spec.canonical) if m.spec.table_column else None
+        if col is None:
+            return None
+        return self.expr(col.value, m, self.env(m))
 
 
 def build_sql(
@@ -161,18 +202,16 @@ def build_sql(
 ) -> str:
     """The whole evaluation as one SQL query over the view ``source`` (columns query, item, rank|score, ...).
 
-    The unit is (segments..., query); the DuckDB engine passes one integer code per unit as ``query``.
-    A metric declared windowed (``MetricSpec.sql_windows``: ERR, nERR) takes its running products from windows
-    over the prepared rows, every other metric is an aggregate ``rf_agg_<name>`` of one GROUP BY.
+    The unit is (segments..., query); the DuckDB engine passes one integer code per unit as ``query``. A metric
+    that is a column of the table macros takes its value from the same declarations as they do (its file's
+    ``rf:value`` and ``rf:row`` lines, evaluate.sql's ``rf:prep`` windows), with the measure's own parameter values;
+    any other metric is its public aggregate ``rf_agg_<name>``. One GROUP BY.
     """
     keys = ", ".join([*segments, "query"])
     part = "query" if not segments else f"row({keys})"
-    windows, aggregates = _windows(measures, part)
-    tie_windows, tie_aggregates = _tied(measures, order_by, keys)
-    aggregates.update(tie_aggregates)
+    cols = _Columns(part, order_by)
     values = ",\n  ".join(
-        f"{aggregates.get(i) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}"
-        for i, m in enumerate(measures)
+        f"{cols.value(m) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}" for i, m in enumerate(measures)
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
     # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
@@ -183,19 +222,21 @@ def build_sql(
         for i, m in enumerate(measures)
     )
     seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"
+    judged = any(m.kw.get("judged_only") for m in measures)
     rows = (
-        f"SELECT {keys}, rf_pos, rf_g{', score' if tie_windows else ''} "
+        f"SELECT {keys}, rf_pos, rf_g{', score' if cols.score else ''} "
         f"FROM rf_prepare('{source}', segments := {seg_list}, order_by := {_literal(order_by)})"
     )
-    if any(m.kw.get("judged_only") for m in measures):
+    windows = [f"{expr} AS {name}" for name, expr in cols.levels[0].items()]
+    if judged:
         # judged_only=True (trec_eval -J): the position among the kept retrieved rows of the unit (sql/prepare.sql
-        # rf__judged_pos: NULL for a null or negative grade, which the measure then does not see as retrieved);
-        # n_ret and the policies keep rf_pos
-        windows = [*windows, f"rf__judged_pos({part}, rf_pos, rf_g) AS rf_jpos"]
+        # rf__judged_pos: NULL for a null or negative grade, which the measure then does not see as retrieved), for
+        # the public aggregates and the "nothing relevant" tests; n_ret and the policies keep rf_pos
+        windows.append(f"rf__judged_pos({part}, rf_pos, rf_g) AS rf_jpos")
     if windows:
         rows = f"SELECT *, {', '.join(windows)} FROM ({rows})"
-    if tie_windows:
-        rows = f"SELECT *, {', '.join(tie_windows)} FROM ({rows})"
+    if cols.levels[1]:
+        rows = f"SELECT *, {', '.join(f'{e} AS {n}' for n, e in cols.levels[1].items())} FROM ({rows})"
     return f"""
 WITH raw AS (
   SELECT {keys}, count(rf_g) AS n_judged, rf_agg_n_retrieved(rf_pos, order_by := {_literal(order_by)}) AS n_ret,

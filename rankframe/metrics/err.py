@@ -23,8 +23,6 @@ SPEC = MetricSpec(
     example="0.11068",
     example_why="(1/2)(3/16) + (1/3)(1/16)(13/16)",
     order=90,
-    sql_windows=(("before", "rf__err_before({part}, rf_pos, rf_g, {max_grade})"),),
-    sql_windowed="rf__agg_err_w(rf_pos, rf_g, {before}, {k}, {max_grade})",
 )
 
 

@@ -28,12 +28,6 @@ SPEC = MetricSpec(
     example_why="/ (3/16 + (1/2)(1/16)(13/16) + (1/3)(1/16)(13/16)(15/16))",
     sql_data_args=("judged_grades",),
     order=100,
-    sql_windows=(
-        ("before", "rf__err_before({part}, rf_pos, rf_g, {max_grade})"),
-        ("ipos", "rf__ideal_pos({part}, rf_pos, rf_g, {ideal})"),
-        ("ibefore", "rf__ideal_before({part}, rf_pos, rf_g, {ideal}, {max_grade})"),
-    ),
-    sql_windowed="rf__agg_nerr_w(rf_pos, rf_g, {before}, {ipos}, {ibefore}, {k}, {max_grade})",
 )
 
 
