@@ -258,21 +258,16 @@ MAX_GRADE = Param(
 
 
 #: what "nothing relevant" means for a metric whose value is undefined (0/0) without relevant items: the
-#: ``no_relevant`` policy applies to those units. Key -> (meaning, for docs/metrics.md; the DuckDB aggregate
-#: expression that tests it, formatted with ``pos``, ``grade`` and the measure's SQL literals ``rel``/``ideal``).
-NOTHING_RELEVANT: dict[str, tuple[str, str]] = {
-    "relevant": (
-        "no judged item has a grade >= rel (no relevant item at all)",
-        "rf_agg_nothing_relevant({pos}, {grade}, rel := {rel})",
-    ),
+#: ``no_relevant`` policy applies to those units. Key -> its meaning (docs/metrics.md); its SQL test is evaluate.sql's
+#: ``-- rf:none <key>`` line, which the table macros and the DuckDB engine both read.
+NOTHING_RELEVANT: dict[str, str] = {
+    "relevant": ("no judged item has a grade >= rel (no relevant item at all)"),
     "gain": (
         "the ideal list has no positive gain: no judged item (retrieved item with ideal='retrieved') with a grade "
-        "> 0 and >= rel when rel is set",
-        "rf_agg_nothing_relevant({pos}, {grade}, rel := {rel}, graded := true, ideal := {ideal})",
+        "> 0 and >= rel when rel is set"
     ),
     "any_gain": (
-        "the ideal list has no positive grade: no judged item (retrieved item with ideal='retrieved') with a grade > 0",
-        "rf_agg_nothing_relevant({pos}, {grade}, rel := NULL, graded := true, ideal := {ideal})",
+        "the ideal list has no positive grade: no judged item (retrieved item with ideal='retrieved') with a grade > 0"
     ),
 }
 

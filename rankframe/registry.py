@@ -329,7 +329,7 @@ def names_markdown() -> str:
             trec.append(f"`{m.trec_eval_cut}_<k>`" if m.at == "k" else f"`{m.trec_cut_name(0.5)}` (any {m.at} level)")
         if m.family:
             trec.append(f"`{m.family[0]}` (its {len(m.family[1])} levels, in a list of metrics)")
-        none = "—" if m.nothing_relevant is None else f"*needs relevant*: {NOTHING_RELEVANT[m.nothing_relevant][0]}"
+        none = "—" if m.nothing_relevant is None else f"*needs relevant*: {NOTHING_RELEVANT[m.nothing_relevant]}"
         value_range = "[0, 1]" + (", perfect = 1" if m.perfect_is_one else "") if m.bounded else ">= 0"
         lines.append(
             f"| `{m.canonical}` | `{m.name}` | {aliases or '—'} | {', '.join(trec) or '—'} | "

@@ -146,6 +146,11 @@ class Wiring:
         self.rows = [term for n in ordered for term in row_terms(raw[n])]
         #: (level, name, expression) of the prepared windows the terms read (rf:prep, in evaluate.sql)
         self.preps = prep_lines(texts["evaluate.sql"])
+        #: "nothing relevant" rule -> its expression over the rows x (rf:none, in evaluate.sql)
+        self.nones = {m["key"]: m["expr"].strip() for m in _NONE.finditer(texts["evaluate.sql"])}
+        lacking = sorted({c.nothing_relevant for c in self.columns} - {"none", *self.nones})
+        if lacking:
+            raise ValueError(f"nothing_relevant= rule(s) without an rf:none line in evaluate.sql: {', '.join(lacking)}")
         names = [name for name, _ in self.rows] + [name for _, name, _ in self.preps]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
@@ -212,15 +217,16 @@ def param_lines(sql: str) -> list[tuple[str, str]]:
 _COLUMN = re.compile(r"^-- rf:column (?P<name>\w+)(?P<opts>[^\n]*)$", re.M)
 _VALUE = re.compile(r"^-- rf:value (?P<line>[^\n]*)$", re.M)
 _ROW = re.compile(r"^-- rf:row (?P<name>rf__t_\w+) := (?P<expr>[^\n]+)$", re.M)
+_NONE = re.compile(r"^-- rf:none (?P<key>\w+) := (?P<expr>[^\n]+)$", re.M)
 _PREP = re.compile(r"^-- rf:prep (?P<level>[wy]) (?P<name>rf__\w+) := (?P<expr>[^\n]+)$", re.M)
 _MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
-#: the column of rf__per_query_raw that holds each "nothing relevant" rule (rankframe.declare.NOTHING_RELEVANT's keys)
-_NOTHING_RELEVANT = {
-    "none": "false",
-    "relevant": "r.rf__none_rel",
-    "gain": "r.rf__none_gain",
-    "any_gain": "r.rf__none_err",
-}
+#: the keys of an rf:column line's nothing_relevant= (rankframe.declare.NOTHING_RELEVANT's, and none); each but none
+#: is an rf:none line of evaluate.sql, the column rf__none_<key> of rf__per_query_raw
+_NOTHING_RELEVANT = ("none", "relevant", "gain", "any_gain")
+
+
+def _none_column(key: str) -> str:
+    return "false" if key == "none" else f"r.rf__none_{key}"
 
 
 #: rf__direction's value of each ``better=`` of an rf:column line (rankframe.declare.BETTER in SQL's words)
@@ -284,6 +290,8 @@ def _generated(part: str, w: Wiring) -> str:
     columns, params = w.columns, w.params
     if part == "row_columns":  # each ends with a comma: DuckDB takes a trailing one, and none at all is then valid
         return "\n".join(f"{' ' * 17}{expr} AS {name}," for name, expr in w.rows)  # one line each
+    if part == "none_columns":  # the "nothing relevant" rules (rf:none), each with a comma
+        return "\n".join(f"{pad}{expr} AS rf__none_{key}," for key, expr in w.nones.items())
     if part in ("prep_w", "prep_y"):  # the prepared windows of one level (rf:prep w|y), each with a comma
         return "\n".join(f"{' ' * 17}{expr} AS {name}," for level, name, expr in w.preps if level == part[-1])
     if part == "metric_params":
@@ -304,7 +312,7 @@ def _generated(part: str, w: Wiring) -> str:
         return ",\n".join(
             f'{pad}rf__apply_policy(r."{c.name}", r.rf__n_judged, '
             f"{'rf__count_n_ret(r.rf__n_ret, no_retrieved)' if c.count else 'r.rf__n_ret'}, "
-            f'{_NOTHING_RELEVANT[c.nothing_relevant]}, no_relevant, no_retrieved, no_judged) AS "{c.name}"'
+            f'{_none_column(c.nothing_relevant)}, no_relevant, no_retrieved, no_judged) AS "{c.name}"'
             for c in columns
         )
     raise ValueError(f"unknown generated part /* rf:generated {part} */")

@@ -160,6 +160,14 @@ CREATE OR REPLACE MACRO rf__check_duplicates(tbl, segments, allow_duplicates, ok
 -- rf:prep y rf__b := rf__err_before(y.rf__part, y.rf_pos, y.rf_g, max_grade)
 -- rf:prep y rf__ip := rf__ideal_pos(y.rf__part, y.rf_pos, y.rf_g, ideal)
 -- rf:prep y rf__ib := rf__ideal_before(y.rf__part, y.rf_pos, y.rf_g, ideal, max_grade)
+-- Each "nothing relevant" rule a metric column declares (rf:column nothing_relevant=<key>,
+-- rankframe.declare.NOTHING_RELEVANT's keys), one line each, "-- rf:none <key> := <expression over the rows x>":
+-- rf__per_query_raw computes it as the column rf__none_<key> (the no_relevant policy reads it), the DuckDB engine
+-- with each measure's parameters. With gains := MAP {...} (a grade may map to a positive gain) the ideal list has no
+-- gain at all, over the rows nDCG reads (rf__jp: judged_only drops the negative grades, which a map may give a gain).
+-- rf:none relevant := rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel)
+-- rf:none gain := CASE WHEN gains IS NULL THEN rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal) ELSE rf__agg_idcg(x.rf__jp, x.rf_g, NULL, graded_rel, gain, ideal, 2.0, gains) = 0 END
+-- rf:none any_gain := rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal)
 CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, graded_rel, gain, ideal, max_grade, p,
                                           p_denominator, r_denominator, ap_denominator, beta, log_base, gains,
                                           judged_only, ties, residual, tail, ok) AS TABLE
@@ -173,14 +181,7 @@ CREATE OR REPLACE MACRO rf__per_query_raw(tbl, k, segments, order_by, rel, grade
     SELECT COLUMNS(lambda c: rf__is_key(c, segments)),
            count(x.rf_g) AS rf__n_judged,
            rf_agg_n_retrieved(x.rf_pos, order_by := order_by) AS rf__n_ret,
-           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := rel) AS rf__none_rel,
-           -- with gains := MAP {...} (a grade may map to a positive gain): the ideal list has no gain at all, over the
-           -- rows nDCG reads (rf__jp: judged_only drops the negative grades, which a map may give a gain)
-           CASE WHEN gains IS NULL
-                THEN rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := graded_rel, graded := true, ideal := ideal)
-                ELSE rf__agg_idcg(x.rf__jp, x.rf_g, NULL, graded_rel, gain, ideal, 2.0, gains) = 0 END
-               AS rf__none_gain,
-           rf_agg_nothing_relevant(x.rf_pos, x.rf_g, rel := NULL, graded := true, ideal := ideal) AS rf__none_err,
+           /* rf:generated none_columns */
            /* rf:generated raw_columns */
     FROM (-- the per-row terms of the values that sum one (the metric files' rf:row lines): computed once here, so
           -- that a value binds a column, not its term 13 times over (rf__xsum names its argument 13 times)

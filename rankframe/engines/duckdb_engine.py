@@ -28,7 +28,7 @@ import pandas as pd
 from .. import progress, registry, units
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, SQL_TYPES, GainMap
+from ..declare import ENGINE_PARAMS, SCORE_PARAMS, SQL_TYPES, GainMap
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 from ..table_rules import ranking_column
@@ -81,28 +81,9 @@ def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
     return f"rf_agg_{m.spec.name}({', '.join(args)})"
 
 
-def nothing_relevant_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
-    """SQL for the no_relevant test of a measure, from its declared ``nothing_relevant`` (``false`` without one)."""
-    if m.spec.nothing_relevant is None:
-        return "false"
-    kw = m.kw
-    if kw.get("gains") is not None:  # mapped gains (nDCG gains=): nothing relevant = no ideal gain at all
-        if kw.get("judged_only"):  # the ideal of the value's own rows: judged_only drops rows a map may give a gain
-            pos = "rf_jpos"
-        params = ", ".join(
-            # like: nDCG's preset, already spread over gain and ideal (rf_agg_idcg takes no preset)
-            f"{n} := {_literal(v)}"
-            for n, v in m.params
-            if n not in ("k", "like", *ENGINE_PARAMS, *SCORE_PARAMS)
-        )
-        return f"rf_agg_idcg({pos}, {grade}, {params}) = 0"
-    template = NOTHING_RELEVANT[m.spec.nothing_relevant][1]
-    return template.format(pos=pos, grade=grade, rel=_literal(kw.get("rel")), ideal=_literal(kw.get("ideal")))
-
-
 #: an identifier of a declared expression: a quoted text (kept), ``<alias>.<column>`` (a prepared column), a call
-#: (kept) or a bare name (a parameter of the table macros, replaced by the measure's value)
-_TOKEN = re.compile(r"'(?:[^']|'')*'|(?P<alias>\b[wxyz]\.)?(?P<name>\b[A-Za-z_]\w*)(?P<call>\s*\()?")
+#: (kept), a named argument (kept) or a bare name (a parameter of the table macros, replaced by the measure's value)
+_TOKEN = re.compile(r"'(?:[^']|'')*'|(?P<alias>\b[wxyz]\.)?(?P<name>\b[A-Za-z_]\w*)(?P<call>\s*(?:\(|:=))?")
 
 
 def _sql_value(param: Any, value: Any) -> str:
@@ -185,6 +166,12 @@ class _Columns:
             return self._add(0, self.expr(self.preps[name], m, env), "rf__w")
         return name
 
+    def nothing_relevant(self, m: Measure) -> str:
+        """The measure's "nothing relevant" test (its declared rule's ``rf:none`` line; false without one)."""
+        if m.spec.nothing_relevant is None:
+            return "false"
+        return self.expr(rf_sql.wiring().nones[m.spec.nothing_relevant], m, self.env(m))
+
     def value(self, m: Measure) -> str | None:
         """The measure's value over the grouped rows: its table column's ``rf:value`` (None if it has none)."""
         col = rf_sql.wiring().column(m.spec.canonical) if m.spec.table_column else None
@@ -211,7 +198,7 @@ def build_sql(
     part = "query" if not segments else f"row({keys})"
     cols = _Columns(part, order_by)
     values = ",\n  ".join(
-        f"{cols.value(m) or measure_sql(m)} AS m{i}, {nothing_relevant_sql(m)} AS r{i}" for i, m in enumerate(measures)
+        f"{cols.value(m) or measure_sql(m)} AS m{i}, {cols.nothing_relevant(m)} AS r{i}" for i, m in enumerate(measures)
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
     # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)

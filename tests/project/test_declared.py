@@ -120,7 +120,12 @@ def test_the_sql_kernel_declares_its_table_column_as_the_declaration(spec):
 
 
 #: the column of rf__per_query_raw that holds each "nothing relevant" rule (false: no rule)
-_NONE_COLUMN = {None: "false", "relevant": "r.rf__none_rel", "gain": "r.rf__none_gain", "any_gain": "r.rf__none_err"}
+_NONE_COLUMN = {
+    None: "false",
+    "relevant": "r.rf__none_relevant",
+    "gain": "r.rf__none_gain",
+    "any_gain": "r.rf__none_any_gain",
+}
 
 
 @pytest.mark.parametrize("spec", [m for m in METRICS if m.table_column], ids=lambda m: m.name)
