@@ -120,6 +120,34 @@ SQL_TYPES: dict[str, str] = {
 }
 
 
+def sql_literal(value: Any, *, exact: bool = True) -> str:
+    """A Python value as DuckDB SQL text: the one writer of values into rankframe's generated SQL.
+
+    ``NULL``; ``true``/``false``; a text quoted (``'`` doubled); an integer as written; a gain map
+    (:class:`GainMap`) as ``MAP(DOUBLE, DOUBLE)``; a dict as a STRUCT; a float as ``CAST('<repr>' AS DOUBLE)``, the
+    same double on every DuckDB version (DuckDB reads ``0.8`` as a DECIMAL). ``exact=False`` writes a float as
+    Python does (``0.8``): the defaults shown in the macros' signatures and docs/sql.md, which the macros normalise
+    to DOUBLE themselves.
+
+    >>> sql_literal(0.8), sql_literal(0.8, exact=False), sql_literal("it's"), sql_literal(None)
+    ("CAST('0.8' AS DOUBLE)", '0.8', "'it''s'", 'NULL')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, GainMap):  # gains={grade: gain}
+        pairs = ", ".join(f"{sql_literal(float(g))}: {sql_literal(float(v))}" for g, v in value)
+        return f"MAP {{{pairs}}}" if pairs else "CAST(MAP {} AS MAP(DOUBLE, DOUBLE))"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{sql_literal(str(k))}: {sql_literal(v, exact=exact)}" for k, v in value.items()) + "}"
+    return f"CAST('{float(value)!r}' AS DOUBLE)" if exact else repr(float(value))
+
+
 def _is_int(v: Any) -> bool:
     import numbers
 

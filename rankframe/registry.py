@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Literal, cast, get_args
 
 from . import beyond as _beyond
+from . import declare
 from . import intent as _intent
 from . import metrics as _metrics
 from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary used to live here
@@ -268,13 +269,7 @@ def table_params() -> tuple[tuple[str, Param, tuple[str, ...]], ...]:
 
 def sql_literal(value: Any) -> str:
     """A declared default as DuckDB SQL: ``NULL``, ``true``/``false``, a quoted text, a number as Python writes it."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    return repr(value)
+    return declare.sql_literal(value, exact=False)
 
 
 #: the block of sql/evaluate.sql that :func:`write_sql_params` writes: one ``-- rf:param`` line per parameter

@@ -21,7 +21,7 @@ import re
 import string
 from pathlib import Path
 
-from ..declare import Param
+from ..declare import Param, sql_literal
 from .declare import BeyondSpec
 from .input_rules import InputRule
 
@@ -46,17 +46,7 @@ NL, Q, QQ = "\n", "'", "''"
 _BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
 
 
-def _literal(value: object) -> str:
-    """A declared value as SQL: text quoted, floats parsed from their exact repr, flags as booleans."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, int):
-        return str(value)
-    return f"CAST('{float(value)!r}' AS DOUBLE)"  # type: ignore[arg-type]
+_literal = sql_literal  # the one writer of values into SQL
 
 
 def _checked(p: Param) -> str:

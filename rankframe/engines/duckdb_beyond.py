@@ -91,21 +91,7 @@ def call_sql(
 def _constant(con: duckdb.DuckDBPyConnection, expression: str) -> str:
     """A constant SQL expression evaluated once and written back as a typed literal (a struct of options)."""
     row = con.execute(f"SELECT {expression} AS v, typeof({expression}) AS t").fetchall()[0]
-    return f"CAST({_struct(row[0])} AS {row[1]})"
-
-
-def _struct(value: object) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"'{k}': {_struct(v)}" for k, v in value.items()) + "}"
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, float):
-        return f"CAST('{value!r}' AS DOUBLE)"
-    return str(value)
+    return f"CAST({_literal(row[0])} AS {row[1]})"
 
 
 def evaluate(

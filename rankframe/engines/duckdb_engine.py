@@ -15,7 +15,6 @@ starts it (``SQL_ERROR_CODES``), anything else a ``RankframeError`` that names t
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ import pandas as pd
 from .. import progress, registry, units
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..declare import ENGINE_PARAMS, SCORE_PARAMS, SQL_TYPES, GainMap
+from ..declare import ENGINE_PARAMS, SCORE_PARAMS, SQL_TYPES, GainMap, sql_literal
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 from ..table_rules import ranking_column
@@ -50,22 +49,7 @@ def _cursor() -> duckdb.DuckDBPyConnection:
         return progress.configure_duckdb(_DB[version].cursor())
 
 
-def _literal(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, GainMap):  # gains={grade: gain}: a DuckDB MAP of doubles
-        pairs = ", ".join(f"{_literal(float(g))}: {_literal(float(v))}" for g, v in value)
-        return f"MAP {{{pairs}}}" if pairs else "CAST(MAP {} AS MAP(DOUBLE, DOUBLE))"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    v = float(value)
-    if not math.isfinite(v):
-        raise ParameterError(f"a metric parameter must be finite, got {value!r}")
-    return repr(v)
+_literal = sql_literal  # the one writer of values into SQL (rankframe.declare.sql_literal)
 
 
 def measure_sql(m: Measure, pos: str = "rf_pos", grade: str = "rf_g") -> str:
@@ -98,7 +82,7 @@ def _sql_value(param: Any, value: Any) -> str:
         return _literal(bool(value))
     if SQL_TYPES[param.kind] == "BIGINT":
         return f"CAST({int(value)} AS BIGINT)"
-    return f"CAST('{float(value)!r}' AS DOUBLE)"
+    return _literal(float(value))
 
 
 class _Columns:
