@@ -29,23 +29,19 @@ from .numpy_engine import apply_policies
 
 _RUN = "rf__intent_run"
 _SUB = "rf__intent_sub"
+_PARAMS = "rf__intent_params"
 
 
 def _group(m: Measure) -> tuple:
-    """The parameters of one ``rf__intent_values`` call for a measure: the declared default of one it does not take."""
+    """The parameters of a measure's group ``(k, alpha, beta, rel, like)``: the declared default of one it does not
+    take (k None: 0, the whole list)."""
     kw = m.kw
-    return (kw["k"], kw.get("alpha", ALPHA.default), kw.get("beta", BETA.default), kw["rel"], kw["like"])
+    return (kw["k"] or 0, kw.get("alpha", ALPHA.default), kw.get("beta", BETA.default), kw["rel"], kw["like"])
 
 
-def values_sql(groups: Sequence[tuple], order_by: str, terms: Sequence[int]) -> str:
-    """One query: the rows of ``rf__intent_values`` of every parameter group, tagged ``rf__g`` (its index)."""
-    calls = [
-        f"SELECT {i} AS rf__g, * FROM rf__intent_values('{_RUN}', '{_SUB}', {_literal(order_by)}, "
-        + ", ".join(_literal(v) for v in (*g, n))
-        + ")"
-        for i, (g, n) in enumerate(zip(groups, terms, strict=True))
-    ]
-    return "\nUNION ALL\n".join(calls)
+def values_sql(order_by: str) -> str:
+    """The one query: ``rf__intent_values`` of every parameter group of the registered params table."""
+    return f"SELECT * FROM rf__intent_values('{_RUN}', '{_SUB}', '{_PARAMS}', {_literal(order_by)})"
 
 
 def evaluate(
@@ -86,19 +82,24 @@ def evaluate(
     )
     groups = list(dict.fromkeys(_group(m) for m in asked))
     longest = int(lists.n_retrieved.max(initial=0))
-    terms = [series_terms(g[1], longest, g[0]) for g in groups]
+    params = pd.DataFrame(groups, columns=["k", "alpha", "beta", "rel", "lk"]).astype(
+        {"k": np.int64, "alpha": np.float64, "beta": np.float64, "rel": np.float64, "lk": object}
+    )
+    params.insert(0, "g", np.arange(len(groups), dtype=np.int64))
+    params["terms"] = np.asarray([series_terms(a, longest, k or None) for k, a, *_ in groups], dtype=np.int64)
     con = _cursor()
     try:
         con.register(_RUN, run)
         con.register(_SUB, judged)
-        res = con.execute(values_sql(groups, order_by, terms)).df()
+        con.register(_PARAMS, params)
+        res = con.execute(values_sql(order_by)).df()
     except duckdb.Error as e:
         raise translate_error(e) from None
     finally:
         con.close()
     frames = []
     for m in asked:
-        rows = res[res["rf__g"] == groups.index(_group(m))]
+        rows = res[res["g"] == groups.index(_group(m))]
         unit = rows["unit"].to_numpy(dtype=np.int64)
         values = np.zeros(lists.n)
         values[unit] = rows[m.spec.name].to_numpy(dtype=np.float64)
