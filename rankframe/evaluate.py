@@ -198,7 +198,9 @@ def evaluate(
     n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
-        refuse_intent(measures, "duckdb_files", "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)")
+        refuse_intent(
+            measures, "duckdb_files", "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)"
+        )
     if isinstance(engine, str) and engine.lower() == "duckdb":
         refuse_intent(measures, "duckdb", "the DuckDB engine (engine='duckdb')")
     if qrels is None and from_qrels(measures):

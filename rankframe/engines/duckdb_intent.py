@@ -33,8 +33,10 @@ _PARAMS = "rf__intent_params"
 
 
 def _group(m: Measure) -> tuple:
-    """The parameters of a measure's group ``(k, alpha, beta, rel, like)``: the declared default of one it does not
-    take (k None: 0, the whole list)."""
+    """The parameter group ``(k, alpha, beta, rel, like)`` of a measure (k None: 0; a default for an unread one).
+
+    A measure without ``alpha`` or ``beta`` takes the declared default (:data:`ALPHA`, :data:`BETA`), never read.
+    """
     kw = m.kw
     return (kw["k"] or 0, kw.get("alpha", ALPHA.default), kw.get("beta", BETA.default), kw["rel"], kw["like"])
 

@@ -107,8 +107,9 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
         raise ParameterError(
             f"{', '.join(map(str, asked))}: the intent-aware diversity measures (docs/diversity.md) are computed "
             "by rankframe.evaluate and its callers, pandas-only for now on every other face; "
-            f"{words or face} does not serve them yet. Use rankframe.evaluate(run, metrics, qrels=<subtopic qrels>) with engine='pandas' "
-            f"(the default){duckdb}, the accessor df.rank_metrics.evaluate, the polars namespace or rankframe.compare."
+            f"{words or face} does not serve them yet. Use rankframe.evaluate(run, metrics, "
+            f"qrels=<subtopic qrels>) with engine='pandas' (the default){duckdb}, the accessor "
+            "df.rank_metrics.evaluate, the polars namespace or rankframe.compare."
         )
 
 

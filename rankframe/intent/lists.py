@@ -180,19 +180,18 @@ class IntentLists:
 
 
 def series_terms(alpha: float, longest_list: int, k: int | None) -> int:
-    """The number of terms of the "ideal ideal" series: the longest depth (k, or the longest list), cut where
-    (1 - alpha)^j no longer changes a double's sum (alpha > 0); with alpha = 0 k must be <= :data:`MAX_TERMS`.
+    """The number of terms of the "ideal ideal" series: k, or the longest list, cut where its terms vanish.
 
-    The one rule of the numpy kernel (:meth:`IntentLists.ideal_ideal`) and the SQL one (``sql/intent.sql``, whose
-    depths are clamped to it).
+    With alpha > 0 past this many terms (1 - alpha)^j no longer changes a double's sum; with alpha = 0 k must be
+    <= :data:`MAX_TERMS`. The one rule of the numpy kernel (:meth:`IntentLists.ideal_ideal`) and the SQL one
+    (``sql/intent.sql``, whose depths are clamped to it).
     """
     longest = longest_list if k is None else k
     if alpha > 0:  # past this many terms (1 - alpha)^j no longer changes a double's sum
         return min(longest, max(longest_list, _vanishing(alpha)))
     if longest > MAX_TERMS:
         raise ParameterError(
-            f"with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be <= {MAX_TERMS}, "
-            f"got k={k}"
+            f"with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be <= {MAX_TERMS}, got k={k}"
         )
     return longest
 
