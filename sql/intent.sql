@@ -9,7 +9,7 @@
 --        retrieved
 --   sub: query, subtopic, item, trank, grade -- one row per (query, subtopic, item) judgment, the same codes
 --   params: g, k, alpha, beta, rel, lk, terms -- one row per parameter group g of the measures asked (k 0 = the
---        whole list; lk: like, NULL, 'ndeval' or 'tf_ranking', a measure without the preset is never asked with
+--        whole list; lk: like, '' (or NULL) = none, 'ndeval' or 'tf_ranking', a measure without the preset is never asked with
 --        it; terms: the length of the "ideal ideal" series, decided by rankframe.intent.lists.series_terms, the one
 --        rule, with its error for alpha = 0)
 -- and gives one row per (g, unit of run): its query's S (n_sub: subtopics with a relevant item) and the value of
@@ -37,7 +37,8 @@ CREATE OR REPLACE MACRO rf__intent_ratio(a, b) AS
 
 CREATE OR REPLACE MACRO rf__intent_values(run, sub, params, order_by) AS TABLE
     WITH RECURSIVE rf__p AS (
-        SELECT g, k, alpha, beta, rel, lk, terms, rf__intent_nd(lk) AS nd FROM query_table(params)
+        SELECT g, k, alpha, beta, rel, nullif(lk, '') AS lk, terms, rf__intent_nd(nullif(lk, '')) AS nd
+        FROM query_table(params)
     ), rf__j AS (  -- the relevant (query, subtopic, item) judgments per rel (an unjudged or NaN grade never is)
         SELECT r.rel, s.query, s.subtopic, s.item, s.trank
         FROM (SELECT DISTINCT rel FROM rf__p) AS r JOIN query_table(sub) AS s

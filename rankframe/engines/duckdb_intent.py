@@ -87,6 +87,7 @@ def evaluate(
     params = pd.DataFrame(groups, columns=["k", "alpha", "beta", "rel", "lk"]).astype(
         {"k": np.int64, "alpha": np.float64, "beta": np.float64, "rel": np.float64, "lk": object}
     )
+    params["lk"] = params["lk"].fillna("").astype(str)  # '' = no preset: a column of text for every DuckDB version
     params.insert(0, "g", np.arange(len(groups), dtype=np.int64))
     params["terms"] = np.asarray([series_terms(a, longest, k or None) for k, a, *_ in groups], dtype=np.int64)
     con = _cursor()
