@@ -153,6 +153,20 @@ def test_seeded_parity_ranks_and_segments(seed):
     assert b["query"].dtype == a["query"].dtype
 
 
+@pytest.mark.parametrize("policy", ["zero", "nan", "skip"])
+def test_parity_edges(policy):
+    """A unit with no ranked row (every rank NaN) under the no_retrieved/no_judged policies, a repeated item
+    (allow_duplicates=True), numeric item ids (their text order: 10 before 9 in the ties)."""
+    run, qrels = random_case(9)
+    ranked = run.assign(rank=run.groupby("query").cumcount() + 1.0).drop(columns="score")
+    ranked.loc[ranked["query"] == "q3", "rank"] = np.nan
+    assert_same(both(ranked, qrels, MEASURES, no_retrieved=policy, no_judged=policy))
+    repeated = pd.concat([run, run[run["query"] == "q1"].head(3)], ignore_index=True)
+    assert_same(both(repeated, qrels, MEASURES[:12], allow_duplicates=True, no_relevant=policy))
+    numeric = run.assign(item=run["item"].str[1:].astype(int))
+    assert_same(both(numeric, qrels.assign(item=qrels["item"].str[1:].astype(int)), MEASURES[:24]))
+
+
 def test_means_parity():
     run, qrels = random_case(7)
     a = rankframe.evaluate(run, MEASURES[:12], qrels=qrels)
