@@ -198,9 +198,11 @@ def evaluate(
     n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
         refuse(measures, "duckdb_files")
-        refuse_intent(measures, "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)")
+        refuse_intent(
+            measures, "duckdb_files", "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)"
+        )
     if isinstance(engine, str) and engine.lower() == "duckdb":
-        refuse_intent(measures, "the DuckDB engine (engine='duckdb')")
+        refuse_intent(measures, "duckdb", "the DuckDB engine (engine='duckdb')")
     if qrels is None and from_qrels(measures):
         raise needs_subtopics(measures, judgment_columns(columns, qrels_columns).subtopic, None)
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)
@@ -313,7 +315,12 @@ def _evaluate(
         frames = [engine_module.evaluate(df, measures, columns, by, per_query, policies)] if measures else []
         if from_qrels(diversity):
             assert subtopics is not None  # split_qrels refused a qrels without subtopics
-            frames.append(intent_engine.evaluate(df, diversity, columns, by, policies, subtopics))
+            if engine.lower() == "duckdb":  # sql/intent.sql
+                from .engines import duckdb_intent
+
+                frames.append(duckdb_intent.evaluate(df, diversity, columns, by, policies, subtopics))
+            else:
+                frames.append(intent_engine.evaluate(df, diversity, columns, by, policies, subtopics))
         if any(from_history(m) for m in diversity):  # the recommender form: train= and features=, no qrels
             frames.append(intent_engine.evaluate_history(df, diversity, columns, by, train, features))
         if beyond:

@@ -15,10 +15,13 @@ from ..declare import MetricSpec, Param, k_param, like_param, rel_param
 from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` with engine='pandas' on a table (any table kind it reads
-#: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it) and
-#: ``rankframe.compare`` (which calls evaluate). Every other face (the DuckDB engine and its file road, the SQL
-#: macros, rankframe.sql.render, dbt, Spark, anova) raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare")
+#: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it),
+#: ``rankframe.compare`` (which calls evaluate) and ``rankframe.evaluate(..., engine='duckdb')`` on a DataFrame
+#: (the SQL kernel of ``sql/intent.sql``). Every other face (the DuckDB engine's file road, the SQL table macros,
+#: rankframe.sql.render, dbt, Spark, anova) raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare", "duckdb")
+#: the faces of the recommender form (``like='informfully'``, train= and features=): it has no SQL kernel
+HISTORY_FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare")
 #: the callers (``owner`` of :func:`rankframe.arguments.parse_metrics`) that reach the pandas engine
 OWNERS: tuple[str, ...] = ("evaluate", "compare", "segment_means", "means")
 
@@ -60,8 +63,8 @@ def params(
 class IntentSpec(MetricSpec):
     """An intent-aware measure: a :class:`~rankframe.declare.MetricSpec` read from a subtopic qrels.
 
-    ``faces``: the faces that serve it (:data:`FACES`); ``sql``: False while the family has no SQL kernel (the DuckDB
-    engine, the SQL macros and the portable SQL refuse it, :func:`refuse`).
+    ``faces``: the faces that serve it (:data:`FACES`); ``sql``: False while the family has no public SQL macro (the
+    table macros and the portable SQL refuse it, :func:`refuse`; the DuckDB engine's kernel is ``sql/intent.sql``).
     """
 
     faces: tuple[str, ...] = FACES
@@ -88,15 +91,25 @@ def from_qrels(measures: Sequence[Any]) -> list[Any]:
     return [m for m in intent(measures) if not from_history(m)]
 
 
-def refuse(measures: Sequence[Any], face: str) -> None:
-    """Raise the error of a face that does not serve the family (yet), naming the measures and the faces that do."""
-    asked = [str(m) for m in intent(measures) if face not in m.spec.faces]
+def faces_of(measure: Any) -> tuple[str, ...]:
+    """The faces that serve one bound measure of the family (the recommender form: :data:`HISTORY_FACES`)."""
+    return HISTORY_FACES if from_history(measure) else measure.spec.faces
+
+
+def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None:
+    """Raise the error of a face that does not serve the family (yet), naming the measures and the faces that do.
+
+    ``face``: the face's key (:data:`FACES`); ``words``: how the message names it (the key itself without).
+    """
+    asked = [m for m in intent(measures) if face not in faces_of(m)]
     if asked:
+        duckdb = "" if any(from_history(m) for m in asked) else ", engine='duckdb' on a DataFrame"
         raise ParameterError(
-            f"{', '.join(asked)}: the intent-aware diversity measures (docs/diversity.md) are pandas-only for now; "
-            f"{face} does not serve them yet. Use rankframe.evaluate(run, metrics, qrels=<subtopic qrels>) with "
-            "engine='pandas' (the default), the accessor df.rank_metrics.evaluate, the polars namespace or "
-            "rankframe.compare."
+            f"{', '.join(map(str, asked))}: the intent-aware diversity measures (docs/diversity.md) are computed "
+            "by rankframe.evaluate and its callers, pandas-only for now on every other face; "
+            f"{words or face} does not serve them yet. Use rankframe.evaluate(run, metrics, "
+            f"qrels=<subtopic qrels>) with engine='pandas' (the default){duckdb}, the accessor "
+            "df.rank_metrics.evaluate, the polars namespace or rankframe.compare."
         )
 
 

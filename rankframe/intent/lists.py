@@ -87,6 +87,7 @@ class IntentLists:
     item_rank: np.ndarray  # the text order of each item code (strcmp: ndeval's docno order)
     sub: pd.DataFrame  # query code, subtopic code, item code, grade of each subtopic judgment
     n_retrieved: np.ndarray
+    row_item: np.ndarray  # the item code of each row of the table (in its row order)
     _orders: dict[str, tuple[np.ndarray, np.ndarray]]  # item_ties -> (item code per element, offsets)
     _order_of: Callable[[str], tuple[np.ndarray, np.ndarray]] = field(repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
@@ -163,15 +164,8 @@ class IntentLists:
         ``like='ndeval'`` a depth of 1 is not normalised (ndeval divides from its second position on).
         """
         depth = self.n_retrieved if k is None else np.full(self.n, k, dtype=np.int64)
-        longest = int(depth.max(initial=0))
-        if alpha > 0:  # past this many terms (1 - alpha)^j no longer changes a double's sum
-            longest = min(longest, max(int(self.n_retrieved.max(initial=0)), _vanishing(alpha)))
-            depth = np.minimum(depth, longest)
-        elif longest > MAX_TERMS:
-            raise ParameterError(
-                f"with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be <= {MAX_TERMS}, "
-                f"got k={k}"
-            )
+        longest = series_terms(alpha, int(self.n_retrieved.max(initial=0)), k)
+        depth = np.minimum(depth, longest)
         p = np.arange(1, longest + 1, dtype=np.float64)
         w = 1.0 / np.log2(p + 1.0) if discount == "log" else 1.0 / p
         series = np.concatenate(([0.0], np.cumsum(np.power(1.0 - alpha, p - 1.0) * w)))
@@ -183,6 +177,23 @@ class IntentLists:
     def n_sub(self, rel: float) -> np.ndarray:
         """S per unit: the subtopics of its query with a relevant item (ndeval's actual subtopics)."""
         return self.judgments(rel).n_sub[self.unit_query]
+
+
+def series_terms(alpha: float, longest_list: int, k: int | None) -> int:
+    """The number of terms of the "ideal ideal" series: k, or the longest list, cut where its terms vanish.
+
+    With alpha > 0 past this many terms (1 - alpha)^j no longer changes a double's sum; with alpha = 0 k must be
+    <= :data:`MAX_TERMS`. The one rule of the numpy kernel (:meth:`IntentLists.ideal_ideal`) and the SQL one
+    (``sql/intent.sql``, whose depths are clamped to it).
+    """
+    longest = longest_list if k is None else k
+    if alpha > 0:  # past this many terms (1 - alpha)^j no longer changes a double's sum
+        return min(longest, max(longest_list, _vanishing(alpha)))
+    if longest > MAX_TERMS:
+        raise ParameterError(
+            f"with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be <= {MAX_TERMS}, got k={k}"
+        )
+    return longest
 
 
 def _vanishing(alpha: float) -> int:
@@ -284,6 +295,7 @@ def build(df: pd.DataFrame, sub: pd.DataFrame, columns: Columns, by: list[str]) 
         item_rank=item_rank,
         sub=table,
         n_retrieved=np.diff(offsets),
+        row_item=run_items,
         _orders={"descending": (run_items[rows], offsets)},
         _order_of=order_of,
     )
