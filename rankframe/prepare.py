@@ -265,28 +265,6 @@ def discount(pos: np.ndarray, log_base: float = 2.0) -> np.ndarray:
     return 1.0 / (np.log2(pos + 1.0) / np.log2(log_base))  # as the SQL macros: log2(i + 1) / log2(b)
 
 
-def descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(code per value, the distinct values largest first as float64): code 0 is the largest value.
-
-    Gains are mostly small integers (linear gains of grades 1..3): those are numbered by their distance from the
-    largest, without hashing; other values go through ``pd.factorize``.
-    """
-    if len(values):
-        lo, hi = float(values.min()), float(values.max())
-        if hi - lo < 4096 and -(2.0**52) <= lo and hi <= 2.0**52:  # (False for NaN)
-            as_int = values.astype(np.int64)
-            if np.array_equal(as_int, values):
-                codes = int(hi) - as_int
-                present = np.bincount(codes) > 0
-                distinct = hi - np.flatnonzero(present).astype(np.float64)
-                if not present.all():
-                    number = np.cumsum(present) - 1
-                    codes = number[codes]
-                return codes, distinct
-    codes, uniques = pd.factorize(-values, sort=True)
-    return codes, -np.asarray(uniques, dtype=np.float64)
-
-
 def positive_value_codes(
     group: np.ndarray, values: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -296,7 +274,7 @@ def positive_value_codes(
     """
     keep = values > 0
     g, v = group[keep], values[keep]
-    codes, distinct = descending_codes(v)
+    codes, distinct = units.descending_codes(v)
     return g, v, codes, distinct
 
 
@@ -408,7 +386,8 @@ def _order_by_score(
     text_rank = np.empty(len(uniques), dtype=np.int64)
     text_rank[_text_order(uniques)] = np.arange(len(uniques))
     g = groups.codes[retrieved]
-    score_code, n_scores = units.descending_codes(score[retrieved])
+    score_code, distinct_scores = units.descending_codes(score[retrieved])
+    n_scores = len(distinct_scores)
     n_items = len(uniques)
     tie = n_items - 1 - text_rank[item_codes] if item_ties == "descending" else text_rank[item_codes]
     order = units.lexsort_codes(

@@ -67,10 +67,27 @@ def lexsort_codes(keys: tuple[np.ndarray, ...], sizes: tuple[int, ...]) -> np.nd
     return np.argsort(packed, kind="stable")
 
 
-def descending_codes(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Dense codes of float ``values`` (no NaN) in descending order: the largest is 0; equal values share a code."""
-    uniques, inverse = np.unique(values, return_inverse=True)
-    return len(uniques) - 1 - inverse.reshape(-1), len(uniques)
+def descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code per value, the distinct values largest first as float64): code 0 is the largest value.
+
+    Gains are mostly small integers (linear gains of grades 1..3): those are numbered by their distance from the
+    largest, without hashing; other values (scores) go through ``pd.factorize``: a hash pass and a sort of the
+    distinct values only (``np.unique`` sorted every value: 1.8 of fusion's 4.6 CPU-s on 3M rows). NaN-free.
+    """
+    if len(values):
+        lo, hi = float(values.min()), float(values.max())
+        if hi - lo < 4096 and -(2.0**52) <= lo and hi <= 2.0**52:  # (False for NaN)
+            as_int = values.astype(np.int64)
+            if np.array_equal(as_int, values):
+                codes = int(hi) - as_int
+                present = np.bincount(codes) > 0
+                distinct = hi - np.flatnonzero(present).astype(np.float64)
+                if not present.all():
+                    number = np.cumsum(present) - 1
+                    codes = number[codes]
+                return codes, distinct
+    codes, uniques = pd.factorize(-values, sort=True)
+    return codes, -np.asarray(uniques, dtype=np.float64)
 
 
 def index_dtype(n: int) -> type:
