@@ -25,6 +25,9 @@ def test_codes_too_wide_to_pack_fall_back_to_lexsort():
 
 
 def test_descending_codes():
-    codes, n = units.descending_codes(np.array([0.5, 2.0, -1.0, 2.0, 0.0, -0.0]))
+    codes, distinct = units.descending_codes(np.array([0.5, 2.0, -1.0, 2.0, 0.0, -0.0]))
     # distinct values 2.0 > 0.5 > 0.0 (= -0.0) > -1.0 get 0, 1, 2, 3
-    assert n == 4 and codes.tolist() == [1, 0, 3, 0, 2, 2]
+    assert distinct.tolist() == [2.0, 0.5, 0.0, -1.0] and codes.tolist() == [1, 0, 3, 0, 2, 2]
+    # small integers take the path without hashing: 3 > 1 > 0 (2 absent) -> 0, 1, 2
+    codes, distinct = units.descending_codes(np.array([1.0, 3.0, 0.0, 3.0]))
+    assert distinct.tolist() == [3.0, 1.0, 0.0] and codes.tolist() == [1, 0, 2, 0]
