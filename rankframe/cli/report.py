@@ -112,6 +112,6 @@ def run(args: Any) -> int:
     except ValidationError as e:
         raise _in_cli_words(e) from None
     except ParameterError as e:  # compare's messages in the options' words, as rankframe compare says them
-        raise UsageError(_cli_words(str(e))) from None
+        raise UsageError(_cli_words(e)) from None
     _print(f"wrote {args.output}")
     return 0

@@ -243,9 +243,8 @@ def family_columns(family: object, by: list[str]) -> list[str]:
         raise parameter_error("compare", "family", f"'all' or column name(s) among {allowed}", family)
     bad = [c for c in cols if c not in allowed]
     if bad:
-        raise ParameterError(
-            f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
-            f"Got {family!r} instead.{hint(bad[0], allowed)}"
+        raise parameter_error(
+            "compare", "family", f"'all' or column name(s) among {allowed}", family, hint(bad[0], allowed)
         )
     return list(dict.fromkeys(cols))
 
@@ -345,7 +344,12 @@ def match_baseline(found: list, system: str, baseline: object) -> object:
     why = f" (the table's value {matches[0]!r} has another type)" if matches else hint(baseline, found)
     shown = sorted(found, key=str)[:20]
     raise ParameterError(
-        UNKNOWN_BASELINE.format(owner="compare", system=system, shown=shown, baseline=baseline, hint=why)
+        UNKNOWN_BASELINE.format(owner="compare", system=system, shown=shown, baseline=baseline, hint=why),
+        owner="compare",
+        parameter="baseline",
+        expected=f"one of the systems in column {system!r}: {shown}",
+        got=baseline,
+        hint=why.strip() or None,
     )
 
 
@@ -360,12 +364,18 @@ def several_baselines(baseline: list | tuple) -> list:
     if not items:
         raise ParameterError(
             "The 'baseline' parameter of compare must name at least one system; got an empty list. "
-            "Pass None for the default (the system of the table's first row)"
+            "Pass None for the default (the system of the table's first row)",
+            owner="compare",
+            parameter="baseline",
+            got=[],
         )
     repeated = [b for i, b in enumerate(items) if b in items[:i]]
     if repeated:
         raise ParameterError(
-            f"The 'baseline' parameter of compare must name each system once; {repeated[0]!r} is repeated in {items}"
+            f"The 'baseline' parameter of compare must name each system once; {repeated[0]!r} is repeated in {items}",
+            owner="compare",
+            parameter="baseline",
+            got=baseline,
         )
     return items
 
@@ -398,7 +408,9 @@ def check_baseline_pairs(baseline: object, pairs: str) -> None:
         raise ParameterError(
             f"The 'baseline' parameter of compare names several systems ({list(baseline)}), which needs "
             f"pairs='baseline' (every system against each baseline); with pairs={pairs!r} name one system, "
-            "which then only comes first in the order of the pairs"
+            "which then only comes first in the order of the pairs",
+            owner="compare",
+            parameter="baseline",
         )
 
 

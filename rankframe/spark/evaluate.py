@@ -101,9 +101,13 @@ def check_options(
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         error = parameter_error("rankframe.spark.evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
         if isinstance(engine, str) and engine.lower() == "sql":  # retired: say so, and what to use
-            error = ParameterError(
-                f"{error} engine='sql' (Spark SQL windows for five metrics) was retired: engine='pandas', the "
-                "default, computes every metric and option and was faster (docs/decisions/0009-spark-engine.md)."
+            error = parameter_error(
+                error.owner or "",
+                "engine",
+                error.expected or "",
+                engine,
+                "engine='sql' (Spark SQL windows for five metrics) was retired: engine='pandas', the "
+                "default, computes every metric and option and was faster (docs/decisions/0009-spark-engine.md).",
             )
         raise error
     check_buckets(buckets, "rankframe.spark.evaluate")
