@@ -52,7 +52,8 @@ class ParameterError(RankframeError):
     ``got`` (the value given) and ``hint`` (a sentence after the rule, or None). A message that does not fit the
     one template may still name its parameter: ``ParameterError(text, owner=..., parameter=...)``, where ``text``
     begins with :attr:`subject`. A plain ``ParameterError(text)`` has every field None. The command line reads
-    ``parameter`` to name the option instead of the keyword (:meth:`with_subject`).
+    ``parameter`` to name the option instead of the keyword (:meth:`with_subject`). It pickles with its fields
+    (a Spark or joblib worker's error comes back whole).
 
     >>> e = ParameterError.of("compare", "ci", "a level in the open interval (0, 1)", 2)
     >>> str(e)
@@ -113,10 +114,6 @@ class ParameterError(RankframeError):
             return text
         return subject + text[len(self.subject) :]
 
-    def __reduce__(self) -> tuple:
-        fields = {k: getattr(self, k) for k in ("owner", "parameter", "expected", "hint")}
-        return (_restore_parameter_error, (type(self), str(self), fields, self.got))
-
 
 class UnknownMetricError(RankframeError):
     """A metric name that the registry does not know."""
@@ -124,11 +121,6 @@ class UnknownMetricError(RankframeError):
 
 class MetricSyntaxError(RankframeError):
     """A metric string that does not follow the grammar ``NAME(param=value, ...)@K``."""
-
-
-def _restore_parameter_error(cls: type, message: str, fields: dict, got: object) -> ParameterError:
-    """Unpickle a ParameterError with its message and fields (``got`` may be any picklable value)."""
-    return cls(message, got=got, **fields)
 
 
 def parameter_error(owner: str, name: str, expected: str, got: object, hint: str | None = None) -> ParameterError:

@@ -197,7 +197,7 @@ def flag_table(parser: argparse.ArgumentParser) -> dict[str, str]:
         table.setdefault(action.dest, option)
         if action.dest.startswith("col_"):
             table.setdefault(action.dest[len("col_") :], option)
-    columns = [table[f"col_{role}"] for role in _ROLES if f"col_{role}" in table]
+    columns = [table[f"col_{role}"] for role in ("system", *_ROLES) if f"col_{role}" in table]
     if columns:
         table.setdefault("columns", "/".join(columns))
     return table
