@@ -68,5 +68,8 @@ def check_top_grade(top: float | None, n_rows: int, columns: Columns, measures: 
                 raise ParameterError(
                     f"gain='exponential' (2^g - 1) overflows float64 for grade {top:g} in column "
                     f"{columns.relevance!r} of this {n_rows}-row table (grades up to {limit} work); use "
-                    f"gain='linear' or rescale the grades ({str(m)!r})."
+                    f"gain='linear' or rescale the grades ({str(m)!r}).",
+                    owner=m.spec.canonical,
+                    parameter="gain",
+                    got="exponential",
                 )

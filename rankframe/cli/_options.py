@@ -161,12 +161,9 @@ def _check_level(option: str, value: float, example: str) -> None:
         raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
 
 
-#: rankframe.compare's parameters and the command's options that set them (the rest: --name-with-dashes)
-_COMPARE_OPTIONS = {"system": "--system", "columns": "--query/--item/--rank/--relevance/--score"}
-
-
 def _option(name: str) -> str:
-    return _COMPARE_OPTIONS.get(name, "--" + name.replace("_", "-"))
+    """The running command's option for the library's parameter ``name`` (:func:`flag_of`), else argparse's spelling."""
+    return flag_of(name) or "--" + name.replace("_", "-")
 
 
 #: the library functions each command calls, whose parameters are its options (the owners of their ParameterErrors)

@@ -102,7 +102,9 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     if p["test"] == "tukey" and p["pairs"] != "all":
         raise ParameterError(
             "test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
-            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline"
+            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline",
+            owner="compare",
+            parameter="test",
         )
     if p["ci_method"] is None:
         p["ci_method"] = "tukey" if p["test"] == "tukey" else "t"
@@ -110,7 +112,9 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     if p["ci_method"] == "tukey" and p["test"] != "tukey":
         raise ParameterError(
             "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
-            f"test={p['test']!r} use ci_method='t' or 'bootstrap'"
+            f"test={p['test']!r} use ci_method='t' or 'bootstrap'",
+            owner="compare",
+            parameter="ci_method",
         )
     p["ci"] = check_level("compare", p["ci"])
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
@@ -141,7 +145,9 @@ def check_zero_method(zero_method: object, test: str) -> str:
     if value != "wilcox" and test != "wilcoxon":
         raise ParameterError(
             f"zero_method={value!r} is how the Wilcoxon signed-rank test treats zero differences; test={test!r} "
-            "has no such choice: pass test='wilcoxon', or leave zero_method out"
+            "has no such choice: pass test='wilcoxon', or leave zero_method out",
+            owner="compare",
+            parameter="zero_method",
         )
     return value
 
@@ -162,7 +168,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
         if test != "t":
             raise ParameterError(
                 f"margin= (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + margin > 0; "
-                f"test={test!r} takes no margin: pass test='t', or leave margin out"
+                f"test={test!r} takes no margin: pass test='t', or leave margin out",
+                owner="compare",
+                parameter="margin",
             )
     if alternative is None:
         alternative = "two-sided" if margin is None else "greater"
@@ -174,7 +182,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
     if side != "two-sided" and (test not in ONE_SIDED_TESTS or ci_method == "tukey"):
         raise ParameterError(
             f"alternative={side!r}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
-            f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'"
+            f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'",
+            owner="compare",
+            parameter="alternative",
         )
     return checked, side
 
@@ -205,13 +215,17 @@ def margin_side(names: list[str], margin: float | None, alternative: str, asked:
         raise ParameterError(
             f"margin= tests that a system is not worse than the baseline by the margin; {', '.join(none)} has no "
             "direction (never better or worse: docs/metrics.md, 'Which way is better'): leave it out of a call "
-            "with a margin"
+            "with a margin",
+            owner="compare",
+            parameter="margin",
         )
     if len(set(ways.tolist())) > 1:
         lower = [n for n, w in zip(names, ways) if w < 0]
         raise ParameterError(
             f"margin= is one margin in the metrics' units, on one side: {', '.join(lower)} {WORDS[-1]}, the others "
-            f"{WORDS[1]}; compare them in separate calls, each with its own margin"
+            f"{WORDS[1]}; compare them in separate calls, each with its own margin",
+            owner="compare",
+            parameter="margin",
         )
     higher = bool(ways[0] > 0)
     side = "greater" if higher else "less"
@@ -261,7 +275,9 @@ def check_family_correction(family: list[str], by: list[str], correction: str | 
     raise ParameterError(
         f"correction='westfall-young' adjusts over the comparisons of one segment (their queries share the sign "
         f"flips); with segments {by} pass family= naming them, e.g. family={[*by]!r} (one family per segment) or "
-        f"family={[*by, 'metric']!r}; got family={family or 'all'!r}"
+        f"family={[*by, 'metric']!r}; got family={family or 'all'!r}",
+        owner="compare",
+        parameter="correction",
     )
 
 

@@ -152,7 +152,11 @@ def fuse_train(
             qrels_columns=judgment_columns(c, qrels_columns, OWNER),
         )
     elif qrels_columns is not None:
-        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
+        raise ParameterError(
+            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
+            owner="fuse_train",
+            parameter="qrels_columns",
+        )
     check_columns(list(frame.columns), c)
     _check_segments(segments, frame, c)
     check_table(frame, c, plan.reads_scores)

@@ -80,6 +80,23 @@ def test_every_raise_that_names_a_parameter_carries_it():
         assert given_text == said, f"{where}:{line}: says {said!r}, carries parameter={given_text!r}"
 
 
+def test_every_raise_that_starts_with_a_keyword_carries_it():
+    """``ci= gives intervals of means; ...``: the message is about ``ci``, and says so in its fields."""
+    found = 0
+    for path in sorted((ROOT / "rankframe").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ParameterError" and node.args:
+                said = re.match(r"""^f?['"](\w+)=""", ast.unparse(node.args[0]))
+                if said is None:
+                    continue
+                found += 1
+                keywords = {k.arg: k.value for k in node.keywords}
+                where = f"{path.relative_to(ROOT)}:{node.lineno}"
+                assert "parameter" in keywords, f"{where} is about {said.group(1)}= without the field"
+                assert ast.literal_eval(keywords["parameter"]) == said.group(1), where
+    assert found >= 20  # 21 when written
+
+
 # (the call, its owner, its parameter): real raises, the template's and the hand-worded ones
 CASES = {
     "evaluate output": (lambda: rankframe.evaluate(TWO, "AP", output="bogus"), "evaluate", "output"),
@@ -115,3 +132,12 @@ def test_a_raise_carries_the_fields_its_words_say(case):
     assert type(back) is ParameterError and str(back) == str(e)
     fields = ("owner", "parameter", "expected", "got", "hint")
     assert [repr(getattr(back, f)) for f in fields] == [repr(getattr(e, f)) for f in fields]
+
+
+def test_a_message_about_a_keyword_keeps_its_words_and_carries_it():
+    with pytest.raises(ParameterError) as info:
+        rankframe.evaluate(TWO, "AP", by="system", per_query=True, ci=0.9)
+    e = info.value
+    assert str(e) == "ci= gives intervals of means; it does not apply with per_query=True"  # the words of today
+    assert (e.owner, e.parameter) == ("evaluate", "ci")
+    assert e.with_subject("--ci") == str(e)  # not "The 'ci' parameter of ...": the command rewrites ci= itself
