@@ -20,7 +20,7 @@ from rankframe.cli._options import COMMANDS, OWNERS, flag_table
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
-PAIRED, RUN, RUN_B = EX / "paired.parquet", EX / "tiny.run", EX / "tiny-b.run"
+PAIRED, RUN, RUN_B, QRELS = EX / "paired.parquet", EX / "tiny.run", EX / "tiny-b.run", EX / "tiny.qrels"
 
 
 class Caught(Exception):
@@ -57,6 +57,14 @@ CALLS = {
     "agreement": ("rankframe.agreement.agreement", lambda t: [
         "agreement", _labels(t), "--by", "query", "--weights", "linear", "--labels", "0,1,2", "--rel", "1",
         "--ci", "0.9", "--n-resamples", "20", "--seed", "1"]),
+    "evaluate": ("rankframe.cli.evaluate.evaluate", lambda t: [
+        "evaluate", RUN, "--qrels", QRELS, "-m", "AP", "--engine", "pandas", "--ci", "0.9", "--n-resamples", "20",
+        "--seed", "1", "--agg", "mean", "--no-retrieved", "skip"]),
+    "qrels-compare": ("rankframe.qrels_compare.qrels_compare", lambda t: [
+        "qrels-compare", RUN, RUN_B, QRELS, QRELS, "-m", "AP", "--baseline", "tiny", "--no-judged", "zero"]),
+    "report": ("rankframe.cli.report.report", lambda t: [
+        "report", PAIRED, "-m", "AP", "--baseline", "dense", "--by", "length", "-o", t / "r.html", "--title", "T",
+        "--test", "t", "--ci", "0.9", "--n-resamples", "20", "--seed", "1", "--missing", "drop"]),
 }  # fmt: skip
 
 
