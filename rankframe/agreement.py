@@ -55,7 +55,7 @@ def check_choice(name: str, value: object, choices: Sequence[str], *, none: bool
         return value.lower()
     words = "one of " + ", ".join(map(repr, choices)) + (" or None" if none else "")
     hint = did_you_mean(value, choices) if isinstance(value, str) else ""
-    raise ParameterError(str(parameter_error(owner, name, words, value)) + hint)
+    raise parameter_error(owner, name, words, value, hint)
 
 
 def agreement(
@@ -172,7 +172,9 @@ def check_segments(by: Sequence[str], needed: Sequence[str], outputs: Sequence[s
     if clash:
         role = "an output column of agreement " + str(list(outputs)) if clash[0] in outputs else "a label column"
         raise ParameterError(
-            f"The 'by' parameter of agreement names {clash[0]!r}, {role}; a segment column must be another column"
+            f"The 'by' parameter of agreement names {clash[0]!r}, {role}; a segment column must be another column",
+            owner="agreement",
+            parameter="by",
         )
 
 

@@ -35,14 +35,20 @@ def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = N
         raise parameter_error(owner, "metrics", "a metric name such as 'nDCG@10' or a list of them", metrics)
     given = [(m, one) for m in metrics for one in expand(m)]  # iprec_at_recall: trec_eval's 11 levels
     if not given:
-        raise ParameterError(f"The 'metrics' parameter of {owner} must name at least one metric. Got [] instead.")
+        raise ParameterError(
+            f"The 'metrics' parameter of {owner} must name at least one metric. Got [] instead.",
+            owner=owner,
+            parameter="metrics",
+        )
     labels = [str(m) for _, m in given]
     for i, label in enumerate(labels):
         if label in labels[:i]:
             first = given[labels.index(label)][0]
             raise ParameterError(
                 f"The 'metrics' parameter of {owner} asks for {label} twice (as {first!r} and "
-                f"{given[i][0]!r}); give each metric once."
+                f"{given[i][0]!r}); give each metric once.",
+                owner=owner,
+                parameter="metrics",
             )
     measures = [m for _, m in given]
     if face is not None:
@@ -75,7 +81,9 @@ def check_output_names(
     if columns.query in by:
         raise ParameterError(
             f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
-            "query is always part of the unit (use per_query=True for one value per query)."
+            "query is always part of the unit (use per_query=True for one value per query).",
+            owner="evaluate",
+            parameter="by",
         )
     shown = [*by, *([columns.query] if per_query else [])]
     taken = {o.casefold() for o in outputs} if fold_case else set(outputs)

@@ -58,7 +58,9 @@ def check_top_grade(top: float | None, n_rows: int, columns: Columns, measures: 
             raise ParameterError(
                 f"The 'max_grade' parameter of {m.spec.canonical} must be >= every grade in the table. Got "
                 f"{m.kw['max_grade']!r} but column {columns.relevance!r} has grade {top:g}; pass "
-                f"max_grade={math.ceil(top)} (the top grade of your scale) in {str(m)!r}."
+                f"max_grade={math.ceil(top)} (the top grade of your scale) in {str(m)!r}.",
+                owner=m.spec.canonical,
+                parameter="max_grade",
             )
         if m.kw.get("gain") == "exponential":
             limit = _EXP_LIMIT - math.ceil(math.log2(n_rows + 1))
@@ -66,5 +68,8 @@ def check_top_grade(top: float | None, n_rows: int, columns: Columns, measures: 
                 raise ParameterError(
                     f"gain='exponential' (2^g - 1) overflows float64 for grade {top:g} in column "
                     f"{columns.relevance!r} of this {n_rows}-row table (grades up to {limit} work); use "
-                    f"gain='linear' or rescale the grades ({str(m)!r})."
+                    f"gain='linear' or rescale the grades ({str(m)!r}).",
+                    owner=m.spec.canonical,
+                    parameter="gain",
+                    got="exponential",
                 )

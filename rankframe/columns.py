@@ -127,6 +127,8 @@ def column_list(value: object, owner: str, name: str = "by") -> list[str]:
     if repeated:
         raise ParameterError(
             f"The {name!r} parameter of {owner} names column {repeated[0]!r} twice; give each column once. "
-            f"Got {list(value)!r} instead."
+            f"Got {list(value)!r} instead.",
+            owner=owner,
+            parameter=name,
         )
     return list(value)

@@ -457,7 +457,9 @@ class MetricSpec:
             if p.name in seen:
                 raise ParameterError(
                     f"The {p.name!r} parameter of {self.canonical} is given twice (as "
-                    f"{seen[p.name]!r} and {key!r}); give it once."
+                    f"{seen[p.name]!r} and {key!r}); give it once.",
+                    owner=self.canonical,
+                    parameter=p.name,
                 )
             seen[p.name] = key
             values[p.name] = p.check(self.name, val)
@@ -471,6 +473,9 @@ class MetricSpec:
             if values[p.name] is None and p.kind == "unit":
                 raise ParameterError(
                     f"The {p.name!r} parameter of {self.canonical} must be given: {p.expected()}, "
-                    f"e.g. {self.canonical}@0.5."
+                    f"e.g. {self.canonical}@0.5.",
+                    owner=self.canonical,
+                    parameter=p.name,
+                    expected=p.expected(),
                 )
         return values

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 
 def install_extra(extra: str) -> str:
@@ -40,8 +41,78 @@ class ValidationError(RankframeError):
         super().__init__("\n".join(lines))
 
 
+_UNSET: Any = type("_Unset", (), {"__repr__": lambda self: "<unset>"})()
+
+
 class ParameterError(RankframeError):
-    """A metric or call parameter has a value outside its declared constraint."""
+    """A metric or call parameter has a value outside its declared constraint.
+
+    Built by :meth:`of` (or :func:`parameter_error`) it carries fields: ``owner`` (the function or metric whose
+    parameter it is, ``"compare"``), ``parameter`` (its keyword, ``"ci"``), ``expected`` (the rule in words),
+    ``got`` (the value given) and ``hint`` (a sentence after the rule, or None). A message that does not fit the
+    one template may still name its parameter: ``ParameterError(text, owner=..., parameter=...)``, where ``text``
+    begins with :attr:`subject`. A plain ``ParameterError(text)`` has every field None. The command line reads
+    ``parameter`` to name the option instead of the keyword (:meth:`with_subject`). It pickles with its fields
+    (a Spark or joblib worker's error comes back whole).
+
+    >>> e = ParameterError.of("compare", "ci", "a level in the open interval (0, 1)", 2)
+    >>> str(e)
+    "The 'ci' parameter of compare must be a level in the open interval (0, 1). Got 2 instead."
+    >>> e.parameter, e.got
+    ('ci', 2)
+    >>> e.with_subject("--ci")
+    '--ci must be a level in the open interval (0, 1). Got 2 instead.'
+    """
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        owner: str | None = None,
+        parameter: str | None = None,
+        expected: str | None = None,
+        got: Any = _UNSET,
+        hint: str | None = None,
+    ):
+        self.owner = owner
+        self.parameter = parameter
+        self.expected = expected
+        self.got = None if got is _UNSET else got
+        self.hint = hint
+        if message is None:
+            message = self._template(self.subject, expected, got, hint)
+        super().__init__(message)
+
+    @classmethod
+    def of(cls, owner: str, parameter: str, expected: str, got: object, hint: str | None = None) -> ParameterError:
+        """The one message of a bad parameter (scikit-learn's words), with its fields.
+
+        ``The 'k' parameter of evaluate must be an int >= 1. Got 0 instead.``, then ``hint`` if given.
+        """
+        return cls(owner=owner, parameter=parameter, expected=expected, got=got, hint=hint)
+
+    @property
+    def subject(self) -> str:
+        """``The 'k' parameter of evaluate``: how the message names the parameter ("" without the fields)."""
+        if self.parameter is None:
+            return ""
+        return f"The {self.parameter!r} parameter" + ("" if self.owner is None else f" of {self.owner}")
+
+    @staticmethod
+    def _template(subject: str, expected: str | None, got: object, hint: str | None) -> str:
+        text = f"{subject} must be {expected}."
+        if got is not _UNSET:
+            text += f" Got {got!r} instead."
+        if hint:
+            text += " " + hint.strip()
+        return text
+
+    def with_subject(self, subject: str) -> str:
+        """The message with :attr:`subject` said as ``subject`` (the command line's ``--ci``); as is without it."""
+        text = str(self)
+        if not self.subject or not text.startswith(self.subject):
+            return text
+        return subject + text[len(self.subject) :]
 
 
 class UnknownMetricError(RankframeError):
@@ -52,9 +123,9 @@ class MetricSyntaxError(RankframeError):
     """A metric string that does not follow the grammar ``NAME(param=value, ...)@K``."""
 
 
-def parameter_error(owner: str, name: str, expected: str, got: object) -> ParameterError:
-    """Build the one message format for a bad parameter (scikit-learn style)."""
-    return ParameterError(f"The {name!r} parameter of {owner} must be {expected}. Got {got!r} instead.")
+def parameter_error(owner: str, name: str, expected: str, got: object, hint: str | None = None) -> ParameterError:
+    """The one message format for a bad parameter (scikit-learn style): :meth:`ParameterError.of`."""
+    return ParameterError.of(owner, name, expected, got, hint)
 
 
 def close_match(name: object, known: Iterable[object], *, ignore_case: bool = True) -> str | None:

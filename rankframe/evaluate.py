@@ -50,14 +50,22 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
         if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
             raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
         if per_query:
-            raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+            raise ParameterError(
+                "ci= gives intervals of means; it does not apply with per_query=True", owner="evaluate", parameter="ci"
+            )
     if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
         raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
     agg = agg.lower()
     if agg != "mean" and per_query:
-        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+        raise ParameterError(
+            f"agg={agg!r} aggregates over queries; it does not apply with per_query=True",
+            owner="evaluate",
+            parameter="agg",
+        )
     if agg != "mean" and ci is not None:
-        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
+        raise ParameterError(
+            f"ci= gives t-intervals of means; it does not apply with agg={agg!r}", owner="evaluate", parameter="ci"
+        )
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     return cast("Aggregation", agg)
@@ -277,7 +285,11 @@ def _evaluate(
             return _aggregate(values, measures, by, columns, per_query, ci, agg)
         df = duckdb_source.to_pandas(df, columns)  # a separate qrels table is joined in pandas
     elif duckdb_config is not None:
-        raise ParameterError("duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame")
+        raise ParameterError(
+            "duckdb_config= sets DuckDB's memory for a path or relation input; df is a DataFrame",
+            owner="evaluate",
+            parameter="duckdb_config",
+        )
     df = inputs.to_pandas(df, owner="evaluate", name="df", columns=columns)
     subtopics = None
     if qrels is not None:
@@ -297,7 +309,11 @@ def _evaluate(
             allow_duplicates=allow_duplicates,
         )
     elif qrels_columns is not None:
-        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
+        raise ParameterError(
+            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
+            owner="evaluate",
+            parameter="qrels_columns",
+        )
     with units.shared():
         if validate:  # the beyond-accuracy metrics but Serendipity never read relevance: a table of them may have none
             validate_table(

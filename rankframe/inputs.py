@@ -83,10 +83,14 @@ def type_error(data: object, owner: str, name: str) -> ParameterError:
         return ParameterError(
             f"The {name!r} parameter of {owner} is a Spark DataFrame ({type(data).__name__}); rankframe.{owner} "
             f"reads tables on one machine. Use rankframe.spark.{owner}(sdf, ...) to compute on Spark with the same "
-            f"definitions (docs/spark.md), or pass sdf.toPandas() if the table is small."
+            f"definitions (docs/spark.md), or pass sdf.toPandas() if the table is small.",
+            owner=owner,
+            parameter=name,
         )
     return ParameterError(
-        f"The {name!r} parameter of {owner} must be a table: {ACCEPTED}. Got {type(data).__name__} instead."
+        f"The {name!r} parameter of {owner} must be a table: {ACCEPTED}. Got {type(data).__name__} instead.",
+        owner=owner,
+        parameter=name,
     )
 
 
@@ -133,7 +137,9 @@ def to_arrow(data: object, *, owner: str = "evaluate", name: str = "df"):
             if objects:
                 raise ParameterError(
                     f"The {name!r} parameter of {owner}: column {objects[0]!r} is a polars Object column, which "
-                    "Arrow cannot carry (mixed Python values); cast it to pl.String or an integer type first."
+                    "Arrow cannot carry (mixed Python values); cast it to pl.String or an integer type first.",
+                    owner=owner,
+                    parameter=name,
                 )
             return data.to_arrow()  # type: ignore[attr-defined]
         if k == "relation":
@@ -152,7 +158,9 @@ def to_arrow(data: object, *, owner: str = "evaluate", name: str = "df"):
     except Exception as e:  # noqa: BLE001 - a foreign library's failure, reported as ours
         raise ParameterError(
             f"The {name!r} parameter of {owner}: could not read the {type(data).__name__} as an Arrow table "
-            f"({type(e).__name__}: {e})"
+            f"({type(e).__name__}: {e})",
+            owner=owner,
+            parameter=name,
         ) from None
     raise type_error(data, owner, name)
 
@@ -168,7 +176,9 @@ def arrow_to_pandas(table: Any, *, owner: str = "evaluate", name: str = "df") ->
         where = f"column {column.name!r} ({column.type})" if column is not None else "the table"
         raise ParameterError(
             f"The {name!r} parameter of {owner}: {where} has no pandas equivalent ({type(e).__name__}: {e}); "
-            "cast it to a numeric or string type first."
+            "cast it to a numeric or string type first.",
+            owner=owner,
+            parameter=name,
         ) from None
 
 
@@ -185,9 +195,7 @@ def _converts(column: Any) -> bool:
 def check_output(output: object, owner: str = "evaluate") -> Output:
     """``output=`` checked: one of :data:`OUTPUTS`."""
     if not isinstance(output, str) or output.lower() not in OUTPUTS:
-        raise ParameterError(
-            f"The 'output' parameter of {owner} must be one of {', '.join(map(repr, OUTPUTS))}. Got {output!r} instead."
-        )
+        raise ParameterError.of(owner, "output", f"one of {', '.join(map(repr, OUTPUTS))}", output)
     return cast("Output", output.lower())
 
 

@@ -98,7 +98,11 @@ def qrels_compare(
 
     by_cols = column_list(by, "qrels_compare")
     if not isinstance(system, str):
-        raise ParameterError(f"The 'system' parameter of qrels_compare must be a column name (str). Got {system!r}.")
+        raise ParameterError(
+            f"The 'system' parameter of qrels_compare must be a column name (str). Got {system!r}.",
+            owner="qrels_compare",
+            parameter="system",
+        )
     a = inputs.to_pandas(qrels_a, owner="qrels_compare", name="qrels_a")
     b = inputs.to_pandas(qrels_b, owner="qrels_compare", name="qrels_b")
     if list(a.columns) != list(b.columns) and set(a.columns) != set(b.columns):
@@ -106,7 +110,9 @@ def qrels_compare(
         only_b = [c for c in b.columns if c not in a.columns]
         raise ParameterError(
             "The 'qrels_b' parameter of qrels_compare must have the columns of qrels_a (two judgment sets of the same "
-            f"units): qrels_a alone has {only_a}, qrels_b alone has {only_b}. Rename one of them first."
+            f"units): qrels_a alone has {only_a}, qrels_b alone has {only_b}. Rename one of them first.",
+            owner="qrels_compare",
+            parameter="qrels_b",
         )
     keys = [*by_cols, system]
     means = {

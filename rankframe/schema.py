@@ -423,7 +423,9 @@ def validate(
     if not isinstance(df, pd.DataFrame):
         raise ParameterError(
             f"The 'df' parameter of rankframe.schema.validate must be a pandas DataFrame. Got {type(df).__name__} "
-            "instead; rankframe.validate takes any table (Arrow, polars, a DuckDB relation, a file path)."
+            "instead; rankframe.validate takes any table (Arrow, polars, a DuckDB relation, a file path).",
+            owner="rankframe.schema.validate",
+            parameter="df",
         )
     df = numbers_as_float(df, c)  # as rankframe.inputs.to_pandas reads every table: a pandas caller gets the same
     present = list(df.columns)

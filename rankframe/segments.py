@@ -325,7 +325,11 @@ def _partners(seg_keys: pd.DataFrame, by: list[str], ref: dict[str, Any] | None)
     )
     if not is_ref.any():
         shown = {c: list(pd.unique(seg_keys[c]))[:10] for c in ref}
-        raise ParameterError(f"versus={ref!r} names no segment of the table; the segments' values are {shown}")
+        raise ParameterError(
+            f"versus={ref!r} names no segment of the table; the segments' values are {shown}",
+            parameter="versus",
+            got=ref,
+        )
     return np.where(is_ref, -1, found).astype(np.int64)
 
 

@@ -36,9 +36,11 @@ from ._options import (
     _duplicate_options,
     _exit_status_epilog,
     _in_cli_words,
+    _parameter_words,
     _policies,
     _policy_options,
     _split_by,
+    using_flags,
 )
 
 __all__ = [
@@ -140,6 +142,12 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         else:
             {"sql": _add_sql, "validate": _add_validate}[name](sub)
     return p
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The sub-parser of ``command`` (its options are the ones :func:`~._options.flag_table` reads)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
 
 
 def _add_sql(sub) -> None:
@@ -252,7 +260,7 @@ def _sql(args) -> int:
             try:
                 text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
             except ParameterError as e:  # a metric without its input: the option's words
-                raise UsageError(_cli_words(str(e), "TABLE")) from None
+                raise UsageError(_cli_words(e, "TABLE")) from None
     else:
         portable_only = [
             o
@@ -338,10 +346,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
-        args = _parser(_command_of(argv) or "").parse_args(argv)  # a usage error raises SystemExit(2), passed through
+        parser = _parser(_command_of(argv) or "")
+        args = parser.parse_args(argv)  # a usage error raises SystemExit(2), passed through
         module = COMMANDS[args.command][0]
         home = sys.modules[__name__] if module is None else importlib.import_module(f".{module}", __name__)
-        return getattr(home, _RUN[args.command])(args)
+        with using_flags(_subparser(parser, args.command), args.command):
+            try:
+                return getattr(home, _RUN[args.command])(args)
+            except ParameterError as e:  # one the command did not word: its parameter named by its option
+                raise UsageError(_parameter_words(e)) from None
     except RankframeError as e:
         text = str(_in_cli_words(e) if isinstance(e, ValidationError) else e)
         sys.stderr.write(f"rankframe: error: {text}\n")

@@ -10,6 +10,7 @@ import argparse
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from ..columns import Columns
 from ..errors import ParameterError, RankframeError, ValidationError
@@ -160,30 +161,94 @@ def _check_level(option: str, value: float, example: str) -> None:
         raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
 
 
-#: rankframe.compare's parameters and the command's options that set them (the rest: --name-with-dashes)
-_COMPARE_OPTIONS = {"system": "--system", "columns": "--query/--item/--rank/--relevance/--score"}
-
-
 def _option(name: str) -> str:
-    return _COMPARE_OPTIONS.get(name, "--" + name.replace("_", "-"))
+    """The running command's option for the library's parameter ``name`` (:func:`flag_of`), else argparse's spelling."""
+    return flag_of(name) or "--" + name.replace("_", "-")
 
 
-def _cli_words(text: str, inputs: str = "FILE") -> str:
-    """A message of rankframe.compare or rankframe.evaluate in the command's words.
+#: the library functions each command calls, whose parameters are its options (the owners of their ParameterErrors)
+OWNERS: dict[str, tuple[str, ...]] = {
+    "evaluate": ("evaluate",),
+    "compare": ("compare", "evaluate"),
+    "anova": ("anova", "evaluate"),
+    "agreement": ("agreement",),
+    "fuse": ("fuse",),
+    "report": ("report", "compare", "evaluate"),
+    "qrels-compare": ("qrels_compare", "evaluate"),
+    "sql": ("evaluate",),
+    "validate": ("validate",),
+}
 
-    ``The 'ci' parameter of compare`` is ``--ci``, ``ci=`` is ``--ci``, ``per_query=True`` is ``--per-query``,
+
+def flag_table(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """The parser's own table of its options: each action's ``dest`` -> its longest option string.
+
+    A column option (``dest`` ``col_system``) also answers for the library's parameter (``system``), and the
+    column options together for ``columns`` (``--query/--item/--rank/--relevance/--score``).
+    """
+    table: dict[str, str] = {}
+    for action in parser._actions:  # argparse keeps the actions here; it has no public accessor
+        if not action.option_strings or action.dest == "help":
+            continue
+        option = max(action.option_strings, key=len)
+        table.setdefault(action.dest, option)
+        if action.dest.startswith("col_"):
+            table.setdefault(action.dest[len("col_") :], option)
+    columns = [table[f"col_{role}"] for role in ("system", *_ROLES) if f"col_{role}" in table]
+    if columns:
+        table.setdefault("columns", "/".join(columns))
+    return table
+
+
+#: the running command's options (:func:`flag_table`) and the owners whose parameters they are (:data:`OWNERS`)
+_FLAGS: ContextVar[tuple[dict[str, str], tuple[str, ...]]] = ContextVar("rankframe_cli_flags", default=({}, ()))
+
+
+@contextmanager
+def using_flags(parser: argparse.ArgumentParser, command: str) -> Iterator[None]:
+    """Inside, a ParameterError of the command's library names the option (:func:`option_of`)."""
+    token = _FLAGS.set((flag_table(parser), OWNERS.get(command, ())))
+    try:
+        yield
+    finally:
+        _FLAGS.reset(token)
+
+
+def option_of(e: ParameterError) -> str | None:
+    """The running command's option that sets ``e.parameter``, or None (not the command's library, or no such)."""
+    table, owners = _FLAGS.get()
+    if e.parameter is None or e.owner not in owners:
+        return None
+    return table.get(e.parameter)
+
+
+def flag_of(parameter: str) -> str | None:
+    """The running command's option whose ``dest`` is ``parameter`` (:func:`flag_table`), or None."""
+    return _FLAGS.get()[0].get(parameter)
+
+
+def _parameter_words(e: RankframeError | str) -> str:
+    """The message, a fielded ParameterError's parameter named by its option (``--ci must be ...``)."""
+    if isinstance(e, ParameterError):
+        flag = option_of(e)
+        return str(e) if flag is None else e.with_subject(flag)
+    return str(e)
+
+
+def _cli_words(e: RankframeError | str, inputs: str = "FILE") -> str:
+    """A message of rankframe.compare, rankframe.evaluate or rankframe.fuse in the command's words.
+
+    A ParameterError's parameter is its option (:func:`option_of`: ``The 'ci' parameter of compare`` is
+    ``--ci``); in the text, ``ci=`` is ``--ci``, ``per_query=True`` is ``--per-query``,
     ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is ``--pairs all``; a validation message's
     ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by b``) and ``allow_duplicates=True`` is
     ``--allow-duplicates``; ``ARP needs train=, ...`` is ``ARP needs --train FILE`` (``inputs``: the word for
     what the option takes, TABLE for ``rankframe sql``).
     """
+    fuse = isinstance(e, ParameterError) and e.owner == "fuse" or "parameter of fuse" in str(e)
+    text = _parameter_words(e)
     params: tuple[str, ...] = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed")
     params += ("engine", "agg", "alternative", "margin")
-    text = re.sub(
-        r"The '(\w+)' parameter of (?:compare|evaluate) must be",
-        lambda m: f"{_option(m.group(1))} must be" if m.group(1) in (*params, "baseline", "family") else m.group(0),
-        text,
-    )
     text = re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
     text = re.sub(r"\b(ci|margin)= ", lambda m: f"{_option(m.group(1))} ", text)
     text = re.sub(r"\bleave (margin|alternative) out\b", lambda m: f"leave {_option(m.group(1))} out", text)
@@ -210,7 +275,7 @@ def _cli_words(text: str, inputs: str = "FILE") -> str:
         lambda m: f"needs --{m.group(1)} {inputs}, {m.group(2)}.",
         text,
     )
-    return _fuse_words(text) if "parameter of fuse" in text else text
+    return _fuse_words(text) if fuse else text
 
 
 #: rankframe.fuse's parameters that are options of ``rankframe fuse`` (--rank-base for rank_base)
@@ -218,13 +283,12 @@ _FUSE_PARAMS = ("method", "norm", "weights", "name", "k", "rank_base", "depth", 
 
 
 def _fuse_words(text: str) -> str:
-    """A message of rankframe.fuse in ``rankframe fuse``'s words.
+    """A message of rankframe.fuse in ``rankframe fuse``'s words (its parameter already named by its option).
 
-    ``The 'norm' parameter of fuse must be`` is ``--norm must be``, ``norm='none'`` is ``--norm none``,
-    ``rank_base=0`` is ``--rank-base 0``, ``pass another name=`` is ``pass another --name``.
+    ``norm='none'`` is ``--norm none``, ``rank_base=0`` is ``--rank-base 0``, ``pass another name=`` is
+    ``pass another --name``.
     """
     names = "|".join(_FUSE_PARAMS)
-    text = re.sub(rf"The '({names})' parameter of fuse\b", lambda m: _option(m.group(1)), text)
     text = re.sub(
         rf"\b({names})=('[^']*'|-?\d[\d.]*(?:e-?\d+)?)",
         lambda m: f"{_option(m.group(1))} {m.group(2).strip(chr(39))}",
@@ -237,20 +301,21 @@ def _fuse_words(text: str) -> str:
 def in_cli_words(words: Callable[[str], str] | None = None) -> Iterator[None]:
     """The library's errors raised inside, in the command's words (``words``, by default :func:`_cli_words`).
 
-    A ValidationError keeps its failures with their rules reworded; a ParameterError becomes a UsageError.
+    A ValidationError keeps its failures with their rules reworded; a ParameterError becomes a UsageError, its
+    parameter named by its option (:func:`option_of`).
     """
     try:
         yield
     except ValidationError as e:
         raise _in_cli_words(e, words) from None
     except ParameterError as e:
-        raise UsageError((words or _cli_words)(str(e))) from None
+        raise UsageError(_cli_words(e) if words is None else words(_parameter_words(e))) from None
 
 
 def _in_cli_words(e: ValidationError, words: Callable[[str], str] | None = None) -> ValidationError:
     """A ValidationError in the command's words (``words``; by default :func:`_cli_words`)."""
-    words = words or _cli_words
-    failures = [{**f, "rule": words(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
+    say: Callable[[str], str] = words or _cli_words
+    failures = [{**f, "rule": say(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
     return ValidationError(failures, e.table)
 
 

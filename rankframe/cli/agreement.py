@@ -1,7 +1,8 @@
 """``rankframe agreement``: rankframe.agreement (Cohen's kappa, Krippendorff's alpha) on a Parquet/CSV table.
 
 The options are :func:`rankframe.agreement.agreement`'s parameters; its checks are the library's, their messages
-rewritten in the options' words (``The 'weights' parameter of agreement`` is ``--weights``).
+rewritten in the options' words (``The 'weights' parameter of agreement`` is ``--weights``: the parser's own
+table, :func:`rankframe.cli._options.flag_table`).
 """
 
 from __future__ import annotations
@@ -9,23 +10,22 @@ from __future__ import annotations
 import argparse
 import re
 
-from ._options import COMMANDS, EXIT_OK, UsageError, _column_options, _columns, _split_by, in_cli_words
+from ._options import COMMANDS, EXIT_OK, UsageError, _column_options, _columns, _split_by, flag_of, in_cli_words
 from ._render import _print, _records, _table
 from .compare import COMPARE_FORMATS
 
-#: agreement's parameters and the options that set them
-_FLAGS = {
-    "a": "--a", "b": "--b", "by": "--by", "weights": "--weights", "labels": "--labels", "rel": "--rel", "ci": "--ci",
-    "n_resamples": "--n-resamples", "seed": "--seed", "coder": "--coder", "value": "--value", "unit": "--unit",
-    "level": "--level", "output": "--format", "data": "FILE",
-}  # fmt: skip
+#: agreement's parameters that no option of the same name sets (the rest: the parser's own table, flag_of)
+_OTHER = {"output": "--format", "data": "FILE"}
+
+
+def _flag(name: str) -> str | None:
+    return flag_of(name) or _OTHER.get(name)
 
 
 def _words(text: str) -> str:
     """A message of rankframe.agreement in the command's words: parameters as their options."""
-    text = re.sub(r"The '(\w+)' parameter of agreement", lambda m: _FLAGS.get(m.group(1), m.group(0)), text)
     text = re.sub(r"The 'a' and 'b' parameters of agreement", "--a and --b", text)
-    text = re.sub(r"\b(\w+)=(?=[\s,'\[])", lambda m: _FLAGS.get(m.group(1), m.group(0)) + " ", text)
+    text = re.sub(r"\b(\w+)=(?=[\s,'\[])", lambda m: (_flag(m.group(1)) or m.group(1) + "=") + " ", text)
     return text.replace("agreement's ", "")
 
 
@@ -96,7 +96,7 @@ def run(args) -> int:
     if multi:
         mixed = [k for k, v in two.items() if v is not None]
         if mixed:
-            raise UsageError(f"{_FLAGS[mixed[0]]} is a two-coder option; --coder/--value/--unit/--level take none")
+            raise UsageError(f"{_flag(mixed[0])} is a two-coder option; --coder/--value/--unit/--level take none")
         numeric = [args.value or "value"]
     else:
         numeric = [args.a or "human", args.b or "llm"]

@@ -113,7 +113,7 @@ def run(args) -> int:
     try:  # anova's rules of the system and interaction columns, before any file is read
         check_names(args.col_system or columns.system, by, args.interaction, columns)
     except ParameterError as e:
-        raise UsageError(_cli_words(str(e))) from None
+        raise UsageError(_cli_words(e)) from None
     beyond = _beyond_inputs(args, measures, columns)  # read with pandas, as for compare
     steps = 3 if trec_inputs else len(args.inputs) + (args.qrels is not None) + 2
     with progress_mod.using(False if args.no_progress else None), progress_mod.steps(steps) as progress:

@@ -324,7 +324,7 @@ def _compare_parameters(args, names: list[str] | None = None) -> None:
         if names is not None:
             margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     except ParameterError as e:
-        raise UsageError(_cli_words(str(e))) from None
+        raise UsageError(_cli_words(e)) from None
 
 
 def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) -> object:
@@ -350,7 +350,7 @@ def _cli_baseline(df: pd.DataFrame, system: str, args, files_are_systems: bool) 
             rule = rule.replace(f"in column {system!r}", "(the runs' tags or the tables' file names)")
         raise UsageError(f"{rule} ({more})") from None
     except ParameterError as e:  # no such system
-        text = _cli_words(str(e)).replace(
+        text = _cli_words(e).replace(
             "--baseline must be one of",
             f"--baseline {given[0] if len(given) == 1 else ''}: no such system; it must be one of".replace(" :", ":"),
         )

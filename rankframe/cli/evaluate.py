@@ -156,7 +156,7 @@ def _evaluate(args) -> int:
         check_aggregation(args.per_query and not trec_format, args.ci, args.agg, args.engine or "pandas")
         check_resampling(args.n_resamples, args.seed)
     except ParameterError as e:
-        raise UsageError(_cli_words(str(e))) from None
+        raise UsageError(_cli_words(e)) from None
     if args.ci is not None and trec_format:
         raise UsageError("--format trec prints trec_eval's lines, without intervals; use another format with --ci")
     if trec_format:  # trec_eval's summary lines num_q, num_ret, num_rel, num_rel_ret come with every measure set
@@ -186,7 +186,7 @@ def _evaluate(args) -> int:
         try:
             result = _evaluate_loaded(loaded, measures, by, columns, policies, beyond, args)
         except ParameterError as e:
-            raise UsageError(_cli_words(str(e))) from None
+            raise UsageError(_cli_words(e)) from None
     return _output(args, result, measures, labels, by, columns, policies)
 
 

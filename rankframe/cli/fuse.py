@@ -133,7 +133,7 @@ def _fuse(args) -> int:
     except ValidationError as e:
         raise _in_cli_words(e) from None
     except ParameterError as e:
-        raise UsageError(_cli_words(str(e))) from None
+        raise UsageError(_cli_words(e)) from None
     fused = out.iloc[len(frame) :].reset_index(drop=True)
     _write(fused, args.output, columns.with_(system=system))
     return 0

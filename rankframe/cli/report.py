@@ -49,7 +49,7 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _input_options(rp, "metric such as nDCG@10, AP, P@5 (repeatable; at least one)")
-    rp.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    rp.add_argument("-o", "--output", dest="path", required=True, metavar="FILE", help="the HTML file to write")
     rp.add_argument("--title", default="rankframe report", help="heading of the report (default: rankframe report)")
     rp.add_argument("--system", dest="col_system", metavar="COL", help="the system column of one long table")
     rp.add_argument("--baseline", metavar="NAME", help="the system every other one is compared with")
@@ -97,7 +97,7 @@ def run(args: Any) -> int:
             by=by or None,
             system=system,
             title=args.title,
-            path=args.output,
+            path=args.path,
             test=args.test,
             ci=args.ci,
             correction=None if args.correction == "none" else args.correction,
@@ -112,6 +112,6 @@ def run(args: Any) -> int:
     except ValidationError as e:
         raise _in_cli_words(e) from None
     except ParameterError as e:  # compare's messages in the options' words, as rankframe compare says them
-        raise UsageError(_cli_words(str(e))) from None
-    _print(f"wrote {args.output}")
+        raise UsageError(_cli_words(e)) from None
+    _print(f"wrote {args.path}")
     return 0

@@ -102,7 +102,9 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     if p["test"] == "tukey" and p["pairs"] != "all":
         raise ParameterError(
             "test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
-            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline"
+            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline",
+            owner="compare",
+            parameter="test",
         )
     if p["ci_method"] is None:
         p["ci_method"] = "tukey" if p["test"] == "tukey" else "t"
@@ -110,7 +112,9 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     if p["ci_method"] == "tukey" and p["test"] != "tukey":
         raise ParameterError(
             "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
-            f"test={p['test']!r} use ci_method='t' or 'bootstrap'"
+            f"test={p['test']!r} use ci_method='t' or 'bootstrap'",
+            owner="compare",
+            parameter="ci_method",
         )
     p["ci"] = check_level("compare", p["ci"])
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
@@ -141,7 +145,9 @@ def check_zero_method(zero_method: object, test: str) -> str:
     if value != "wilcox" and test != "wilcoxon":
         raise ParameterError(
             f"zero_method={value!r} is how the Wilcoxon signed-rank test treats zero differences; test={test!r} "
-            "has no such choice: pass test='wilcoxon', or leave zero_method out"
+            "has no such choice: pass test='wilcoxon', or leave zero_method out",
+            owner="compare",
+            parameter="zero_method",
         )
     return value
 
@@ -162,7 +168,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
         if test != "t":
             raise ParameterError(
                 f"margin= (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + margin > 0; "
-                f"test={test!r} takes no margin: pass test='t', or leave margin out"
+                f"test={test!r} takes no margin: pass test='t', or leave margin out",
+                owner="compare",
+                parameter="margin",
             )
     if alternative is None:
         alternative = "two-sided" if margin is None else "greater"
@@ -174,7 +182,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
     if side != "two-sided" and (test not in ONE_SIDED_TESTS or ci_method == "tukey"):
         raise ParameterError(
             f"alternative={side!r}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
-            f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'"
+            f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'",
+            owner="compare",
+            parameter="alternative",
         )
     return checked, side
 
@@ -205,13 +215,17 @@ def margin_side(names: list[str], margin: float | None, alternative: str, asked:
         raise ParameterError(
             f"margin= tests that a system is not worse than the baseline by the margin; {', '.join(none)} has no "
             "direction (never better or worse: docs/metrics.md, 'Which way is better'): leave it out of a call "
-            "with a margin"
+            "with a margin",
+            owner="compare",
+            parameter="margin",
         )
     if len(set(ways.tolist())) > 1:
         lower = [n for n, w in zip(names, ways) if w < 0]
         raise ParameterError(
             f"margin= is one margin in the metrics' units, on one side: {', '.join(lower)} {WORDS[-1]}, the others "
-            f"{WORDS[1]}; compare them in separate calls, each with its own margin"
+            f"{WORDS[1]}; compare them in separate calls, each with its own margin",
+            owner="compare",
+            parameter="margin",
         )
     higher = bool(ways[0] > 0)
     side = "greater" if higher else "less"
@@ -243,9 +257,8 @@ def family_columns(family: object, by: list[str]) -> list[str]:
         raise parameter_error("compare", "family", f"'all' or column name(s) among {allowed}", family)
     bad = [c for c in cols if c not in allowed]
     if bad:
-        raise ParameterError(
-            f"The 'family' parameter of compare must be 'all' or column name(s) among {allowed}. "
-            f"Got {family!r} instead.{hint(bad[0], allowed)}"
+        raise parameter_error(
+            "compare", "family", f"'all' or column name(s) among {allowed}", family, hint(bad[0], allowed)
         )
     return list(dict.fromkeys(cols))
 
@@ -262,7 +275,9 @@ def check_family_correction(family: list[str], by: list[str], correction: str | 
     raise ParameterError(
         f"correction='westfall-young' adjusts over the comparisons of one segment (their queries share the sign "
         f"flips); with segments {by} pass family= naming them, e.g. family={[*by]!r} (one family per segment) or "
-        f"family={[*by, 'metric']!r}; got family={family or 'all'!r}"
+        f"family={[*by, 'metric']!r}; got family={family or 'all'!r}",
+        owner="compare",
+        parameter="correction",
     )
 
 
@@ -345,7 +360,12 @@ def match_baseline(found: list, system: str, baseline: object) -> object:
     why = f" (the table's value {matches[0]!r} has another type)" if matches else hint(baseline, found)
     shown = sorted(found, key=str)[:20]
     raise ParameterError(
-        UNKNOWN_BASELINE.format(owner="compare", system=system, shown=shown, baseline=baseline, hint=why)
+        UNKNOWN_BASELINE.format(owner="compare", system=system, shown=shown, baseline=baseline, hint=why),
+        owner="compare",
+        parameter="baseline",
+        expected=f"one of the systems in column {system!r}: {shown}",
+        got=baseline,
+        hint=why.strip() or None,
     )
 
 
@@ -360,12 +380,18 @@ def several_baselines(baseline: list | tuple) -> list:
     if not items:
         raise ParameterError(
             "The 'baseline' parameter of compare must name at least one system; got an empty list. "
-            "Pass None for the default (the system of the table's first row)"
+            "Pass None for the default (the system of the table's first row)",
+            owner="compare",
+            parameter="baseline",
+            got=[],
         )
     repeated = [b for i, b in enumerate(items) if b in items[:i]]
     if repeated:
         raise ParameterError(
-            f"The 'baseline' parameter of compare must name each system once; {repeated[0]!r} is repeated in {items}"
+            f"The 'baseline' parameter of compare must name each system once; {repeated[0]!r} is repeated in {items}",
+            owner="compare",
+            parameter="baseline",
+            got=baseline,
         )
     return items
 
@@ -398,7 +424,9 @@ def check_baseline_pairs(baseline: object, pairs: str) -> None:
         raise ParameterError(
             f"The 'baseline' parameter of compare names several systems ({list(baseline)}), which needs "
             f"pairs='baseline' (every system against each baseline); with pairs={pairs!r} name one system, "
-            "which then only comes first in the order of the pairs"
+            "which then only comes first in the order of the pairs",
+            owner="compare",
+            parameter="baseline",
         )
 
 

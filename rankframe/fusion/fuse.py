@@ -178,7 +178,9 @@ def check_options(
     if not m.weighted and weights is not None:
         raise ParameterError(
             f"The 'weights' parameter of fuse is for the weighted methods (wsum, wmnz, mixed, w_bordafuse); "
-            f"method={m.name!r} takes none. Got {weights!r} instead."
+            f"method={m.name!r} takes none. Got {weights!r} instead.",
+            owner="fuse",
+            parameter="weights",
         )
     if m.weighted and not isinstance(weights, Mapping):
         raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
@@ -223,7 +225,9 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
     if str(plan.name) in {str(s) for s in systems}:
         raise ParameterError(
             f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
-            f"system of the {c.system!r} column; pass another name=."
+            f"system of the {c.system!r} column; pass another name=.",
+            owner="fuse",
+            parameter="name",
         )
     if pd.api.types.infer_dtype(pd.Index([*systems, plan.name], dtype=object), skipna=True) not in ONE_KIND:
         kind = type(systems[0]).__name__
@@ -231,7 +235,9 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
             f"The 'name' parameter of fuse: the systems of the {c.system!r} column are {kind} values "
             f"({', '.join(map(repr, systems[:3]))}), and the fused run's name {plan.name!r} is a "
             f"{type(plan.name).__name__}: the table would hold ids of two types, which evaluate and compare refuse. "
-            f"Pass name= a new {kind} value, or convert the column first: df.astype({{{c.system!r}: str}})."
+            f"Pass name= a new {kind} value, or convert the column first: df.astype({{{c.system!r}: str}}).",
+            owner="fuse",
+            parameter="name",
         )
     return _check_weights(plan.method, plan.weights, systems)
 
@@ -307,12 +313,18 @@ def _check_weights(m: FusionMethod, weights: object, systems: list) -> np.ndarra
         if i is None:
             raise ParameterError(
                 f"The 'weights' parameter of fuse names the system {key!r}, which is not in the table"
-                f"{did_you_mean(str(key), by_text)}. Systems: {list(by_text)}."
+                f"{did_you_mean(str(key), by_text)}. Systems: {list(by_text)}.",
+                owner="fuse",
+                parameter="weights",
             )
         out[i] = check_number(OWNER, "weights", value, expected="finite numbers")
     lacking = [s for s, i in by_text.items() if np.isnan(out[i])]
     if lacking:
-        raise ParameterError(f"The 'weights' parameter of fuse has no weight for the system(s) {lacking}.")
+        raise ParameterError(
+            f"The 'weights' parameter of fuse has no weight for the system(s) {lacking}.",
+            owner="fuse",
+            parameter="weights",
+        )
     return out
 
 
@@ -343,7 +355,9 @@ def check_one_scale(systems: list, low: np.ndarray, high: np.ndarray, m: FusionM
         raise ParameterError(
             f"The 'norm' parameter of fuse: method={m.name!r} adds raw {c.score!r} values, and the systems' "
             f"scores are on different scales ({ranges}). Pass norm='min-max' (or 'max', 'sum', 'zmuv', 'rank', "
-            "'borda'), or norm='none' to fuse the raw scores anyway."
+            "'borda'), or norm='none' to fuse the raw scores anyway.",
+            owner="fuse",
+            parameter="norm",
         )
 
 

@@ -133,7 +133,9 @@ def trained_method(name: object) -> tuple[FusionMethod, Grid]:
     if m.name not in TRAINING:
         raise ParameterError(
             f"The 'method' parameter of fuse_train must be a method with weights or a parameter to learn: one of "
-            f"{', '.join(TRAINING)}. Got {name!r} instead ({m.name!r} has nothing to train)."
+            f"{', '.join(TRAINING)}. Got {name!r} instead ({m.name!r} has nothing to train).",
+            owner="fuse_train",
+            parameter="method",
         )
     return m, TRAINING[m.name]
 
@@ -150,12 +152,11 @@ def method(name: object) -> FusionMethod:
                 f"The 'method' parameter of fuse: {name!r} is not offered: ranx's Condorcet sorts with a "
                 "non-transitive comparison, so its answer depends on the candidates' order, and an order-free "
                 "Condorcet counts every pair of candidates (quadratic per query); 'bordafuse' is the linear vote "
-                "(docs/decisions/0015-fusion.md)."
+                "(docs/decisions/0015-fusion.md).",
+                owner="fuse",
+                parameter="method",
             )
-    raise ParameterError(
-        f"The 'method' parameter of fuse must be one of {', '.join(METHODS)}. Got {name!r} instead."
-        + did_you_mean(str(name), METHODS)
-    )
+    raise ParameterError.of("fuse", "method", f"one of {', '.join(METHODS)}", name, did_you_mean(str(name), METHODS))
 
 
 def normalisation(name: object) -> Normalisation | None:
@@ -166,10 +167,8 @@ def normalisation(name: object) -> Normalisation | None:
         key = NORM_ALIASES.get(name.lower(), name.lower())
         if key in NORMS:
             return NORMS[key]
-    raise ParameterError(
-        f"The 'norm' parameter of fuse must be None or one of {', '.join(NORMS)}. Got {name!r} instead."
-        + (did_you_mean(name, NORMS) if isinstance(name, str) else "")
-    )
+    hint = did_you_mean(name, NORMS) if isinstance(name, str) else None
+    raise ParameterError.of("fuse", "norm", f"None or one of {', '.join(NORMS)}", name, hint)
 
 
 def methods_markdown() -> str:

@@ -130,7 +130,9 @@ def fuse_train(
             check_options(m.name, **{grid.param: configs[-1]}, rank_base=rank_base)
         except ParameterError as e:
             raise ParameterError(
-                f"The 'bounds' parameter of fuse_train: the grid's last value is refused: {e}"
+                f"The 'bounds' parameter of fuse_train: the grid's last value is refused: {e}",
+                owner="fuse_train",
+                parameter="bounds",
             ) from None
     c = plan.columns
     frame = inputs.to_pandas(df, owner=OWNER, columns=c)
@@ -150,7 +152,11 @@ def fuse_train(
             qrels_columns=judgment_columns(c, qrels_columns, OWNER),
         )
     elif qrels_columns is not None:
-        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
+        raise ParameterError(
+            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
+            owner="fuse_train",
+            parameter="qrels_columns",
+        )
     check_columns(list(frame.columns), c)
     _check_segments(segments, frame, c)
     check_table(frame, c, plan.reads_scores)
@@ -275,13 +281,17 @@ def _check_segments(segments: list[str], frame: pd.DataFrame, c: Columns) -> Non
     if own:
         raise ParameterError(
             f"The 'by' parameter of fuse_train names {own[0]!r}, a column of the runs themselves "
-            "(system, query, item, score, rank, relevance); by= takes segment columns, constant within a query."
+            "(system, query, item, score, rank, relevance); by= takes segment columns, constant within a query.",
+            owner="fuse_train",
+            parameter="by",
         )
     clash = [name for name in segments if name in (*OUTPUT_COLUMNS, "best", "weights", *PARAM_DEFAULTS)]
     if clash:
         raise ParameterError(
             f"The 'by' parameter of fuse_train: the segment column {clash[0]!r} has the name of a column of "
-            f"fuse_train's report; rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+            f"fuse_train's report; rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})",
+            owner="fuse_train",
+            parameter="by",
         )
     for name in segments:
         per_query = frame.groupby(c.query, sort=False, dropna=False)[name].nunique(dropna=False)
@@ -311,7 +321,11 @@ def grid_values(grid: Grid, step: object, bounds: object) -> list:
     """The grid's values: the weight steps ``[0, 1/m, ..., 1]``, or the parameter's ``low, low + step, ..., high``."""
     if grid.param == "weights":
         if bounds is not None:
-            raise ParameterError("The 'bounds' parameter of fuse_train is for a parameter's grid, not for weights.")
+            raise ParameterError(
+                "The 'bounds' parameter of fuse_train is for a parameter's grid, not for weights.",
+                owner="fuse_train",
+                parameter="bounds",
+            )
         s = grid.step if step is None else step
         if not _positive_number(s) or s > 1 or abs(round(1 / s) * s - 1) > 1e-9:  # type: ignore[operator]
             raise parameter_error(

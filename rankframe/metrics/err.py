@@ -32,7 +32,11 @@ def stop_probability(grades: np.ndarray, max_grade: int) -> np.ndarray:
     if g.size and g.max() > max_grade:
         raise ParameterError(
             f"The 'max_grade' parameter of ERR must be >= every grade in the table. Got {max_grade!r} "
-            f"but the table has grade {g.max():g}."
+            f"but the table has grade {g.max():g}.",
+            owner="ERR",
+            parameter="max_grade",
+            expected=">= every grade in the table",
+            got=max_grade,
         )
     # (2^g - 1) / 2^m written as 2^(g - m) - 2^-m: finite for any max_grade (2.0**m overflows past m = 1023)
     return np.exp2(g - max_grade) - np.exp2(-float(max_grade))

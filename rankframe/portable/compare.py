@@ -82,10 +82,18 @@ def render_compare(
     if system in segments:
         raise ParameterError(
             f"The 'by' parameter of {OWNER} contains the system column {system!r}: systems are compared within "
-            "each segment, never a segment themselves."
+            "each segment, never a segment themselves.",
+            owner=OWNER,
+            parameter="by",
+            got=by,
         )
     if system == cols.query:
-        raise ParameterError(f"The 'system' parameter of {OWNER} names the query column {system!r}.")
+        raise ParameterError(
+            f"The 'system' parameter of {OWNER} names the query column {system!r}.",
+            owner=OWNER,
+            parameter="system",
+            got=system,
+        )
     check_output_names(segments, cols, per_query=False)
     clash = [s for s in segments if s in COLUMNS]
     if clash:

@@ -175,7 +175,11 @@ def compare(
             sdf, qrels, cols, [*by_list, system], judged, validate=validate, allow_duplicates=allow_duplicates
         )
     elif qrels_columns is not None:
-        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
+        raise ParameterError(
+            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
+            owner="rankframe.spark.compare",
+            parameter="qrels_columns",
+        )
     prepared = prepare_systems(
         sdf, names, by_list, system, cols, validate, allow_duplicates, policies, buckets, inputs=inputs
     )

@@ -97,13 +97,21 @@ def check_options(
         if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
             raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
         if per_query:
-            raise ParameterError("ci= gives intervals of means; it does not apply with per_query=True")
+            raise ParameterError(
+                "ci= gives intervals of means; it does not apply with per_query=True",
+                owner="rankframe.spark.evaluate",
+                parameter="ci",
+            )
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         error = parameter_error("rankframe.spark.evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
         if isinstance(engine, str) and engine.lower() == "sql":  # retired: say so, and what to use
-            error = ParameterError(
-                f"{error} engine='sql' (Spark SQL windows for five metrics) was retired: engine='pandas', the "
-                "default, computes every metric and option and was faster (docs/decisions/0009-spark-engine.md)."
+            error = parameter_error(
+                error.owner or "",
+                "engine",
+                error.expected or "",
+                engine,
+                "engine='sql' (Spark SQL windows for five metrics) was retired: engine='pandas', the "
+                "default, computes every metric and option and was faster (docs/decisions/0009-spark-engine.md).",
             )
         raise error
     check_buckets(buckets, "rankframe.spark.evaluate")
@@ -199,7 +207,11 @@ def evaluate(
         judged = judgment_columns(cols, qrels_columns)  # qrels_columns= over columns=, role by role
         sdf = join_qrels(sdf, qrels, cols, by_list, judged, validate=validate, allow_duplicates=allow_duplicates)
     elif qrels_columns is not None:
-        raise ParameterError("qrels_columns= names the columns of a qrels= table, but no qrels= was given")
+        raise ParameterError(
+            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
+            owner="rankframe.spark.evaluate",
+            parameter="qrels_columns",
+        )
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
@@ -245,9 +257,17 @@ def _check_agg(agg: object, per_query: object, ci: object) -> Aggregation:
         raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
     agg = agg.lower()
     if agg != "mean" and per_query:
-        raise ParameterError(f"agg={agg!r} aggregates over queries; it does not apply with per_query=True")
+        raise ParameterError(
+            f"agg={agg!r} aggregates over queries; it does not apply with per_query=True",
+            owner="rankframe.spark.evaluate",
+            parameter="agg",
+        )
     if agg != "mean" and ci is not None:
-        raise ParameterError(f"ci= gives t-intervals of means; it does not apply with agg={agg!r}")
+        raise ParameterError(
+            f"ci= gives t-intervals of means; it does not apply with agg={agg!r}",
+            owner="rankframe.spark.evaluate",
+            parameter="ci",
+        )
     return cast("Aggregation", agg)
 
 

@@ -90,9 +90,8 @@ def _options(alpha: object, power: object, alternative: object, owner: str) -> t
         raise parameter_error(owner, "alternative", "one of " + ", ".join(map(repr, ALTERNATIVES)), alternative)
     side = alternative.lower()
     if p <= a:  # a null effect is already "detected" with probability alpha
-        raise ParameterError(
-            f"The 'power' parameter of {owner} must be above alpha ({a:g}): a test already rejects a null effect "
-            f"with probability alpha. Got {p!r} instead."
+        raise parameter_error(
+            owner, "power", f"above alpha ({a:g}): a test already rejects a null effect with probability alpha", p
         )
     return a, p, side
 
@@ -104,7 +103,9 @@ def _numbers(value: object, name: str, owner: str, rule: str, ok) -> np.ndarray:
 def _too_many(dz: float) -> None:
     raise ParameterError(
         f"The 'delta' parameter of topic_set_size: |delta| / sd_diff = {dz:.3g} would need more than {_MAX_N:,} "
-        "queries (the limit of topic_set_size); no test collection detects so small an effect."
+        "queries (the limit of topic_set_size); no test collection detects so small an effect.",
+        owner="topic_set_size",
+        parameter="delta",
     )
 
 
