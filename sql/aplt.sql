@@ -44,7 +44,7 @@ CREATE OR REPLACE MACRO rf_aplt(tbl, train := NULL, segments := [], k := NULL, o
                                 popularity := NULL, tail_rule := NULL, tail := NULL, cold := NULL,
                                 aggregate := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'aplt', 'APLT',
-                                        (rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
+                                        (SELECT rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,
                                                          train IS NOT NULL, false, 'rf_aplt')),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, NULL, false, segments, order_by,
                                             (rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate,

@@ -43,7 +43,7 @@ CREATE OR REPLACE MACRO rf_arp(tbl, train := NULL, segments := [], k := NULL, or
                                popularity := NULL, cold := NULL, aggregate := NULL,
                                popularity_norm := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'arp', 'ARP',
-                                        (rf__arp_options(k, "like", popularity, cold, aggregate, popularity_norm, train IS NOT NULL,
+                                        (SELECT rf__arp_options(k, "like", popularity, cold, aggregate, popularity_norm, train IS NOT NULL,
                                                         false, 'rf_arp')),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, NULL, false, segments, order_by,
                                             (rf__arp_options(k, "like", popularity, cold, aggregate, popularity_norm, train IS NOT NULL,

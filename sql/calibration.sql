@@ -130,9 +130,9 @@ CREATE OR REPLACE MACRO rf_calibration(tbl, train := NULL, features := NULL, seg
                coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
                count(*) FILTER (WHERE NOT isnan(l.value)) AS n
         FROM rf__calibration_lists(tbl, train, features, segments, order_by,
-                                   rf__calibration_options(k, "like", divergence, direction, alpha, smooth, rank_weight,
+                                   (SELECT rf__calibration_options(k, "like", divergence, direction, alpha, smooth, rank_weight,
                                                            log_base, train IS NOT NULL, false, features IS NOT NULL,
-                                                           'rf_calibration'),
+                                                           'rf_calibration')),
                                    (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, features, true, segments, order_by,
                                        rf__calibration_options(k, "like", divergence, direction, alpha, smooth,
                                                                rank_weight, log_base, train IS NOT NULL, false,

@@ -38,8 +38,8 @@ CREATE OR REPLACE MACRO rf_coverage(tbl, train := NULL, catalog := NULL, segment
                                     order_by := 'rank', "like" := NULL, universe := NULL, output := NULL,
                                     outside := NULL) AS TABLE
     SELECT * FROM rf__coverage(tbl, train, catalog, segments, order_by,
-                               rf__coverage_options(k, "like", universe, output, outside, train IS NOT NULL,
-                                                    catalog IS NOT NULL, 'rf_coverage'),
+                               (SELECT rf__coverage_options(k, "like", universe, output, outside, train IS NOT NULL,
+                                                            catalog IS NOT NULL, 'rf_coverage')),
                                (SELECT rf__ok FROM rf__beyond_ok(tbl, train, catalog, NULL, false, segments, order_by,
                                    rf__coverage_options(k, "like", universe, output, outside, train IS NOT NULL,
                                                         catalog IS NOT NULL, 'rf_coverage'), 'rf_coverage')));

@@ -49,7 +49,7 @@ CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
 CREATE OR REPLACE MACRO rf_entropy(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                    log_base := NULL, normalize := NULL, weigh := NULL) AS TABLE
     SELECT * FROM rf__entropy(tbl, segments, order_by,
-                              rf__entropy_options(k, "like", log_base, normalize, weigh, false, false, 'rf_entropy'),
+                              (SELECT rf__entropy_options(k, "like", log_base, normalize, weigh, false, false, 'rf_entropy')),
                               (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,
                                   rf__entropy_options(k, "like", log_base, normalize, weigh, false, false, 'rf_entropy'),
                                   'rf_entropy')));

@@ -59,8 +59,8 @@ CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok)
 CREATE OR REPLACE MACRO rf_gini(tbl, train := NULL, catalog := NULL, segments := [], k := NULL, order_by := 'rank',
                                 "like" := NULL, universe := NULL, denominator := NULL, complement := NULL) AS TABLE
     SELECT * FROM rf__gini(tbl, train, catalog, segments, order_by,
-                           rf__gini_options(k, "like", universe, denominator, complement, train IS NOT NULL,
-                                            catalog IS NOT NULL, 'rf_gini'),
+                           (SELECT rf__gini_options(k, "like", universe, denominator, complement, train IS NOT NULL,
+                                            catalog IS NOT NULL, 'rf_gini')),
                            (SELECT rf__ok FROM rf__beyond_ok(tbl, train, catalog, NULL, false, segments, order_by,
                                rf__gini_options(k, "like", universe, denominator, complement, train IS NOT NULL,
                                                 catalog IS NOT NULL, 'rf_gini'), 'rf_gini')));

@@ -112,8 +112,8 @@ CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments :=
                coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
                count(*) FILTER (WHERE NOT isnan(l.value)) AS n
         FROM rf__ild_lists(tbl, train, features, segments, order_by,
-                           rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
-                                                         train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')),
+                           (SELECT rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
+                                                         train IS NOT NULL, false, features IS NOT NULL, 'rf_ild'))),
                            (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, features, false, segments, order_by,
                                rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                    train IS NOT NULL, false, features IS NOT NULL, 'rf_ild')), 'rf_ild'))) AS l

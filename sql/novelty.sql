@@ -56,9 +56,9 @@ CREATE OR REPLACE MACRO rf_novelty(tbl, train := NULL, segments := [], k := NULL
                                    popularity := NULL, model := NULL, log_base := NULL, cold := NULL,
                                    list_denominator := NULL, aggregate := NULL, scale := NULL) AS TABLE
     SELECT * FROM rf__beyond_list_means(tbl, train, segments, order_by, 'novelty', 'Novelty',
-                                        rf__novelty_rules(rf__novelty_options(k, "like", popularity, model, log_base,
+                                        (SELECT rf__novelty_rules(rf__novelty_options(k, "like", popularity, model, log_base,
                                             cold, list_denominator, aggregate, scale, train IS NOT NULL, false,
-                                            'rf_novelty')),
+                                            'rf_novelty'))),
                                         (SELECT rf__ok FROM rf__beyond_ok(tbl, train, NULL, NULL, false, segments, order_by,
                                             rf__novelty_rules(rf__novelty_options(k, "like", popularity, model,
                                                 log_base, cold, list_denominator, aggregate, scale, train IS NOT NULL,

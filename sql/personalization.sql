@@ -64,8 +64,8 @@ CREATE OR REPLACE MACRO rf__personalization_rules(o) AS list_transform([o], lamb
 CREATE OR REPLACE MACRO rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                            output := NULL, norm := NULL) AS TABLE
     SELECT * FROM rf__personalization(tbl, segments, order_by,
-                                      rf__personalization_rules(rf__personalization_options(k, "like", output, norm,
-                                          false, false, 'rf_personalization')),
+                                      (SELECT rf__personalization_rules(rf__personalization_options(k, "like", output, norm,
+                                          false, false, 'rf_personalization'))),
                                       (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,
                                           rf__personalization_rules(rf__personalization_options(k, "like", output,
                                               norm, false, false, 'rf_personalization')),

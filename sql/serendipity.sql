@@ -137,9 +137,9 @@ CREATE OR REPLACE MACRO rf_serendipity(tbl, train := NULL, features := NULL, cat
                coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
                count(*) FILTER (WHERE NOT isnan(l.value)) AS n
         FROM rf__serendipity_lists(tbl, train, features, segments, order_by,
-                 rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel, unknown,
+                 (SELECT rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel, unknown,
                      no_relevant_item, popularity, train IS NOT NULL, catalog IS NOT NULL, features IS NOT NULL,
-                     'rf_serendipity')),
+                     'rf_serendipity'))),
                  (SELECT rf__ok FROM rf__beyond_ok(tbl, train, catalog, features, true, segments, order_by,
                      rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel,
                          unknown, no_relevant_item, popularity, train IS NOT NULL, catalog IS NOT NULL,
