@@ -335,6 +335,10 @@ CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
                 ELSE true END AS rf__ok
     FROM query_table(q_rows) AS q;
 
+-- the columns that key the system crossing of the one join: a 'system' segment, and rf__one (never empty)
+CREATE OR REPLACE MACRO rf__intent_sys_col(c, segments) AS
+    (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c)) OR c = 'rf__one';
+
 -- a value after the query-set policies (rf__apply_policy's order: no judged row, nothing retrieved, no subtopic)
 CREATE OR REPLACE MACRO rf__intent_policy(v, n_judged, n_ret, n_sub, no_relevant, no_retrieved, no_judged) AS
     CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
@@ -420,12 +424,12 @@ CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, k, alpha, beta
     ), rf__keys AS (
         SELECT DISTINCT rf__unit, COLUMNS(lambda c: rf__is_unit_col(c, segments)) FROM rf__r
     ), rf__sys AS (  -- the run's rows with their system (a struct: empty without a 'system' segment)
-        SELECT *, CAST(struct_pack(*COLUMNS(lambda c: (c = 'system' AND list_contains(segments, c)) OR c = 'rf__one'))
+        SELECT *, CAST(struct_pack(*COLUMNS(lambda c: rf__intent_sys_col(c, segments)))
                        AS VARCHAR) AS rf__sys
         FROM (SELECT true AS rf__one, * FROM rf__r) AS r
-    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): a judged query no run
-                       -- row mentions, in a NULL segment; with a 'system' segment, every system on every judged
-                       -- query (the other segments NULL); nothing retrieved, so only the policies give their values
+    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): a judged query
+                       -- no run row mentions, in a NULL segment; with a 'system' segment, every system on every
+                       -- judged query (the other segments NULL); nothing retrieved: only the policies give values
         SELECT *, (SELECT max(k.rf__unit) FROM rf__keys AS k) + row_number() OVER (ORDER BY CAST(rf__sq AS VARCHAR))
                   AS rf__unit,
                CASE WHEN CAST(query AS VARCHAR) IN (SELECT CAST(j.query AS VARCHAR) FROM rf__qr AS j
@@ -433,7 +437,7 @@ CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, k, alpha, beta
                     THEN 1 ELSE 0 END AS rf__n_judged
         FROM (SELECT DISTINCT s.* EXCLUDE (rf__one, rf__sys), j.query,
                      s.rf__sys || '|' || CAST(j.query AS VARCHAR) AS rf__sq
-              FROM (SELECT DISTINCT COLUMNS(lambda c: (c = 'system' AND list_contains(segments, c)) OR c = 'rf__one'),
+              FROM (SELECT DISTINCT COLUMNS(lambda c: rf__intent_sys_col(c, segments)),
                                     rf__sys
                     FROM rf__sys) AS s,
                    (SELECT DISTINCT q.query FROM rf__qr AS q) AS j) AS x
