@@ -165,3 +165,346 @@ CREATE OR REPLACE MACRO rf__intent_values(run, sub, params, order_by) AS TABLE
            rf__intent_ratio(ap, s) AS ap_ia,
            rf__intent_ratio(n_first, s) AS st_recall
     FROM rf__den;
+
+-- ------------------------------------------------------------------------------ the public table macros
+-- rf_intent_per_query(run, qrels, ...) and rf_intent_means(run, qrels, ...) (docs/sql.md "Intent-aware diversity",
+-- docs/diversity.md): the family on two tables, the way SQL users hold them:
+--   run:   query, item, rank (order_by := 'rank', 1 = top) or score (order_by := 'score'), plus any segment columns;
+--          a NULL or NaN rank/score is a row that is not retrieved
+--   qrels: query, subtopic, item, relevance (ndeval's qrels: one row per (query, subtopic, item); NULL or NaN
+--          relevance = unjudged)
+-- Both macros prepare the integer codes rf__intent_values reads in SQL, set-based (dense ranks over the text of the
+-- query and item ids: the items' text order is the tie rule of the ranking and of the greedy ideal, strcmp as
+-- ndeval), compute every measure at one parameter group, and apply the query-set policies as rf_per_query does
+-- (no judged row -> no_judged, nothing retrieved -> no_retrieved, no subtopic with a relevant item -> no_relevant).
+-- metrics := NULL asks every measure; a list (ir_measures' names, any case) asks those, and only their columns are
+-- returned. like := 'tf_ranking' is declared by alpha_DCG and P_IA only: asked with another measure it is the
+-- Python API's error (rf:param), so it needs metrics := ['alpha_DCG', 'P_IA'] (or one of them).
+-- Defaults: the declarations' (rankframe/intent/declare.py ALPHA, BETA, REL), held by tests/sql/test_intent_macros.py.
+
+-- the measures of the family in the qrels form and the presets each declares (rankframe/intent/*.py SPEC.presets
+-- without the recommender form; held to the declarations by tests/sql/test_intent_macros.py)
+CREATE OR REPLACE MACRO rf__intent_measures() AS [
+    {'name': 'alpha_DCG', 'presets': ['ndeval', 'tf_ranking']},
+    {'name': 'alpha_nDCG', 'presets': ['ndeval']},
+    {'name': 'ERR_IA', 'presets': ['ndeval']},
+    {'name': 'nERR_IA', 'presets': ['ndeval']},
+    {'name': 'NRBP', 'presets': ['ndeval']},
+    {'name': 'nNRBP', 'presets': ['ndeval']},
+    {'name': 'P_IA', 'presets': ['ndeval', 'tf_ranking']},
+    {'name': 'AP_IA', 'presets': ['ndeval']},
+    {'name': 'StRecall', 'presets': ['ndeval']}];
+
+-- an output column of a measure asked (metrics := NULL: every measure), without a lambda (a COLUMNS lambda may call
+-- no other): the measures' names in lower case, and metrics joined with '|'
+CREATE OR REPLACE MACRO rf__intent_column(c, metrics) AS
+    list_contains(['alpha_dcg', 'alpha_ndcg', 'err_ia', 'nerr_ia', 'nrbp', 'nnrbp', 'p_ia', 'ap_ia', 'strecall'],
+                  lower(c))
+    AND (metrics IS NULL
+         OR list_contains(string_split(lower(array_to_string(TRY_CAST(metrics AS VARCHAR[]), '|')), '|'), lower(c))
+         -- no measure named (an empty or bad list): every column, so that the statement binds and the parameter
+         -- check raises its error
+         OR NOT list_has_any(['alpha_dcg', 'alpha_ndcg', 'err_ia', 'nerr_ia', 'nrbp', 'nnrbp', 'p_ia', 'ap_ia',
+                              'strecall'],
+                             string_split(lower(coalesce(array_to_string(TRY_CAST(metrics AS VARCHAR[]), '|'), '')),
+                                          '|')));
+
+-- the names asked (canonical spelling), every measure for NULL
+CREATE OR REPLACE MACRO rf__intent_asked(metrics) AS
+    CASE WHEN metrics IS NULL THEN list_transform(rf__intent_measures(), lambda m: m.name)
+         ELSE list_transform(list_filter(rf__intent_measures(),
+                                         lambda m: list_contains(list_transform(TRY_CAST(metrics AS VARCHAR[]),
+                                                                                lambda x: lower(x)),
+                                                                 lower(m.name))),
+                             lambda m: m.name) END;
+
+-- the length of the "ideal ideal" series: rankframe.intent.lists.series_terms (MAX_TERMS 10**7, the vanishing
+-- point of (1 - alpha)^j below 2^-60), compared with it on a grid by tests/sql/test_intent_macros.py
+CREATE OR REPLACE MACRO rf__intent_terms(alpha, longest, k) AS
+    CASE WHEN alpha > 0
+         THEN least(coalesce(k, longest),
+                    greatest(longest, CASE WHEN alpha >= 1 THEN 1
+                                           ELSE CAST(ceil(60.0 / -log2(1.0 - alpha)) AS BIGINT) + 1 END))
+         WHEN coalesce(k, longest) > 10000000
+         THEN error(printf('rf:param: with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be '
+                           || '<= 10000000, got k=%s', coalesce(CAST(k AS VARCHAR), 'None')))
+         ELSE coalesce(k, longest) END;
+
+-- a float in [0, 1] (alpha, beta): the Python API's words (rankframe.declare, Param kind 'unit')
+CREATE OR REPLACE MACRO rf__intent_unit(v, pname, owner) AS
+    CASE WHEN rf__number(v) >= 0 AND rf__number(v) <= 1 THEN rf__number(v)
+         ELSE error(printf('rf:param: The ''%s'' parameter of %s must be a float in [0, 1]. Got %s instead.',
+                           pname, owner, rf__repr(v))) END;
+
+-- true, or the error of the first bad parameter of rf_intent_per_query / rf_intent_means
+CREATE OR REPLACE MACRO rf__intent_check_params(metrics, k, alpha, beta, rel, lk, order_by, no_relevant, no_retrieved,
+                                                no_judged, owner) AS
+    CASE WHEN metrics IS NOT NULL
+              AND (TRY_CAST(metrics AS VARCHAR[]) IS NULL OR len(metrics) = 0
+                   OR list_contains(list_transform(TRY_CAST(metrics AS VARCHAR[]), lambda x: x IS NULL), true)
+                   OR len(rf__intent_asked(metrics)) <> len(list_distinct(list_transform(TRY_CAST(metrics AS VARCHAR[]),
+                                                                                         lambda x: lower(x)))))
+         THEN error(printf('rf:param: The ''metrics'' parameter of %s must be NULL (every measure) or a list of '
+                           || 'distinct names among %s. Got %s instead.', owner,
+                           rf__quoted(list_transform(rf__intent_measures(), lambda m: m.name)), rf__repr(metrics)))
+         WHEN rf__k(k, owner) < 0 THEN false
+         WHEN rf__intent_unit(alpha, 'alpha', owner) < 0 THEN false
+         WHEN rf__intent_unit(beta, 'beta', owner) < 0 THEN false
+         WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
+         WHEN lk IS NOT NULL AND rf__choice(lk, ['ndeval', 'tf_ranking'], 'like', owner) = '' THEN false
+         WHEN lk IS NOT NULL
+              AND len(list_filter(rf__intent_measures(),
+                                  lambda m: list_contains(rf__intent_asked(metrics), m.name)
+                                            AND NOT list_contains(m.presets, lower(CAST(lk AS VARCHAR))))) > 0
+         THEN error(printf('rf:param: The ''like'' parameter of %s must be one of None, ''ndeval''. Got %s instead. '
+                           || 'Only %s declare like := ''tf_ranking'': ask them alone with metrics := [...].',
+                           array_to_string(list_transform(
+                               list_filter(rf__intent_measures(),
+                                           lambda m: list_contains(rf__intent_asked(metrics), m.name)
+                                                     AND NOT list_contains(m.presets, lower(CAST(lk AS VARCHAR)))),
+                               lambda m: m.name), ', '),
+                           rf__repr(lk),
+                           rf__quoted(list_transform(list_filter(rf__intent_measures(),
+                                                                 lambda m: list_contains(m.presets, 'tf_ranking')),
+                                                     lambda m: m.name))))
+         WHEN rf__choice(order_by, ['rank', 'score'], 'order_by', owner) = '' THEN false
+         WHEN rf__choice(no_relevant, ['zero', 'nan', 'skip'], 'no_relevant', owner) = '' THEN false
+         WHEN rf__choice(no_retrieved, ['zero', 'nan', 'skip'], 'no_retrieved', owner) = '' THEN false
+         WHEN rf__choice(no_judged, ['zero', 'nan', 'skip'], 'no_judged', owner) = '' THEN false
+         ELSE true END;
+
+-- one row: true, or the error of the first broken rule of the subtopic qrels' columns (a missing subtopic column:
+-- the words of intent.declare.needs_subtopics; another missing column: rf__missing_message's); ok: the run's and
+-- the parameters' check, first
+CREATE OR REPLACE MACRO rf__intent_check_qrels(qrels, ok) AS TABLE
+    SELECT CASE WHEN NOT ok THEN false
+                WHEN NOT list_contains(c.rf__names, 'subtopic')
+                THEN error(printf('rf:table[subtopic]: the intent-aware measures read subtopic judgments: the qrels '
+                                  || 'table needs the columns query, subtopic, item, relevance; it has no column '
+                                  || '''subtopic'' (its columns: %s). Rename yours in a view.',
+                                  rf__quoted(c.rf__names)))
+                WHEN len(rf__lacking(c.rf__names, ['query', 'item', 'relevance'])) > 0
+                THEN error('rf:table: ' || rf__missing_message(c.rf__names, ['query', 'item', 'relevance']))
+                ELSE true END AS rf__ok
+    FROM rf__columns(qrels) AS c;
+
+-- the qrels rows, with NULL columns for the ones it lacks (so that the callers bind and the check's error, which
+-- the caller applies first, is the one raised)
+CREATE OR REPLACE MACRO rf__intent_qrels(qrels) AS TABLE
+    SELECT * FROM query_table(qrels)
+    UNION ALL BY NAME
+    SELECT NULL AS query, NULL AS subtopic, NULL AS item, NULL AS relevance
+    WHERE false;
+
+-- a grade that is neither NULL, NaN (unjudged) nor finite
+CREATE OR REPLACE MACRO rf__intent_bad_grade(g) AS
+    g IS NOT NULL AND NOT isnan(TRY_CAST(g AS DOUBLE)) AND NOT isfinite(TRY_CAST(g AS DOUBLE));
+
+-- one row: true, or the error of the first broken rule of the qrels rows (intent_engine.split_qrels and the relevance
+-- rule of rankframe.table_rules, in their words)
+CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
+    SELECT CASE WHEN count(q.relevance) > 0 AND NOT rf__is_number_type(any_value(typeof(q.relevance)))
+                THEN error(printf('rf:table[relevance]: relevance must be a number (null = unjudged): the qrels '
+                                  || 'column is of type %s.', any_value(typeof(q.relevance))))
+                WHEN count(*) FILTER (WHERE q.subtopic IS NULL) > 0
+                THEN error(printf('rf:table[subtopic]: a subtopic id on every row of a subtopic qrels (null found): '
+                                  || '%s row(s), e.g. %s.',
+                                  CAST(count(*) FILTER (WHERE q.subtopic IS NULL) AS VARCHAR),
+                                  array_to_string(min(printf('query=%s item=%s', CAST(q.query AS VARCHAR),
+                                                             CAST(q.item AS VARCHAR)), 3)
+                                                      FILTER (WHERE q.subtopic IS NULL), '; ')))
+                WHEN count(*) FILTER (WHERE rf__intent_bad_grade(q.relevance)) > 0
+                THEN error(printf('rf:table[relevance]: relevance must be finite (null = unjudged): %s row(s), '
+                                  || 'e.g. %s.',
+                                  CAST(count(*) FILTER (WHERE rf__intent_bad_grade(q.relevance)) AS VARCHAR),
+                                  array_to_string(min(printf('query=%s subtopic=%s item=%s relevance=%s',
+                                                             CAST(q.query AS VARCHAR), CAST(q.subtopic AS VARCHAR),
+                                                             CAST(q.item AS VARCHAR), CAST(q.relevance AS VARCHAR)), 3)
+                                                      FILTER (WHERE rf__intent_bad_grade(q.relevance)), '; ')))
+                WHEN (SELECT count(*) FROM (SELECT 1 FROM query_table(q_rows) AS d
+                                            GROUP BY d.query, d.subtopic, d.item HAVING count(*) > 1) AS x) > 0
+                THEN error(printf('rf:table[subtopic]: one judgment per (query, subtopic, item) (repeated rows '
+                                  || 'found): e.g. %s.',
+                                  (SELECT array_to_string(min(printf('query=%s subtopic=%s item=%s (%s rows)',
+                                                                     CAST(d.query AS VARCHAR),
+                                                                     CAST(d.subtopic AS VARCHAR),
+                                                                     CAST(d.item AS VARCHAR), CAST(d.n AS VARCHAR)), 3),
+                                                          '; ')
+                                   FROM (SELECT e.query, e.subtopic, e.item, count(*) AS n FROM query_table(q_rows) AS e
+                                         GROUP BY e.query, e.subtopic, e.item HAVING count(*) > 1) AS d)))
+                ELSE true END AS rf__ok
+    FROM query_table(q_rows) AS q;
+
+-- the columns that key the system crossing of the one join: a 'system' segment, and rf__one (never empty)
+CREATE OR REPLACE MACRO rf__intent_sys_col(c, segments) AS
+    (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c)) OR c = 'rf__one';
+
+-- a value after the query-set policies (rf__apply_policy's order: no judged row, nothing retrieved, no subtopic)
+CREATE OR REPLACE MACRO rf__intent_policy(v, n_judged, n_ret, n_sub, no_relevant, no_retrieved, no_judged) AS
+    CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
+         WHEN n_ret = 0 THEN rf__policy_value(no_retrieved)
+         WHEN n_sub = 0 THEN rf__policy_value(no_relevant)
+         ELSE v END;
+
+-- the output columns (lower case: a segment may not be named like one)
+CREATE OR REPLACE MACRO rf__intent_outputs() AS
+    list_append(list_transform(rf__intent_measures(), lambda m: lower(m.name)), 'n_queries');
+
+CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, k, alpha, beta, rel, lk, segments, order_by,
+                                             no_relevant, no_retrieved, no_judged, allow_duplicates, owner) AS TABLE
+    WITH rf__ok AS (  -- the check chain, one row: the parameters and the run's columns, then the qrels' columns
+        SELECT c.rf__ok
+        FROM rf__intent_check_qrels(qrels,
+                 (SELECT t.rf__ok
+                  FROM rf__check_table(run, segments, owner, rf__intent_outputs(),
+                                       rf__intent_check_params(metrics, k, alpha, beta, rel, lk, order_by,
+                                                               no_relevant, no_retrieved, no_judged, owner)
+                                       AND rf__flag(allow_duplicates, 'allow_duplicates', owner) IS NOT NULL) AS t))
+                 AS c
+    ), rf__q0 AS (
+        SELECT * FROM rf__intent_qrels(qrels) WHERE (SELECT o.rf__ok FROM rf__ok AS o)
+    ), rf__qok AS (  -- the qrels' rows
+        SELECT rf__ok FROM rf__intent_check_rows('rf__q0')
+    ), rf__r0 AS (  -- the run's rows, rank and score both present (NULL when the table lacks one)
+        SELECT * FROM rf__input(run, ['query', 'item', CASE WHEN rf__lc(order_by) = 'score' THEN 'score'
+                                                            ELSE 'rank' END])
+        WHERE (SELECT o.rf__ok FROM rf__qok AS o)
+        UNION ALL BY NAME
+        SELECT NULL AS rank, NULL AS score WHERE false
+    ), rf__dup AS (  -- true, or the error naming repeated (segments..., query, item) rows (allow_duplicates := false)
+        SELECT CASE WHEN count(*) > 0
+                    THEN error(printf('rf:table[item]: item must be unique within each (%s): %s (%s, item) key(s) '
+                                      || 'occur on more than one row, e.g. %s. Pass allow_duplicates := true to keep '
+                                      || 'repeated rows (each counts as its own list entry).',
+                                      array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                      CAST(count(*) AS VARCHAR),
+                                      array_to_string(list_append(TRY_CAST(segments AS VARCHAR[]), 'query'), ', '),
+                                      array_to_string(min(d.rf__example, 3), '; ')))
+                    ELSE true END AS rf__ok
+        FROM (SELECT printf('%s item=%s', CAST(struct_pack(*COLUMNS(lambda c: rf__is_unit_col(c, segments)))
+                                               AS VARCHAR), CAST(r.item AS VARCHAR)) AS rf__example
+              FROM rf__r0 AS r
+              WHERE NOT rf__as_bool(allow_duplicates) AND r.item IS NOT NULL
+              GROUP BY ALL HAVING count(*) > 1) AS d
+    ), rf__r AS (  -- the unit code: the rank of (segments..., query)
+        SELECT *, dense_rank() OVER (ORDER BY struct_pack(*COLUMNS(lambda c: rf__is_unit_col(c, segments))))
+                  AS rf__unit,
+               CAST(CASE WHEN rf__lc(order_by) = 'score' THEN score ELSE rank END AS DOUBLE) AS rf__ord
+        FROM rf__r0 WHERE (SELECT o.rf__ok FROM rf__dup AS o)
+    ), rf__qr AS (  -- the subtopic judgments (a NULL grade: unjudged)
+        SELECT query, subtopic, item, TRY_CAST(relevance AS DOUBLE) AS grade FROM rf__q0
+    ), rf__items AS (  -- every item id by its text (strcmp): the code is the rank in that order
+        SELECT t, CAST(row_number() OVER (ORDER BY t) AS BIGINT) AS code
+        FROM (SELECT CAST(item AS VARCHAR) AS t FROM rf__r UNION SELECT CAST(item AS VARCHAR) FROM rf__qr) AS i
+    ), rf__queries AS (
+        SELECT t, CAST(row_number() OVER (ORDER BY t) AS BIGINT) AS code
+        FROM (SELECT CAST(query AS VARCHAR) AS t FROM rf__r UNION SELECT CAST(query AS VARCHAR) FROM rf__qr) AS i
+    ), rf__subs AS (
+        SELECT t, CAST(row_number() OVER (ORDER BY t) AS BIGINT) AS code
+        FROM (SELECT DISTINCT CAST(subtopic AS VARCHAR) AS t FROM rf__qr) AS i
+    ), rf__run AS (
+        SELECT CAST(r.rf__unit AS BIGINT) AS unit, q.code AS query, i.code AS item, i.code AS trank, r.rf__ord AS ord
+        FROM rf__r AS r JOIN rf__queries AS q ON q.t = CAST(r.query AS VARCHAR)
+             JOIN rf__items AS i ON i.t = CAST(r.item AS VARCHAR)
+    ), rf__sub AS (
+        SELECT q.code AS query, s.code AS subtopic, i.code AS item, i.code AS trank, j.grade
+        FROM rf__qr AS j JOIN rf__queries AS q ON q.t = CAST(j.query AS VARCHAR)
+             JOIN rf__items AS i ON i.t = CAST(j.item AS VARCHAR)
+             JOIN rf__subs AS s ON s.t = CAST(j.subtopic AS VARCHAR)
+        WHERE j.grade IS NOT NULL AND NOT isnan(j.grade)
+    ), rf__counts AS (  -- per unit: its rows retrieved, and whether its query has a judged row (the policies)
+        SELECT r.unit, count(*) FILTER (WHERE rf__intent_retrieved(r.ord)) AS n_ret,
+               CASE WHEN any_value(r.query) IN (SELECT s.query FROM rf__sub AS s) THEN 1 ELSE 0 END AS n_judged
+        FROM rf__run AS r GROUP BY r.unit
+    ), rf__params AS (  -- the one parameter group (g 0)
+        SELECT CAST(0 AS BIGINT) AS g, coalesce(rf__as_k(k), 0) AS k, rf__as_num(alpha) AS alpha,
+               rf__as_num(beta) AS beta, rf__as_num(rel) AS rel, coalesce(rf__lc(lk), '') AS lk,
+               rf__intent_terms(rf__as_num(alpha), (SELECT coalesce(max(c.n_ret), 0) FROM rf__counts AS c),
+                                rf__as_k(k)) AS terms
+    ), rf__keys AS (
+        SELECT DISTINCT rf__unit, COLUMNS(lambda c: rf__is_unit_col(c, segments)) FROM rf__r
+    ), rf__sys AS (  -- the run's rows with their system (a struct: empty without a 'system' segment)
+        SELECT *, CAST(struct_pack(*COLUMNS(lambda c: rf__intent_sys_col(c, segments)))
+                       AS VARCHAR) AS rf__sys
+        FROM (SELECT true AS rf__one, * FROM rf__r) AS r
+    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): a judged query
+                       -- no run row mentions, in a NULL segment; with a 'system' segment, every system on every
+                       -- judged query (the other segments NULL); nothing retrieved: only the policies give values
+        SELECT *, (SELECT max(k.rf__unit) FROM rf__keys AS k) + row_number() OVER (ORDER BY CAST(rf__sq AS VARCHAR))
+                  AS rf__unit,
+               CASE WHEN CAST(query AS VARCHAR) IN (SELECT CAST(j.query AS VARCHAR) FROM rf__qr AS j
+                                                    WHERE j.grade IS NOT NULL AND NOT isnan(j.grade))
+                    THEN 1 ELSE 0 END AS rf__n_judged
+        FROM (SELECT DISTINCT s.* EXCLUDE (rf__one, rf__sys), j.query,
+                     s.rf__sys || '|' || CAST(j.query AS VARCHAR) AS rf__sq
+              FROM (SELECT DISTINCT COLUMNS(lambda c: rf__intent_sys_col(c, segments)),
+                                    rf__sys
+                    FROM rf__sys) AS s,
+                   (SELECT DISTINCT q.query FROM rf__qr AS q) AS j) AS x
+        WHERE x.rf__sq NOT IN (SELECT r.rf__sys || '|' || CAST(r.query AS VARCHAR) FROM rf__sys AS r)
+    ), rf__v AS (
+        SELECT n.*, c.n_ret AS rf__n_ret, c.n_judged AS rf__n_judged, v.n_sub AS rf__n_sub,
+               v.alpha_dcg AS rf__x1, v.alpha_ndcg AS rf__x2, v.err_ia AS rf__x3, v.nerr_ia AS rf__x4,
+               v.nrbp AS rf__x5, v.nnrbp AS rf__x6, v.p_ia AS rf__x7, v.ap_ia AS rf__x8, v.st_recall AS rf__x9
+        FROM rf__intent_values('rf__run', 'rf__sub', 'rf__params', rf__lc(order_by)) AS v
+             JOIN rf__counts AS c ON c.unit = v.unit JOIN rf__keys AS n ON n.rf__unit = v.unit
+        UNION ALL BY NAME
+        SELECT e.* EXCLUDE (rf__sq), 0 AS rf__n_ret, CAST(0 AS DOUBLE) AS rf__n_sub,
+               0.0 AS rf__x1, 0.0 AS rf__x2, 0.0 AS rf__x3, 0.0 AS rf__x4, 0.0 AS rf__x5, 0.0 AS rf__x6,
+               0.0 AS rf__x7, 0.0 AS rf__x8, 0.0 AS rf__x9
+        FROM rf__extra AS e
+    ), rf__kept AS (
+        SELECT * FROM rf__v
+        WHERE NOT (rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
+          AND NOT (rf__n_judged > 0 AND rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip')
+    )
+    SELECT * EXCLUDE (rf__unit) FROM (  -- the segments, then query (a COLUMNS may not be empty: rf__unit is the
+                                        -- first one's when there is no segment)
+    SELECT COLUMNS(lambda c: (rf__is_unit_col(c, segments) AND lower(c) <> 'query') OR c = 'rf__unit'),
+           COLUMNS(lambda c: lower(c) = 'query'),
+           COLUMNS(lambda c: rf__intent_column(c, metrics))
+    FROM (SELECT *,
+                 rf__intent_policy(rf__x1, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS alpha_DCG,
+                 rf__intent_policy(rf__x2, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS alpha_nDCG,
+                 rf__intent_policy(rf__x3, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS ERR_IA,
+                 rf__intent_policy(rf__x4, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS nERR_IA,
+                 rf__intent_policy(rf__x5, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS NRBP,
+                 rf__intent_policy(rf__x6, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS nNRBP,
+                 rf__intent_policy(rf__x7, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS P_IA,
+                 rf__intent_policy(rf__x8, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS AP_IA,
+                 rf__intent_policy(rf__x9, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
+                     AS StRecall
+          FROM rf__kept) AS x
+    ORDER BY x.rf__unit);
+
+-- rf_intent_per_query(run, qrels, ...): one row per unit (segments..., query) of the run with a column per measure
+-- asked (metrics := NULL: all nine); a skipped unit is absent, no_relevant := 'skip' leaves NULL in its columns
+CREATE OR REPLACE MACRO rf_intent_per_query(run, qrels, metrics := NULL, k := NULL, alpha := 0.5, beta := 0.5,
+                                            rel := 1, "like" := NULL, segments := [], order_by := 'rank',
+                                            no_relevant := 'zero', no_retrieved := 'zero', no_judged := 'skip',
+                                            allow_duplicates := false) AS TABLE
+    SELECT * FROM rf__intent_per_query(run, qrels, metrics, k, alpha, beta, rel, "like", segments, order_by,
+                                       no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_intent_per_query');
+
+-- rf_intent_means(run, qrels, ...): one row per segment (one in all with segments := []) with n_queries (the units
+-- the policies kept) and the mean of each measure asked, NULL (skipped) and NaN (policy 'nan') left out (rf_means)
+CREATE OR REPLACE MACRO rf_intent_means(run, qrels, metrics := NULL, k := NULL, alpha := 0.5, beta := 0.5, rel := 1,
+                                        "like" := NULL, segments := [], order_by := 'rank', no_relevant := 'zero',
+                                        no_retrieved := 'zero', no_judged := 'skip', allow_duplicates := false) AS TABLE
+    SELECT * EXCLUDE (rf__all) FROM (
+        SELECT COLUMNS(lambda c: (rf__is_unit_col(c, segments) AND lower(c) <> 'query') OR c = 'rf__all'),
+               count(*) AS n_queries,
+               rf_mean(COLUMNS(lambda c: rf__intent_column(c, metrics)))
+        FROM (SELECT true AS rf__all, *
+              FROM rf__intent_per_query(run, qrels, metrics, k, alpha, beta, rel, "like", segments, order_by,
+                                        no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_intent_means'))
+        GROUP BY ALL)
+    ORDER BY COLUMNS(lambda c: (rf__is_unit_col(c, segments) AND lower(c) <> 'query') OR c = 'n_queries');

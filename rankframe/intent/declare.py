@@ -16,10 +16,12 @@ from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` with engine='pandas' on a table (any table kind it reads
 #: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it),
-#: ``rankframe.compare`` (which calls evaluate) and ``rankframe.evaluate(..., engine='duckdb')`` on a DataFrame
-#: (the SQL kernel of ``sql/intent.sql``). Every other face (the DuckDB engine's file road, the SQL table macros,
-#: rankframe.sql.render, dbt, Spark, anova) raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare", "duckdb")
+#: ``rankframe.compare`` (which calls evaluate), ``rankframe.evaluate(..., engine='duckdb')`` on a DataFrame (the SQL
+#: kernel of ``sql/intent.sql``) and ``sql``: the public table macros ``rf_intent_per_query`` / ``rf_intent_means`` of
+#: ``sql/intent.sql`` (SQL users; no Python caller passes this key). Every other face (the DuckDB engine's file road,
+#: the accuracy table macros rf_per_query / rf_means, rankframe.sql.render, dbt, Spark, anova) raises
+#: :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare", "duckdb", "sql")
 #: the faces of the recommender form (``like='informfully'``, train= and features=): it has no SQL kernel
 HISTORY_FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare")
 #: the callers (``owner`` of :func:`rankframe.arguments.parse_metrics`) that reach the pandas engine
@@ -63,12 +65,13 @@ def params(
 class IntentSpec(MetricSpec):
     """An intent-aware measure: a :class:`~rankframe.declare.MetricSpec` read from a subtopic qrels.
 
-    ``faces``: the faces that serve it (:data:`FACES`); ``sql``: False while the family has no public SQL macro (the
-    table macros and the portable SQL refuse it, :func:`refuse`; the DuckDB engine's kernel is ``sql/intent.sql``).
+    ``faces``: the faces that serve it (:data:`FACES`); ``sql``: True, the family has public SQL table macros of
+    its own (``rf_intent_per_query`` / ``rf_intent_means`` of ``sql/intent.sql``, one column per measure); the
+    accuracy table macros and the portable SQL (render, dbt, Spark) still refuse it, :func:`refuse`.
     """
 
     faces: tuple[str, ...] = FACES
-    sql: bool = False
+    sql: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -103,13 +106,15 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
     """
     asked = [m for m in intent(measures) if face not in faces_of(m)]
     if asked:
-        duckdb = "" if any(from_history(m) for m in asked) else ", engine='duckdb' on a DataFrame"
+        history = any(from_history(m) for m in asked)
+        duckdb = "" if history else ", engine='duckdb' on a DataFrame"
+        macros = "" if history else " In SQL: the table macros rf_intent_per_query / rf_intent_means (docs/sql.md)."
         raise ParameterError(
             f"{', '.join(map(str, asked))}: the intent-aware diversity measures (docs/diversity.md) are computed "
             "by rankframe.evaluate and its callers, pandas-only for now on every other face; "
             f"{words or face} does not serve them yet. Use rankframe.evaluate(run, metrics, "
             f"qrels=<subtopic qrels>) with engine='pandas' (the default){duckdb}, the accessor "
-            "df.rank_metrics.evaluate, the polars namespace or rankframe.compare."
+            "df.rank_metrics.evaluate, the polars namespace or rankframe.compare." + macros
         )
 
 

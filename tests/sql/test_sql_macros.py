@@ -18,6 +18,7 @@ from rankframe.registry import BEYOND, METRICS
 
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare", "rf_anova", "rf_fuse"}
 TABLE_MACROS |= {"rf_agreement"}  # sql/agreement.sql: rankframe.agreement's two-coder form
+TABLE_MACROS |= {"rf_intent_per_query", "rf_intent_means"}  # sql/intent.sql: the intent-aware family (registry.INTENT)
 HELPERS = {"rf_mean", "rf_agg_nothing_relevant", "rf_agg_n_retrieved", "rf_t_cdf", "rf_t_ppf", "rf_tie_gain"}
 
 
