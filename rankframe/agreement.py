@@ -236,8 +236,10 @@ def _no_nulls(frame: pd.DataFrame, cols: Sequence[str], table: str, words: str) 
 
 
 def unique_rows(frame: pd.DataFrame, cols: list[str], table: str, words: str) -> None:
-    """The ValidationError (``words``) of rows that repeat ``cols``: the tables' rule "items unique per unit" (the
-    unit ``cols[:-1]``, the item ``cols[-1]``; ``DataFrame.duplicated`` hashed every row, ~65% of a kappa call)."""
+    """The ValidationError (``words``) of rows that repeat ``cols``: "items unique per unit", ``cols[-1]`` the item.
+
+    (``units.duplicate_item_rows``; ``DataFrame.duplicated`` hashed every row, ~65% of a kappa call.)
+    """
     rows = units.duplicate_item_rows(frame, units.group_codes(frame, cols[:-1]), cols[-1])
     dup = np.zeros(len(frame), dtype=bool)
     dup[rows] = True
