@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import stats
 from ..beyond.declare import refuse
+from ..intent.declare import refuse as refuse_intent
 from ..columns import Columns, column_list, judgment_columns
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
@@ -230,6 +231,11 @@ def prepare_systems(
         names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
     )
     refuse(measures, "spark_anova" if inputs is None else "spark_compare")
+    refuse_intent(  # rankframe.spark.evaluate serves the family; compare and anova do not read a subtopic qrels yet
+        measures,
+        "spark_anova" if inputs is None else "spark_compare",
+        "rankframe.spark.anova" if inputs is None else "rankframe.spark.compare",
+    )
     if inputs is not None:  # a missing input, one no metric reads, aggregate='rows' (set-level): evaluate's words
         inputs.update(beyond_engine.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs))
     relevance = bool(beyond_engine.split(measures)[0])
