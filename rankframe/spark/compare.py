@@ -161,9 +161,9 @@ def compare(
             "needs every per-query value at once: filter one segment and run rankframe.compare on "
             "sdf.filter(...).toPandas() (docs/spark.md)"
         )
-    names = [
-        str(m) for m in parse_metrics(metrics, "compare", face="spark")
-    ]  # rankframe.compare's (and evaluate's) rule
+    parsed = parse_metrics(metrics, "compare", face="spark")  # rankframe.compare's (and evaluate's) rule
+    refuse_intent(parsed, "spark_compare", "rankframe.spark.compare")  # before the qrels join's jobs
+    names = [str(m) for m in parsed]
     p["family"] = family_columns(family, by_list)
     p["alternative"] = margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     policies: dict[str, str] = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
