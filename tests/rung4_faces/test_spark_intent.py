@@ -59,6 +59,10 @@ def tables(seed: int, ids: type = str) -> tuple[pd.DataFrame, pd.DataFrame]:
         for subtopic in range(1, int(rng.integers(2, 4)) + 1):
             for item in rng.choice(10, size=int(rng.integers(1, 5)), replace=False):
                 judged.append((q, subtopic, item, float(rng.integers(0, 3))))
+    # the top item of (s1, query 0): relevant on subtopic 8, NaN (unjudged) on 9, so its largest grade is 2 (NaN
+    # skipped, as pandas' max skips it); the other metrics read that grade
+    top = run[(run["system"] == "s1") & (run["query"] == 0)].sort_values("score").iloc[-1]["item"]
+    judged += [(0, 8, top, 2.0), (0, 9, top, np.nan)]
     qrels = pd.DataFrame(judged, columns=["query", "aspect", "item", "relevance"])
     qrels.loc[1, "relevance"] = np.nan
     qrels.loc[qrels["query"] == 4, "relevance"] = 0.0  # judged, nothing relevant: the no_relevant policy's query
@@ -74,7 +78,11 @@ def test_per_query_equals_pandas_by_system_spark_qrels(spark):
     run, qrels = tables(1)
     kw = dict(by=["system"], per_query=True, qrels_columns={"subtopic": "aspect"}, no_relevant="nan")
     expected = rankframe.evaluate(run, METRICS, qrels=qrels, engine="pandas", **kw)
-    got = collect(rs.evaluate(to_spark(spark, run), METRICS, qrels=to_spark(spark, qrels), buckets=3, **kw))
+    from pyspark.sql import functions as F
+
+    # pandas' NaN arrives as a null: made a real NaN here (NaN and null are both unjudged)
+    judged = to_spark(spark, qrels).withColumn("relevance", F.coalesce("relevance", F.lit(float("nan"))))
+    got = collect(rs.evaluate(to_spark(spark, run), METRICS, qrels=judged, buckets=3, **kw))
     assert_same_rows(got, expected, ["system", "query", "metric"])
     assert set(expected["metric"]) == set(METRICS)
     assert expected["value"].isna().any()  # the policy is exercised (query q4 has no relevant subtopic)
