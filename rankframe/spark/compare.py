@@ -19,7 +19,6 @@ import pandas as pd
 
 from .. import stats
 from ..beyond.declare import refuse
-from ..intent.declare import refuse as refuse_intent
 from ..columns import Columns, column_list, judgment_columns
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
@@ -37,6 +36,7 @@ from ..display import comparison_frame
 from ..engines import beyond_engine
 from ..errors import ParameterError, ValidationError
 from ..evaluate import parse_metrics
+from ..intent.declare import refuse as refuse_intent
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
 from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values

@@ -21,8 +21,8 @@ from ..columns import Columns, judgment_columns
 from ..engines import beyond_engine, intent_engine
 from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
 from ..errors import ParameterError, parameter_error
-from ..intent.declare import from_qrels, needs_subtopics
 from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
+from ..intent.declare import from_qrels, needs_subtopics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS, bind_policies
 from ._compat import column, pyspark, quiet
@@ -161,7 +161,8 @@ def evaluate(
         As for :func:`rankframe.evaluate`: separate judgments (a Spark DataFrame, or a pandas / Arrow / polars
         table handed to ``sdf``'s session) joined to the run by :func:`rankframe.join_qrels`'s rule, as Spark joins
         (``rankframe.spark.join``); ``qrels_columns`` names its columns where they differ from ``columns``
-        (:func:`rankframe.columns.judgment_columns`).
+        (:func:`rankframe.columns.judgment_columns`). A qrels with a subtopic column serves the intent-aware
+        measures (``docs/diversity.md``; ``rankframe.spark.intent``), its largest grade per (query, item) the others.
     buckets : int, optional
         Number of groups the units are hashed into, each evaluated by one grouped-pandas call (default:
         ``spark.sql.shuffle.partitions``). More buckets = smaller pandas frames per call.
@@ -213,7 +214,10 @@ def evaluate(
         # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
         qrels, subtopics = intent_spark.split_qrels(sdf, qrels, judged, measures)
         if subtopics is not None:  # the kernels read the run's names
-            names_of = zip((judged.query, judged.subtopic, judged.item, judged.relevance), (cols.query, cols.subtopic, cols.item, cols.relevance))
+            names_of = zip(
+                (judged.query, judged.subtopic, judged.item, judged.relevance),
+                (cols.query, cols.subtopic, cols.item, cols.relevance),
+            )
             subtopics = subtopics.select(*[column(a).alias(b) for a, b in names_of])
         sdf = join_qrels(sdf, qrels, cols, by_list, judged, validate=validate, allow_duplicates=allow_duplicates)
     elif qrels_columns is not None:

@@ -54,7 +54,9 @@ def split_qrels(sdf: Any, qrels: Any, qc: Columns, measures: Sequence[Measure]) 
     failures = []
     n_null = qrels.filter(null).count()
     if n_null:
-        failures.append(failure(qc.subtopic, intent_engine.NULL_SUBTOPIC, int(n_null), qrels.filter(null).limit(EXAMPLES)))
+        failures.append(
+            failure(qc.subtopic, intent_engine.NULL_SUBTOPIC, int(n_null), qrels.filter(null).limit(EXAMPLES))
+        )
     keys = [x for x in (qc.query, qc.subtopic, qc.item) if x in present]
     repeated = _repeated(qrels, keys, intent_engine.REPEATED_SUBTOPIC, qc.subtopic) if len(keys) == 3 else None
     if repeated is not None:
