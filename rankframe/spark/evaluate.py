@@ -26,6 +26,7 @@ from ..intent.declare import from_qrels, needs_subtopics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS, bind_policies
 from ._compat import column, pyspark, quiet
+from .buckets import bucket_of, to_spark_ready
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
@@ -61,17 +62,6 @@ def bucket_kernel(
         return to_spark_ready(out[[*by, columns.query, "metric", "value"]])
 
     return kernel
-
-
-def to_spark_ready(frame: pd.DataFrame) -> pd.DataFrame:
-    """Columns with pandas extension dtypes (pandas 3's Arrow-backed ``str``, nullable ints) as object columns.
-
-    PySpark's Arrow serializer expects numpy or object columns back from a grouped pandas function.
-    """
-    odd = [c for c in frame.columns if not isinstance(frame[c].dtype, np.dtype)]
-    if not odd:
-        return frame
-    return frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), None) for c in odd})
 
 
 def check_options(
@@ -355,18 +345,6 @@ def per_query_frame(
     with quiet():
         out = projected.groupBy(bucket).applyInPandas(kernel, schema)
     return out.select(*[F.col(plain[name]).alias(name) for name in unit], F.col("metric"), F.col("value"))
-
-
-def bucket_of(sdf: Any, unit: Sequence[str], buckets: int | None) -> Any:
-    """The bucket of each row: a hash of its unit's columns modulo ``buckets`` (default: the shuffle partitions).
-
-    A unit's rows share a bucket whatever the input partitioning; each bucket is one grouped-pandas call.
-    """
-    from pyspark.sql import functions as F
-
-    if buckets is None:
-        buckets = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    return F.pmod(F.xxhash64(*[column(u) for u in unit]), F.lit(int(buckets)))
 
 
 def means(

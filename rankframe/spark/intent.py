@@ -25,6 +25,7 @@ from ..intent.declare import from_qrels, needs_subtopics
 from ..names import Measure
 from ..table_rules import EXAMPLES, failure
 from ._compat import column, is_spark_frame, quiet, quote
+from .buckets import bucket_of, to_spark_ready
 from .validate import _free_name, _null, _numeric, _repeated, _to_pandas, check_frame
 
 OWNER = "rankframe.spark.evaluate"
@@ -106,8 +107,6 @@ def per_query_frame(
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from .evaluate import bucket_of
-
     c = columns
     unit = [*by, c.query]
     ids = list(dict.fromkeys([*unit, c.item]))
@@ -155,7 +154,6 @@ def bucket_kernel(
 
     def kernel(run: pd.DataFrame, sub: pd.DataFrame) -> pd.DataFrame:
         from ..names import parse
-        from .evaluate import to_spark_ready
 
         if not len(run):  # judgments of no unit here (the join gives every judged query a unit: not expected)
             return pd.DataFrame({name: pd.Series([], dtype=object) for name in out_names})
