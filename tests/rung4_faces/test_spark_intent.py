@@ -73,6 +73,7 @@ def tables(seed: int, ids: type = str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 @pytest.mark.spark
+@pytest.mark.slow
 def test_per_query_equals_pandas_by_system_spark_qrels(spark):
     """One Spark call: per query, by=['system'], no_relevant='nan', a Spark qrels with a renamed subtopic column."""
     run, qrels = tables(1)
@@ -89,6 +90,7 @@ def test_per_query_equals_pandas_by_system_spark_qrels(spark):
 
 
 @pytest.mark.spark
+@pytest.mark.slow
 def test_means_equal_pandas_pandas_qrels(spark):
     """Two Spark calls: the means (frame, dtypes and all) with a pandas qrels of integer ids, the policies set."""
     run, qrels = tables(2, ids=int)
@@ -116,6 +118,7 @@ def _rules(err: Exception) -> list[str]:
 
 
 @pytest.mark.spark
+@pytest.mark.slow
 def test_hostile_inputs_raise_the_pandas_class(spark):
     """Each broken input: the pandas face's error class (and rule words), from a Spark and from a pandas qrels."""
     run, qrels = tables(3)
