@@ -51,10 +51,11 @@ def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = N
                 parameter="metrics",
             )
     measures = [m for _, m in given]
-    if face is not None:
+    if face is not None:  # each measure by its own faces (the intent family's recommender form has fewer)
         refuse(measures, face)
-    if (face or owner) not in (*intent_family.FACES, *intent_family.OWNERS):  # the family is pandas-only for now
-        intent_family.refuse(measures, face or owner)
+        intent_family.refuse(measures, face)
+    elif owner not in (*intent_family.FACES, *intent_family.OWNERS):
+        intent_family.refuse(measures, owner)
     return measures
 
 

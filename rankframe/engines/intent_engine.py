@@ -22,6 +22,10 @@ from ..prepare import prepare
 from ..registry import INTENT_KERNELS
 from .numpy_engine import apply_policies
 
+#: the two rules of a subtopic qrels (every face's words: the pandas reading below, ``rankframe.spark.intent``)
+NULL_SUBTOPIC = "a subtopic id on every row of a subtopic qrels (null found)"
+REPEATED_SUBTOPIC = "one judgment per (query, subtopic, item) (repeated rows found)"
+
 
 def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
     """(the other measures, the intent-aware measures) of a list of measures, each in the order asked."""
@@ -50,7 +54,7 @@ def split_qrels(
         failures.append(
             {
                 "column": c.subtopic,
-                "rule": "a subtopic id on every row of a subtopic qrels (null found)",
+                "rule": NULL_SUBTOPIC,
                 "count": int(null.sum()),
                 "examples": qrels[null].head(5),
             }
@@ -61,7 +65,7 @@ def split_qrels(
         failures.append(
             {
                 "column": c.subtopic,
-                "rule": "one judgment per (query, subtopic, item) (repeated rows found)",
+                "rule": REPEATED_SUBTOPIC,
                 "count": int(repeated.sum()),
                 "examples": qrels[repeated].head(5),
             }

@@ -36,6 +36,7 @@ from ..display import comparison_frame
 from ..engines import beyond_engine
 from ..errors import ParameterError, ValidationError
 from ..evaluate import parse_metrics
+from ..intent.declare import refuse as refuse_intent
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
 from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values
@@ -160,9 +161,9 @@ def compare(
             "needs every per-query value at once: filter one segment and run rankframe.compare on "
             "sdf.filter(...).toPandas() (docs/spark.md)"
         )
-    names = [
-        str(m) for m in parse_metrics(metrics, "compare", face="spark")
-    ]  # rankframe.compare's (and evaluate's) rule
+    parsed = parse_metrics(metrics, "compare", face="spark")  # rankframe.compare's (and evaluate's) rule
+    refuse_intent(parsed, "spark_compare", "rankframe.spark.compare")  # before the qrels join's jobs
+    names = [str(m) for m in parsed]
     p["family"] = family_columns(family, by_list)
     p["alternative"] = margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     policies: dict[str, str] = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
@@ -230,6 +231,11 @@ def prepare_systems(
         names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
     )
     refuse(measures, "spark_anova" if inputs is None else "spark_compare")
+    refuse_intent(  # rankframe.spark.evaluate serves the family; compare and anova do not read a subtopic qrels yet
+        measures,
+        "spark_anova" if inputs is None else "spark_compare",
+        "rankframe.spark.anova" if inputs is None else "rankframe.spark.compare",
+    )
     if inputs is not None:  # a missing input, one no metric reads, aggregate='rows' (set-level): evaluate's words
         inputs.update(beyond_engine.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs))
     relevance = bool(beyond_engine.split(measures)[0])

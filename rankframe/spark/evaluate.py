@@ -18,13 +18,15 @@ import pandas as pd
 from .. import registry, units
 from ..checks import check_top_grade, needs_grade_check
 from ..columns import Columns, judgment_columns
-from ..engines import beyond_engine
+from ..engines import beyond_engine, intent_engine
 from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
 from ..errors import ParameterError, parameter_error
 from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
+from ..intent.declare import from_qrels, needs_subtopics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS, bind_policies
 from ._compat import column, pyspark, quiet
+from .buckets import bucket_of, to_spark_ready
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
@@ -60,17 +62,6 @@ def bucket_kernel(
         return to_spark_ready(out[[*by, columns.query, "metric", "value"]])
 
     return kernel
-
-
-def to_spark_ready(frame: pd.DataFrame) -> pd.DataFrame:
-    """Columns with pandas extension dtypes (pandas 3's Arrow-backed ``str``, nullable ints) as object columns.
-
-    PySpark's Arrow serializer expects numpy or object columns back from a grouped pandas function.
-    """
-    odd = [c for c in frame.columns if not isinstance(frame[c].dtype, np.dtype)]
-    if not odd:
-        return frame
-    return frame.assign(**{c: frame[c].astype(object).where(frame[c].notna(), None) for c in odd})
 
 
 def check_options(
@@ -160,7 +151,8 @@ def evaluate(
         As for :func:`rankframe.evaluate`: separate judgments (a Spark DataFrame, or a pandas / Arrow / polars
         table handed to ``sdf``'s session) joined to the run by :func:`rankframe.join_qrels`'s rule, as Spark joins
         (``rankframe.spark.join``); ``qrels_columns`` names its columns where they differ from ``columns``
-        (:func:`rankframe.columns.judgment_columns`).
+        (:func:`rankframe.columns.judgment_columns`). A qrels with a subtopic column serves the intent-aware
+        measures (``docs/diversity.md``; ``rankframe.spark.intent``), its largest grade per (query, item) the others.
     buckets : int, optional
         Number of groups the units are hashed into, each evaluated by one grouped-pandas call (default:
         ``spark.sql.shuffle.partitions``). More buckets = smaller pandas frames per call.
@@ -201,10 +193,22 @@ def evaluate(
         buckets,
     )
     agg = _check_agg(agg, per_query, ci)
+    subtopics = None
+    if qrels is None and from_qrels(measures):  # before any Spark job
+        raise needs_subtopics(measures, judgment_columns(cols, qrels_columns).subtopic, None)
     if qrels is not None:
+        from . import intent as intent_spark
         from .join import join_qrels
 
         judged = judgment_columns(cols, qrels_columns)  # qrels_columns= over columns=, role by role
+        # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
+        qrels, subtopics = intent_spark.split_qrels(sdf, qrels, judged, measures)
+        if subtopics is not None:  # the kernels read the run's names
+            names_of = zip(
+                (judged.query, judged.subtopic, judged.item, judged.relevance),
+                (cols.query, cols.subtopic, cols.item, cols.relevance),
+            )
+            subtopics = subtopics.select(*[column(a).alias(b) for a, b in names_of])
         sdf = join_qrels(sdf, qrels, cols, by_list, judged, validate=validate, allow_duplicates=allow_duplicates)
     elif qrels_columns is not None:
         raise ParameterError(
@@ -224,14 +228,24 @@ def evaluate(
             "a pandas table of the lists (docs/beyond-accuracy.md)"
         )
     accuracy, beyond = beyond_engine.split(measures)
+    accuracy, diversity = intent_engine.split(accuracy)
     # the beyond-accuracy metrics never read relevance: a table of them alone may have none (as rankframe.evaluate)
-    grades = bool(accuracy) or beyond_engine.reads_relevance(beyond)  # Serendipity reads them
+    grades = bool(accuracy or diversity) or beyond_engine.reads_relevance(beyond)  # Serendipity reads them
     order_col = check_columns(sdf, cols, by_list, require_relevance=grades)
     if validate:
         validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates, require_relevance=grades)
     check_grades(sdf, cols, accuracy)
     names = [str(m) for m in accuracy]
     frames = [per_query_frame(sdf, names, cols, by_list, order_col, policies, buckets)] if accuracy else []
+    if diversity:  # the family's qrels form (parse_metrics refused the recommender form on this face)
+        from . import intent as intent_spark
+
+        assert subtopics is not None  # split_qrels refused a qrels without subtopics, the join one without columns
+        frames.append(
+            intent_spark.per_query_frame(
+                sdf, subtopics, [str(m) for m in diversity], cols, by_list, order_col, policies, buckets
+            )
+        )
     sets = None
     if beyond:
         from . import beyond as beyond_spark
@@ -239,7 +253,9 @@ def evaluate(
         given = beyond_spark.inputs(sdf, cols, train=train, catalog=catalog, features=features, measures=beyond)
         lists, sets = beyond_spark.values(sdf, beyond, cols, by_list, order_col, policies, given)
         frames += [] if lists is None else [lists]
-    per = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1]) if frames else None
+    per = None
+    for frame in frames:
+        per = frame if per is None else per.unionByName(frame)
     if per_query:
         return per
     averaged = [str(m) for m in measures if not beyond_engine.is_set_level(m)]
@@ -329,18 +345,6 @@ def per_query_frame(
     with quiet():
         out = projected.groupBy(bucket).applyInPandas(kernel, schema)
     return out.select(*[F.col(plain[name]).alias(name) for name in unit], F.col("metric"), F.col("value"))
-
-
-def bucket_of(sdf: Any, unit: Sequence[str], buckets: int | None) -> Any:
-    """The bucket of each row: a hash of its unit's columns modulo ``buckets`` (default: the shuffle partitions).
-
-    A unit's rows share a bucket whatever the input partitioning; each bucket is one grouped-pandas call.
-    """
-    from pyspark.sql import functions as F
-
-    if buckets is None:
-        buckets = int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    return F.pmod(F.xxhash64(*[column(u) for u in unit]), F.lit(int(buckets)))
 
 
 def means(

@@ -27,7 +27,8 @@ from ..fusion.methods import PARAM_DEFAULTS
 from ..fusion.runs import _failure, read_runs
 from ..table_rules import ranking_column
 from ._compat import column, pyspark
-from .evaluate import bucket_of, check_buckets, quiet, to_spark_ready
+from .buckets import bucket_of, to_spark_ready
+from .evaluate import check_buckets, quiet
 from .validate import _free_name, _null, _to_pandas, check_frame
 from .validate import validate as validate_table
 
