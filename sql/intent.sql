@@ -304,7 +304,7 @@ CREATE OR REPLACE MACRO rf__intent_bad_grade(g) AS
 -- rule of rankframe.table_rules, in their words)
 CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
     SELECT CASE WHEN count(q.relevance) > 0 AND NOT rf__is_number_type(any_value(typeof(q.relevance)))
-                THEN error(printf('rf:table[relevance]: relevance must be a number (null = unjudged): the qrels '
+                THEN error(printf('rf:table[relevance]: relevance must be numeric (null = unjudged): the qrels '
                                   || 'column is of type %s.', any_value(typeof(q.relevance))))
                 WHEN count(*) FILTER (WHERE q.subtopic IS NULL) > 0
                 THEN error(printf('rf:table[subtopic]: a subtopic id on every row of a subtopic qrels (null found): '

@@ -64,14 +64,15 @@ def _sql_value(v) -> str:
 
 
 def macro(con, name: str, run: pd.DataFrame, qrels: pd.DataFrame, **params) -> pd.DataFrame:
-    con.register("rf_t_run", run)
-    con.register("rf_t_qrels", qrels)
+    # a cursor of its own: DuckDB 2 refuses work on a connection whose last result is not fetched to the end
+    cur = con.cursor()
+    cur.register("rf_t_run", run)
+    cur.register("rf_t_qrels", qrels)
     args = "".join(f', "{k}" := {_sql_value(v)}' for k, v in params.items())
     try:
-        return con.execute(f"SELECT * FROM {name}('rf_t_run', 'rf_t_qrels'{args})").df()
+        return cur.execute(f"SELECT * FROM {name}('rf_t_run', 'rf_t_qrels'{args})").df()
     finally:
-        con.unregister("rf_t_run")
-        con.unregister("rf_t_qrels")
+        cur.close()
 
 
 def label(name: str, k=None, alpha=None, beta=None, rel=None, like=None) -> str:
@@ -258,7 +259,7 @@ def _error_of(con, run, qrels, **params) -> RankframeError:
         ("alpha_nDCG", CASES.QRELS.assign(subtopic=[1, None, 2]), {}, ValidationError, r"null found"),
         ("alpha_nDCG", pd.concat([CASES.QRELS, CASES.QRELS.head(1)]), {}, ValidationError, "repeated rows"),
         ("alpha_nDCG", CASES.QRELS.assign(relevance=[1.0, np.inf, 1.0]), {}, ValidationError, "must be finite"),
-        ("alpha_nDCG", CASES.QRELS.assign(relevance=["1", "x", "1"]), {}, ValidationError, "must be a number"),
+        ("alpha_nDCG", CASES.QRELS.assign(relevance=["1", "x", "1"]), {}, ValidationError, "must be numeric"),
         ("alpha_nDCG(alpha=2)", CASES.QRELS, {"alpha": 2}, ParameterError, r"'alpha' parameter .* float in \[0, 1\]"),
         ("NRBP(beta=-0.5)", CASES.QRELS, {"beta": -0.5}, ParameterError, r"'beta' parameter"),
         (
@@ -323,7 +324,7 @@ def test_defaults_are_the_declared_ones():
 
 def test_presets_and_names_are_the_declared_ones(con):
     """rf__intent_measures() and rf__intent_column's list: each measure of registry.INTENT and its presets."""
-    got = con.execute("SELECT rf__intent_measures()").fetchone()[0]
+    got = con.execute("SELECT rf__intent_measures()").fetchall()[0][0]
     declared = [(s.canonical, sorted(p for p in s.presets if p != INFORMFULLY)) for s in registry.INTENT]
     assert [(m["name"], sorted(m["presets"])) for m in got] == declared
     col = re.search(r"MACRO rf__intent_column\(c, metrics\) AS\s+list_contains\(\[(.*?)\]", SQL, re.S)
@@ -334,13 +335,13 @@ def test_presets_and_names_are_the_declared_ones(con):
 @pytest.mark.parametrize("alpha", [0.0, 0.01, 0.2, 0.5, 0.99, 1.0])
 @pytest.mark.parametrize(("longest", "k"), [(0, None), (7, None), (7, 3), (7, 500), (3000, None), (5, 10_000_000)])
 def test_series_terms_is_the_python_rule(con, alpha, longest, k):
-    got = con.execute("SELECT rf__intent_terms(?, ?, ?)", [alpha, longest, k]).fetchone()[0]
+    got = con.execute("SELECT rf__intent_terms(?, ?, ?)", [alpha, longest, k]).fetchall()[0][0]
     assert got == series_terms(alpha, longest, k)
 
 
 def test_series_terms_error(con):
     with pytest.raises(duckdb.Error, match="k must be <= 10000000"):
-        con.execute("SELECT rf__intent_terms(0.0, 3, ?)", [MAX_TERMS + 1]).fetchone()
+        con.execute("SELECT rf__intent_terms(0.0, 3, ?)", [MAX_TERMS + 1]).fetchall()
     with pytest.raises(ParameterError, match="k must be <= 10000000"):
         series_terms(0.0, 3, MAX_TERMS + 1)
 
