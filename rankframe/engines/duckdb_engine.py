@@ -150,18 +150,18 @@ class _Columns:
             return self._add(0, self.expr(self.preps[name], m, env), "rf__w")
         return name
 
-    def nothing_relevant(self, m: Measure) -> str:
+    def nothing_relevant(self, m: Measure, env: dict[str, str]) -> str:
         """The measure's "nothing relevant" test (its declared rule's ``rf:none`` line; false without one)."""
         if m.spec.nothing_relevant is None:
             return "false"
-        return self.expr(rf_sql.wiring().nones[m.spec.nothing_relevant], m, self.env(m))
+        return self.expr(rf_sql.wiring().nones[m.spec.nothing_relevant], m, env)
 
-    def value(self, m: Measure) -> str | None:
+    def value(self, m: Measure, env: dict[str, str]) -> str | None:
         """The measure's value over the grouped rows: its table column's ``rf:value`` (None if it has none)."""
         col = rf_sql.wiring().column(m.spec.canonical) if m.spec.table_column else None
         if col is None:
             return None
-        return self.expr(col.value, m, self.env(m))
+        return self.expr(col.value, m, env)
 
 
 def build_sql(
@@ -181,8 +181,10 @@ def build_sql(
     keys = ", ".join([*segments, "query"])
     part = "query" if not segments else f"row({keys})"
     cols = _Columns(part, order_by)
+    envs = [cols.env(m) for m in measures]  # each measure's parameters as SQL, once
     values = ",\n  ".join(
-        f"{cols.value(m) or measure_sql(m)} AS m{i}, {cols.nothing_relevant(m)} AS r{i}" for i, m in enumerate(measures)
+        f"{cols.value(m, env) or measure_sql(m)} AS m{i}, {cols.nothing_relevant(m, env)} AS r{i}"
+        for i, (m, env) in enumerate(zip(measures, envs))
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
     # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
