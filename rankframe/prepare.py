@@ -382,19 +382,33 @@ def _order_by_score(
     score = units.as_float(df[c.score])
     retrieved = np.flatnonzero(~np.isnan(score))
     all_codes, uniques = units.item_factors(df, c.item)
-    item_codes = all_codes[retrieved]
-    text_rank = np.empty(len(uniques), dtype=np.int64)
-    text_rank[_text_order(uniques)] = np.arange(len(uniques))
-    g = groups.codes[retrieved]
-    score_code, distinct_scores = units.descending_codes(score[retrieved])
-    n_scores = len(distinct_scores)
-    n_items = len(uniques)
-    tie = n_items - 1 - text_rank[item_codes] if item_ties == "descending" else text_rank[item_codes]
-    order = units.lexsort_codes(
-        (tie, score_code, g), (n_items, n_scores, groups.n)
-    )  # = np.lexsort((-text_rank[item_codes], -score[retrieved], g)), by one sort of packed codes
-    offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
+    order = score_order(
+        groups.codes[retrieved], groups.n, score[retrieved], all_codes[retrieved], text_ranks(uniques), item_ties
+    )
+    offsets = units.offsets_from_counts(np.bincount(groups.codes[retrieved], minlength=groups.n))
     return retrieved[order], offsets, score
+
+
+def text_ranks(items) -> np.ndarray:
+    """Each item code's place in the items' string order (trec_eval's docno order: byte-wise, like strcmp)."""
+    rank = np.empty(len(items), dtype=np.int64)
+    rank[_text_order(np.asarray(items))] = np.arange(len(items))
+    return rank
+
+
+def score_order(
+    g: np.ndarray, n_groups: int, score: np.ndarray, item: np.ndarray, text_rank: np.ndarray, item_ties: str
+) -> np.ndarray:
+    """The indices that put entries in rankframe's score order (prepare's and fusion's one order).
+
+    By group ``g``, score descending, then item id descending as a string (``item_ties="ascending"``: ascending).
+    ``item`` codes index ``text_rank`` (:func:`text_ranks` of the items); the scores are NaN-free.
+    """
+    score_code, distinct_scores = units.descending_codes(score)
+    n_items = len(text_rank)
+    tie = n_items - 1 - text_rank[item] if item_ties == "descending" else text_rank[item]
+    # = np.lexsort((-text_rank[item], -score, g)), by one sort of packed codes
+    return units.lexsort_codes((tie, score_code, g), (n_items, len(distinct_scores), n_groups))
 
 
 def ranked_rows(

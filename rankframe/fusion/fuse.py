@@ -19,7 +19,7 @@ from ..columns import Columns
 from ..comparing.rules import null_systems_error
 from ..errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
 from ..numeric import check_number
-from ..prepare import _order_by_score
+from ..prepare import score_order
 from ..schema import _ONE_KIND as ONE_KIND
 from ..schema import validate
 from ..table_rules import missing_order_failure, ranking_column
@@ -27,7 +27,7 @@ from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, FusionMethod, Normalisation, normalisation
 from .methods import method as find_method
 from .normalize import normalise
-from .runs import Candidates, Runs, candidates, read_runs
+from .runs import Candidates, Runs, candidates, item_text_rank, read_runs
 
 if TYPE_CHECKING:
     from ..inputs import Output
@@ -384,12 +384,9 @@ def _fused_frame(
 ) -> pd.DataFrame:
     """The fused run's rows in (query, rank) order, other columns taken from the input."""
     fused_src, extra = source_rows(frame, c, runs, cand)
-    ranked = pd.DataFrame({"q": cand.unit, "i": cand.item, "s": score})
-    rows, offsets, _ = _order_by_score(
-        ranked.assign(i=runs.items.take(cand.item)),
-        units.Groups(cand.unit.astype(np.intp), runs.n_queries, pd.DataFrame()),
-        Columns(query="q", item="i", score="s"),
-    )
+    # the candidates in rankframe's score order (prepare's, on the codes fusion already holds)
+    rows = score_order(cand.unit, runs.n_queries, score, cand.item, item_text_rank(runs.items), "descending")
+    offsets = units.offsets_from_counts(cand.per_query)
     fused = frame.iloc[np.concatenate([fused_src[rows], extra])].reset_index(drop=True)
     fused[c.system] = name
     fused_score = np.concatenate([score[rows], np.full(len(extra), np.nan)])

@@ -16,7 +16,7 @@ import pandas as pd
 from .. import units
 from ..columns import Columns
 from ..errors import ValidationError
-from ..prepare import _order_by_score, _text_order
+from ..prepare import _order_by_score, text_ranks
 from ..table_rules import ranking_column
 
 
@@ -127,9 +127,7 @@ def candidates(runs: Runs) -> Candidates:
 
 def item_text_rank(items: pd.Index) -> np.ndarray:
     """Each item code's place in the items' string order (trec_eval's docno order, as ``prepare`` sorts)."""
-    rank = np.empty(len(items), dtype=np.int64)
-    rank[_text_order(items.to_numpy())] = np.arange(len(items))
-    return rank
+    return text_ranks(items.to_numpy())
 
 
 def fill_candidates(runs: Runs, cand: Candidates) -> tuple[Runs, Candidates]:
