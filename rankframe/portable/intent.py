@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from ..intent.declare import INFORMFULLY
+from ..intent.declare import needs_subtopics, refuse
 from ..intent.lists import series_terms
 from ..names import Measure
 from ..registry import INTENT_KERNELS
@@ -136,17 +136,10 @@ def _log2(x: str) -> str:
 
 
 def check(measures: Sequence[Measure], qrels: object, ideal_depth: object, subtopic: str) -> None:
-    """The family's render rules: the recommender form is refused, a qrels is needed, a depth for a whole list."""
-    history = [str(m) for m in measures if m.kw.get("like") == INFORMFULLY]
-    if history:
-        raise ParameterError(
-            f"{', '.join(history)}: like='informfully' (the recommender form, train= and features=) has no portable "
-            "SQL; render writes the subtopic-qrels form (like=None, 'ndeval' or 'tf_ranking'); compute the "
-            "recommender form with rankframe.evaluate (docs/diversity.md)."
-        )
+    """The family's render rules: a qrels is needed, and a depth for a whole-list ideal."""
+    # the recommender form (like='informfully', declare.HISTORY_FACES) has no SQL: the family's one refusal
+    refuse(measures, "render", "rankframe.sql.render")
     if qrels is None:
-        from ..intent.declare import needs_subtopics
-
         raise needs_subtopics(measures, subtopic, None)
     whole = [str(m) for m in measures if m.kw.get("k") is None and reads_ideal(m)]
     if ideal_depth is None and whole:
