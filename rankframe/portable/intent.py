@@ -80,7 +80,7 @@ class IntentTerms:
         return self.nret if self.k is None else self.num(self.k)
 
     def ideal_ideal(self, discount: str) -> str:
-        """ndeval's "ideal ideal" (:meth:`rankframe.intent.lists.IntentLists.ideal_ideal`) of the unit."""
+        """Ndeval's "ideal ideal" (:meth:`rankframe.intent.lists.IntentLists.ideal_ideal`) of the unit."""
         return f"rf__ii_{discount}"
 
 
@@ -122,6 +122,8 @@ class IntentSources:
 
 @dataclass(frozen=True)
 class IntentPart:
+    """The intent-aware part of a statement: its CTEs, (rf__i, label) per measure, rf__long's SELECTs."""
+
     ctes: list[str]
     labels: list[tuple[int, str]]
     long: list[str]
@@ -186,8 +188,9 @@ class _Builder:
             extra = f"SELECT DISTINCT {nulls}j.rf__q {unseen}"
         else:  # every system on each judged query no run row mentions (join.py rule 3)
             cols = "".join(("y.rf__sys" if k == s.system_key else "NULL") + f" AS {k}, " for k in self.keys)
-            extra = (
-                f"SELECT DISTINCT {cols}j.rf__q {unseen.replace('FROM rf__iqr AS j', 'FROM rf__iqr AS j CROSS JOIN (SELECT DISTINCT ' + s.system_key + ' AS rf__sys FROM rf__isrc) AS y')}"
+            systems = f"(SELECT DISTINCT {s.system_key} AS rf__sys FROM rf__isrc) AS y"
+            extra = f"SELECT DISTINCT {cols}j.rf__q " + unseen.replace(
+                "FROM rf__iqr AS j", f"FROM rf__iqr AS j CROSS JOIN {systems}"
             )
         self.ctes["rf__iunits"] = f"SELECT DISTINCT {self.unit} FROM rf__isrc UNION ALL {extra}"
         # the judged items of each query (a grade in some subtopic): none = the no_judged policy
@@ -280,7 +283,18 @@ class _Builder:
             f"GROUP BY {self.unit}, rf__pos"
         )
         zero = f"CAST(0 AS {FLOAT})"
-        cols = ["rf__dcg", "rf__err", "rf__rbp", "rf__np", "rf__nf", "rf__nc", "rf__ap", "rf__nret", "rf__iil", "rf__iir"]
+        cols = [
+            "rf__dcg",
+            "rf__err",
+            "rf__rbp",
+            "rf__np",
+            "rf__nf",
+            "rf__nc",
+            "rf__ap",
+            "rf__nret",
+            "rf__iil",
+            "rf__iir",
+        ]
 
         def row(src: str, values: dict[str, str], where: str = "") -> str:
             return (

@@ -27,9 +27,9 @@ from ..columns import Columns, column_list
 from ..declare import Param
 from ..engines import beyond_engine
 from ..errors import ParameterError, did_you_mean, parameter_error
+from ..intent import declare as intent_family
 from ..names import Measure
 from ..registry import KERNELS, POLICIES, bind_policies
-from ..intent import declare as intent_family
 from . import beyond as beyond_sql
 from . import intent as intent_sql
 from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot
@@ -283,7 +283,6 @@ def render(
     index = {id(m): i for i, m in enumerate(measures)}
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []
-    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
     if accuracy:
         b = _body(accuracy, target, table, segments, cols, order_by, policies, index=[index[id(m)] for m in accuracy])
         ctes.append(b.prep)

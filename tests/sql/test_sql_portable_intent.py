@@ -213,7 +213,10 @@ def test_other_dialects_write_plain_sql(dialect):
 @pytest.mark.parametrize(
     ("call", "words"),
     [
-        (lambda: rankframe.sql.render(["alpha_nDCG@5"], table="run"), r"alpha_nDCG@5 read subtopic judgments.*no qrels= was given"),
+        (
+            lambda: rankframe.sql.render(["alpha_nDCG@5"], table="run"),
+            r"alpha_nDCG@5 read subtopic judgments.*no qrels= was given",
+        ),
         (
             lambda: rankframe.sql.render(["alpha_nDCG@5"], qrels="q", columns={"subtopic": "intent"}),
             None,  # renamed: fine
