@@ -10,6 +10,11 @@ rank or score is the judged-not-retrieved branch, filtered out before the window
 along the ranking; ``rf__rows`` puts the not-retrieved rows back; ``rf__x`` adds the windows over each unit;
 ``rf__unit`` computes every metric per unit (segments..., query) with the counts the query-set policies need;
 ``rf__long`` turns the units into tidy rows; the final SELECT keeps them (``per_query``) or averages them.
+
+One job: render's arguments and the statement's shape every family shares (the sources, the query-set policies'
+states, ``rf__long``, the tidy final SELECT); each family's own CTEs are written by its module (the accuracy
+metrics' ``portable()`` over :mod:`~rankframe.portable.terms`, :mod:`~rankframe.portable.beyond`,
+:mod:`~rankframe.portable.intent`, whose two tables are read by ``_render_intent``).
 """
 
 from __future__ import annotations
