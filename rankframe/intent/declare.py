@@ -110,7 +110,12 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
     if asked:
         history = any(from_history(m) for m in asked)
         duckdb = "" if history else ", engine='duckdb' on a DataFrame"
-        macros = "" if history else " In SQL: the table macros rf_intent_per_query / rf_intent_means (docs/sql.md)."
+        macros = (
+            ""
+            if history
+            else " In SQL: the table macros rf_intent_per_query / rf_intent_means (docs/sql.md); in a warehouse: "
+            "rankframe.sql.render(metrics, table=<run>, qrels=<subtopic qrels>) (docs/warehouse.md)."
+        )
         raise ParameterError(
             f"{', '.join(map(str, asked))}: the intent-aware diversity measures (docs/diversity.md) are computed "
             "by rankframe.evaluate and its callers, pandas-only for now on every other face; "

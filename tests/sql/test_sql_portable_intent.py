@@ -245,3 +245,27 @@ def test_hostile(call, words):
 def test_informfully_error_is_a_parameter_error():
     with pytest.raises(ParameterError):
         rankframe.sql.render(["alpha_nDCG(like='informfully')"], qrels="q")
+
+
+def test_cli_prints_the_statement(tmp_path):
+    """``rankframe sql --dialect duckdb --qrels ...`` prints render's statement: run on the shipped files it gives
+    evaluate's values (the subtopic column renamed with --subtopic)."""
+    import os
+    import subprocess
+    import sys
+
+    base = HERE.parent.parent / "examples"
+    run = pd.read_csv(base / "intent_run.csv")
+    qrels = pd.read_csv(base / "intent_qrels.csv").rename(columns={"subtopic": "intent"})
+    argv = ["sql", "--dialect", "duckdb", "--table", "run", "--qrels", "qrels", "--subtopic", "intent"]
+    argv += ["-m", "alpha_nDCG@3", "-m", "nNRBP", "--ideal-depth", "10"]
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent.parent)}
+    code = "import sys; from rankframe.cli import main; sys.exit(main(sys.argv[1:]))"
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    con = duckdb.connect()
+    con.register("run", run)
+    con.register("qrels", qrels)
+    got = con.execute(out.stdout).df()
+    want = rankframe.evaluate(run, ["alpha_nDCG@3", "nNRBP"], qrels=qrels, qrels_columns={"subtopic": "intent"})
+    pd.testing.assert_frame_equal(want, got, check_exact=False, atol=1e-12, rtol=0, check_dtype=False)
