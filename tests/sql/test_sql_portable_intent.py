@@ -247,6 +247,7 @@ def test_informfully_error_is_a_parameter_error():
         rankframe.sql.render(["alpha_nDCG(like='informfully')"], qrels="q")
 
 
+@pytest.mark.slow
 def test_cli_prints_the_statement(tmp_path):
     """``rankframe sql --dialect duckdb --qrels ...`` prints render's statement: run on the shipped files it gives
     evaluate's values (the subtopic column renamed with --subtopic)."""
