@@ -195,6 +195,23 @@ def _add_sql(sub) -> None:
     w.add_argument("--catalog", metavar="TABLE", help="the table of the catalog's item ids (Coverage, Gini)")
     w.add_argument("--features", metavar="TABLE", help="item features (item, feature, value): ILD, Calibration")
     w.add_argument("--features-value", metavar="COL", help="with --features: its column of feature values")
+    w.add_argument(
+        "--qrels",
+        dest="sql_qrels",
+        metavar="TABLE",
+        help="the subtopic qrels table (query, subtopic, item, relevance) of the intent-aware measures; --table is "
+        "then the run (docs/diversity.md)",
+    )
+    w.add_argument(
+        "--subtopic", dest="sql_subtopic", metavar="COL", help="with --qrels: its subtopic column (default: subtopic)"
+    )
+    w.add_argument(
+        "--ideal-depth",
+        dest="sql_ideal_depth",
+        metavar="N",
+        type=int,
+        help="with --qrels: the stages of the greedy ideal list of alpha_nDCG, nERR_IA, nNRBP without @k",
+    )
     d = sq.add_argument_group(
         "dbt package (docs/warehouse.md, section dbt)",
         "with --dbt DIR, write the dbt package whose macro rankframe.metrics(...) expands to this SELECT per adapter",
@@ -256,7 +273,10 @@ def _sql(args) -> int:
             text = sql.render_compare(args.metrics, baseline=args.baseline, system=args.system, **common)
         else:
             inputs = {"train": args.train, "catalog": args.catalog, "train_weight": args.train_weight,
-                      "features": args.features, "features_value": args.features_value}  # fmt: skip
+                      "features": args.features, "features_value": args.features_value,
+                      "qrels": args.sql_qrels, "ideal_depth": args.sql_ideal_depth}  # fmt: skip
+            if args.sql_subtopic is not None:
+                common["columns"] = common["columns"].with_(subtopic=args.sql_subtopic)
             try:
                 text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
             except ParameterError as e:  # a metric without its input: the option's words
@@ -266,7 +286,8 @@ def _sql(args) -> int:
             o
             for o, on in (("-m", args.metrics), ("--by", args.by), ("--per-query", args.per_query),
                           ("--baseline", args.baseline is not None), ("--train", args.train is not None),
-                          ("--catalog", args.catalog is not None), ("--features", args.features is not None))
+                          ("--catalog", args.catalog is not None), ("--features", args.features is not None),
+                          ("--qrels", args.sql_qrels is not None))
             if on
         ]  # fmt: skip
         if portable_only:

@@ -26,3 +26,10 @@ def compute(lists: IntentLists, *, k, alpha, rel, like):
         return run.dcg(k), lists.n_sub(rel) == 0
     den = lists.ideal_ideal(like, rel, alpha, k, "log")
     return ratio(run.dcg(k), den), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, alpha, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    if like == "tf_ranking":  # TF-Ranking's raw sum
+        return t.dcg
+    return t.ratio(t.dcg, t.ideal_ideal("log"))

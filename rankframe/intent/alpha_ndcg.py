@@ -26,3 +26,8 @@ def compute(lists: IntentLists, *, k, alpha, rel, like):
     run = lists.run(like, rel, alpha)
     ideal = lists.ideal(rel, alpha, k).dcg(k)[lists.unit_query]
     return ratio(run.dcg(k), ideal), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, alpha, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    return t.ratio(t.dcg, t.idcg)

@@ -25,3 +25,8 @@ def compute(lists: IntentLists, *, k, rel, like):
     assert run.pair_seen is not None and run.pair_slot is not None
     per_pair = (run.pair_seen + 1.0) / pair_pos(run) / lists.judgments(rel).slot_nrel[run.pair_slot]
     return ratio(pair_total(run, per_pair, k), lists.n_sub(rel)), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    return t.ratio(t.ap, t.s)

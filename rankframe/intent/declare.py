@@ -19,10 +19,11 @@ from ..errors import ParameterError
 #: ``rankframe.compare`` (which calls evaluate), ``rankframe.evaluate(..., engine='duckdb')`` on a DataFrame (the SQL
 #: kernel of ``sql/intent.sql``), ``rankframe.spark.evaluate`` (the pandas function per bucket of queries,
 #: ``rankframe.spark.intent``) and ``sql``: the public table macros ``rf_intent_per_query`` / ``rf_intent_means`` of
-#: ``sql/intent.sql`` (SQL users; no Python caller passes this key). Every other face (the DuckDB engine's file road,
-#: the accuracy table macros rf_per_query / rf_means, rankframe.sql.render, dbt, rankframe.spark.compare, both
-#: anovas) raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare", "duckdb", "spark", "sql")
+#: ``sql/intent.sql`` (SQL users; no Python caller passes this key) and ``render``: the portable SQL of
+#: ``rankframe.sql.render(..., qrels=)`` (``rankframe.portable.intent``; the owner parse_metrics is called with).
+#: Every other face (the DuckDB engine's file road, the accuracy table macros rf_per_query / rf_means, dbt,
+#: rankframe.spark.compare, both anovas) raises :func:`refuse`'s error
+FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare", "duckdb", "spark", "sql", "render")
 #: the faces of the recommender form (``like='informfully'``, train= and features=): it has no SQL kernel
 HISTORY_FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare")
 #: the callers (``owner`` of :func:`rankframe.arguments.parse_metrics`) that reach the pandas engine
@@ -109,7 +110,12 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
     if asked:
         history = any(from_history(m) for m in asked)
         duckdb = "" if history else ", engine='duckdb' on a DataFrame"
-        macros = "" if history else " In SQL: the table macros rf_intent_per_query / rf_intent_means (docs/sql.md)."
+        macros = (
+            ""
+            if history
+            else " In SQL: the table macros rf_intent_per_query / rf_intent_means (docs/sql.md); in a warehouse: "
+            "rankframe.sql.render(metrics, table=<run>, qrels=<subtopic qrels>) (docs/warehouse.md)."
+        )
         raise ParameterError(
             f"{', '.join(map(str, asked))}: the intent-aware diversity measures (docs/diversity.md) are computed "
             "by rankframe.evaluate and its callers, pandas-only for now on every other face; "

@@ -24,3 +24,8 @@ def compute(lists: IntentLists, *, k, alpha, rel, like):
     run = lists.run(like, rel, alpha)
     den = lists.ideal_ideal(like, rel, alpha, k, "reciprocal")
     return ratio(run.err(k), den), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, alpha, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    return t.ratio(t.err, t.ideal_ideal("reciprocal"))

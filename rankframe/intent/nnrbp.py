@@ -24,3 +24,8 @@ def compute(lists: IntentLists, *, k, alpha, beta, rel, like):
     run = lists.run(like, rel, alpha)
     ideal = lists.ideal(rel, alpha, k).rbp(k, beta)[lists.unit_query]
     return ratio(run.rbp(k, beta), ideal), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, alpha, beta, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    return t.ratio(t.rbp, t.irbp)

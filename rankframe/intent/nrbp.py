@@ -23,3 +23,8 @@ SPEC = IntentSpec(
 def compute(lists: IntentLists, *, k, alpha, beta, rel, like):
     run = lists.run(like, rel, alpha)
     return ratio((1.0 - (1.0 - alpha) * beta) * run.rbp(k, beta), lists.n_sub(rel)), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, alpha, beta, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    return t.ratio(f"{t.num(1.0 - (1.0 - alpha) * beta)} * {t.rbp}", t.s)

@@ -33,3 +33,10 @@ def compute(lists: IntentLists, *, k, rel, like):
         assert run.pair_seen is not None
         n_sub = pair_total(run, ones, None, mask=run.pair_seen == 0)
     return ratio(count, depth * n_sub), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    if like == "tf_ranking":  # min(k, the list's length) x the subtopics the list covers
+        return t.ratio(t.n_pairs, f"{t.least(t.cut, t.nret)} * {t.n_covered}")
+    return t.ratio(t.n_pairs, f"{t.cut} * {t.s}")

@@ -27,3 +27,8 @@ def compute(lists: IntentLists, *, k, rel, like):
     assert run.pair_seen is not None
     first = pair_total(run, np.ones(len(run.pair_seen)), k, mask=run.pair_seen == 0)
     return ratio(first, lists.n_sub(rel)), lists.n_sub(rel) == 0
+
+
+def portable(t, *, k, rel, like, **_):
+    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    return t.ratio(t.n_first, t.s)

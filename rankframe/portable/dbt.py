@@ -121,6 +121,7 @@ def _render(measures: list[str], dialect: str, n_by: int, per_query: bool, order
         per_query=per_query,
         columns=columns,
         order_by=order_by,
+        ideal_depth=None,  # the intent-aware family's option (render's **policies may not fill it)
         **_BASE_POLICIES,
     )
 

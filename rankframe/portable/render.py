@@ -10,6 +10,11 @@ rank or score is the judged-not-retrieved branch, filtered out before the window
 along the ranking; ``rf__rows`` puts the not-retrieved rows back; ``rf__x`` adds the windows over each unit;
 ``rf__unit`` computes every metric per unit (segments..., query) with the counts the query-set policies need;
 ``rf__long`` turns the units into tidy rows; the final SELECT keeps them (``per_query``) or averages them.
+
+One job: render's arguments and the statement's shape every family shares (the sources, the query-set policies'
+states, ``rf__long``, the tidy final SELECT); each family's own CTEs are written by its module (the accuracy
+metrics' ``portable()`` over :mod:`~rankframe.portable.terms`, :mod:`~rankframe.portable.beyond`,
+:mod:`~rankframe.portable.intent`, whose two tables are read by ``_render_intent``).
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ from ..columns import Columns, column_list
 from ..declare import Param
 from ..engines import beyond_engine
 from ..errors import ParameterError, did_you_mean, parameter_error
+from ..intent import declare as intent_family
 from ..names import Measure
 from ..registry import KERNELS, POLICIES, bind_policies
 from . import beyond as beyond_sql
+from . import intent as intent_sql
 from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot
 
 OWNER = "render"
@@ -160,6 +167,8 @@ def render(
     train_weight: str | None = None,
     features: str | Sequence[str] | None = None,
     features_value: str | None = None,
+    qrels: str | Sequence[str] | None = None,
+    ideal_depth: int | None = None,
     **policies: str,
 ) -> str:
     """One plain SQL SELECT that computes ``rankframe.evaluate(table, metrics, by=by, per_query=per_query)``.
@@ -209,6 +218,14 @@ def render(
     train_weight : str, optional
         The column of ``train`` holding each interaction's weight (evaluate reads a column ``weight`` when train=
         has one; SQL cannot look: name it). Without it every train row weighs 1.
+    qrels : str or tuple of str, optional
+        The subtopic qrels of the intent-aware measures (``alpha_nDCG@10``, ``ERR_IA``, ... with ``like=None``,
+        ``'ndeval'`` or ``'tf_ranking'``; docs/diversity.md), named like ``table``: the ranking table's query and
+        item column names, the subtopic column (``columns={"subtopic": ...}``, default ``subtopic``) and the
+        relevance column. ``table`` is then the run (no relevance column). The family is rendered alone.
+    ideal_depth : int, optional
+        The stages of the greedy ideal list of ``alpha_nDCG``, ``nERR_IA`` and ``nNRBP`` without ``@k``: at least
+        the most relevant items of a query (a query with more gets NaN). With ``@k`` the ideal has k stages.
     **policies
         ``no_relevant``, ``no_retrieved``, ``no_judged`` as in :func:`rankframe.evaluate`.
 
@@ -244,6 +261,12 @@ def render(
     )  # fmt: skip
     check_keywords(policies)
     measures = parse_metrics(metrics, OWNER)
+    intent = intent_family.intent(measures)
+    if intent or qrels is not None or ideal_depth is not None:
+        return _render_intent(
+            measures, target, table, segments, cols, per_query, order_by, qrels, ideal_depth, policies,
+            given={"train": train, "catalog": catalog, "features": features},
+        )  # fmt: skip
     accuracy, beyond = beyond_engine.split(measures)
     # evaluate's rules of the extra inputs and of the set-level metrics (per_query), written once there
     read = beyond_engine.check_arguments(
@@ -265,7 +288,6 @@ def render(
     index = {id(m): i for i, m in enumerate(measures)}
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []
-    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
     if accuracy:
         b = _body(accuracy, target, table, segments, cols, order_by, policies, index=[index[id(m)] for m in accuracy])
         ctes.append(b.prep)
@@ -306,17 +328,39 @@ def render(
     if sets:
         ctes.append(f"rf__sets AS ({' UNION ALL '.join(sets)})")
     with_ = "WITH " + ", ".join(ctes)
-    out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys))
-    nulls_last = "".join(f"{k} NULLS LAST, " for k in keys)
-    if per_query:  # only per-list metrics here (check_arguments refused the set-level ones)
-        final = (
-            f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
-            f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
-        )
-        return finish(f"{with_} {final}", target)
-    # the means of rf__long per segment (the statement's final SELECT without set-level rows; inside the UNION ALL
-    # with them): head = the projected columns before the value, tail = the ORDER BY (none inside the union)
+    if per_query or not sets:
+        return _final(with_, keys, segments, cols, per_query, target)
+    out_keys, nulls_last = _out_keys(keys, segments)
+    means, _, _, inner = _means(keys, segments, cols)
+    # set-level rows too: the means and the set rows in one UNION ALL, ordered by segment, then as asked
+    key_list = "".join(f"{k}, " for k in keys)
+    rows = [means.format(head=inner, value="rf__value", n="rf__n", tail="")] if longs else []
+    rows.append(  # a set-level value is NULL for NaN
+        f"SELECT {key_list}rf__i, rf__metric, CASE WHEN rf__value IS NULL THEN {_NAN} ELSE rf__value END "
+        "AS rf__value, rf__n FROM rf__sets"
+    )
+    final = (
+        f"SELECT {out_keys}rf__metric AS {_quote('metric')}, rf__value AS {_quote('value')}, "
+        f"rf__n AS {_quote('n')} FROM ({' UNION ALL '.join(rows)}) AS rf__out ORDER BY {nulls_last}rf__i"
+    )
+    return finish(f"{with_} {final}", target)
+
+
+def _out_keys(keys: list[str], segments: list[str]) -> tuple[str, str]:
+    return (
+        "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys)),
+        "".join(f"{k} NULLS LAST, " for k in keys),
+    )
+
+
+def _means(keys: list[str], segments: list[str], cols: Columns) -> tuple[str, str, str, str]:
+    """The means of rf__long per segment: (the SELECT's template, head, tail, inner).
+
+    The statement's final SELECT without set-level rows; inside the UNION ALL with them: head = the projected
+    columns before the value, tail = the ORDER BY (none inside the union), inner = the columns inside the union.
+    """
+    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
+    out_keys, nulls_last = _out_keys(keys, segments)
     mean = f"CASE WHEN COUNT({{l}}rf__num) = 0 THEN {_NAN} ELSE AVG({{l}}rf__num) END"
     if segments:
         means = (
@@ -335,21 +379,76 @@ def render(
         )
         head, tail = f"m.rf__metric AS {_quote('metric')}, ", " ORDER BY m.rf__i"
         inner = "m.rf__i, m.rf__metric, "
-    if not sets:  # means only: the accuracy statement as the dbt package and the docs print it
-        final = means.format(head=head, value=_quote("value"), n=_quote("n"), tail=tail)
+    return means, head, tail, inner
+
+
+def _final(with_: str, keys: list[str], segments: list[str], cols: Columns, per_query: bool, target: str) -> str:
+    """The statement: rf__long's rows per query (``per_query``) or their means per segment (no set-level rows)."""
+    number = f"CASE rf__state WHEN 0 THEN rf__raw WHEN 1 THEN CAST(0 AS {FLOAT}) END"
+    out_keys, nulls_last = _out_keys(keys, segments)
+    if per_query:  # only per-list metrics here (check_arguments refused the set-level ones)
+        final = (
+            f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
+            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
+            f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
+        )
         return finish(f"{with_} {final}", target)
-    # set-level rows too: the means and the set rows in one UNION ALL, ordered by segment, then as asked
-    key_list = "".join(f"{k}, " for k in keys)
-    rows = [means.format(head=inner, value="rf__value", n="rf__n", tail="")] if longs else []
-    rows.append(  # a set-level value is NULL for NaN
-        f"SELECT {key_list}rf__i, rf__metric, CASE WHEN rf__value IS NULL THEN {_NAN} ELSE rf__value END "
-        "AS rf__value, rf__n FROM rf__sets"
+    # means only: the accuracy statement as the dbt package and the docs print it
+    means, head, tail, _ = _means(keys, segments, cols)
+    return finish(f"{with_} {means.format(head=head, value=_quote('value'), n=_quote('n'), tail=tail)}", target)
+
+
+def _render_intent(
+    measures: list[Measure],
+    target: str,
+    table: Any,
+    segments: list[str],
+    cols: Columns,
+    per_query: bool,
+    order_by: str,
+    qrels: Any,
+    ideal_depth: Any,
+    policies: dict,
+    given: dict,
+) -> str:
+    """The statement of the intent-aware measures: the run ``table`` and the subtopic ``qrels`` (decision 0021)."""
+    intent = intent_family.intent(measures)
+    others = [str(m) for m in measures if m not in intent]
+    if not intent:
+        option = "qrels" if qrels is not None else "ideal_depth"
+        raise ParameterError(f"{option}= is read by the intent-aware measures only (docs/diversity.md); none is asked")
+    if others:
+        raise ParameterError(
+            f"{', '.join(others)}: render writes the intent-aware measures ({', '.join(map(str, intent))}) in a "
+            "statement of their own (the run and the subtopic qrels are two tables); render the others in another "
+            "call with the joined table."
+        )
+    extra = [name for name, value in given.items() if value is not None]
+    if extra:
+        raise ParameterError(f"{', '.join(extra)}= is not read by the intent-aware measures; leave it out")
+    intent_sql.check(intent, qrels, ideal_depth, cols.subtopic)
+    chosen = bind_policies(OWNER, **policies)
+    order = ORDER_BY.check(OWNER, order_by)
+    _check_own_names(cols, segments)
+    keys = [f"rf__s{i}" for i in range(len(segments))]
+    src = intent_sql.IntentSources(
+        table=_table(table),
+        qrels=_table(qrels, "qrels"),
+        select_keys="".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys)),
+        query=_quote(cols.query),
+        item=_quote(cols.item),
+        key=_quote(cols.rank if order == "rank" else cols.score),
+        subtopic=_quote(cols.subtopic),
+        relevance=_quote(cols.relevance),
+        order=order,
+        postgres=target == "postgres",
+        system_key=next((k for s, k in zip(segments, keys) if s == cols.system), None),
     )
-    final = (
-        f"SELECT {out_keys}rf__metric AS {_quote('metric')}, rf__value AS {_quote('value')}, "
-        f"rf__n AS {_quote('n')} FROM ({' UNION ALL '.join(rows)}) AS rf__out ORDER BY {nulls_last}rf__i"
-    )
-    return finish(f"{with_} {final}", target)
+    states = {name: _POLICY_STATE[chosen[name]] for name in ("no_judged", "no_retrieved", "no_relevant")}
+    part = intent_sql.build(list(enumerate(intent)), src, keys, ideal_depth, states)
+    labels = " UNION ALL ".join(f"SELECT {i} AS rf__i, {_string(label)} AS rf__metric" for i, label in part.labels)
+    with_ = f"WITH {', '.join(part.ctes)}, rf__metrics AS ({labels}), rf__long AS ({' UNION ALL '.join(part.long)})"
+    return _final(with_, keys, segments, cols, per_query, target)
 
 
 def finish(text: str, target: str) -> str:

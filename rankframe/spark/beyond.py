@@ -287,6 +287,7 @@ def values(
             features=view("features"),
             train_weight=WEIGHT if "train" in reads else None,
             features_value=VALUE if "features" in reads else None,
+            ideal_depth=None,  # the intent-aware family's option (render's **policies may not fill it)
             **policies,
         )
         return spark.sql(sql)

@@ -300,3 +300,58 @@ def test_postgres_serendipity_equals_evaluate(pg, df, seed, per_query):
         df, BEYOND_SERENDIPITY, by=by, per_query=per_query, train=train, catalog=catalog, features=features
     )
     assert_same(want, _query(pg, sql))
+
+
+# ------------------------------------------------------------------------------ the intent-aware family (issue 38)
+
+
+def _intent_cases():
+    """The seeded tables and measures of tests/sql/test_intent_sql.py (read from that file)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "test_intent_sql.py"
+    spec = importlib.util.spec_from_file_location("rf_pg_intent_cases", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _intent_depth(qrels: pd.DataFrame) -> int:
+    return int(qrels[qrels["relevance"] >= 1].groupby("query")["item"].nunique().max())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("per_query", [True, False])
+def test_postgres_intent_equals_evaluate(pg, per_query):
+    """The intent-aware family's statement on PostgreSQL equals evaluate (pandas) to 1e-12: tied scores (the greedy
+    ideal's and the run's tie-break by bytes under the ICU collation), @k and whole lists, every preset, a segment,
+    a judged query the run does not mention, non-default policies."""
+    cases = _intent_cases()
+    run, qrels = cases.random_case(2, n_queries=5)
+    run = run.assign(group=np.where(run["query"].isin(["q1", "q3"]), "x", "y"))
+    metrics = [m for m in cases.MEASURES if "alpha=0.0" not in m][:34]
+    _load(pg, run, "runs")
+    _load(pg, qrels, "qrels")
+    policies = {"no_relevant": "nan", "no_retrieved": "zero"}
+    sql = rankframe.sql.render(
+        metrics, dialect="postgres", by="group", per_query=per_query, order_by="score", qrels="qrels",
+        ideal_depth=_intent_depth(qrels), **policies,
+    )  # fmt: skip
+    want = rankframe.evaluate(run, metrics, qrels=qrels, by="group", per_query=per_query, **policies)
+    assert_same(want, _query(pg, sql))
+
+
+def test_postgres_intent_ties_are_byte_order(pg):
+    """Items B, a, b tie: the run's order is b, a, B (bytes, descending; ICU en-US would give B b a) and the greedy
+    ideal's tie (one subtopic each, gain 1) goes to the largest id by bytes, b. Only b and B are relevant, to s1 and
+    s2: the run covers s1 at 1 and s2 at 3; the ideal b (1), B (1).
+    alpha_nDCG@2 = (1 + 0 / log2 3) / (1 + 1 / log2 3); StRecall@1 = 1/2."""
+    run = pd.DataFrame({"query": ["q"] * 3, "item": ["B", "a", "b"], "score": [1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["q", "q"], "subtopic": ["s1", "s2"], "item": ["b", "B"], "relevance": [1, 1]})
+    _load(pg, run, "runs")
+    _load(pg, qrels, "qrels")
+    sql = rankframe.sql.render(["alpha_nDCG@2", "StRecall@1"], dialect="postgres", order_by="score", qrels="qrels")
+    got = _query(pg, sql)["value"].astype(float).tolist()
+    assert got == pytest.approx([1 / (1 + 1 / math.log2(3)), 0.5], abs=1e-12)
