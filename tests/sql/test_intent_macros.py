@@ -355,15 +355,15 @@ def test_shipped_files(con):
 
 
 def test_face_flags_and_the_faces_that_still_refuse():
-    """The macros are public: IntentSpec.sql and FACES say so; render, dbt and Spark's anova (Spark's evaluate serves
-    the family) still raise the family's error, which now names the macros."""
+    """The macros are public: IntentSpec.sql and FACES say so; render, dbt and the DuckDB engine's file road (Spark's
+    evaluate, compare and anova serve the family) still raise the family's error, which now names the macros."""
     from rankframe.arguments import parse_metrics
     from rankframe.intent.declare import FACES, refuse
 
     assert "sql" in FACES and all(s.sql for s in registry.INTENT)
     for call in (
         lambda: rankframe.sql.render(["alpha_nDCG@3"]),
-        lambda: refuse(parse_metrics(["alpha_nDCG@3"]), "spark_compare", "rankframe.spark.compare"),
+        lambda: refuse(parse_metrics(["alpha_nDCG@3"]), "duckdb_files", "the DuckDB engine's file road"),
         lambda: parse_metrics(["alpha_nDCG@3"], "rankframe sql --dbt"),
     ):
         with pytest.raises(ParameterError, match=r"pandas-only for now.*rf_intent_per_query"):
