@@ -352,6 +352,10 @@ CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
 CREATE OR REPLACE MACRO rf__intent_sys_col(c, segments) AS
     (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c)) OR c = 'rf__one';
 
+-- the columns that describe a query (rankframe/join.py rule 3): the segments but a 'system' one, and the query
+CREATE OR REPLACE MACRO rf__intent_desc_col(c, segments) AS
+    rf__is_unit_col(c, segments) AND NOT (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c));
+
 -- a value after the query-set policies (rf__apply_policy's order: no judged row, nothing retrieved, no subtopic)
 CREATE OR REPLACE MACRO rf__intent_policy(v, n_judged, n_ret, n_sub, no_relevant, no_retrieved, no_judged) AS
     CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
@@ -436,25 +440,37 @@ CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, segments, orde
                                 rf__as_k(k)) AS terms
     ), rf__keys AS (
         SELECT DISTINCT rf__unit, COLUMNS(lambda c: rf__is_unit_col(c, segments)) FROM rf__r
-    ), rf__sys AS (  -- the run's rows with their system (a struct: empty without a 'system' segment)
+    ), rf__sys AS (  -- the run's rows with their system (a struct: empty without a 'system' segment) and their
+                     -- described query (the other segments and the query, a struct)
         SELECT *, CAST(struct_pack(*COLUMNS(lambda c: rf__intent_sys_col(c, segments)))
-                       AS VARCHAR) AS rf__sys
+                       AS VARCHAR) AS rf__sys,
+               CAST(struct_pack(*COLUMNS(lambda c: rf__intent_desc_col(c, segments))) AS VARCHAR) AS rf__desc
         FROM (SELECT true AS rf__one, * FROM rf__r) AS r
-    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): a judged query
-                       -- no run row mentions, in a NULL segment; with a 'system' segment, every system on every
-                       -- judged query (the other segments NULL); nothing retrieved: only the policies give values
+    ), rf__desc AS (  -- the described judged queries (rankframe/join.py rule 3): (segments but system..., query) as
+                      -- the run has them, and each judged query no run row mentions with NULL segments (a key of
+                      -- its own, never a run row's: those are structs)
+        SELECT DISTINCT COLUMNS(lambda c: rf__intent_desc_col(c, segments)), rf__desc
+        FROM rf__sys
+        WHERE CAST(query AS VARCHAR) IN (SELECT CAST(j.query AS VARCHAR) FROM rf__qr AS j)
+        UNION ALL BY NAME
+        SELECT DISTINCT j.query, '|' || CAST(j.query AS VARCHAR) AS rf__desc
+        FROM rf__qr AS j
+        WHERE CAST(j.query AS VARCHAR) NOT IN (SELECT CAST(r.query AS VARCHAR) FROM rf__r AS r)
+    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): each system on
+                       -- each described judged query it has no row of (without a 'system' segment, one "system":
+                       -- the judged queries no run row mentions); nothing retrieved: only the policies give values
         SELECT *, (SELECT max(k.rf__unit) FROM rf__keys AS k) + row_number() OVER (ORDER BY CAST(rf__sq AS VARCHAR))
                   AS rf__unit,
                CASE WHEN CAST(query AS VARCHAR) IN (SELECT CAST(j.query AS VARCHAR) FROM rf__qr AS j
                                                     WHERE j.grade IS NOT NULL AND NOT isnan(j.grade))
                     THEN 1 ELSE 0 END AS rf__n_judged
-        FROM (SELECT DISTINCT s.* EXCLUDE (rf__one, rf__sys), j.query,
-                     s.rf__sys || '|' || CAST(j.query AS VARCHAR) AS rf__sq
+        FROM (SELECT DISTINCT s.* EXCLUDE (rf__one, rf__sys), d.* EXCLUDE (rf__desc),
+                     s.rf__sys || '|' || d.rf__desc AS rf__sq
               FROM (SELECT DISTINCT COLUMNS(lambda c: rf__intent_sys_col(c, segments)),
                                     rf__sys
                     FROM rf__sys) AS s,
-                   (SELECT DISTINCT q.query FROM rf__qr AS q) AS j) AS x
-        WHERE x.rf__sq NOT IN (SELECT r.rf__sys || '|' || CAST(r.query AS VARCHAR) FROM rf__sys AS r)
+                   rf__desc AS d) AS x
+        WHERE x.rf__sq NOT IN (SELECT r.rf__sys || '|' || r.rf__desc FROM rf__sys AS r)
     ), rf__v AS (
         SELECT n.*, c.n_ret AS rf__n_ret, c.n_judged AS rf__n_judged, v.n_sub AS rf__n_sub,
                /* rf:generated intent_values */

@@ -204,6 +204,20 @@ def test_seeded_parity_segments_and_ranks(con):
     parity(con, one.assign(tier=one["query"] % 2), qrels, segments=["tier"], metrics=["alpha_nDCG", "StRecall"])
 
 
+def test_system_and_another_segment(con):
+    """With a system segment and a query attribute, a judged query a system did not retrieve is a unit of that system
+    in the segment the query has in the run (rankframe/join.py rules 2 and 3), not in a NULL segment; a judged query
+    no run row mentions is one in a NULL segment per system."""
+    run, qrels = CASES.random_case(21, ties=False)
+    both = pd.concat([run.assign(system="a"), run.assign(system="b", score=run["score"][::-1].to_numpy())])
+    both = both[~((both["system"] == "b") & both["query"].isin(["q2", "q3"]))]  # judged, not retrieved by b
+    both = both.assign(tier=both["query"].str[-1].map(ord) % 2)
+    assert set(qrels["query"]) - set(both["query"])  # a judged query no run row mentions
+    merged = parity(con, both, qrels, segments=["system", "tier"], metrics=["alpha_nDCG", "P_IA"], k=5)
+    b = merged[(merged["system"] == "b") & merged["query"].isin(["q2", "q3"])]
+    assert len(b) == 4 and b["tier"].notna().all()  # the query's tier, as in the run
+
+
 def test_parity_repeated_items_and_numeric_ids(con):
     run, qrels = CASES.random_case(9)
     numeric = run.assign(item=run["item"].str[1:].astype(int))  # text order: 10 before 9 in the ties
