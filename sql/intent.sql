@@ -313,12 +313,28 @@ CREATE OR REPLACE MACRO rf__intent_qrels(qrels) AS TABLE
 CREATE OR REPLACE MACRO rf__intent_bad_grade(g) AS
     g IS NOT NULL AND NOT isnan(TRY_CAST(g AS DOUBLE)) AND NOT isfinite(TRY_CAST(g AS DOUBLE));
 
+-- a grade that is not NULL and does not parse as a number (shown first in the error of a column that is not numeric)
+CREATE OR REPLACE MACRO rf__intent_unparsable(g) AS g IS NOT NULL AND TRY_CAST(g AS DOUBLE) IS NULL;
+
+-- one qrels row, as the errors name it
+CREATE OR REPLACE MACRO rf__intent_grade_row(query, subtopic, item, relevance) AS
+    printf('query=%s subtopic=%s item=%s relevance=%s', CAST(query AS VARCHAR), CAST(subtopic AS VARCHAR),
+           CAST(item AS VARCHAR), CAST(relevance AS VARCHAR));
+
 -- one row: true, or the error of the first broken rule of the qrels rows (intent_engine.split_qrels and the relevance
 -- rule of rankframe.table_rules, in their words)
 CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
     SELECT CASE WHEN count(q.relevance) > 0 AND NOT rf__is_number_type(any_value(typeof(q.relevance)))
                 THEN error(printf('rf:table[relevance]: relevance must be numeric (null = unjudged): the qrels '
-                                  || 'column is of type %s.', any_value(typeof(q.relevance))))
+                                  || 'column is of type %s: %s non-null row(s), %s of them do not parse as numbers; '
+                                  || 'e.g. %s. Cast the column to a number in a view (a NULL grade is unjudged).',
+                                  any_value(typeof(q.relevance)), CAST(count(q.relevance) AS VARCHAR),
+                                  CAST(count(*) FILTER (WHERE rf__intent_unparsable(q.relevance)) AS VARCHAR),
+                                  array_to_string(coalesce(
+                                      min(rf__intent_grade_row(q.query, q.subtopic, q.item, q.relevance), 3)
+                                          FILTER (WHERE rf__intent_unparsable(q.relevance)),
+                                      min(rf__intent_grade_row(q.query, q.subtopic, q.item, q.relevance), 3)
+                                          FILTER (WHERE q.relevance IS NOT NULL)), '; ')))
                 WHEN count(*) FILTER (WHERE q.subtopic IS NULL) > 0
                 THEN error(printf('rf:table[subtopic]: a subtopic id on every row of a subtopic qrels (null found): '
                                   || '%s row(s), e.g. %s.',

@@ -144,6 +144,15 @@ def test_hostile_inputs_raise_the_pandas_class(spark):
             assert type(err) is type(expected), (case, err)
             assert _rules(err) == _rules(expected), case
         pd.testing.assert_frame_equal(table, before)
+    # a grade that does not parse as a number: the "relevance must be numeric" rule naming the value, never an
+    # unjudged row (a pandas object column on the driver, a Spark string column by a Spark job)
+    text = qrels.astype({"relevance": object})
+    text.loc[4, "relevance"] = "many"
+    for given in (text, to_spark(spark, text.astype({"relevance": str}))):
+        err = _raised(lambda: rs.evaluate(sdf, ["alpha_nDCG@3"], qrels=given))
+        assert isinstance(err, ValidationError) and [f["column"] for f in err.failures] == ["relevance"], err
+        rule = err.failures[0]["rule"]
+        assert rule.startswith("relevance must be numeric (null = unjudged)") and "'many'" in rule, rule
     # argument rules: raised before any Spark job, in the pandas face's class
     for metrics, kw in (
         (["alpha_nDCG(alpha=1.5)@3"], dict(qrels=qrels)),

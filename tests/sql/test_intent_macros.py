@@ -218,6 +218,25 @@ def test_system_and_another_segment(con):
     assert len(b) == 4 and b["tier"].notna().all()  # the query's tier, as in the run
 
 
+def test_text_grade_names_its_rows(con):
+    """A text grade column is the "relevance must be numeric" error, its unparsable rows named first (never an
+    unjudged row); a NULL grade in a numeric column is unjudged: the macro equals the pandas engine."""
+    run, qrels = CASES.random_case(5)
+    text = qrels.astype({"relevance": object})
+    text.loc[2, "relevance"] = "two"
+    text["relevance"] = text["relevance"].map(lambda v: None if v is None else str(v))
+    row = text.loc[2]
+    with pytest.raises(
+        duckdb.Error, match=r"rf:table\[relevance\]: relevance must be numeric \(null = unjudged\)"
+    ) as info:
+        macro(con, "rf_intent_per_query", run, text, order_by="score")
+    assert f"query={row['query']} subtopic={row['subtopic']} item={row['item']} relevance=two" in str(info.value)
+    assert "1 of them do not parse as numbers" in str(info.value)
+    null = qrels.astype({"relevance": float})
+    null.loc[2, "relevance"] = np.nan
+    parity(con, run, null, k=5)
+
+
 def test_parity_repeated_items_and_numeric_ids(con):
     run, qrels = CASES.random_case(9)
     numeric = run.assign(item=run["item"].str[1:].astype(int))  # text order: 10 before 9 in the ties
