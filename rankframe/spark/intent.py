@@ -67,7 +67,8 @@ def split_qrels(sdf: Any, qrels: Any, qc: Columns, measures: Sequence[Measure]) 
     if failures:
         with quiet():
             for f in failures:
-                f["examples"] = _to_pandas(f["examples"])
+                if not hasattr(f["examples"], "to_string"):  # _not_numeric's examples are pandas already
+                    f["examples"] = _to_pandas(f["examples"])
         raise ValidationError(failures, table="qrels table")
     if len(keys) < 3 or qc.relevance not in present:
         return qrels.drop(qc.subtopic), None  # the join names the missing column in its words
