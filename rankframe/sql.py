@@ -15,6 +15,10 @@ once per process). The order of the metric files is read from the SQL itself (a 
 defining the macros it calls), so adding ``sql/<name>.sql`` needs no list to edit. This module uses only the
 standard library (the build hook loads it by path, without importing rankframe).
 
+One job: turning ``sql/`` into the bundle, with the generated parts of every table macro (the accuracy macros'
+metric wiring, the intent-aware macros' measures and parameters) filled in; the build hook loads this one file by
+path, so its parts cannot live in other modules.
+
 Examples
 --------
 >>> import duckdb, rankframe.sql
@@ -29,8 +33,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
-
-from .intent.sqlparts import intent_lines, intent_part
 
 __all__ = [
     "render",
@@ -155,8 +157,9 @@ class Wiring:
             raise ValueError(f"nothing_relevant= rule(s) without an rf:none line in evaluate.sql: {', '.join(lacking)}")
         intent = texts.get("intent.sql", "")
         #: the intent-aware measures of the qrels form (``-- rf:intent`` lines of intent.sql)
-        #: and the intent-aware table macros' parameters: (name, default as SQL) (``-- rf:intent_param`` lines)
-        self.intent, self.intent_params = intent_lines(intent)
+        self.intent = [IntentColumn(m["name"], m["kernel"], m["presets"]) for m in _INTENT.finditer(intent)]
+        #: the intent-aware table macros' parameters: (name, default as SQL) (``-- rf:intent_param`` lines)
+        self.intent_params = [(m["name"], m["default"].strip()) for m in _INTENT_PARAM.finditer(intent)]
         if "intent.sql" in texts and not (self.intent and self.intent_params):
             raise ValueError(
                 "sql/intent.sql has no rf:intent / rf:intent_param lines (rankframe.registry.write_sql_params)"
@@ -236,6 +239,25 @@ _PREP = re.compile(r"^-- rf:prep (?P<level>[wy]) (?P<name>rf__\w+) := (?P<expr>[
 _MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
 #: a marker inside a ``--`` comment line: an error (the loader would fill it there, where no SQL reads it)
 _COMMENTED = re.compile(r"--[^\n]*/\* rf:generated \w+ \*/")
+_INTENT = re.compile(r"^-- rf:intent (?P<name>\w+) kernel=(?P<kernel>\w+) presets=(?P<presets>[\w,]*)$", re.M)
+_INTENT_PARAM = re.compile(r"^-- rf:intent_param (?P<name>\w+) := (?P<default>[^\n]+)$", re.M)
+#: the name inside the intent macros of a parameter whose declared name is an SQL keyword (``like``)
+_INTENT_INNER = {"like": "lk"}
+
+
+class IntentColumn:
+    """One measure of the intent-aware table macros (an ``-- rf:intent`` line of intent.sql, from its declaration).
+
+    ``name``: its canonical name (the output column); ``kernel``: its column of ``rf__intent_values``;
+    ``presets``: the ``like=`` values it declares in the qrels form.
+    """
+
+    def __init__(self, name: str, kernel: str, presets: str) -> None:
+        self.name, self.kernel = name, kernel
+        self.presets = [p for p in presets.split(",") if p]
+
+    def __repr__(self) -> str:
+        return f"IntentColumn({self.name!r})"
 
 
 #: the keys of an rf:column line's nothing_relevant= (rankframe.declare.NOTHING_RELEVANT's, and none); each but none
@@ -334,7 +356,42 @@ def _generated(part: str, w: Wiring) -> str:
             for c in columns
         )
     if part.startswith("intent_"):
-        return intent_part(part, w.intent, w.intent_params)
+        return _intent_part(part, w)
+    raise ValueError(f"unknown generated part /* rf:generated {part} */")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _intent_part(part: str, w: Wiring) -> str:
+    """A generated part of intent.sql: its measures, their columns, its macros' parameters (the rf:intent lines)."""
+    measures, params = w.intent, w.intent_params
+    if part == "intent_measures":  # rf__intent_measures(): [{'name': ..., 'presets': [...]}, ...]
+        return ", ".join(
+            f"{{'name': '{m.name}', 'presets': [{', '.join(repr(p) for p in m.presets)}]}}" for m in measures
+        )
+    if part == "intent_names":  # the output columns in lower case
+        return ", ".join(f"'{m.name.lower()}'" for m in measures)
+    if part == "intent_presets":  # every preset of the qrels form
+        return ", ".join(f"'{p}'" for p in dict.fromkeys(p for m in measures for p in m.presets))
+    if part == "intent_values":  # the kernel's values, each with a comma (the columns that follow are the caller's)
+        return " ".join(f"v.{m.kernel} AS rf__v_{m.kernel}," for m in measures).rstrip(",")
+    if part == "intent_zeros":  # the same columns for a unit with nothing retrieved: only the policies give values
+        return ", ".join(f"0.0 AS rf__v_{m.kernel}" for m in measures)
+    if part == "intent_policies":  # each measure's column after the query-set policies, with a comma
+        pad = " " * 17
+        return "\n".join(
+            f"{pad}rf__intent_policy(rf__v_{m.kernel}, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, "
+            f"no_retrieved, no_judged) AS {_quoted(m.name)},"
+            for m in measures
+        ).rstrip(",")
+    if part == "intent_params":  # the public macros' parameters with their declared defaults
+        return ", ".join(f"{_quoted(name)} := {default}" for name, default in params)
+    if part == "intent_args":  # the same, passed on by position
+        return ", ".join(_quoted(name) for name, _ in params)
+    if part == "intent_inner":  # the internal macro's names of them
+        return ", ".join(_INTENT_INNER.get(name, name) for name, _ in params)
     raise ValueError(f"unknown generated part /* rf:generated {part} */")
 
 
