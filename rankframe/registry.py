@@ -276,6 +276,9 @@ def sql_literal(value: Any) -> str:
 SQL_PARAMS_BEGIN = "-- rf:generated-begin (rankframe.registry.write_sql_params: the declared metric parameters)"
 SQL_PARAMS_END = "-- rf:generated-end"
 SQL_PARAMS_FILE = "sql/evaluate.sql"
+#: the block of sql/intent.sql that :func:`write_sql_params` writes (:func:`intent_sql_block`)
+INTENT_BEGIN = "-- rf:generated-begin (rankframe.registry.write_sql_params: the declared intent-aware measures)"
+INTENT_SQL_FILE = "sql/intent.sql"
 
 
 def sql_params_block() -> str:
@@ -289,15 +292,57 @@ def sql_params_block() -> str:
     return "\n".join([SQL_PARAMS_BEGIN, *lines, SQL_PARAMS_END])
 
 
-def write_sql_params(path: str = SQL_PARAMS_FILE) -> None:
-    """Regenerate the ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`) from the declarations."""
+def write_sql_params(path: str = SQL_PARAMS_FILE, intent_path: str = INTENT_SQL_FILE) -> None:
+    """Regenerate the generated blocks of the SQL files from the declarations.
+
+    The ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`) and the ``rf:intent`` block of
+    sql/intent.sql (:func:`intent_sql_block`).
+    """
     from pathlib import Path
 
-    file = Path(path)
-    text = file.read_text(encoding="utf-8")
-    head, rest = text.split(SQL_PARAMS_BEGIN, 1)
-    _, tail = rest.split(SQL_PARAMS_END, 1)
-    file.write_text(head + sql_params_block() + tail, encoding="utf-8")
+    for name, begin, block in (
+        (path, SQL_PARAMS_BEGIN, sql_params_block()),
+        (intent_path, INTENT_BEGIN, intent_sql_block()),
+    ):
+        file = Path(name)
+        text = file.read_text(encoding="utf-8")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(SQL_PARAMS_END, 1)
+        file.write_text(head + block + tail, encoding="utf-8")
+
+
+def intent_table_params() -> tuple[Param, ...]:
+    """The parameters of the intent-aware table macros (``rf_intent_per_query`` / ``rf_intent_means``).
+
+    Every parameter a measure of :data:`INTENT` declares (k, alpha, beta, rel, like: one macro parameter each, the
+    measures' order), then the query-set policies (:data:`POLICIES`). A macro has one default per parameter: two
+    measures that declare one name with two defaults are an error here.
+    """
+    found: dict[str, Param] = {}
+    for m in INTENT:
+        for p in m.params:
+            first = found.setdefault(p.name, p)
+            if repr(first.default) != repr(p.default):
+                raise ValueError(f"{m.canonical} declares {p.name}={p.default!r}, another measure {first.default!r}")
+    return (*found.values(), *POLICIES)
+
+
+def intent_sql_block() -> str:
+    """The ``-- rf:intent`` lines of sql/intent.sql: each measure of the qrels form with its presets, each parameter.
+
+    ``-- rf:intent <canonical> kernel=<name> presets=<a,b>`` (the recommender form's preset left out: it has no SQL
+    kernel; ``kernel``: the column of ``rf__intent_values``) and ``-- rf:intent_param <name> := <default>``.
+    ``rankframe/sql.py`` (the loader, standard library only) fills the ``rf:generated intent_*`` markers of
+    sql/intent.sql with them: the measures' list, their output columns, the macros' parameters and the presets.
+    """
+    from .intent.declare import INFORMFULLY
+
+    lines = [
+        f"-- rf:intent {m.canonical} kernel={m.name} presets={','.join(p for p in m.presets if p != INFORMFULLY)}"
+        for m in INTENT
+    ]
+    lines += [f"-- rf:intent_param {p.name} := {sql_literal(p.default)}" for p in intent_table_params()]
+    return "\n".join([INTENT_BEGIN, *lines, SQL_PARAMS_END])
 
 
 def sql_params_markdown() -> str:

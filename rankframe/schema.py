@@ -220,6 +220,17 @@ def _not_numeric(df: pd.DataFrame, column: str, word: str) -> dict:
     )
 
 
+def not_numeric(df: pd.DataFrame, column: str, word: str) -> dict | None:
+    """The "must be numeric" failure of a pandas value column (``word``: relevance, rank or score), or None.
+
+    The rule every road applies to a value column (a decimal column is a number: :func:`numbers_as_float` first):
+    a column of text, of Python objects or of bools is refused, its unparsable values shown first; a null is
+    a null (``relevance``: unjudged). For a reading outside the schema check (the subtopic qrels of
+    ``intent_engine.split_qrels``).
+    """
+    return None if _is_numeric(df[column]) else _not_numeric(df, column, word)
+
+
 def schema(
     columns: Columns | dict | None = None,
     *,

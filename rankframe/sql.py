@@ -15,6 +15,10 @@ once per process). The order of the metric files is read from the SQL itself (a 
 defining the macros it calls), so adding ``sql/<name>.sql`` needs no list to edit. This module uses only the
 standard library (the build hook loads it by path, without importing rankframe).
 
+One job: turning ``sql/`` into the bundle, with the generated parts of every table macro (the accuracy macros'
+metric wiring, the intent-aware macros' measures and parameters) filled in; the build hook loads this one file by
+path, so its parts cannot live in other modules.
+
 Examples
 --------
 >>> import duckdb, rankframe.sql
@@ -151,6 +155,15 @@ class Wiring:
         lacking = sorted({c.nothing_relevant for c in self.columns} - {"none", *self.nones})
         if lacking:
             raise ValueError(f"nothing_relevant= rule(s) without an rf:none line in evaluate.sql: {', '.join(lacking)}")
+        intent = texts.get("intent.sql", "")
+        #: the intent-aware measures of the qrels form (``-- rf:intent`` lines of intent.sql)
+        self.intent = [IntentColumn(m["name"], m["kernel"], m["presets"]) for m in _INTENT.finditer(intent)]
+        #: the intent-aware table macros' parameters: (name, default as SQL) (``-- rf:intent_param`` lines)
+        self.intent_params = [(m["name"], m["default"].strip()) for m in _INTENT_PARAM.finditer(intent)]
+        if "intent.sql" in texts and not (self.intent and self.intent_params):
+            raise ValueError(
+                "sql/intent.sql has no rf:intent / rf:intent_param lines (rankframe.registry.write_sql_params)"
+            )
         names = [name for name, _ in self.rows] + [name for _, name, _ in self.preps]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
@@ -205,6 +218,10 @@ def files(folder: Path | None = None) -> list[Path]:
 # (a block written by rankframe.registry.write_sql_params, held current by tests/sql/test_sql_table_params.py), and
 # the macros say /* rf:generated metric_params */ (the list with the defaults) or /* rf:generated metric_args */
 # (the names, to pass them on) where the list goes: no macro lists a metric parameter by hand.
+# The intent-aware table macros of intent.sql (rf_intent_per_query, rf_intent_means) likewise: write_sql_params
+# writes its "-- rf:intent <Name> kernel=<column> presets=<a,b>" and "-- rf:intent_param <name> := <default>" lines
+# from rankframe/intent/*.py, and the markers named intent_* (measures, names, presets, values, zeros, policies,
+# params, args, inner) take them. A marker may not stand inside a -- comment (_wire refuses it).
 
 _PARAM = re.compile(r"^-- rf:param (?P<name>\w+) := (?P<default>[^\n]+)$", re.M)
 
@@ -220,6 +237,29 @@ _ROW = re.compile(r"^-- rf:row (?P<name>rf__t_\w+) := (?P<expr>[^\n]+)$", re.M)
 _NONE = re.compile(r"^-- rf:none (?P<key>\w+) := (?P<expr>[^\n]+)$", re.M)
 _PREP = re.compile(r"^-- rf:prep (?P<level>[wy]) (?P<name>rf__\w+) := (?P<expr>[^\n]+)$", re.M)
 _MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
+#: a marker inside a ``--`` comment line: an error (the loader would fill it there, where no SQL reads it)
+_COMMENTED = re.compile(r"--[^\n]*/\* rf:generated \w+ \*/")
+_INTENT = re.compile(r"^-- rf:intent (?P<name>\w+) kernel=(?P<kernel>\w+) presets=(?P<presets>[\w,]*)$", re.M)
+_INTENT_PARAM = re.compile(r"^-- rf:intent_param (?P<name>\w+) := (?P<default>[^\n]+)$", re.M)
+#: the name inside the intent macros of a parameter whose declared name is an SQL keyword (``like``)
+_INTENT_INNER = {"like": "lk"}
+
+
+class IntentColumn:
+    """One measure of the intent-aware table macros (an ``-- rf:intent`` line of intent.sql, from its declaration).
+
+    ``name``: its canonical name (the output column); ``kernel``: its column of ``rf__intent_values``;
+    ``presets``: the ``like=`` values it declares in the qrels form.
+    """
+
+    def __init__(self, name: str, kernel: str, presets: str) -> None:
+        self.name, self.kernel = name, kernel
+        self.presets = [p for p in presets.split(",") if p]
+
+    def __repr__(self) -> str:
+        return f"IntentColumn({self.name!r})"
+
+
 #: the keys of an rf:column line's nothing_relevant= (rankframe.declare.NOTHING_RELEVANT's, and none); each but none
 #: is an rf:none line of evaluate.sql, the column rf__none_<key> of rf__per_query_raw
 _NOTHING_RELEVANT = ("none", "relevant", "gain", "any_gain")
@@ -315,6 +355,43 @@ def _generated(part: str, w: Wiring) -> str:
             f'{_none_column(c.nothing_relevant)}, no_relevant, no_retrieved, no_judged) AS "{c.name}"'
             for c in columns
         )
+    if part.startswith("intent_"):
+        return _intent_part(part, w)
+    raise ValueError(f"unknown generated part /* rf:generated {part} */")
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _intent_part(part: str, w: Wiring) -> str:
+    """A generated part of intent.sql: its measures, their columns, its macros' parameters (the rf:intent lines)."""
+    measures, params = w.intent, w.intent_params
+    if part == "intent_measures":  # rf__intent_measures(): [{'name': ..., 'presets': [...]}, ...]
+        return ", ".join(
+            f"{{'name': '{m.name}', 'presets': [{', '.join(repr(p) for p in m.presets)}]}}" for m in measures
+        )
+    if part == "intent_names":  # the output columns in lower case
+        return ", ".join(f"'{m.name.lower()}'" for m in measures)
+    if part == "intent_presets":  # every preset of the qrels form
+        return ", ".join(f"'{p}'" for p in dict.fromkeys(p for m in measures for p in m.presets))
+    if part == "intent_values":  # the kernel's values, each with a comma (the columns that follow are the caller's)
+        return " ".join(f"v.{m.kernel} AS rf__v_{m.kernel}," for m in measures).rstrip(",")
+    if part == "intent_zeros":  # the same columns for a unit with nothing retrieved: only the policies give values
+        return ", ".join(f"0.0 AS rf__v_{m.kernel}" for m in measures)
+    if part == "intent_policies":  # each measure's column after the query-set policies, with a comma
+        pad = " " * 17
+        return "\n".join(
+            f"{pad}rf__intent_policy(rf__v_{m.kernel}, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, "
+            f"no_retrieved, no_judged) AS {_quoted(m.name)},"
+            for m in measures
+        ).rstrip(",")
+    if part == "intent_params":  # the public macros' parameters with their declared defaults
+        return ", ".join(f"{_quoted(name)} := {default}" for name, default in params)
+    if part == "intent_args":  # the same, passed on by position
+        return ", ".join(_quoted(name) for name, _ in params)
+    if part == "intent_inner":  # the internal macro's names of them
+        return ", ".join(_INTENT_INNER.get(name, name) for name, _ in params)
     raise ValueError(f"unknown generated part /* rf:generated {part} */")
 
 
@@ -327,7 +404,14 @@ def _direction(c: TableColumn) -> str:
 
 
 def _wire(sql: str, w: Wiring) -> str:
-    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (columns, params, terms)."""
+    """The text with each ``/* rf:generated <part> */`` marker replaced by its part (columns, params, terms).
+
+    A marker inside a ``--`` comment is an error: it would be filled where no SQL reads it.
+    """
+    commented = _COMMENTED.search(sql)
+    if commented:
+        line = sql[: commented.start()].count("\n") + 1
+        raise ValueError(f"a /* rf:generated ... */ marker inside a -- comment (line {line}): write it in SQL only")
     return _MARKER.sub(lambda m: _generated(m["part"], w).lstrip(" "), sql)
 
 

@@ -36,8 +36,8 @@ CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
 
 -- the metric parameters of the table macros rf_per_query, rf_means, rf_compare and rf_anova, with their defaults: every
 -- parameter a metric column declares (rankframe/metrics/*.py) and the query-set policies. The loader (rankframe/sql.py)
--- puts the list where a macro says /* rf:generated metric_params */ (name := default, ...) or /* rf:generated
--- metric_args */ (the names, to pass them on): no macro lists them by hand. Generated: do not edit the block, run
+-- puts the list where a macro's generated-part marker names metric_params (name := default, ...) or metric_args
+-- (the names, to pass them on): no macro lists them by hand. Generated: do not edit the block, run
 -- python -c 'from rankframe.registry import write_sql_params; write_sql_params()'
 -- rf:generated-begin (rankframe.registry.write_sql_params: the declared metric parameters)
 -- rf:param k := NULL

@@ -180,32 +180,45 @@ CREATE OR REPLACE MACRO rf__intent_values(run, sub, params, order_by) AS TABLE
 -- metrics := NULL asks every measure; a list (ir_measures' names, any case) asks those, and only their columns are
 -- returned. like := 'tf_ranking' is declared by alpha_DCG and P_IA only: asked with another measure it is the
 -- Python API's error (rf:param), so it needs metrics := ['alpha_DCG', 'P_IA'] (or one of them).
--- Defaults: the declarations' (rankframe/intent/declare.py ALPHA, BETA, REL), held by tests/sql/test_intent_macros.py.
+--
+-- The measures, their presets, their output columns and the table macros' parameters with their defaults are
+-- generated from the declarations (rankframe/intent/*.py, the query-set policies of rankframe.registry): the block
+-- below is written by rankframe.registry.write_sql_params, and the loader (rankframe/sql.py, "the intent-aware
+-- wiring") fills the generated parts named intent_* of this file with it; held current by
+-- tests/sql/test_intent_macros.py.
+-- rf:generated-begin (rankframe.registry.write_sql_params: the declared intent-aware measures)
+-- rf:intent alpha_DCG kernel=alpha_dcg presets=ndeval,tf_ranking
+-- rf:intent alpha_nDCG kernel=alpha_ndcg presets=ndeval
+-- rf:intent ERR_IA kernel=err_ia presets=ndeval
+-- rf:intent nERR_IA kernel=nerr_ia presets=ndeval
+-- rf:intent NRBP kernel=nrbp presets=ndeval
+-- rf:intent nNRBP kernel=nnrbp presets=ndeval
+-- rf:intent P_IA kernel=p_ia presets=ndeval,tf_ranking
+-- rf:intent AP_IA kernel=ap_ia presets=ndeval
+-- rf:intent StRecall kernel=st_recall presets=ndeval
+-- rf:intent_param k := NULL
+-- rf:intent_param alpha := 0.5
+-- rf:intent_param rel := 1
+-- rf:intent_param like := NULL
+-- rf:intent_param beta := 0.5
+-- rf:intent_param no_relevant := 'zero'
+-- rf:intent_param no_retrieved := 'zero'
+-- rf:intent_param no_judged := 'skip'
+-- rf:generated-end
 
--- the measures of the family in the qrels form and the presets each declares (rankframe/intent/*.py SPEC.presets
--- without the recommender form; held to the declarations by tests/sql/test_intent_macros.py)
-CREATE OR REPLACE MACRO rf__intent_measures() AS [
-    {'name': 'alpha_DCG', 'presets': ['ndeval', 'tf_ranking']},
-    {'name': 'alpha_nDCG', 'presets': ['ndeval']},
-    {'name': 'ERR_IA', 'presets': ['ndeval']},
-    {'name': 'nERR_IA', 'presets': ['ndeval']},
-    {'name': 'NRBP', 'presets': ['ndeval']},
-    {'name': 'nNRBP', 'presets': ['ndeval']},
-    {'name': 'P_IA', 'presets': ['ndeval', 'tf_ranking']},
-    {'name': 'AP_IA', 'presets': ['ndeval']},
-    {'name': 'StRecall', 'presets': ['ndeval']}];
+-- the measures of the family in the qrels form and the presets each declares (the recommender form's left out)
+CREATE OR REPLACE MACRO rf__intent_measures() AS [/* rf:generated intent_measures */];
 
 -- an output column of a measure asked (metrics := NULL: every measure), without a lambda (a COLUMNS lambda may call
 -- no other): the measures' names in lower case, and metrics joined with '|'
 CREATE OR REPLACE MACRO rf__intent_column(c, metrics) AS
-    list_contains(['alpha_dcg', 'alpha_ndcg', 'err_ia', 'nerr_ia', 'nrbp', 'nnrbp', 'p_ia', 'ap_ia', 'strecall'],
+    list_contains([/* rf:generated intent_names */],
                   lower(c))
     AND (metrics IS NULL
          OR list_contains(string_split(lower(array_to_string(TRY_CAST(metrics AS VARCHAR[]), '|')), '|'), lower(c))
          -- no measure named (an empty or bad list): every column, so that the statement binds and the parameter
          -- check raises its error
-         OR NOT list_has_any(['alpha_dcg', 'alpha_ndcg', 'err_ia', 'nerr_ia', 'nrbp', 'nnrbp', 'p_ia', 'ap_ia',
-                              'strecall'],
+         OR NOT list_has_any([/* rf:generated intent_names */],
                              string_split(lower(coalesce(array_to_string(TRY_CAST(metrics AS VARCHAR[]), '|'), '')),
                                           '|')));
 
@@ -251,7 +264,7 @@ CREATE OR REPLACE MACRO rf__intent_check_params(metrics, k, alpha, beta, rel, lk
          WHEN rf__intent_unit(alpha, 'alpha', owner) < 0 THEN false
          WHEN rf__intent_unit(beta, 'beta', owner) < 0 THEN false
          WHEN NOT isfinite(rf__rel(rel, owner)) THEN false
-         WHEN lk IS NOT NULL AND rf__choice(lk, ['ndeval', 'tf_ranking'], 'like', owner) = '' THEN false
+         WHEN lk IS NOT NULL AND rf__choice(lk, [/* rf:generated intent_presets */], 'like', owner) = '' THEN false
          WHEN lk IS NOT NULL
               AND len(list_filter(rf__intent_measures(),
                                   lambda m: list_contains(rf__intent_asked(metrics), m.name)
@@ -300,12 +313,28 @@ CREATE OR REPLACE MACRO rf__intent_qrels(qrels) AS TABLE
 CREATE OR REPLACE MACRO rf__intent_bad_grade(g) AS
     g IS NOT NULL AND NOT isnan(TRY_CAST(g AS DOUBLE)) AND NOT isfinite(TRY_CAST(g AS DOUBLE));
 
+-- a grade that is not NULL and does not parse as a number (shown first in the error of a column that is not numeric)
+CREATE OR REPLACE MACRO rf__intent_unparsable(g) AS g IS NOT NULL AND TRY_CAST(g AS DOUBLE) IS NULL;
+
+-- one qrels row, as the errors name it
+CREATE OR REPLACE MACRO rf__intent_grade_row(query, subtopic, item, relevance) AS
+    printf('query=%s subtopic=%s item=%s relevance=%s', CAST(query AS VARCHAR), CAST(subtopic AS VARCHAR),
+           CAST(item AS VARCHAR), CAST(relevance AS VARCHAR));
+
 -- one row: true, or the error of the first broken rule of the qrels rows (intent_engine.split_qrels and the relevance
 -- rule of rankframe.table_rules, in their words)
 CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
     SELECT CASE WHEN count(q.relevance) > 0 AND NOT rf__is_number_type(any_value(typeof(q.relevance)))
                 THEN error(printf('rf:table[relevance]: relevance must be numeric (null = unjudged): the qrels '
-                                  || 'column is of type %s.', any_value(typeof(q.relevance))))
+                                  || 'column is of type %s: %s non-null row(s), %s of them do not parse as numbers; '
+                                  || 'e.g. %s. Cast the column to a number in a view (a NULL grade is unjudged).',
+                                  any_value(typeof(q.relevance)), CAST(count(q.relevance) AS VARCHAR),
+                                  CAST(count(*) FILTER (WHERE rf__intent_unparsable(q.relevance)) AS VARCHAR),
+                                  array_to_string(coalesce(
+                                      min(rf__intent_grade_row(q.query, q.subtopic, q.item, q.relevance), 3)
+                                          FILTER (WHERE rf__intent_unparsable(q.relevance)),
+                                      min(rf__intent_grade_row(q.query, q.subtopic, q.item, q.relevance), 3)
+                                          FILTER (WHERE q.relevance IS NOT NULL)), '; ')))
                 WHEN count(*) FILTER (WHERE q.subtopic IS NULL) > 0
                 THEN error(printf('rf:table[subtopic]: a subtopic id on every row of a subtopic qrels (null found): '
                                   || '%s row(s), e.g. %s.',
@@ -339,6 +368,10 @@ CREATE OR REPLACE MACRO rf__intent_check_rows(q_rows) AS TABLE
 CREATE OR REPLACE MACRO rf__intent_sys_col(c, segments) AS
     (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c)) OR c = 'rf__one';
 
+-- the columns that describe a query (rankframe/join.py rule 3): the segments but a 'system' one, and the query
+CREATE OR REPLACE MACRO rf__intent_desc_col(c, segments) AS
+    rf__is_unit_col(c, segments) AND NOT (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c));
+
 -- a value after the query-set policies (rf__apply_policy's order: no judged row, nothing retrieved, no subtopic)
 CREATE OR REPLACE MACRO rf__intent_policy(v, n_judged, n_ret, n_sub, no_relevant, no_retrieved, no_judged) AS
     CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
@@ -350,8 +383,8 @@ CREATE OR REPLACE MACRO rf__intent_policy(v, n_judged, n_ret, n_sub, no_relevant
 CREATE OR REPLACE MACRO rf__intent_outputs() AS
     list_append(list_transform(rf__intent_measures(), lambda m: lower(m.name)), 'n_queries');
 
-CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, k, alpha, beta, rel, lk, segments, order_by,
-                                             no_relevant, no_retrieved, no_judged, allow_duplicates, owner) AS TABLE
+CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, segments, order_by, allow_duplicates, owner,
+                                             /* rf:generated intent_inner */) AS TABLE
     WITH rf__ok AS (  -- the check chain, one row: the parameters and the run's columns, then the qrels' columns
         SELECT c.rf__ok
         FROM rf__intent_check_qrels(qrels,
@@ -423,35 +456,45 @@ CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, k, alpha, beta
                                 rf__as_k(k)) AS terms
     ), rf__keys AS (
         SELECT DISTINCT rf__unit, COLUMNS(lambda c: rf__is_unit_col(c, segments)) FROM rf__r
-    ), rf__sys AS (  -- the run's rows with their system (a struct: empty without a 'system' segment)
+    ), rf__sys AS (  -- the run's rows with their system (a struct: empty without a 'system' segment) and their
+                     -- described query (the other segments and the query, a struct)
         SELECT *, CAST(struct_pack(*COLUMNS(lambda c: rf__intent_sys_col(c, segments)))
-                       AS VARCHAR) AS rf__sys
+                       AS VARCHAR) AS rf__sys,
+               CAST(struct_pack(*COLUMNS(lambda c: rf__intent_desc_col(c, segments))) AS VARCHAR) AS rf__desc
         FROM (SELECT true AS rf__one, * FROM rf__r) AS r
-    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): a judged query
-                       -- no run row mentions, in a NULL segment; with a 'system' segment, every system on every
-                       -- judged query (the other segments NULL); nothing retrieved: only the policies give values
+    ), rf__desc AS (  -- the described judged queries (rankframe/join.py rule 3): (segments but system..., query) as
+                      -- the run has them, and each judged query no run row mentions with NULL segments (a key of
+                      -- its own, never a run row's: those are structs)
+        SELECT DISTINCT COLUMNS(lambda c: rf__intent_desc_col(c, segments)), rf__desc
+        FROM rf__sys
+        WHERE CAST(query AS VARCHAR) IN (SELECT CAST(j.query AS VARCHAR) FROM rf__qr AS j)
+        UNION ALL BY NAME
+        SELECT DISTINCT j.query, '|' || CAST(j.query AS VARCHAR) AS rf__desc
+        FROM rf__qr AS j
+        WHERE CAST(j.query AS VARCHAR) NOT IN (SELECT CAST(r.query AS VARCHAR) FROM rf__r AS r)
+    ), rf__extra AS (  -- the one join's units without a run row (rankframe/join.py, rules 2 and 3): each system on
+                       -- each described judged query it has no row of (without a 'system' segment, one "system":
+                       -- the judged queries no run row mentions); nothing retrieved: only the policies give values
         SELECT *, (SELECT max(k.rf__unit) FROM rf__keys AS k) + row_number() OVER (ORDER BY CAST(rf__sq AS VARCHAR))
                   AS rf__unit,
                CASE WHEN CAST(query AS VARCHAR) IN (SELECT CAST(j.query AS VARCHAR) FROM rf__qr AS j
                                                     WHERE j.grade IS NOT NULL AND NOT isnan(j.grade))
                     THEN 1 ELSE 0 END AS rf__n_judged
-        FROM (SELECT DISTINCT s.* EXCLUDE (rf__one, rf__sys), j.query,
-                     s.rf__sys || '|' || CAST(j.query AS VARCHAR) AS rf__sq
+        FROM (SELECT DISTINCT s.* EXCLUDE (rf__one, rf__sys), d.* EXCLUDE (rf__desc),
+                     s.rf__sys || '|' || d.rf__desc AS rf__sq
               FROM (SELECT DISTINCT COLUMNS(lambda c: rf__intent_sys_col(c, segments)),
                                     rf__sys
                     FROM rf__sys) AS s,
-                   (SELECT DISTINCT q.query FROM rf__qr AS q) AS j) AS x
-        WHERE x.rf__sq NOT IN (SELECT r.rf__sys || '|' || CAST(r.query AS VARCHAR) FROM rf__sys AS r)
+                   rf__desc AS d) AS x
+        WHERE x.rf__sq NOT IN (SELECT r.rf__sys || '|' || r.rf__desc FROM rf__sys AS r)
     ), rf__v AS (
         SELECT n.*, c.n_ret AS rf__n_ret, c.n_judged AS rf__n_judged, v.n_sub AS rf__n_sub,
-               v.alpha_dcg AS rf__x1, v.alpha_ndcg AS rf__x2, v.err_ia AS rf__x3, v.nerr_ia AS rf__x4,
-               v.nrbp AS rf__x5, v.nnrbp AS rf__x6, v.p_ia AS rf__x7, v.ap_ia AS rf__x8, v.st_recall AS rf__x9
+               /* rf:generated intent_values */
         FROM rf__intent_values('rf__run', 'rf__sub', 'rf__params', rf__lc(order_by)) AS v
              JOIN rf__counts AS c ON c.unit = v.unit JOIN rf__keys AS n ON n.rf__unit = v.unit
         UNION ALL BY NAME
         SELECT e.* EXCLUDE (rf__sq), 0 AS rf__n_ret, CAST(0 AS DOUBLE) AS rf__n_sub,
-               0.0 AS rf__x1, 0.0 AS rf__x2, 0.0 AS rf__x3, 0.0 AS rf__x4, 0.0 AS rf__x5, 0.0 AS rf__x6,
-               0.0 AS rf__x7, 0.0 AS rf__x8, 0.0 AS rf__x9
+               /* rf:generated intent_zeros */
         FROM rf__extra AS e
     ), rf__kept AS (
         SELECT * FROM rf__v
@@ -464,47 +507,27 @@ CREATE OR REPLACE MACRO rf__intent_per_query(run, qrels, metrics, k, alpha, beta
            COLUMNS(lambda c: lower(c) = 'query'),
            COLUMNS(lambda c: rf__intent_column(c, metrics))
     FROM (SELECT *,
-                 rf__intent_policy(rf__x1, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS alpha_DCG,
-                 rf__intent_policy(rf__x2, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS alpha_nDCG,
-                 rf__intent_policy(rf__x3, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS ERR_IA,
-                 rf__intent_policy(rf__x4, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS nERR_IA,
-                 rf__intent_policy(rf__x5, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS NRBP,
-                 rf__intent_policy(rf__x6, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS nNRBP,
-                 rf__intent_policy(rf__x7, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS P_IA,
-                 rf__intent_policy(rf__x8, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS AP_IA,
-                 rf__intent_policy(rf__x9, rf__n_judged, rf__n_ret, rf__n_sub, no_relevant, no_retrieved, no_judged)
-                     AS StRecall
+                 /* rf:generated intent_policies */
           FROM rf__kept) AS x
     ORDER BY x.rf__unit);
 
 -- rf_intent_per_query(run, qrels, ...): one row per unit (segments..., query) of the run with a column per measure
 -- asked (metrics := NULL: all nine); a skipped unit is absent, no_relevant := 'skip' leaves NULL in its columns
-CREATE OR REPLACE MACRO rf_intent_per_query(run, qrels, metrics := NULL, k := NULL, alpha := 0.5, beta := 0.5,
-                                            rel := 1, "like" := NULL, segments := [], order_by := 'rank',
-                                            no_relevant := 'zero', no_retrieved := 'zero', no_judged := 'skip',
-                                            allow_duplicates := false) AS TABLE
-    SELECT * FROM rf__intent_per_query(run, qrels, metrics, k, alpha, beta, rel, "like", segments, order_by,
-                                       no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_intent_per_query');
+CREATE OR REPLACE MACRO rf_intent_per_query(run, qrels, metrics := NULL, segments := [], order_by := 'rank',
+                                            allow_duplicates := false, /* rf:generated intent_params */) AS TABLE
+    SELECT * FROM rf__intent_per_query(run, qrels, metrics, segments, order_by, allow_duplicates,
+                                       'rf_intent_per_query', /* rf:generated intent_args */);
 
 -- rf_intent_means(run, qrels, ...): one row per segment (one in all with segments := []) with n_queries (the units
 -- the policies kept) and the mean of each measure asked, NULL (skipped) and NaN (policy 'nan') left out (rf_means)
-CREATE OR REPLACE MACRO rf_intent_means(run, qrels, metrics := NULL, k := NULL, alpha := 0.5, beta := 0.5, rel := 1,
-                                        "like" := NULL, segments := [], order_by := 'rank', no_relevant := 'zero',
-                                        no_retrieved := 'zero', no_judged := 'skip', allow_duplicates := false) AS TABLE
+CREATE OR REPLACE MACRO rf_intent_means(run, qrels, metrics := NULL, segments := [], order_by := 'rank',
+                                        allow_duplicates := false, /* rf:generated intent_params */) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: (rf__is_unit_col(c, segments) AND lower(c) <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
                rf_mean(COLUMNS(lambda c: rf__intent_column(c, metrics)))
         FROM (SELECT true AS rf__all, *
-              FROM rf__intent_per_query(run, qrels, metrics, k, alpha, beta, rel, "like", segments, order_by,
-                                        no_relevant, no_retrieved, no_judged, allow_duplicates, 'rf_intent_means'))
+              FROM rf__intent_per_query(run, qrels, metrics, segments, order_by, allow_duplicates,
+                                        'rf_intent_means', /* rf:generated intent_args */))
         GROUP BY ALL)
     ORDER BY COLUMNS(lambda c: (rf__is_unit_col(c, segments) AND lower(c) <> 'query') OR c = 'n_queries');

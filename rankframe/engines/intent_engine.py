@@ -20,6 +20,7 @@ from ..intent.lists import build
 from ..names import Measure
 from ..prepare import prepare
 from ..registry import INTENT_KERNELS
+from ..schema import not_numeric, numbers_as_float
 from .numpy_engine import apply_policies
 
 #: the two rules of a subtopic qrels (every face's words: the pandas reading below, ``rankframe.spark.intent``)
@@ -41,14 +42,21 @@ def split_qrels(
     Without the subtopic column the table is returned as it is (an intent-aware measure asked is then an error).
     With it, each (query, item) keeps its largest grade across subtopics (docs/diversity.md, "Other metrics on a
     subtopic qrels"): a table without a repeated (query, item), which the join and the table rules then read as
-    any qrels. A null subtopic id or a repeated (query, subtopic, item) is a :class:`ValidationError`.
+    any qrels. A null subtopic id, a repeated (query, subtopic, item) or a grade column that is not numeric (text:
+    the "relevance must be numeric" rule of every road, its unparsable values named; a null grade is unjudged) is a
+    :class:`ValidationError`.
     """
     c = columns
     if c.subtopic not in qrels.columns:
         if from_qrels(measures):
             raise needs_subtopics(measures, c.subtopic, [str(x) for x in qrels.columns])
         return qrels, None
+    qrels = numbers_as_float(qrels, c)  # a decimal grade is a number (a copy when it converts: never the caller's)
     failures = []
+    if c.relevance in qrels.columns:  # a text grade is refused as on every road (never coerced to unjudged)
+        text = not_numeric(qrels, c.relevance, "relevance")
+        if text is not None:
+            failures.append(text)
     null = qrels[c.subtopic].isna()
     if null.any():
         failures.append(
@@ -76,9 +84,7 @@ def split_qrels(
         return qrels.drop(columns=[c.subtopic]), None  # the join names the missing column in its words
     sub = qrels[[c.query, c.subtopic, c.item, c.relevance]]
     others = [x for x in qrels.columns if x not in (c.subtopic, c.relevance)]
-    grade = pd.to_numeric(qrels[c.relevance], errors="coerce") if qrels[c.relevance].dtype == object else None
-    source = qrels if grade is None else qrels.assign(**{c.relevance: grade})
-    collapsed = source.groupby(others, sort=False, dropna=False)[c.relevance].max().reset_index()
+    collapsed = qrels.groupby(others, sort=False, dropna=False)[c.relevance].max().reset_index()
     return collapsed[[x for x in qrels.columns if x != c.subtopic]], sub
 
 

@@ -16,14 +16,27 @@ from ..errors import ParameterError
 
 #: the faces that compute the family: ``rankframe.evaluate`` with engine='pandas' on a table (any table kind it reads
 #: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it),
-#: ``rankframe.compare`` (which calls evaluate), ``rankframe.evaluate(..., engine='duckdb')`` on a DataFrame (the SQL
-#: kernel of ``sql/intent.sql``), ``rankframe.spark.evaluate`` (the pandas function per bucket of queries,
-#: ``rankframe.spark.intent``) and ``sql``: the public table macros ``rf_intent_per_query`` / ``rf_intent_means`` of
-#: ``sql/intent.sql`` (SQL users; no Python caller passes this key) and ``render``: the portable SQL of
-#: ``rankframe.sql.render(..., qrels=)`` (``rankframe.portable.intent``; the owner parse_metrics is called with).
-#: Every other face (the DuckDB engine's file road, the accuracy table macros rf_per_query / rf_means, dbt,
-#: rankframe.spark.compare, both anovas) raises :func:`refuse`'s error
-FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare", "duckdb", "spark", "sql", "render")
+#: ``rankframe.compare`` and ``anova`` (``rankframe.anova``; both call evaluate), ``rankframe.evaluate(...,
+#: engine='duckdb')`` on a DataFrame (the SQL kernel of ``sql/intent.sql``), ``rankframe.spark.evaluate``,
+#: ``spark_compare`` and ``spark_anova`` (``rankframe.spark.compare`` / ``rankframe.spark.anova``: the pandas
+#: function per bucket of queries, ``rankframe.spark.intent``), ``sql``: the public table macros
+#: ``rf_intent_per_query`` / ``rf_intent_means`` of ``sql/intent.sql`` (SQL users; no Python caller passes this
+#: key) and ``render``: the portable SQL of ``rankframe.sql.render(..., qrels=)`` (``rankframe.portable.intent``; the
+#: owner parse_metrics is called with). Every other face (the DuckDB engine's file road, the accuracy table macros
+#: rf_per_query / rf_means, dbt) raises :func:`refuse`'s error
+FACES: tuple[str, ...] = (
+    "pandas",
+    "accessor",
+    "polars",
+    "compare",
+    "anova",
+    "duckdb",
+    "spark",
+    "spark_compare",
+    "spark_anova",
+    "sql",
+    "render",
+)
 #: the faces of the recommender form (``like='informfully'``, train= and features=): it has no SQL kernel
 HISTORY_FACES: tuple[str, ...] = ("pandas", "accessor", "polars", "compare")
 #: the callers (``owner`` of :func:`rankframe.arguments.parse_metrics`) that reach the pandas engine
@@ -69,7 +82,7 @@ class IntentSpec(MetricSpec):
 
     ``faces``: the faces that serve it (:data:`FACES`); ``sql``: True, the family has public SQL table macros of
     its own (``rf_intent_per_query`` / ``rf_intent_means`` of ``sql/intent.sql``, one column per measure); the
-    accuracy table macros and the portable SQL (render, dbt, Spark) still refuse it, :func:`refuse`.
+    accuracy table macros and the portable SQL (render, dbt) still refuse it, :func:`refuse`.
     """
 
     faces: tuple[str, ...] = FACES
@@ -122,7 +135,8 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
             f"{words or face} does not serve them yet. Use rankframe.evaluate(run, metrics, "
             f"qrels=<subtopic qrels>) with engine='pandas' (the default){duckdb}, the accessor "
             "df.rank_metrics.evaluate, the polars namespace or rankframe.compare"
-            f"{'' if duckdb == '' else ' (on Spark: rankframe.spark.evaluate)'}." + macros
+            f"{'' if duckdb == '' else ' or rankframe.anova (on Spark: rankframe.spark.evaluate, compare, anova)'}."
+            + macros
         )
 
 

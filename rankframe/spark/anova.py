@@ -24,7 +24,7 @@ from ..anova import (
     pairs_frame,
     random_option,
 )
-from ..arguments import check_level
+from ..arguments import check_level, parse_metrics
 from ..columns import Columns
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS
@@ -32,7 +32,9 @@ from ..stats.anova import split_plot_from_cells
 from ..stats.tukey import blocked_anova_from_sums
 from ._compat import column, pyspark
 from .compare import aligned_wide, per_query_values, prepare_systems
-from .evaluate import quiet
+from .evaluate import join_judgments, quiet
+
+OWNER = "rankframe.spark.anova"
 
 if TYPE_CHECKING:
     from ..registry import Policy
@@ -51,6 +53,8 @@ def anova(
     ci: float = 0.95,
     missing: Missing = "error",
     columns: Columns | dict | None = None,
+    qrels: Any = None,
+    qrels_columns: Columns | dict | None = None,
     validate: bool = True,
     allow_duplicates: bool = False,
     no_relevant: Policy = POLICY_DEFAULTS["no_relevant"],
@@ -72,8 +76,9 @@ def anova(
     metrics, system, by, interaction, pairs, random, ci, missing, columns
         As for :func:`rankframe.anova` (``random="query"``: the REML variance components of the random query
         effect, from the same sums).
-    validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
-        As for :func:`rankframe.spark.evaluate`.
+    qrels, qrels_columns, validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
+        As for :func:`rankframe.spark.evaluate` (the judgments are joined with every system scored on every judged
+        query, as :func:`rankframe.anova` joins them; a subtopic qrels serves the intent-aware measures).
 
     Raises
     ------
@@ -95,10 +100,14 @@ def anova(
     )
     segs = [*by_list, *([interaction] if interaction else [])]
     policies: dict[str, str] = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
+    measures = parse_metrics(names, "anova", face="anova")
+    sdf, subtopics = join_judgments(  # every system on every judged query
+        sdf, measures, cols, [*segs, system], qrels, qrels_columns, validate, allow_duplicates, OWNER
+    )
     prepared = prepare_systems(sdf, names, segs, system, cols, validate, allow_duplicates, policies, buckets)
     found = prepared.found
     check_systems(pd.Series(found, dtype=object), system)
-    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets)
+    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets, subtopics=subtopics)
     cols = prepared.cols
     aligned = aligned_wide(per, segs, cols.query, system, found, missing)
     if interaction:  # after the alignment, as the pandas face: its error comes first

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import stats
 from ..beyond.declare import refuse
-from ..columns import Columns, column_list, judgment_columns
+from ..columns import Columns, column_list
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
     baseline_positions,
@@ -33,7 +33,7 @@ from ..comparing.rules import (
     null_systems_error,
 )
 from ..display import comparison_frame
-from ..engines import beyond_engine
+from ..engines import beyond_engine, intent_engine
 from ..errors import ParameterError, ValidationError
 from ..evaluate import parse_metrics
 from ..intent.declare import refuse as refuse_intent
@@ -42,7 +42,7 @@ from ..registry import POLICY_DEFAULTS
 from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values
 from ..table_rules import RULES, failure, nested_failure
 from ._compat import column, pyspark, quote
-from .evaluate import check_grades, check_options, per_query_frame, quiet
+from .evaluate import check_grades, check_options, join_judgments, per_query_frame, quiet
 from .validate import _atomic, _free_name, _null, check_columns
 from .validate import validate as validate_table
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ..stats.paired import Alternative
 
 DISTRIBUTED_TESTS = ("t",)
+OWNER = "rankframe.spark.compare"
 
 
 def _check_system(sdf: Any, system: object, by: list[str], columns: Columns) -> None:
@@ -118,7 +119,8 @@ def compare(
         per-query value at once, filter one segment and use :func:`rankframe.compare` on ``.toPandas()``.
     qrels, qrels_columns, validate, allow_duplicates, no_relevant, no_retrieved, no_judged, buckets
         As for :func:`rankframe.spark.evaluate` (the judgments are joined with every system scored on every judged
-        query, as :func:`rankframe.compare` joins them).
+        query, as :func:`rankframe.compare` joins them). A subtopic qrels serves the intent-aware measures
+        (``docs/diversity.md``), as on :func:`rankframe.spark.evaluate`.
     train, catalog, features : optional
         The inputs of the per-list beyond-accuracy metrics (ARP, APLT, Novelty, ILD), as for
         :func:`rankframe.spark.evaluate`; their per-query values take the paired t-test as they are. The set-level
@@ -168,19 +170,9 @@ def compare(
     p["alternative"] = margin_side(names, p["margin"], p["alternative"], p["alternative_asked"])
     policies: dict[str, str] = dict(no_relevant=no_relevant, no_retrieved=no_retrieved, no_judged=no_judged)
     inputs = {"train": train, "catalog": catalog, "features": features}
-    if qrels is not None:
-        from .join import join_qrels
-
-        judged = judgment_columns(cols, qrels_columns, "compare")  # qrels_columns= over columns=, role by role
-        sdf = join_qrels(
-            sdf, qrels, cols, [*by_list, system], judged, validate=validate, allow_duplicates=allow_duplicates
-        )
-    elif qrels_columns is not None:
-        raise ParameterError(
-            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
-            owner="rankframe.spark.compare",
-            parameter="qrels_columns",
-        )
+    sdf, subtopics = join_judgments(  # every system on every judged query
+        sdf, parsed, cols, [*by_list, system], qrels, qrels_columns, validate, allow_duplicates, OWNER
+    )
     prepared = prepare_systems(
         sdf, names, by_list, system, cols, validate, allow_duplicates, policies, buckets, inputs=inputs
     )
@@ -194,7 +186,7 @@ def compare(
     check_baseline_pairs(baseline, pairs)
     if baseline is not None:
         baseline = match_baseline(found, system, baseline)
-    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets, inputs)
+    per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets, inputs, subtopics)
     return comparison_frame(_compare_per_query(per, names, by_list, prepared.cols.query, system, found, baseline, p))
 
 
@@ -231,7 +223,7 @@ def prepare_systems(
         names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
     )
     refuse(measures, "spark_anova" if inputs is None else "spark_compare")
-    refuse_intent(  # rankframe.spark.evaluate serves the family; compare and anova do not read a subtopic qrels yet
+    refuse_intent(  # the recommender form (train=, features=): no Spark face serves it
         measures,
         "spark_anova" if inputs is None else "spark_compare",
         "rankframe.spark.anova" if inputs is None else "rankframe.spark.compare",
@@ -262,14 +254,18 @@ def per_query_values(
     allow_duplicates: bool,
     buckets: int | None,
     inputs: dict[str, Any] | None = None,
+    subtopics: Any = None,
 ) -> Any:
     """The table's rules (validate=True), its grades for these metrics, then the per-query values (Spark).
 
     The per-list beyond-accuracy metrics come from the portable SQL (:mod:`rankframe.spark.beyond`), per
-    (segment, system, query), beside the accuracy metrics' values.
+    (segment, system, query), beside the accuracy metrics' values; the intent-aware measures from the subtopic
+    judgments ``subtopics`` (:func:`join_judgments`) by the pandas engine's function per bucket of whole queries
+    (:func:`rankframe.spark.intent.per_query_frame`, as :func:`rankframe.spark.evaluate`).
     """
     cols = prepared.cols
     accuracy, beyond = beyond_engine.split(prepared.measures)
+    accuracy, diversity = intent_engine.split(accuracy)
     if validate:
         validate_table(
             sdf, cols, by=prepared.unit_by, allow_duplicates=allow_duplicates, require_relevance=bool(accuracy)
@@ -278,13 +274,24 @@ def per_query_values(
     unit_by, order_col, policies = prepared.unit_by, prepared.order_col, prepared.policies
     acc_names = [str(m) for m in accuracy]
     frames = [per_query_frame(sdf, acc_names, cols, unit_by, order_col, policies, buckets)] if accuracy else []
+    if diversity:  # the family's qrels form (parse_metrics refused the recommender form on these faces)
+        from . import intent as intent_spark
+
+        assert subtopics is not None  # join_judgments refused the family without a subtopic qrels
+        div_names = [str(m) for m in diversity]
+        frames.append(
+            intent_spark.per_query_frame(sdf, subtopics, div_names, cols, unit_by, order_col, policies, buckets)
+        )
     if beyond:
         from . import beyond as beyond_spark
 
         given = beyond_spark.inputs(sdf, cols, **(inputs or {}), measures=beyond)
         lists, _ = beyond_spark.values(sdf, beyond, cols, unit_by, order_col, policies, given)
         frames.append(lists)
-    return frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    per = frames[0]
+    for frame in frames[1:]:
+        per = per.unionByName(frame)
+    return per
 
 
 class AlignedWide(NamedTuple):

@@ -193,29 +193,9 @@ def evaluate(
         buckets,
     )
     agg = _check_agg(agg, per_query, ci)
-    subtopics = None
-    if qrels is None and from_qrels(measures):  # before any Spark job
-        raise needs_subtopics(measures, judgment_columns(cols, qrels_columns).subtopic, None)
-    if qrels is not None:
-        from . import intent as intent_spark
-        from .join import join_qrels
-
-        judged = judgment_columns(cols, qrels_columns)  # qrels_columns= over columns=, role by role
-        # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
-        qrels, subtopics = intent_spark.split_qrels(sdf, qrels, judged, measures)
-        if subtopics is not None:  # the kernels read the run's names
-            names_of = zip(
-                (judged.query, judged.subtopic, judged.item, judged.relevance),
-                (cols.query, cols.subtopic, cols.item, cols.relevance),
-            )
-            subtopics = subtopics.select(*[column(a).alias(b) for a, b in names_of])
-        sdf = join_qrels(sdf, qrels, cols, by_list, judged, validate=validate, allow_duplicates=allow_duplicates)
-    elif qrels_columns is not None:
-        raise ParameterError(
-            "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
-            owner="rankframe.spark.evaluate",
-            parameter="qrels_columns",
-        )
+    sdf, subtopics = join_judgments(
+        sdf, measures, cols, by_list, qrels, qrels_columns, validate, allow_duplicates, "rankframe.spark.evaluate"
+    )
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
@@ -265,6 +245,51 @@ def evaluate(
     return beyond_engine.with_set_rows(
         out, pd.DataFrame() if sets is None else sets, by_list, [str(m) for m in measures]
     )
+
+
+def join_judgments(
+    sdf: Any,
+    measures: Sequence[Measure],
+    cols: Columns,
+    by: list[str],
+    qrels: Any,
+    qrels_columns: Columns | dict | None,
+    validate: bool,
+    allow_duplicates: bool,
+    owner: str,
+) -> tuple[Any, Any]:
+    """``qrels=`` joined to the run as :func:`rankframe.evaluate` joins it: (the joined table, the subtopic judgments).
+
+    The one road of every Spark face that takes ``qrels=`` (evaluate, compare, anova): a subtopic qrels keeps its
+    judgments for the intent-aware measures (``rankframe.spark.intent.split_qrels``, in the run's column names)
+    and joins its largest grade per (query, item); without ``qrels=`` an intent-aware measure is an error before
+    any Spark job. ``by``: the join's segments (the system column included on compare and anova: every system on
+    every judged query). The subtopic judgments are None without a subtopic qrels.
+    """
+    if qrels is None:
+        if from_qrels(measures):  # before any Spark job
+            raise needs_subtopics(measures, judgment_columns(cols, qrels_columns).subtopic, None)
+        if qrels_columns is not None:
+            raise ParameterError(
+                "qrels_columns= names the columns of a qrels= table, but no qrels= was given",
+                owner=owner,
+                parameter="qrels_columns",
+            )
+        return sdf, None
+    from . import intent as intent_spark
+    from .join import join_qrels
+
+    judged = judgment_columns(cols, qrels_columns, owner.rsplit(".", 1)[-1])  # qrels_columns= over columns=
+    # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
+    qrels, subtopics = intent_spark.split_qrels(sdf, qrels, judged, measures)
+    if subtopics is not None:  # the kernels read the run's names
+        names_of = zip(
+            (judged.query, judged.subtopic, judged.item, judged.relevance),
+            (cols.query, cols.subtopic, cols.item, cols.relevance),
+        )
+        subtopics = subtopics.select(*[column(a).alias(b) for a, b in names_of])
+    sdf = join_qrels(sdf, qrels, cols, by, judged, validate=validate, allow_duplicates=allow_duplicates)
+    return sdf, subtopics
 
 
 def _check_agg(agg: object, per_query: object, ci: object) -> Aggregation:

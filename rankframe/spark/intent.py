@@ -24,9 +24,9 @@ from ..errors import ValidationError
 from ..intent.declare import from_qrels, needs_subtopics
 from ..names import Measure
 from ..table_rules import EXAMPLES, failure
-from ._compat import column, is_spark_frame, quiet, quote
+from ._compat import column, is_spark_frame, quiet
 from .buckets import bucket_of, to_spark_ready
-from .validate import _free_name, _null, _numeric, _repeated, _to_pandas, check_frame
+from .validate import _free_name, _not_numeric, _null, _numeric, _repeated, _to_pandas, check_frame
 
 OWNER = "rankframe.spark.evaluate"
 
@@ -53,6 +53,8 @@ def split_qrels(sdf: Any, qrels: Any, qc: Columns, measures: Sequence[Measure]) 
         return qrels, None
     null = _null(qc.subtopic, qrels.schema[qc.subtopic].dataType)
     failures = []
+    if qc.relevance in present and not _numeric(qrels.schema[qc.relevance].dataType):  # never coerced to unjudged
+        failures.append(_not_numeric(qrels, qc.relevance, "relevance", qrels.schema[qc.relevance].dataType))
     n_null = qrels.filter(null).count()
     if n_null:
         failures.append(
@@ -65,7 +67,8 @@ def split_qrels(sdf: Any, qrels: Any, qc: Columns, measures: Sequence[Measure]) 
     if failures:
         with quiet():
             for f in failures:
-                f["examples"] = _to_pandas(f["examples"])
+                if not hasattr(f["examples"], "to_string"):  # _not_numeric's examples are pandas already
+                    f["examples"] = _to_pandas(f["examples"])
         raise ValidationError(failures, table="qrels table")
     if len(keys) < 3 or qc.relevance not in present:
         return qrels.drop(qc.subtopic), None  # the join names the missing column in its words
@@ -80,12 +83,8 @@ def split_qrels(sdf: Any, qrels: Any, qc: Columns, measures: Sequence[Measure]) 
 
 
 def _grade(sdf: Any, name: str) -> Any:
-    """A relevance column as doubles, a text one parsed as the pandas reading does (``pd.to_numeric``, coerced)."""
-    from pyspark.sql import functions as F
-
-    if _numeric(sdf.schema[name].dataType):
-        return column(name).cast("double")
-    return F.expr(f"try_cast({quote(name)} AS DOUBLE)")
+    """A relevance column as doubles (a column that is not numeric was refused: ``split_qrels``)."""
+    return column(name).cast("double")
 
 
 def per_query_frame(

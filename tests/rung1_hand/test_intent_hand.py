@@ -160,6 +160,24 @@ def test_bad_subtopic_qrels():
         rankframe.evaluate(RUN, ["P@2"], qrels=null)
 
 
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_text_grade_is_an_error_a_null_grade_unjudged(engine):
+    """A grade that does not parse as a number is the "relevance must be numeric" error naming the column and the
+    row (never an unjudged row); a NULL grade is unjudged: d2's B judgment unjudged leaves d2 relevant to A alone."""
+    text = QRELS.astype({"relevance": object})
+    text.loc[3, "relevance"] = "one"  # (q, B, d2)
+    with pytest.raises(ValidationError, match=r"relevance must be numeric \(null = unjudged\)") as info:
+        rankframe.evaluate(RUN, ["alpha_nDCG@3", "P@2"], qrels=text, engine=engine)
+    (failure,) = info.value.failures
+    assert failure["column"] == "relevance" and "'one'" in failure["rule"]
+    assert failure["examples"]["relevance"].tolist() == ["one"]
+    null = QRELS.astype({"relevance": float})
+    null.loc[3, "relevance"] = float("nan")
+    # StRecall@3: d1 (A), d3 (B) -> both of S = 2 subtopics; P_IA@3: pairs (d1, A), (d3, B), (d2, A) = 3 / (3 * 2)
+    out = rankframe.evaluate(RUN, ["StRecall@3", "P_IA@3"], qrels=null, per_query=True, engine=engine)
+    assert out[out["query"] == "q"]["value"].tolist() == pytest.approx([1.0, 0.5])
+
+
 def test_bad_parameters():
     with pytest.raises(ParameterError, match="'alpha' parameter of alpha_ndcg"):
         rankframe.evaluate(RUN, ["alpha_nDCG(alpha=1.5)@3"], qrels=QRELS)
@@ -174,7 +192,8 @@ def test_bad_parameters():
         lambda: rankframe.evaluate(RUN, ["alpha_nDCG(like='informfully')@3"], engine="duckdb"),
         # render writes the qrels form (tests/sql/test_sql_portable_intent.py), not the recommender one
         lambda: rankframe.sql.render(["alpha_nDCG(like='informfully')@3"]),
-        lambda: rankframe.anova(RUN.assign(system="a"), ["alpha_nDCG@3"], qrels=QRELS),
+        # anova serves the qrels form (tests/rung4_faces/test_spark_intent.py), not the recommender one
+        lambda: rankframe.anova(RUN.assign(system="a"), ["alpha_nDCG(like='informfully')@3"]),
         # what rankframe.spark.evaluate asks first: it serves the qrels form, not the recommender one
         lambda: parse_metrics(["alpha_nDCG(like='informfully')@3"], face="spark"),
     ],

@@ -2,7 +2,8 @@
 engine='pandas')`` to 1e-12 on seeded tables (tied scores, by=, the default convention and like='ndeval' /
 like='tf_ranking', alpha/beta/rel, the query-set policies, a NaN grade, an unjudged run query, a judged query no run
 retrieves), the qrels as a Spark or a pandas frame; hostile inputs raise the pandas face's error class and rule;
-the caller's frames are left as they were. Expected values are the pandas face's, itself checked against ndeval
+the caller's frames are left as they were; rankframe.spark.compare and rankframe.spark.anova equal rankframe.compare
+and rankframe.anova. Expected values are the pandas face's, itself checked against ndeval
 and hand derivations (tests/rung2_oracles/test_intent_ndeval.py, tests/rung1_hand/test_intent_hand.py)."""
 
 from __future__ import annotations
@@ -143,6 +144,15 @@ def test_hostile_inputs_raise_the_pandas_class(spark):
             assert type(err) is type(expected), (case, err)
             assert _rules(err) == _rules(expected), case
         pd.testing.assert_frame_equal(table, before)
+    # a grade that does not parse as a number: the "relevance must be numeric" rule naming the value, never an
+    # unjudged row (a pandas object column on the driver, a Spark string column by a Spark job)
+    text = qrels.astype({"relevance": object})
+    text.loc[4, "relevance"] = "many"
+    for given in (text, to_spark(spark, text.astype({"relevance": str}))):
+        err = _raised(lambda: rs.evaluate(sdf, ["alpha_nDCG@3"], qrels=given))
+        assert isinstance(err, ValidationError) and [f["column"] for f in err.failures] == ["relevance"], err
+        rule = err.failures[0]["rule"]
+        assert rule.startswith("relevance must be numeric (null = unjudged)") and "'many'" in rule, rule
     # argument rules: raised before any Spark job, in the pandas face's class
     for metrics, kw in (
         (["alpha_nDCG(alpha=1.5)@3"], dict(qrels=qrels)),
@@ -154,11 +164,28 @@ def test_hostile_inputs_raise_the_pandas_class(spark):
         err = _raised(lambda: rs.evaluate(sdf.withColumn("relevance", sdf["score"]), metrics, **kw))
         assert type(err) is type(expected), (metrics, err)
         assert isinstance(err, RankframeError), (metrics, err)
-    # the faces that still refuse the family: the recommender form, spark.compare and anova
-    for call in (
-        lambda: rs.evaluate(sdf, ["alpha_nDCG(like='informfully')@3"], qrels=qrels),
-        lambda: rs.compare(sdf, ["alpha_nDCG@3"], qrels=qrels),
-        lambda: rs.anova(sdf.withColumn("relevance", sdf["score"]), ["alpha_nDCG@3"]),
-    ):
-        with pytest.raises(ParameterError, match=r"alpha_nDCG.*@3: the intent-aware diversity measures"):
-            call()
+    # the face that still refuses the family: the recommender form (train=, features=: no Spark face serves it)
+    with pytest.raises(ParameterError, match=r"alpha_nDCG.*@3: the intent-aware diversity measures"):
+        rs.evaluate(sdf, ["alpha_nDCG(like='informfully')@3"], qrels=qrels)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_compare_and_anova_equal_pandas(spark):
+    """rankframe.spark.compare and rankframe.spark.anova on a subtopic qrels: rankframe.compare's / rankframe.anova's
+    frames, dtypes and all (2 systems; the qrels join scores both systems on the judged query q6 no run retrieves;
+    no_relevant='zero' keeps q4 in both). Spark's statistics come from sufficient statistics: values to 1e-9."""
+    run, qrels = tables(4)
+    run_before, qrels_before = run.copy(), qrels.copy()
+    kw = dict(qrels_columns={"subtopic": "aspect"}, no_relevant="zero")
+    sdf, judged = to_spark(spark, run), to_spark(spark, qrels)
+    expected = rankframe.compare(run, METRICS, qrels=qrels, baseline="s1", test="t", **kw)
+    got = rs.compare(sdf, METRICS, qrels=judged, baseline="s1", **kw)
+    pd.testing.assert_frame_equal(got, expected, check_exact=False, rtol=1e-9, atol=1e-12)
+    # q0..q4 and q6 (judged, retrieved by no system: a unit of each system); q5 is unjudged (no_judged skips it)
+    assert set(expected["metric"]) == set(METRICS) and (expected["n"] == 6).all()
+    expected = rankframe.anova(run, METRICS, qrels=qrels, **kw)
+    got = rs.anova(sdf, METRICS, qrels=qrels, **kw)  # a pandas qrels, handed to the session
+    pd.testing.assert_frame_equal(got, expected, check_exact=False, rtol=1e-9, atol=1e-12)
+    pd.testing.assert_frame_equal(run, run_before)  # the caller's frames, unchanged
+    pd.testing.assert_frame_equal(qrels, qrels_before)
