@@ -175,7 +175,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "fuse": ("fuse",),
     "report": ("report", "compare", "evaluate"),
     "qrels-compare": ("qrels_compare", "evaluate"),
-    "sql": ("evaluate",),
+    "sql": ("evaluate", "render"),
     "validate": ("validate",),
 }
 
@@ -192,8 +192,9 @@ def flag_table(parser: argparse.ArgumentParser) -> dict[str, str]:
             continue
         option = max(action.option_strings, key=len)
         table.setdefault(action.dest, option)
-        if action.dest.startswith("col_"):
-            table.setdefault(action.dest[len("col_") :], option)
+        for prefix in ("col_", "sql_"):  # --query (col_query) sets query; rankframe sql's --qrels (sql_qrels) qrels
+            if action.dest.startswith(prefix):
+                table.setdefault(action.dest[len(prefix) :], option)
     columns = [table[f"col_{role}"] for role in ("system", *_ROLES) if f"col_{role}" in table]
     if columns:
         table.setdefault("columns", "/".join(columns))

@@ -145,17 +145,23 @@ def check(measures: Sequence[Measure], qrels: object, ideal_depth: object, subto
         raise needs_subtopics(measures, subtopic, None)
     whole = [str(m) for m in measures if m.kw.get("k") is None and reads_ideal(m)]
     if ideal_depth is None and whole:
-        raise ParameterError(
-            f"{', '.join(whole)} without @k divide by the greedy ideal list of all the query's relevant items, "
-            "whose length SQL written before reading the data cannot know: pass ideal_depth=<the most relevant "
-            "items of a query> (a query with more gets NaN) or ask @k (k generated stages; docs/warehouse.md)."
+        raise ParameterError.of(
+            "render",
+            "ideal_depth",
+            f"an int >= 1 for {', '.join(whole)} without @k: they divide by the greedy ideal list of all the "
+            "query's relevant items, whose length SQL written before reading the data cannot know (a query with "
+            "more relevant items gets NaN)",
+            None,
+            "Or ask @k (k generated stages; docs/warehouse.md).",
         )
     if ideal_depth is not None and (
         isinstance(ideal_depth, bool) or not isinstance(ideal_depth, (int, np.integer)) or ideal_depth < 1
     ):
-        raise ParameterError(
-            f"The 'ideal_depth' parameter of render must be a positive int (the stages of the greedy ideal list of "
-            f"a measure without @k); got {ideal_depth!r}."
+        raise ParameterError.of(
+            "render",
+            "ideal_depth",
+            "a positive int (the stages of the greedy ideal list of a measure without @k)",
+            ideal_depth,
         )
 
 

@@ -226,7 +226,10 @@ def test_other_dialects_write_plain_sql(dialect):
             r"like='informfully'",
         ),
         (lambda: rankframe.sql.render(["alpha_nDCG@5"], qrels="q", dialect="nosuch"), r"dialect"),
-        (lambda: rankframe.sql.render(["alpha_nDCG"], qrels="q"), r"alpha_nDCG without @k.*ideal_depth="),
+        (
+            lambda: rankframe.sql.render(["alpha_nDCG"], qrels="q"),
+            r"'ideal_depth' parameter of render must be an int >= 1 for alpha_nDCG without @k",
+        ),
         (lambda: rankframe.sql.render(["alpha_nDCG@3"], qrels="q", ideal_depth=0), r"ideal_depth"),
         (lambda: rankframe.sql.render(["alpha_nDCG@3", "nDCG@3"], qrels="q"), r"nDCG@3.*statement of their own"),
         (lambda: rankframe.sql.render(["nDCG@3"], qrels="q"), r"qrels= is read by the intent-aware"),
