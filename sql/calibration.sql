@@ -50,7 +50,7 @@ CREATE OR REPLACE MACRO rf__rel_entr(x, y) AS
          ELSE x * ln(CASE WHEN x > 0 THEN x END / CASE WHEN y > 0 THEN y END) END;
 
 -- one row per list (segments..., rf__all, query): value (NaN without a known history or a known top-k item)
-CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__citems AS (  -- each item's total value (a negative value is refused: calibration.py check_shares)
         SELECT f.item AS rf__item,
                CASE WHEN min(f.rf__x) < 0
@@ -72,7 +72,7 @@ CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, or
         SELECT b.*,
                CASE struct_extract(o, 'rank_weight') WHEN 'reciprocal' THEN 1.0 / b.rf__pos
                     WHEN 'log' THEN ln(2.0) / ln(b.rf__pos + 1.0) ELSE 1.0 END AS rf__v
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b),
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b),
     rf__clrows AS (SELECT r.rf__sk, r.query, r.item, r.rf__v FROM rf__crows AS r JOIN rf__cknown AS k ON r.item = k.rf__item
               WHERE r.rf__top),
     rf__cltot AS (SELECT l.rf__sk, l.query, sum(l.rf__v ORDER BY l.rf__v) AS rf__t FROM rf__clrows AS l GROUP BY l.rf__sk, l.query),

@@ -51,10 +51,10 @@ CREATE OR REPLACE MACRO rf__ild_rules(o) AS list_transform([o], lambda x:
 
 -- one row per list (segments..., rf__all, query): rf__n counted items, value (NaN without a pair; 0 for one item
 -- with single_item 'zero')
-CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__rows AS (
         SELECT b.*, kn.rf__item IS NOT NULL AS rf__known
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
         LEFT JOIN rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity')) AS kn
                ON b.item = kn.rf__item),
     rf__counted AS (

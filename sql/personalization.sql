@@ -18,9 +18,9 @@ CREATE OR REPLACE MACRO rf__personalization_options(k, "like", output, norm, tra
     rf__personalization_needs(rf__personalization_opts(k, "like", output, norm, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
-CREATE OR REPLACE MACRO rf__personalization(tbl, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__personalization(tbl, train, catalog, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__rows AS (
-        SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok)
+        SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base)
     ), rf__sets AS (  -- each (list, item) of a top k once, with w = 1 / sqrt(the list's number of items)
         SELECT d.rf__sk, d.query, d.item, 1.0 / sqrt(count(*) OVER (PARTITION BY d.rf__sk, d.query)) AS rf__w
         FROM (SELECT DISTINCT r.rf__sk, r.query, r.item FROM rf__rows AS r WHERE r.rf__top) AS d
@@ -63,7 +63,7 @@ CREATE OR REPLACE MACRO rf__personalization_rules(o) AS list_transform([o], lamb
 
 CREATE OR REPLACE MACRO rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                            output := NULL, norm := NULL) AS TABLE
-    SELECT * FROM rf__personalization(tbl, segments, order_by,
+    SELECT * FROM rf__personalization(tbl, NULL, NULL, segments, order_by,
                                       (SELECT rf__personalization_rules(rf__personalization_options(k, "like", output, norm,
                                           false, false, 'rf_personalization'))),
                                       (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,
