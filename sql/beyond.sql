@@ -243,7 +243,7 @@ CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric,
                 ELSE l.rf__sum / l.rf__rows END AS value
     FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query')),
                  count(*) FILTER (WHERE r.rf__top AND r.rf__c) AS rf__rows,
-                 coalesce(sum(r.rf__v ORDER BY r.rf__v) FILTER (WHERE r.rf__top AND r.rf__c), 0.0) AS rf__sum
+                 coalesce(rf__xsum(CASE WHEN r.rf__top AND r.rf__c THEN r.rf__v END), 0.0) AS rf__sum
           FROM rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok, base := base) AS r
           GROUP BY ALL) AS l;
 

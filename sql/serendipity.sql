@@ -81,7 +81,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
               AND struct_extract(o, 'form') <> 'popularity'),
     rf__s_sizes AS (SELECT h.query, CAST(count(*) AS DOUBLE) AS rf__hn FROM rf__s_history AS h GROUP BY h.query),
     rf__s_sums AS (  -- sum_{h in H} u_h, one row per (query, dimension)
-        SELECT h.query, v.rf__dim, sum(v.rf__u ORDER BY v.rf__u) AS rf__s
+        SELECT h.query, v.rf__dim, rf__xsum(v.rf__u) AS rf__s
         FROM rf__s_history AS h JOIN rf__s_vectors AS v ON h.item = v.rf__item GROUP BY h.query, v.rf__dim),
     -- each counted row's vector, stored before the join with the sums: joined the other way round (every vector
     -- with every query sharing one of its dimensions, as DuckDB's join order chose) it took 77 s on 200k rows
@@ -89,7 +89,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
         SELECT c.rf__sk, c.query, c.item, v.rf__dim, v.rf__u
         FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item),
     rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row
-        SELECT c.rf__sk, c.query, c.item, sum(c.rf__u * s.rf__s ORDER BY c.rf__u * s.rf__s) AS rf__dot
+        SELECT c.rf__sk, c.query, c.item, rf__xsum(c.rf__u * s.rf__s) AS rf__dot
         FROM rf__s_cells AS c JOIN rf__s_sums AS s ON c.query = s.query AND c.rf__dim = s.rf__dim
         GROUP BY c.rf__sk, c.query, c.item),
     rf__s_ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
@@ -115,7 +115,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
         LEFT JOIN rf__s_n_catalog AS n ON true),
     rf__s_per_list AS (
         SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n, count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel,
-               sum(t.rf__t ORDER BY t.rf__t) AS rf__sum
+               rf__xsum(t.rf__t) AS rf__sum
         FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query),
     rf__s_lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
