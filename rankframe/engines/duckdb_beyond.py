@@ -46,7 +46,9 @@ def prepare_sql(segments: Sequence[str], order_by: str) -> str:
     options are checked in Python first, so the SQL's checks are not run again (``ok := true``).
     """
     segs = "[" + ", ".join(f"'{s}'" for s in segments) + "]"
-    return f"CREATE TEMP TABLE {BASE} AS SELECT * FROM rf__beyond_ranked('{_NAMES['recs']}', {segs}, '{order_by}', true)"
+    return (
+        f"CREATE TEMP TABLE {BASE} AS SELECT * FROM rf__beyond_ranked('{_NAMES['recs']}', {segs}, '{order_by}', true)"
+    )
 
 
 def call_sql(
