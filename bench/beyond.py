@@ -2,6 +2,7 @@
 
 Usage:  python bench/beyond.py [--users 100000] [--k 100] [--items 20000] [--history 20] [--genres 20]
                                [--peer-ild-users 2000] [--no-peer] [--metrics Coverage,Gini,...]
+                               [--repeat 3] [--per-metric]
 
 The data (deterministic, seed 7), written to Parquet first:
 
@@ -96,7 +97,13 @@ def declared_metrics(k: int, only: list[str] | None) -> list[str]:
     return [f"{n}@{k}" for n in names]
 
 
-def child_rankframe(folder: Path, engine: str, metrics: list[str]) -> dict:
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process so far, every thread (DuckDB's too)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child_rankframe(folder: Path, engine: str, metrics: list[str], repeat: int = 1, per_metric: bool = False) -> dict:
     import rankframe
 
     recs = pd.read_parquet(folder / "recs.parquet")
@@ -104,13 +111,24 @@ def child_rankframe(folder: Path, engine: str, metrics: list[str]) -> dict:
     features = pd.read_parquet(folder / "features.parquet")
     catalog = pd.read_parquet(folder / "catalog.parquet")
     inputs = {"train": train, "catalog": catalog, "features": features}
-    needed = {name for m in metrics for name in rankframe.parse(m).spec.needed(rankframe.parse(m).kw)}
-    start = time.perf_counter()
-    out = rankframe.evaluate(
-        recs, metrics, columns={"query": "user"}, engine=engine, **{k: v for k, v in inputs.items() if k in needed}
-    )
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "values": dict(zip(out["metric"], out["value"].round(6)))}
+
+    def call(chosen: list[str]) -> tuple[float, float, pd.DataFrame]:
+        needed = {name for m in chosen for name in rankframe.parse(m).spec.needed(rankframe.parse(m).kw)}
+        given = {k: v for k, v in inputs.items() if k in needed}
+        start, cpu = time.perf_counter(), cpu_seconds()
+        out = rankframe.evaluate(recs, chosen, columns={"query": "user"}, engine=engine, **given)
+        return time.perf_counter() - start, cpu_seconds() - cpu, out
+
+    def median(chosen: list[str]) -> tuple[float, float, pd.DataFrame]:
+        runs = [call(chosen) for _ in range(repeat)]
+        out = runs[-1][2]
+        return float(np.median([r[0] for r in runs])), float(np.median([r[1] for r in runs])), out
+
+    seconds, cpu, out = median(metrics)
+    result: dict = {"seconds": seconds, "cpu": cpu, "values": dict(zip(out["metric"], out["value"].round(6)))}
+    if per_metric:  # each metric alone, one call each: (wall, CPU) medians
+        result["per_metric"] = {m: median([m])[:2] for m in metrics}
+    return result
 
 
 def child_rectools(folder: Path, k: int, ild_users: int) -> dict:
@@ -180,6 +198,8 @@ def main() -> None:
     parser.add_argument("--peer-ild-users", type=int, default=2_000)
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--metrics", default="", help="comma-separated canonical names (default: every one declared)")
+    parser.add_argument("--repeat", type=int, default=1, help="calls per measurement (the median is printed)")
+    parser.add_argument("--per-metric", action="store_true", help="also time each metric alone, one call each")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [m for m in args.metrics.split(",") if m] or None
@@ -188,7 +208,7 @@ def main() -> None:
         if tool.startswith("rectools"):
             result = child_rectools(folder, args.k, args.peer_ild_users if tool == "rectools-ild" else 0)
         else:
-            result = child_rankframe(folder, tool, declared_metrics(args.k, only))
+            result = child_rankframe(folder, tool, declared_metrics(args.k, only), args.repeat, args.per_metric)
         result["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(json.dumps(result))
         return
@@ -204,19 +224,31 @@ def main() -> None:
         )
         print(f"metrics: {', '.join(metrics)}")
         common = ["--k", str(args.k), "--peer-ild-users", str(args.peer_ild_users), "--metrics", args.metrics]
+        common += ["--repeat", str(args.repeat)] + (["--per-metric"] if args.per_metric else [])
         tools = ["pandas", "duckdb"] + ([] if args.no_peer else ["rectools", "rectools-ild"])
-        values = {}
+        values: dict = {}
+        timings: dict = {}
         for tool in tools:
             result, rss = run_child([*common, "--child", str(folder), tool])
             label = tool if tool.startswith("rectools") else f"rankframe ({tool})"
             if "error" in result:
                 print(f"{label:<20} skipped: {result['error']}")
                 continue
+            cpu = f" ({result['cpu']:.2f} CPU-s)" if "cpu" in result else ""
             print(
-                f"{label:<20} {result['seconds']:7.2f} s, peak RSS {rss / 2**20:,.0f} MB  "
+                f"{label:<20} {result['seconds']:7.2f} s{cpu}, peak RSS {rss / 2**20:,.0f} MB  "
                 f"(load {os.getloadavg()[0]:.1f})"
             )
             values[label] = result["values"]
+            timings[label] = result
+        if args.per_metric and {"rankframe (pandas)", "rankframe (duckdb)"} <= set(timings):
+            pandas, duck = timings["rankframe (pandas)"], timings["rankframe (duckdb)"]
+            print(f"each metric alone, one call each (median of {args.repeat}: wall s / CPU-s, every thread):")
+            print(f"  {'metric':<20} {'pandas':>15} {'duckdb':>15} {'duckdb / pandas (CPU)':>22}")
+            rows = [(m, pandas["per_metric"][m], duck["per_metric"][m]) for m in metrics]
+            rows.append(("all in one call", (pandas["seconds"], pandas["cpu"]), (duck["seconds"], duck["cpu"])))
+            for m, (pw, pc), (dw, dc) in rows:
+                print(f"  {m:<20} {pw:6.2f} / {pc:6.2f} {dw:6.2f} / {dc:6.2f} {dc / pc:21.1f}x")
         print("values:")
         for label, got in values.items():
             print(f"  {label}: " + ", ".join(f"{m} = {v}" for m, v in got.items()))

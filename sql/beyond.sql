@@ -116,13 +116,13 @@ CREATE OR REPLACE MACRO rf__beyond_ok(tbl, train, catalog, features, history, se
                                   AND rf__choice(order_by, ['rank', 'score', 'position'], 'order_by', owner) <> ''
                                   AND rf__beyond_check_inputs(tbl, train, catalog, features, history, owner));
 
--- every row of tbl: its segment columns, query, item, rf__all (a constant: the segment key without segments),
--- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted
--- from it), rf__pos (the position of a ranked row, NULL when not retrieved) and rf__top (ranked at a position <= k: rank ascending, or score descending then item descending as
--- text, rankframe's order; a NULL rank or score is not retrieved). One window, one sort.
-CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok) AS TABLE
+-- every row of tbl ranked: its segment columns, query, item, rf__all (a constant: the segment key without segments),
+-- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted from
+-- it) and rf__pos (the position of a ranked row, NULL when not retrieved: rank ascending, or score descending then
+-- item descending as text, rankframe's order; a NULL rank or score is not retrieved). One window, one sort, whatever
+-- the cutoff: the DuckDB engine stores these rows once per call and every metric of the call reads them (base :=).
+CREATE OR REPLACE MACRO rf__beyond_ranked(tbl, segments, order_by, ok) AS TABLE
     SELECT b.* EXCLUDE (rf__key, rf__tie, rf__row),
-           coalesce(b.rf__key IS NOT NULL AND b.rf__row <= coalesce(k, 9223372036854775807), false) AS rf__top,
            CASE WHEN b.rf__key IS NOT NULL THEN b.rf__row END AS rf__pos,
            b.rf__row = 1 AS rf__first
     FROM (SELECT c.*,
@@ -137,6 +137,17 @@ CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok) AS TABLE
                 FROM rf__input(tbl, ['query', 'item',
                                      CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END]) AS s
                 WHERE ok) AS a) AS c) AS b;
+
+-- the ranked rows (rf__beyond_ranked) with rf__top: ranked at a position <= k. base: NULL (rank tbl's rows here), or
+-- the name of a table holding rf__beyond_ranked's rows of tbl already (the DuckDB engine's one prepared base per
+-- call; its other columns are left out)
+CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok, base := NULL) AS TABLE
+    SELECT r.*, coalesce(r.rf__pos <= coalesce(k, 9223372036854775807), false) AS rf__top
+    FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c)
+                                   OR c IN ('query', 'item', 'rf__all', 'rf__sk', 'rf__pos', 'rf__first'))
+          FROM (SELECT * FROM rf__beyond_ranked(tbl, segments, order_by, ok) WHERE base IS NULL
+                UNION ALL BY NAME
+                SELECT * FROM query_table(coalesce(base, tbl)) WHERE base IS NOT NULL)) AS r;
 
 -- the rows of train (NULL: none; tbl is only the name the pruned branch binds to) with their weight (1 without
 -- the column)
@@ -183,7 +194,7 @@ CREATE OR REPLACE MACRO rf__beyond_items(tbl, train, popularity) AS TABLE
 
 -- the per-list metrics (ARP, APLT, Novelty): each row with its value rf__v and whether it counts (rf__c);
 -- o holds the metric's resolved options
-CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok, base := NULL) AS TABLE
     SELECT b.*,
            CASE metric
                 WHEN 'arp' THEN CASE WHEN i.rf__item IS NULL THEN 0.0
@@ -213,7 +224,7 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
            CASE metric
                 WHEN 'novelty' THEN struct_extract(o, 'cold') IN ('zero', 'one') OR coalesce(i.rf__pop, 0) > 0
                 ELSE struct_extract(o, 'cold') <> 'drop' OR i.rf__item IS NOT NULL END AS rf__c
-    FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+    FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
     LEFT JOIN rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i ON b.item = i.rf__item
     -- train's queries and the sum of every item's popularity (the distinct (query, item) pairs with a positive
     -- weight for 'users', the weights for 'interactions'), for the cold rows too
@@ -225,20 +236,20 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
 
 -- one row per list (segments..., query): rf__rows counted, rf__sum their values, value (NaN without a counted row;
 -- Novelty's list_denominator 'k' divides the sum by k)
-CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok, base := NULL) AS TABLE
     SELECT l.*,
            CASE WHEN l.rf__rows = 0 THEN CAST('NaN' AS DOUBLE)
                 WHEN metric = 'novelty' AND struct_extract(o, 'list_denominator') = 'k' THEN l.rf__sum / struct_extract(o, 'k')
                 ELSE l.rf__sum / l.rf__rows END AS value
     FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query')),
                  count(*) FILTER (WHERE r.rf__top AND r.rf__c) AS rf__rows,
-                 coalesce(sum(r.rf__v ORDER BY r.rf__v) FILTER (WHERE r.rf__top AND r.rf__c), 0.0) AS rf__sum
-          FROM rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok) AS r
+                 coalesce(rf__xsum(CASE WHEN r.rf__top AND r.rf__c THEN r.rf__v END), 0.0) AS rf__sum
+          FROM rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok, base := base) AS r
           GROUP BY ALL) AS l;
 
 -- the rows of a per-list metric: segments..., metric, value, n (aggregate 'per_list': the mean of the lists'
 -- values, NaN left out, n = the lists averaged; 'rows': one mean over every counted row, n = the segment's lists)
-CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, metric, label, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, metric, label, o, ok, base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                label || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
@@ -250,7 +261,7 @@ CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, me
                                   CAST('NaN' AS DOUBLE)) END AS value,
                CASE WHEN struct_extract(o, 'aggregate') = 'rows' THEN count(*)
                     ELSE count(*) FILTER (WHERE NOT isnan(l.value)) END AS n
-        FROM rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok) AS l
+        FROM rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok, base := base) AS l
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;
 

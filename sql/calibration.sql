@@ -50,7 +50,7 @@ CREATE OR REPLACE MACRO rf__rel_entr(x, y) AS
          ELSE x * ln(CASE WHEN x > 0 THEN x END / CASE WHEN y > 0 THEN y END) END;
 
 -- one row per list (segments..., rf__all, query): value (NaN without a known history or a known top-k item)
-CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__citems AS (  -- each item's total value (a negative value is refused: calibration.py check_shares)
         SELECT f.item AS rf__item,
                CASE WHEN min(f.rf__x) < 0
@@ -66,18 +66,18 @@ CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, or
         WHERE t.rf__w > 0),
     rf__chtot AS (SELECT h.query AS rf__user, sum(h.rf__w ORDER BY h.rf__w) AS rf__t FROM rf__chrows AS h GROUP BY h.query),
     rf__chist AS (
-        SELECT h.query AS rf__user, s.rf__dim, sum(h.rf__w * s.rf__s ORDER BY h.rf__w * s.rf__s) AS rf__m
+        SELECT h.query AS rf__user, s.rf__dim, rf__xsum(h.rf__w * s.rf__s) AS rf__m
         FROM rf__chrows AS h JOIN rf__cshares AS s ON h.item = s.rf__item GROUP BY h.query, s.rf__dim),
     rf__crows AS (
         SELECT b.*,
                CASE struct_extract(o, 'rank_weight') WHEN 'reciprocal' THEN 1.0 / b.rf__pos
                     WHEN 'log' THEN ln(2.0) / ln(b.rf__pos + 1.0) ELSE 1.0 END AS rf__v
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b),
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b),
     rf__clrows AS (SELECT r.rf__sk, r.query, r.item, r.rf__v FROM rf__crows AS r JOIN rf__cknown AS k ON r.item = k.rf__item
               WHERE r.rf__top),
-    rf__cltot AS (SELECT l.rf__sk, l.query, sum(l.rf__v ORDER BY l.rf__v) AS rf__t FROM rf__clrows AS l GROUP BY l.rf__sk, l.query),
+    rf__cltot AS (SELECT l.rf__sk, l.query, rf__xsum(l.rf__v) AS rf__t FROM rf__clrows AS l GROUP BY l.rf__sk, l.query),
     rf__clcells AS (
-        SELECT l.rf__sk, l.query, s.rf__dim, sum(l.rf__v * s.rf__s ORDER BY l.rf__v * s.rf__s) AS rf__m
+        SELECT l.rf__sk, l.query, s.rf__dim, rf__xsum(l.rf__v * s.rf__s) AS rf__m
         FROM rf__clrows AS l JOIN rf__cshares AS s ON l.item = s.rf__item GROUP BY l.rf__sk, l.query, s.rf__dim),
     rf__clists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
@@ -110,7 +110,7 @@ CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, or
                     END AS rf__term
         FROM rf__cpairs AS p),
     rf__cper_list AS (
-        SELECT t.rf__sk, t.query, sum(t.rf__term ORDER BY t.rf__term) AS rf__sum FROM rf__cterms AS t
+        SELECT t.rf__sk, t.query, rf__xsum(t.rf__term) AS rf__sum FROM rf__cterms AS t
         GROUP BY t.rf__sk, t.query)
     SELECT l.* EXCLUDE (rf__sk),
            CASE WHEN ht.rf__t IS NULL OR lt.rf__t IS NULL THEN CAST('NaN' AS DOUBLE)

@@ -19,7 +19,7 @@ CREATE OR REPLACE MACRO rf__coverage_options(k, "like", universe, output, outsid
     rf__coverage_needs(rf__coverage_opts(k, "like", universe, output, outside, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
-CREATE OR REPLACE MACRO rf__coverage(tbl, train, catalog, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__coverage(tbl, train, catalog, segments, order_by, o, ok, base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
                'Coverage' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
@@ -29,7 +29,7 @@ CREATE OR REPLACE MACRO rf__coverage(tbl, train, catalog, segments, order_by, o,
                           ELSE greatest((SELECT count(*) FROM rf__beyond_universe(tbl, train, catalog, struct_extract(o, 'universe'))), 1)
                           END AS value,
                count(DISTINCT b.query) AS n
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
         LEFT JOIN rf__beyond_universe(tbl, train, catalog, struct_extract(o, 'universe')) AS u ON b.item = u.rf__item
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;

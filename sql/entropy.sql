@@ -20,14 +20,15 @@ CREATE OR REPLACE MACRO rf__entropy_options(k, "like", log_base, normalize, weig
     rf__entropy_needs(rf__entropy_opts(k, "like", log_base, normalize, weigh, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
-CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__entropy(tbl, train, catalog, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__pairs AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'rf__sk', 'item')),
                count(*) FILTER (WHERE b.rf__top) AS rf__c, count(*) FILTER (WHERE b.rf__first) AS rf__q,
                -- weigh 'lists' (Elliot): each top-k row 1 / |its list|
                sum(1.0 / b.rf__len ORDER BY b.rf__len) FILTER (WHERE b.rf__top) AS rf__w
-        FROM (SELECT a.*, count(*) FILTER (WHERE a.rf__top) OVER (PARTITION BY a.rf__sk, a.query) AS rf__len
-              FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS a) AS b
+        -- (count(CASE ...) OVER: a count(*) FILTER (...) OVER is computed row by row over the partition)
+        FROM (SELECT a.*, count(CASE WHEN a.rf__top THEN 1 END) OVER (PARTITION BY a.rf__sk, a.query) AS rf__len
+              FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS a) AS b
         GROUP BY ALL
     )
     SELECT * EXCLUDE (rf__all) FROM (
@@ -48,7 +49,7 @@ CREATE OR REPLACE MACRO rf__entropy(tbl, segments, order_by, o, ok) AS TABLE
 
 CREATE OR REPLACE MACRO rf_entropy(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                    log_base := NULL, normalize := NULL, weigh := NULL) AS TABLE
-    SELECT * FROM rf__entropy(tbl, segments, order_by,
+    SELECT * FROM rf__entropy(tbl, NULL, NULL, segments, order_by,
                               (SELECT rf__entropy_options(k, "like", log_base, normalize, weigh, false, false, 'rf_entropy')),
                               (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,
                                   rf__entropy_options(k, "like", log_base, normalize, weigh, false, false, 'rf_entropy'),

@@ -21,23 +21,25 @@ CREATE OR REPLACE MACRO rf__gini_options(k, "like", universe, denominator, compl
     rf__gini_needs(rf__gini_opts(k, "like", universe, denominator, complement, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
-CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__pairs AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'rf__sk', 'item')),
                count(*) FILTER (WHERE b.rf__top) AS rf__c, count(*) FILTER (WHERE b.rf__first) AS rf__q,
                bool_or(u.rf__item IS NOT NULL) AS rf__in
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
         LEFT JOIN rf__beyond_universe(tbl, train, catalog, struct_extract(o, 'universe')) AS u ON b.item = u.rf__item
         GROUP BY ALL
     ), rf__ranked AS (
         SELECT p.*,
                -- m = the items recommended in the segment, j = the rank of c among them (ascending; ties give the
                -- same sum in any order), n = the universe's items plus those recommended outside it
-               count(*) FILTER (WHERE p.rf__c > 0) OVER (PARTITION BY p.rf__sk) AS rf__m,
+               -- (count(CASE ...) OVER, not count(*) FILTER (...) OVER: DuckDB computes a filtered window count
+               -- row by row over the partition, 1.25 s on 20k items)
+               count(CASE WHEN p.rf__c > 0 THEN 1 END) OVER (PARTITION BY p.rf__sk) AS rf__m,
                row_number() OVER (PARTITION BY p.rf__sk, p.rf__c > 0 ORDER BY p.rf__c) AS rf__j,
-               CASE WHEN struct_extract(o, 'universe') = 'recommended' THEN count(*) FILTER (WHERE p.rf__c > 0) OVER (PARTITION BY p.rf__sk)
+               CASE WHEN struct_extract(o, 'universe') = 'recommended' THEN count(CASE WHEN p.rf__c > 0 THEN 1 END) OVER (PARTITION BY p.rf__sk)
                     ELSE (SELECT count(*) FROM rf__beyond_universe(tbl, train, catalog, struct_extract(o, 'universe')))
-                         + count(*) FILTER (WHERE p.rf__c > 0 AND NOT p.rf__in) OVER (PARTITION BY p.rf__sk) END
+                         + count(CASE WHEN p.rf__c > 0 AND NOT p.rf__in THEN 1 END) OVER (PARTITION BY p.rf__sk) END
                    AS rf__n
         FROM rf__pairs AS p
     )

@@ -51,10 +51,10 @@ CREATE OR REPLACE MACRO rf__ild_rules(o) AS list_transform([o], lambda x:
 
 -- one row per list (segments..., rf__all, query): rf__n counted items, value (NaN without a pair; 0 for one item
 -- with single_item 'zero')
-CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__rows AS (
         SELECT b.*, kn.rf__item IS NOT NULL AS rf__known
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
         LEFT JOIN rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity')) AS kn
                ON b.item = kn.rf__item),
     rf__counted AS (
@@ -63,15 +63,15 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
     rf__cells AS (  -- (list, dimension[, value]): the unit vectors' sums, or the hamming counts
         SELECT c.rf__sk, c.query, v.rf__dim,
                CASE WHEN struct_extract(o, 'similarity') = 'hamming' THEN v.rf__u END AS rf__val,
-               sum(v.rf__u ORDER BY v.rf__u) AS rf__s, count(*) AS rf__c,
-               sum(v.rf__u * v.rf__u ORDER BY v.rf__u * v.rf__u) AS rf__self
+               rf__xsum(v.rf__u) AS rf__s, count(*) AS rf__c,
+               rf__xsum(v.rf__u * v.rf__u) AS rf__self
         FROM rf__counted AS c JOIN rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity')) AS v
              ON c.item = v.rf__item
         WHERE struct_extract(o, 'similarity') <> 'hamming' OR v.rf__u <> 0
         GROUP BY c.rf__sk, c.query, v.rf__dim, rf__val),
     rf__dims AS (
         SELECT d.rf__sk, d.query, d.rf__dim,
-               sum(d.rf__s ORDER BY d.rf__s) AS rf__s, sum(d.rf__self ORDER BY d.rf__self) AS rf__self,
+               rf__xsum(d.rf__s) AS rf__s, rf__xsum(d.rf__self) AS rf__self,
                CAST(sum(d.rf__c ORDER BY d.rf__c) AS DOUBLE) AS rf__nz,
                sum(d.rf__c * (d.rf__c - 1) / 2.0 ORDER BY d.rf__c) AS rf__same
         FROM rf__cells AS d GROUP BY d.rf__sk, d.query, d.rf__dim),

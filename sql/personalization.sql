@@ -18,17 +18,21 @@ CREATE OR REPLACE MACRO rf__personalization_options(k, "like", output, norm, tra
     rf__personalization_needs(rf__personalization_opts(k, "like", output, norm, owner), train_given, catalog_given, owner);
 -- rf:generated-end
 
-CREATE OR REPLACE MACRO rf__personalization(tbl, segments, order_by, o, ok) AS TABLE
+CREATE OR REPLACE MACRO rf__personalization(tbl, train, catalog, segments, order_by, o, ok, base := NULL) AS TABLE
     WITH rf__rows AS (
-        SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok)
-    ), rf__sets AS (  -- each (list, item) of a top k once, with w = 1 / sqrt(the list's number of items)
-        SELECT d.rf__sk, d.query, d.item, 1.0 / sqrt(count(*) OVER (PARTITION BY d.rf__sk, d.query)) AS rf__w
+        SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base)
+    ), rf__sets AS (  -- each (list, item) of a top k once, with n = the list's number of items (w = 1 / sqrt(n))
+        SELECT d.rf__sk, d.query, d.item, count(*) OVER (PARTITION BY d.rf__sk, d.query) AS rf__len
         FROM (SELECT DISTINCT r.rf__sk, r.query, r.item FROM rf__rows AS r WHERE r.rf__top) AS d
     ), rf__items AS (
-        SELECT s.rf__sk, sum(s.rf__w ORDER BY s.rf__w) AS rf__s, sum(s.rf__w * s.rf__w ORDER BY s.rf__w) AS rf__q,
-               CAST(count(*) AS DOUBLE) AS rf__c
-        FROM rf__sets AS s
-        GROUP BY s.rf__sk, s.item
+        -- the lists of each item counted by their length first (an integer count, in any order), then the few
+        -- lengths summed in order: the ordered sum over every (list, item) row sorted each item's rows (1.1 s of
+        -- 2.6 on 200k rows)
+        SELECT d.rf__sk, sum(d.rf__n / sqrt(d.rf__len) ORDER BY d.rf__len) AS rf__s,
+               sum(d.rf__n / d.rf__len ORDER BY d.rf__len) AS rf__q, CAST(sum(d.rf__n) AS DOUBLE) AS rf__c
+        FROM (SELECT s.rf__sk, s.item, s.rf__len, count(*) AS rf__n FROM rf__sets AS s
+              GROUP BY s.rf__sk, s.item, s.rf__len) AS d
+        GROUP BY d.rf__sk, d.item
     ), rf__segments AS (
         -- norm 'k' (Evidently): (sum_i c_i² - n k) / k in place of the cosines' sum (n subtracted below)
         SELECT i.rf__sk, CASE WHEN struct_extract(o, 'norm') = 'k'
@@ -63,7 +67,7 @@ CREATE OR REPLACE MACRO rf__personalization_rules(o) AS list_transform([o], lamb
 
 CREATE OR REPLACE MACRO rf_personalization(tbl, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                            output := NULL, norm := NULL) AS TABLE
-    SELECT * FROM rf__personalization(tbl, segments, order_by,
+    SELECT * FROM rf__personalization(tbl, NULL, NULL, segments, order_by,
                                       (SELECT rf__personalization_rules(rf__personalization_options(k, "like", output, norm,
                                           false, false, 'rf_personalization'))),
                                       (SELECT rf__ok FROM rf__beyond_ok(tbl, NULL, NULL, NULL, false, segments, order_by,

@@ -51,7 +51,7 @@ CREATE OR REPLACE MACRO rf__serendipity_rules(o) AS o;
 
 -- one row per list (segments..., rf__all, query): rf__n counted top-k rows, value (NaN without a counted row,
 -- without a history for the similarity forms, or without a relevant item for no_relevant_item 'skip')
-CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, order_by, o, ok, catalog := NULL) AS TABLE
+CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, order_by, o, ok, catalog := NULL, base := NULL) AS TABLE
     WITH rf__s_grades AS (  -- the grade of every row (a NULL or NaN grade is unjudged: 0)
         SELECT row(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all')) AS rf__sk,
                g.query, g.item,
@@ -66,7 +66,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
                CASE WHEN struct_extract(o, 'relevance') = 'binary'
                     THEN CASE WHEN coalesce(gr.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
                     ELSE coalesce(gr.rf__g, 0.0) END AS rf__r
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok) AS b
+        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
         LEFT JOIN rf__s_grades AS gr
                ON b.rf__sk IS NOT DISTINCT FROM gr.rf__sk AND b.query = gr.query AND b.item IS NOT DISTINCT FROM gr.item
         LEFT JOIN rf__s_known AS kn ON b.item = kn.rf__item),
@@ -81,12 +81,16 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
               AND struct_extract(o, 'form') <> 'popularity'),
     rf__s_sizes AS (SELECT h.query, CAST(count(*) AS DOUBLE) AS rf__hn FROM rf__s_history AS h GROUP BY h.query),
     rf__s_sums AS (  -- sum_{h in H} u_h, one row per (query, dimension)
-        SELECT h.query, v.rf__dim, sum(v.rf__u ORDER BY v.rf__u) AS rf__s
+        SELECT h.query, v.rf__dim, rf__xsum(v.rf__u) AS rf__s
         FROM rf__s_history AS h JOIN rf__s_vectors AS v ON h.item = v.rf__item GROUP BY h.query, v.rf__dim),
+    -- each counted row's vector, stored before the join with the sums: joined the other way round (every vector
+    -- with every query sharing one of its dimensions, as DuckDB's join order chose) it took 77 s on 200k rows
+    rf__s_cells AS MATERIALIZED (
+        SELECT c.rf__sk, c.query, c.item, v.rf__dim, v.rf__u
+        FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item),
     rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row
-        SELECT c.rf__sk, c.query, c.item, sum(v.rf__u * s.rf__s ORDER BY v.rf__u * s.rf__s) AS rf__dot
-        FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item
-        JOIN rf__s_sums AS s ON c.query = s.query AND v.rf__dim = s.rf__dim
+        SELECT c.rf__sk, c.query, c.item, rf__xsum(c.rf__u * s.rf__s) AS rf__dot
+        FROM rf__s_cells AS c JOIN rf__s_sums AS s ON c.query = s.query AND c.rf__dim = s.rf__dim
         GROUP BY c.rf__sk, c.query, c.item),
     rf__s_ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
         SELECT i.rf__item, CAST(dense_rank() OVER (ORDER BY i.rf__pop DESC) AS DOUBLE) AS rf__dr
@@ -111,7 +115,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
         LEFT JOIN rf__s_n_catalog AS n ON true),
     rf__s_per_list AS (
         SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n, count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel,
-               sum(t.rf__t ORDER BY t.rf__t) AS rf__sum
+               rf__xsum(t.rf__t) AS rf__sum
         FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query),
     rf__s_lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))

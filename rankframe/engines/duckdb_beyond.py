@@ -35,6 +35,22 @@ _NAMES = {
 }
 
 
+#: the ranked rows of the call's table (``rf__beyond_ranked``), stored once per engine call: every metric reads them
+BASE = "rf__beyond_prepared"
+
+
+def prepare_sql(segments: Sequence[str], order_by: str) -> str:
+    """The statement storing the ranked rows of the call's table once (``rf__beyond_ranked``: one window, one sort).
+
+    Every metric of the call then reads them (``base :=``) instead of ranking the table again; the table and the
+    options are checked in Python first, so the SQL's checks are not run again (``ok := true``).
+    """
+    segs = "[" + ", ".join(f"'{s}'" for s in segments) + "]"
+    return (
+        f"CREATE TEMP TABLE {BASE} AS SELECT * FROM rf__beyond_ranked('{_NAMES['recs']}', {segs}, '{order_by}', true)"
+    )
+
+
 def call_sql(
     m: Measure,
     segments: Sequence[str],
@@ -44,27 +60,31 @@ def call_sql(
     lists: bool,
     features: bool = False,
     bind: Callable[[str], str] | None = None,
+    base: str | None = None,
 ) -> str:
-    """The SQL of one measure: its public table macro, or (``lists``) its per-list values ``rf__beyond_lists``.
+    """The SQL of one measure: its public table macro, or its internal macro over checked inputs.
 
-    ``bind`` turns the options' expression into a constant (DuckDB copies a macro argument into every use: a
-    constant plans ten times faster than the options' checks repeated; on 2M rows ARP, APLT and Novelty went from
-    3-6 s to 0.5 s a call, ILD and Calibration from 5 s to 1 s).
+    ``lists``: its per-list values (``rf__beyond_lists`` or the metric's own ``lists_macro``), else (with ``base``)
+    its set-level rows (``rf__<name>``, as the public macro ``rf_<name>`` calls it). ``base``: the name of the
+    table of ranked rows prepared once per call (:func:`prepare_sql`); without it and ``lists`` false, the public
+    macro (which checks everything again). ``bind`` turns the options' expression into a constant (DuckDB copies a
+    macro argument into every use: a constant plans ten times faster than the options' checks repeated; on 2M rows
+    ARP, APLT and Novelty went from 3-6 s to 0.5 s a call, ILD and Calibration from 5 s to 1 s).
     """
     spec = m.spec
     if not isinstance(spec, BeyondSpec):
         raise TypeError(f"{m} is not a beyond-accuracy metric")
     name = spec.name
-    options = {p.name: m.kw[p.name] for p in m.spec.params if p.name != "like"}  # resolved: the preset is in them
     needed = spec.needed(m.kw)
-    tables = "".join(
-        f", {t} := '{_NAMES[t]}'"
-        for t, given in (("train", train), ("catalog", catalog), ("features", features))
-        if given and t in needed
-    )
-    args = ", ".join(f"{k} := {_literal(v)}" for k, v in options.items())
     segs = "[" + ", ".join(f"'{s}'" for s in segments) + "]"
-    if not lists:
+    if not lists and base is None:
+        options = {p.name: m.kw[p.name] for p in m.spec.params if p.name != "like"}  # resolved: preset in them
+        tables = "".join(
+            f", {t} := '{_NAMES[t]}'"
+            for t, given in (("train", train), ("catalog", catalog), ("features", features))
+            if given and t in needed
+        )
+        args = ", ".join(f"{k} := {_literal(v)}" for k, v in options.items())
         return (
             f"SELECT * FROM rf_{name}('{_NAMES['recs']}'{tables}, segments := {segs}, order_by := '{order_by}', {args})"
         )
@@ -75,16 +95,28 @@ def call_sql(
     opts = opts if bind is None else bind(opts)
     train_arg = f"'{_NAMES['train']}'" if train else "NULL"
     keys = "".join(f"{s}, " for s in segments)
+    on_base = "" if base is None else f", base := '{base}'"
+    if not lists and spec.level == "list":  # aggregate='rows': one mean over the rows, as rf_<name> computes it
+        return (
+            f"SELECT * FROM rf__beyond_list_means('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', '{name}', "
+            f"'{spec.canonical}', {opts}, true{on_base})"
+        )
+    if not lists:
+        catalog_arg = f"'{_NAMES['catalog']}'" if catalog and "catalog" in needed else "NULL"
+        return (
+            f"SELECT * FROM rf__{name}('{_NAMES['recs']}', {train_arg}, {catalog_arg}, {segs}, '{order_by}', {opts}, "
+            f"true{on_base})"
+        )
     if spec.lists_macro != "rf__beyond_lists":
         features_arg = f"'{_NAMES['features']}'" if features else "NULL"
         catalog_arg = f", catalog := '{_NAMES['catalog']}'" if catalog and "catalog" in needed else ""
         return (
             f"SELECT {keys}query, value FROM {spec.lists_macro}('{_NAMES['recs']}', {train_arg}, {features_arg}, "
-            f"{segs}, '{order_by}', {opts}, true{catalog_arg})"
+            f"{segs}, '{order_by}', {opts}, true{catalog_arg}{on_base})"
         )
     return (
         f"SELECT {keys}query, value FROM rf__beyond_lists('{_NAMES['recs']}', {train_arg}, {segs}, '{order_by}', "
-        f"'{name}', {opts}, true)"
+        f"'{name}', {opts}, true{on_base})"
     )
 
 
@@ -168,6 +200,7 @@ def evaluate(
         if catalog_ids is not None:
             con.register(_NAMES["catalog"], pd.DataFrame({"item": catalog_ids.to_numpy()}))
         n_units = np.bincount(seg_of_unit, minlength=len(seg_keys)).astype(np.int64)
+        con.execute(prepare_sql(segments, order_by))  # the ranked rows once: every metric below reads them
         for m in measures:
             set_level = beyond_engine.is_set_level(m)
             sql = call_sql(
@@ -179,6 +212,7 @@ def evaluate(
                 not set_level,
                 features=feature_frame is not None,
                 bind=lambda o: _constant(con, o),  # the options once, as a constant (DuckDB plans it faster)
+                base=BASE,
             )
             res = con.execute(sql).df()  # not sql(): a relation would bind the query twice
             if set_level:
