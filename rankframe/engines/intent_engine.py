@@ -8,8 +8,9 @@ query-set policies of :func:`rankframe.engines.numpy_engine.apply_policies`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..columns import Columns
@@ -22,9 +23,73 @@ from ..prepare import prepare
 from ..registry import INTENT_KERNELS
 from .numpy_engine import apply_policies
 
+#: the rows (run rows + subtopic judgments) of one block of whole queries: a call whose tables have more is evaluated
+#: block by block (:func:`query_blocks`), so its peak memory is bounded by a block's, not the table's (docs/speed.md)
+BLOCK_ROWS = 2_000_000
+
 #: the two rules of a subtopic qrels (every face's words: the pandas reading below, ``rankframe.spark.intent``)
 NULL_SUBTOPIC = "a subtopic id on every row of a subtopic qrels (null found)"
 REPEATED_SUBTOPIC = "one judgment per (query, subtopic, item) (repeated rows found)"
+
+
+def blockable(df: pd.DataFrame, qrels: pd.DataFrame, measures: Sequence[Measure], by: Sequence[str]) -> bool:
+    """Whether a call is evaluated in blocks of whole queries: more than :data:`BLOCK_ROWS` rows, intent-aware measures
+    read from a subtopic qrels, no ``by`` and no beyond-accuracy or recommender-form measure.
+
+    Every value of these measures is a function of one query's rows and judgments alone, so a block of whole
+    queries gives each query the value the whole table gives. ``by`` (segments, systems) is left whole: the join
+    adds the judged queries a system did not retrieve from the systems of the whole run.
+    """
+    from . import beyond_engine
+
+    rest, asked = split(measures)
+    return (
+        not by
+        and len(df) + len(qrels) > BLOCK_ROWS
+        and bool(from_qrels(asked))
+        and not any(from_history(m) for m in asked)
+        and not beyond_engine.split(rest)[1]
+    )
+
+
+def query_blocks(
+    df: pd.DataFrame, qrels: pd.DataFrame, query: str, qrels_query: str, rows: int | None = None
+) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+    """(run rows, judgments) of blocks of whole queries of about ``rows`` rows (:data:`BLOCK_ROWS`) each.
+
+    The queries are numbered in the order the run first names them (then the judged queries it never names); a
+    block is a run of consecutive numbers, so a table sorted or grouped by query is cut into slices (no copy) and
+    any other order is gathered by one stable sort of the block numbers. A null query id is a query of its own
+    (the table rules then name it).
+    """
+    rows = BLOCK_ROWS if rows is None else rows
+    run_codes, uniques = pd.factorize(df[query], use_na_sentinel=False)
+    q_codes = pd.Index(uniques).get_indexer(qrels[qrels_query])
+    unseen = q_codes < 0
+    if unseen.any():
+        extra, _ = pd.factorize(qrels[qrels_query][unseen], use_na_sentinel=False)
+        q_codes[unseen] = len(uniques) + extra
+    n = int(max(run_codes.max(initial=-1), q_codes.max(initial=-1))) + 1
+    size = np.bincount(run_codes, minlength=n) + np.bincount(q_codes, minlength=n)
+    block_of_query = (np.cumsum(size) - size) // max(rows, 1)  # a query starts in the block of its first row
+    n_blocks = int(block_of_query[-1]) + 1 if n else 0
+    cuts = []
+    for codes in (run_codes, q_codes):
+        block = block_of_query[codes]
+        if len(block) and not (np.diff(block) >= 0).all():
+            order = np.argsort(block, kind="stable")
+            cuts.append((order, np.searchsorted(block[order], np.arange(n_blocks + 1))))
+        else:
+            cuts.append((None, np.searchsorted(block, np.arange(n_blocks + 1))))
+    del run_codes, q_codes
+    for b in range(n_blocks):
+        if cuts[0][1][b] == cuts[0][1][b + 1] and cuts[1][1][b] == cuts[1][1][b + 1]:
+            continue  # no query starts in this block (the one before holds a query of more rows than a block)
+        parts = []
+        for frame, (order, at) in zip((df, qrels), cuts):
+            lo, hi = int(at[b]), int(at[b + 1])
+            parts.append(frame.iloc[lo:hi] if order is None else frame.take(order[lo:hi]))
+        yield parts[0], parts[1]
 
 
 def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
