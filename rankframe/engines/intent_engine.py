@@ -33,12 +33,13 @@ REPEATED_SUBTOPIC = "one judgment per (query, subtopic, item) (repeated rows fou
 
 
 def blockable(df: pd.DataFrame, qrels: pd.DataFrame, measures: Sequence[Measure], by: Sequence[str]) -> bool:
-    """Whether a call is evaluated in blocks of whole queries: more than :data:`BLOCK_ROWS` rows, intent-aware measures
-    read from a subtopic qrels, no ``by`` and no beyond-accuracy or recommender-form measure.
+    """Whether a call is evaluated in blocks of whole queries (:func:`query_blocks`).
 
-    Every value of these measures is a function of one query's rows and judgments alone, so a block of whole
-    queries gives each query the value the whole table gives. ``by`` (segments, systems) is left whole: the join
-    adds the judged queries a system did not retrieve from the systems of the whole run.
+    It is when its tables have more than :data:`BLOCK_ROWS` rows, it asks intent-aware measures read from a subtopic
+    qrels, no ``by`` and no beyond-accuracy or recommender-form measure. Every value of these measures is a
+    function of one query's rows and judgments alone, so a block of whole queries gives each query the value the
+    whole table gives. ``by`` (segments, systems) is left whole: the join adds the judged queries a system did not
+    retrieve from the systems of the whole run.
     """
     from . import beyond_engine
 
