@@ -105,13 +105,13 @@ def child(folder: Path, tool: str) -> dict:
     if tool == "pyndeval":
         import pyndeval
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         evaluator = pyndeval.RelevanceEvaluator(
             list(zip(qrels["query"], qrels["subtopic"], qrels["item"], qrels["relevance"].tolist())),
             list(asked.values()),
         )
         result = evaluator.evaluate(zip(run["query"], run["item"], run["score"].tolist()))
-        seconds, peak = time.perf_counter() - start, peak_rss_mb()
+        seconds, cpu, peak = time.perf_counter() - start, time.process_time() - cpu, peak_rss_mb()
         values = pd.DataFrame.from_dict(result, orient="index").rename(columns={v: k for k, v in asked.items()})
     else:
         sys.path.insert(0, str(ROOT))
@@ -119,12 +119,12 @@ def child(folder: Path, tool: str) -> dict:
 
         names = ["alpha_nDCG@10"] if tool == "rankframe-andcg10" else list(asked)
         engine = "duckdb" if tool == "rankframe-duckdb" else "pandas"
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         out = rankframe.evaluate(run, names, qrels=qrels, per_query=True, no_relevant="nan", engine=engine)
-        seconds, peak = time.perf_counter() - start, peak_rss_mb()
+        seconds, cpu, peak = time.perf_counter() - start, time.process_time() - cpu, peak_rss_mb()
         values = out.pivot(index="query", columns="metric", values="value")
     values.sort_index().to_parquet(folder / f"values-{tool}.parquet")
-    return {"seconds": seconds, "peak_rss_mb": peak, "queries": len(values)}
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "queries": len(values)}
 
 
 def uptime() -> str:
@@ -172,7 +172,7 @@ def main() -> None:
                     continue
                 r = json.loads(proc.stdout.strip().splitlines()[-1])
                 print(
-                    f"  {tool:18s} {r['seconds']:8.2f} s  peak RSS {r['peak_rss_mb']:7,.0f} MB  "
+                    f"  {tool:18s} {r['seconds']:8.2f} s ({r['cpu_seconds']:.0f} CPU-s)  peak RSS {r['peak_rss_mb']:7,.0f} MB  "
                     f"{r['queries']:,} queries  ({uptime().split('load average: ')[-1]})",
                     flush=True,
                 )

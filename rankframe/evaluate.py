@@ -320,7 +320,12 @@ def _evaluate(
                 )
                 for run_block, qrels_block in intent_engine.query_blocks(df, qrels, columns.query, judged.query)
             ]
-            return _aggregate(pd.concat(blocks, ignore_index=True), every, by, columns, per_query, ci, agg)
+            ordered = intent_engine.in_order(blocks, columns.query)  # each block is ordered by (query, metric)
+            values = pd.concat(blocks, ignore_index=True)
+            del blocks
+            if per_query and ordered:  # the blocks in query order: their rows are the ordered per-query rows
+                return values
+            return _aggregate(values, every, by, columns, per_query, ci, agg)
         # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
         qrels, subtopics = intent_engine.split_qrels(qrels, judged, diversity)
         if subtopics is not None:  # the kernels read the run's names
