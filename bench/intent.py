@@ -7,7 +7,8 @@ The data (seeded, generated here): ``--queries`` queries, each with a run of 100
 ``d199``, distinct random scores) and 5 subtopics, each subtopic judging 20 random items of the 200 with a grade
 0-2 (so about 100 subtopic judgments per query, ~60% of them relevant at rel=1). Both tables go to Parquet; each
 measurement runs in a fresh child process, whose peak RSS (VmHWM, reading the Parquet files included, read when the
-tool returns: the bench's own reshaping of the values after it is not counted) is printed beside its time (the time
+tool returns: the bench's own reshaping of the values after it is not counted; "read" is the peak after reading the
+two tables, before the tool starts) is printed beside its time (the time
 excludes reading the Parquet files; pyndeval's time includes turning the frames into its tuples):
 
 - ``rankframe``: ``rankframe.evaluate(per_query=True, no_relevant="nan")`` of the nine measures with
@@ -101,6 +102,7 @@ def peak_rss_mb() -> float:
 def child(folder: Path, tool: str) -> dict:
     run = pd.read_parquet(folder / "run.parquet")
     qrels = pd.read_parquet(folder / "qrels.parquet")
+    read = peak_rss_mb()  # the input tables (and the interpreter): what every tool holds before it starts
     asked = measures()
     if tool == "pyndeval":
         import pyndeval
@@ -124,7 +126,7 @@ def child(folder: Path, tool: str) -> dict:
         seconds, cpu, peak = time.perf_counter() - start, time.process_time() - cpu, peak_rss_mb()
         values = out.pivot(index="query", columns="metric", values="value")
     values.sort_index().to_parquet(folder / f"values-{tool}.parquet")
-    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "queries": len(values)}
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "read_rss_mb": read, "queries": len(values)}
 
 
 def uptime() -> str:
@@ -172,7 +174,7 @@ def main() -> None:
                     continue
                 r = json.loads(proc.stdout.strip().splitlines()[-1])
                 print(
-                    f"  {tool:18s} {r['seconds']:8.2f} s ({r['cpu_seconds']:.0f} CPU-s)  peak RSS {r['peak_rss_mb']:7,.0f} MB  "
+                    f"  {tool:18s} {r['seconds']:8.2f} s ({r['cpu_seconds']:.0f} CPU-s)  peak RSS {r['peak_rss_mb']:7,.0f} MB (read {r['read_rss_mb']:,.0f})  "
                     f"{r['queries']:,} queries  ({uptime().split('load average: ')[-1]})",
                     flush=True,
                 )

@@ -78,23 +78,23 @@ def query_blocks(
         number[uniques.argsort()] = number.copy()
     except TypeError:  # ids of kinds that do not compare: the order met
         pass
-    run_codes, q_codes = number[codes], number[q_codes]
-    del codes, unseen
+    run_numbers, q_numbers = number[codes], number[q_codes]
+    del codes, q_codes, unseen
     n = len(uniques)
-    size = np.bincount(run_codes, minlength=n) + np.bincount(q_codes, minlength=n)
+    size = np.bincount(run_numbers, minlength=n) + np.bincount(q_numbers, minlength=n)
     # a query starts in the block of its first row
     block_of_query = ((np.cumsum(size) - size) // max(rows, 1)).astype(np.int32)
     n_blocks = int(block_of_query[-1]) + 1 if n else 0
-    cuts = []
-    for codes in (run_codes, q_codes):
-        block = block_of_query[codes]
+    cuts: list[tuple[np.ndarray | None, np.ndarray]] = []  # (gathering order or None: slices, block starts)
+    for numbers in (run_numbers, q_numbers):
+        block = block_of_query[numbers]
         if not (block[1:] >= block[:-1]).all():
             order = np.argsort(block, kind="stable")
             cuts.append((order, np.searchsorted(block[order], np.arange(n_blocks + 1))))
         else:
             cuts.append((None, np.searchsorted(block, np.arange(n_blocks + 1))))
         del block
-    del run_codes, q_codes, codes
+    del run_numbers, q_numbers, numbers
     for b in range(n_blocks):
         if cuts[0][1][b] == cuts[0][1][b + 1] and cuts[1][1][b] == cuts[1][1][b + 1]:
             continue  # no query starts in this block (the one before holds a query of more rows than a block)
