@@ -99,9 +99,9 @@ def query_blocks(
         if cuts[0][1][b] == cuts[0][1][b + 1] and cuts[1][1][b] == cuts[1][1][b + 1]:
             continue  # no query starts in this block (the one before holds a query of more rows than a block)
         parts = []
-        for frame, (order, at) in zip((df, qrels), cuts):
+        for frame, (gather, at) in zip((df, qrels), cuts):
             lo, hi = int(at[b]), int(at[b + 1])
-            parts.append(frame.iloc[lo:hi] if order is None else frame.take(order[lo:hi]))
+            parts.append(frame.iloc[lo:hi] if gather is None else frame.take(gather[lo:hi]))
         yield parts[0], parts[1]
 
 
