@@ -172,6 +172,12 @@ def test_seeded_like_ndeval_in_blocks_of_queries(engine, monkeypatch):
     monkeypatch.setattr(intent_engine, "query_blocks", lambda *a, **k: made.extend(blocks(*a, **k)) or iter(made))
     assert assert_like_ndeval(run, qrels, engine=engine) > 500
     assert len(made) > 5 and sum(len(r) for r, _ in made) == len(run) and sum(len(j) for _, j in made) == len(qrels)
+    # per-query rows in the documented order (engines/aggregate.py, order_per_query): query, then metric as asked
+    made.clear()
+    rows = rankframe.evaluate(run, ["alpha_nDCG@5", "ERR_IA@5"], qrels=qrels, per_query=True, engine=engine)
+    assert len(made) > 5
+    queries = sorted(set(qrels["query"]))
+    assert list(zip(rows["query"], rows["metric"])) == [(q, m) for q in queries for m in ("alpha_nDCG@5", "ERR_IA@5")]
     # the mean over the judged queries of every block: ndeval's per-query values summed over the judged queries (a
     # judged query without a relevant subtopic is 0 in both, the default no_relevant="zero"; one the run never
     # names is 0 here, no_retrieved="zero", and absent from ndeval's output) / their number
