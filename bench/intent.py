@@ -1,19 +1,23 @@
 """Time the intent-aware measures: rankframe's pandas engine against pyndeval (ndeval's C code), one run.
 
-Usage:  python bench/intent.py --queries 100000 [--queries 10000 ...] [--tools rankframe,rankframe-andcg10,pyndeval]
+Usage:  python bench/intent.py --queries 100000 [--queries 10000 ...]
+        [--tools rankframe,rankframe-andcg10,rankframe-duckdb,pyndeval] [--keep-data FOLDER]
 
 The data (seeded, generated here): ``--queries`` queries, each with a run of 100 distinct items (``d000`` ..
 ``d199``, distinct random scores) and 5 subtopics, each subtopic judging 20 random items of the 200 with a grade
 0-2 (so about 100 subtopic judgments per query, ~60% of them relevant at rel=1). Both tables go to Parquet; each
-measurement runs in a fresh child process, whose peak RSS (VmHWM, reading included) is printed beside its time
-(the time excludes reading the Parquet files; pyndeval's time includes turning the frames into its tuples):
+measurement runs in a fresh child process, whose peak RSS (VmHWM, reading the Parquet files included, read when the
+tool returns: the bench's own reshaping of the values after it is not counted; "read" is the peak after reading the
+two tables, before the tool starts) is printed beside its time (the time
+excludes reading the Parquet files; pyndeval's time includes turning the frames into its tuples):
 
 - ``rankframe``: ``rankframe.evaluate(per_query=True, no_relevant="nan")`` of the nine measures with
   ``like='ndeval'`` (ERR_IA, nERR_IA, alpha_DCG, alpha_nDCG, P_IA, StRecall at @5, @10, @20; NRBP, nNRBP, AP_IA);
 - ``rankframe-andcg10``: ``alpha_nDCG@10`` alone (the default convention);
+- ``rankframe-duckdb``: the nine measures of ``rankframe`` with ``engine='duckdb'`` (``sql/intent.sql``'s kernel);
 - ``pyndeval``: ``pyndeval.RelevanceEvaluator(...).evaluate(...)`` of the same 21 values.
 
-The parent then checks that rankframe and pyndeval give the same per-query values to 1e-9. The issue's scale is
+The parent then checks that rankframe (each engine run) and pyndeval give the same per-query values to 1e-9. The issue's scale is
 1M queries (100M run rows, 100M judgments). Not a test; on a shared machine the numbers vary from run to run
 (``uptime``'s load is printed).
 """
@@ -98,29 +102,31 @@ def peak_rss_mb() -> float:
 def child(folder: Path, tool: str) -> dict:
     run = pd.read_parquet(folder / "run.parquet")
     qrels = pd.read_parquet(folder / "qrels.parquet")
+    read = peak_rss_mb()  # the input tables (and the interpreter): what every tool holds before it starts
     asked = measures()
     if tool == "pyndeval":
         import pyndeval
 
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         evaluator = pyndeval.RelevanceEvaluator(
             list(zip(qrels["query"], qrels["subtopic"], qrels["item"], qrels["relevance"].tolist())),
             list(asked.values()),
         )
         result = evaluator.evaluate(zip(run["query"], run["item"], run["score"].tolist()))
-        seconds = time.perf_counter() - start
+        seconds, cpu, peak = time.perf_counter() - start, time.process_time() - cpu, peak_rss_mb()
         values = pd.DataFrame.from_dict(result, orient="index").rename(columns={v: k for k, v in asked.items()})
     else:
         sys.path.insert(0, str(ROOT))
         import rankframe
 
         names = ["alpha_nDCG@10"] if tool == "rankframe-andcg10" else list(asked)
-        start = time.perf_counter()
-        out = rankframe.evaluate(run, names, qrels=qrels, per_query=True, no_relevant="nan")
-        seconds = time.perf_counter() - start
+        engine = "duckdb" if tool == "rankframe-duckdb" else "pandas"
+        start, cpu = time.perf_counter(), time.process_time()
+        out = rankframe.evaluate(run, names, qrels=qrels, per_query=True, no_relevant="nan", engine=engine)
+        seconds, cpu, peak = time.perf_counter() - start, time.process_time() - cpu, peak_rss_mb()
         values = out.pivot(index="query", columns="metric", values="value")
     values.sort_index().to_parquet(folder / f"values-{tool}.parquet")
-    return {"seconds": seconds, "peak_rss_mb": peak_rss_mb(), "queries": len(values)}
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak, "read_rss_mb": read, "queries": len(values)}
 
 
 def uptime() -> str:
@@ -130,22 +136,32 @@ def uptime() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, action="append", help="repeatable; default 10000")
-    parser.add_argument("--tools", default="rankframe,rankframe-andcg10,pyndeval")
+    parser.add_argument("--tools", default="rankframe,rankframe-andcg10,rankframe-duckdb,pyndeval")
+    parser.add_argument("--keep-data", help="a folder to write the data to (or reuse it from): one --queries only")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(Path(args.child[0]), args.child[1])))
         return
     print(f"cores {os.cpu_count()}; {uptime()}")
-    for n_queries in args.queries or [10_000]:
+    sizes = args.queries or [10_000]
+    if args.keep_data and len(sizes) > 1:
+        parser.error("--keep-data takes one --queries")
+    for n_queries in sizes:
         with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
+            folder = Path(args.keep_data or tmp)
+            folder.mkdir(parents=True, exist_ok=True)
             start = time.perf_counter()
-            run_rows, judgments = write_data(folder, n_queries)
-            print(
-                f"{n_queries:,} queries: {run_rows:,} run rows, {judgments:,} subtopic judgments "
-                f"(generated in {time.perf_counter() - start:.0f} s)"
-            )
+            if (folder / "run.parquet").exists() and (folder / "qrels.parquet").exists():
+                import pyarrow.parquet as pq
+
+                run_rows = pq.ParquetFile(folder / "run.parquet").metadata.num_rows
+                judgments = pq.ParquetFile(folder / "qrels.parquet").metadata.num_rows
+                how = f"reused from {folder}"
+            else:
+                run_rows, judgments = write_data(folder, n_queries)
+                how = f"generated in {time.perf_counter() - start:.0f} s"
+            print(f"{n_queries:,} queries: {run_rows:,} run rows, {judgments:,} subtopic judgments ({how})")
             for tool in args.tools.split(","):
                 proc = subprocess.run(
                     [sys.executable, __file__, "--child", str(folder), tool],
@@ -158,11 +174,15 @@ def main() -> None:
                     continue
                 r = json.loads(proc.stdout.strip().splitlines()[-1])
                 print(
-                    f"  {tool:18s} {r['seconds']:8.2f} s  peak RSS {r['peak_rss_mb']:7,.0f} MB  "
-                    f"{r['queries']:,} queries  ({uptime().split('load average: ')[-1]})"
+                    f"  {tool:18s} {r['seconds']:8.2f} s ({r['cpu_seconds']:.0f} CPU-s)  peak RSS {r['peak_rss_mb']:7,.0f} MB (read {r['read_rss_mb']:,.0f})  "
+                    f"{r['queries']:,} queries  ({uptime().split('load average: ')[-1]})",
+                    flush=True,
                 )
-            ours, theirs = folder / "values-rankframe.parquet", folder / "values-pyndeval.parquet"
-            if ours.exists() and theirs.exists():
+            theirs = folder / "values-pyndeval.parquet"
+            for tool in ("rankframe", "rankframe-duckdb"):
+                ours = folder / f"values-{tool}.parquet"
+                if not (ours.exists() and theirs.exists()):
+                    continue
                 a, b = pd.read_parquet(ours), pd.read_parquet(theirs)
                 b = b.loc[a.index, a.columns]
                 both_nan = a.isna().to_numpy() & (b.isna().to_numpy() | (b.to_numpy() == 0))
@@ -170,7 +190,7 @@ def main() -> None:
                 worst = float(np.nanmax(diff)) if diff.size else 0.0
                 same = worst <= 1e-9 and not np.isnan(diff).any() and len(a) == len(b)
                 print(
-                    f"  rankframe vs pyndeval: {a.size:,} values ({len(a):,} queries x {a.shape[1]} measures), "
+                    f"  {tool} vs pyndeval: {a.size:,} values ({len(a):,} queries x {a.shape[1]} measures), "
                     f"largest difference {worst:.2e}: {'same to 1e-9' if same else 'DIFFERENT'}"
                 )
 

@@ -262,8 +262,12 @@ def _evaluate(
     catalog: Any = None,
     features: Any = None,
     resampling: tuple[int, int | None] = (10_000, None),
+    whole: bool = False,
 ) -> pd.DataFrame:
-    """Everything after the argument checks (inside the call's progress setting)."""
+    """Everything after the argument checks (inside the call's progress setting).
+
+    ``whole``: evaluate the tables as they are, never in blocks of queries (a block's own call).
+    """
     asked = [str(m) for m in measures]
     every = list(measures)
     measures, diversity = intent_engine.split(measures)
@@ -295,6 +299,33 @@ def _evaluate(
     if qrels is not None:
         judged = judgment_columns(columns, qrels_columns)  # qrels_columns= over columns=, role by role
         qrels = inputs.to_pandas(qrels, owner="evaluate", name="qrels", columns=judged)
+        if not whole and intent_engine.blockable(df, qrels, every, by):  # bounded memory (docs/speed.md)
+            blocks = [
+                _evaluate(
+                    run_block,
+                    every,
+                    by,
+                    True,
+                    columns,
+                    qrels_block,
+                    qrels_columns,
+                    validate,
+                    engine,
+                    allow_duplicates,
+                    None,
+                    policies,
+                    agg,
+                    None,  # DuckDB's settings of a file input: the blocks are frames
+                    whole=True,
+                )
+                for run_block, qrels_block in intent_engine.query_blocks(df, qrels, columns.query, judged.query)
+            ]
+            ordered = intent_engine.in_order(blocks, columns.query)  # each block is ordered by (query, metric)
+            values = pd.concat(blocks, ignore_index=True)
+            del blocks
+            if per_query and ordered:  # the blocks in query order: their rows are the ordered per-query rows
+                return values
+            return _aggregate(values, every, by, columns, per_query, ci, agg)
         # a subtopic qrels: its judgments kept for the intent-aware measures, the largest grade per item joined
         qrels, subtopics = intent_engine.split_qrels(qrels, judged, diversity)
         if subtopics is not None:  # the kernels read the run's names

@@ -8,8 +8,9 @@ query-set policies of :func:`rankframe.engines.numpy_engine.apply_policies`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ..columns import Columns
@@ -23,9 +24,95 @@ from ..registry import INTENT_KERNELS
 from ..schema import not_numeric, numbers_as_float
 from .numpy_engine import apply_policies
 
+#: the rows (run rows + subtopic judgments) of one block of whole queries: a call whose tables have more is evaluated
+#: block by block (:func:`query_blocks`), so its peak memory is bounded by a block's, not the table's (docs/speed.md)
+BLOCK_ROWS = 2_000_000
+
 #: the two rules of a subtopic qrels (every face's words: the pandas reading below, ``rankframe.spark.intent``)
 NULL_SUBTOPIC = "a subtopic id on every row of a subtopic qrels (null found)"
 REPEATED_SUBTOPIC = "one judgment per (query, subtopic, item) (repeated rows found)"
+
+
+def blockable(df: pd.DataFrame, qrels: pd.DataFrame, measures: Sequence[Measure], by: Sequence[str]) -> bool:
+    """Whether a call is evaluated in blocks of whole queries (:func:`query_blocks`).
+
+    It is when its tables have more than :data:`BLOCK_ROWS` rows, it asks intent-aware measures read from a subtopic
+    qrels, no ``by`` and no beyond-accuracy or recommender-form measure. Every value of these measures is a
+    function of one query's rows and judgments alone, so a block of whole queries gives each query the value the
+    whole table gives. ``by`` (segments, systems) is left whole: the join adds the judged queries a system did not
+    retrieve from the systems of the whole run.
+    """
+    from . import beyond_engine
+
+    rest, asked = split(measures)
+    return (
+        not by
+        and len(df) + len(qrels) > BLOCK_ROWS
+        and bool(from_qrels(asked))
+        and not any(from_history(m) for m in asked)
+        and not beyond_engine.split(rest)[1]
+    )
+
+
+def query_blocks(
+    df: pd.DataFrame, qrels: pd.DataFrame, query: str, qrels_query: str, rows: int | None = None
+) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
+    """(run rows, judgments) of blocks of whole queries of about ``rows`` rows (:data:`BLOCK_ROWS`) each.
+
+    The queries are numbered in their sorted order (in the order met where their ids do not sort); a block is a run
+    of consecutive numbers, so a table sorted by query is cut into slices (no copy) and any other order is gathered
+    by one stable sort of the block numbers, and the blocks' per-query rows follow each other in query order. A null
+    query id is a query of its own (the table rules then name it). The codes are int32 (a million queries: 4 MB per
+    million rows).
+    """
+    rows = BLOCK_ROWS if rows is None else rows
+    codes, found = pd.factorize(df[query], use_na_sentinel=False)
+    uniques = pd.Index(found)
+    q_codes = uniques.get_indexer(qrels[qrels_query])
+    unseen = q_codes < 0
+    if unseen.any():  # judged queries the run never names
+        extra, extra_uniques = pd.factorize(qrels[qrels_query][unseen], use_na_sentinel=False)
+        q_codes[unseen] = len(uniques) + extra
+        uniques = uniques.append(pd.Index(extra_uniques))
+    number = np.arange(len(uniques), dtype=np.int32)
+    try:
+        number[uniques.argsort()] = number.copy()
+    except TypeError:  # ids of kinds that do not compare: the order met
+        pass
+    run_numbers, q_numbers = number[codes], number[q_codes]
+    del codes, q_codes, unseen
+    n = len(uniques)
+    size = np.bincount(run_numbers, minlength=n) + np.bincount(q_numbers, minlength=n)
+    # a query starts in the block of its first row
+    block_of_query = ((np.cumsum(size) - size) // max(rows, 1)).astype(np.int32)
+    n_blocks = int(block_of_query[-1]) + 1 if n else 0
+    cuts: list[tuple[np.ndarray | None, np.ndarray]] = []  # (gathering order or None: slices, block starts)
+    for numbers in (run_numbers, q_numbers):
+        block = block_of_query[numbers]
+        if not (block[1:] >= block[:-1]).all():
+            order = np.argsort(block, kind="stable")
+            cuts.append((order, np.searchsorted(block[order], np.arange(n_blocks + 1))))
+        else:
+            cuts.append((None, np.searchsorted(block, np.arange(n_blocks + 1))))
+        del block
+    del run_numbers, q_numbers, numbers
+    for b in range(n_blocks):
+        if cuts[0][1][b] == cuts[0][1][b + 1] and cuts[1][1][b] == cuts[1][1][b + 1]:
+            continue  # no query starts in this block (the one before holds a query of more rows than a block)
+        parts = []
+        for frame, (gather, at) in zip((df, qrels), cuts):
+            lo, hi = int(at[b]), int(at[b + 1])
+            parts.append(frame.iloc[lo:hi] if gather is None else frame.take(gather[lo:hi]))
+        yield parts[0], parts[1]
+
+
+def in_order(blocks: Sequence[pd.DataFrame], query: str) -> bool:
+    """Whether each block's last query sorts before the next block's first (blocks of per-query rows in order)."""
+    ids = [(b[query].iloc[0], b[query].iloc[-1]) for b in blocks if len(b)]
+    try:
+        return all(bool(last < first) for (_, last), (first, _) in zip(ids, ids[1:]))
+    except TypeError:  # ids that do not compare: the rows are sorted as any per-query rows
+        return False
 
 
 def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:

@@ -90,9 +90,11 @@ def labels(options: str) -> dict[str, str]:
     return out
 
 
-def assert_like_ndeval(run, qrels, options="like='ndeval'", alpha=0.5, beta=0.5, rel=1, tol=1e-9) -> int:
+def assert_like_ndeval(
+    run, qrels, options="like='ndeval'", alpha=0.5, beta=0.5, rel=1, tol=1e-9, engine="pandas"
+) -> int:
     asked = labels(options)
-    ours = rankframe.evaluate(run, list(asked), qrels=qrels, per_query=True, no_relevant="nan")
+    ours = rankframe.evaluate(run, list(asked), qrels=qrels, per_query=True, no_relevant="nan", engine=engine)
     theirs = ndeval(run, qrels, sorted(set(asked.values())), alpha=alpha, beta=beta, rel=rel)
     values = ours.pivot(index="query", columns="metric", values="value")
     compared = 0
@@ -147,6 +149,44 @@ def random_case(seed: int, n_queries: int = 12, ties: bool = True) -> tuple[pd.D
 def test_seeded_like_ndeval(seed):
     run, qrels = random_case(seed)
     assert assert_like_ndeval(run, qrels) > 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_seeded_like_ndeval_in_blocks_of_queries(engine, monkeypatch):
+    """A table of more than BLOCK_ROWS rows is evaluated in blocks of whole queries: still ndeval's values.
+
+    The run's rows shuffled (the blocks are gathered, not sliced), a judged query the run never names and a run
+    query without judgments among them; blocks of ~60 rows cut the 40 queries into several blocks.
+    """
+    from rankframe.engines import intent_engine
+
+    run, qrels = random_case(7, n_queries=40)
+    qrels = pd.concat(
+        [qrels, pd.DataFrame({"query": ["q_judged"], "subtopic": ["0"], "item": ["d01"], "relevance": [1]})]
+    )
+    run = run.sample(frac=1.0, random_state=3)
+    made = []
+    blocks = intent_engine.query_blocks
+    monkeypatch.setattr(intent_engine, "BLOCK_ROWS", 60)
+    monkeypatch.setattr(intent_engine, "query_blocks", lambda *a, **k: made.extend(blocks(*a, **k)) or iter(made))
+    assert assert_like_ndeval(run, qrels, engine=engine) > 500
+    assert len(made) > 5 and sum(len(r) for r, _ in made) == len(run) and sum(len(j) for _, j in made) == len(qrels)
+    # per-query rows in the documented order (engines/aggregate.py, order_per_query): query, then metric as asked
+    made.clear()
+    rows = rankframe.evaluate(run, ["alpha_nDCG@5", "ERR_IA@5"], qrels=qrels, per_query=True, engine=engine)
+    assert len(made) > 5
+    queries = sorted(set(qrels["query"]))
+    assert list(zip(rows["query"], rows["metric"])) == [(q, m) for q in queries for m in ("alpha_nDCG@5", "ERR_IA@5")]
+    # the mean over the judged queries of every block: ndeval's per-query values summed over the judged queries (a
+    # judged query without a relevant subtopic is 0 in both, the default no_relevant="zero"; one the run never
+    # names is 0 here, no_retrieved="zero", and absent from ndeval's output) / their number
+    asked = {k: v for k, v in labels("like='ndeval'").items() if "nNRBP" not in v}
+    theirs = pd.DataFrame(ndeval(run, qrels, sorted(set(asked.values())))).T
+    made.clear()
+    means = rankframe.evaluate(run, list(asked), qrels=qrels, engine=engine).set_index("metric")["value"]
+    for label, name in asked.items():
+        assert abs(means[label] - theirs[name].sum() / qrels["query"].nunique()) <= 1e-12, label
 
 
 @pytest.mark.parametrize(("alpha", "beta", "rel"), [(0.3, 0.8, 1), (0.9, 0.2, 2), (1.0, 0.5, 1)])
