@@ -35,6 +35,9 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=_SUPPRESS, print_blob=True)
 settings.register_profile("thorough", max_examples=2000, deadline=None, suppress_health_check=_SUPPRESS)
+# `quick`: the quick loop's (tests/tiers.py `quick_profile`: `-m "not slow"` outside CI): a sixth of the examples, new
+# ones every run; every hand case and every face's parity still runs, on fewer random tables
+settings.register_profile("quick", max_examples=10, deadline=None, suppress_health_check=_SUPPRESS, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,10 +67,13 @@ def engine(request) -> str:
 
 
 def hypothesis_examples(ci: int) -> int:
-    """A test's example count in the active profile: ``ci`` in ci and dev (dev draws new ones), 10x in thorough."""
+    """A test's example count in the active profile: ``ci`` in ci and dev (dev draws new ones), 10x in thorough,
+    a sixth (at least 1) in quick."""
     name = settings._current_profile  # noqa: SLF001
     if name == "thorough":
         return 10 * ci
+    if name == "quick":
+        return max(1, -(-ci // 6))
     return ci
 
 

@@ -44,8 +44,24 @@ def tier_of(item: pytest.Item) -> list[str]:
     return [name for name in TIERS if item.get_closest_marker(name) is not None]
 
 
+#: the quick loop's marker expression (CONTRIBUTING): outside CI it draws the ``quick`` hypothesis profile
+QUICK = "not slow"
+
+
+def quick_profile(config: pytest.Config) -> None:
+    """The quick loop (``-m "not slow"``, no HYPOTHESIS_PROFILE, not CI) draws the ``quick`` profile's examples."""
+    if os.environ.get("HYPOTHESIS_PROFILE") or os.environ.get("CI"):
+        return
+    if " ".join((config.getoption("markexpr", "") or "").split()) == QUICK:
+        from hypothesis import settings
+
+        settings.load_profile("quick")
+
+
 def configure(config: pytest.Config) -> None:
-    """Controller (or a run without xdist): register the markers, create the run's folder of marks."""
+    """Every process (the controller, xdist's workers, a run without xdist): the quick loop's profile (before any
+    test module is imported), the markers; the controller (or a run without xdist) creates the run's folder."""
+    quick_profile(config)
     for name, why in TIERS.items():
         config.addinivalue_line("markers", f"{name}: {why} (implies slow)")
     if os.environ.get("PYTEST_XDIST_WORKER") is None:

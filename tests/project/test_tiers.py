@@ -124,3 +124,38 @@ def test_the_markers_are_declared_once():
     for name in tiers.TIERS:
         assert f'"{name}:' not in text, f"the tier {name} is declared in tests/tiers.py only"
     assert set(tiers.GROUPED) <= set(tiers.TIERS)
+
+
+def test_the_quick_loop_draws_the_quick_profile(monkeypatch):
+    """`-m "not slow"` outside CI loads hypothesis' `quick` profile (10 examples: conftest); CI, another marker
+    expression (the DuckDB legs' `(not slow or scale) and ...`) or an explicit HYPOTHESIS_PROFILE keep theirs."""
+    import tiers
+    from hypothesis import settings
+
+    class Config:
+        def __init__(self, markexpr: str) -> None:
+            self.markexpr = markexpr
+
+        def getoption(self, name: str, default=None):
+            return self.markexpr if name == "markexpr" else default
+
+    before = settings._current_profile  # noqa: SLF001
+    try:
+        for env, markexpr, expected in (
+            ({}, "not slow", "quick"),
+            ({}, "  not   slow ", "quick"),
+            ({"CI": "true"}, "not slow", before),
+            ({"HYPOTHESIS_PROFILE": "dev"}, "not slow", before),
+            ({}, "(not slow or scale) and not spark", before),
+            ({}, "", before),
+        ):
+            settings.load_profile(before)
+            monkeypatch.delenv("CI", raising=False)
+            monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+            for key, value in env.items():
+                monkeypatch.setenv(key, value)
+            tiers.quick_profile(Config(markexpr))
+            assert settings._current_profile == expected, (env, markexpr)  # noqa: SLF001
+        assert settings.get_profile("quick").max_examples == 10
+    finally:
+        settings.load_profile(before)
