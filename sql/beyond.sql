@@ -117,10 +117,11 @@ CREATE OR REPLACE MACRO rf__beyond_ok(tbl, train, catalog, features, history, se
                                   AND rf__beyond_check_inputs(tbl, train, catalog, features, history, owner));
 
 -- every row of tbl ranked: its segment columns, query, item, rf__all (a constant: the segment key without segments),
--- rf__sk (the segment as one struct), rf__first (true on one row of each list: the segment's lists are counted from
--- it) and rf__pos (the position of a ranked row, NULL when not retrieved: rank ascending, or score descending then
--- item descending as text, rankframe's order; a NULL rank or score is not retrieved). One window, one sort, whatever
--- the cutoff: the DuckDB engine stores these rows once per call and every metric of the call reads them (base :=).
+-- rf__sk (the segment as one named struct: DuckDB 1.4 stores no unnamed one in a table), rf__first (true on one row
+-- of each list: the segment's lists are counted from it) and rf__pos (the position of a ranked row, NULL when not
+-- retrieved: rank ascending, or score descending then item descending as text, rankframe's order; a NULL rank or
+-- score is not retrieved). One window, one sort, whatever the cutoff: the DuckDB engine stores these rows once per
+-- call and every metric of the call reads them (base :=).
 CREATE OR REPLACE MACRO rf__beyond_ranked(tbl, segments, order_by, ok) AS TABLE
     SELECT b.* EXCLUDE (rf__key, rf__tie, rf__row),
            CASE WHEN b.rf__key IS NOT NULL THEN b.rf__row END AS rf__pos,
@@ -129,7 +130,9 @@ CREATE OR REPLACE MACRO rf__beyond_ranked(tbl, segments, order_by, ok) AS TABLE
                  -- unranked rows (NULL key) sort last: the ranked rows are numbered 1..n first
                  row_number() OVER (PARTITION BY c.rf__sk, c.query ORDER BY c.rf__key NULLS LAST, c.rf__tie DESC)
                      AS rf__row
-          FROM (SELECT a.*, row(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all')) AS rf__sk
+          FROM (SELECT a.*,
+                       struct_pack(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'))
+                           AS rf__sk
           FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('query', 'item')), 0 AS rf__all,
                        CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END)
                             AS DOUBLE) * CASE WHEN rf__lc(order_by) = 'score' THEN -1.0 ELSE 1.0 END AS rf__key,
