@@ -17,13 +17,13 @@ faces (tests/rung1_hand/test_intent_hand.py).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pytest
+from loading import load
 
 import rankframe
 import rankframe.sql
@@ -32,11 +32,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"rf_published_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(path, "rf_published")
 
 
 TF = _load(HERE.parent / "rung2_oracles" / "test_intent_tf_ranking.py")

@@ -10,7 +10,6 @@ tables. The defaults and the presets of the SQL are held to the declarations.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
 from pathlib import Path
@@ -19,6 +18,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from loading import load
 
 import rankframe
 import rankframe.sql
@@ -33,11 +33,7 @@ SQL = (HERE.parent.parent / "sql" / "intent.sql").read_text(encoding="utf-8")
 
 
 def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"rf_intent_macros_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(path, "rf_intent_macros")
 
 
 CASES = _load(HERE / "test_intent_sql.py")  # random_case, RUN, QRELS (the hostile tables)

@@ -10,13 +10,13 @@ judgments, segments) and the same error classes on hostile input.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from loading import load
 
 import rankframe
 from rankframe.errors import ParameterError, RankframeError, ValidationError
@@ -25,11 +25,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"rf_intent_sql_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(path, "rf_intent_sql")
 
 
 HAND = _load(HERE.parent / "rung1_hand" / "test_intent_hand.py")

@@ -11,7 +11,6 @@ policies, a ``by`` segment, queries without subtopic judgments or without run ro
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from loading import load
 
 import rankframe
 import rankframe.sql
@@ -28,11 +28,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(f"rf_portable_intent_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(path, "rf_portable_intent")
 
 
 CASES = _load(HERE / "test_intent_sql.py")  # its seeded tables and measure list
