@@ -40,6 +40,10 @@ GROUPED = ("spark", "warehouse", "oracle")
 RUN_DIR = "RANKFRAME_TEST_RUN_DIR"
 
 
+#: ``@pytest.mark.quick_sample(n)`` on a parametrized test: the quick loop keeps ``n`` of its cases, the rest are slow
+SAMPLE = "quick_sample"
+
+
 def tier_of(item: pytest.Item) -> list[str]:
     return [name for name in TIERS if item.get_closest_marker(name) is not None]
 
@@ -64,12 +68,54 @@ def configure(config: pytest.Config) -> None:
     quick_profile(config)
     for name, why in TIERS.items():
         config.addinivalue_line("markers", f"{name}: {why} (implies slow)")
+    config.addinivalue_line(
+        "markers",
+        f"{SAMPLE}(n, per=None): a parametrized test whose cases prove one rule many times over: the quick loop "
+        "keeps n of them (n for each value of the parameter per), spread over the list; the rest are slow "
+        "(tests/tiers.py sample)",
+    )
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         os.environ[RUN_DIR] = tempfile.mkdtemp(prefix="rf-tests-")
 
 
+def sample(items: list[pytest.Item]) -> None:
+    """``@pytest.mark.quick_sample(n)``: of each marked test function's collected cases, ``n`` spread evenly over
+    the list (the first and the last among them) stay in the quick loop, the others are marked slow.
+
+    For a sweep that proves one rule over many cases (every table name, every option value, every hostile number):
+    the quick loop still walks the rule's road ``n`` times, the whole suite walks every case. ``per="road"`` keeps
+    ``n`` cases for each value of the parameter ``road`` (so every face of a faces x cases sweep stays in the quick
+    loop), the k-th value's choice shifted by k cases (so the faces keep different cases). The choice depends on the collected list only, so every xdist worker makes the same one.
+    """
+    cases: dict[tuple[str, str, str], list[pytest.Item]] = {}
+    for item in items:
+        marker = item.get_closest_marker(SAMPLE)
+        if marker is not None:
+            per = marker.kwargs.get("per")
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            if per is not None and per not in params:
+                raise ValueError(f"@pytest.mark.{SAMPLE}(per={per!r}): {item.nodeid} has no parameter {per!r}")
+            value = "" if per is None else repr(params[per])
+            key = (item.parent.nodeid if item.parent else "", getattr(item, "originalname", item.name), value)
+            cases.setdefault(key, []).append(item)
+    ordinal: dict[tuple[str, str], int] = {}
+    for (module, name, _), group in cases.items():
+        n = int(group[0].get_closest_marker(SAMPLE).args[0])
+        if n < 1:
+            raise ValueError(f"@pytest.mark.{SAMPLE}(n) needs n >= 1: {group[0].nodeid}")
+        # the k-th group of a test shifts its choice by k, so that the faces of a sweep keep different cases
+        shift = ordinal[module, name] = ordinal.get((module, name), -1) + 1
+        spread = {round(i * (len(group) - 1) / (n - 1)) for i in range(n)} if n > 1 else {0}
+        kept = {(i + shift) % len(group) for i in spread}
+        for i, item in enumerate(group):
+            if i not in kept:
+                item.add_marker(pytest.mark.slow)
+
+
 def modify_items(items: list[pytest.Item]) -> None:
-    """Every tier item is slow; write the grouped items' node ids for the controller's scheduler."""
+    """Every tier item is slow, a sampled sweep's other cases too (:func:`sample`); write the grouped items' node
+    ids for the controller's scheduler."""
+    sample(items)
     groups = []
     for item in items:
         tiers = tier_of(item)

@@ -159,6 +159,7 @@ def _roads(rule: str) -> list[str]:
 PARAMS = [(case, road) for case, (rule, _, _) in CASES.items() for road in _roads(rule)]
 
 
+@pytest.mark.quick_sample(3, per="road")  # the quick loop: 3 of the broken rules on each road (tests/tiers.py)
 @pytest.mark.parametrize(("case", "road"), PARAMS, ids=[f"{c}-{r}" for c, r in PARAMS])
 def test_a_broken_input_rule_is_one_error_in_its_words_on_every_road(case, road, tmp_path, capsys):
     rule, metric, kw = CASES[case]

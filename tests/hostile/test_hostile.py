@@ -374,6 +374,7 @@ def _check_values(got: dict, expected: dict, face: str) -> None:
         assert got[key] == pytest.approx(value, abs=1e-12), f"{face}: {key}"
 
 
+@pytest.mark.quick_sample(6, per="face")  # the quick loop: 6 of the cases on each face (tests/tiers.py)
 @pytest.mark.parametrize("face", PY_FACES)
 def test_python_faces(any_case: Case, face: str):
     case = any_case

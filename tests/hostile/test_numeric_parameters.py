@@ -71,6 +71,7 @@ CALLS = {
 }
 
 
+@pytest.mark.quick_sample(1, per="call")  # the quick loop: each call with one of the numbers (tests/tiers.py)
 @pytest.mark.parametrize("value", HOSTILE)
 @pytest.mark.parametrize("call", CALLS)
 def test_a_hostile_number_is_taken_or_named(call, value):

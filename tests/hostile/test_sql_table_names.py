@@ -88,6 +88,7 @@ EXPECTED_ROWS.update({m: 2 for m in ("rf_coverage", "rf_gini", "rf_entropy", "rf
 EXPECTED_ROWS["rf_personalization"] = 2
 
 
+@pytest.mark.quick_sample(1, per="macro")  # the quick loop: each macro with one of the names (tests/tiers.py)
 @pytest.mark.parametrize("name", USER_NAMES)
 @pytest.mark.parametrize("macro", sorted(CALLS))
 def test_a_table_named_like_an_inner_name_works(con, macro, name):

@@ -159,3 +159,47 @@ def test_the_quick_loop_draws_the_quick_profile(monkeypatch):
         assert settings.get_profile("quick").max_examples == 10
     finally:
         settings.load_profile(before)
+
+
+def test_a_sampled_sweep_keeps_n_cases_in_the_quick_loop(tmp_path):
+    """@pytest.mark.quick_sample(3) on 10 cases: the quick loop runs cases 0, 4 and 9 (i * 9 / 2 for i = 0, 1, 2,
+    rounded half to even: 0, 4.5 -> 4, 9), on two xdist workers that must agree (xdist fails a run whose workers
+    collected different items); the whole run runs all 10, an unsampled test keeps all its cases, and
+    ``per="face"`` keeps one case of each face (a different one: the second face's choice is shifted by one)."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    body = """
+        import pytest
+
+        @pytest.mark.quick_sample(3)
+        @pytest.mark.parametrize("i", range(10))
+        def test_sweep(i):
+            pass
+
+        @pytest.mark.parametrize("i", range(4))
+        def test_every(i):
+            pass
+
+        @pytest.mark.quick_sample(1, per="face")
+        @pytest.mark.parametrize("face", ["a", "b"])
+        @pytest.mark.parametrize("case", range(3))
+        def test_faces(case, face):
+            pass
+        """
+    (tmp_path / "test_fake.py").write_text(textwrap.dedent(body))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_XDIST_WORKER", "RANKFRAME_TEST_RUN_DIR")}
+    env["CI"] = "true"  # the fake suite registers no hypothesis profile: keep the quick loop's off
+
+    def ran(*args: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-n", "2", *args],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        return sorted(line.split("::")[1].split()[0] for line in done.stdout.splitlines() if "PASSED" in line)
+
+    quick = ran("-m", "not slow")
+    expected = ["test_sweep[0]", "test_sweep[4]", "test_sweep[9]"] + [f"test_every[{i}]" for i in range(4)]
+    expected += ["test_faces[0-a]", "test_faces[1-b]"]  # one case per face, the second face's shifted by one
+    assert quick == sorted(expected)
+    assert len(ran()) == 20

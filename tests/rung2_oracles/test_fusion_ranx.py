@@ -14,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from loading import Later
 
 import rankframe
 from rankframe.fusion import METHODS
 
 pytestmark = pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
-ranx = pytest.importorskip("ranx")
+ranx = Later("ranx")  # imported by the first test that uses it (tests/loading.py)
 
 NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda"]
 WEIGHTS = {"bm25": 0.5, "dense": 1.5, "splade": 1.0}

@@ -24,13 +24,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from fusion_tables import SYSTEMS, random_table
+from loading import Later
 
 import rankframe
 from rankframe.fusion import METHODS, TRAINING
 from rankframe.fusion.train import grid_values, weight_vectors
 
 pytestmark = pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
-ranx = pytest.importorskip("ranx")
+ranx = Later("ranx")  # imported by the first test that uses it (tests/loading.py)
 
 
 def positions_as_scores(runs: pd.DataFrame) -> pd.DataFrame:

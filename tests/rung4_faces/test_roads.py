@@ -225,6 +225,7 @@ def check(outcome: Outcome, case: Case, road: str) -> None:
         assert outcome.means[key] == pytest.approx(want, abs=1e-12, nan_ok=True), f"{road}: {key}"
 
 
+@pytest.mark.quick_sample(2, per="road")  # the quick loop: 2 of the tables on each road (tests/tiers.py)
 @pytest.mark.parametrize("road", ROADS)
 @pytest.mark.parametrize("name", list(CASES))
 def test_every_road_gives_one_answer(name, road, tmp_path):

@@ -22,11 +22,12 @@ import numpy as np
 import pandas as pd
 import postgres_cluster
 import pytest
+from loading import Later
 from portable_cases import assert_same
 
 import rankframe
 
-dbt_main = pytest.importorskip("dbt.cli.main", reason="dbt-core (the test extra) runs the dbt package")
+dbt_main = Later("dbt.cli.main", reason="dbt-core (the test extra) runs the dbt package")  # at first use
 pytestmark = pytest.mark.warehouse  # dbt builds, and one PostgreSQL cluster per run (tests/tiers.py)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "dbt"
