@@ -30,7 +30,7 @@ from .comparing.rules import (
     hint,
     table_role,
 )
-from .errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from .errors import ParameterError, ValidationError, keyword, missing_columns_error, parameter_error
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
 from .schema import nested_failures
@@ -346,7 +346,7 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
             "names the group of each query"
         )
     if interaction is not None and (interaction in by or interaction == system):
-        where = "the system column" if interaction == system else f"in by={by}"
+        where = "the system column" if interaction == system else f"in {keyword('by', by)}"
         raise ParameterError(
             f"the interaction column {interaction!r} is {where}: interaction= names a between-query column "
             "(query length, country, ...) whose groups anova compares within each segment of by="
@@ -458,7 +458,7 @@ def one_group_error(interaction: str, by: list[str], count: int, examples: pd.Da
     """A query in several groups of the interaction column (every face's words)."""
     rule = (
         f"every query must lie in one group of the interaction column {interaction!r} (a between-query factor"
-        f"{' within each segment of by=' + str(by) if by else ''}); {count} query(ies) are in several"
+        f"{' within each segment of ' + keyword('by', by) if by else ''}); {count} query(ies) are in several"
     )
     return ValidationError([{"column": interaction, "rule": rule, "count": count, "examples": examples}])
 
