@@ -303,7 +303,9 @@ def random_option(random: object, pairs: object = False) -> bool:
     if pairs:
         raise ParameterError(
             "anova got random='query' with pairs=True: random= adds variance components to the ANOVA table, "
-            "pairs=True returns the pairs table instead; pass one of them"
+            "pairs=True returns the pairs table instead; pass one of them",
+            owner=OWNER,
+            parameter="random",
         )
     return True
 
@@ -342,14 +344,18 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
     role = table_role(interaction, columns)
     if role:
         raise ParameterError(
-            f"the interaction column {interaction!r} is the table's {role} column; pass interaction= a column that "
-            "names the group of each query"
+            f"the interaction column {interaction!r} is the table's {role} column; pass {keyword('interaction')} a "
+            "column that names the group of each query",
+            owner=OWNER,
+            parameter="interaction",
         )
     if interaction is not None and (interaction in by or interaction == system):
         where = "the system column" if interaction == system else f"in {keyword('by', by)}"
         raise ParameterError(
-            f"the interaction column {interaction!r} is {where}: interaction= names a between-query column "
-            "(query length, country, ...) whose groups anova compares within each segment of by="
+            f"the interaction column {interaction!r} is {where}: {keyword('interaction')} names a between-query "
+            f"column (query length, country, ...) whose groups anova compares within each segment of {keyword('by')}",
+            owner=OWNER,
+            parameter="interaction",
         )
     # the system column names the systems of the per-query values and the pairs table: only metric/value clash there
     clash: list[object] = [c for c in [*by, *([interaction] if interaction else [])] if c in _RESERVED]

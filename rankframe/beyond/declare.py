@@ -162,14 +162,22 @@ def inputs_not_taken(measures: Sequence[Any], owner: str, instead: str) -> None:
     for m in measures:
         if isinstance(m.spec, BeyondSpec):
             for name in m.spec.needed(m.kw):
-                raise ParameterError(f"{m} needs {name}=, {INPUTS[name]}, which {owner} cannot take: {instead}.")
+                raise ParameterError(
+                    f"{m} needs {name}=, {INPUTS[name]}, which {owner} cannot take: {instead}.",
+                    owner=owner,
+                    parameter=name,
+                )
 
 
 def missing_input(measure: Any, name: str) -> ParameterError:
     """The error of a metric that reads an input it was not given (on the command line: its file option)."""
     if caller_option(name) is not None:  # the command's option and its value's word: needs --train FILE
-        return ParameterError(f"{measure} needs {keyword(name, metavar=True)}, {INPUTS[name]}.")
+        return ParameterError(
+            f"{measure} needs {keyword(name, metavar=True)}, {INPUTS[name]}.", owner="evaluate", parameter=name
+        )
     return ParameterError(
         f"{measure} needs {name}=, {INPUTS[name]}: pass it to evaluate, e.g. rankframe.evaluate(df, "
-        f"[{str(measure)!r}], {name}=...)."
+        f"[{str(measure)!r}], {name}=...).",
+        owner="evaluate",
+        parameter=name,
     )

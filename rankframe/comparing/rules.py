@@ -205,7 +205,7 @@ def margin_side_error(what: str, h0: str, h1: str, side: str, got: str) -> Param
         f"{keyword('alternative', side)}; got {keyword('alternative', got)}: leave "
         f"{keyword('alternative', bare=True)} out or pass {side!r}",
         owner="compare",
-        parameter="alternative",
+        parameter="margin",
     )
 
 
@@ -310,7 +310,9 @@ def check_system_name(system: object, by: list[str], columns: Columns, owner: st
     if role:
         raise ParameterError(
             f"the system column {system!r} is the table's {role} column; pass system= the "
-            "column that names the system (run) of each row"
+            "column that names the system (run) of each row",
+            owner=owner,
+            parameter="system",
         )
 
 

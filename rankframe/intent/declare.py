@@ -147,12 +147,16 @@ def needs_subtopics(measures: Sequence[Any], subtopic: str, found: Sequence[str]
         where = "these judgments have no subtopic" if found is None else _no_subtopic(subtopic, found)
         return ParameterError(
             f"{names} read subtopic judgments: give {keyword('qrels')} FILE {keyword('subtopic_qrels', True)}"
-            f" (qid subtopic docno relevance); {where}."
+            f" (qid subtopic docno relevance); {where}.",
+            owner="evaluate",
+            parameter="qrels",
         )
     where = "no qrels= was given" if found is None else _no_subtopic(subtopic, found)
     return ParameterError(
         f"{names} read subtopic judgments: pass qrels= with the columns query, subtopic, item, relevance (the "
-        "subtopic column's name set by qrels_columns={'subtopic': ...} or Columns(subtopic=...)); " + where + "."
+        "subtopic column's name set by qrels_columns={'subtopic': ...} or Columns(subtopic=...)); " + where + ".",
+        owner="evaluate",
+        parameter="qrels",
     )
 
 
