@@ -10,6 +10,8 @@ Two forms, told apart by their keywords:
 
 The parameters' rules are declared once here (:data:`TWO_CODER`, :data:`MULTI_CODER`, :func:`check_choice`) and
 the CLI and the SQL macro ``rf_agreement`` use their words; the arithmetic is :mod:`rankframe.stats.agreement`.
+One job: the public function, its parameters' rules and the two forms that share them (the rules' messages, in the
+caller's words, made it pass 500 lines).
 """
 
 from __future__ import annotations
@@ -292,15 +294,9 @@ def kappa_arguments(
     """The two-coder parameters checked (every face: pandas, Spark, the CLI): ``a, b, weights, scale, rel``."""
     a, b = _name("a", a, "human"), _name("b", b, "llm")
     if a == b:
-        # the two parameters as the caller names them: "--a and --b" on the command line
-        both = f"{caller_option('a')} and {caller_option('b')}"
-        if not caller_option("b"):
-            both = f"The 'a' and 'b' parameters of {owner}"
-        raise ParameterError(
-            f"{both} name the same column {a!r}; name two columns",
-            owner=owner,
-            parameter="b",
-        )
+        cli = caller_option("b")  # the two parameters as the caller names them: "--a and --b" on the command line
+        both = f"{caller_option('a')} and {cli}" if cli else f"The 'a' and 'b' parameters of {owner}"
+        raise ParameterError(f"{both} name the same column {a!r}; name two columns", owner=owner, parameter="b")
     w = check_choice("weights", weights, WEIGHTS, none=True, owner=owner)
     threshold = None if rel is None else float(check_number(owner, "rel", rel))
     scale = None if labels is None else _check_labels(labels)
@@ -423,7 +419,7 @@ def _kappa(
             pd.MultiIndex.from_arrays([seg, frame[cols.query].to_numpy()[both]]), sort=True, use_na_sentinel=False
         )[0]
         _no_nulls(
-            frame.loc[both], [cols.query], table, f"{keyword('ci')} resamples queries: every row must name its query"
+            frame.loc[both], [cols.query], table, keyword("ci") + " resamples queries: every row must name its query"
         )
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(root, spawn_key=SPAWN_KEY)))
         low, high, undefined = kernels.bootstrap_kappa(
@@ -494,12 +490,8 @@ def _alpha(
     named = [coder, value, *units]
     if len(set(named)) != len(named):
         whose = "" if caller_option("coder") else f"{OWNER}'s "  # the command's options are its own
-        raise ParameterError(
-            f"{whose}{keyword('coder', coder)}, {keyword('value', value)} and {keyword('unit', units)} must name "
-            "distinct columns",
-            owner=OWNER,
-            parameter="unit",
-        )
+        said = f"{keyword('coder', coder)}, {keyword('value', value)} and {keyword('unit', units)}"
+        raise ParameterError(f"{whose}{said} must name distinct columns", owner=OWNER, parameter="unit")
     frame = _frame(data, named, by, ALPHA_COLUMNS, table)
     v = _numbers(frame, value, table)
     _no_nulls(frame, [*units, coder], table, "every row must name its unit and coder (no null value)")
