@@ -35,7 +35,6 @@ from ._options import (
     _columns,
     _duplicate_options,
     _exit_status_epilog,
-    _parameter_words,
     _policies,
     _policy_options,
     _split_by,
@@ -374,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 return getattr(home, _RUN[args.command])(args)
             except ParameterError as e:  # one the command did not word: its parameter named by its option
-                raise UsageError(_parameter_words(e)) from None
+                raise UsageError(_cli_words(e)) from None
     except RankframeError as e:
         text = str(e)
         sys.stderr.write(f"rankframe: error: {text}\n")

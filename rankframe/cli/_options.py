@@ -237,14 +237,6 @@ def flag_of(parameter: str) -> str | None:
     return caller_option(parameter)
 
 
-def _parameter_words(e: RankframeError | str) -> str:
-    """The message, a fielded ParameterError's parameter named by its option (``--ci must be ...``)."""
-    if isinstance(e, ParameterError):
-        flag = option_of(e)
-        return str(e) if flag is None else e.with_subject(flag)
-    return str(e)
-
-
 def _cli_words(e: RankframeError | str) -> str:
     """A message of the library in the command's words.
 
@@ -253,7 +245,10 @@ def _cli_words(e: RankframeError | str) -> str:
     ``--by a --by b``): the library wrote it with :func:`rankframe.errors.keyword` while the command ran
     (:func:`using_flags`).
     """
-    return _parameter_words(e)
+    if isinstance(e, ParameterError):
+        flag = option_of(e)
+        return str(e) if flag is None else e.with_subject(flag)
+    return str(e)
 
 
 @contextmanager
