@@ -10,6 +10,8 @@ Two forms, told apart by their keywords:
 
 The parameters' rules are declared once here (:data:`TWO_CODER`, :data:`MULTI_CODER`, :func:`check_choice`) and
 the CLI and the SQL macro ``rf_agreement`` use their words; the arithmetic is :mod:`rankframe.stats.agreement`.
+One job: the public function, its parameters' rules and the two forms that share them (the rules' messages, in the
+caller's words, made it pass 500 lines).
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ import pandas as pd
 from . import inputs, units
 from .arguments import check_level
 from .columns import Columns, column_list
-from .errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
+from .errors import (
+    ParameterError,
+    ValidationError,
+    caller_option,
+    did_you_mean,
+    keyword,
+    missing_columns_error,
+    parameter_error,
+)
 from .inputs import Output
 from .numeric import check_number
 from .stats import agreement as kernels
@@ -146,7 +156,9 @@ def agreement(
     if two_named and multi_named:
         raise ParameterError(
             f"agreement takes either the two-coder keywords {list(TWO_CODER)} or the several-coder keywords "
-            f"{list(MULTI_CODER)}; got {two_named[0]}= with {multi_named[0]}=: pass one form"
+            f"{list(MULTI_CODER)}; got {keyword(two_named[0])} with {keyword(multi_named[0])}: pass one form",
+            owner=OWNER,
+            parameter=multi_named[0],
         )
     output = inputs.check_output(output, OWNER)
     cols = Columns.coerce(columns, function=OWNER)
@@ -282,7 +294,9 @@ def kappa_arguments(
     """The two-coder parameters checked (every face: pandas, Spark, the CLI): ``a, b, weights, scale, rel``."""
     a, b = _name("a", a, "human"), _name("b", b, "llm")
     if a == b:
-        raise ParameterError(f"The 'a' and 'b' parameters of {owner} name the same column {a!r}; name two columns")
+        cli = caller_option("b")  # the two parameters as the caller names them: "--a and --b" on the command line
+        both = f"{caller_option('a')} and {cli}" if cli else f"The 'a' and 'b' parameters of {owner}"
+        raise ParameterError(f"{both} name the same column {a!r}; name two columns", owner=owner, parameter="b")
     w = check_choice("weights", weights, WEIGHTS, none=True, owner=owner)
     threshold = None if rel is None else float(check_number(owner, "rel", rel))
     scale = None if labels is None else _check_labels(labels)
@@ -328,7 +342,7 @@ def kappa_cells(
                     [
                         {
                             "column": col,
-                            "rule": f"a label outside the scale labels={scale.tolist()}",
+                            "rule": f"a label outside the scale {keyword('labels', scale.tolist())}",
                             "count": int(out_of.sum() if count is None else count[out_of].sum()),
                             "examples": frame.loc[out_of, [a, b]].head(5),
                         }
@@ -404,7 +418,9 @@ def _kappa(
         q_codes = pd.factorize(
             pd.MultiIndex.from_arrays([seg, frame[cols.query].to_numpy()[both]]), sort=True, use_na_sentinel=False
         )[0]
-        _no_nulls(frame.loc[both], [cols.query], table, "ci= resamples queries: every row must name its query")
+        _no_nulls(
+            frame.loc[both], [cols.query], table, keyword("ci") + " resamples queries: every row must name its query"
+        )
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(root, spawn_key=SPAWN_KEY)))
         low, high, undefined = kernels.bootstrap_kappa(
             seg,
@@ -473,9 +489,9 @@ def _alpha(
     table = "ratings table"
     named = [coder, value, *units]
     if len(set(named)) != len(named):
-        raise ParameterError(
-            f"agreement's coder={coder!r}, value={value!r} and unit={units!r} must name distinct columns"
-        )
+        whose = "" if caller_option("coder") else f"{OWNER}'s "  # the command's options are its own
+        said = f"{keyword('coder', coder)}, {keyword('value', value)} and {keyword('unit', units)}"
+        raise ParameterError(f"{whose}{said} must name distinct columns", owner=OWNER, parameter="unit")
     frame = _frame(data, named, by, ALPHA_COLUMNS, table)
     v = _numbers(frame, value, table)
     _no_nulls(frame, [*units, coder], table, "every row must name its unit and coder (no null value)")

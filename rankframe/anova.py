@@ -30,7 +30,7 @@ from .comparing.rules import (
     hint,
     table_role,
 )
-from .errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from .errors import ParameterError, ValidationError, keyword, missing_columns_error, parameter_error
 from .evaluate import evaluate, parse_metrics
 from .names import Measure
 from .schema import nested_failures
@@ -303,7 +303,9 @@ def random_option(random: object, pairs: object = False) -> bool:
     if pairs:
         raise ParameterError(
             "anova got random='query' with pairs=True: random= adds variance components to the ANOVA table, "
-            "pairs=True returns the pairs table instead; pass one of them"
+            "pairs=True returns the pairs table instead; pass one of them",
+            owner=OWNER,
+            parameter="random",
         )
     return True
 
@@ -342,14 +344,18 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
     role = table_role(interaction, columns)
     if role:
         raise ParameterError(
-            f"the interaction column {interaction!r} is the table's {role} column; pass interaction= a column that "
-            "names the group of each query"
+            f"the interaction column {interaction!r} is the table's {role} column; pass {keyword('interaction')} a "
+            "column that names the group of each query",
+            owner=OWNER,
+            parameter="interaction",
         )
     if interaction is not None and (interaction in by or interaction == system):
-        where = "the system column" if interaction == system else f"in by={by}"
+        where = "the system column" if interaction == system else f"in {keyword('by', by)}"
         raise ParameterError(
-            f"the interaction column {interaction!r} is {where}: interaction= names a between-query column "
-            "(query length, country, ...) whose groups anova compares within each segment of by="
+            f"the interaction column {interaction!r} is {where}: {keyword('interaction')} names a between-query "
+            f"column (query length, country, ...) whose groups anova compares within each segment of {keyword('by')}",
+            owner=OWNER,
+            parameter="interaction",
         )
     # the system column names the systems of the per-query values and the pairs table: only metric/value clash there
     clash: list[object] = [c for c in [*by, *([interaction] if interaction else [])] if c in _RESERVED]
@@ -458,7 +464,7 @@ def one_group_error(interaction: str, by: list[str], count: int, examples: pd.Da
     """A query in several groups of the interaction column (every face's words)."""
     rule = (
         f"every query must lie in one group of the interaction column {interaction!r} (a between-query factor"
-        f"{' within each segment of by=' + str(by) if by else ''}); {count} query(ies) are in several"
+        f"{' within each segment of ' + keyword('by', by) if by else ''}); {count} query(ies) are in several"
     )
     return ValidationError([{"column": interaction, "rule": rule, "count": count, "examples": examples}])
 

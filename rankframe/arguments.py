@@ -12,7 +12,7 @@ import numpy as np
 
 from .beyond.declare import refuse
 from .columns import Columns
-from .errors import ParameterError, parameter_error
+from .errors import ParameterError, keyword, parameter_error
 from .intent import declare as intent_family
 from .names import Measure, expand
 from .numeric import check_number
@@ -82,7 +82,7 @@ def check_output_names(
     if columns.query in by:
         raise ParameterError(
             f"The 'by' parameter of evaluate contains the query column {columns.query!r}; the "
-            "query is always part of the unit (use per_query=True for one value per query).",
+            f"query is always part of the unit (use {keyword('per_query', True)} for one value per query).",
             owner="evaluate",
             parameter="by",
         )

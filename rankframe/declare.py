@@ -467,7 +467,9 @@ class MetricSpec:
         if values.get("ideal") == "full" and (values.get("k") or 0) > FULL_IDEAL_MAX_K:
             raise ParameterError(
                 f"{self.canonical} with ideal='full' takes k <= {FULL_IDEAL_MAX_K} (its ideal list fills all k "
-                f"positions), got k={values['k']}."
+                f"positions), got k={values['k']}.",
+                owner=self.canonical,
+                parameter="k",
             )
         for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
             if values[p.name] is None and p.kind == "unit":

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any, NamedTuple
 
 
 def install_extra(extra: str) -> str:
@@ -113,6 +114,85 @@ class ParameterError(RankframeError):
         if not self.subject or not text.startswith(self.subject):
             return text
         return subject + text[len(self.subject) :]
+
+
+class CallerOptions(NamedTuple):
+    """The running command line's options (set by ``rankframe.cli`` while a command runs).
+
+    ``flags``: a library parameter -> the option that sets it (``"per_query"`` -> ``"--per-query"``);
+    ``metavars``: an option's word for its value (``"train"`` -> ``"FILE"``); ``owners``: the library functions whose
+    parameters the options are (``("compare", "evaluate")``); ``repeated``: the parameters whose option is given once
+    per value (``--by a --by b``; another option takes a list comma-separated: ``--labels 0,1``).
+    """
+
+    flags: Mapping[str, str]
+    metavars: Mapping[str, str] = {}
+    owners: tuple[str, ...] = ()
+    repeated: frozenset[str] = frozenset()
+
+
+#: the caller's options while a ``rankframe`` command runs; empty in Python (messages then say ``missing='zero'``)
+CALLER_OPTIONS: ContextVar[CallerOptions] = ContextVar("rankframe_caller_options", default=CallerOptions({}))
+
+#: ``keyword(name)`` without a value: the keyword alone (``ci=``)
+NO_VALUE: Any = _UNSET
+
+
+def keyword(parameter: str, value: object = NO_VALUE, *, metavar: bool = False, bare: bool = False) -> str:
+    """A parameter (and a value) mentioned inside a message, in the caller's words (issue 34).
+
+    Every message that names a parameter other than its subject (a remedy: "pass ``missing='zero'``", a clash:
+    "does not apply with ``per_query=True``") writes the mention with this function, at the moment it raises.
+
+    In Python, the keyword argument: ``missing='zero'``, ``per_query=True``, ``by=['a', 'b']``, or ``ci=`` without
+    a value (with ``bare=True`` the name alone: ``leave margin out``). While a ``rankframe`` command runs
+    (:data:`CALLER_OPTIONS`, set by the CLI around the library's call, in which the library raises), the option that
+    sets the parameter: ``--missing zero``; ``True`` is the switch alone (``--per-query``); a list repeats a repeated
+    option (``--by a --by b``) and is comma-separated after another (``--labels 0,1``); no value is the option alone
+    (``--ci``), or with ``metavar=True`` the option and its value's word (``--train FILE``). A parameter the command
+    has no option for (and ``False``, which no switch says) keeps its Python words.
+
+    >>> keyword("missing", "zero"), keyword("per_query", True), keyword("by", ["a", "b"]), keyword("ci")
+    ("missing='zero'", 'per_query=True', "by=['a', 'b']", 'ci=')
+    >>> token = CALLER_OPTIONS.set(
+    ...     CallerOptions({"missing": "--missing", "per_query": "--per-query", "by": "--by", "ci": "--ci",
+    ...                    "rank_base": "--rank-base", "train": "--train", "labels": "--labels"},
+    ...                   {"train": "FILE"}, ("compare",), frozenset({"by"})))
+    >>> keyword("missing", "zero"), keyword("per_query", True), keyword("by", ["a", "b"]), keyword("ci")
+    ('--missing zero', '--per-query', '--by a --by b', '--ci')
+    >>> keyword("rank_base", 0), keyword("train", metavar=True), keyword("seed", 3), keyword("per_query", False)
+    ('--rank-base 0', '--train FILE', 'seed=3', 'per_query=False')
+    >>> f"leave {keyword('ci', bare=True)} out", f"leave {keyword('margin', bare=True)} out"
+    ('leave --ci out', 'leave margin out')
+    >>> keyword("labels", [0.0, 1.0])
+    '--labels 0.0,1.0'
+    >>> CALLER_OPTIONS.reset(token)
+    """
+    caller = CALLER_OPTIONS.get()
+    option = caller.flags.get(parameter)
+    if option is None or value is False:
+        if value is NO_VALUE:
+            return parameter if bare else f"{parameter}="
+        return f"{parameter}={value!r}"
+    if value is NO_VALUE:
+        word = caller.metavars.get(parameter) if metavar else None
+        return option if word is None else f"{option} {word}"
+    if value is True:
+        return option
+    if isinstance(value, (list, tuple)):
+        if parameter in caller.repeated:
+            return " ".join(f"{option} {v}" for v in value)
+        return f"{option} {','.join(map(str, value))}"
+    return f"{option} {value}"
+
+
+def caller_option(parameter: str) -> str | None:
+    """The running command's option for ``parameter`` (:data:`CALLER_OPTIONS`), None in Python or without one.
+
+    For the few messages whose remedy is a different sentence on the command line (a file option instead of a
+    Python call); a mere mention of a parameter is :func:`keyword`.
+    """
+    return CALLER_OPTIONS.get().flags.get(parameter)
 
 
 class UnknownMetricError(RankframeError):

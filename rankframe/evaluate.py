@@ -17,7 +17,7 @@ from .checks import check_grades
 from .columns import Columns, column_list, judgment_columns
 from .engines import beyond_engine, intent_engine
 from .engines.aggregate import AGGREGATIONS
-from .errors import ParameterError, parameter_error
+from .errors import ParameterError, keyword, parameter_error
 from .intent.declare import from_history, from_qrels, needs_subtopics
 from .intent.declare import refuse as refuse_intent
 from .join import join_qrels
@@ -51,20 +51,24 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
             raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
         if per_query:
             raise ParameterError(
-                "ci= gives intervals of means; it does not apply with per_query=True", owner="evaluate", parameter="ci"
+                f"{keyword('ci')} gives intervals of means; it does not apply with {keyword('per_query', True)}",
+                owner="evaluate",
+                parameter="ci",
             )
     if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
         raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
     agg = agg.lower()
     if agg != "mean" and per_query:
         raise ParameterError(
-            f"agg={agg!r} aggregates over queries; it does not apply with per_query=True",
+            f"{keyword('agg', agg)} aggregates over queries; it does not apply with {keyword('per_query', True)}",
             owner="evaluate",
             parameter="agg",
         )
     if agg != "mean" and ci is not None:
         raise ParameterError(
-            f"ci= gives t-intervals of means; it does not apply with agg={agg!r}", owner="evaluate", parameter="ci"
+            f"{keyword('ci')} gives t-intervals of means; it does not apply with {keyword('agg', agg)}",
+            owner="evaluate",
+            parameter="ci",
         )
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
@@ -210,7 +214,7 @@ def evaluate(
             measures, "duckdb_files", "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)"
         )
     if isinstance(engine, str) and engine.lower() == "duckdb":
-        refuse_intent(measures, "duckdb", "the DuckDB engine (engine='duckdb')")
+        refuse_intent(measures, "duckdb", f"the DuckDB engine ({keyword('engine', 'duckdb')})")
     if qrels is None and from_qrels(measures):
         raise needs_subtopics(measures, judgment_columns(columns, qrels_columns).subtopic, None)
     read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)

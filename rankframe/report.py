@@ -155,7 +155,9 @@ def report(
     if isinstance(baseline, list):  # the report's tables and plots are read against one system
         raise ParameterError(
             f"report compares every system with one baseline; got several ({baseline}): make one report per "
-            "baseline, or use rankframe.compare(..., baseline=[...]) for the table"
+            "baseline, or use rankframe.compare(..., baseline=[...]) for the table",
+            owner="report",
+            parameter="baseline",
         )
     # set-level metrics (Coverage, Gini, ...): no per-query values; their rows are compare's paired bootstrap and
     # evaluate's bootstrap interval, and the per-query plots are drawn for the other metrics (issue 33)
@@ -400,7 +402,9 @@ def _segment_report(
 
     names = [str(parse(m)) for m in ([metrics] if isinstance(metrics, str) else list(metrics))]
     if not names:
-        raise ParameterError("report: name at least one metric, e.g. metrics=['nDCG@10']")
+        raise ParameterError(
+            "report: name at least one metric, e.g. metrics=['nDCG@10']", owner="report", parameter="metrics"
+        )
     sets = [n for n in names if beyond_engine.is_set_level(parse(n))]  # one value per segment: evaluate's ci=
     listed = [n for n in names if n not in sets]
     base = (listed or ["nDCG"])[0].split("@")[0]

@@ -112,7 +112,11 @@ def segment_means(
     """
     by = column_list(by, "segment_means")
     if not by:
-        raise ParameterError("segment_means needs by= naming the segment columns (e.g. by='length')")
+        raise ParameterError(
+            "segment_means needs by= naming the segment columns (e.g. by='length')",
+            owner="segment_means",
+            parameter="by",
+        )
     clash = [c for c in by if c in (*SEGMENT_COLUMNS, "query")]
     if clash:
         raise ParameterError(
@@ -327,6 +331,7 @@ def _partners(seg_keys: pd.DataFrame, by: list[str], ref: dict[str, Any] | None)
         shown = {c: list(pd.unique(seg_keys[c]))[:10] for c in ref}
         raise ParameterError(
             f"versus={ref!r} names no segment of the table; the segments' values are {shown}",
+            owner="segment_means",
             parameter="versus",
             got=ref,
         )

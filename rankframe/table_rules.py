@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import RankframeError, ValidationError, did_you_mean
+from .errors import RankframeError, ValidationError, did_you_mean, keyword
 
 if TYPE_CHECKING:
     from .columns import Columns
@@ -65,6 +65,8 @@ class TableRule:
         text = self.sql if face == "sql" and self.sql is not None else self.text
         if hint:
             text += self.sql_hint if face == "sql" else self.hint
+            if face != "sql":  # the fix in the caller's words: allow_duplicates=True, or --allow-duplicates
+                fields.setdefault("allow_duplicates", keyword("allow_duplicates", True))
         if "unit" in fields and not isinstance(fields["unit"], str):
             fields["unit"] = ", ".join(map(str, fields["unit"]))
         return text.format(**fields)
@@ -156,7 +158,7 @@ RULES: dict[str, TableRule] = {
             "{column} must be unique within each ({unit})",
             "the rows of the repeated (unit, item) keys",
             ALL + ("sql_error",),  # rf__check_duplicates: the error of rf_per_query, rf_means, rf_compare
-            hint=" (pass allow_duplicates=True to keep repeated rows)",
+            hint=" (pass {allow_duplicates} to keep repeated rows)",
             sql_hint=" (pass allow_duplicates := true to keep repeated rows)",
         ),
         TableRule(
@@ -184,17 +186,18 @@ def duplicate_item_rule(item: str, by: Sequence[str], query: str, segment: str |
     """The words of the rule "items unique per unit" on every Python face (pandas schema, DuckDB files, Spark).
 
     ``segment`` is a column in which the repeated (unit, item) rows differ, and which would make them unique: the
-    message then suggests ``by=`` that column instead of ``allow_duplicates``. The CLI rewrites both keyword
-    arguments as its flags (``--by``, ``--allow-duplicates``).
+    message then suggests ``by=`` that column instead of ``allow_duplicates``, both in the caller's words
+    (:func:`rankframe.errors.keyword`: ``--by``, ``--allow-duplicates`` on the command line).
     """
     unit = [*by, query]
     rule = RULES["unique_item"]
     if segment is None:
         return rule.message(column=item, unit=unit)
-    fix = repr(segment) if not by else repr([*by, segment])
+    fix = keyword("by", segment if not by else [*by, segment])
     return (
         f"{rule.message(column=item, unit=unit, hint=False)}: rows repeat ({', '.join([*unit, item])}) but differ "
-        f"in column {segment!r}: did you mean by={fix}? (or pass allow_duplicates=True to keep repeated rows)"
+        f"in column {segment!r}: did you mean {fix}? (or pass {keyword('allow_duplicates', True)} to keep repeated "
+        "rows)"
     )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..declare import PEERS, MetricSpec, Param, like_param  # noqa: F401 (PEERS, like_param: the family imports them here)
-from ..errors import ParameterError
+from ..errors import ParameterError, caller_option, keyword
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
 #: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
@@ -147,8 +147,9 @@ def refuse(measures: Sequence[Any], face: str) -> None:
         raise ParameterError(
             f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
             f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
-            "table with engine='pandas' or engine='duckdb', the accessor df.rank_metrics.evaluate, the polars "
-            "namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL table macros "
+            f"table with {keyword('engine', 'pandas')} or {keyword('engine', 'duckdb')}, the accessor "
+            "df.rank_metrics.evaluate, the polars namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL "
+            "table macros "
             f"{macros}."
         )
 
@@ -161,12 +162,22 @@ def inputs_not_taken(measures: Sequence[Any], owner: str, instead: str) -> None:
     for m in measures:
         if isinstance(m.spec, BeyondSpec):
             for name in m.spec.needed(m.kw):
-                raise ParameterError(f"{m} needs {name}=, {INPUTS[name]}, which {owner} cannot take: {instead}.")
+                raise ParameterError(
+                    f"{m} needs {name}=, {INPUTS[name]}, which {owner} cannot take: {instead}.",
+                    owner=owner,
+                    parameter=name,
+                )
 
 
 def missing_input(measure: Any, name: str) -> ParameterError:
-    """The error of a metric that reads an input it was not given."""
+    """The error of a metric that reads an input it was not given (on the command line: its file option)."""
+    if caller_option(name) is not None:  # the command's option and its value's word: needs --train FILE
+        return ParameterError(
+            f"{measure} needs {keyword(name, metavar=True)}, {INPUTS[name]}.", owner="evaluate", parameter=name
+        )
     return ParameterError(
         f"{measure} needs {name}=, {INPUTS[name]}: pass it to evaluate, e.g. rankframe.evaluate(df, "
-        f"[{str(measure)!r}], {name}=...)."
+        f"[{str(measure)!r}], {name}=...).",
+        owner="evaluate",
+        parameter=name,
     )

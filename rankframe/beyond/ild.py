@@ -130,7 +130,9 @@ def check_rules(*, similarity: str, output: str, **_: object) -> None:
     if similarity == "hamming" and output == "similarity":
         raise ParameterError(
             "ILD(similarity='hamming') is a count of differing features, a distance: output='similarity' does not "
-            "apply (use similarity='cosine' for a similarity)"
+            "apply (use similarity='cosine' for a similarity)",
+            owner="ILD",
+            parameter="output",
         )
 
 

@@ -113,11 +113,23 @@ def check_rules(
 ) -> None:
     """The rules between the options (every face calls it before computing): 'k' needs a cutoff and lists."""
     if scale == "log_users" and model != "discovery":
-        raise ParameterError("Novelty(scale='log_users') divides by log |queries of train|: it needs model='discovery'")
+        raise ParameterError(
+            "Novelty(scale='log_users') divides by log |queries of train|: it needs model='discovery'",
+            owner="Novelty",
+            parameter="scale",
+        )
     if list_denominator == "k" and k is None:
-        raise ParameterError("Novelty(list_denominator='k') divides by the cutoff: give one, e.g. Novelty@10")
+        raise ParameterError(
+            "Novelty(list_denominator='k') divides by the cutoff: give one, e.g. Novelty@10",
+            owner="Novelty",
+            parameter="list_denominator",
+        )
     if list_denominator == "k" and aggregate == "rows":
-        raise ParameterError("Novelty(list_denominator='k') divides each list by k; aggregate='rows' has no lists")
+        raise ParameterError(
+            "Novelty(list_denominator='k') divides each list by k; aggregate='rows' has no lists",
+            owner="Novelty",
+            parameter="list_denominator",
+        )
 
 
 def compute(

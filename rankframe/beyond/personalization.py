@@ -73,7 +73,11 @@ SPEC = BeyondSpec(
 def check_rules(*, k: int | None, norm: str, **_: object) -> None:
     """The rules between the options (every face calls it): norm='k' divides by the cutoff."""
     if norm == "k" and k is None:
-        raise ParameterError("Personalization(norm='k') divides each overlap by the cutoff: give one, e.g. @10")
+        raise ParameterError(
+            "Personalization(norm='k') divides each overlap by the cutoff: give one, e.g. @10",
+            owner="Personalization",
+            parameter="norm",
+        )
 
 
 def compute(lists: Lists, *, k, output, norm, like) -> np.ndarray:

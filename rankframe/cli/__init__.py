@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import ParameterError, RankframeError, ValidationError
+from ..errors import ParameterError, RankframeError
 from ._options import (
     COMMANDS,
     EXIT_ERROR,
@@ -35,8 +35,6 @@ from ._options import (
     _columns,
     _duplicate_options,
     _exit_status_epilog,
-    _in_cli_words,
-    _parameter_words,
     _policies,
     _policy_options,
     _split_by,
@@ -280,7 +278,7 @@ def _sql(args) -> int:
             try:
                 text = sql.render(args.metrics, per_query=args.per_query, **inputs, **common)
             except ParameterError as e:  # a metric without its input: the option's words
-                raise UsageError(_cli_words(e, "TABLE")) from None
+                raise UsageError(_cli_words(e)) from None
     else:
         portable_only = [
             o
@@ -375,9 +373,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 return getattr(home, _RUN[args.command])(args)
             except ParameterError as e:  # one the command did not word: its parameter named by its option
-                raise UsageError(_parameter_words(e)) from None
+                raise UsageError(_cli_words(e)) from None
     except RankframeError as e:
-        text = str(_in_cli_words(e) if isinstance(e, ValidationError) else e)
+        text = str(e)
         sys.stderr.write(f"rankframe: error: {text}\n")
         return EXIT_ERROR
     except OSError as e:

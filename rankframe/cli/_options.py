@@ -1,19 +1,18 @@
 """The command's vocabulary: its usage error, exit statuses, shared option groups and their meaning.
 
 The arguments turned into the library's (columns, query-set policies, ``by``); the library's messages in the options'
-words (:func:`_cli_words`), so each rule is checked once, by the library, and reported with the flag's name.
+words (:func:`using_flags`, :func:`_cli_words`), so each rule is checked once, by the library, and reported with the
+flag's name.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 
 from ..columns import Columns
-from ..errors import ParameterError, RankframeError, ValidationError
+from ..errors import CALLER_OPTIONS, CallerOptions, ParameterError, RankframeError, caller_option
 
 #: the commands in the order ``--help`` lists them: name -> (its module in rankframe.cli, None = this package's
 #: ``__init__``; its one-line help). ``rankframe --help`` reads this table only: a command's module, and the
@@ -161,11 +160,6 @@ def _check_level(option: str, value: float, example: str) -> None:
         raise UsageError(f"{option} must be a level in the open interval (0, 1), e.g. {example}; got {value:g}")
 
 
-def _option(name: str) -> str:
-    """The running command's option for the library's parameter ``name`` (:func:`flag_of`), else argparse's spelling."""
-    return flag_of(name) or "--" + name.replace("_", "-")
-
-
 #: the library functions each command calls, whose parameters are its options (the owners of their ParameterErrors)
 OWNERS: dict[str, tuple[str, ...]] = {
     "evaluate": ("evaluate",),
@@ -201,123 +195,72 @@ def flag_table(parser: argparse.ArgumentParser) -> dict[str, str]:
     return table
 
 
-#: the running command's options (:func:`flag_table`) and the owners whose parameters they are (:data:`OWNERS`)
-_FLAGS: ContextVar[tuple[dict[str, str], tuple[str, ...]]] = ContextVar("rankframe_cli_flags", default=({}, ()))
+def caller_options(parser: argparse.ArgumentParser, command: str) -> CallerOptions:
+    """The command's options as the library's messages name them (:func:`rankframe.errors.keyword`).
+
+    Its :func:`flag_table`, each option's word for its value (``train`` -> ``FILE``, where the parser says one), the
+    library functions whose parameters they are (:data:`OWNERS`) and the options given once per value (``--by``).
+    """
+    actions = [a for a in parser._actions if a.option_strings]
+    return CallerOptions(
+        flag_table(parser),
+        {a.dest: a.metavar for a in actions if isinstance(a.metavar, str)},
+        OWNERS.get(command, ()),
+        frozenset(a.dest for a in actions if isinstance(a, argparse._AppendAction)),
+    )
 
 
 @contextmanager
 def using_flags(parser: argparse.ArgumentParser, command: str) -> Iterator[None]:
-    """Inside, a ParameterError of the command's library names the option (:func:`option_of`)."""
-    token = _FLAGS.set((flag_table(parser), OWNERS.get(command, ())))
+    """Inside, the library's messages are in the command's words (:data:`rankframe.errors.CALLER_OPTIONS`).
+
+    A ParameterError of the command's library names its option (:func:`option_of`), and a parameter mentioned inside
+    a message is its option (:func:`rankframe.errors.keyword`: ``missing='zero'`` is ``--missing zero``).
+    """
+    token = CALLER_OPTIONS.set(caller_options(parser, command))
     try:
         yield
     finally:
-        _FLAGS.reset(token)
+        CALLER_OPTIONS.reset(token)
 
 
 def option_of(e: ParameterError) -> str | None:
     """The running command's option that sets ``e.parameter``, or None (not the command's library, or no such)."""
-    table, owners = _FLAGS.get()
-    if e.parameter is None or e.owner not in owners:
+    caller = CALLER_OPTIONS.get()
+    if e.parameter is None or e.owner not in caller.owners:
         return None
-    return table.get(e.parameter)
+    return caller.flags.get(e.parameter)
 
 
 def flag_of(parameter: str) -> str | None:
     """The running command's option whose ``dest`` is ``parameter`` (:func:`flag_table`), or None."""
-    return _FLAGS.get()[0].get(parameter)
+    return caller_option(parameter)
 
 
-def _parameter_words(e: RankframeError | str) -> str:
-    """The message, a fielded ParameterError's parameter named by its option (``--ci must be ...``)."""
+def _cli_words(e: RankframeError | str) -> str:
+    """A message of the library in the command's words.
+
+    A ParameterError's parameter is its option (:func:`option_of`: ``The 'ci' parameter of compare`` is ``--ci``).
+    Every other mention of a parameter in the text is already the command's (``--missing zero``, ``--per-query``,
+    ``--by a --by b``): the library wrote it with :func:`rankframe.errors.keyword` while the command ran
+    (:func:`using_flags`).
+    """
     if isinstance(e, ParameterError):
         flag = option_of(e)
         return str(e) if flag is None else e.with_subject(flag)
     return str(e)
 
 
-def _cli_words(e: RankframeError | str, inputs: str = "FILE") -> str:
-    """A message of rankframe.compare, rankframe.evaluate or rankframe.fuse in the command's words.
-
-    A ParameterError's parameter is its option (:func:`option_of`: ``The 'ci' parameter of compare`` is
-    ``--ci``); in the text, ``ci=`` is ``--ci``, ``per_query=True`` is ``--per-query``,
-    ``missing='zero'`` is ``--missing zero``, ``pairs='all'`` is ``--pairs all``; a validation message's
-    ``by='model'`` is ``--by model`` (``by=['a', 'b']`` is ``--by a --by b``) and ``allow_duplicates=True`` is
-    ``--allow-duplicates``; ``ARP needs train=, ...`` is ``ARP needs --train FILE`` (``inputs``: the word for
-    what the option takes, TABLE for ``rankframe sql``).
-    """
-    fuse = isinstance(e, ParameterError) and e.owner == "fuse" or "parameter of fuse" in str(e)
-    text = _parameter_words(e)
-    params: tuple[str, ...] = ("pairs", "test", "ci_method", "ci", "correction", "missing", "n_resamples", "seed")
-    params += ("engine", "agg", "alternative", "margin")
-    text = re.sub(rf"\b({'|'.join(params)})='([^']*)'", lambda m: f"{_option(m.group(1))} {m.group(2)}", text)
-    text = re.sub(r"\b(ci|margin)= ", lambda m: f"{_option(m.group(1))} ", text)
-    text = re.sub(r"\bleave (margin|alternative) out\b", lambda m: f"leave {_option(m.group(1))} out", text)
-    text = re.sub(r"\bper_query=True\b", _option("per_query"), text)
-    text = re.sub(
-        r"\bby=('[^']*'|\[[^\]]*\])",
-        lambda m: " ".join(f"{_option('by')} {v}" for v in re.findall(r"'([^']*)'", m.group(1))),
-        text,
-    )
-    text = re.sub(r"\ballow_duplicates=True\b", _option("allow_duplicates"), text)
-    # an intent-aware measure without a subtopic qrels (rankframe.intent.declare.needs_subtopics): the file options
-    text = re.sub(
-        r"read subtopic judgments: pass qrels= .*?; (.*)\.$",
-        lambda m: (
-            "read subtopic judgments: give --qrels FILE --subtopic-qrels (qid subtopic docno relevance); "
-            + m.group(1).replace("no qrels= was given", "these judgments have no subtopic")
-            + "."
-        ),
-        text,
-    )
-    # a beyond-accuracy metric without its input (rankframe.beyond.declare.missing_input): the file options
-    text = re.sub(
-        r"needs (train|catalog|features)=, (.*): pass it to evaluate, e\.g\. rankframe\.evaluate\(.*\)\.$",
-        lambda m: f"needs --{m.group(1)} {inputs}, {m.group(2)}.",
-        text,
-    )
-    return _fuse_words(text) if fuse else text
-
-
-#: rankframe.fuse's parameters that are options of ``rankframe fuse`` (--rank-base for rank_base)
-_FUSE_PARAMS = ("method", "norm", "weights", "name", "k", "rank_base", "depth", "phi", "gamma", "sigma")
-
-
-def _fuse_words(text: str) -> str:
-    """A message of rankframe.fuse in ``rankframe fuse``'s words (its parameter already named by its option).
-
-    ``norm='none'`` is ``--norm none``, ``rank_base=0`` is ``--rank-base 0``, ``pass another name=`` is
-    ``pass another --name``.
-    """
-    names = "|".join(_FUSE_PARAMS)
-    text = re.sub(
-        rf"\b({names})=('[^']*'|-?\d[\d.]*(?:e-?\d+)?)",
-        lambda m: f"{_option(m.group(1))} {m.group(2).strip(chr(39))}",
-        text,
-    )
-    return re.sub(rf"\b({names})=", lambda m: _option(m.group(1)), text)
-
-
 @contextmanager
-def in_cli_words(words: Callable[[str], str] | None = None) -> Iterator[None]:
-    """The library's errors raised inside, in the command's words (``words``, by default :func:`_cli_words`).
+def in_cli_words() -> Iterator[None]:
+    """A ParameterError raised inside becomes a UsageError, its parameter named by its option (:func:`_cli_words`).
 
-    A ValidationError keeps its failures with their rules reworded; a ParameterError becomes a UsageError, its
-    parameter named by its option (:func:`option_of`).
+    Any other error passes as it is: its words are already the command's (:func:`rankframe.errors.keyword`).
     """
     try:
         yield
-    except ValidationError as e:
-        raise _in_cli_words(e, words) from None
     except ParameterError as e:
-        raise UsageError(_cli_words(e) if words is None else words(_parameter_words(e))) from None
-
-
-def _in_cli_words(e: ValidationError, words: Callable[[str], str] | None = None) -> ValidationError:
-    """A ValidationError in the command's words (``words``; by default :func:`_cli_words`)."""
-    say: Callable[[str], str] = words or _cli_words
-    failures = [{**f, "rule": say(f["rule"])} if isinstance(f.get("rule"), str) else f for f in e.failures]
-    return ValidationError(failures, e.table)
+        raise UsageError(_cli_words(e)) from None
 
 
 def _beyond_input_options(parser) -> None:

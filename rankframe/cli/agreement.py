@@ -1,32 +1,17 @@
 """``rankframe agreement``: rankframe.agreement (Cohen's kappa, Krippendorff's alpha) on a Parquet/CSV table.
 
 The options are :func:`rankframe.agreement.agreement`'s parameters; its checks are the library's, their messages
-rewritten in the options' words (``The 'weights' parameter of agreement`` is ``--weights``: the parser's own
-table, :func:`rankframe.cli._options.flag_table`).
+in the options' words (``The 'weights' parameter of agreement`` is ``--weights``: the parser's own table,
+:func:`rankframe.cli._options.flag_table`; a parameter named inside a message, :func:`rankframe.errors.keyword`).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 
 from ._options import COMMANDS, EXIT_OK, UsageError, _column_options, _columns, _split_by, flag_of, in_cli_words
 from ._render import _print, _records, _table
 from .compare import COMPARE_FORMATS
-
-#: agreement's parameters that no option of the same name sets (the rest: the parser's own table, flag_of)
-_OTHER = {"output": "--format", "data": "FILE"}
-
-
-def _flag(name: str) -> str | None:
-    return flag_of(name) or _OTHER.get(name)
-
-
-def _words(text: str) -> str:
-    """A message of rankframe.agreement in the command's words: parameters as their options."""
-    text = re.sub(r"The 'a' and 'b' parameters of agreement", "--a and --b", text)
-    text = re.sub(r"\b(\w+)=(?=[\s,'\[])", lambda m: (_flag(m.group(1)) or m.group(1) + "=") + " ", text)
-    return text.replace("agreement's ", "")
 
 
 def add_parser(sub) -> None:
@@ -96,11 +81,11 @@ def run(args) -> int:
     if multi:
         mixed = [k for k, v in two.items() if v is not None]
         if mixed:
-            raise UsageError(f"{_flag(mixed[0])} is a two-coder option; --coder/--value/--unit/--level take none")
+            raise UsageError(f"{flag_of(mixed[0])} is a two-coder option; --coder/--value/--unit/--level take none")
         numeric = [args.value or "value"]
     else:
         numeric = [args.a or "human", args.b or "llm"]
-    with in_cli_words(_words):
+    with in_cli_words():
         df = io.read_long(args.file, columns=columns, numeric=numeric)
         out = agreement(df, by=_split_by(args.by) or None, columns=columns, **given)
     if args.format in ("csv", "json"):

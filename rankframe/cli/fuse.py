@@ -20,12 +20,12 @@ from pathlib import Path
 import pandas as pd
 
 from ..columns import Columns
-from ..errors import ParameterError, ValidationError
+from ..errors import ParameterError
 from ..fusion import METHODS, NORMS
 from ..fusion import fuse as fuse_runs
 from ..io import suffix_kind
 from ._load import _check_columns, _check_options
-from ._options import COMMANDS, UsageError, _cli_words, _column_options, _columns, _in_cli_words
+from ._options import COMMANDS, UsageError, _cli_words, _column_options, _columns
 from .compare import _systems
 
 #: rankframe.fuse's defaults, read from its signature (never a second copy)
@@ -130,8 +130,6 @@ def _fuse(args) -> int:
     given = {p: getattr(args, p) for p in _PARAMS if getattr(args, p) is not None}
     try:
         out = fuse_runs(frame, args.method, system=system, weights=weights, columns=columns, **given)
-    except ValidationError as e:
-        raise _in_cli_words(e) from None
     except ParameterError as e:
         raise UsageError(_cli_words(e)) from None
     fused = out.iloc[len(frame) :].reset_index(drop=True)

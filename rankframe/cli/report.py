@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import progress
 from ..compare import CORRECTIONS, TESTS
-from ..errors import ParameterError, ValidationError, install_extra
+from ..errors import ParameterError, install_extra
 from ..names import parse
 from ..report import report
 from ..stats.align import MISSING
@@ -22,7 +22,6 @@ from ._options import (
     _column_options,
     _columns,
     _duplicate_options,
-    _in_cli_words,
     _input_options,
     _policies,
     _policy_options,
@@ -109,8 +108,6 @@ def run(args: Any) -> int:
             allow_duplicates=args.allow_duplicates,
             **policies,
         )
-    except ValidationError as e:
-        raise _in_cli_words(e) from None
     except ParameterError as e:  # compare's messages in the options' words, as rankframe compare says them
         raise UsageError(_cli_words(e)) from None
     _print(f"wrote {args.path}")

@@ -23,7 +23,7 @@ from .. import stats
 from ..arguments import check_level
 from ..columns import Columns
 from ..display import OUTPUT_COLUMNS
-from ..errors import ParameterError, ValidationError, close_match, missing_columns_error, parameter_error
+from ..errors import ParameterError, ValidationError, close_match, keyword, missing_columns_error, parameter_error
 from ..evaluate import evaluate_parameters
 from ..numeric import check_number
 from ..schema import nested_failures
@@ -49,11 +49,19 @@ CORRECTIONS = stats.CORRECTIONS
 #: ``correction=`` values: ``"auto"`` (the default) is no correction after Tukey's HSD, Holm otherwise
 CorrectionChoice = Literal["auto", Correction]
 CORRECTION_CHOICES: tuple[CorrectionChoice | None, ...] = (*get_args(CorrectionChoice), None)
-#: Westfall-Young with another test than the randomization test (it resamples that test's sign flips)
-WESTFALL_YOUNG_TEST = (
-    "correction='westfall-young' resamples the sign flips of the randomization test (max-|t| step-down over the "
-    "same draws); pass test='randomization' with it, or use correction='holm' with test={test!r}"
-)
+
+
+def westfall_young_test(test: str) -> ParameterError:
+    """Westfall-Young with another test than the randomization test (it resamples that test's sign flips)."""
+    return ParameterError(
+        f"{keyword('correction', 'westfall-young')} resamples the sign flips of the randomization test (max-|t| "
+        f"step-down over the same draws); pass {keyword('test', 'randomization')} with it, or use "
+        f"{keyword('correction', 'holm')} with {keyword('test', test)}",
+        owner="compare",
+        parameter="correction",
+    )
+
+
 #: ``evaluate`` options that ``compare`` passes through unchanged (``**options``)
 _OWN = {"df", "metrics", "by", "per_query", "columns", "qrels", "engine", "output", "progress", "n_resamples", "seed"}
 EVALUATE_OPTIONS = tuple(p.name for p in evaluate_parameters(without=_OWN))
@@ -101,8 +109,9 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     p["test"] = _choice("test", p["test"], TESTS)
     if p["test"] == "tukey" and p["pairs"] != "all":
         raise ParameterError(
-            "test='tukey' compares every pair of systems at once (the blocked Tukey HSD); pass "
-            "pairs='all' with it, or use test='t', 'randomization' or 'wilcoxon' against a baseline",
+            f"{keyword('test', 'tukey')} compares every pair of systems at once (the blocked Tukey HSD); pass "
+            f"{keyword('pairs', 'all')} with it, or use {keyword('test', 't')}, 'randomization' or 'wilcoxon' "
+            "against a baseline",
             owner="compare",
             parameter="test",
         )
@@ -111,15 +120,15 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
     p["ci_method"] = _choice("ci_method", p["ci_method"], CI_METHODS)
     if p["ci_method"] == "tukey" and p["test"] != "tukey":
         raise ParameterError(
-            "ci_method='tukey' (simultaneous Tukey intervals) needs test='tukey'; with "
-            f"test={p['test']!r} use ci_method='t' or 'bootstrap'",
+            f"{keyword('ci_method', 'tukey')} (simultaneous Tukey intervals) needs {keyword('test', 'tukey')}; with "
+            f"{keyword('test', p['test'])} use {keyword('ci_method', 't')} or 'bootstrap'",
             owner="compare",
             parameter="ci_method",
         )
     p["ci"] = check_level("compare", p["ci"])
     p["correction"] = default_correction(_choice("correction", p["correction"], CORRECTION_CHOICES), p["test"])
     if p["correction"] == "westfall-young" and p["test"] != "randomization":
-        raise ParameterError(WESTFALL_YOUNG_TEST.format(test=p["test"]))
+        raise westfall_young_test(p["test"])
     p["zero_method"] = check_zero_method(p.get("zero_method"), p["test"])
     p["alternative_asked"] = p.get("alternative_asked", p.get("alternative"))  # margin_side reads what was given
     p["margin"], p["alternative"] = check_alternative(p.get("alternative"), p.get("margin"), p["test"], p["ci_method"])
@@ -144,8 +153,8 @@ def check_zero_method(zero_method: object, test: str) -> str:
     value: str = _choice("zero_method", zero_method, stats.ZERO_METHODS)
     if value != "wilcox" and test != "wilcoxon":
         raise ParameterError(
-            f"zero_method={value!r} is how the Wilcoxon signed-rank test treats zero differences; test={test!r} "
-            "has no such choice: pass test='wilcoxon', or leave zero_method out",
+            f"zero_method={value!r} is how the Wilcoxon signed-rank test treats zero differences; "
+            f"{keyword('test', test)} has no such choice: pass {keyword('test', 'wilcoxon')}, or leave zero_method out",
             owner="compare",
             parameter="zero_method",
         )
@@ -167,8 +176,9 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
         )
         if test != "t":
             raise ParameterError(
-                f"margin= (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + margin > 0; "
-                f"test={test!r} takes no margin: pass test='t', or leave margin out",
+                f"{keyword('margin')} (non-inferiority: H0 delta <= -margin) is a one-sided paired t-test of delta + "
+                f"margin > 0; {keyword('test', test)} takes no margin: pass {keyword('test', 't')}, or leave "
+                f"{keyword('margin', bare=True)} out",
                 owner="compare",
                 parameter="margin",
             )
@@ -176,24 +186,27 @@ def check_alternative(alternative: object, margin: object, test: str, ci_method:
         alternative = "two-sided" if margin is None else "greater"
     side: str = _choice("alternative", alternative, ALTERNATIVES)
     if margin is not None and side == "two-sided":
-        raise ParameterError(
-            MARGIN_SIDE.format(what="", h0="delta <= -margin", h1="delta > -margin", side="greater", got=side)
-        )
+        raise margin_side_error("", "delta <= -margin", "delta > -margin", "greater", side)
     if side != "two-sided" and (test not in ONE_SIDED_TESTS or ci_method == "tukey"):
         raise ParameterError(
-            f"alternative={side!r}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
-            f"use alternative='two-sided', or test={ONE_SIDED_TESTS} with ci_method='t' or 'bootstrap'",
+            f"{keyword('alternative', side)}: the blocked Tukey HSD and its simultaneous intervals are two-sided; "
+            f"use {keyword('alternative', 'two-sided')}, or test={ONE_SIDED_TESTS} with {keyword('ci_method', 't')} "
+            "or 'bootstrap'",
             owner="compare",
             parameter="alternative",
         )
     return checked, side
 
 
-#: the error of an alternative that is not the non-inferiority test's side (the words of both directions)
-MARGIN_SIDE = (
-    "margin= tests non-inferiority{what} (H0 {h0} against {h1}), a one-sided test of alternative={side!r}; got "
-    "alternative={got!r}: leave alternative out or pass {side!r}"
-)
+def margin_side_error(what: str, h0: str, h1: str, side: str, got: str) -> ParameterError:
+    """The error of an alternative that is not the non-inferiority test's side (the words of both directions)."""
+    return ParameterError(
+        f"{keyword('margin')} tests non-inferiority{what} (H0 {h0} against {h1}), a one-sided test of "
+        f"{keyword('alternative', side)}; got {keyword('alternative', got)}: leave "
+        f"{keyword('alternative', bare=True)} out or pass {side!r}",
+        owner="compare",
+        parameter="margin",
+    )
 
 
 def margin_side(names: list[str], margin: float | None, alternative: str, asked: object) -> str:
@@ -213,7 +226,8 @@ def margin_side(names: list[str], margin: float | None, alternative: str, asked:
     none = [n for n, w in zip(names, ways) if w == 0]
     if none:
         raise ParameterError(
-            f"margin= tests that a system is not worse than the baseline by the margin; {', '.join(none)} has no "
+            f"{keyword('margin')} tests that a system is not worse than the baseline by the margin; "
+            f"{', '.join(none)} has no "
             "direction (never better or worse: docs/metrics.md, 'Which way is better'): leave it out of a call "
             "with a margin",
             owner="compare",
@@ -222,7 +236,8 @@ def margin_side(names: list[str], margin: float | None, alternative: str, asked:
     if len(set(ways.tolist())) > 1:
         lower = [n for n, w in zip(names, ways) if w < 0]
         raise ParameterError(
-            f"margin= is one margin in the metrics' units, on one side: {', '.join(lower)} {WORDS[-1]}, the others "
+            f"{keyword('margin')} is one margin in the metrics' units, on one side: {', '.join(lower)} "
+            f"{WORDS[-1]}, the others "
             f"{WORDS[1]}; compare them in separate calls, each with its own margin",
             owner="compare",
             parameter="margin",
@@ -232,7 +247,7 @@ def margin_side(names: list[str], margin: float | None, alternative: str, asked:
     if asked is not None and alternative != side:
         h0, h1 = ("delta <= -margin", "delta > -margin") if higher else ("delta >= margin", "delta < margin")
         what = "" if higher else f" of {', '.join(names)} ({WORDS[-1]})"
-        raise ParameterError(MARGIN_SIDE.format(what=what, h0=h0, h1=h1, side=side, got=alternative))
+        raise margin_side_error(what, h0, h1, side, alternative)
     return side
 
 
@@ -273,9 +288,9 @@ def check_family_correction(family: list[str], by: list[str], correction: str | 
     if correction != "westfall-young" or not by or set(by) <= set(family):
         return
     raise ParameterError(
-        f"correction='westfall-young' adjusts over the comparisons of one segment (their queries share the sign "
-        f"flips); with segments {by} pass family= naming them, e.g. family={[*by]!r} (one family per segment) or "
-        f"family={[*by, 'metric']!r}; got family={family or 'all'!r}",
+        f"{keyword('correction', 'westfall-young')} adjusts over the comparisons of one segment (their queries share "
+        f"the sign flips); with segments {by} pass family= naming them, e.g. family={[*by]!r} (one family per "
+        f"segment) or family={[*by, 'metric']!r}; got family={family or 'all'!r}",
         owner="compare",
         parameter="correction",
     )
@@ -286,12 +301,18 @@ def check_system_name(system: object, by: list[str], columns: Columns, owner: st
     if not isinstance(system, str):
         raise parameter_error(owner, "system", "a column name (str)", system)
     if system in by:
-        raise ParameterError(SYSTEM_IN_BY.format(system=system, by_arg=f"by={by}", owner=owner, by_name="by="))
+        raise ParameterError(
+            SYSTEM_IN_BY.format(system=system, by_arg=keyword("by", by), owner=owner, by_name=keyword("by")),
+            owner=owner,
+            parameter="system",
+        )
     role = table_role(system, columns)
     if role:
         raise ParameterError(
             f"the system column {system!r} is the table's {role} column; pass system= the "
-            "column that names the system (run) of each row"
+            "column that names the system (run) of each row",
+            owner=owner,
+            parameter="system",
         )
 
 
@@ -423,7 +444,8 @@ def check_baseline_pairs(baseline: object, pairs: str) -> None:
     if isinstance(baseline, (list, tuple)) and pairs != "baseline":
         raise ParameterError(
             f"The 'baseline' parameter of compare names several systems ({list(baseline)}), which needs "
-            f"pairs='baseline' (every system against each baseline); with pairs={pairs!r} name one system, "
+            f"{keyword('pairs', 'baseline')} (every system against each baseline); with {keyword('pairs', pairs)} name "
+            "one system, "
             "which then only comes first in the order of the pairs",
             owner="compare",
             parameter="baseline",

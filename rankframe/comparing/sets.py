@@ -18,7 +18,7 @@ from .. import progress as progress_
 from ..beyond.declare import BeyondSpec, refuse
 from ..engines import beyond_bootstrap as boot
 from ..engines import beyond_engine
-from ..errors import ParameterError
+from ..errors import ParameterError, keyword
 from ..names import Measure
 from ..stats.randomization import call_seed
 from . import frame as _frame
@@ -51,12 +51,18 @@ def compare(
     if p["correction"] == "westfall-young":
         raise ParameterError(
             f"{', '.join(names)}: set-level metrics are compared by a paired bootstrap over queries, not by sign "
-            "flips; correction='westfall-young' resamples the randomization test's flips: use correction='holm'"
+            f"flips; {keyword('correction', 'westfall-young')} resamples the randomization test's flips: use "
+            f"{keyword('correction', 'holm')}",
+            owner="compare",
+            parameter="correction",
         )
     if p.get("margin") is not None:
         raise ParameterError(
-            f"{', '.join(names)}: margin= is a one-sided paired t-test on per-query differences; set-level metrics "
-            "have none (they are compared by a paired bootstrap over queries): leave margin out"
+            f"{', '.join(names)}: {keyword('margin')} is a one-sided paired t-test on per-query differences; "
+            "set-level metrics have none (they are compared by a paired bootstrap over queries): leave "
+            f"{keyword('margin', bare=True)} out",
+            owner="compare",
+            parameter="margin",
         )
     if inputs.kind(call.df) in ("path", "relation"):
         refuse(set_level, "duckdb_files")

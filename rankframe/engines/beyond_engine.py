@@ -19,7 +19,7 @@ from ..beyond import input_rules as rules
 from ..beyond.declare import BeyondSpec, missing_input
 from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
 from ..columns import Columns
-from ..errors import ParameterError
+from ..errors import ParameterError, keyword
 from ..intent.declare import HISTORY_INPUTS, from_history
 from ..names import Measure
 from ..prepare import ranked_rows
@@ -63,12 +63,16 @@ def check_arguments(
     if sets and per_query:
         raise ParameterError(
             f"{', '.join(sets)}: set-level metrics have one value per segment, not per query; they do not apply "
-            "with per_query=True (evaluate them in a separate call without it)"
+            f"with {keyword('per_query', True)} (evaluate them in a separate call without it)",
+            owner="evaluate",
+            parameter="per_query",
         )
     if sets and agg != "mean":
         raise ParameterError(
-            f"{', '.join(sets)}: set-level metrics are not means over queries; agg={agg!r} does not apply to them "
-            "(ci= gives them a bootstrap interval over queries)"
+            f"{', '.join(sets)}: set-level metrics are not means over queries; {keyword('agg', agg)} does not apply "
+            f"to them ({keyword('ci')} gives them a bootstrap interval over queries)",
+            owner="evaluate",
+            parameter="agg",
         )
     given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
     reads: dict[str, list[str]] = {name: [] for name in given}

@@ -17,7 +17,7 @@ import pandas as pd
 from .. import inputs, units
 from ..columns import Columns
 from ..comparing.rules import null_systems_error
-from ..errors import ParameterError, ValidationError, did_you_mean, missing_columns_error, parameter_error
+from ..errors import ParameterError, ValidationError, did_you_mean, keyword, missing_columns_error, parameter_error
 from ..numeric import check_number
 from ..prepare import score_order
 from ..schema import _ONE_KIND as ONE_KIND
@@ -178,12 +178,12 @@ def check_options(
     if not m.weighted and weights is not None:
         raise ParameterError(
             f"The 'weights' parameter of fuse is for the weighted methods (wsum, wmnz, mixed, w_bordafuse); "
-            f"method={m.name!r} takes none. Got {weights!r} instead.",
+            f"{keyword('method', m.name)} takes none. Got {weights!r} instead.",
             owner="fuse",
             parameter="weights",
         )
     if m.weighted and not isinstance(weights, Mapping):
-        raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for method={m.name!r}", weights)
+        raise parameter_error(OWNER, "weights", f"a dict {{system: weight}} for {keyword('method', m.name)}", weights)
     chosen = fused_name if isinstance(fused_name, str) else int(fused_name)
     return Plan(m, norm_spec, params, c, weights if isinstance(weights, Mapping) else None, chosen)
 
@@ -225,7 +225,7 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
     if str(plan.name) in {str(s) for s in systems}:
         raise ParameterError(
             f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
-            f"system of the {c.system!r} column; pass another name=.",
+            f"system of the {c.system!r} column; pass another {keyword('name')}.",
             owner="fuse",
             parameter="name",
         )
@@ -235,7 +235,8 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
             f"The 'name' parameter of fuse: the systems of the {c.system!r} column are {kind} values "
             f"({', '.join(map(repr, systems[:3]))}), and the fused run's name {plan.name!r} is a "
             f"{type(plan.name).__name__}: the table would hold ids of two types, which evaluate and compare refuse. "
-            f"Pass name= a new {kind} value, or convert the column first: df.astype({{{c.system!r}: str}}).",
+            f"Pass {keyword('name')} a new {kind} value, or convert the column first: "
+            f"df.astype({{{c.system!r}: str}}).",
             owner="fuse",
             parameter="name",
         )
@@ -287,7 +288,8 @@ def _check_params(m: FusionMethod, **given: Any) -> dict[str, Any]:
         "sigma": number("sigma", "a number in [0, 1]", low=0, high=1),
     }
     if m.name == "rrf" and params["k"] + params["rank_base"] <= 0:
-        raise parameter_error(OWNER, "k", "> 0 with rank_base=0 (the first rank would weigh 1/0)", params["k"])
+        words = f"> 0 with {keyword('rank_base', 0)} (the first rank would weigh 1/0)"
+        raise parameter_error(OWNER, "k", words, params["k"])
     if given["depth"] is not None:
         params["depth"] = number("depth", "None or an int >= 1", integer=True, low=1)
     return params
@@ -353,9 +355,10 @@ def check_one_scale(systems: list, low: np.ndarray, high: np.ndarray, m: FusionM
     if disjoint or spread:
         ranges = ", ".join(f"{s!r}: [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(systems, low, high))
         raise ParameterError(
-            f"The 'norm' parameter of fuse: method={m.name!r} adds raw {c.score!r} values, and the systems' "
-            f"scores are on different scales ({ranges}). Pass norm='min-max' (or 'max', 'sum', 'zmuv', 'rank', "
-            "'borda'), or norm='none' to fuse the raw scores anyway.",
+            f"The 'norm' parameter of fuse: {keyword('method', m.name)} adds raw {c.score!r} values, and the "
+            "systems' "
+            f"scores are on different scales ({ranges}). Pass {keyword('norm', 'min-max')} (or 'max', 'sum', 'zmuv', "
+            f"'rank', 'borda'), or {keyword('norm', 'none')} to fuse the raw scores anyway.",
             owner="fuse",
             parameter="norm",
         )

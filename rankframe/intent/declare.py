@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..declare import MetricSpec, Param, k_param, like_param, rel_param
-from ..errors import ParameterError
+from ..errors import ParameterError, caller_option, keyword
 
 #: the faces that compute the family: ``rankframe.evaluate`` with engine='pandas' on a table (any table kind it reads
 #: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it),
@@ -122,7 +122,7 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
     asked = [m for m in intent(measures) if face not in faces_of(m)]
     if asked:
         history = any(from_history(m) for m in asked)
-        duckdb = "" if history else ", engine='duckdb' on a DataFrame"
+        duckdb = "" if history else f", {keyword('engine', 'duckdb')} on a DataFrame"
         macros = (
             ""
             if history
@@ -133,7 +133,7 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
             f"{', '.join(map(str, asked))}: the intent-aware diversity measures (docs/diversity.md) are computed "
             "by rankframe.evaluate and its callers, pandas-only for now on every other face; "
             f"{words or face} does not serve them yet. Use rankframe.evaluate(run, metrics, "
-            f"qrels=<subtopic qrels>) with engine='pandas' (the default){duckdb}, the accessor "
+            f"qrels=<subtopic qrels>) with {keyword('engine', 'pandas')} (the default){duckdb}, the accessor "
             "df.rank_metrics.evaluate, the polars namespace or rankframe.compare"
             f"{'' if duckdb == '' else ' or rankframe.anova (on Spark: rankframe.spark.evaluate, compare, anova)'}."
             + macros
@@ -143,12 +143,22 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
 def needs_subtopics(measures: Sequence[Any], subtopic: str, found: Sequence[str] | None) -> ParameterError:
     """The error of intent-aware measures asked without a qrels table that has the subtopic column."""
     names = ", ".join(str(m) for m in from_qrels(measures))
-    where = (
-        "no qrels= was given"
-        if found is None
-        else f"the qrels table has no column {subtopic!r} (its columns: {', '.join(map(repr, found))})"
-    )
+    if caller_option("subtopic_qrels") is not None:  # the command's file options, not a qrels= table
+        where = "these judgments have no subtopic" if found is None else _no_subtopic(subtopic, found)
+        return ParameterError(
+            f"{names} read subtopic judgments: give {keyword('qrels')} FILE {keyword('subtopic_qrels', True)}"
+            f" (qid subtopic docno relevance); {where}.",
+            owner="evaluate",
+            parameter="qrels",
+        )
+    where = "no qrels= was given" if found is None else _no_subtopic(subtopic, found)
     return ParameterError(
         f"{names} read subtopic judgments: pass qrels= with the columns query, subtopic, item, relevance (the "
-        "subtopic column's name set by qrels_columns={'subtopic': ...} or Columns(subtopic=...)); " + where + "."
+        "subtopic column's name set by qrels_columns={'subtopic': ...} or Columns(subtopic=...)); " + where + ".",
+        owner="evaluate",
+        parameter="qrels",
     )
+
+
+def _no_subtopic(subtopic: str, found: Sequence[str]) -> str:
+    return f"the qrels table has no column {subtopic!r} (its columns: {', '.join(map(repr, found))})"

@@ -85,12 +85,18 @@ def one_metric(frame: pd.DataFrame, metric: object, owner: str) -> tuple[pd.Data
     if metric is None:
         if len(present) > 1:
             raise ParameterError(
-                f"{owner}: the frame holds {len(present)} metrics {present[:8]}; pick one with metric="
+                f"{owner}: the frame holds {len(present)} metrics {present[:8]}; pick one with metric=",
+                owner=owner,
+                parameter="metric",
             )
         return frame, present[0]
     label = str(parse(metric)) if isinstance(metric, str) else str(metric)
     if label not in present:
-        raise ParameterError(f"{owner}: metric={metric!r} ({label}) is not in the frame; it holds {present[:8]}")
+        raise ParameterError(
+            f"{owner}: metric={metric!r} ({label}) is not in the frame; it holds {present[:8]}",
+            owner=owner,
+            parameter="metric",
+        )
     return frame[frame["metric"].astype(str) == label], label
 
 
@@ -107,7 +113,9 @@ def need_columns(frame: pd.DataFrame, names: Sequence[str], owner: str, name: st
     for c in names:
         if c not in present:
             raise ParameterError(
-                f"{owner}: {name}={c!r} is not a column of the frame{did_you_mean(c, present)}; columns: {present}"
+                f"{owner}: {name}={c!r} is not a column of the frame{did_you_mean(c, present)}; columns: {present}",
+                owner=owner,
+                parameter=name,
             )
 
 
@@ -163,7 +171,9 @@ def identity(present: Sequence[str], owner: str, order: object = None, palette: 
         if len(set(full)) != len(full) or not set(full) & set(labels):
             raise ParameterError(
                 f"{owner}: order= must name distinct groups, some of them in the data; got {full[:5]}; "
-                f"the groups are {labels[:10]}"
+                f"the groups are {labels[:10]}",
+                owner=owner,
+                parameter="order",
             )
     if palette is None:
         colours: Any = list(PALETTE)
@@ -176,7 +186,11 @@ def identity(present: Sequence[str], owner: str, order: object = None, palette: 
         named = {label_of(k if isinstance(k, tuple) else (k,)): v for k, v in palette.items()}
         lacking = [g for g in full if g not in named and g in labels]
         if lacking or not all(is_color_like(v) for v in named.values()):
-            raise ParameterError(f"{owner}: palette= must give a colour to every group drawn; missing {lacking[:5]}")
+            raise ParameterError(
+                f"{owner}: palette= must give a colour to every group drawn; missing {lacking[:5]}",
+                owner=owner,
+                parameter="palette",
+            )
         colours = [named.get(g, NEUTRAL) for g in full]
     elif isinstance(palette, Sequence) and palette and all(is_color_like(c) for c in palette):
         colours = list(palette)

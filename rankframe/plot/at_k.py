@@ -129,7 +129,9 @@ def at_k(
     if wanted is not None:
         frame = frame[frame["_base"] == wanted]
     if frame.empty:
-        raise ParameterError(f"at_k: no metric with a cutoff (name@k) to plot for metric={metric!r}")
+        raise ParameterError(
+            f"at_k: no metric with a cutoff (name@k) to plot for metric={metric!r}", owner="at_k", parameter="metric"
+        )
     segs = [c for c in means.columns[: list(means.columns).index("metric")]]
     bases = list(dict.fromkeys(frame["_base"]))
     band = {"ci_low", "ci_high"} <= set(frame.columns)

@@ -46,7 +46,11 @@ def per_query_deltas(
         raise ParameterError(f"{owner}: needs 2 systems in column {system_col!r}; found {len(found)}: {found[:5]}")
     for name, value in (("system", system), ("baseline", baseline)):
         if value is not None and value not in found:
-            raise ParameterError(f"{owner}: {name}={value!r} is not a system of column {system_col!r}: {found[:10]}")
+            raise ParameterError(
+                f"{owner}: {name}={value!r} is not a system of column {system_col!r}: {found[:10]}",
+                owner=owner,
+                parameter=name,
+            )
     if baseline is None:
         baseline = next(s for s in found if s != system)
     if system is None:
@@ -114,7 +118,11 @@ def differences(
     what = kind(data, columns, "differences")
     if what == "long":
         if metric is None:
-            raise ParameterError("differences: name the metric to draw from a long table, e.g. metric='AP'")
+            raise ParameterError(
+                "differences: name the metric to draw from a long table, e.g. metric='AP'",
+                owner="differences",
+                parameter="metric",
+            )
         need_columns(data, [system_col], "differences", "columns.system")
         seg = as_names(by, "differences", "by")
         data = evaluate(data, [metric], by=[*seg, system_col], per_query=True, columns=columns, qrels=qrels, **options)

@@ -82,7 +82,11 @@ def distribution(
     groups = as_names(by, "distribution", "by")
     if what == "long":
         if metric is None:
-            raise ParameterError("distribution: name the metric to draw from a long table, e.g. metric='AP'")
+            raise ParameterError(
+                "distribution: name the metric to draw from a long table, e.g. metric='AP'",
+                owner="distribution",
+                parameter="metric",
+            )
         if by is None and columns.system in data.columns:
             groups = [columns.system]
         hue_cols = [columns.system] if columns.system in data.columns and columns.system not in groups else []

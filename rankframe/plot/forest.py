@@ -97,7 +97,11 @@ def forest(
     what = kind(data, columns, "forest")
     if what == "long":
         if metric is None:
-            raise ParameterError("forest: name the metric to draw from a long table, e.g. metric='nDCG@10'")
+            raise ParameterError(
+                "forest: name the metric to draw from a long table, e.g. metric='nDCG@10'",
+                owner="forest",
+                parameter="metric",
+            )
         if baseline is not None:
             data = compare(data, [metric], baseline=baseline, by=by, ci=ci, columns=columns, qrels=qrels, **options)
         else:

@@ -277,7 +277,11 @@ def render(
         if value is not None and (not isinstance(value, str) or not value):
             raise parameter_error(OWNER, option, f"the name of a column of {owner_input}= (a str)", value)
         if value is not None and given is None:
-            raise ParameterError(f"{option}= names a column of {owner_input}=, but no {owner_input}= was given")
+            raise ParameterError(
+                f"{option}= names a column of {owner_input}=, but no {owner_input}= was given",
+                owner=OWNER,
+                parameter=option,
+            )
         ids = input_rules.id_columns(owner_input, cols.query, cols.item)
         if value in ids:  # an id column is never read as weights or values (input_rules.optional_column)
             raise parameter_error(OWNER, option, f"a column of {owner_input}= other than its id columns {ids}", value)
@@ -422,7 +426,11 @@ def _render_intent(
     others = [str(m) for m in measures if m not in intent]
     if not intent:
         option = "qrels" if qrels is not None else "ideal_depth"
-        raise ParameterError(f"{option}= is read by the intent-aware measures only (docs/diversity.md); none is asked")
+        raise ParameterError(
+            f"{option}= is read by the intent-aware measures only (docs/diversity.md); none is asked",
+            owner=OWNER,
+            parameter=option,
+        )
     if others:
         raise ParameterError(
             f"{', '.join(others)}: render writes the intent-aware measures ({', '.join(map(str, intent))}) in a "

@@ -26,6 +26,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from ..errors import keyword
 from ._segments import check_offsets, segment_of_row, segment_sum
 
 #: what ``missing=`` does with a query one system lacks (the type of every public ``missing=``)
@@ -48,7 +49,7 @@ MISALIGNED = (
 
 def misaligned_rule(count: int) -> str:
     """The rule broken by ``count`` misaligned (segment, query) units, and the ``missing=`` values that resolve it."""
-    remedies = ", or ".join(f"missing={name!r} to {meaning}" for name, meaning in MISSING_MEANING.items())
+    remedies = ", or ".join(f"{keyword('missing', name)} to {meaning}" for name, meaning in MISSING_MEANING.items())
     return f"{MISALIGNED.format(count=count)}. Pass {remedies}"
 
 

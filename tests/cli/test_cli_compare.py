@@ -546,7 +546,7 @@ HOSTILE = {
     ),
     "--by system": (
         lambda tmp: [str(PAIRED), "-m", "AP", "--by", "system"],
-        "the system column 'system' is also in --by system",  # the command's flag (cli._cli_words)
+        "the system column 'system' is also in --by system",  # the command's flag (rankframe.errors.keyword)
     ),
     "--by with runs": (
         lambda tmp: [str(RUN), str(RUN_B), "--qrels", str(QRELS), "-m", "AP", "--by", "length"],

@@ -86,15 +86,17 @@ def test_every_raise_that_starts_with_a_keyword_carries_it():
     for path in sorted((ROOT / "rankframe").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ParameterError" and node.args:
-                said = re.match(r"""^f?['"](\w+)=""", ast.unparse(node.args[0]))
+                # ci= ..., or the same keyword in the caller's words: {keyword('ci')} ... (rankframe.errors.keyword)
+                said = re.match(r"""^f?['"](?:(\w+)=|\{keyword\(['"](\w+)['"])""", ast.unparse(node.args[0]))
                 if said is None:
                     continue
                 found += 1
+                name = said.group(1) or said.group(2)
                 keywords = {k.arg: k.value for k in node.keywords}
                 where = f"{path.relative_to(ROOT)}:{node.lineno}"
-                assert "parameter" in keywords, f"{where} is about {said.group(1)}= without the field"
-                assert ast.literal_eval(keywords["parameter"]) == said.group(1), where
-    assert found >= 20  # 21 when written
+                assert "parameter" in keywords, f"{where} is about {name}= without the field"
+                assert ast.literal_eval(keywords["parameter"]) == name, where
+    assert found >= 20  # 21 when written; 22 with the ones that start with keyword() (issue 34)
 
 
 # (the call, its owner, its parameter): real raises, the template's and the hand-worded ones
@@ -134,10 +136,43 @@ def test_a_raise_carries_the_fields_its_words_say(case):
     assert [repr(getattr(back, f)) for f in fields] == [repr(getattr(e, f)) for f in fields]
 
 
+# hand-worded raises that named a parameter in their words without carrying it (issue 34): (call, owner, parameter)
+HAND_WORDED = {
+    "compare westfall-young with t": (
+        lambda: rankframe.compare(TWO, "AP", correction="westfall-young"), "compare", "correction"
+    ),
+    "compare margin two-sided": (
+        lambda: rankframe.compare(TWO, "AP", margin=0.1, alternative="two-sided"), "compare", "margin"
+    ),
+    "compare system in by": (lambda: rankframe.compare(TWO, "AP", by="system"), "compare", "system"),
+    "anova random with pairs": (
+        lambda: rankframe.anova(PAIRED, "AP", random="query", pairs=True), "anova", "random"
+    ),
+    "ARP without train": (lambda: rankframe.evaluate(TWO, "ARP@2"), "evaluate", "train"),
+    "Personalization norm k without a cutoff": (
+        lambda: rankframe.evaluate(TWO, "Personalization(norm='k')", by="system"), "Personalization", "norm"
+    ),
+    "segment_means without by": (lambda: rankframe.segment_means(TWO, "AP", by=[]), "segment_means", "by"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(HAND_WORDED))
+def test_a_hand_worded_raise_carries_the_parameter_it_is_about(case):
+    call, owner, parameter = HAND_WORDED[case]
+    with pytest.raises(ParameterError) as info:
+        call()
+    e = info.value
+    assert (e.owner, e.parameter) == (owner, parameter), str(e)
+    assert parameter in str(e)  # its words name it (as the keyword, or inside the metric's name)
+    assert e.with_subject("--X") == str(e)  # no template subject to replace: other mentions are keyword()'s
+    back = pickle.loads(pickle.dumps(e))
+    assert (type(back), str(back), back.owner, back.parameter) == (ParameterError, str(e), owner, parameter)
+
+
 def test_a_message_about_a_keyword_keeps_its_words_and_carries_it():
     with pytest.raises(ParameterError) as info:
         rankframe.evaluate(TWO, "AP", by="system", per_query=True, ci=0.9)
     e = info.value
     assert str(e) == "ci= gives intervals of means; it does not apply with per_query=True"  # the words of today
     assert (e.owner, e.parameter) == ("evaluate", "ci")
-    assert e.with_subject("--ci") == str(e)  # not "The 'ci' parameter of ...": the command rewrites ci= itself
+    assert e.with_subject("--ci") == str(e)  # not "The 'ci' parameter of ...": ci= is keyword()'s, said as --ci there
