@@ -750,6 +750,7 @@ def _run_doc_line(command: str, work: Path, capsys) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("name", "line", "command", "shown"), DOC_COMMANDS, ids=[f"{n}:{ln}" for n, ln, _, _ in DOC_COMMANDS]
 )
+@pytest.mark.quick_sample(6)  # the quick loop: 6 of the docs' command lines (tests/tiers.py)
 def test_doc_cli_line_runs_as_written(doc_dir, capsys, monkeypatch, name, line, command, shown):
     """Exit 0 (or the `exit N` the line's comment states), and the output the docs show, if they show one."""
     import shutil

@@ -54,6 +54,7 @@ CASES = {
 }
 
 
+@pytest.mark.quick_sample(10)  # the quick loop: 10 of the hostile inputs (tests/tiers.py)
 @pytest.mark.parametrize("case", CASES)
 def test_hostile_beyond_input_names_the_input(case):
     metric, kw, words = CASES[case]

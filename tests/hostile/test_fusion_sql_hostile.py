@@ -142,6 +142,7 @@ def con(request, tmp_path_factory):
     c.close()
 
 
+@pytest.mark.quick_sample(15)  # the quick loop: 15 of the mistakes (tests/tiers.py)
 @pytest.mark.parametrize("case", CASES)
 def test_each_mistake_is_a_coded_error(con, case):
     sql, kind, column, words = CASES[case]

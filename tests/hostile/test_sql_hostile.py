@@ -91,6 +91,7 @@ BAD_SEGMENTS = [
 ]
 
 
+@pytest.mark.quick_sample(8)  # the quick loop: 8 of the macro x list cases (tests/tiers.py)
 @pytest.mark.parametrize(("segments", "message"), BAD_SEGMENTS, ids=[s for s, _ in BAD_SEGMENTS])
 @pytest.mark.parametrize("macro", TABLE_MACROS)
 def test_bad_segment_lists(con, macro, segments, message):
@@ -350,6 +351,7 @@ BAD_PARAMETERS = [
 @pytest.mark.parametrize(
     ("arg", "spec", "param", "value", "sql_param"), BAD_PARAMETERS, ids=[b[0] for b in BAD_PARAMETERS]
 )
+@pytest.mark.quick_sample(8)  # the quick loop: 8 of the bad parameters (tests/tiers.py)
 def test_bad_parameters_in_the_words_of_the_python_api(con, arg, spec, param, value, sql_param):
     # before: k := '10' was accepted, true and 1e30 were DuckDB binder/conversion errors, ideal := NULL an INTERNAL
     # error, p_denominator went unchecked while k was NULL. Each case runs on one of the two macros and one of the

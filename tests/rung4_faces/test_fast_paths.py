@@ -85,6 +85,7 @@ def test_packed_lists_match_duckdb_and_the_general_path(seed, grade_dtype, item_
     pd.testing.assert_frame_equal(got, rankframe.evaluate(general, METRICS, per_query=True))
 
 
+@pytest.mark.quick_sample(6)  # the quick loop: 6 of the metric x dtype cases (tests/tiers.py)
 @pytest.mark.usefixtures("block_size")
 @pytest.mark.parametrize("grade_dtype", ["int8", "Int64"])
 @pytest.mark.parametrize("metric", REL_METRICS)

@@ -101,6 +101,7 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(a, b, check_dtype=False, rtol=0, atol=1e-12)
 
 
+@pytest.mark.quick_sample(15)  # the quick loop: 15 of the option values (tests/tiers.py)
 @pytest.mark.parametrize("metric", VARIANTS)
 def test_duckdb_engine_equals_pandas_for_every_option_value(metric):
     recs, train, catalog = _inputs(11)
@@ -153,6 +154,7 @@ def _sql_call(spec, options: dict, segments: bool, given: dict, k: int | None = 
 CASES = [(spec, like) for spec in BEYOND for like in (None, *spec.presets)]
 
 
+@pytest.mark.quick_sample(1, per="spec")  # the quick loop: each metric's macro with one of its presets (tests/tiers.py)
 @pytest.mark.parametrize(("spec", "like"), CASES, ids=[f"{s.name}-{like}" for s, like in CASES])
 def test_the_sql_macros_give_the_rows_of_evaluate(con, spec, like):
     recs, train, catalog = _inputs(5)

@@ -45,6 +45,7 @@ ID_TYPES = {
 }
 
 
+@pytest.mark.quick_sample(1, per="id_type")  # the quick loop: each id type once (tests/tiers.py)
 @pytest.mark.parametrize("id_type", ID_TYPES)
 @pytest.mark.parametrize("columns", [["seg"], ["query"], ["seg", "query", "item"]], ids="+".join)
 @pytest.mark.parametrize("per_query", [True, False], ids=["per_query", "means"])

@@ -263,6 +263,7 @@ def test_the_grid_covers_every_option_value():
         assert all(v in seen for v in values), (name, values, seen)
 
 
+@pytest.mark.quick_sample(6)  # the quick loop: 6 of the option grid's cases (tests/tiers.py)
 @pytest.mark.parametrize("i", range(N_CASES))
 def test_table_macros_equal_the_pandas_engine_across_options(grid_con, i):
     case = grid_case(i)

@@ -387,6 +387,7 @@ def test_a_marker_in_a_comment_is_an_error(tmp_path):
     assert _wire("SELECT [/* rf:generated intent_names */];", wiring()).startswith("SELECT ['alpha_dcg', ")
 
 
+@pytest.mark.quick_sample(8)  # the quick loop: 8 of the series cases (tests/tiers.py)
 @pytest.mark.parametrize("alpha", [0.0, 0.01, 0.2, 0.5, 0.99, 1.0])
 @pytest.mark.parametrize(("longest", "k"), [(0, None), (7, None), (7, 3), (7, 500), (3000, None), (5, 10_000_000)])
 def test_series_terms_is_the_python_rule(con, alpha, longest, k):
