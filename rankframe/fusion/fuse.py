@@ -126,7 +126,9 @@ def fuse(
         )
     if plan.reads_scores and plan.norm is None:
         _check_one_scale(runs, m, c)
-    out = pd.concat([frame, fused_rows(frame, runs, plan, w)], ignore_index=True)
+    fused = fused_rows(frame, runs, plan, w)
+    del runs  # the entries' arrays are freed before the output is built (the peak memory of the call)
+    out = pd.concat([frame, fused], ignore_index=True)
     return inputs.from_pandas(out, output)
 
 

@@ -93,6 +93,8 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None, systems: list | N
     # the (query, item) pairs numbered once, in sorted order: the candidates, and (with the system) the uniqueness
     # of the items of each run, without a sort when the pairs span a short range (units.dense_codes)
     cand, cand_keys = sorted_codes(unit.astype(np.int64) * max(len(items), 1) + item)
+    cand = cand.astype(units.index_dtype(len(cand_keys)), copy=False)  # int32 below 2**31 candidates: half the memory
+    rows = rows.astype(units.index_dtype(len(df)), copy=False)
     if units.any_repeat(sys.astype(np.int64) * max(len(cand_keys), 1) + cand):
         raise _failure(c.item, "items must be unique within each (system, query) run")
     pos = units.positions_in_lists(offsets)
