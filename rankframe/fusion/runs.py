@@ -75,9 +75,14 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None, systems: list | N
         score = units.as_float(df[c.score])
         if np.isinf(score).any():
             raise _failure(c.score, "scores must be finite (null = not retrieved)", df.loc[np.isinf(score)])
-        retrieved = np.flatnonzero(~np.isnan(score))
-        g = groups.codes[retrieved]
-        rows = retrieved[score_order(g, groups.n, score[retrieved], item_codes[retrieved], text_rank, "descending")]
+        missing = np.isnan(score)
+        if missing.any():
+            retrieved = np.flatnonzero(~missing)
+            g = groups.codes[retrieved]
+            rows = retrieved[score_order(g, groups.n, score[retrieved], item_codes[retrieved], text_rank, "descending")]
+        else:  # every row retrieved: no copy of the columns
+            g = groups.codes
+            rows = score_order(g, groups.n, score, item_codes, text_rank, "descending")
         offsets = units.offsets_from_counts(np.bincount(g, minlength=groups.n))
         value, has_scores = score[rows], True
     lengths = np.diff(offsets)
@@ -88,7 +93,7 @@ def read_runs(df: pd.DataFrame, c: Columns, depth: int | None, systems: list | N
             c.system,
             f"system(s) {bad} rank nothing: every row has a null {order_col!r} (a run needs a score or a rank)",
         )
-    sys, unit = np.divmod(groups.codes[rows], n_q)
+    sys, unit = sys_codes[rows], queries.codes[rows]
     item = item_codes[rows]
     # the (query, item) pairs numbered once, in sorted order: the candidates, and (with the system) the uniqueness
     # of the items of each run, without a sort when the pairs span a short range (units.dense_codes)
