@@ -93,18 +93,22 @@ def descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mostly_distinct(values: np.ndarray) -> bool:
-    """Whether the values are mostly distinct (then one sort numbers them fastest), judged on every 8th value.
+    """Whether the values are mostly distinct (then one sort numbers them fastest), judged on an evenly spaced sample.
 
     Both ways give the same codes: this only picks the cheaper. ``pd.factorize(sort=True)`` hashes every value and
     sorts the distinct ones (0.11 CPU-s for 3M values with 1,000 distinct ones, 0.47 s for 1.3M distinct ones);
-    one sort of the values costs ~0.25 s per 1.3M whatever they are. A sample of n/8 values 90% distinct means
-    about half the values or more are distinct (fused scores); rounded scores repeat far more.
+    one sort of the values costs ~0.25 s per 1.3M whatever they are. A sample of 65,536 values 90% distinct means
+    at least ~300,000 distinct values (fused scores); 3M scores rounded to 3 digits (17,700 distinct) give ~26%.
     """
     n = len(values)
-    if n < 65536:
+    if n < 4 * SAMPLE:
         return False
-    sample = values[::8]
+    sample = values[:: n // SAMPLE][:SAMPLE]
     return len(np.unique(sample)) > 0.9 * len(sample)
+
+
+#: the values :func:`_mostly_distinct` looks at
+SAMPLE = 65536
 
 
 def _codes_by_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
