@@ -6,7 +6,9 @@ Usage:  python bench/fusion.py [--queries 1000000] [--depth 100] [--ranx-queries
 The table: 3 systems, each ranking ``depth`` items per query out of a pool of ``1.5 * depth`` candidates (so the
 runs overlap partly), with float scores rounded to 3 digits (ties), integer query and item ids. It is written to a
 Parquet file in row groups of ``--chunk`` whole queries, then each tool fuses it in its own child process, so the
-peak RSS printed next to each time is that tool's alone (``ru_maxrss`` of the child, reading included):
+peak RSS printed next to each time is that tool's alone (``ru_maxrss`` of the child, reading included); each time is
+printed as wall seconds and CPU seconds (user + system of the child, every thread: steadier than wall time on a shared
+machine), with the load average:
 
 - ``rf_fuse (DuckDB)``: ``COPY (SELECT * FROM rf_fuse('runs', ...)) TO 'fused.parquet'`` over a view of the
   Parquet file: the whole table in one statement, with ``memory_limit`` 6GB (DuckDB spills the rest to disk; its
@@ -100,9 +102,8 @@ def run_whole(path: str, method: str, norm: str | None, _: int) -> dict:
     import rankframe
 
     df = pd.read_parquet(path)
-    rankframe.fuse(
-        df.head(0).pipe(_tiny), method, norm=norm or "none"
-    )  # lazy imports and first-use costs out of the time
+    # a warm-up call on a tiny table: lazy imports and first-use costs out of the time
+    rankframe.fuse(_tiny(df.head(0)), method, norm=norm or "none")
     start = clock()
     out = rankframe.fuse(df, method, norm=norm or "none")
     return {**since(start), "rows": int((out["system"] == method).sum())}
