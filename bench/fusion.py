@@ -6,7 +6,9 @@ Usage:  python bench/fusion.py [--queries 1000000] [--depth 100] [--ranx-queries
 The table: 3 systems, each ranking ``depth`` items per query out of a pool of ``1.5 * depth`` candidates (so the
 runs overlap partly), with float scores rounded to 3 digits (ties), integer query and item ids. It is written to a
 Parquet file in row groups of ``--chunk`` whole queries, then each tool fuses it in its own child process, so the
-peak RSS printed next to each time is that tool's alone (``ru_maxrss`` of the child, reading included):
+peak RSS printed next to each time is that tool's alone (``ru_maxrss`` of the child, reading included); each time is
+printed as wall seconds and CPU seconds (user + system of the child, every thread: steadier than wall time on a shared
+machine), with the load average:
 
 - ``rf_fuse (DuckDB)``: ``COPY (SELECT * FROM rf_fuse('runs', ...)) TO 'fused.parquet'`` over a view of the
   Parquet file: the whole table in one statement, with ``memory_limit`` 6GB (DuckDB spills the rest to disk; its
@@ -42,6 +44,17 @@ import pandas as pd
 SYSTEMS = ("bm25", "dense", "splade")
 WHOLE_LIMIT = 40_000_000
 MEMORY_LIMIT = "6GB"
+
+
+def clock() -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process: user + system, every thread) now."""
+    return time.perf_counter(), time.process_time()
+
+
+def since(start: tuple[float, float]) -> dict:
+    """The wall and CPU seconds since ``start`` (a :func:`clock` reading)."""
+    wall, cpu = clock()
+    return {"seconds": wall - start[0], "cpu_seconds": cpu - start[1]}
 
 
 def make_chunk(first_query: int, n_queries: int, depth: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -80,13 +93,20 @@ def write_table(path: str, n_queries: int, depth: int, chunk: int, seed: int = 7
     return rows
 
 
+def _tiny(empty: pd.DataFrame) -> pd.DataFrame:
+    """A 2-system, 1-query table of the benchmark's columns (a warm-up call)."""
+    return make_chunk(0, 1, 3, np.random.default_rng(0)).astype(empty.dtypes.to_dict())
+
+
 def run_whole(path: str, method: str, norm: str | None, _: int) -> dict:
     import rankframe
 
     df = pd.read_parquet(path)
-    start = time.perf_counter()
+    # a warm-up call on a tiny table: lazy imports and first-use costs out of the time
+    rankframe.fuse(_tiny(df.head(0)), method, norm=norm or "none")
+    start = clock()
     out = rankframe.fuse(df, method, norm=norm or "none")
-    return {"seconds": time.perf_counter() - start, "rows": int((out["system"] == method).sum())}
+    return {**since(start), "rows": int((out["system"] == method).sum())}
 
 
 def run_chunked(path: str, method: str, norm: str | None, _: int) -> dict:
@@ -96,7 +116,7 @@ def run_chunked(path: str, method: str, norm: str | None, _: int) -> dict:
     import rankframe
 
     source = pq.ParquetFile(path)
-    start = time.perf_counter()
+    start = clock()
     rows, writer = 0, None
     with tempfile.TemporaryDirectory() as tmp:
         for group in range(source.num_row_groups):
@@ -109,8 +129,8 @@ def run_chunked(path: str, method: str, norm: str | None, _: int) -> dict:
             rows += len(fused)
         assert writer is not None
         writer.close()
-        seconds = time.perf_counter() - start
-    return {"seconds": seconds, "rows": rows}
+        took = since(start)
+    return {**took, "rows": rows}
 
 
 def run_duckdb(path: str, method: str, norm: str | None, _: int) -> dict:
@@ -128,13 +148,13 @@ def run_duckdb(path: str, method: str, norm: str | None, _: int) -> dict:
     norm_sql = f"'{norm}'" if norm else "'none'"
     with tempfile.TemporaryDirectory() as tmp:
         out = str(Path(tmp) / "fused.parquet")
-        start = time.perf_counter()
+        start = clock()
         con.execute(
             f"COPY (SELECT * FROM rf_fuse('runs', method := '{method}', norm := {norm_sql})) TO '{out}' (FORMAT parquet)"
         )
-        seconds = time.perf_counter() - start
+        took = since(start)
         rows = con.execute(f"SELECT count(*) FROM read_parquet('{out}')").fetchone()[0]
-    return {"seconds": seconds, "rows": int(rows)}
+    return {**took, "rows": int(rows)}
 
 
 def run_ranx(path: str, method: str, norm: str | None, n_queries: int) -> dict:
@@ -153,11 +173,11 @@ def run_ranx(path: str, method: str, norm: str | None, n_queries: int) -> dict:
     start = time.perf_counter()
     fuse(runs, norm=norm, method=ranx_method)  # the first call compiles ranx's numba kernels
     first = time.perf_counter() - start
-    start = time.perf_counter()
+    start = clock()
     fused = fuse(runs, norm=norm, method=ranx_method)
-    seconds = time.perf_counter() - start
+    took = since(start)
     return {
-        "seconds": seconds,
+        **took,
         "first_seconds": first,
         "build_seconds": built,
         "rows": sum(len(v) for v in fused.run.values()),
@@ -201,7 +221,7 @@ def main() -> None:
         print(
             f"{len(SYSTEMS)} runs x {args.queries:,} queries x {args.depth} items = {n_rows:,} rows "
             f"(written in {time.perf_counter() - start:.0f} s, {os.path.getsize(path) / 2**20:,.0f} MiB Parquet); "
-            f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}"
+            f"cores {os.cpu_count()}, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         )
         ranx_queries = min(args.ranx_queries, args.queries)
         for spec in args.methods.split(","):
@@ -224,7 +244,7 @@ def main() -> None:
                     else ""
                 )
                 print(
-                    f"{method:<8} {norm or 'none':<8} {tool:<34} {r['seconds']:8.1f} s, peak RSS "
+                    f"{method:<8} {norm or 'none':<8} {tool:<34} {r['seconds']:8.2f} s wall, {r['cpu_seconds']:8.2f} CPU-s, peak RSS "
                     f"{r['peak_rss_mb']:,.0f} MB, {r['rows']:,} fused rows{extra}  (load {os.getloadavg()[0]:.1f})",
                     flush=True,
                 )

@@ -191,10 +191,15 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok, by_rank, n
                                              OR i.rf__rank <> floor(i.rf__rank))) AS rf__bad_rank,
                  max(i.rf__same_rank) AS rf__same_rank,
                  count(*) FILTER (WHERE i.rf__score IS NOT NULL AND NOT isfinite(i.rf__score)) AS rf__inf_score
-          FROM (SELECT x.*,
-                       CASE WHEN x.rf__rank IS NULL OR NOT by_rank THEN 1
-                            ELSE count(*) OVER (PARTITION BY x.rf__sys, x.rf__q, x.rf__rank) END AS rf__same_rank
-                FROM rf__fuse_input(tbl, system) AS x) AS i
+          -- rows sharing a (system, query, rank): a window over the ranked rows only (a table without a rank column
+          -- skips it; the window over every row was 15% of rf_fuse's CPU time on 0.9M rows of scores)
+          FROM (SELECT x.*, count(*) OVER (PARTITION BY x.rf__sys, x.rf__q, x.rf__rank) AS rf__same_rank
+                FROM rf__fuse_input(tbl, system) AS x
+                WHERE by_rank AND x.rf__rank IS NOT NULL
+                UNION ALL BY NAME
+                SELECT x.*, 1 AS rf__same_rank
+                FROM rf__fuse_input(tbl, system) AS x
+                WHERE NOT by_rank OR x.rf__rank IS NULL) AS i
           GROUP BY i.rf__sys, i.rf__q, i.rf__item) AS s;
 
 -- (1)-(3a) the rows of the fusion, each step computed once (MATERIALIZED: several steps read the runs):

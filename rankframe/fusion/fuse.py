@@ -27,7 +27,7 @@ from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, FusionMethod, Normalisation, normalisation
 from .methods import method as find_method
 from .normalize import normalise
-from .runs import Candidates, Runs, candidates, item_text_rank, read_runs
+from .runs import Candidates, Runs, candidates, read_runs
 
 if TYPE_CHECKING:
     from ..inputs import Output
@@ -111,8 +111,9 @@ def fuse(
     c, m = plan.columns, plan.method
     frame = inputs.to_pandas(df, owner=OWNER, columns=c)
     check_columns(list(frame.columns), c)
-    check_table(frame, c, plan.reads_scores)
-    runs = read_runs(frame, c, plan.params.get("depth"))
+    with units.shared():  # the reading of the runs takes validation's codes of the columns (one call's memo)
+        check_table(frame, c, plan.reads_scores)
+        runs = read_runs(frame, c, plan.params.get("depth"))
     w = check_systems(runs.systems, plan)
     if plan.reads_scores and not runs.has_scores:
         raise (
@@ -125,7 +126,9 @@ def fuse(
         )
     if plan.reads_scores and plan.norm is None:
         _check_one_scale(runs, m, c)
-    out = pd.concat([frame, fused_rows(frame, runs, plan, w)], ignore_index=True)
+    fused = fused_rows(frame, runs, plan, w)
+    del runs  # the entries' arrays are freed before the output is built (the peak memory of the call)
+    out = pd.concat([frame, fused], ignore_index=True)
     return inputs.from_pandas(out, output)
 
 
@@ -367,19 +370,37 @@ def check_one_scale(systems: list, low: np.ndarray, high: np.ndarray, m: FusionM
 def source_rows(frame: pd.DataFrame, c: Columns, runs: Runs, cand: Candidates) -> tuple[np.ndarray, np.ndarray]:
     """The input row each candidate takes its other columns from, and the judged rows no run retrieved.
 
-    The source row of a (query, item) is a judged row first (its relevance), then the first in row order.
+    The source row of a (query, item) is a judged row first (its relevance), then the first in row order. The
+    entries know their candidate (:func:`read_runs`): only the other rows (not retrieved, or cut by ``depth``) are
+    looked up, and only those are sorted (the judged rows no run retrieved come in (query, item) code order).
     """
-    n_items = max(len(runs.items), 1)
-    row_key = runs.query_codes.astype(np.int64) * n_items + runs.item_codes
-    cand_key = cand.unit.astype(np.int64) * n_items + cand.item
-    judged = frame[c.relevance].notna().to_numpy() if c.relevance in frame.columns else np.zeros(len(frame), bool)
-    order = units.lexsort_codes(((~judged).view(np.int8), row_key), (2, max(runs.n_queries, 1) * n_items))  # stable
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = row_key[order][1:] != row_key[order][:-1]
-    keys, src = row_key[order][first], order[first]
-    fused_src = src[np.searchsorted(keys, cand_key)]
-    extra = src[judged[src] & ~np.isin(keys, cand_key)]  # judged, retrieved by no run: a row without a rank
-    return fused_src, extra
+    n_rows = len(frame)
+    judged = frame[c.relevance].notna().to_numpy() if c.relevance in frame.columns else None
+    # a row's priority: judged rows first, then row order (the smallest wins)
+    prio = np.arange(n_rows, dtype=np.int64)
+    if judged is not None:
+        prio[~judged] += n_rows
+    best = np.full(len(cand.unit), 2 * n_rows, dtype=np.int64)
+    entry = runs.rows >= 0  # (norm='borda' adds entries of no row)
+    np.minimum.at(best, runs.cand[entry], prio[runs.rows[entry]])
+    other = np.ones(n_rows, dtype=bool)
+    other[runs.rows[entry]] = False
+    extra = np.empty(0, dtype=np.int64)
+    if other.any():
+        rest = np.flatnonzero(other)
+        n_items = max(len(runs.items), 1)
+        key = runs.query_codes[rest].astype(np.int64) * n_items + runs.item_codes[rest]
+        at = np.minimum(np.searchsorted(runs.cand_keys, key), max(len(runs.cand_keys) - 1, 0))
+        hit = (runs.cand_keys[at] == key) if len(runs.cand_keys) else np.zeros(len(rest), dtype=bool)
+        np.minimum.at(best, at[hit], prio[rest[hit]])
+        if judged is not None:
+            lone = ~hit & judged[rest]  # judged, retrieved by no run: a row without a rank (the first of its key)
+            rows, key = rest[lone], key[lone]
+            order = np.lexsort((prio[rows], key))
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = key[order][1:] != key[order][:-1]
+            extra = rows[order][first]
+    return best % max(n_rows, 1), extra
 
 
 def _fused_frame(
@@ -388,9 +409,12 @@ def _fused_frame(
     """The fused run's rows in (query, rank) order, other columns taken from the input."""
     fused_src, extra = source_rows(frame, c, runs, cand)
     # the candidates in rankframe's score order (prepare's, on the codes fusion already holds)
-    rows = score_order(cand.unit, runs.n_queries, score, cand.item, item_text_rank(runs.items), "descending")
+    rows = score_order(cand.unit, runs.n_queries, score, cand.item, runs.text_rank, "descending")
     offsets = units.offsets_from_counts(cand.per_query)
-    fused = frame.iloc[np.concatenate([fused_src[rows], extra])].reset_index(drop=True)
+    # the other columns taken from the source rows (system, score and rank are the fused run's own: not taken)
+    own = {c.system, c.score, c.rank}
+    fused = frame[[col for col in frame.columns if col not in own]].iloc[np.concatenate([fused_src[rows], extra])]
+    fused = fused.reset_index(drop=True)
     fused[c.system] = name
     fused_score = np.concatenate([score[rows], np.full(len(extra), np.nan)])
     fused[c.score] = fused_score
@@ -400,4 +424,4 @@ def _fused_frame(
         fused.loc[rank < 0, c.rank] = pd.NA
         if not isinstance(frame[c.rank].dtype, pd.Int64Dtype) and not len(extra):
             fused[c.rank] = fused[c.rank].astype(frame[c.rank].dtype if frame[c.rank].dtype.kind in "iuf" else "Int64")
-    return fused
+    return fused[[*frame.columns, *([c.score] if c.score not in frame.columns else [])]]

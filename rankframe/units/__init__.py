@@ -9,7 +9,7 @@ id column's values). Callers outside the package use the names re-exported here 
 from __future__ import annotations
 
 from ._memo import alias, shared
-from .codes import Groups, dense_codes, group_codes, item_factors
+from .codes import Groups, column_codes, dense_codes, group_codes, item_factors
 from .duplicates import (
     SEGMENT_GUESSES,
     any_repeat,
@@ -40,6 +40,7 @@ __all__ = [
     "alias",
     "any_repeat",
     "as_float",
+    "column_codes",
     "dense_codes",
     "descending_codes",
     "dense_lists",

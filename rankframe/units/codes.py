@@ -106,8 +106,17 @@ def group_codes(df: pd.DataFrame, cols: Sequence[str]) -> Groups:
     return _cached(("groups", id(df), cols), (df,), lambda: _group_codes(df, cols))
 
 
+def column_codes(df: pd.DataFrame, col: str) -> tuple[np.ndarray, pd.Index, np.ndarray | None]:
+    """Sorted codes, unique values and (when counted on the way) counts of one column (memoised per call).
+
+    A null is a value of its own here (callers check the rule on nulls first).
+    """
+    df = _resolve(df)
+    return _cached(("column", id(df), col), (df,), lambda: _factorize(df[col]))
+
+
 def _group_codes(df: pd.DataFrame, cols: tuple[str, ...]) -> Groups:
-    parts = [_factorize(df[c]) for c in cols]
+    parts = [column_codes(df, c) for c in cols]
     if len(parts) == 1:
         codes, uniques, counts = parts[0]
         if codes.dtype.kind not in "iu":

@@ -86,8 +86,41 @@ def descending_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                     number = np.cumsum(present) - 1
                     codes = number[codes]
                 return codes, distinct
+    if _mostly_distinct(values):
+        return _codes_by_sort(values)
     codes, uniques = pd.factorize(-values, sort=True)
     return codes, -np.asarray(uniques, dtype=np.float64)
+
+
+def _mostly_distinct(values: np.ndarray) -> bool:
+    """Whether the values are mostly distinct (then one sort numbers them fastest), judged on an evenly spaced sample.
+
+    Both ways give the same codes: this only picks the cheaper. ``pd.factorize(sort=True)`` hashes every value and
+    sorts the distinct ones (0.11 CPU-s for 3M values with 1,000 distinct ones, 0.47 s for 1.3M distinct ones);
+    one sort of the values costs ~0.25 s per 1.3M whatever they are. A sample of 65,536 values 90% distinct means
+    at least ~300,000 distinct values (fused scores); 3M scores rounded to 3 digits (17,700 distinct) give ~26%.
+    """
+    n = len(values)
+    if n < 4 * SAMPLE:
+        return False
+    sample = values[:: n // SAMPLE][:SAMPLE]
+    return len(np.unique(sample)) > 0.9 * len(sample)
+
+
+#: the values :func:`_mostly_distinct` looks at
+SAMPLE = 65536
+
+
+def _codes_by_sort(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`descending_codes` by one sort of the values (largest first); equal values (0.0 and -0.0) share a code."""
+    order = np.argsort(-values)
+    ordered = values[order]
+    new = np.empty(len(values), dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(len(values), dtype=np.intp)
+    codes[order] = np.cumsum(new) - 1
+    return codes, ordered[new].astype(np.float64, copy=False)
 
 
 def index_dtype(n: int) -> type:

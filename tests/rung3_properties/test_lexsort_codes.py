@@ -31,3 +31,33 @@ def test_descending_codes():
     # small integers take the path without hashing: 3 > 1 > 0 (2 absent) -> 0, 1, 2
     codes, distinct = units.descending_codes(np.array([1.0, 3.0, 0.0, 3.0]))
     assert distinct.tolist() == [3.0, 1.0, 0.0] and codes.tolist() == [1, 0, 2, 0]
+
+
+def _descending_oracle(values):
+    """np.unique's sorted distinct values, largest first, and each value's place among them."""
+    distinct = np.unique(values)[::-1]
+    return len(distinct) - 1 - np.searchsorted(distinct[::-1], values), distinct
+
+
+@pytest.mark.parametrize("distinct", [1_000, 300_000])
+def test_descending_codes_of_many_values(distinct):
+    # 300,000 values: mostly distinct ones take one sort (units.order._codes_by_sort), 1,000 the hash; both = np.unique
+    rng = np.random.default_rng(distinct)
+    values = (rng.permutation(300_000) % distinct) / 7.0 - 3.0
+    values[:2] = [0.0, -0.0]  # equal values share a code
+    codes, found = units.descending_codes(values)
+    want_codes, want = _descending_oracle(values)
+    np.testing.assert_array_equal(found, want)
+    np.testing.assert_array_equal(codes, want_codes)
+    assert codes[0] == codes[1]
+
+
+@pytest.mark.parametrize("span", [50, 2**40])
+def test_any_repeat(span):
+    # a short range is counted, a wide one sorted: both = "np.unique has fewer values than the key"
+    rng = np.random.default_rng(span % 97)
+    key = rng.choice(span, size=40, replace=False).astype(np.int64) - 7
+    assert not units.any_repeat(key)
+    key[-1] = key[3]
+    assert units.any_repeat(key)
+    assert not units.any_repeat(key[:1])
