@@ -133,6 +133,14 @@ def _column_options(p: argparse.ArgumentParser) -> None:
         g.add_argument(f"--{name}", dest=f"col_{name}", metavar="COL")
 
 
+def _table_options(p: argparse.ArgumentParser, *, progress: bool = True) -> None:
+    """The options of every command that reads tables: duplicates, column names and (``progress``) --no-progress."""
+    _duplicate_options(p)
+    _column_options(p)
+    if progress:
+        p.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+
+
 def _columns(args) -> Columns:
     return Columns().with_(**{n: getattr(args, f"col_{n}") for n in _ROLES})
 

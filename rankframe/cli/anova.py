@@ -18,13 +18,12 @@ from ._options import (
     UsageError,
     _beyond_input_options,
     _cli_words,
-    _column_options,
     _columns,
-    _duplicate_options,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    _table_options,
     in_cli_words,
 )
 from ._render import _fmt_df, _fmt_p, _print, _records, _table
@@ -92,9 +91,7 @@ def add_parser(sub) -> None:
         default="table",
         help="table (default, rounded), markdown, csv or json (every column, full precision)",
     )
-    _duplicate_options(an)
-    _column_options(an)
-    an.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+    _table_options(an)
 
 
 def run(args) -> int:
