@@ -18,6 +18,14 @@ CREATE OR REPLACE MACRO rf__opt_unit(v, pname, owner) AS
 CREATE OR REPLACE MACRO rf__opt_flag(v, pname, owner) AS
     CASE WHEN v IS NULL THEN CAST(NULL AS BOOLEAN) ELSE rf__flag(v, pname, owner) END;
 
+-- a metric's label: its name, and @k when k is given (rankframe.names: 'ARP@10'); the mean of the lists' values with
+-- NaN left out (NaN when none is left), and how many it averaged: every beyond-accuracy macro's one wording of each
+CREATE OR REPLACE MACRO rf__beyond_label(name, k) AS
+    name || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END;
+CREATE OR REPLACE MACRO rf__beyond_mean(v) AS
+    coalesce(avg(v ORDER BY v) FILTER (WHERE NOT isnan(v)), CAST('NaN' AS DOUBLE));
+CREATE OR REPLACE MACRO rf__beyond_n(v) AS count(*) FILTER (WHERE NOT isnan(v));
+
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the input rules of rankframe/beyond/input_rules.py)
 -- the options of every per-list metric as one struct (rf__beyond_row_values reads them all): NULL where
 -- not the metric's own (each metric's generated rf__<name>_opts names its own)
@@ -289,15 +297,14 @@ CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric,
 CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, metric, label, o, ok, base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               label || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               rf__beyond_label(label, struct_extract(o, 'k')) AS metric,
                CASE WHEN struct_extract(o, 'aggregate') = 'rows'
                     THEN CASE WHEN sum(l.rf__rows ORDER BY l.rf__rows) > 0
                               THEN sum(l.rf__sum ORDER BY l.rf__sum) / sum(l.rf__rows ORDER BY l.rf__rows)
                               ELSE CAST('NaN' AS DOUBLE) END
-                    ELSE coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)),
-                                  CAST('NaN' AS DOUBLE)) END AS value,
+                    ELSE rf__beyond_mean(l.value) END AS value,
                CASE WHEN struct_extract(o, 'aggregate') = 'rows' THEN count(*)
-                    ELSE count(*) FILTER (WHERE NOT isnan(l.value)) END AS n
+                    ELSE rf__beyond_n(l.value) END AS n
         FROM rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok, base := base) AS l
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;

@@ -108,9 +108,9 @@ CREATE OR REPLACE MACRO rf_calibration(tbl, train := NULL, features := NULL, seg
                                        alpha := NULL, smooth := NULL, rank_weight := NULL, log_base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Calibration' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
-               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
-               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+               rf__beyond_label('Calibration', k) AS metric,
+               rf__beyond_mean(l.value) AS value,
+               rf__beyond_n(l.value) AS n
         FROM rf__calibration_lists(tbl, train, features, segments, order_by,
                                    (SELECT rf__calibration_options(k, "like", divergence, direction, alpha, smooth, rank_weight,
                                                            log_base, train IS NOT NULL, false, features IS NOT NULL,

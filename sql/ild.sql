@@ -89,9 +89,9 @@ CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments :=
                                single_item := NULL, pair_denominator := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'ILD' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
-               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
-               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+               rf__beyond_label('ILD', k) AS metric,
+               rf__beyond_mean(l.value) AS value,
+               rf__beyond_n(l.value) AS n
         FROM rf__ild_lists(tbl, train, features, segments, order_by,
                            (SELECT rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                                          train IS NOT NULL, false, features IS NOT NULL, 'rf_ild'))),

@@ -120,9 +120,9 @@ CREATE OR REPLACE MACRO rf_serendipity(tbl, train := NULL, features := NULL, cat
                                        no_relevant_item := NULL, popularity := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Serendipity' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
-               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
-               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+               rf__beyond_label('Serendipity', k) AS metric,
+               rf__beyond_mean(l.value) AS value,
+               rf__beyond_n(l.value) AS n
         FROM rf__serendipity_lists(tbl, train, features, segments, order_by,
                  (SELECT rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel, unknown,
                      no_relevant_item, popularity, train IS NOT NULL, catalog IS NOT NULL, features IS NOT NULL,
