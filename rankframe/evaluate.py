@@ -68,10 +68,7 @@ def check_ci(ci: object, per_query: object, owner: str = "evaluate") -> None:
 
 
 def check_agg(agg: object, per_query: object, ci: object, owner: str = "evaluate") -> Aggregation:
-    """The rules of ``agg`` (one of :data:`AGGREGATIONS`; not with ``per_query`` nor ``ci``), lower-cased.
-
-    Every face's one check: :func:`evaluate` and ``rankframe.spark.evaluate`` / ``means`` (``owner`` names it).
-    """
+    """The rules of ``agg`` (one of AGGREGATIONS, not with ``per_query`` nor ``ci``), lower-cased; every face's."""
     if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
         raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
     agg = agg.lower()
