@@ -60,6 +60,12 @@ EXIT_STATUS = (
 TRACEBACK_ENV = "RANKFRAME_TRACEBACK"
 
 
+#: the last line of a command's description (compare says its own: it also exits 1)
+EXIT_STATUS_LINE = (
+    f"Exit status: {EXIT_OK}; {EXIT_ERROR} on a usage or input error; {EXIT_INTERNAL} on an internal error (a bug)."
+)
+
+
 def _exit_status_epilog() -> str:
     return "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_STATUS)
 
