@@ -46,32 +46,44 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
 
     The command line calls it before any file is read, and reports its messages in its options' words.
     """
-    if ci is not None:
-        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
-            raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
-        if per_query:
-            raise ParameterError(
-                f"{keyword('ci')} gives intervals of means; it does not apply with {keyword('per_query', True)}",
-                owner="evaluate",
-                parameter="ci",
-            )
+    check_ci(ci, per_query)
+    checked = check_agg(agg, per_query, ci)
+    if not isinstance(engine, str) or engine.lower() not in ENGINES:
+        raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
+    return checked
+
+
+def check_ci(ci: object, per_query: object, owner: str = "evaluate") -> None:
+    """The rules of ``ci``: None or a level in (0, 1), not with ``per_query`` (every face's one check)."""
+    if ci is None:
+        return
+    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+        raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
+    if per_query:
+        raise ParameterError(
+            f"{keyword('ci')} gives intervals of means; it does not apply with {keyword('per_query', True)}",
+            owner=owner,
+            parameter="ci",
+        )
+
+
+def check_agg(agg: object, per_query: object, ci: object, owner: str = "evaluate") -> Aggregation:
+    """The rules of ``agg`` (one of AGGREGATIONS, not with ``per_query`` nor ``ci``), lower-cased; every face's."""
     if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
         raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
     agg = agg.lower()
     if agg != "mean" and per_query:
         raise ParameterError(
             f"{keyword('agg', agg)} aggregates over queries; it does not apply with {keyword('per_query', True)}",
-            owner="evaluate",
+            owner=owner,
             parameter="agg",
         )
     if agg != "mean" and ci is not None:
         raise ParameterError(
             f"{keyword('ci')} gives t-intervals of means; it does not apply with {keyword('agg', agg)}",
-            owner="evaluate",
+            owner=owner,
             parameter="ci",
         )
-    if not isinstance(engine, str) or engine.lower() not in ENGINES:
-        raise parameter_error("evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
     return cast("Aggregation", agg)
 
 

@@ -138,6 +138,30 @@ def _only_if_numeric(fn, passes=None):
     return check
 
 
+def _number_column(role: str, fn, passes, name: str, rule: str):
+    """The column of rank, score or relevance: numeric (the dtype rule, once), then its value rule ``rule``."""
+    from ._pandera import pa
+
+    return pa.Column(
+        nullable=True,
+        checks=[
+            pa.Check(
+                _is_numeric,
+                element_wise=False,
+                ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
+                name="numeric dtype",
+                error=numeric_rule(role),
+            ),
+            pa.Check(
+                _only_if_numeric(fn, passes),
+                name=name,
+                error=RULES[rule].message(),
+                ignore_na=False,  # nulls pass the rule itself; pandera's dropna would copy the column
+            ),
+        ],
+    )
+
+
 def _integer_typed(s: pd.Series) -> bool:
     """Numpy or pandas-nullable integers (the values are integers and finite by type)."""
     dtype = s.dtype
@@ -283,43 +307,11 @@ def schema(
     for b in by:
         cols[b] = pa.Column(nullable=True, name=b, checks=_id_checks(b))
     if require_relevance:
-        cols[c.relevance] = pa.Column(
-            nullable=True,
-            checks=[
-                pa.Check(
-                    _is_numeric,
-                    element_wise=False,
-                    ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
-                    name="numeric dtype",
-                    error=numeric_rule("relevance"),
-                ),
-                pa.Check(
-                    _only_if_numeric(_finite_or_null, _all_finite),
-                    name="finite",
-                    error=RULES["relevance_finite"].message(),
-                    ignore_na=False,  # nulls pass the rule itself; pandera's dropna would copy the column
-                ),
-            ],
-        )
+        cols[c.relevance] = _number_column("relevance", _finite_or_null, _all_finite, "finite", "relevance_finite")
     frame_checks = []
     if order == "rank":
-        cols[c.rank] = pa.Column(
-            nullable=True,
-            checks=[
-                pa.Check(
-                    _is_numeric,
-                    element_wise=False,
-                    ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
-                    name="numeric dtype",
-                    error=numeric_rule("rank"),
-                ),
-                pa.Check(
-                    _only_if_numeric(_positive_integer, _all_positive_integers),
-                    name="positive integer",
-                    error=RULES["rank_integer"].message(),
-                    ignore_na=False,
-                ),
-            ],
+        cols[c.rank] = _number_column(
+            "rank", _positive_integer, _all_positive_integers, "positive integer", "rank_integer"
         )
 
         def unique_rank(df: pd.DataFrame):
@@ -333,24 +325,7 @@ def schema(
             pa.Check(unique_rank, name=f"unique:{c.rank}", error=RULES["unique_rank"].message(unit=unit))
         )
     if order == "score" or scores:
-        cols[c.score] = pa.Column(
-            nullable=True,
-            checks=[
-                pa.Check(
-                    _is_numeric,
-                    element_wise=False,
-                    ignore_na=False,  # a dtype rule: pandera's dropna would copy the column for nothing
-                    name="numeric dtype",
-                    error=numeric_rule("score"),
-                ),
-                pa.Check(
-                    _only_if_numeric(_finite_or_null, _all_finite),
-                    name="finite",
-                    error=RULES["score_finite"].message(),
-                    ignore_na=False,
-                ),
-            ],
-        )
+        cols[c.score] = _number_column("score", _finite_or_null, _all_finite, "finite", "score_finite")
     if not allow_duplicates:
 
         def unique_item(df: pd.DataFrame):

@@ -53,20 +53,6 @@ CREATE OR REPLACE MACRO rf__anova_check(names, system, segments, interaction, me
          WHEN NOT rf__check_metrics(metrics, 'rf_anova') THEN false
          ELSE true END;
 
--- one row: true, or the error about the systems of the table (null names, fewer than 2)
-CREATE OR REPLACE MACRO rf__anova_systems(tbl, system, ok) AS TABLE
-    SELECT CASE WHEN NOT ok THEN false
-                WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
-                THEN error(printf('rf:table[%s]: every row must name its system (no null values) (%s offending '
-                                  || 'row(s)).', system, CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
-                WHEN count(DISTINCT s.rf__sys) < 2
-                THEN error(printf('rf:table[%s]: rf_anova needs at least 2 systems in column ''%s''; found %s: %s.',
-                                  system, system, CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
-                                  rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
-                ELSE true END AS rf__ok
-    FROM (SELECT CAST(coalesce(*COLUMNS(lambda c: c = CAST(system AS VARCHAR) OR c = 'rf__nosys')) AS VARCHAR) AS rf__sys
-          FROM (SELECT *, NULL AS rf__nosys FROM query_table(tbl))) AS s;
-
 -- rf_anova: see the head of this section and docs/sql.md. Steps: the check chain (rf_anova's parameters and
 -- system column, then the table and rf_per_query's parameters, repeated rows, the systems), the per-query values,
 -- the alignment check, one group per query, the means as windows, the sums of squares per (segment, metric),
@@ -77,26 +63,21 @@ CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, /* rf
     WITH rf__long AS MATERIALIZED (
         SELECT * FROM rf__compare_long(
             tbl, system, rf__anova_units(segments, interaction), metrics, order_by,
-            (SELECT y.rf__ok FROM rf__anova_systems(tbl, system, (
+            (SELECT y.rf__ok FROM rf__compare_systems(tbl, system, NULL, (
                 SELECT d.rf__ok FROM rf__check_duplicates(
                     tbl, list_append(rf__anova_units(segments, interaction), CAST(system AS VARCHAR)), allow_duplicates, (
                     SELECT c.rf__ok FROM rf__check_table(
                         tbl, rf__anova_units(segments, interaction), 'rf_anova', rf__outputs(),
                         rf__check_params(order_by, allow_duplicates, 'rf_anova', /* rf:generated metric_args */)
                         AND (SELECT rf__anova_check(n.rf__names, system, segments, interaction, metrics)
-                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y),
+                             FROM rf__columns(tbl) AS n)) AS c)) AS d), 'rf_anova') AS y),
             /* rf:generated metric_args */)),
     rf__present AS (
         SELECT l.rf__seg, count(DISTINCT l.rf__sys) AS rf__ns FROM rf__long AS l GROUP BY ALL),
     rf__aligned AS (
         SELECT CASE WHEN count(*) > 0
-                    THEN error(printf('rf:table[%s]: systems must be compared on the same queries within a segment, '
-                                      || 'but %s (segment, query) unit(s) have a value for some systems and none (no '
-                                      || 'row, or NULL/NaN) for others, e.g. %s. rf_anova has no missing= policy: in '
-                                      || 'a view first, count such a query as 0 for the system that lacks it (like '
-                                      || 'trec_eval -c), or leave it out of that segment''s comparisons.', system,
-                                      CAST(count(DISTINCT (u.rf__seg, u.rf__q)) AS VARCHAR),
-                                      array_to_string(list(u.rf__example ORDER BY u.rf__example)[1:3], '; ')))
+                    THEN rf__misaligned(system, count(DISTINCT (u.rf__seg, u.rf__q)),
+                                        array_to_string(list(u.rf__example ORDER BY u.rf__example)[1:3], '; '), 'rf_anova')
                     ELSE true END AS rf__ok
         FROM (SELECT l.rf__seg, l.rf__q, printf('query=%s metric=%s', CAST(l.rf__q AS VARCHAR), l.rf__metric)
                          AS rf__example,
@@ -179,8 +160,7 @@ CREATE OR REPLACE MACRO rf_anova(tbl, system := 'system', metrics := NULL, /* rf
     SELECT * EXCLUDE (rf__all, rf__oseg, rf__mpos, rf__tpos) FROM (
     SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                              OR c IN ('rf__all', 'rf__oseg', 'rf__mpos', 'rf__tpos')),
-           o.rf__metric || CASE WHEN rf__as_k(k) IS NOT NULL AND NOT list_contains(rf__uncut_columns(), o.rf__metric)
-                                THEN '@' || CAST(rf__as_k(k) AS VARCHAR) ELSE '' END AS metric,
+           rf__column_label(o.rf__metric, k) AS metric,
            o.term,
            o.rf__n AS n,
            o.rf__s AS systems,

@@ -5,33 +5,14 @@
 --         tail_rule := NULL, tail := NULL, cold := NULL, aggregate := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/aplt.py)
 CREATE OR REPLACE MACRO rf__aplt_opts(k, "like", popularity, tail_rule, tail, cold, aggregate, owner) AS
-    list_transform([rf__opt_choice("like", ['recbole', 'elliot'], 'like', owner)], lambda rf__lk: struct_pack(
-        k := rf__k(k, owner),
-        "like" := rf__lk,
+    list_transform([rf__opt_choice("like", ['recbole', 'elliot'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
+        rf__k(k, owner),
+        rf__lk,
         popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'recbole' THEN 'interactions' WHEN 'elliot' THEN 'users' END, 'users'),
         tail_rule := coalesce(rf__opt_choice(tail_rule, ['bottom', 'count', 'pareto'], 'tail_rule', owner), CASE rf__lk WHEN 'recbole' THEN 'bottom' WHEN 'elliot' THEN 'pareto' END, 'bottom'),
         tail := coalesce(rf__opt_nonnegative(tail, 'tail', owner), CASE rf__lk WHEN 'recbole' THEN CAST('0.1' AS DOUBLE) WHEN 'elliot' THEN CAST('0.8' AS DOUBLE) END, CAST('0.8' AS DOUBLE)),
         cold := coalesce(rf__opt_choice(cold, ['tail', 'not_tail', 'drop'], 'cold', owner), CASE rf__lk WHEN 'recbole' THEN 'not_tail' WHEN 'elliot' THEN 'not_tail' END, 'tail'),
-        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recbole' THEN 'per_list' WHEN 'elliot' THEN 'per_list' END, 'per_list'),
-        popularity_norm := CAST(NULL AS VARCHAR),
-        model := CAST(NULL AS VARCHAR),
-        log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR),
-        similarity := CAST(NULL AS VARCHAR),
-        output := CAST(NULL AS VARCHAR),
-        unknown := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR),
-        form := CAST(NULL AS VARCHAR),
-        relevance := CAST(NULL AS VARCHAR),
-        rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR),
-        divergence := CAST(NULL AS VARCHAR),
-        direction := CAST(NULL AS VARCHAR),
-        alpha := CAST(NULL AS DOUBLE),
-        smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR)))[1];
+        aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recbole' THEN 'per_list' WHEN 'elliot' THEN 'per_list' END, 'per_list')))[1];
 CREATE OR REPLACE MACRO rf__aplt_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: APLT (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

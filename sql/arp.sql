@@ -4,33 +4,13 @@
 --        cold := NULL, aggregate := NULL, popularity_norm := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/arp.py)
 CREATE OR REPLACE MACRO rf__arp_opts(k, "like", popularity, cold, aggregate, popularity_norm, owner) AS
-    list_transform([rf__opt_choice("like", ['recbole', 'rectools', 'evidently', 'elliot', 'lenskit'], 'like', owner)], lambda rf__lk: struct_pack(
-        k := rf__k(k, owner),
-        "like" := rf__lk,
+    list_transform([rf__opt_choice("like", ['recbole', 'rectools', 'evidently', 'elliot', 'lenskit'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
+        rf__k(k, owner),
+        rf__lk,
         popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'recbole' THEN 'interactions' WHEN 'rectools' THEN 'interactions' WHEN 'evidently' THEN 'users' WHEN 'elliot' THEN 'users' WHEN 'lenskit' THEN 'users' END, 'users'),
         cold := coalesce(rf__opt_choice(cold, ['zero', 'drop'], 'cold', owner), CASE rf__lk WHEN 'recbole' THEN 'zero' WHEN 'rectools' THEN 'zero' WHEN 'evidently' THEN 'drop' WHEN 'elliot' THEN 'zero' WHEN 'lenskit' THEN 'zero' END, 'zero'),
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recbole' THEN 'per_list' WHEN 'rectools' THEN 'per_list' WHEN 'evidently' THEN 'per_list' WHEN 'elliot' THEN 'per_list' WHEN 'lenskit' THEN 'per_list' END, 'per_list'),
-        popularity_norm := coalesce(rf__opt_choice(popularity_norm, ['none', 'total', 'max', 'rank'], 'popularity_norm', owner), CASE rf__lk WHEN 'recbole' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'elliot' THEN 'none' WHEN 'lenskit' THEN 'rank' END, 'none'),
-        tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE),
-        model := CAST(NULL AS VARCHAR),
-        log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR),
-        similarity := CAST(NULL AS VARCHAR),
-        output := CAST(NULL AS VARCHAR),
-        unknown := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR),
-        form := CAST(NULL AS VARCHAR),
-        relevance := CAST(NULL AS VARCHAR),
-        rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR),
-        divergence := CAST(NULL AS VARCHAR),
-        direction := CAST(NULL AS VARCHAR),
-        alpha := CAST(NULL AS DOUBLE),
-        smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR)))[1];
+        popularity_norm := coalesce(rf__opt_choice(popularity_norm, ['none', 'total', 'max', 'rank'], 'popularity_norm', owner), CASE rf__lk WHEN 'recbole' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'elliot' THEN 'none' WHEN 'lenskit' THEN 'rank' END, 'none')))[1];
 CREATE OR REPLACE MACRO rf__arp_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: ARP (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

@@ -18,7 +18,49 @@ CREATE OR REPLACE MACRO rf__opt_unit(v, pname, owner) AS
 CREATE OR REPLACE MACRO rf__opt_flag(v, pname, owner) AS
     CASE WHEN v IS NULL THEN CAST(NULL AS BOOLEAN) ELSE rf__flag(v, pname, owner) END;
 
+-- a metric's label: its name, and @k when k is given (rankframe.names: 'ARP@10'); the mean of the lists' values with
+-- NaN left out (NaN when none is left), and how many it averaged: every beyond-accuracy macro's one wording of each
+CREATE OR REPLACE MACRO rf__beyond_label(name, k) AS
+    name || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END;
+CREATE OR REPLACE MACRO rf__beyond_mean(v) AS
+    coalesce(avg(v ORDER BY v) FILTER (WHERE NOT isnan(v)), CAST('NaN' AS DOUBLE));
+CREATE OR REPLACE MACRO rf__beyond_n(v) AS count(*) FILTER (WHERE NOT isnan(v));
+
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the input rules of rankframe/beyond/input_rules.py)
+-- the options of every per-list metric as one struct (rf__beyond_row_values reads them all): NULL where
+-- not the metric's own (each metric's generated rf__<name>_opts names its own)
+CREATE OR REPLACE MACRO rf__beyond_list_opts(k, "like",
+        popularity := CAST(NULL AS VARCHAR),
+        cold := CAST(NULL AS VARCHAR),
+        aggregate := CAST(NULL AS VARCHAR),
+        popularity_norm := CAST(NULL AS VARCHAR),
+        tail_rule := CAST(NULL AS VARCHAR),
+        tail := CAST(NULL AS DOUBLE),
+        model := CAST(NULL AS VARCHAR),
+        log_base := CAST(NULL AS DOUBLE),
+        list_denominator := CAST(NULL AS VARCHAR),
+        scale := CAST(NULL AS VARCHAR),
+        similarity := CAST(NULL AS VARCHAR),
+        output := CAST(NULL AS VARCHAR),
+        unknown := CAST(NULL AS VARCHAR),
+        single_item := CAST(NULL AS VARCHAR),
+        pair_denominator := CAST(NULL AS VARCHAR),
+        form := CAST(NULL AS VARCHAR),
+        relevance := CAST(NULL AS VARCHAR),
+        rel := CAST(NULL AS DOUBLE),
+        no_relevant_item := CAST(NULL AS VARCHAR),
+        divergence := CAST(NULL AS VARCHAR),
+        direction := CAST(NULL AS VARCHAR),
+        alpha := CAST(NULL AS DOUBLE),
+        smooth := CAST(NULL AS VARCHAR),
+        rank_weight := CAST(NULL AS VARCHAR)) AS
+    struct_pack(k := k, "like" := "like",
+        popularity := popularity, cold := cold, aggregate := aggregate, popularity_norm := popularity_norm, tail_rule
+        := tail_rule, tail := tail, model := model, log_base := log_base, list_denominator :=
+        list_denominator, scale := scale, similarity := similarity, output := output, unknown := unknown,
+        single_item := single_item, pair_denominator := pair_denominator, form := form, relevance :=
+        relevance, rel := rel, no_relevant_item := no_relevant_item, divergence := divergence, direction :=
+        direction, alpha := alpha, smooth := smooth, rank_weight := rank_weight);
 -- the kind of ids of a column of DuckDB type t (rankframe.units.id_kind): number, text, other, empty (NULL)
 CREATE OR REPLACE MACRO rf__id_kind(t) AS
     CASE WHEN t = '"NULL"' THEN 'empty' WHEN t = 'VARCHAR' THEN 'text'
@@ -255,15 +297,14 @@ CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric,
 CREATE OR REPLACE MACRO rf__beyond_list_means(tbl, train, segments, order_by, metric, label, o, ok, base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               label || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               rf__beyond_label(label, struct_extract(o, 'k')) AS metric,
                CASE WHEN struct_extract(o, 'aggregate') = 'rows'
                     THEN CASE WHEN sum(l.rf__rows ORDER BY l.rf__rows) > 0
                               THEN sum(l.rf__sum ORDER BY l.rf__sum) / sum(l.rf__rows ORDER BY l.rf__rows)
                               ELSE CAST('NaN' AS DOUBLE) END
-                    ELSE coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)),
-                                  CAST('NaN' AS DOUBLE)) END AS value,
+                    ELSE rf__beyond_mean(l.value) END AS value,
                CASE WHEN struct_extract(o, 'aggregate') = 'rows' THEN count(*)
-                    ELSE count(*) FILTER (WHERE NOT isnan(l.value)) END AS n
+                    ELSE rf__beyond_n(l.value) END AS n
         FROM rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok, base := base) AS l
         GROUP BY ALL)
     ORDER BY ALL NULLS LAST;

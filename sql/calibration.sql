@@ -7,33 +7,15 @@
 --                log_base := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/calibration.py)
 CREATE OR REPLACE MACRO rf__calibration_opts(k, "like", divergence, direction, alpha, smooth, rank_weight, log_base, owner) AS
-    list_transform([rf__opt_choice("like", ['informfully'], 'like', owner)], lambda rf__lk: struct_pack(
-        k := rf__k(k, owner),
-        "like" := rf__lk,
+    list_transform([rf__opt_choice("like", ['informfully'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
+        rf__k(k, owner),
+        rf__lk,
         divergence := coalesce(rf__opt_choice(divergence, ['kl', 'js'], 'divergence', owner), CASE rf__lk WHEN 'informfully' THEN 'kl' END, 'kl'),
         direction := coalesce(rf__opt_choice(direction, ['history_list', 'list_history'], 'direction', owner), CASE rf__lk WHEN 'informfully' THEN 'history_list' END, 'history_list'),
         alpha := coalesce(rf__opt_unit(alpha, 'alpha', owner), CASE rf__lk WHEN 'informfully' THEN CAST('0.001' AS DOUBLE) END, CAST('0.01' AS DOUBLE)),
         smooth := coalesce(rf__opt_choice(smooth, ['q', 'both'], 'smooth', owner), CASE rf__lk WHEN 'informfully' THEN 'both' END, 'q'),
         rank_weight := coalesce(rf__opt_choice(rank_weight, ['none', 'reciprocal', 'log'], 'rank_weight', owner), CASE rf__lk WHEN 'informfully' THEN 'none' END, 'none'),
-        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__lk WHEN 'informfully' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
-        popularity := CAST(NULL AS VARCHAR),
-        cold := CAST(NULL AS VARCHAR),
-        aggregate := CAST(NULL AS VARCHAR),
-        popularity_norm := CAST(NULL AS VARCHAR),
-        tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE),
-        model := CAST(NULL AS VARCHAR),
-        list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR),
-        similarity := CAST(NULL AS VARCHAR),
-        output := CAST(NULL AS VARCHAR),
-        unknown := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR),
-        form := CAST(NULL AS VARCHAR),
-        relevance := CAST(NULL AS VARCHAR),
-        rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR)))[1];
+        log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__lk WHEN 'informfully' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE))))[1];
 CREATE OR REPLACE MACRO rf__calibration_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Calibration (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
@@ -126,9 +108,9 @@ CREATE OR REPLACE MACRO rf_calibration(tbl, train := NULL, features := NULL, seg
                                        alpha := NULL, smooth := NULL, rank_weight := NULL, log_base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Calibration' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
-               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
-               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+               rf__beyond_label('Calibration', k) AS metric,
+               rf__beyond_mean(l.value) AS value,
+               rf__beyond_n(l.value) AS n
         FROM rf__calibration_lists(tbl, train, features, segments, order_by,
                                    (SELECT rf__calibration_options(k, "like", divergence, direction, alpha, smooth, rank_weight,
                                                            log_base, train IS NOT NULL, false, features IS NOT NULL,

@@ -186,18 +186,30 @@ CREATE OR REPLACE MACRO rf__compare_check(names, system, segments, metrics, ci, 
                            || '''greater''.', rf__repr(alternative)))
          ELSE true END;
 
--- one row: true, or the error about the systems of the table (null names, fewer than 2, unknown baseline)
-CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok) AS TABLE
+-- the error of n (segment, query) units with a value for some systems and not others (examples: the first few),
+-- the one message of rf_compare and rf_anova (owner): neither has a missing= policy
+CREATE OR REPLACE MACRO rf__misaligned(system, n, examples, owner) AS
+    error(printf('rf:table[%s]: systems must be compared on the same queries within a segment, '
+                 || 'but %s (segment, query) unit(s) have a value for some systems and none (no '
+                 || 'row, or NULL/NaN) for others, e.g. %s. %s has no missing= policy: in '
+                 || 'a view first, count such a query as 0 for the system that lacks it (like '
+                 || 'trec_eval -c), or leave it out of that segment''s comparisons.', system, CAST(n AS VARCHAR),
+                 examples, owner));
+
+-- one row: true, or the error about the systems of the table (null names, fewer than 2; for rf_compare an unknown
+-- baseline): owner 'rf_compare' or 'rf_anova', the one check of both
+CREATE OR REPLACE MACRO rf__compare_systems(tbl, system, baseline, ok, owner) AS TABLE
     SELECT CASE WHEN NOT ok THEN false
                 WHEN count(*) FILTER (WHERE s.rf__sys IS NULL) > 0
                 THEN error(printf('rf:table[%s]: every row must name its system (no null values) (%s offending '
                                   || 'row(s)).', system, CAST(count(*) FILTER (WHERE s.rf__sys IS NULL) AS VARCHAR)))
                 WHEN count(DISTINCT s.rf__sys) < 2
-                THEN error(printf('rf:table[%s]: rf_compare needs at least 2 systems in column ''%s''; found %s: %s.',
-                                  system, system,
+                THEN error(printf('rf:table[%s]: %s needs at least 2 systems in column ''%s''; found %s: %s.',
+                                  system, owner, system,
                                   CAST(count(DISTINCT s.rf__sys) AS VARCHAR),
                                   rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys))))
-                WHEN baseline IS NULL OR NOT list_contains(list(DISTINCT s.rf__sys ORDER BY s.rf__sys), CAST(baseline AS VARCHAR))
+                WHEN owner = 'rf_compare' AND (baseline IS NULL
+                     OR NOT list_contains(list(DISTINCT s.rf__sys ORDER BY s.rf__sys), CAST(baseline AS VARCHAR)))
                 THEN error(printf('rf:param: The ''baseline'' parameter of rf_compare must be one of the systems in '
                                   || 'column ''%s'': %s. Got %s instead.%s', system,
                                   rf__quoted(list(DISTINCT s.rf__sys ORDER BY s.rf__sys)[1:20]), rf__repr(baseline),
@@ -247,20 +259,15 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
                         rf__check_params(order_by, allow_duplicates, 'rf_compare', /* rf:generated metric_args */)
                         AND (SELECT rf__compare_check(n.rf__names, system, segments, metrics, ci, correction,
                                                       alternative, margin/* rf:generated direction_args */)
-                             FROM rf__columns(tbl) AS n)) AS c)) AS d)) AS y),
+                             FROM rf__columns(tbl) AS n)) AS c)) AS d), 'rf_compare') AS y),
             /* rf:generated metric_args */)),
     rf__present AS (
         SELECT l.rf__seg, list(DISTINCT CAST(l.rf__sys AS VARCHAR) ORDER BY CAST(l.rf__sys AS VARCHAR)) AS rf__systems
         FROM rf__long AS l GROUP BY ALL),
     rf__aligned AS (
         SELECT CASE WHEN count(*) > 0
-                    THEN error(printf('rf:table[%s]: systems must be compared on the same queries within a segment, '
-                                      || 'but %s (segment, query) unit(s) have a value for some systems and none (no '
-                                      || 'row, or NULL/NaN) for others, e.g. %s. rf_compare has no missing= policy: in '
-                                      || 'a view first, count such a query as 0 for the system that lacks it (like '
-                                      || 'trec_eval -c), or leave it out of that segment''s comparisons.', system,
-                                      CAST(count(DISTINCT (a.rf__seg, a.rf__q)) AS VARCHAR),
-                                      array_to_string(min(a.rf__example, 3), '; ')))
+                    THEN rf__misaligned(system, count(DISTINCT (a.rf__seg, a.rf__q)), array_to_string(min(a.rf__example, 3), '; '),
+                                        'rf_compare')
                     ELSE true END AS rf__ok
         FROM (SELECT u.rf__seg, u.rf__q, printf('%squery=%s metric=%s without a value for %s',
                             replace(replace(CAST(u.rf__seg AS VARCHAR) || ' ', ', ''rf__all'': true', ''),
@@ -369,8 +376,7 @@ CREATE OR REPLACE MACRO rf_compare(tbl, system := 'system', baseline := NULL, me
     SELECT * EXCLUDE (rf__all, rf__seg, rf__mpos, rf__sys) FROM (
     SELECT COLUMNS(lambda c: (list_contains(TRY_CAST(segments AS VARCHAR[]), c) AND NOT rf__reserved(c))
                              OR c IN ('rf__all', 'rf__seg', 'rf__mpos', 'rf__sys')),
-           o.rf__name || CASE WHEN rf__as_k(k) IS NOT NULL AND NOT list_contains(rf__uncut_columns(), o.rf__name)
-                              THEN '@' || CAST(rf__as_k(k) AS VARCHAR) ELSE '' END AS metric,
+           rf__column_label(o.rf__name, k) AS metric,
            o.rf__sys AS system,
            (SELECT any_value(l.rf__sys) FROM rf__long AS l
             WHERE CAST(l.rf__sys AS VARCHAR) = CAST(baseline AS VARCHAR)) AS baseline,

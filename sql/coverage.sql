@@ -22,7 +22,7 @@ CREATE OR REPLACE MACRO rf__coverage_options(k, "like", universe, output, outsid
 CREATE OR REPLACE MACRO rf__coverage(tbl, train, catalog, segments, order_by, o, ok, base := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Coverage' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               rf__beyond_label('Coverage', struct_extract(o, 'k')) AS metric,
                CAST(count(DISTINCT b.item) FILTER (WHERE b.rf__top AND (u.rf__item IS NOT NULL
                                                              OR struct_extract(o, 'outside') = 'count')) AS DOUBLE)
                    / CASE WHEN struct_extract(o, 'output') = 'count' THEN 1

@@ -36,12 +36,16 @@ CREATE OR REPLACE MACRO rf__dcg_grades(grades, k, rel, gain, base, gains) AS
     rf__finite_gain(rf__dcg_list_b(list_transform(grades, lambda x: rf__gain_m(x, rel, gain, gains)), k, base),
                     list_max(grades));
 
+-- the parameter rules of rf_dcg and rf_agg_dcg, stated once: each check passes or raises its rf:param error (owner)
+CREATE OR REPLACE MACRO rf__dcg_bad(k, rel, gain, log_base, gains, owner) AS
+    rf__k(k, owner) < 0
+        OR isnan(rf__relopt(rel, owner))
+        OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', owner) = ''
+        OR rf__log_base(log_base, owner) < 0
+        OR cardinality(rf__gains(gains, owner)) < 0;
+
 CREATE OR REPLACE MACRO rf_dcg(grades, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0, gains := NULL) AS
-    CASE WHEN rf__k(k, 'rf_dcg') < 0
-              OR isnan(rf__relopt(rel, 'rf_dcg'))
-              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_dcg') = ''
-              OR rf__log_base(log_base, 'rf_dcg') < 0
-              OR cardinality(rf__gains(gains, 'rf_dcg')) < 0
+    CASE WHEN rf__dcg_bad(k, rel, gain, log_base, gains, 'rf_dcg')
          THEN NULL
          ELSE rf__dcg_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
                              TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
@@ -61,11 +65,7 @@ CREATE OR REPLACE MACRO rf__agg_dcg(pos, grade, k, rel, gain, base, gains) AS
 
 CREATE OR REPLACE MACRO rf_agg_dcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', log_base := 2.0,
                                    gains := NULL) AS
-    CASE WHEN rf__k(k, 'rf_agg_dcg') < 0
-              OR isnan(rf__relopt(rel, 'rf_agg_dcg'))
-              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_dcg') = ''
-              OR rf__log_base(log_base, 'rf_agg_dcg') < 0
-              OR cardinality(rf__gains(gains, 'rf_agg_dcg')) < 0
+    CASE WHEN rf__dcg_bad(k, rel, gain, log_base, gains, 'rf_agg_dcg')
          THEN NULL
          ELSE rf__agg_dcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__as_num(log_base),
                           TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;

@@ -33,7 +33,7 @@ CREATE OR REPLACE MACRO rf__entropy(tbl, train, catalog, segments, order_by, o, 
     )
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Entropy' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               rf__beyond_label('Entropy', struct_extract(o, 'k')) AS metric,
                CASE WHEN sum(p.rf__c ORDER BY p.rf__c) = 0 THEN CAST('NaN' AS DOUBLE)
                     ELSE sum(-CASE WHEN struct_extract(o, 'weigh') = 'lists' THEN p.rf__wq ELSE p.rf__p END * ln(CASE WHEN p.rf__p > 0 THEN p.rf__p END) ORDER BY p.rf__p) FILTER (WHERE p.rf__c > 0) / ln(struct_extract(o, 'log_base'))
                          / CASE WHEN struct_extract(o, 'normalize') = 'items' THEN count(*) FILTER (WHERE p.rf__c > 0) ELSE 1 END

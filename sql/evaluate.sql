@@ -76,6 +76,10 @@ CREATE OR REPLACE MACRO rf__direction(name/* rf:generated direction_params */) A
 
 -- the metric columns without a cutoff k (no k parameter declared): their labels never carry '@k'
 CREATE OR REPLACE MACRO rf__uncut_columns() AS [/* rf:generated uncut_columns */];
+-- a metric column's label in rf_compare's and rf_anova's rows: its name, and @k unless it has no cutoff
+CREATE OR REPLACE MACRO rf__column_label(name, k) AS
+    name || CASE WHEN rf__as_k(k) IS NOT NULL AND NOT list_contains(rf__uncut_columns(), name)
+                 THEN '@' || CAST(rf__as_k(k) AS VARCHAR) ELSE '' END;
 
 -- the output columns of rf_per_query / rf_means (a segment may not have one of these names, in any case)
 CREATE OR REPLACE MACRO rf__outputs() AS

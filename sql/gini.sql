@@ -45,7 +45,7 @@ CREATE OR REPLACE MACRO rf__gini(tbl, train, catalog, segments, order_by, o, ok,
     )
     SELECT * EXCLUDE (rf__all, rf__g, n), CASE WHEN struct_extract(o, 'complement') THEN 1 - rf__g ELSE rf__g END AS value, n FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Gini' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               rf__beyond_label('Gini', struct_extract(o, 'k')) AS metric,
                CASE WHEN sum(r.rf__c ORDER BY r.rf__c) = 0
                          OR max(r.rf__n) - CASE WHEN struct_extract(o, 'denominator') = 'n' THEN 0 ELSE 1 END <= 0
                     THEN CAST('NaN' AS DOUBLE)

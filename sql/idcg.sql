@@ -24,15 +24,19 @@ CREATE OR REPLACE MACRO rf__idcg_grades(grades, judged_grades, k, rel, gain, ide
                     greatest(list_max(grades), list_max(judged_grades)));
 
 -- judged_grades: the grades of every judged row of the query, retrieved or not (NULLs are ignored)
+-- the parameter rules of rf_idcg and rf_agg_idcg, stated once: each check passes or raises its rf:param error (owner)
+CREATE OR REPLACE MACRO rf__idcg_bad(k, rel, gain, ideal, log_base, gains, owner) AS
+    rf__k(k, owner) < 0
+        OR isnan(rf__relopt(rel, owner))
+        OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', owner) = ''
+        OR rf__choice(ideal, ['judged', 'retrieved', 'full'], 'ideal', owner) = ''
+        OR NOT rf__full_k(ideal, k, owner)
+        OR rf__log_base(log_base, owner) < 0
+        OR cardinality(rf__gains(gains, owner)) < 0;
+
 CREATE OR REPLACE MACRO rf_idcg(grades, judged_grades, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
                                 log_base := 2.0, gains := NULL) AS
-    CASE WHEN rf__k(k, 'rf_idcg') < 0
-              OR isnan(rf__relopt(rel, 'rf_idcg'))
-              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_idcg') = ''
-              OR rf__choice(ideal, ['judged', 'retrieved', 'full'], 'ideal', 'rf_idcg') = ''
-              OR NOT rf__full_k(ideal, k, 'rf_idcg')
-              OR rf__log_base(log_base, 'rf_idcg') < 0
-              OR cardinality(rf__gains(gains, 'rf_idcg')) < 0
+    CASE WHEN rf__idcg_bad(k, rel, gain, ideal, log_base, gains, 'rf_idcg')
          THEN NULL
          ELSE rf__idcg_grades(coalesce(grades, []), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
                               rf__lc(gain), rf__lc(ideal), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;
@@ -56,13 +60,7 @@ CREATE OR REPLACE MACRO rf__agg_idcg(pos, grade, k, rel, gain, ideal, base, gain
 
 CREATE OR REPLACE MACRO rf_agg_idcg(pos, grade, k := NULL, rel := NULL, gain := 'linear', ideal := 'judged',
                                     log_base := 2.0, gains := NULL) AS
-    CASE WHEN rf__k(k, 'rf_agg_idcg') < 0
-              OR isnan(rf__relopt(rel, 'rf_agg_idcg'))
-              OR rf__choice(gain, ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_idcg') = ''
-              OR rf__choice(ideal, ['judged', 'retrieved', 'full'], 'ideal', 'rf_agg_idcg') = ''
-              OR NOT rf__full_k(ideal, k, 'rf_agg_idcg')
-              OR rf__log_base(log_base, 'rf_agg_idcg') < 0
-              OR cardinality(rf__gains(gains, 'rf_agg_idcg')) < 0
+    CASE WHEN rf__idcg_bad(k, rel, gain, ideal, log_base, gains, 'rf_agg_idcg')
          THEN NULL
          ELSE rf__agg_idcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(gain), rf__lc(ideal), rf__as_num(log_base),
                            TRY_CAST(gains AS MAP(DOUBLE, DOUBLE))) END;

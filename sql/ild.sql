@@ -6,33 +6,14 @@
 --        similarity := NULL, output := NULL, unknown := NULL, single_item := NULL, pair_denominator := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/ild.py)
 CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, single_item, pair_denominator, owner) AS
-    list_transform([rf__opt_choice("like", ['recommenders', 'rectools', 'evidently', 'lenskit'], 'like', owner)], lambda rf__lk: struct_pack(
-        k := rf__k(k, owner),
-        "like" := rf__lk,
+    list_transform([rf__opt_choice("like", ['recommenders', 'rectools', 'evidently', 'lenskit'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
+        rf__k(k, owner),
+        rf__lk,
         similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'hamming', 'cooccurrence'], 'similarity', owner), CASE rf__lk WHEN 'recommenders' THEN 'cooccurrence' WHEN 'rectools' THEN 'hamming' WHEN 'evidently' THEN 'cosine' WHEN 'lenskit' THEN 'cosine' END, 'cosine'),
         output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__lk WHEN 'recommenders' THEN 'distance' WHEN 'rectools' THEN 'distance' WHEN 'evidently' THEN 'distance' WHEN 'lenskit' THEN 'similarity' END, 'distance'),
         unknown := coalesce(rf__opt_choice(unknown, ['drop', 'zero'], 'unknown', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'rectools' THEN 'drop' WHEN 'evidently' THEN 'drop' WHEN 'lenskit' THEN 'drop' END, 'drop'),
         single_item := coalesce(rf__opt_choice(single_item, ['nan', 'zero', 'one', 'zero_if_one_row'], 'single_item', owner), CASE rf__lk WHEN 'recommenders' THEN 'nan' WHEN 'rectools' THEN 'zero_if_one_row' WHEN 'evidently' THEN 'zero' WHEN 'lenskit' THEN 'one' END, 'nan'),
-        pair_denominator := coalesce(rf__opt_choice(pair_denominator, ['pairs', 'items'], 'pair_denominator', owner), CASE rf__lk WHEN 'recommenders' THEN 'pairs' WHEN 'rectools' THEN 'pairs' WHEN 'evidently' THEN 'items' WHEN 'lenskit' THEN 'pairs' END, 'pairs'),
-        popularity := CAST(NULL AS VARCHAR),
-        cold := CAST(NULL AS VARCHAR),
-        aggregate := CAST(NULL AS VARCHAR),
-        popularity_norm := CAST(NULL AS VARCHAR),
-        tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE),
-        model := CAST(NULL AS VARCHAR),
-        log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR),
-        form := CAST(NULL AS VARCHAR),
-        relevance := CAST(NULL AS VARCHAR),
-        rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR),
-        divergence := CAST(NULL AS VARCHAR),
-        direction := CAST(NULL AS VARCHAR),
-        alpha := CAST(NULL AS DOUBLE),
-        smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR)))[1];
+        pair_denominator := coalesce(rf__opt_choice(pair_denominator, ['pairs', 'items'], 'pair_denominator', owner), CASE rf__lk WHEN 'recommenders' THEN 'pairs' WHEN 'rectools' THEN 'pairs' WHEN 'evidently' THEN 'items' WHEN 'lenskit' THEN 'pairs' END, 'pairs')))[1];
 CREATE OR REPLACE MACRO rf__ild_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN struct_extract(x, 'similarity') = 'cosine' AND NOT features_given THEN error('rf:param: ILD (' || owner || ') needs features := ''<table>'', a table of item features with the item column, feature (and optionally value)')
@@ -108,9 +89,9 @@ CREATE OR REPLACE MACRO rf_ild(tbl, train := NULL, features := NULL, segments :=
                                single_item := NULL, pair_denominator := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'ILD' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
-               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
-               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+               rf__beyond_label('ILD', k) AS metric,
+               rf__beyond_mean(l.value) AS value,
+               rf__beyond_n(l.value) AS n
         FROM rf__ild_lists(tbl, train, features, segments, order_by,
                            (SELECT rf__ild_rules(rf__ild_options(k, "like", similarity, output, unknown, single_item, pair_denominator,
                                                          train IS NOT NULL, false, features IS NOT NULL, 'rf_ild'))),

@@ -15,16 +15,20 @@ CREATE OR REPLACE MACRO rf__ndcg_gain(gain, lk) AS
 CREATE OR REPLACE MACRO rf__ndcg_ideal(ideal, lk) AS
     coalesce(ideal, CASE WHEN rf__lc(lk) = 'rectools' THEN 'full' END, 'judged');
 
+-- the parameter rules of rf_ndcg and rf_agg_ndcg, stated once: each check passes or raises its rf:param error (owner)
+CREATE OR REPLACE MACRO rf__ndcg_bad(k, rel, gain, ideal, log_base, gains, "like", owner) AS
+    rf__k(k, owner) < 0
+        OR isnan(rf__relopt(rel, owner))
+        OR rf__ndcg_like("like", owner) = ''
+        OR rf__choice(rf__ndcg_gain(gain, "like"), ['linear', 'exponential', 'binary'], 'gain', owner) = ''
+        OR rf__choice(rf__ndcg_ideal(ideal, "like"), ['judged', 'retrieved', 'full'], 'ideal', owner) = ''
+        OR NOT rf__full_k(rf__ndcg_ideal(ideal, "like"), k, owner)
+        OR rf__log_base(log_base, owner) < 0
+        OR cardinality(rf__gains(gains, owner)) < 0;
+
 CREATE OR REPLACE MACRO rf_ndcg(grades, judged_grades, k := NULL, rel := NULL, gain := NULL, ideal := NULL,
                                 log_base := 2.0, gains := NULL, judged_only := false, "like" := NULL) AS
-    CASE WHEN rf__k(k, 'rf_ndcg') < 0
-              OR isnan(rf__relopt(rel, 'rf_ndcg'))
-              OR rf__ndcg_like("like", 'rf_ndcg') = ''
-              OR rf__choice(rf__ndcg_gain(gain, "like"), ['linear', 'exponential', 'binary'], 'gain', 'rf_ndcg') = ''
-              OR rf__choice(rf__ndcg_ideal(ideal, "like"), ['judged', 'retrieved', 'full'], 'ideal', 'rf_ndcg') = ''
-              OR NOT rf__full_k(rf__ndcg_ideal(ideal, "like"), k, 'rf_ndcg')
-              OR rf__log_base(log_base, 'rf_ndcg') < 0
-              OR cardinality(rf__gains(gains, 'rf_ndcg')) < 0
+    CASE WHEN rf__ndcg_bad(k, rel, gain, ideal, log_base, gains, "like", 'rf_ndcg')
               OR rf__flag(judged_only, 'judged_only', 'rf_ndcg') IS NULL
          THEN NULL
          ELSE rf__ndcg_grades(rf__judged_list(coalesce(grades, []), judged_only), coalesce(judged_grades, []), rf__as_k(k), rf__as_num(rel),
@@ -48,14 +52,7 @@ CREATE OR REPLACE MACRO rf__agg_ndcg(pos, grade, k, rel, gain, ideal, base, gain
 
 CREATE OR REPLACE MACRO rf_agg_ndcg(pos, grade, k := NULL, rel := NULL, gain := NULL, ideal := NULL,
                                     log_base := 2.0, gains := NULL, "like" := NULL) AS
-    CASE WHEN rf__k(k, 'rf_agg_ndcg') < 0
-              OR isnan(rf__relopt(rel, 'rf_agg_ndcg'))
-              OR rf__ndcg_like("like", 'rf_agg_ndcg') = ''
-              OR rf__choice(rf__ndcg_gain(gain, "like"), ['linear', 'exponential', 'binary'], 'gain', 'rf_agg_ndcg') = ''
-              OR rf__choice(rf__ndcg_ideal(ideal, "like"), ['judged', 'retrieved', 'full'], 'ideal', 'rf_agg_ndcg') = ''
-              OR NOT rf__full_k(rf__ndcg_ideal(ideal, "like"), k, 'rf_agg_ndcg')
-              OR rf__log_base(log_base, 'rf_agg_ndcg') < 0
-              OR cardinality(rf__gains(gains, 'rf_agg_ndcg')) < 0
+    CASE WHEN rf__ndcg_bad(k, rel, gain, ideal, log_base, gains, "like", 'rf_agg_ndcg')
          THEN NULL
          ELSE rf__agg_ndcg(pos, grade, rf__as_k(k), rf__as_num(rel), rf__lc(rf__ndcg_gain(gain, "like")),
                            rf__lc(rf__ndcg_ideal(ideal, "like")), rf__as_num(log_base),

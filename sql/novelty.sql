@@ -7,33 +7,16 @@
 --            scale := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/novelty.py)
 CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, owner) AS
-    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools', 'replay'], 'like', owner)], lambda rf__lk: struct_pack(
-        k := rf__k(k, owner),
-        "like" := rf__lk,
+    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools', 'replay'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
+        rf__k(k, owner),
+        rf__lk,
         popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'recommenders' THEN 'interactions' WHEN 'evidently' THEN 'users' WHEN 'rectools' THEN 'users' WHEN 'replay' THEN 'users' END, 'users'),
         model := coalesce(rf__opt_choice(model, ['discovery', 'choice'], 'model', owner), CASE rf__lk WHEN 'recommenders' THEN 'choice' WHEN 'evidently' THEN 'discovery' WHEN 'rectools' THEN 'discovery' WHEN 'replay' THEN 'discovery' END, 'discovery'),
         log_base := coalesce(rf__opt_base(log_base, owner), CASE rf__lk WHEN 'recommenders' THEN CAST('2.0' AS DOUBLE) WHEN 'evidently' THEN CAST('2.0' AS DOUBLE) WHEN 'rectools' THEN CAST('2.0' AS DOUBLE) WHEN 'replay' THEN CAST('2.0' AS DOUBLE) END, CAST('2.0' AS DOUBLE)),
         cold := coalesce(rf__opt_choice(cold, ['drop', 'zero', 'one'], 'cold', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'evidently' THEN 'drop' WHEN 'rectools' THEN 'one' WHEN 'replay' THEN 'one' END, 'drop'),
         list_denominator := coalesce(rf__opt_choice(list_denominator, ['present', 'k'], 'list_denominator', owner), CASE rf__lk WHEN 'recommenders' THEN 'present' WHEN 'evidently' THEN 'present' WHEN 'rectools' THEN 'present' WHEN 'replay' THEN 'k' END, 'present'),
         aggregate := coalesce(rf__opt_choice(aggregate, ['per_list', 'rows'], 'aggregate', owner), CASE rf__lk WHEN 'recommenders' THEN 'rows' WHEN 'evidently' THEN 'per_list' WHEN 'rectools' THEN 'per_list' WHEN 'replay' THEN 'per_list' END, 'per_list'),
-        scale := coalesce(rf__opt_choice(scale, ['none', 'log_users'], 'scale', owner), CASE rf__lk WHEN 'recommenders' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'replay' THEN 'log_users' END, 'none'),
-        popularity_norm := CAST(NULL AS VARCHAR),
-        tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE),
-        similarity := CAST(NULL AS VARCHAR),
-        output := CAST(NULL AS VARCHAR),
-        unknown := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR),
-        form := CAST(NULL AS VARCHAR),
-        relevance := CAST(NULL AS VARCHAR),
-        rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR),
-        divergence := CAST(NULL AS VARCHAR),
-        direction := CAST(NULL AS VARCHAR),
-        alpha := CAST(NULL AS DOUBLE),
-        smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR)))[1];
+        scale := coalesce(rf__opt_choice(scale, ['none', 'log_users'], 'scale', owner), CASE rf__lk WHEN 'recommenders' THEN 'none' WHEN 'evidently' THEN 'none' WHEN 'rectools' THEN 'none' WHEN 'replay' THEN 'log_users' END, 'none')))[1];
 CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Novelty (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')

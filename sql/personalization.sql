@@ -49,7 +49,7 @@ CREATE OR REPLACE MACRO rf__personalization(tbl, train, catalog, segments, order
     )
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Personalization' || CASE WHEN struct_extract(o, 'k') IS NULL THEN '' ELSE '@' || CAST(struct_extract(o, 'k') AS VARCHAR) END AS metric,
+               rf__beyond_label('Personalization', struct_extract(o, 'k')) AS metric,
                CASE WHEN coalesce(g.rf__n, 0) < 2 THEN CAST('NaN' AS DOUBLE)
                     WHEN struct_extract(o, 'output') = 'similarity' THEN g.rf__twice / (g.rf__n * (g.rf__n - 1.0))
                     ELSE 1.0 - g.rf__twice / (g.rf__n * (g.rf__n - 1.0)) END AS value,

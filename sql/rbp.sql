@@ -34,12 +34,16 @@ CREATE OR REPLACE MACRO rf__rbp_grades(grades, k, rel, p, residual, tail) AS
                                 rf__rbp_depth(k, tail), tail)
          ELSE rf__rbp(rf__hitpos(grades, k, rel), p) END;
 
+-- the parameter rules of rf_rbp and rf_agg_rbp, stated once: each check passes or raises its rf:param error (owner)
+CREATE OR REPLACE MACRO rf__rbp_bad(k, rel, p, residual, tail, owner) AS
+    rf__k(k, owner) < 0
+        OR rf__rel(rel, owner) IS NULL
+        OR rf__p(p, owner) < 0
+        OR rf__flag(residual, 'residual', owner) IS NULL
+        OR rf__choice(tail, ['cwl', 'trec_eval', 'trectools'], 'tail', owner) = '';
+
 CREATE OR REPLACE MACRO rf_rbp(grades, k := NULL, rel := 1, p := 0.8, residual := false, tail := 'cwl') AS
-    CASE WHEN rf__k(k, 'rf_rbp') < 0
-              OR rf__rel(rel, 'rf_rbp') IS NULL
-              OR rf__p(p, 'rf_rbp') < 0
-              OR rf__flag(residual, 'residual', 'rf_rbp') IS NULL
-              OR rf__choice(tail, ['cwl', 'trec_eval', 'trectools'], 'tail', 'rf_rbp') = ''
+    CASE WHEN rf__rbp_bad(k, rel, p, residual, tail, 'rf_rbp')
          THEN NULL
          ELSE rf__rbp_grades(coalesce(grades, []), rf__as_k(k), rf__as_num(rel), rf__as_num(p), rf__as_bool(residual),
                              rf__lc(tail)) END;
@@ -64,11 +68,7 @@ CREATE OR REPLACE MACRO rf__agg_rbp(pos, grade, k, rel, p, residual, tail) AS
     rf__agg_rbp_t(rf__rbp_term(pos, grade, k, rel, p, residual, tail), pos, grade, k, p, residual, tail);
 
 CREATE OR REPLACE MACRO rf_agg_rbp(pos, grade, k := NULL, rel := 1, p := 0.8, residual := false, tail := 'cwl') AS
-    CASE WHEN rf__k(k, 'rf_agg_rbp') < 0
-              OR rf__rel(rel, 'rf_agg_rbp') IS NULL
-              OR rf__p(p, 'rf_agg_rbp') < 0
-              OR rf__flag(residual, 'residual', 'rf_agg_rbp') IS NULL
-              OR rf__choice(tail, ['cwl', 'trec_eval', 'trectools'], 'tail', 'rf_agg_rbp') = ''
+    CASE WHEN rf__rbp_bad(k, rel, p, residual, tail, 'rf_agg_rbp')
          THEN NULL
          ELSE rf__agg_rbp(pos, grade, rf__as_k(k), rf__as_num(rel), rf__as_num(p), rf__as_bool(residual),
                           rf__lc(tail)) END;

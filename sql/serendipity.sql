@@ -9,33 +9,16 @@
 --                unknown := NULL, no_relevant_item := NULL, popularity := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/serendipity.py)
 CREATE OR REPLACE MACRO rf__serendipity_opts(k, "like", form, similarity, relevance, rel, unknown, no_relevant_item, popularity, owner) AS
-    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner)], lambda rf__lk: struct_pack(
-        k := rf__k(k, owner),
-        "like" := rf__lk,
+    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
+        rf__k(k, owner),
+        rf__lk,
         form := coalesce(rf__opt_choice(form, ['unexpectedness', 'summed_similarity', 'popularity'], 'form', owner), CASE rf__lk WHEN 'recommenders' THEN 'unexpectedness' WHEN 'evidently' THEN 'summed_similarity' WHEN 'rectools' THEN 'popularity' END, 'unexpectedness'),
         similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'cooccurrence'], 'similarity', owner), CASE rf__lk WHEN 'recommenders' THEN 'cooccurrence' WHEN 'evidently' THEN 'cosine' WHEN 'rectools' THEN 'cooccurrence' END, 'cosine'),
         relevance := coalesce(rf__opt_choice(relevance, ['binary', 'grade'], 'relevance', owner), CASE rf__lk WHEN 'recommenders' THEN 'grade' WHEN 'evidently' THEN 'binary' WHEN 'rectools' THEN 'binary' END, 'binary'),
         rel := coalesce(rf__threshold(rel, 'rel', owner), CASE rf__lk WHEN 'evidently' THEN 1 WHEN 'rectools' THEN 1 END, 1),
         unknown := coalesce(rf__opt_choice(unknown, ['zero', 'drop'], 'unknown', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'evidently' THEN 'zero' END, 'zero'),
         no_relevant_item := coalesce(rf__opt_choice(no_relevant_item, ['zero', 'skip'], 'no_relevant_item', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'evidently' THEN 'skip' WHEN 'rectools' THEN 'zero' END, 'zero'),
-        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'rectools' THEN 'interactions' END, 'users'),
-        cold := CAST(NULL AS VARCHAR),
-        aggregate := CAST(NULL AS VARCHAR),
-        popularity_norm := CAST(NULL AS VARCHAR),
-        tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE),
-        model := CAST(NULL AS VARCHAR),
-        log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR),
-        output := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR),
-        divergence := CAST(NULL AS VARCHAR),
-        direction := CAST(NULL AS VARCHAR),
-        alpha := CAST(NULL AS DOUBLE),
-        smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR)))[1];
+        popularity := coalesce(rf__opt_choice(popularity, ['users', 'interactions'], 'popularity', owner), CASE rf__lk WHEN 'rectools' THEN 'interactions' END, 'users')))[1];
 CREATE OR REPLACE MACRO rf__serendipity_needs(o, train_given, catalog_given, features_given, owner) AS
     list_transform([o], lambda x: CASE WHEN x IS NULL THEN NULL
          WHEN true AND NOT train_given THEN error('rf:param: Serendipity (' || owner || ') needs train := ''<table>'', a table of past interactions with the query and item columns (and optionally weight)')
@@ -137,9 +120,9 @@ CREATE OR REPLACE MACRO rf_serendipity(tbl, train := NULL, features := NULL, cat
                                        no_relevant_item := NULL, popularity := NULL) AS TABLE
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'),
-               'Serendipity' || CASE WHEN k IS NULL THEN '' ELSE '@' || CAST(k AS VARCHAR) END AS metric,
-               coalesce(avg(l.value ORDER BY l.value) FILTER (WHERE NOT isnan(l.value)), CAST('NaN' AS DOUBLE)) AS value,
-               count(*) FILTER (WHERE NOT isnan(l.value)) AS n
+               rf__beyond_label('Serendipity', k) AS metric,
+               rf__beyond_mean(l.value) AS value,
+               rf__beyond_n(l.value) AS n
         FROM rf__serendipity_lists(tbl, train, features, segments, order_by,
                  (SELECT rf__serendipity_rules(rf__serendipity_options(k, "like", form, similarity, relevance, rel, unknown,
                      no_relevant_item, popularity, train IS NOT NULL, catalog IS NOT NULL, features IS NOT NULL,

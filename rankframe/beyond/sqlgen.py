@@ -5,8 +5,10 @@ Each beyond-accuracy metric file ``sql/<name>.sql`` holds one generated block be
 which checks every option given (NULL = not given), fills the others from the preset ``like`` names, then from the
 declared default, and raises the declared "needs an input" error. ``python -m rankframe.beyond.sqlgen`` rewrites
 the blocks; ``tests/rung4_faces/test_sql_beyond_parity.py`` fails when one is out of date. ``sql/beyond.sql`` holds one
-more block, the checks of the extra inputs (:func:`inputs_sql`) from ``rankframe/beyond/input_rules.py``: each
-rule's words and code as the declaration writes them.
+more block: ``rf__beyond_list_opts``, the one struct of every per-list metric's options that each per-list
+``rf__<name>_opts`` fills with its own (:func:`list_pack_sql`), and the checks of the extra inputs
+(:func:`inputs_sql`) from ``rankframe/beyond/input_rules.py``: each rule's words and code as the declaration writes
+them.
 
 Examples
 --------
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import re
 import string
+import textwrap
 from pathlib import Path
 
 from ..declare import Param, sql_literal
@@ -82,19 +85,15 @@ def options_sql(spec: BeyondSpec) -> str:
             parts.append(f"CASE {like} {cases} END")
         parts.append(_literal(p.default))
         fields.append(f"{p.name} := coalesce({', '.join(parts)})")
-    if spec.level == "list":  # rf__beyond_row_values reads the options of every per-list metric: NULL if not its own
-        from ..registry import BEYOND
-
-        own = {p.name for p in spec.params}
-        lists = [s for s in BEYOND if isinstance(s, BeyondSpec) and s.level == "list"]
-        others = {p.name: p for s in lists for p in s.params if p.name not in own}
-        fields += [f"{name} := CAST(NULL AS {_TYPES[p.kind]})" for name, p in others.items()]
+    # rf__beyond_row_values reads the options of every per-list metric: one struct of them all, packed by
+    # rf__beyond_list_opts (sql/beyond.sql), NULL where not this metric's own
+    pack = "rf__beyond_list_opts" if spec.level == "list" else "struct_pack"
+    if spec.level == "list":
+        fields[:2] = ["rf__k(k, owner)", like]  # k and like are the pack's two positional arguments
     names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
     resolve = (
         f"CREATE OR REPLACE MACRO rf__{spec.name}_opts({names}, owner) AS\n"
-        f"    list_transform([{checked_like}], lambda {like}: struct_pack(\n        "
-        + ",\n        ".join(fields)
-        + "))[1];"
+        f"    list_transform([{checked_like}], lambda {like}: {pack}(\n        " + ",\n        ".join(fields) + "))[1];"
     )
     needs = [("true", n) for n in spec.needs]
     unless = {n: f" AND struct_extract(x, '{o}') <> {_literal(v)}" for n, o, v in spec.needs_unless}
@@ -114,6 +113,30 @@ def options_sql(spec: BeyondSpec) -> str:
         f"    rf__{spec.name}_needs(rf__{spec.name}_opts({names}, owner), {given}, owner);"
     )
     return "\n".join([BEGIN.format(name=spec.name), resolve, check, both, END])
+
+
+def list_options() -> dict[str, Param]:
+    """Every option of the per-list metrics but k and like, each once, in the order of the family's declarations."""
+    from ..registry import BEYOND
+
+    lists = [s for s in BEYOND if isinstance(s, BeyondSpec) and s.level == "list"]
+    return {p.name: p for s in lists for p in s.params if p.name not in ("k", "like")}
+
+
+def list_pack_sql() -> str:
+    """``rf__beyond_list_opts(k, like, <option> := NULL, ...)``: the one struct of every per-list metric's options.
+
+    Each per-list metric's ``rf__<name>_opts`` names its own options; every other one is a NULL of its SQL type.
+    """
+    options = list_options()
+    params = ",\n        ".join(f"{n} := CAST(NULL AS {_TYPES[p.kind]})" for n, p in options.items())
+    fields = textwrap.fill(", ".join(f"{n} := {n}" for n in options), 110, subsequent_indent="        ")
+    return (
+        "-- the options of every per-list metric as one struct (rf__beyond_row_values reads them all): NULL where\n"
+        "-- not the metric's own (each metric's generated rf__<name>_opts names its own)\n"
+        f'CREATE OR REPLACE MACRO rf__beyond_list_opts(k, "like",\n        {params}) AS\n'
+        f'    struct_pack(k := k, "like" := "like",\n        {fields});'
+    )
 
 
 def given_names(spec: BeyondSpec) -> str:
@@ -193,6 +216,7 @@ def inputs_sql() -> str:
     words = " ".join(f"WHEN {_literal(k)} THEN {_literal(v)}" for k, v in ir.KIND_WORDS.items())
     out = [
         INPUTS_BEGIN,
+        list_pack_sql(),
         "-- the kind of ids of a column of DuckDB type t (rankframe.units.id_kind): number, text, other, empty (NULL)",
         "CREATE OR REPLACE MACRO rf__id_kind(t) AS",
         "    CASE WHEN t = '\"NULL\"' THEN 'empty' WHEN t = 'VARCHAR' THEN 'text'",

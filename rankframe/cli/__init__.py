@@ -33,11 +33,11 @@ from ._options import (
     _cli_words,
     _column_options,
     _columns,
-    _duplicate_options,
     _exit_status_epilog,
     _policies,
     _policy_options,
     _split_by,
+    _table_options,
     using_flags,
 )
 
@@ -240,8 +240,7 @@ def _add_validate(sub) -> None:
     va.add_argument("file", metavar="FILE")
     va.add_argument("--qrels", help="TREC qrels, when FILE is a TREC run")
     va.add_argument("--by", action="append", default=[], metavar="COL", help="segment column (repeatable)")
-    _duplicate_options(va)
-    _column_options(va)
+    _table_options(va, progress=False)
 
 
 def _sql(args) -> int:

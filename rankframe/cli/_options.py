@@ -60,6 +60,12 @@ EXIT_STATUS = (
 TRACEBACK_ENV = "RANKFRAME_TRACEBACK"
 
 
+#: the last line of a command's description (compare says its own: it also exits 1)
+EXIT_STATUS_LINE = (
+    f"Exit status: {EXIT_OK}; {EXIT_ERROR} on a usage or input error; {EXIT_INTERNAL} on an internal error (a bug)."
+)
+
+
 def _exit_status_epilog() -> str:
     return "exit status:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_STATUS)
 
@@ -131,6 +137,14 @@ def _column_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("column names of a long table (defaults: query, item, rank, relevance, score)")
     for name in _ROLES:
         g.add_argument(f"--{name}", dest=f"col_{name}", metavar="COL")
+
+
+def _table_options(p: argparse.ArgumentParser, *, progress: bool = True) -> None:
+    """The options of every command that reads tables: duplicates, column names and (``progress``) --no-progress."""
+    _duplicate_options(p)
+    _column_options(p)
+    if progress:
+        p.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
 
 
 def _columns(args) -> Columns:

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import argparse
 
-from ._options import COMMANDS, EXIT_OK, UsageError, _column_options, _columns, _split_by, flag_of, in_cli_words
+from ._options import (
+    COMMANDS,
+    EXIT_OK,
+    EXIT_STATUS_LINE,
+    UsageError,
+    _column_options,
+    _columns,
+    _split_by,
+    flag_of,
+    in_cli_words,
+)
 from ._render import _print, _records, _table
 from .compare import COMPARE_FORMATS
 
@@ -25,7 +35,7 @@ def add_parser(sub) -> None:
         "Two coders (--a, --b): one row per (query, item) with both labels; n, agreement (share of equal labels),\n"
         "kappa (Cohen's, as scikit-learn's cohen_kappa_score). Several coders (--coder, --value, --unit, --level):\n"
         "one row per (unit, coder); n (pairable units) and alpha (Krippendorff's, as the krippendorff package).\n"
-        "Exit status: 0; 2 on a usage or input error; 3 on an internal error (a bug).",
+        + EXIT_STATUS_LINE,
         epilog="examples:\n"
         "  rankframe agreement labels.parquet --a human --b llm --by topic_type --weights quadratic\n"
         "  rankframe agreement labels.csv --rel 2 --ci 0.95 --seed 1\n"

@@ -15,16 +15,16 @@ from ._load import _beyond_inputs, _load
 from ._options import (
     COMMANDS,
     EXIT_OK,
+    EXIT_STATUS_LINE,
     UsageError,
     _beyond_input_options,
     _cli_words,
-    _column_options,
     _columns,
-    _duplicate_options,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    _table_options,
     in_cli_words,
 )
 from ._render import _fmt_df, _fmt_p, _print, _records, _table
@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
         "metric: F, its degrees of freedom, p, MSE and partial eta squared; with --interaction COL the split-plot\n"
         "test of the system x COL interaction (COL a between-query column such as query length); with --pairs,\n"
         "Sakai's effect size delta / sqrt(MSE) for every pair of systems (rankframe.anova; docs/comparing.md).\n"
-        "Exit status: 0; 2 on a usage or input error; 3 on an internal error (a bug).",
+        + EXIT_STATUS_LINE,
         epilog="examples:\n"
         "  rankframe anova examples/tiny.run examples/tiny-b.run --qrels examples/tiny.qrels -m AP\n"
         "  rankframe anova examples/paired.parquet -m AP -m nDCG@5 --interaction length\n"
@@ -92,9 +92,7 @@ def add_parser(sub) -> None:
         default="table",
         help="table (default, rounded), markdown, csv or json (every column, full precision)",
     )
-    _duplicate_options(an)
-    _column_options(an)
-    an.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+    _table_options(an)
 
 
 def run(args) -> int:

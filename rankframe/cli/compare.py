@@ -38,13 +38,12 @@ from ._options import (
     _beyond_input_options,
     _check_level,
     _cli_words,
-    _column_options,
     _columns,
-    _duplicate_options,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    _table_options,
     in_cli_words,
 )
 from ._render import _fmt_p, _print, _render_compare
@@ -172,9 +171,7 @@ def add_parser(sub) -> None:
         "csv or json (every column, full precision)",
     )
     _beyond_input_options(co)
-    _duplicate_options(co)
-    _column_options(co)
-    co.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+    _table_options(co)
 
 
 def _compare(args) -> int:

@@ -34,13 +34,12 @@ from ._options import (
     UsageError,
     _beyond_input_options,
     _cli_words,
-    _column_options,
     _columns,
-    _duplicate_options,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    _table_options,
 )
 from ._render import _print, _render
 
@@ -134,9 +133,7 @@ def add_parser(sub) -> None:
         help="table (default), csv, json, markdown, or trec (trec_eval's output lines)",
     )
     _beyond_input_options(ev)
-    _duplicate_options(ev)
-    _column_options(ev)
-    ev.add_argument("--no-progress", action="store_true", help="never draw the progress line on stderr")
+    _table_options(ev)
 
 
 def _evaluate(args) -> int:

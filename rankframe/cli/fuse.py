@@ -25,7 +25,7 @@ from ..fusion import METHODS, NORMS
 from ..fusion import fuse as fuse_runs
 from ..io import suffix_kind
 from ._load import _check_columns, _check_options
-from ._options import COMMANDS, UsageError, _cli_words, _column_options, _columns
+from ._options import COMMANDS, EXIT_STATUS_LINE, UsageError, _cli_words, _column_options, _columns
 from .compare import _systems
 
 #: rankframe.fuse's defaults, read from its signature (never a second copy)
@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
         description="Fuse several TREC runs (each file one system), or the systems of one long table, into one\n"
         "run with rankframe.fuse (see docs/fusion.md), and write the fused run only: a TREC run, or a\n"
         "Parquet/CSV long table when the output's name ends in .parquet/.csv/.tsv (-o - writes TREC to stdout).\n"
-        "Exit status: 0; 2 on a usage or input error; 3 on an internal error (a bug).",
+        + EXIT_STATUS_LINE,
         epilog="examples:\n"
         "  rankframe fuse examples/tiny.run examples/tiny-b.run --method rrf -o fused.run\n"
         "  rankframe fuse examples/tiny.run examples/tiny-b.run --method combsum --norm min-max -o -\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._options import COMMANDS, EXIT_OK, UsageError, _policies, _policy_options, in_cli_words
+from ._options import COMMANDS, EXIT_OK, EXIT_STATUS_LINE, UsageError, _policies, _policy_options, in_cli_words
 from ._render import _print, _records, _table
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
         description="Evaluate the runs under two judgment sets and compare the two rankings of the systems per\n"
         "metric: each system's mean and rank under each, Kendall's tau-b, tau_AP (QRELS_A's order the truth) and,\n"
         "with --baseline, whether compare's verdict against the baseline flips (rankframe.qrels_compare;\n"
-        "docs/judgments.md). Exit status: 0; 2 on a usage or input error; 3 on an internal error.",
+        "docs/judgments.md).\n" + EXIT_STATUS_LINE,
         epilog="example:\n"
         "  rankframe qrels-compare examples/tiny.run examples/tiny-b.run human.qrels llm.qrels -m AP -m P@5",
         formatter_class=argparse.RawDescriptionHelpFormatter,

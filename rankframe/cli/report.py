@@ -19,13 +19,12 @@ from ._options import (
     COMMANDS,
     UsageError,
     _cli_words,
-    _column_options,
     _columns,
-    _duplicate_options,
     _input_options,
     _policies,
     _policy_options,
     _split_by,
+    _table_options,
 )
 from ._render import _print
 from .compare import _compare_parameters, _load_systems, _need_metrics, _systems
@@ -59,8 +58,7 @@ def add_parser(sub: Any) -> None:
     rp.add_argument("--seed", type=int, metavar="S", help="seed of the randomization test")
     rp.add_argument("--missing", choices=MISSING, default="error")
     _policy_options(rp)
-    _duplicate_options(rp)
-    _column_options(rp)
+    _table_options(rp, progress=False)
     rp.set_defaults(no_progress=True, pairs="baseline", ci_method=None, engine="pandas")
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, GAINS, IDEAL_DCG, JUDGED_ONLY, LOG_BASE, TIES, MetricSpec, k_param, like_param, rel_param
+from ..declare import JUDGED_ONLY, TIES, MetricSpec, like_param
 from .dcg import dcg
+from .idcg import SPEC as IDCG
 from .idcg import has_ideal_gain, idcg
 
 #: the peers' conventions ``like=`` names (docs/metrics.md "Presets")
@@ -21,17 +22,7 @@ SPEC = MetricSpec(
     better_why="more gain, ranked earlier, of the ideal",
     aliases=("ndcg",),
     summary="DCG / IDCG",
-    params=(
-        k_param(),
-        rel_param(None),
-        GAIN,
-        IDEAL_DCG,
-        LOG_BASE,
-        GAINS,
-        JUDGED_ONLY,
-        TIES,
-        like_param(tuple(PRESETS)),
-    ),
+    params=(*IDCG.params, JUDGED_ONLY, TIES, like_param(tuple(PRESETS))),  # IDCG's parameters (its k, rel, gains)
     presets=PRESETS,
     perfect_is_one=True,
     nothing_relevant="gain",

@@ -10,7 +10,7 @@ row; a query's rows always meet in one group, whatever the input partitioning. S
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -19,9 +19,9 @@ from .. import registry, units
 from ..checks import check_top_grade, needs_grade_check
 from ..columns import Columns, judgment_columns
 from ..engines import beyond_engine, intent_engine
-from ..engines.aggregate import AGGREGATIONS, GMEAN_EPSILON
+from ..engines.aggregate import GMEAN_EPSILON
 from ..errors import ParameterError, parameter_error
-from ..evaluate import as_column_list, as_flag, check_output_names, parse_metrics
+from ..evaluate import as_column_list, as_flag, check_agg, check_ci, check_output_names, parse_metrics
 from ..intent.declare import from_qrels, needs_subtopics
 from ..names import Measure
 from ..registry import POLICY_DEFAULTS, bind_policies
@@ -84,15 +84,7 @@ def check_options(
     as_flag("validate", validate)
     as_flag("allow_duplicates", allow_duplicates)
     bound = bind_policies(**policies)
-    if ci is not None:
-        if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
-            raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
-        if per_query:
-            raise ParameterError(
-                "ci= gives intervals of means; it does not apply with per_query=True",
-                owner="rankframe.spark.evaluate",
-                parameter="ci",
-            )
+    check_ci(ci, per_query, "rankframe.spark.evaluate")
     if not isinstance(engine, str) or engine.lower() not in ENGINES:
         error = parameter_error("rankframe.spark.evaluate", "engine", "one of " + ", ".join(map(repr, ENGINES)), engine)
         if isinstance(engine, str) and engine.lower() == "sql":  # retired: say so, and what to use
@@ -192,7 +184,7 @@ def evaluate(
         engine,
         buckets,
     )
-    agg = _check_agg(agg, per_query, ci)
+    agg = check_agg(agg, per_query, ci, "rankframe.spark.evaluate")
     sdf, subtopics = join_judgments(
         sdf, measures, cols, by_list, qrels, qrels_columns, validate, allow_duplicates, "rankframe.spark.evaluate"
     )
@@ -292,26 +284,6 @@ def join_judgments(
     return sdf, subtopics
 
 
-def _check_agg(agg: object, per_query: object, ci: object) -> Aggregation:
-    """``agg=`` as :func:`rankframe.evaluate` checks it (same messages); returned in lower case."""
-    if not isinstance(agg, str) or agg.lower() not in AGGREGATIONS:
-        raise parameter_error("evaluate", "agg", "one of " + ", ".join(map(repr, AGGREGATIONS)), agg)
-    agg = agg.lower()
-    if agg != "mean" and per_query:
-        raise ParameterError(
-            f"agg={agg!r} aggregates over queries; it does not apply with per_query=True",
-            owner="rankframe.spark.evaluate",
-            parameter="agg",
-        )
-    if agg != "mean" and ci is not None:
-        raise ParameterError(
-            f"ci= gives t-intervals of means; it does not apply with agg={agg!r}",
-            owner="rankframe.spark.evaluate",
-            parameter="ci",
-        )
-    return cast("Aggregation", agg)
-
-
 def check_grades(sdf: Any, columns: Columns, measures: Sequence[Measure]) -> None:
     """:func:`rankframe.checks.check_grades` as one Spark aggregation (top judged grade, row count)."""
     if not needs_grade_check(measures):
@@ -388,7 +360,7 @@ def means(
     :func:`rankframe.evaluate` ("gmean" = exp of the mean log of max(x, 1e-5); "median" is Spark's exact
     ``median``).
     """
-    agg = _check_agg(agg, False, ci)
+    agg = check_agg(agg, False, ci, "rankframe.spark.evaluate")
     from pyspark.sql import functions as F
 
     by_list = as_column_list(by, "means")

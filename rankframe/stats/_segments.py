@@ -19,6 +19,16 @@ def check_offsets(offsets: np.ndarray, n_rows: int) -> np.ndarray:
     return offsets
 
 
+def paired_layout(x: object, y: object, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The segmented paired layout every paired test reads, checked once: x, y and offsets.
+
+    ``x``, ``y`` as float64 columns (a 1-D pair is one column) and ``offsets`` checked (:func:`check_offsets`).
+    """
+    x, y = (np.asarray(a, dtype=np.float64) for a in (x, y))
+    x, y = (a[:, None] if a.ndim == 1 else a for a in (x, y))
+    return x, y, check_offsets(offsets, x.shape[0])
+
+
 def segment_sum(a: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sum the rows of ``a`` per segment: shape ``(n_segments, *a.shape[1:])``; an empty segment sums to 0.
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import progress
-from ._segments import check_offsets
+from ._segments import paired_layout
 from .randomization import CHUNK_ELEMENTS, check_n_resamples, seed_sequence
 
 SPAWN_KEY = (0xB007,)
@@ -69,11 +69,7 @@ def bootstrap_ci(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim == 1:
-        x, y = x[:, None], y[:, None]
-    offsets = check_offsets(offsets, x.shape[0])
+    x, y, offsets = paired_layout(x, y, offsets)
     n_resamples = check_n_resamples(n_resamples, "bootstrap_ci")
     root = seed_sequence(seed)
     n_seg = offsets.size - 1

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._segments import check_offsets, segment_of_row
+from ._segments import paired_layout, segment_of_row
 from .paired import differences
 from .wilcoxon import WilcoxonResult, _exact_cdf
 
@@ -225,11 +225,7 @@ def hodges_lehmann(
     """
     from scipy import stats  # imported here: `import rankframe` stays light
 
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim == 1:
-        x, y = x[:, None], y[:, None]
-    offsets = check_offsets(offsets, x.shape[0])
+    x, y, offsets = paired_layout(x, y, offsets)
     n_seg, n_col = offsets.size - 1, x.shape[1]
     n_comp = n_seg * n_col
     d = differences(x, y)  # the Wilcoxon test's zeros (paired.equal)

@@ -28,7 +28,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from ._segments import check_offsets, segment_of_row, segment_sum
+from ._segments import paired_layout, segment_of_row, segment_sum
 
 #: the alternative hypotheses of the paired tests: "greater" = the system's mean above the baseline's (the type of
 #: every public ``alternative=``; the tuple the checks read is derived from it)
@@ -100,11 +100,6 @@ class PairedSummary:
             return self.delta / self.sd
 
 
-def _as_2d(a: np.ndarray) -> np.ndarray:
-    a = np.asarray(a, dtype=np.float64)
-    return a[:, None] if a.ndim == 1 else a
-
-
 def summarize(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> PairedSummary:
     """Summarize the paired differences ``x - y`` per segment and column (see the module docstring).
 
@@ -115,8 +110,7 @@ def summarize(x: np.ndarray, y: np.ndarray, offsets: np.ndarray) -> PairedSummar
     >>> int(s.n[0, 0]), float(s.delta[0, 0]), int(s.wins[0, 0]), int(s.ties[0, 0]), int(s.losses[0, 0])
     (3, 0.0, 1, 1, 1)
     """
-    x, y = _as_2d(x), _as_2d(y)
-    offsets = check_offsets(offsets, x.shape[0])
+    x, y, offsets = paired_layout(x, y, offsets)
     d = x - y
     valid = ~np.isnan(d)
     n = segment_sum(valid, offsets)

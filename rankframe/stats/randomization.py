@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import progress
 from ..numeric import check_number
-from ._segments import check_offsets, segment_sum
+from ._segments import paired_layout, segment_sum
 
 TOLERANCE = 1e-12  # relative to sum(|d|): resamples this close to |T| count as ties
 #: the most resamples (sign flips, bootstrap resamples) a call may ask for: a p-value resolution of 1e-7, finer
@@ -193,11 +193,7 @@ def sign_flip_test(
     >>> float(sign_flip_test(x, y, np.array([0, 4]), n_resamples=1000, seed=0).pvalue[0, 0])
     0.125
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim == 1:
-        x, y = x[:, None], y[:, None]
-    offsets = check_offsets(offsets, x.shape[0])
+    x, y, offsets = paired_layout(x, y, offsets)
     n_resamples = check_n_resamples(n_resamples, "sign_flip_test")
     d = x - y
     n = segment_sum(~np.isnan(d), offsets)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import progress
-from ._segments import check_offsets, segment_sum
+from ._segments import paired_layout, segment_sum
 from .randomization import (
     TOLERANCE,
     _orient,
@@ -112,11 +112,7 @@ def westfall_young(
     >>> r.p_adjusted.round(4).tolist()   # 16 patterns: only "no flip" and "flip all" reach t = 3.87 on either column
     [[0.125, 0.125]]
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim == 1:
-        x, y = x[:, None], y[:, None]
-    offsets = check_offsets(offsets, x.shape[0])
+    x, y, offsets = paired_layout(x, y, offsets)
     n_resamples = check_n_resamples(n_resamples, "westfall_young")
     d = x - y
     n = segment_sum(~np.isnan(d), offsets).astype(np.float64)

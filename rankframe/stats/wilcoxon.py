@@ -54,7 +54,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from ._segments import check_offsets, segment_of_row
+from ._segments import paired_layout, segment_of_row
 from .paired import differences
 from .randomization import exact_bits
 
@@ -118,11 +118,7 @@ def wilcoxon_test(
     """
     from scipy import stats  # imported here: `import rankframe` stays light
 
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim == 1:
-        x, y = x[:, None], y[:, None]
-    offsets = check_offsets(offsets, x.shape[0])
+    x, y, offsets = paired_layout(x, y, offsets)
     n_seg, n_col = offsets.size - 1, x.shape[1]
     n_comp = n_seg * n_col
     d = differences(x, y)  # equal values (the one rule, paired.equal) are a zero difference for both zero methods

@@ -61,7 +61,8 @@ DECLARED = {
         system="%s", by_arg="segments := %s", owner="%s", by_name="segments"
     ),
     "null systems": rules.NULL_SYSTEMS,
-    "too few systems": rules.TOO_FEW_SYSTEMS.format(owner="rf_compare", system="%s", count=S, found=S),
+    # rf__compare_systems is shared by rf_compare and rf_anova too (issue 34): its owner is a field
+    "too few systems": rules.TOO_FEW_SYSTEMS.format(owner="%s", system="%s", count=S, found=S),
     "unknown baseline": rules.UNKNOWN_BASELINE.format(owner="rf_compare", system="%s", shown=S, baseline=S, hint=S),
     "misaligned": MISALIGNED.format(count=S),
     "missing='zero'": MISSING_MEANING["zero"],

@@ -96,7 +96,9 @@ def test_every_raise_that_starts_with_a_keyword_carries_it():
                 where = f"{path.relative_to(ROOT)}:{node.lineno}"
                 assert "parameter" in keywords, f"{where} is about {name}= without the field"
                 assert ast.literal_eval(keywords["parameter"]) == name, where
-    assert found >= 20  # 21 when written; 22 with the ones that start with keyword() (issue 34)
+    # 21 when written; 22 with the ones that start with keyword(); 19 once Spark called evaluate's ci and agg checks
+    # instead of copying their three raises (issue 34)
+    assert found >= 19
 
 
 # (the call, its owner, its parameter): real raises, the template's and the hand-worded ones

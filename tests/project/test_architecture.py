@@ -116,17 +116,25 @@ def _defaults(function) -> dict:
 
 
 @pytest.mark.parametrize(
-    "face, twin",
+    "face, twin, unlike",
     [
-        ("rankframe.compare:compare", "rankframe.compare:checked_call"),
-        ("rankframe.compare:compare", "rankframe.spark.compare:compare"),
-        ("rankframe.evaluate:evaluate", "rankframe.spark.evaluate:evaluate"),
-        ("rankframe.fusion.fuse:fuse", "rankframe.spark.fuse:fuse"),
+        ("rankframe.compare:compare", "rankframe.compare:checked_call", ()),
+        ("rankframe.compare:compare", "rankframe.spark.compare:compare", ()),
+        ("rankframe.evaluate:evaluate", "rankframe.spark.evaluate:evaluate", ()),
+        ("rankframe.fusion.fuse:fuse", "rankframe.spark.fuse:fuse", ()),
+        # pairs: compare's "baseline"/"all" is another parameter than anova's effect sizes switch
+        ("rankframe.compare:compare", "rankframe.anova:anova", ("pairs",)),
+        ("rankframe.anova:anova", "rankframe.spark.anova:anova", ()),
+        ("rankframe.spark.compare:compare", "rankframe.spark.anova:anova", ("pairs",)),
+        # ci: evaluate's interval is asked for (None: none), compare's and anova's is a level (0.95)
+        ("rankframe.spark.evaluate:evaluate", "rankframe.spark.compare:compare", ("ci",)),
+        ("rankframe.spark.evaluate:evaluate", "rankframe.spark.anova:anova", ("ci",)),
     ],
 )
-def test_the_faces_share_their_defaults(face, twin):
+def test_the_faces_share_their_defaults(face, twin, unlike):
     # a default written on two faces is one default only while the two agree: the same input must get the same
-    # default answer from pandas and Spark (and compare's checks must see compare's defaults)
+    # default answer from pandas and Spark (and compare's checks must see compare's defaults); the Spark faces'
+    # reading of the table (qrels_columns, validate, allow_duplicates, the policies, buckets) is evaluate's
     import importlib
 
     def load(spec: str):
@@ -134,6 +142,35 @@ def test_the_faces_share_their_defaults(face, twin):
         return getattr(importlib.import_module(module), name)
 
     ours, theirs = _defaults(load(face)), _defaults(load(twin))
-    shared = sorted(set(ours) & set(theirs))
+    shared = sorted(set(ours) & set(theirs) - set(unlike))
     assert len(shared) >= 8, shared
     assert {n: theirs[n] for n in shared} == {n: ours[n] for n in shared}
+
+
+@pytest.mark.parametrize(
+    "functions",
+    [
+        ("rankframe.engines.beyond_engine:evaluate", "rankframe.engines.duckdb_beyond:evaluate"),
+        ("rankframe.engines.intent_engine:evaluate", "rankframe.engines.duckdb_intent:evaluate"),
+        *[(f"rankframe.plot.{m}:{m}", "rankframe.plot.at_k:at_k") for m in ("differences", "distribution", "forest")],
+        ("rankframe.plot.pr_curve:pr_curve", "rankframe.plot.at_k:at_k"),
+    ],
+)
+def test_the_twins_share_their_signature(functions):
+    # an engine's evaluate is called by the one dispatcher with either engine's name: the two take the same
+    # arguments, written twice (Python cannot derive one from the other); the plots take the same ax, columns,
+    # qrels and **options (the reading of a long table before the plot)
+    import importlib
+    import inspect
+
+    def params(spec: str) -> dict:
+        module, name = spec.split(":")
+        return dict(inspect.signature(getattr(importlib.import_module(module), name)).parameters)
+
+    ours, theirs = (params(f) for f in functions)
+    if "plot" in functions[0]:
+        ours, theirs = (
+            {n: p for n, p in x.items() if n in ("ax", "columns", "qrels", "options")} for x in (ours, theirs)
+        )
+        assert len(ours) == 4, ours
+    assert ours == theirs
