@@ -42,6 +42,9 @@ RUN_DIR = "RANKFRAME_TEST_RUN_DIR"
 
 #: ``@pytest.mark.quick_sample(n)`` on a parametrized test: the quick loop keeps ``n`` of its cases, the rest are slow
 SAMPLE = "quick_sample"
+#: the mark of a sampled sweep's cases left out of the quick loop (slow too): a run that wants every case of the
+#: sweeps but not the tiers (CI's DuckDB legs) selects ``not slow or sampled_out``
+SAMPLED_OUT = pytest.mark.sampled_out
 
 
 def tier_of(item: pytest.Item) -> list[str]:
@@ -74,6 +77,7 @@ def configure(config: pytest.Config) -> None:
         "keeps n of them (n for each value of the parameter per), spread over the list; the rest are slow "
         "(tests/tiers.py sample)",
     )
+    config.addinivalue_line("markers", "sampled_out: a sampled sweep's case left out of the quick loop (set by tiers.py)")
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         os.environ[RUN_DIR] = tempfile.mkdtemp(prefix="rf-tests-")
 
@@ -110,6 +114,7 @@ def sample(items: list[pytest.Item]) -> None:
         for i, item in enumerate(group):
             if i not in kept:
                 item.add_marker(pytest.mark.slow)
+                item.add_marker(SAMPLED_OUT)  # the DuckDB legs select these back: -m "(not slow or sampled_out) ..."
 
 
 def modify_items(items: list[pytest.Item]) -> None:

@@ -203,3 +203,4 @@ def test_a_sampled_sweep_keeps_n_cases_in_the_quick_loop(tmp_path):
     expected += ["test_faces[0-a]", "test_faces[1-b]"]  # one case per face, the second face's shifted by one
     assert quick == sorted(expected)
     assert len(ran()) == 20
+    assert len(ran("-m", "sampled_out")) == 7 + 4  # what the quick loop left out (a DuckDB leg selects it back)
