@@ -77,7 +77,9 @@ def configure(config: pytest.Config) -> None:
         "keeps n of them (n for each value of the parameter per), spread over the list; the rest are slow "
         "(tests/tiers.py sample)",
     )
-    config.addinivalue_line("markers", "sampled_out: a sampled sweep's case left out of the quick loop (set by tiers.py)")
+    config.addinivalue_line(
+        "markers", "sampled_out: a sampled sweep's case left out of the quick loop (set by tiers.py)"
+    )
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         os.environ[RUN_DIR] = tempfile.mkdtemp(prefix="rf-tests-")
 
