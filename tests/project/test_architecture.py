@@ -174,3 +174,22 @@ def test_the_twins_share_their_signature(functions):
         )
         assert len(ours) == 4, ours
     assert ours == theirs
+
+
+def test_the_tree_of_the_architecture_page_is_the_package():
+    """docs/architecture.md's tree names every top-level module and package of rankframe/, and nothing that is not
+    there (``metrics/<name>.py`` names the package ``metrics/``): a new room of the package gets its line."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    block = text.split("## The tree", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    lines = block.split("rankframe/\n", 1)[1].splitlines()
+    lines = lines[: next(i for i, line in enumerate(lines) if not line.startswith(" "))]  # up to the next folder
+    tree = set()
+    for line in lines:
+        m = re.match(r"^  ([^ ]+)", line)  # an entry at the top level: two spaces in
+        if m:
+            tree.update(f"{n.split('/')[0]}/" if "/" in n else n for n in m.group(1).split())
+    package = ROOT / "rankframe"
+    actual = {p.name for p in package.glob("*.py")}
+    actual |= {f"{p.name}/" for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert sorted(actual - tree) == [], "give these their line in docs/architecture.md's tree"
+    assert sorted(tree - actual) == [], "these lines of docs/architecture.md's tree name nothing in rankframe/"
