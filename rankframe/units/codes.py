@@ -66,6 +66,14 @@ def _count_values(values: np.ndarray, span: int) -> np.ndarray:
     return counts
 
 
+def short_span(lo: int, hi: int, n: int) -> bool:
+    """Whether ``n`` integers in ``lo..hi`` are counted (a ``bincount`` over the range) rather than hashed or sorted.
+
+    The range is at most about twice their count: the one rule of :func:`dense_codes` and ``any_repeat``.
+    """
+    return hi - lo + 1 <= 2 * n + 4096
+
+
 def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Sorted codes, unique values and their counts for integers that span a short range, without hashing.
 
@@ -79,7 +87,7 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         return None
     lo, hi = int(values.min()), int(values.max())
     span = hi - lo + 1
-    if span > 2 * len(values) + 4096:
+    if not short_span(lo, hi, len(values)):
         return None
     counts: np.ndarray | None = None
     if lo == 0 and (values.dtype.kind == "i" or values.dtype.kind == "u" and values.dtype.itemsize < 8):

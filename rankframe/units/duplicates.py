@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..table_rules import duplicate_item_rule as duplicate_item_rule  # the words are declared there
 from ._memo import _cached, _resolve
-from .codes import Groups, item_factors
+from .codes import Groups, item_factors, short_span
 from .order import ranked_order
 from .packed import DenseLists
 
@@ -138,12 +138,12 @@ def _duplicate_item_rows(df: pd.DataFrame, groups: Groups, item_col: str, rank_c
 def any_repeat(key: np.ndarray) -> bool:
     """Whether any value of the integer key repeats.
 
-    Keys spanning a short range (a few times their count) are counted (one pass, no sort); otherwise one sort:
-    3M int64 keys ~0.2 s, where hashing them with pandas' ``duplicated`` took ~0.7 s.
+    Keys spanning a short range (:func:`short_span`, as :func:`dense_codes` decides) are counted (one pass, no sort);
+    otherwise one sort: 3M int64 keys ~0.2 s, where hashing them with pandas' ``duplicated`` took ~0.7 s.
     """
     if len(key) > 1:
         lo, hi = int(key.min()), int(key.max())
-        if hi - lo < 4 * len(key) + 4096:
+        if short_span(lo, hi, len(key)):
             return bool(np.bincount((key - lo if lo else key).astype(np.intp, copy=False)).max() > 1)
     ordered = np.sort(key)
     return bool((ordered[1:] == ordered[:-1]).any())
