@@ -351,10 +351,12 @@ def score_ranges(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
 def check_one_scale(systems: list, low: np.ndarray, high: np.ndarray, m: FusionMethod, c: Columns) -> None:
     """Raw scores of systems on different scales make a score method meaningless: say so, name the ranges."""
     n_sys = len(systems)
-    span = high - low
+    with np.errstate(over="ignore"):  # a span beyond the float range is inf, and still a span
+        span = high - low
     disjoint = low.max() > high.min()
     positive = span[span > 0]
-    spread = len(positive) > 0 and (positive.max() > SCALE_RATIO * positive.min() or len(positive) < n_sys)
+    # max / ratio > min, not max > ratio * min: the product overflows (with a warning) for spans near the float limit
+    spread = len(positive) > 0 and (positive.max() / SCALE_RATIO > positive.min() or len(positive) < n_sys)
     if disjoint or spread:
         ranges = ", ".join(f"{s!r}: [{lo:.4g}, {hi:.4g}]" for s, lo, hi in zip(systems, low, high))
         raise ParameterError(

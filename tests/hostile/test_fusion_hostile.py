@@ -3,6 +3,8 @@ unchanged afterwards."""
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 import pytest
 
@@ -78,3 +80,27 @@ def test_a_table_that_is_not_a_table():
 def test_norm_none_fuses_raw_scores_without_the_scale_check():
     out = rankframe.fuse(RUNS, "combsum", norm="none")
     assert out[out.system == "combsum"]["score"].tolist() == [12.0, 7.9, 0.4]
+
+
+def test_scores_near_the_float_limit_decide_the_scale_rule_without_a_warning():
+    # spans 1e308 and 2e307: ratio 5 < fuse's SCALE_RATIO of 10, so one scale (the rule is max span > 10 x min span);
+    # 10 x 2e307 overflows a float, which used to print "RuntimeWarning: overflow encountered in scalar multiply"
+    huge = RUNS.assign(score=[1e308, 0.0, 2e307, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fused = rankframe.fuse(huge, "combsum")
+    mine = fused[fused["system"] == "combsum"]
+    # CombSUM by hand: x = 1e308 (bm25 only), y = 0 (bm25) + 2e307 (dense), z = 0 (dense only); fused scores are
+    # rounded to 12 significant digits (docs/fusion.md "Ties"), which may leave an ulp
+    assert mine["item"].tolist() == ["x", "y", "z"]
+    assert mine["score"].tolist() == pytest.approx([1e308, 2e307, 0.0], rel=1e-12)
+    # spans 1e308 and 5e306: ratio 20 > 10, different scales, however close to the limit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ParameterError, match="different scales"):
+            rankframe.fuse(RUNS.assign(score=[1e308, 0.0, 5e306, 0.0]), "combsum")
+    # a span beyond the float range (1e308 - -1e308 = inf) is the largest span: different scales, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ParameterError, match="different scales"):
+            rankframe.fuse(RUNS.assign(score=[1e308, -1e308, 1.0, 0.0]), "combsum")
