@@ -204,3 +204,23 @@ def test_a_sampled_sweep_keeps_n_cases_in_the_quick_loop(tmp_path):
     assert quick == sorted(expected)
     assert len(ran()) == 20
     assert len(ran("-m", "sampled_out")) == 7 + 4  # what the quick loop left out (a DuckDB leg selects it back)
+
+
+def test_timing_sums_a_junit_file_per_file_and_function(tmp_path):
+    from tests import timing
+
+    junit = tmp_path / "run.xml"
+    junit.write_text(
+        '<?xml version="1.0"?><testsuites><testsuite>'
+        '<testcase classname="tests.cli.test_cli" name="test_a[x]" time="1.5"/>'
+        '<testcase classname="tests.cli.test_cli" name="test_a[y]" time="0.25"/>'
+        '<testcase classname="tests.sql.test_sql" name="test_b" time="3"/>'
+        "</testsuite></testsuites>"
+    )
+    text = timing.report(timing.items(junit), top=5)
+    # by hand: test_cli.py 1.5 + 0.25 = 1.75 s over 2 items; test_sql.py 3 s, listed first
+    assert text.splitlines()[0] == "3 items, 5 s of item time (summed over the workers)"
+    assert "      3.0 s      1 items  tests/sql/test_sql.py" in text
+    assert "      1.8 s      2 items  tests/cli/test_cli.py" in text
+    assert text.index("tests/sql/test_sql.py") < text.index("tests/cli/test_cli.py")
+    assert "      1.8 s  tests/cli/test_cli.py::test_a" in text
