@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+import sys
 from collections.abc import Callable
 from typing import Any, Literal, cast, get_args
 
@@ -95,10 +96,26 @@ def register(spec: MetricSpec, compute: Callable) -> None:
     The same path as the package's own metrics: the name parser, the engines, the accessor's shortcut methods and
     every other reader of this module see it at once. Its SQL kernel goes to :func:`rankframe.sql.register`.
     Used by tests (``tests/project/test_add_a_metric.py``) and for trying a metric before it gets its file; undo with
-    :func:`unregister`.
+    :func:`unregister`. A beyond-accuracy metric (a ``BeyondSpec``, as if in ``rankframe/beyond/``) joins ``BEYOND``;
+    its module's ``portable`` and ``check_rules`` hooks (:func:`beyond_hook`) are found beside ``compute``
+    (``tests/project/test_add_a_beyond_metric.py``).
     """
-    if spec.name in BY_NAME:
+    if spec.name in BY_NAME or spec.name in BEYOND_KERNELS:
         raise ValueError(f"a metric named {spec.name!r} is already declared")
+    if getattr(spec, "beyond_family", False):  # a BeyondSpec (rankframe.beyond.declare imports this module)
+        global BEYOND
+        before = BEYOND
+        BEYOND = tuple(sorted((*BEYOND, spec), key=lambda m: (m.order, m.name)))
+        try:
+            _index(METRICS, dict(KERNELS))
+        except ImportError:
+            BEYOND = before
+            raise
+        BEYOND_KERNELS[spec.name] = compute
+        rules = beyond_hook(spec.name, "check_rules")
+        if rules is not None:
+            BEYOND_RULES[spec.name] = rules
+        return
     _index((*METRICS, spec), {**KERNELS, spec.name: compute})
 
 
@@ -108,6 +125,24 @@ def unregister(name: str) -> None:
         raise ValueError(f"{name!r} is declared in rankframe/metrics/ and cannot be removed")
     if name in BY_NAME:
         _index(tuple(m for m in METRICS if m.name != name), {n: f for n, f in KERNELS.items() if n != name})
+    elif name in BEYOND_KERNELS:
+        global BEYOND
+        BEYOND = tuple(m for m in BEYOND if m.name != name)
+        BEYOND_KERNELS.pop(name)
+        BEYOND_RULES.pop(name, None)
+        _index(METRICS, dict(KERNELS))
+
+
+def beyond_hook(name: str, hook: str) -> Callable | None:
+    """A hook of a beyond-accuracy metric's module, beside its kernel, or None.
+
+    ``portable`` (its portable SQL, written on :class:`rankframe.portable.beyond.Builder`), ``check_rules`` (the
+    rules between its options), ``check_features`` (a rule of features='s values). None when the module declares
+    none (a metric without portable SQL is NotPortable, saying so).
+    """
+    kernel = BEYOND_KERNELS.get(name)
+    module = None if kernel is None else sys.modules.get(kernel.__module__)
+    return getattr(module, hook, None)
 
 
 def added() -> tuple[tuple[MetricSpec, Callable], ...]:
@@ -137,12 +172,10 @@ INTENT = tuple(sorted(INTENT, key=lambda m: (m.order, m.name)))
 #: the rules between a beyond-accuracy metric's options: its module's ``check_rules(**options)``, for the metrics
 #: that declare one (the faces that do not run the numpy kernel call it before their SQL: the DuckDB engine)
 BEYOND_RULES: dict[str, Callable[..., None]] = {
-    spec.name: rules
-    for spec in BEYOND
-    if (rules := getattr(importlib.import_module(f"{_beyond.__name__}.{spec.name}"), "check_rules", None))
+    spec.name: rules for spec in BEYOND if (rules := beyond_hook(spec.name, "check_rules")) is not None
 }
 _index(*_collect())
-_BUILT_IN = frozenset(BY_NAME)
+_BUILT_IN = frozenset([*BY_NAME, *BEYOND_KERNELS])
 _TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")
 
 

@@ -39,28 +39,11 @@ CREATE OR REPLACE MACRO rf__beyond_list_opts(k, "like",
         model := CAST(NULL AS VARCHAR),
         log_base := CAST(NULL AS DOUBLE),
         list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR),
-        similarity := CAST(NULL AS VARCHAR),
-        output := CAST(NULL AS VARCHAR),
-        unknown := CAST(NULL AS VARCHAR),
-        single_item := CAST(NULL AS VARCHAR),
-        pair_denominator := CAST(NULL AS VARCHAR),
-        form := CAST(NULL AS VARCHAR),
-        relevance := CAST(NULL AS VARCHAR),
-        rel := CAST(NULL AS DOUBLE),
-        no_relevant_item := CAST(NULL AS VARCHAR),
-        divergence := CAST(NULL AS VARCHAR),
-        direction := CAST(NULL AS VARCHAR),
-        alpha := CAST(NULL AS DOUBLE),
-        smooth := CAST(NULL AS VARCHAR),
-        rank_weight := CAST(NULL AS VARCHAR)) AS
+        scale := CAST(NULL AS VARCHAR)) AS
     struct_pack(k := k, "like" := "like",
         popularity := popularity, cold := cold, aggregate := aggregate, popularity_norm := popularity_norm, tail_rule
         := tail_rule, tail := tail, model := model, log_base := log_base, list_denominator :=
-        list_denominator, scale := scale, similarity := similarity, output := output, unknown := unknown,
-        single_item := single_item, pair_denominator := pair_denominator, form := form, relevance :=
-        relevance, rel := rel, no_relevant_item := no_relevant_item, divergence := divergence, direction :=
-        direction, alpha := alpha, smooth := smooth, rank_weight := rank_weight);
+        list_denominator, scale := scale);
 -- the kind of ids of a column of DuckDB type t (rankframe.units.id_kind): number, text, other, empty (NULL)
 CREATE OR REPLACE MACRO rf__id_kind(t) AS
     CASE WHEN t = '"NULL"' THEN 'empty' WHEN t = 'VARCHAR' THEN 'text'
@@ -280,11 +263,11 @@ CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, me
                 FROM rf__beyond_train(tbl, train) AS t) AS z;
 
 -- one row per list (segments..., query): rf__rows counted, rf__sum their values, value (NaN without a counted row;
--- Novelty's list_denominator 'k' divides the sum by k)
+-- list_denominator 'k', Novelty's, divides the sum by k; NULL in the other metrics' options)
 CREATE OR REPLACE MACRO rf__beyond_lists(tbl, train, segments, order_by, metric, o, ok, base := NULL) AS TABLE
     SELECT l.*,
            CASE WHEN l.rf__rows = 0 THEN CAST('NaN' AS DOUBLE)
-                WHEN metric = 'novelty' AND struct_extract(o, 'list_denominator') = 'k' THEN l.rf__sum / struct_extract(o, 'k')
+                WHEN struct_extract(o, 'list_denominator') = 'k' THEN l.rf__sum / struct_extract(o, 'k')
                 ELSE l.rf__sum / l.rf__rows END AS value
     FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query')),
                  count(*) FILTER (WHERE r.rf__top AND r.rf__c) AS rf__rows,

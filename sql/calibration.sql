@@ -7,9 +7,9 @@
 --                log_base := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/calibration.py)
 CREATE OR REPLACE MACRO rf__calibration_opts(k, "like", divergence, direction, alpha, smooth, rank_weight, log_base, owner) AS
-    list_transform([rf__opt_choice("like", ['informfully'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
-        rf__k(k, owner),
-        rf__lk,
+    list_transform([rf__opt_choice("like", ['informfully'], 'like', owner)], lambda rf__lk: struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__lk,
         divergence := coalesce(rf__opt_choice(divergence, ['kl', 'js'], 'divergence', owner), CASE rf__lk WHEN 'informfully' THEN 'kl' END, 'kl'),
         direction := coalesce(rf__opt_choice(direction, ['history_list', 'list_history'], 'direction', owner), CASE rf__lk WHEN 'informfully' THEN 'history_list' END, 'history_list'),
         alpha := coalesce(rf__opt_unit(alpha, 'alpha', owner), CASE rf__lk WHEN 'informfully' THEN CAST('0.001' AS DOUBLE) END, CAST('0.01' AS DOUBLE)),

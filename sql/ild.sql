@@ -6,9 +6,9 @@
 --        similarity := NULL, output := NULL, unknown := NULL, single_item := NULL, pair_denominator := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/ild.py)
 CREATE OR REPLACE MACRO rf__ild_opts(k, "like", similarity, output, unknown, single_item, pair_denominator, owner) AS
-    list_transform([rf__opt_choice("like", ['recommenders', 'rectools', 'evidently', 'lenskit'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
-        rf__k(k, owner),
-        rf__lk,
+    list_transform([rf__opt_choice("like", ['recommenders', 'rectools', 'evidently', 'lenskit'], 'like', owner)], lambda rf__lk: struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__lk,
         similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'hamming', 'cooccurrence'], 'similarity', owner), CASE rf__lk WHEN 'recommenders' THEN 'cooccurrence' WHEN 'rectools' THEN 'hamming' WHEN 'evidently' THEN 'cosine' WHEN 'lenskit' THEN 'cosine' END, 'cosine'),
         output := coalesce(rf__opt_choice(output, ['distance', 'similarity'], 'output', owner), CASE rf__lk WHEN 'recommenders' THEN 'distance' WHEN 'rectools' THEN 'distance' WHEN 'evidently' THEN 'distance' WHEN 'lenskit' THEN 'similarity' END, 'distance'),
         unknown := coalesce(rf__opt_choice(unknown, ['drop', 'zero'], 'unknown', owner), CASE rf__lk WHEN 'recommenders' THEN 'zero' WHEN 'rectools' THEN 'drop' WHEN 'evidently' THEN 'drop' WHEN 'lenskit' THEN 'drop' END, 'drop'),

@@ -9,9 +9,9 @@
 --                unknown := NULL, no_relevant_item := NULL, popularity := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/serendipity.py)
 CREATE OR REPLACE MACRO rf__serendipity_opts(k, "like", form, similarity, relevance, rel, unknown, no_relevant_item, popularity, owner) AS
-    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
-        rf__k(k, owner),
-        rf__lk,
+    list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools'], 'like', owner)], lambda rf__lk: struct_pack(
+        k := rf__k(k, owner),
+        "like" := rf__lk,
         form := coalesce(rf__opt_choice(form, ['unexpectedness', 'summed_similarity', 'popularity'], 'form', owner), CASE rf__lk WHEN 'recommenders' THEN 'unexpectedness' WHEN 'evidently' THEN 'summed_similarity' WHEN 'rectools' THEN 'popularity' END, 'unexpectedness'),
         similarity := coalesce(rf__opt_choice(similarity, ['cosine', 'cooccurrence'], 'similarity', owner), CASE rf__lk WHEN 'recommenders' THEN 'cooccurrence' WHEN 'evidently' THEN 'cosine' WHEN 'rectools' THEN 'cooccurrence' END, 'cosine'),
         relevance := coalesce(rf__opt_choice(relevance, ['binary', 'grade'], 'relevance', owner), CASE rf__lk WHEN 'recommenders' THEN 'grade' WHEN 'evidently' THEN 'binary' WHEN 'rectools' THEN 'binary' END, 'binary'),

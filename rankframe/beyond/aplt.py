@@ -102,3 +102,19 @@ def compute(lists: Lists, *, k, popularity, tail_rule, tail, cold, aggregate, li
         is_tail = is_tail | ~train.known
     known = train.known[top.item]
     return top.mean(is_tail[top.item].astype(np.float64), known if cold == "drop" else None, aggregate)
+
+
+def portable(b, i, *, k, popularity, tail_rule, tail, cold, aggregate, like):
+    """APLT's row terms in the portable SQL (rankframe.portable.beyond's builder ``b``): (value, counted 1/0).
+
+    Of a top-k row joined to train's items ``t`` (NULL columns: a cold item); the builder takes the lists' means.
+    """
+    if tail_rule == "count":
+        is_tail = f"t.rf__pop <= {b.num(tail)}"
+    elif tail_rule == "pareto":  # outside the short head: the popularity before it reaches the limit
+        is_tail = f"t.rf__before >= {b.num(tail)} * t.rf__psum"
+    else:  # the int(tail * |train items|) (at least 1) least popular, ties by item
+        is_tail = f"t.rf__low <= GREATEST(FLOOR({b.f('t.rf__nk')} * {b.num(tail)}), 1)"
+    value = f"CASE WHEN t.rf__titem IS NULL THEN {'1' if cold == 'tail' else '0'} WHEN {is_tail} THEN 1 ELSE 0 END"
+    counted = "CASE WHEN t.rf__titem IS NOT NULL THEN 1 ELSE 0 END" if cold == "drop" else "1"
+    return value, counted

@@ -75,3 +75,17 @@ def compute(lists: Lists, *, k, popularity, cold, aggregate, popularity_norm, li
         pop = pop / norm if norm > 0 else np.zeros_like(pop)
     pop = pop[top.item]
     return top.mean(pop, None if cold == "zero" else train.known[top.item], aggregate)
+
+
+def portable(b, i, *, k, popularity, cold, aggregate, popularity_norm, like):
+    """ARP's row terms in the portable SQL (rankframe.portable.beyond's builder ``b``): (value, counted 1/0).
+
+    Of a top-k row joined to train's items ``t`` (NULL columns: a cold item); the builder takes the lists' means.
+    """
+    counted = "1" if cold == "zero" else "CASE WHEN t.rf__titem IS NOT NULL THEN 1 ELSE 0 END"
+    if popularity_norm == "rank":
+        return "COALESCE(t.rf__prank, 0)", counted
+    norm = {"none": None, "total": "t.rf__psum", "max": "t.rf__pmax"}[popularity_norm]
+    if norm is None:
+        return "COALESCE(t.rf__pop, 0)", counted
+    return f"CASE WHEN {norm} > 0 THEN t.rf__pop / {norm} ELSE 0 END", counted

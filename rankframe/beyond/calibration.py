@@ -191,3 +191,84 @@ def _rel_entr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(x > 0, x * np.log(np.where(y > 0, x / np.where(y > 0, y, 1.0), 1.0)), 0.0)
     return np.where((x > 0) & (y <= 0), np.inf, out)
+
+
+def _portable_shares(b) -> None:
+    """rf__bcaltot (the items with a positive total value), rf__bcalshare (p(g|i)), rf__bcalhist (p(g|u))."""
+    if "rf__bcalhist" in b.ctes:
+        return
+    b.vectors("hamming")  # rf__bfeat: the raw features rows
+    b.train()
+    b.ctes["rf__bcaltot"] = (
+        "SELECT rf__fitem, SUM(rf__x) AS rf__t FROM rf__bfeat GROUP BY rf__fitem HAVING SUM(rf__x) > 0"
+    )
+    b.ctes["rf__bcalshare"] = (
+        "SELECT f.rf__fitem, f.rf__dim, f.rf__x / t.rf__t AS rf__s FROM rf__bfeat AS f "
+        "JOIN rf__bcaltot AS t ON f.rf__fitem = t.rf__fitem"
+    )
+    mass = "SUM(h.rf__w * s.rf__s)"
+    b.ctes["rf__bcalhist"] = (
+        f"SELECT h.rf__tq, s.rf__dim, {mass} / SUM({mass}) OVER (PARTITION BY h.rf__tq) AS rf__hp "
+        "FROM rf__btrain AS h JOIN rf__bcalshare AS s ON h.rf__titem = s.rf__fitem WHERE h.rf__w > 0 "
+        "GROUP BY h.rf__tq, s.rf__dim"
+    )
+
+
+def portable(b, i, *, k, divergence, direction, alpha, smooth, rank_weight, log_base, like):
+    """Calibration in the portable SQL (rankframe.portable.beyond's builder ``b``): (per-list CTE, state, raw).
+
+    The per-list CTE holds (unit..., rf__sum, rf__hs, rf__ls): p from the query's history (a join on the query id
+    only), q from the list's top-k rows (normalized by a window over the list's genres: no join on segment values),
+    the two as a UNION ALL grouped by (list, genre).
+    """
+    _portable_shares(b)
+    f, null = b.f, b.null()
+    unit_cols = [*b.grp, "rf__q"]
+    unit = ", ".join(unit_cols)
+    runit = ", ".join(f"r.{c}" for c in unit_cols)
+    weight = {"none": "1", "reciprocal": f"1 / {f('r.rf__pos')}", "log": f"LN(2) / LN({f('r.rf__pos')} + 1)"}
+    rows, lq = f"rf__bcalrows{i}", f"rf__bcalq{i}"
+    b.ctes[rows] = (
+        f"SELECT {runit}, r.rf__item, {f(weight[rank_weight])} AS rf__v FROM rf__bpos AS r "
+        f"JOIN rf__bcaltot AS t ON r.rf__item = t.rf__fitem WHERE r.{b.top(k)}"
+    )
+    mass = "SUM(r.rf__v * s.rf__s)"
+    b.ctes[lq] = (
+        f"SELECT {runit}, s.rf__dim, {mass} / SUM({mass}) OVER (PARTITION BY {runit}) AS rf__lq "
+        f"FROM {rows} AS r JOIN rf__bcalshare AS s ON r.rf__item = s.rf__fitem GROUP BY {runit}, s.rf__dim"
+    )
+    uunit = ", ".join(f"u.{c}" for c in unit_cols)
+    zero = f("0")
+    cells = f"rf__bcalcells{i}"
+    b.ctes[cells] = (
+        f"SELECT {unit}, SUM(rf__hp) AS rf__hp, SUM(rf__lq) AS rf__lq FROM ("
+        f"SELECT {uunit}, h.rf__dim, h.rf__hp, {zero} AS rf__lq FROM rf__bunits AS u "
+        "JOIN rf__bcalhist AS h ON u.rf__q = h.rf__tq "
+        f"UNION ALL SELECT {unit}, rf__dim, {zero}, rf__lq FROM {lq}) AS x GROUP BY {unit}, rf__dim"
+    )
+    a = b.num(alpha)
+    ps = f"(1 - {a}) * rf__hp + {a} * rf__lq" if smooth == "both" else "rf__hp"
+    qs = f"(1 - {a}) * rf__lq + {a} * rf__hp"
+    first, second = (ps, qs) if direction == "history_list" else (qs, ps)
+    pairs = f"rf__bcalpairs{i}"
+    b.ctes[pairs] = f"SELECT {unit}, rf__hp, rf__lq, {first} AS rf__a, {second} AS rf__b FROM {cells}"
+
+    def rel(x: str, y: str) -> str:  # x ln(x / y): 0 when x = 0, infinite when x > 0 = y
+        return f"CASE WHEN {x} <= 0 THEN 0 WHEN {y} <= 0 THEN {b.infinity()} ELSE {x} * LN({x} / ({y})) END"
+
+    mid = "(rf__a + rf__b) / 2"
+    term = rel("rf__a", "rf__b") if divergence == "kl" else f"{rel('rf__a', mid)} + {rel('rf__b', mid)}"
+    per = f"rf__blists{i}"
+    b.ctes[per] = (
+        f"SELECT {unit}, SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls FROM ("
+        f"SELECT {unit}, {term} AS rf__t, rf__hp, rf__lq FROM {pairs} "
+        f"UNION ALL SELECT {unit}, {null}, {null}, {null} FROM rf__bunits) AS x GROUP BY {unit}"
+    )
+    div = f"rf__sum / LN({b.num(log_base)})"
+    value = div if divergence == "kl" else f"SQRT(GREATEST({div} / 2, 0))"
+    known = "COALESCE(rf__hs, 0) > 0 AND COALESCE(rf__ls, 0) > 0"
+    return per, f"CASE WHEN {known} THEN 0 ELSE 2 END", f"CASE WHEN {known} THEN {value} ELSE {null} END"
+
+
+#: the hook of a face that checks features= before its SQL (the DuckDB engine): the kernel's rule and words
+check_features = check_shares

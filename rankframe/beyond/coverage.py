@@ -75,3 +75,12 @@ def compute(lists: Lists, *, k, universe, output, outside, like) -> np.ndarray:
     hit = counts > 0 if outside == "count" else (counts > 0) & inside[item]
     covered = lists.by_segment(hit, seg)
     return lists.out(covered if output == "count" else covered / max(int(inside.sum()), 1))
+
+
+def portable(b, i, *, k, universe, output, outside, like):
+    """Coverage in the portable SQL (rankframe.portable.beyond's builder ``b``): the CTE of its segment rows."""
+    p = b.pairs(k, universe)
+    covered = "COALESCE(SUM(a0), 0)"
+    value = covered if output == "count" else f"{covered} / GREATEST(MAX(a1), 1)"
+    hit = "rf__c > 0" if outside == "count" else "rf__c > 0 AND rf__in = 1"  # 'count': items outside too
+    return b.segment_rows(f"rf__bm{i}", [b.contribution(p, f"CASE WHEN {hit} THEN 1 ELSE 0 END", "rf__un")], 2, value)

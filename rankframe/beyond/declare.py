@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..declare import PEERS, MetricSpec, Param, like_param  # noqa: F401 (PEERS, like_param: the family imports them here)
 from ..errors import ParameterError, caller_option, keyword
@@ -50,6 +50,10 @@ INPUTS: dict[str, str] = {
 }
 
 
+#: the shared SQL macro of the row-value metrics' lists (sql/beyond.sql: ``rf__beyond_row_values`` holds their terms)
+ROW_VALUES_MACRO = "rf__beyond_lists"
+
+
 @dataclass(frozen=True)
 class BeyondSpec(MetricSpec):
     """A beyond-accuracy metric: a :class:`~rankframe.declare.MetricSpec` plus the family's own fields.
@@ -71,7 +75,7 @@ class BeyondSpec(MetricSpec):
     #: the SQL table macro of its per-list values: ``rf__beyond_lists`` (the row-value metrics ARP, APLT, Novelty:
     #: ``(tbl, train, segments, order_by, name, o, ok)``) or its own ``rf__<name>_lists`` taking
     #: ``(tbl, train, features, segments, order_by, o, ok)``
-    lists_macro: str = "rf__beyond_lists"
+    lists_macro: str = "rf__beyond_lists"  # ROW_VALUES_MACRO
     #: reads the ranking table's ``relevance`` column (Serendipity; every other metric of the family never does)
     reads_relevance: bool = False
     #: ``(parameter, value)`` pairs under which a metric declared ``bounded`` may leave [0, 1] (a peer's formula
@@ -80,6 +84,17 @@ class BeyondSpec(MetricSpec):
     #: it reads each query's own rows of train= (its history: Calibration), so train='s query ids must be of the
     #: ranking table's kind (numbers or text) for a query to find its history
     history: bool = False
+    #: marks the family for ``rankframe.registry.register`` (which this module's :func:`refuse` imports)
+    beyond_family: ClassVar[bool] = True
+
+    @property
+    def row_values(self) -> bool:
+        """Its value is a mean of per-row values over train's items (ARP, APLT, Novelty).
+
+        The shared macro ``rf__beyond_lists`` (:data:`ROW_VALUES_MACRO`) computes its lists, and its portable hook
+        returns a row's ``(value, counted)`` terms rather than a whole per-list CTE.
+        """
+        return self.level == "list" and self.lists_macro == ROW_VALUES_MACRO
 
     def __post_init__(self) -> None:
         super().__post_init__()

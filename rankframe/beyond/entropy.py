@@ -69,3 +69,33 @@ def compute(lists: Lists, *, k, log_base, normalize, weigh, like) -> np.ndarray:
     if normalize == "items":
         h = h / np.maximum(lists.by_segment(counts > 0, seg), 1)
     return lists.out(np.where(total > 0, h, np.nan))
+
+
+def portable(b, i, *, k, log_base, normalize, weigh, like):
+    """Entropy in the portable SQL (rankframe.portable.beyond's builder ``b``): the CTE of its segment rows."""
+    shares = f"rf__bentropy{i}"
+    total = f"SUM(rf__c) OVER (PARTITION BY {b.g})"
+    if weigh == "lists":  # Elliot: q_i = sum of 1 / |list| over item i's top-k rows, / the lists
+        unit = ", ".join([*b.grp, "rf__q"])
+        lengths, p = f"rf__bentlen{i}", f"rf__bentw{i}"
+        b.ctes[lengths] = (
+            f"SELECT {unit}, rf__item, rf__pos, COUNT(CASE WHEN {b.top(k)} THEN 1 END) OVER (PARTITION BY {unit}) "
+            "AS rf__len FROM rf__bpos"
+        )
+        b.ctes[p] = (
+            f"SELECT {b.g}, rf__item, COUNT(CASE WHEN {b.top(k)} THEN 1 END) AS rf__c, "
+            f"SUM(CASE WHEN {b.top(k)} THEN 1 / {b.f('rf__len')} END) AS rf__w FROM {lengths} "
+            f"GROUP BY {b.g}, rf__item"
+        )
+        weight = b.ratio("rf__w", f"SUM(rf__w) OVER (PARTITION BY {b.g})")
+    else:
+        p = b.pairs(k, None)
+        weight = b.ratio("rf__c", total)  # = rf__p (a column alias is not visible in its own SELECT list)
+    b.ctes[shares] = f"SELECT {b.g}, rf__c, {b.ratio('rf__c', total)} AS rf__p, {weight} AS rf__wq FROM {p}"
+    h = f"SUM(a0) / LN({b.num(log_base)})"
+    if normalize == "items":
+        h = f"{h} / SUM(a2)"
+    value = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 THEN {b.null()} ELSE {h} END"
+    term = "CASE WHEN rf__c > 0 THEN -rf__wq * LN(CASE WHEN rf__p > 0 THEN rf__p ELSE 1 END) END"
+    flag = "CASE WHEN rf__c > 0 THEN 1 ELSE 0 END"
+    return b.segment_rows(f"rf__bm{i}", [b.contribution(shares, term, "rf__c", flag)], 3, value)

@@ -83,3 +83,25 @@ def compute(lists: Lists, *, k, universe, denominator, complement, like) -> np.n
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where((total > 0) & (d > 0), num / (np.maximum(d, 1) * np.maximum(total, 1)), np.nan)
     return lists.out(1 - value if complement else value)
+
+
+def portable(b, i, *, k, universe, denominator, complement, like):
+    """Gini in the portable SQL (rankframe.portable.beyond's builder ``b``): the CTE of its segment rows."""
+    p = b.pairs(k, None if universe == "recommended" else universe)
+    m = f"COUNT(CASE WHEN rf__c > 0 THEN 1 END) OVER (PARTITION BY {b.g})"
+    if universe == "recommended":
+        n = m
+    else:  # the universe's items plus those recommended outside it
+        n = f"rf__un + COUNT(CASE WHEN rf__c > 0 AND rf__in = 0 THEN 1 END) OVER (PARTITION BY {b.g})"
+    # j = the rank of c among the segment's recommended items (ascending; ties give the same sum in any order,
+    # the item orders them all the same), the unrecommended n - m items come first with 0
+    ranked = f"rf__bgini{i}"
+    b.ctes[ranked] = (
+        f"SELECT {b.g}, rf__c, {m} AS rf__m, {n} AS rf__nn, ROW_NUMBER() OVER (PARTITION BY {b.g}, "
+        f"CASE WHEN rf__c > 0 THEN 1 ELSE 0 END ORDER BY rf__c, rf__item) AS rf__j FROM {p}"
+    )
+    d = "MAX(a2)" if denominator == "n" else "(MAX(a2) - 1)"
+    g = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 OR {d} <= 0 THEN {b.null()} ELSE SUM(a0) / ({d} * SUM(a1)) END"
+    value = f"1 - {g}" if complement else g
+    term = "CASE WHEN rf__c > 0 THEN (2 * (rf__nn - rf__m + rf__j) - rf__nn - 1) * rf__c END"
+    return b.segment_rows(f"rf__bm{i}", [b.contribution(ranked, term, "rf__c", "rf__nn")], 3, value)

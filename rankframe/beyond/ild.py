@@ -182,3 +182,70 @@ def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Dense codes of int64 keys and the distinct keys (a hash, no sort of every row)."""
     codes, uniques = pd.factorize(keys, sort=False)
     return codes, np.asarray(uniques, dtype=np.int64)
+
+
+def portable(b, i, *, k, similarity, output, unknown, single_item, pair_denominator, like):
+    """ILD in the portable SQL (rankframe.portable.beyond's builder ``b``): (per-list CTE, state, raw).
+
+    The per-list CTE holds (unit..., rf__n, rf__a, rf__b). Every sum comes from one GROUP BY over a UNION ALL (no
+    join on segment values): cosine's pair sum is (sum over dimensions of s² - sum of ||u||²) / 2 with rf__a = that
+    total; Hamming's differing pairs are n * A - B with A = sum_d nz_d and B = sum_d (nz_d² + nz_d) / 2 + sum_d
+    sum_v C(c_v, 2) (the expansion of sum_d [C(n, 2) - C(n - nz_d, 2) - sum_v C(c_v, 2)]).
+    """
+    check_rules(similarity=similarity, output=output)
+    vec, known = b.vectors(similarity)
+    unit_cols = [*b.grp, "rf__q"]
+    unit = ", ".join(unit_cols)
+    rows = f"rf__bildrows{i}"
+    counted = "" if unknown == "zero" else " AND kn.rf__kitem IS NOT NULL"
+    b.ctes[rows] = (
+        f"SELECT {', '.join(f'r.{c}' for c in unit_cols)}, r.rf__item FROM rf__bpos AS r LEFT JOIN {known} AS kn "
+        f"ON r.rf__item = kn.rf__kitem WHERE r.{b.top(k)}{counted}"
+    )
+    joined = f"{rows} AS r JOIN {vec} AS v ON r.rf__item = v.rf__vitem"
+    runit = ", ".join(f"r.{c}" for c in unit_cols)
+    f, null = b.f, b.null()
+    if similarity == "hamming":
+        cells = f"rf__bildcells{i}"
+        b.ctes[cells] = (
+            f"SELECT {runit}, v.rf__dim, {f('COUNT(*)')} AS rf__c FROM {joined} WHERE v.rf__u <> 0 "
+            f"GROUP BY {runit}, v.rf__dim, v.rf__u"
+        )
+        dims = (
+            f"SELECT {unit}, SUM(rf__c) AS rf__a, SUM(rf__c) * SUM(rf__c) / 2 + SUM(rf__c) / 2 "
+            f"+ SUM(rf__c * (rf__c - 1) / 2) AS rf__b FROM {cells} GROUP BY {unit}, rf__dim"
+        )
+    else:
+        dims = (
+            f"SELECT {runit}, SUM(v.rf__u) * SUM(v.rf__u) - SUM(v.rf__u * v.rf__u) AS rf__a, "
+            f"{null} AS rf__b FROM {joined} GROUP BY {runit}, v.rf__dim"
+        )
+    per = f"rf__blists{i}"
+    # rf__n = the counted items, rf__r = every top-k row (single_item='zero_if_one_row')
+    b.ctes[per] = (
+        f"SELECT {unit}, SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b, SUM(rf__one_r) "
+        f"AS rf__r FROM (SELECT {unit}, {f('1')} AS rf__one_n, {null} AS rf__a, {null} AS rf__b, "
+        f"{f('0')} AS rf__one_r FROM {rows} "
+        f"UNION ALL SELECT {unit}, {f('0')}, rf__a, rf__b, {f('0')} FROM ({dims}) AS d "
+        f"UNION ALL SELECT {unit}, {f('0')}, {null}, {null}, {f('1')} FROM rf__bpos WHERE {b.top(k)} "
+        f"UNION ALL SELECT {unit}, {f('0')}, {null}, {null}, {f('0')} FROM rf__bunits) AS x "
+        f"GROUP BY {unit}"
+    )
+    pairs = "(rf__n * (rf__n - 1) / 2)"
+    if similarity == "hamming":  # the pairs' sum: differing coordinates, cosines, or pairs - cosines
+        total = "(rf__n * COALESCE(rf__a, 0) - COALESCE(rf__b, 0))"
+    elif output == "similarity":
+        total = "(COALESCE(rf__a, 0) / 2)"
+    else:
+        total = f"({pairs} - COALESCE(rf__a, 0) / 2)"
+    value = f"{total} / {pairs if pair_denominator == 'pairs' else 'rf__n'}"
+    # (condition, value) of the lists without a pair that still have one
+    fixed = []
+    if single_item == "zero_if_one_row":
+        fixed.append(("rf__r = 1", f("0")))
+    fixed.append(("rf__n >= 2", value))
+    if single_item in ("zero", "one"):
+        fixed.append(("rf__n = 1", f("0" if single_item == "zero" else "1")))
+    state = "CASE " + " ".join(f"WHEN {c} THEN 0" for c, _ in fixed) + " ELSE 2 END"
+    raw = "CASE " + " ".join(f"WHEN {c} THEN {v}" for c, v in fixed) + f" ELSE {null} END"
+    return per, state, raw

@@ -159,3 +159,27 @@ def compute(
         return mean
     rows = np.bincount(top.unit if counted is None else top.unit[counted], minlength=top.n_units)
     return np.where(rows > 0, mean * rows / k, np.nan)
+
+
+def portable(b, i, *, k, popularity, model, log_base, cold, list_denominator, aggregate, scale, like):
+    """Novelty's row terms in the portable SQL (rankframe.portable.beyond's builder ``b``): (value, counted 1/0).
+
+    Of a top-k row joined to train's items ``t`` (NULL columns: a cold item) and train's totals ``z``; the builder
+    takes the lists' means (``list_denominator='k'``: / k).
+    """
+    check_rules(k=k, list_denominator=list_denominator, aggregate=aggregate, scale=scale, model=model)
+    z = b.f("z.rf__nu") if model == "discovery" else f"z.rf__psum_{popularity}"
+    warm = "COALESCE(t.rf__pop, 0) > 0"
+    base = b.num(log_base)
+    if cold == "one":  # popularity 1 for an item of popularity 0
+        info = f"-LN(CASE WHEN {warm} THEN t.rf__pop ELSE 1 END / {z}) / LN({base})"
+    else:
+        p = f"CASE WHEN {warm} THEN t.rf__pop / {z} ELSE 1 END"
+        info = f"CASE WHEN {warm} THEN -LN({p}) / LN({base}) ELSE 0 END"
+    # no popularity in all of train= (empty, or every weight 0): nothing to be novel against, undefined (NULL; compute
+    # above), never a division by zero
+    info = f"CASE WHEN {z} > 0 THEN {info} END"
+    if scale == "log_users":  # / log |queries of train| (nothing with one query)
+        info = f"{info} / CASE WHEN z.rf__nu > 1 THEN LN({b.f('z.rf__nu')}) / LN({base}) ELSE 1 END"
+    counted = "1" if cold in ("zero", "one") else f"CASE WHEN {warm} THEN 1 ELSE 0 END"
+    return info, counted

@@ -103,3 +103,35 @@ def compute(lists: Lists, *, k, output, norm, like) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.where(n >= 2, twice / (n * (n - 1)), np.nan)
     return lists.out(1.0 - similarity if output == "distance" else similarity)
+
+
+def portable(b, i, *, k, output, norm, like):
+    """Personalization in the portable SQL (rankframe.portable.beyond's builder ``b``): its segment rows' CTE."""
+    check_rules(k=k, norm=norm)
+    unit = ", ".join([*b.grp, "rf__q"])
+    sets, items = f"rf__bpsets{i}", f"rf__bpitems{i}"
+    # each (list, item) of a top k once, w = 1 / sqrt(the list's number of items)
+    b.ctes[sets] = (
+        f"SELECT {unit}, rf__item, 1 / SQRT({b.f(f'COUNT(*) OVER (PARTITION BY {unit})')}) AS rf__w "
+        f"FROM (SELECT DISTINCT {unit}, rf__item FROM rf__bpos WHERE {b.top(k)}) AS d"
+    )
+    # per item: S = sum of w, Q = sum of w^2; the pairs' sum is sum_i (S^2 - Q) / 2 (compute above)
+    b.ctes[items] = (
+        f"SELECT {b.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq, {b.f('COUNT(*)')} AS rf__cnt "
+        f"FROM {sets} "
+        f"GROUP BY {b.g}, rf__item"
+    )
+    lists = f"(SELECT DISTINCT {unit} FROM {sets}) AS l"
+    n = "COALESCE(SUM(a1), 0)"
+    similarity = f"SUM(a0) / ({n} * ({n} - 1))"
+    pair = "rf__s * rf__s - rf__sq"
+    if norm == "k":  # Evidently: (sum_i c_i² - n k) / (k n (n - 1))
+        pair = "rf__cnt * rf__cnt"
+        similarity = f"(SUM(a0) - {n} * {b.num(k)}) / ({b.num(k)} * {n} * ({n} - 1))"
+    value = similarity if output == "similarity" else f"1 - {similarity}"
+    return b.segment_rows(
+        f"rf__bm{i}",
+        [b.contribution(items, pair, "NULL"), b.contribution(lists, "NULL", "1")],
+        2,
+        f"CASE WHEN {n} < 2 THEN {b.null()} ELSE {value} END",
+    )

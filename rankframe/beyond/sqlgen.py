@@ -85,10 +85,10 @@ def options_sql(spec: BeyondSpec) -> str:
             parts.append(f"CASE {like} {cases} END")
         parts.append(_literal(p.default))
         fields.append(f"{p.name} := coalesce({', '.join(parts)})")
-    # rf__beyond_row_values reads the options of every per-list metric: one struct of them all, packed by
-    # rf__beyond_list_opts (sql/beyond.sql), NULL where not this metric's own
-    pack = "rf__beyond_list_opts" if spec.level == "list" else "struct_pack"
-    if spec.level == "list":
+    # rf__beyond_row_values reads the options of every row-value metric (BeyondSpec.row_values): one struct of them
+    # all, packed by rf__beyond_list_opts (sql/beyond.sql), NULL where not this metric's own
+    pack = "rf__beyond_list_opts" if spec.row_values else "struct_pack"
+    if spec.row_values:
         fields[:2] = ["rf__k(k, owner)", like]  # k and like are the pack's two positional arguments
     names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
     resolve = (
@@ -116,10 +116,13 @@ def options_sql(spec: BeyondSpec) -> str:
 
 
 def list_options() -> dict[str, Param]:
-    """Every option of the per-list metrics but k and like, each once, in the order of the family's declarations."""
+    """Every option of the row-value metrics (``BeyondSpec.row_values``) but k and like, each once.
+
+    In the order of the family's declarations.
+    """
     from ..registry import BEYOND
 
-    lists = [s for s in BEYOND if isinstance(s, BeyondSpec) and s.level == "list"]
+    lists = [s for s in BEYOND if isinstance(s, BeyondSpec) and s.row_values]
     return {p.name: p for s in lists for p in s.params if p.name not in ("k", "like")}
 
 

@@ -15,14 +15,13 @@ import numpy as np
 import pandas as pd
 
 from .. import units
-from ..beyond import calibration
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import item_index
 from ..beyond.sqlgen import given_names
 from ..columns import Columns
 from ..errors import RankframeError
 from ..names import Measure
-from ..registry import BEYOND_RULES
+from ..registry import beyond_hook
 from ..table_rules import ranking_column
 from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
@@ -107,7 +106,7 @@ def call_sql(
             f"SELECT * FROM rf__{name}('{_NAMES['recs']}', {train_arg}, {catalog_arg}, {segs}, '{order_by}', {opts}, "
             f"true{on_base})"
         )
-    if spec.lists_macro != "rf__beyond_lists":
+    if not spec.row_values:  # its own lists macro (ILD, Serendipity, Calibration)
         features_arg = f"'{_NAMES['features']}'" if features else "NULL"
         catalog_arg = f", catalog := '{_NAMES['catalog']}'" if catalog and "catalog" in needed else ""
         return (
@@ -138,14 +137,18 @@ def evaluate(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(per-list values [*by, query, metric, value], set-level rows [*by, metric, value, n])`` by the SQL macros."""
     for m in measures:  # the rules between options, as the pandas kernels check them (the lists road skips the SQL's)
-        if m.spec.name in BEYOND_RULES:
-            BEYOND_RULES[m.spec.name](**m.kw)
+        rules = beyond_hook(m.spec.name, "check_rules")
+        if rules is not None:
+            rules(**m.kw)
     items = df[columns.item]
     catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
     train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
     feature_frame = None if features is None else beyond_engine.check_features(features, columns, items)
-    if feature_frame is not None and any(m.spec is calibration.SPEC for m in measures):
-        calibration.check_shares(feature_frame[beyond_engine.VALUE].to_numpy(np.float64))  # the kernel's words
+    if feature_frame is not None:  # a metric's own rule of features='s values, in its words (Calibration's shares)
+        for m in measures:
+            check = beyond_hook(m.spec.name, "check_features")
+            if check is not None:
+                check(feature_frame[beyond_engine.VALUE].to_numpy(np.float64))
     groups = units.group_codes(df, [*by, columns.query])
     seg_of_unit, seg_keys = beyond_engine.segments(groups.keys, by)
     # DuckDB sees a list as (seg, query) with query = a code of the query id, shared with train='s queries: a query

@@ -1,11 +1,12 @@
-"""The beyond-accuracy metrics in the portable SQL: the set-level ones, ARP, APLT, Novelty, ILD and Calibration.
+"""The beyond-accuracy metrics in the portable SQL: the builder their ``portable`` hooks write on.
 
-Serendipity is written on this module's builder by :mod:`rankframe.portable.serendipity`.
-
-The flat window-and-aggregate logic of ``sql/<name>.sql`` (the DuckDB table macros), written once more without
-macros, lambdas, ``COLUMNS(*)`` or ``GROUP BY ALL``, as PostgreSQL-flavoured text that
-:func:`rankframe.portable.render.finish` writes in the target dialect. The options are the declarations' (presets
-resolved in Python by the metric parser: ``m.kw``); the rules between options are the declarations' functions.
+Each metric's SQL is its module's ``portable(b, i, **options)`` (``rankframe/beyond/<name>.py``, beside its
+kernel, as the accuracy metrics' ``portable(t, ...)``); this module holds the statement's shared CTEs and
+dispatches on the declarations (:class:`Builder`). Those hooks write the flat window-and-aggregate logic of
+``sql/<name>.sql`` (the DuckDB table macros) once more without macros, lambdas, ``COLUMNS(*)`` or ``GROUP BY ALL``,
+as PostgreSQL-flavoured text that :func:`rankframe.portable.render.finish` writes in the target dialect. The
+options are the declarations' (presets resolved in Python by the metric parser: ``m.kw``); the rules between
+options are the declarations' functions.
 
 The CTEs (all named ``rf__b...``): ``rf__bsrc`` reads the ranking table's segments, query, item and ordering key;
 ``rf__bpos`` numbers the retrieved rows (a NULL rank or score is filtered out before the window and put back with a
@@ -19,7 +20,7 @@ warehouse's error, or no match: render cannot look at the data; ``docs/warehouse
 tie-break (APLT's bottom tail, ties by item id as ``rankframe.beyond.aplt``) use the item column's own order.
 
 One job: the beyond-accuracy part of one statement, built by one CTE builder whose metrics share its input CTEs
-(``rf__btrain``, ``rf__bfeat``, ``rf__bunits``, the shares of Calibration), each metric one method.
+(``rf__btrain``, ``rf__bfeat``, ``rf__bunits``), each metric one hook in its own module.
 """
 
 from __future__ import annotations
@@ -28,11 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..beyond.declare import BeyondSpec
-from ..beyond.ild import check_rules as ild_rules
-from ..beyond.novelty import check_rules as novelty_rules
-from ..beyond.personalization import check_rules as personalization_rules
 from ..names import Measure
-from . import serendipity
+from ..registry import beyond_hook
 from .terms import FLOAT, Terms, literal, not_portable
 
 
@@ -116,7 +114,35 @@ def _label(m: Measure) -> str:
     return "'" + str(m).replace("'", "''") + "'"
 
 
-class _Builder:
+class Builder:
+    """The CTEs of one statement's beyond-accuracy part, which each metric's ``portable(b, i, **options)`` adds to.
+
+    A metric's hook lives beside its kernel (``rankframe/beyond/<name>.py``) and returns, by its declared level:
+
+    - ``level='set'``: the name of a CTE of one row per segment ``(grp..., rf__value, rf__n)``
+      (:meth:`segment_rows` writes one);
+    - ``level='list'`` with its own lists macro: ``(per-list CTE (unit...), state, raw)``, the state 0 (a value) or
+      2 (none) and the raw value as SQL terms over that CTE's columns;
+    - ``level='list'`` with the shared row-value macro (``BeyondSpec.row_values``: ARP, APLT, Novelty):
+      ``(value, counted)``, the terms of one top-k row joined to train's items ``t`` and totals ``z``; the builder
+      takes the lists' means (:meth:`lists`) or, with ``aggregate='rows'``, the segment's.
+
+    The hooks read the shared input CTEs through the methods below (``train``, ``universe``, ``pairs``,
+    ``vectors``, ``train_items``) and write SQL with its helpers (``f``, ``null``, ``num``, ``top``, ``ratio``,
+    ``infinity``); they import nothing of this package, as the accuracy metrics' ``portable(t, ...)``.
+    """
+
+    f = staticmethod(_f)
+    null = staticmethod(_null)
+    top = staticmethod(_top)
+    num = staticmethod(Terms.num)
+    ratio = staticmethod(Terms.ratio)
+
+    @staticmethod
+    def infinity() -> str:
+        """Positive infinity as a float."""
+        return f"CAST('Infinity' AS {FLOAT})"
+
     def __init__(self, src: Sources, keys: Sequence[str]) -> None:
         self.src = src
         self.keys = list(keys)
@@ -126,12 +152,15 @@ class _Builder:
 
     @property
     def g(self) -> str:
+        """The segment's GROUP BY list."""
         return ", ".join(self.grp)
 
     def gq(self, alias: str) -> str:
+        """The segment's GROUP BY list, qualified by ``alias``."""
         return ", ".join(f"{alias}.{c}" for c in self.grp)
 
     def base(self) -> None:
+        """rf__bsrc, rf__bpos (the rows with their positions) and rf__bunits (every unit once)."""
         s = self.src
         one = "" if self.keys else "1 AS rf__one, "
         grade = "" if s.relevance is None else f", {_f(s.relevance)} AS rf__g"
@@ -150,6 +179,7 @@ class _Builder:
 
     # ------------------------------------------------------------------ the extra inputs
     def train(self) -> None:
+        """rf__btrain (train='s rows), rf__bitems (each item's popularity), rf__bnusers (train's totals)."""
         s = self.src
         if "rf__btrain" in self.ctes:
             return
@@ -226,101 +256,7 @@ class _Builder:
         named = ", ".join(f"{_f(c)} AS a{j}" for j, c in enumerate(columns))
         return f"SELECT {self.g}, {named}, 0 AS rf__u FROM {src}" + (f" WHERE {where}" if where else "")
 
-    # ------------------------------------------------------------------ set-level metrics
-    def coverage(self, i: int, *, k, universe, output, outside, like) -> str:
-        p = self.pairs(k, universe)
-        covered = "COALESCE(SUM(a0), 0)"
-        value = covered if output == "count" else f"{covered} / GREATEST(MAX(a1), 1)"
-        hit = "rf__c > 0" if outside == "count" else "rf__c > 0 AND rf__in = 1"  # 'count': items outside too
-        return self.segment_rows(
-            f"rf__bm{i}", [self.contribution(p, f"CASE WHEN {hit} THEN 1 ELSE 0 END", "rf__un")], 2, value
-        )
-
-    def gini(self, i: int, *, k, universe, denominator, complement, like) -> str:
-        p = self.pairs(k, None if universe == "recommended" else universe)
-        m = f"COUNT(CASE WHEN rf__c > 0 THEN 1 END) OVER (PARTITION BY {self.g})"
-        if universe == "recommended":
-            n = m
-        else:  # the universe's items plus those recommended outside it
-            n = f"rf__un + COUNT(CASE WHEN rf__c > 0 AND rf__in = 0 THEN 1 END) OVER (PARTITION BY {self.g})"
-        # j = the rank of c among the segment's recommended items (ascending; ties give the same sum in any order,
-        # the item orders them all the same), the unrecommended n - m items come first with 0
-        ranked = f"rf__bgini{i}"
-        self.ctes[ranked] = (
-            f"SELECT {self.g}, rf__c, {m} AS rf__m, {n} AS rf__nn, ROW_NUMBER() OVER (PARTITION BY {self.g}, "
-            f"CASE WHEN rf__c > 0 THEN 1 ELSE 0 END ORDER BY rf__c, rf__item) AS rf__j FROM {p}"
-        )
-        d = "MAX(a2)" if denominator == "n" else "(MAX(a2) - 1)"
-        g = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 OR {d} <= 0 THEN {_null()} ELSE SUM(a0) / ({d} * SUM(a1)) END"
-        value = f"1 - {g}" if complement else g
-        term = "CASE WHEN rf__c > 0 THEN (2 * (rf__nn - rf__m + rf__j) - rf__nn - 1) * rf__c END"
-        return self.segment_rows(f"rf__bm{i}", [self.contribution(ranked, term, "rf__c", "rf__nn")], 3, value)
-
-    def entropy(self, i: int, *, k, log_base, normalize, weigh, like) -> str:
-        shares = f"rf__bentropy{i}"
-        total = f"SUM(rf__c) OVER (PARTITION BY {self.g})"
-        if weigh == "lists":  # Elliot: q_i = sum of 1 / |list| over item i's top-k rows, / the lists
-            unit = ", ".join([*self.grp, "rf__q"])
-            lengths, p = f"rf__bentlen{i}", f"rf__bentw{i}"
-            self.ctes[lengths] = (
-                f"SELECT {unit}, rf__item, rf__pos, COUNT(CASE WHEN {_top(k)} THEN 1 END) OVER (PARTITION BY {unit}) "
-                "AS rf__len FROM rf__bpos"
-            )
-            self.ctes[p] = (
-                f"SELECT {self.g}, rf__item, COUNT(CASE WHEN {_top(k)} THEN 1 END) AS rf__c, "
-                f"SUM(CASE WHEN {_top(k)} THEN 1 / {_f('rf__len')} END) AS rf__w FROM {lengths} "
-                f"GROUP BY {self.g}, rf__item"
-            )
-            weight = Terms.ratio("rf__w", f"SUM(rf__w) OVER (PARTITION BY {self.g})")
-        else:
-            p = self.pairs(k, None)
-            weight = Terms.ratio("rf__c", total)  # = rf__p (a column alias is not visible in its own SELECT list)
-        self.ctes[shares] = (
-            f"SELECT {self.g}, rf__c, {Terms.ratio('rf__c', total)} AS rf__p, {weight} AS rf__wq FROM {p}"
-        )
-        h = f"SUM(a0) / LN({Terms.num(log_base)})"
-        if normalize == "items":
-            h = f"{h} / SUM(a2)"
-        value = f"CASE WHEN COALESCE(SUM(a1), 0) = 0 THEN {_null()} ELSE {h} END"
-        term = "CASE WHEN rf__c > 0 THEN -rf__wq * LN(CASE WHEN rf__p > 0 THEN rf__p ELSE 1 END) END"
-        flag = "CASE WHEN rf__c > 0 THEN 1 ELSE 0 END"
-        return self.segment_rows(f"rf__bm{i}", [self.contribution(shares, term, "rf__c", flag)], 3, value)
-
-    def personalization(self, i: int, *, k, output, norm, like) -> str:
-        personalization_rules(k=k, norm=norm)
-        unit = ", ".join([*self.grp, "rf__q"])
-        sets, items = f"rf__bpsets{i}", f"rf__bpitems{i}"
-        # each (list, item) of a top k once, w = 1 / sqrt(the list's number of items)
-        self.ctes[sets] = (
-            f"SELECT {unit}, rf__item, 1 / SQRT({_f(f'COUNT(*) OVER (PARTITION BY {unit})')}) AS rf__w "
-            f"FROM (SELECT DISTINCT {unit}, rf__item FROM rf__bpos WHERE {_top(k)}) AS d"
-        )
-        # per item: S = sum of w, Q = sum of w^2; the pairs' sum is sum_i (S^2 - Q) / 2 (rankframe/beyond/
-        # personalization.py)
-        self.ctes[items] = (
-            f"SELECT {self.g}, SUM(rf__w) AS rf__s, SUM(rf__w * rf__w) AS rf__sq, {_f('COUNT(*)')} AS rf__cnt "
-            f"FROM {sets} "
-            f"GROUP BY {self.g}, rf__item"
-        )
-        lists = f"(SELECT DISTINCT {unit} FROM {sets}) AS l"
-        n = "COALESCE(SUM(a1), 0)"
-        similarity = f"SUM(a0) / ({n} * ({n} - 1))"
-        pair = "rf__s * rf__s - rf__sq"
-        if norm == "k":  # Evidently: (sum_i c_i² - n k) / (k n (n - 1))
-            pair = "rf__cnt * rf__cnt"
-            similarity = f"(SUM(a0) - {n} * {Terms.num(k)}) / ({Terms.num(k)} * {n} * ({n} - 1))"
-        value = similarity if output == "similarity" else f"1 - {similarity}"
-        return self.segment_rows(
-            f"rf__bm{i}",
-            [
-                self.contribution(items, pair, "NULL"),
-                self.contribution(lists, "NULL", "1"),
-            ],
-            2,
-            f"CASE WHEN {n} < 2 THEN {_null()} ELSE {value} END",
-        )
-
-    # ------------------------------------------------------------------ ILD (rankframe/beyond/ild.py)
+    # ------------------------------------------------------------------ item vectors (ILD, Serendipity, Calibration)
     def vectors(self, similarity: str) -> tuple[str, str]:
         """(the CTE of the item vectors (rf__vitem, rf__dim, rf__u), the CTE of the known items (rf__kitem))."""
         vec, known = f"rf__bvec_{similarity}", f"rf__bknown_{similarity}"
@@ -360,150 +296,6 @@ class _Builder:
             )
         return vec, known
 
-    def ild(
-        self, i: int, *, k, similarity, output, unknown, single_item, pair_denominator, like
-    ) -> tuple[str, str, str]:
-        """The per-list CTE (unit..., rf__n, rf__a, rf__b) and the (state, raw) terms of its value.
-
-        Every sum comes from one GROUP BY over a UNION ALL (no join on segment values): cosine's pair sum is
-        (sum over dimensions of s² - sum of ||u||²) / 2 with rf__a = that total; Hamming's differing pairs are
-        n * A - B with A = sum_d nz_d and B = sum_d (nz_d² + nz_d) / 2 + sum_d sum_v C(c_v, 2) (the expansion of
-        sum_d [C(n, 2) - C(n - nz_d, 2) - sum_v C(c_v, 2)]).
-        """
-        ild_rules(similarity=similarity, output=output)
-        vec, known = self.vectors(similarity)
-        unit_cols = [*self.grp, "rf__q"]
-        unit = ", ".join(unit_cols)
-        rows = f"rf__bildrows{i}"
-        counted = "" if unknown == "zero" else " AND kn.rf__kitem IS NOT NULL"
-        self.ctes[rows] = (
-            f"SELECT {', '.join(f'r.{c}' for c in unit_cols)}, r.rf__item FROM rf__bpos AS r LEFT JOIN {known} AS kn "
-            f"ON r.rf__item = kn.rf__kitem WHERE r.{_top(k)}{counted}"
-        )
-        joined = f"{rows} AS r JOIN {vec} AS v ON r.rf__item = v.rf__vitem"
-        runit = ", ".join(f"r.{c}" for c in unit_cols)
-        if similarity == "hamming":
-            cells = f"rf__bildcells{i}"
-            self.ctes[cells] = (
-                f"SELECT {runit}, v.rf__dim, {_f('COUNT(*)')} AS rf__c FROM {joined} WHERE v.rf__u <> 0 "
-                f"GROUP BY {runit}, v.rf__dim, v.rf__u"
-            )
-            dims = (
-                f"SELECT {unit}, SUM(rf__c) AS rf__a, SUM(rf__c) * SUM(rf__c) / 2 + SUM(rf__c) / 2 "
-                f"+ SUM(rf__c * (rf__c - 1) / 2) AS rf__b FROM {cells} GROUP BY {unit}, rf__dim"
-            )
-        else:
-            dims = (
-                f"SELECT {runit}, SUM(v.rf__u) * SUM(v.rf__u) - SUM(v.rf__u * v.rf__u) AS rf__a, "
-                f"{_null()} AS rf__b FROM {joined} GROUP BY {runit}, v.rf__dim"
-            )
-        per = f"rf__blists{i}"
-        # rf__n = the counted items, rf__r = every top-k row (single_item='zero_if_one_row')
-        self.ctes[per] = (
-            f"SELECT {unit}, SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b, SUM(rf__one_r) "
-            f"AS rf__r FROM (SELECT {unit}, {_f('1')} AS rf__one_n, {_null()} AS rf__a, {_null()} AS rf__b, "
-            f"{_f('0')} AS rf__one_r FROM {rows} "
-            f"UNION ALL SELECT {unit}, {_f('0')}, rf__a, rf__b, {_f('0')} FROM ({dims}) AS d "
-            f"UNION ALL SELECT {unit}, {_f('0')}, {_null()}, {_null()}, {_f('1')} FROM rf__bpos WHERE {_top(k)} "
-            f"UNION ALL SELECT {unit}, {_f('0')}, {_null()}, {_null()}, {_f('0')} FROM rf__bunits) AS x "
-            f"GROUP BY {unit}"
-        )
-        pairs = "(rf__n * (rf__n - 1) / 2)"
-        if similarity == "hamming":  # the pairs' sum: differing coordinates, cosines, or pairs - cosines
-            total = "(rf__n * COALESCE(rf__a, 0) - COALESCE(rf__b, 0))"
-        elif output == "similarity":
-            total = "(COALESCE(rf__a, 0) / 2)"
-        else:
-            total = f"({pairs} - COALESCE(rf__a, 0) / 2)"
-        value = f"{total} / {pairs if pair_denominator == 'pairs' else 'rf__n'}"
-        # (condition, value) of the lists without a pair that still have one
-        fixed = []
-        if single_item == "zero_if_one_row":
-            fixed.append(("rf__r = 1", _f("0")))
-        fixed.append(("rf__n >= 2", value))
-        if single_item in ("zero", "one"):
-            fixed.append(("rf__n = 1", _f("0" if single_item == "zero" else "1")))
-        state = "CASE " + " ".join(f"WHEN {c} THEN 0" for c, _ in fixed) + " ELSE 2 END"
-        raw = "CASE " + " ".join(f"WHEN {c} THEN {v}" for c, v in fixed) + f" ELSE {_null()} END"
-        return per, state, raw
-
-    # ------------------------------------------------------------------ Calibration (rankframe/beyond/calibration.py)
-    def shares(self) -> None:
-        """rf__bcaltot (the items with a positive total value), rf__bcalshare (p(g|i)), rf__bcalhist (p(g|u))."""
-        if "rf__bcalhist" in self.ctes:
-            return
-        self.vectors("hamming")  # rf__bfeat: the raw features rows
-        self.train()
-        self.ctes["rf__bcaltot"] = (
-            "SELECT rf__fitem, SUM(rf__x) AS rf__t FROM rf__bfeat GROUP BY rf__fitem HAVING SUM(rf__x) > 0"
-        )
-        self.ctes["rf__bcalshare"] = (
-            "SELECT f.rf__fitem, f.rf__dim, f.rf__x / t.rf__t AS rf__s FROM rf__bfeat AS f "
-            "JOIN rf__bcaltot AS t ON f.rf__fitem = t.rf__fitem"
-        )
-        mass = "SUM(h.rf__w * s.rf__s)"
-        self.ctes["rf__bcalhist"] = (
-            f"SELECT h.rf__tq, s.rf__dim, {mass} / SUM({mass}) OVER (PARTITION BY h.rf__tq) AS rf__hp "
-            "FROM rf__btrain AS h JOIN rf__bcalshare AS s ON h.rf__titem = s.rf__fitem WHERE h.rf__w > 0 "
-            "GROUP BY h.rf__tq, s.rf__dim"
-        )
-
-    def calibration(
-        self, i: int, *, k, divergence, direction, alpha, smooth, rank_weight, log_base, like
-    ) -> tuple[str, str, str]:
-        """The per-list CTE (unit..., rf__sum, rf__hs, rf__ls) and the (state, raw) terms of its value.
-
-        p from the query's history (a join on the query id only), q from the list's top-k rows (normalized by a
-        window over the list's genres: no join on segment values), the two as a UNION ALL grouped by (list, genre).
-        """
-        self.shares()
-        unit_cols = [*self.grp, "rf__q"]
-        unit = ", ".join(unit_cols)
-        runit = ", ".join(f"r.{c}" for c in unit_cols)
-        weight = {"none": "1", "reciprocal": f"1 / {_f('r.rf__pos')}", "log": f"LN(2) / LN({_f('r.rf__pos')} + 1)"}
-        rows, lq = f"rf__bcalrows{i}", f"rf__bcalq{i}"
-        self.ctes[rows] = (
-            f"SELECT {runit}, r.rf__item, {_f(weight[rank_weight])} AS rf__v FROM rf__bpos AS r "
-            f"JOIN rf__bcaltot AS t ON r.rf__item = t.rf__fitem WHERE r.{_top(k)}"
-        )
-        mass = "SUM(r.rf__v * s.rf__s)"
-        self.ctes[lq] = (
-            f"SELECT {runit}, s.rf__dim, {mass} / SUM({mass}) OVER (PARTITION BY {runit}) AS rf__lq "
-            f"FROM {rows} AS r JOIN rf__bcalshare AS s ON r.rf__item = s.rf__fitem GROUP BY {runit}, s.rf__dim"
-        )
-        uunit = ", ".join(f"u.{c}" for c in unit_cols)
-        zero = _f("0")
-        cells = f"rf__bcalcells{i}"
-        self.ctes[cells] = (
-            f"SELECT {unit}, SUM(rf__hp) AS rf__hp, SUM(rf__lq) AS rf__lq FROM ("
-            f"SELECT {uunit}, h.rf__dim, h.rf__hp, {zero} AS rf__lq FROM rf__bunits AS u "
-            "JOIN rf__bcalhist AS h ON u.rf__q = h.rf__tq "
-            f"UNION ALL SELECT {unit}, rf__dim, {zero}, rf__lq FROM {lq}) AS x GROUP BY {unit}, rf__dim"
-        )
-        a = Terms.num(alpha)
-        ps = f"(1 - {a}) * rf__hp + {a} * rf__lq" if smooth == "both" else "rf__hp"
-        qs = f"(1 - {a}) * rf__lq + {a} * rf__hp"
-        first, second = (ps, qs) if direction == "history_list" else (qs, ps)
-        pairs = f"rf__bcalpairs{i}"
-        self.ctes[pairs] = f"SELECT {unit}, rf__hp, rf__lq, {first} AS rf__a, {second} AS rf__b FROM {cells}"
-
-        def rel(x: str, y: str) -> str:  # x ln(x / y): 0 when x = 0, infinite when x > 0 = y
-            inf = f"CAST('Infinity' AS {FLOAT})"
-            return f"CASE WHEN {x} <= 0 THEN 0 WHEN {y} <= 0 THEN {inf} ELSE {x} * LN({x} / ({y})) END"
-
-        mid = "(rf__a + rf__b) / 2"
-        term = rel("rf__a", "rf__b") if divergence == "kl" else f"{rel('rf__a', mid)} + {rel('rf__b', mid)}"
-        per = f"rf__blists{i}"
-        self.ctes[per] = (
-            f"SELECT {unit}, SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls FROM ("
-            f"SELECT {unit}, {term} AS rf__t, rf__hp, rf__lq FROM {pairs} "
-            f"UNION ALL SELECT {unit}, {_null()}, {_null()}, {_null()} FROM rf__bunits) AS x GROUP BY {unit}"
-        )
-        div = f"rf__sum / LN({Terms.num(log_base)})"
-        value = div if divergence == "kl" else f"SQRT(GREATEST({div} / 2, 0))"
-        known = "COALESCE(rf__hs, 0) > 0 AND COALESCE(rf__ls, 0) > 0"
-        return per, f"CASE WHEN {known} THEN 0 ELSE 2 END", f"CASE WHEN {known} THEN {value} ELSE {_null()} END"
-
     # ------------------------------------------------------------------ per-list metrics
     def train_items(self, popularity: str) -> str:
         """The items of train for one metric: popularity, rank from the least popular (ties by item), count, sum."""
@@ -539,73 +331,31 @@ class _Builder:
         )
         return out
 
-    def row_terms(self, m: Measure) -> tuple[str, str]:
-        """(value, counted 1/0) of a top-k row joined to train's items ``t`` (NULL columns: a cold item)."""
-        kw = m.kw
-        known = "t.rf__titem IS NOT NULL"
-        if m.spec.name == "arp":
-            counted = "1" if kw["cold"] == "zero" else f"CASE WHEN {known} THEN 1 ELSE 0 END"
-            if kw["popularity_norm"] == "rank":
-                return "COALESCE(t.rf__prank, 0)", counted
-            norm = {"none": None, "total": "t.rf__psum", "max": "t.rf__pmax"}[kw["popularity_norm"]]
-            if norm is None:
-                return "COALESCE(t.rf__pop, 0)", counted
-            return f"CASE WHEN {norm} > 0 THEN t.rf__pop / {norm} ELSE 0 END", counted
-        if m.spec.name == "aplt":
-            if kw["tail_rule"] == "count":
-                tail = f"t.rf__pop <= {Terms.num(kw['tail'])}"
-            elif kw["tail_rule"] == "pareto":  # outside the short head: the popularity before it reaches the limit
-                tail = f"t.rf__before >= {Terms.num(kw['tail'])} * t.rf__psum"
-            else:  # the int(tail * |train items|) (at least 1) least popular, ties by item
-                tail = f"t.rf__low <= GREATEST(FLOOR({_f('t.rf__nk')} * {Terms.num(kw['tail'])}), 1)"
-            cold = "1" if kw["cold"] == "tail" else "0"
-            value = f"CASE WHEN t.rf__titem IS NULL THEN {cold} WHEN {tail} THEN 1 ELSE 0 END"
-            counted = f"CASE WHEN {known} THEN 1 ELSE 0 END" if kw["cold"] == "drop" else "1"
-            return value, counted
-        if m.spec.name == "novelty":
-            novelty_rules(**kw)
-            z = _f("z.rf__nu") if kw["model"] == "discovery" else f"z.rf__psum_{kw['popularity']}"
-            warm = "COALESCE(t.rf__pop, 0) > 0"
-            base = Terms.num(kw["log_base"])
-            if kw["cold"] == "one":  # popularity 1 for an item of popularity 0
-                info = f"-LN(CASE WHEN {warm} THEN t.rf__pop ELSE 1 END / {z}) / LN({base})"
-            else:
-                p = f"CASE WHEN {warm} THEN t.rf__pop / {z} ELSE 1 END"
-                info = f"CASE WHEN {warm} THEN -LN({p}) / LN({base}) ELSE 0 END"
-            # no popularity in all of train= (empty, or every weight 0): nothing to be novel against, undefined (NULL;
-            # rankframe/beyond/novelty.py), never a division by zero
-            info = f"CASE WHEN {z} > 0 THEN {info} END"
-            if kw["scale"] == "log_users":  # / log |queries of train| (nothing with one query)
-                info = f"{info} / CASE WHEN z.rf__nu > 1 THEN LN({_f('z.rf__nu')}) / LN({base}) ELSE 1 END"
-            counted = "1" if kw["cold"] in ("zero", "one") else f"CASE WHEN {warm} THEN 1 ELSE 0 END"
-            return info, counted
-        raise not_portable(str(m), f"{m.spec.canonical} has no portable SQL yet")
-
-
-#: the metrics this module writes (every other beyond-accuracy metric is NotPortable, saying so)
-SET_LEVEL = ("coverage", "gini", "entropy", "personalization")
-PER_LIST = ("arp", "aplt", "novelty", "ild", "calibration", "serendipity")
-
 
 def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[str]) -> BeyondPart:
-    """The CTEs and rows of the beyond-accuracy metrics (each with its index rf__i in the statement)."""
+    """The CTEs and rows of the beyond-accuracy metrics (each with its index rf__i in the statement).
+
+    Each metric's SQL is its module's ``portable`` hook (:class:`Builder`); what the hook returns, and what is done
+    with it, follows the metric's declaration (its level, ``row_values``), never its name.
+    """
+    hooks = {}
     for _, m in measures:
-        if m.spec.name not in (*SET_LEVEL, *PER_LIST):
+        hook = beyond_hook(m.spec.name, "portable")
+        if hook is None:
             raise not_portable(str(m), f"{m.spec.canonical} has no portable SQL yet (docs/warehouse.md)")
-    b = _Builder(src, keys)
+        hooks[m.spec.name] = hook
+    b = Builder(src, keys)
     b.base()
     long, sets, labels = [], [], []
     key_cols = "".join(f"{k}, " for k in keys)
     for i, m in measures:
         spec = m.spec
         assert isinstance(spec, BeyondSpec)
-        if spec.name in SET_LEVEL:
-            rows = getattr(b, spec.name)(i, **m.kw)
-        elif spec.name in ("ild", "calibration", "serendipity"):
-            if spec.name == "serendipity":
-                per, state, raw = serendipity.lists(b, i, **m.kw)
-            else:
-                per, state, raw = getattr(b, spec.name)(i, **m.kw)
+        hook = hooks[spec.name]
+        if spec.level == "set":
+            rows = hook(b, i, **m.kw)
+        elif not spec.row_values:
+            per, state, raw = hook(b, i, **m.kw)
             long.append(
                 f"SELECT {key_cols}rf__q, {i} AS rf__i, {_label(m)} AS rf__metric, {state} AS rf__state, "
                 f"{raw} AS rf__raw FROM {per}"
@@ -613,7 +363,7 @@ def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[
             labels.append((i, str(m)))
             continue
         else:
-            value, counted = b.row_terms(m)
+            value, counted = hook(b, i, **m.kw)
             per = b.lists(i, value, counted, m.kw["popularity"], m.kw["k"])
             if spec.is_set_level(m.kw):  # aggregate='rows': one mean over every counted row of the segment
                 rows = f"rf__bm{i}"
@@ -623,6 +373,7 @@ def build(measures: Sequence[tuple[int, Measure]], src: Sources, keys: Sequence[
                 )
             else:
                 k = m.kw["k"]
+                # the row-value metrics' list_denominator='k' (Novelty): the sum over k, not over the counted rows
                 mean = (
                     f"rf__sum / {Terms.num(k)}"
                     if m.kw.get("list_denominator") == "k"

@@ -200,7 +200,7 @@ FEATURES = pd.DataFrame({"item": ["a", "b"], "feature": ["x", "y"]})
         (
             "Calibration",
             {"train": TRAIN, "features": FEATURES.assign(value=[1.0, -1.0])},
-            "negative",
+            "1 row(s) are negative (rows [1])",  # the kernel's words, with the rows (the DuckDB engine's hook)
         ),
         (
             "Calibration",
