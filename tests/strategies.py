@@ -269,6 +269,7 @@ def pytrec_values(qrels: dict, run: dict, measures) -> dict:
 def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0.5)) -> list[str]:
     """Every metric of the registry with every choice of every choice-parameter, several cutoffs and
     thresholds (metric strings). ``max_grade`` values are given by the caller (must cover the grades)."""
+    from rankframe import constraints
     from rankframe.registry import METRICS
 
     out = []
@@ -277,19 +278,19 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
         for p in spec.params:
             if p.name in ("ties", "tail"):  # at its default here (the grid would double for DCG/nDCG): below
                 vals = [p.default]
-            elif p.kind == "choice":
-                vals = list(p.choices)
-            elif p.kind == "k":
+            elif isinstance(rule := p.constraint, constraints.Choice):
+                vals = list(rule.choices)
+            elif rule == constraints.K:
                 vals = list(k_values)
-            elif p.kind == "threshold":
+            elif isinstance(rule, constraints.Threshold):
                 vals = [p.default, 2, 0.5] if p.default is not None else [None, 1, 2]
-            elif p.kind == "int>=1":
+            elif rule == constraints.INT_AT_LEAST_1:
                 vals = list(max_grades)
-            elif p.kind == "open_unit":
+            elif rule == constraints.OPEN_UNIT:
                 vals = list(p_values)
-            elif p.kind == "unit":
+            elif rule == constraints.UNIT:
                 vals = [0.0, 0.3, 1.0]
-            elif p.kind == "nonnegative":
+            elif rule == constraints.NONNEGATIVE:
                 vals = [p.default, 2.0]
             else:
                 vals = [p.default]
