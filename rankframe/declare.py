@@ -35,9 +35,9 @@ class Param:
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    kind: str | None = None  # a named shorthand of ``constraint`` (rankframe.constraints.KINDS)
+    kind: str | None = field(default=None, compare=False)  # a shorthand of ``constraint`` (constraints.KINDS)
     aliases: tuple[str, ...] = ()
-    constraint: Constraint = field(default=None, compare=True)  # type: ignore[assignment]  # set after init
+    constraint: Constraint = None  # type: ignore[assignment]  # None: from kind, in __post_init__
 
     def __post_init__(self) -> None:
         if self.constraint is None:

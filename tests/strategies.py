@@ -333,6 +333,25 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
     return out
 
 
+def required(spec) -> dict[str, Any]:
+    """A value of each parameter of ``spec`` without a default that must be given (IPrec's recall level)."""
+    return {p.name: 0.5 for p in spec.params if p.default is None and not p.constraint.accepts_none}
+
+
+@st.composite
+def declared_measures(draw, specs) -> list:
+    """For every declared parameter of every metric of ``specs``, one measure with a valid value of it (drawn from
+    its constraint's strategy, ``rankframe.constraints``), the others at their defaults; each label once."""
+    from rankframe.names import Measure
+
+    found: dict[str, Any] = {}
+    for spec in specs:
+        for p in spec.params:
+            m = Measure.of(spec, **{**required(spec), p.name: draw(p.constraint.strategy())})
+            found.setdefault(str(m), m)
+    return list(found.values())
+
+
 def perfect_table(grades_by_query: dict) -> pd.DataFrame:
     """Every judged item retrieved in grade-descending order at the top (used by property tests)."""
     rows = []
@@ -354,6 +373,8 @@ __all__ = [
     "trec_measure",
     "pytrec_values",
     "all_measures",
+    "declared_measures",
+    "required",
     "by_of",
     "qkey",
     "GRADES",
