@@ -278,7 +278,12 @@ def evaluate(
         return pd.DataFrame(columns=out_cols)
     order_col = ranking_column(list(table.columns), columns)
     if order_col is None:
-        raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
+        raise ParameterError(
+            f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}",
+            parameter="columns",
+            expected=f"a rank column {columns.rank!r} or a score column {columns.score!r} in the table",
+            got=list(table.columns),
+        )
     order_name = "rank" if order_col == columns.rank else "score"
     groups = units.group_codes(table, [*by, columns.query])
     order_by = order_name

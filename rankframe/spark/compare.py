@@ -161,7 +161,11 @@ def compare(
             f"rankframe.spark.compare runs the paired t-test and its t interval (test='t', ci_method='t') from "
             f"sufficient statistics computed in Spark; test={p['test']!r} with ci_method={p['ci_method']!r} "
             "needs every per-query value at once: filter one segment and run rankframe.compare on "
-            "sdf.filter(...).toPandas() (docs/spark.md)"
+            "sdf.filter(...).toPandas() (docs/spark.md)",
+            owner="rankframe.spark.compare",
+            parameter="test" if p["test"] not in DISTRIBUTED_TESTS else "ci_method",
+            expected="test='t' with ci_method='t'",
+            got=p["test"] if p["test"] not in DISTRIBUTED_TESTS else p["ci_method"],
         )
     parsed = parse_metrics(metrics, "compare", face="spark")  # rankframe.compare's (and evaluate's) rule
     refuse_intent(parsed, "spark_compare", "rankframe.spark.compare")  # before the qrels join's jobs
@@ -181,7 +185,10 @@ def compare(
     if baseline is None and pairs == "baseline":
         raise ParameterError(
             f"rankframe.spark.compare needs baseline= with pairs='baseline' (a Spark DataFrame has no first row "
-            f"to take it from); the systems in column {system!r} are {found[:20]}"
+            f"to take it from); the systems in column {system!r} are {found[:20]}",
+            owner="rankframe.spark.compare",
+            parameter="baseline",
+            got=None,
         )
     check_baseline_pairs(baseline, pairs)
     if baseline is not None:
