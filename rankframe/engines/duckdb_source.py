@@ -99,6 +99,12 @@ class Settings:
 PYTHON_NAMES = {k: f"duckdb_config[{k!r}]" for k in ("memory_limit", "threads", "temp_directory")}
 
 
+def _refused(name: str, expected: str, got: object, detail: str = "") -> ParameterError:
+    """A DuckDB setting refused, named as the caller names it (``duckdb_config['threads']``, ``--threads``)."""
+    text = f"{name} must be {expected}. Got {got!r} instead{detail}."
+    return ParameterError(text, parameter="duckdb_config", expected=expected, got=got)
+
+
 def settings_from(config: object, names: dict[str, str] | None = None) -> Settings:
     """``duckdb_config={"memory_limit": "1GB", "threads": 2, "temp_directory": "/tmp/x"}`` as checked Settings.
 
@@ -124,7 +130,6 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
             f"The 'duckdb_config' parameter has an unknown key {unknown[0]!r}{hint}; the keys are "
             f"{list(PYTHON_NAMES)}.",
             parameter="duckdb_config",
-            expected=f"a dict with keys among {list(PYTHON_NAMES)}",
             got=unknown[0],
         )
     memory, threads, temp = (config.get(k) for k in PYTHON_NAMES)
@@ -133,13 +138,8 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
     if threads is not None:
         top = max_threads()
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
-            raise ParameterError(
-                f"{names['threads']} must be an int in 1..{top} ({THREADS_PER_CORE} x the {os.cpu_count() or 1} "
-                f"cores of this machine). Got {threads!r} instead.",
-                parameter="duckdb_config",
-                expected=f"an int in 1..{top}",
-                got=threads,
-            )
+            cores = f"({THREADS_PER_CORE} x the {os.cpu_count() or 1} cores of this machine)"
+            raise _refused(names["threads"], f"an int in 1..{top} {cores}", threads)
         threads = int(threads)
     if temp is not None:
         temp = _check_temp_directory(temp, names["temp_directory"])
@@ -147,36 +147,21 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
 
 
 def _check_memory_limit(value: object, name: str) -> None:
-    expected = f"{name} must be a size such as '1GB', '500MB' or '80%' (of the machine's memory)"
+    expected = "a size such as '1GB', '500MB' or '80%' (of the machine's memory)"
     if not isinstance(value, str):
-        raise ParameterError(
-            f"{expected}. Got {value!r} instead.",
-            parameter="duckdb_config",
-            expected=expected.removeprefix(f"{name} must be "),
-            got=value,
-        )
+        raise _refused(name, expected, value)
     con = duckdb.connect()
     try:
         con.execute(f"SET memory_limit = {_text(value)}")
     except duckdb.Error as e:
-        raise ParameterError(
-            f"{expected}. Got {value!r} instead ({str(e).splitlines()[0]}).",
-            parameter="duckdb_config",
-            expected=expected.removeprefix(f"{name} must be "),
-            got=value,
-        ) from None
+        raise _refused(name, expected, value, f" ({str(e).splitlines()[0]})") from None
     finally:
         con.close()
 
 
 def _check_temp_directory(value: object, name: str) -> str:
     if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
-        raise ParameterError(
-            f"{name} must be a directory path (str or Path). Got {value!r} instead.",
-            parameter="duckdb_config",
-            expected="a directory path (str or Path)",
-            got=value,
-        )
+        raise _refused(name, "a directory path (str or Path)", value)
     path = Path(value).expanduser()
     where = path
     while not where.exists() and where != where.parent:  # the first existing parent
@@ -196,7 +181,6 @@ def _check_temp_directory(value: object, name: str) -> str:
         raise ParameterError(
             f"{name} {str(value)!r} {problem}; DuckDB spills its sorts and hash tables there.",
             parameter="duckdb_config",
-            expected="a writable directory",
             got=value,
         )
     return str(path)
@@ -213,7 +197,6 @@ def _spill_folder(s: Settings) -> str:
             f"the temporary directory {s.temp_directory or tempfile.gettempdir()!r} cannot hold DuckDB's spill "
             f"folder ({e.strerror or e}).",
             parameter="duckdb_config",
-            expected="a writable directory",
             got=s.temp_directory,
         ) from None
 
@@ -228,7 +211,6 @@ def out_of_memory(error: Exception, s: Settings) -> ParameterError:
         f"command line): {detail}. Raise the limit, or give fewer threads (each one holds its own buffers).",
         parameter="duckdb_config",
         got=s.memory_limit,
-        hint="Raise the limit, or give fewer threads (each one holds its own buffers).",
     )
 
 
