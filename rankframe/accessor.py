@@ -169,7 +169,11 @@ class RankMetrics:
             if len(args) > 1 or not any(p.name == spec.at for p in spec.params):
                 raise ParameterError(
                     f"{spec.name}() takes only {spec.at} as a positional argument (got {len(args)} "
-                    "positional argument(s)); name the others, e.g. rel=2"
+                    "positional argument(s)); name the others, e.g. rel=2",
+                    owner=spec.name,
+                    parameter=spec.at,
+                    got=args,
+                    hint="name the others, e.g. rel=2",
                 )
             params[spec.at] = args[0]
         options = {n: params.pop(n) for n in _CALL_OPTIONS if n in params}

@@ -273,7 +273,11 @@ def checked_call(
         if key not in EVALUATE_OPTIONS:
             raise ParameterError(
                 f"anova got an unknown option {key!r}; the evaluate options it passes on are "
-                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
+                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}",
+                owner=OWNER,
+                parameter=key,
+                expected=f"one of the evaluate options {list(EVALUATE_OPTIONS)}",
+                got=options[key],
             )
     system, by, columns, names, missing = checked_arguments(
         metrics, system=system, by=by, interaction=interaction, pairs=pairs, missing=missing, columns=columns
@@ -363,7 +367,10 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
     if clash:
         raise ParameterError(
             f"the column {clash[0]!r} has the name of an output column of anova {sorted(set(_RESERVED))}; "
-            f"rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+            f"rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})",
+            owner="anova",
+            parameter="by" if clash[0] in by else "interaction" if clash[0] == interaction else "system",
+            got=clash[0],
         )
 
 

@@ -94,7 +94,10 @@ def check_output_names(
         raise ParameterError(
             f"the {role} {clash[0]!r} has the name of an output column of {owner} "
             f"{list(outputs)}; rename it first, e.g. "
-            f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+            f"df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})",
+            owner=owner,
+            parameter="by" if clash[0] in by else "columns",
+            got=clash[0],
         )
 
 

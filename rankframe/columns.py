@@ -36,7 +36,10 @@ class Columns:
             from .errors import ParameterError, did_you_mean
 
             raise ParameterError(
-                f"unknown column role {unknown[0]!r}{did_you_mean(unknown[0], valid)}; the roles are {sorted(valid)}"
+                f"unknown column role {unknown[0]!r}{did_you_mean(unknown[0], valid)}; the roles are {sorted(valid)}",
+                parameter="columns",
+                expected=f"a dict with keys among {sorted(valid)}",
+                got=unknown[0],
             )
         bad = {k: v for k, v in names.items() if v is not None and not isinstance(v, str)}
         if bad:

@@ -8,156 +8,51 @@ rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "A
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from .errors import ParameterError, parameter_error, unknown_name_error
-from .numeric import check_number
-
-_MISSING = object()
-K_MAX = 2**63 - 1  # a cutoff must fit a signed 64-bit integer (numpy positions, DuckDB BIGINT)
+from .constraints import (  # noqa: F401 - re-exported: GainMap, sql_literal and K_MAX used to live here
+    K_MAX,
+    Choice,
+    Constraint,
+    GainMap,
+    of_kind,
+    sql_literal,
+)
+from .errors import ParameterError, unknown_name_error
 
 
 @dataclass(frozen=True)
 class Param:
-    """One declared metric parameter."""
+    """One declared metric parameter; its rule is a constraint object (``rankframe.constraints``).
+
+    Give the rule as ``constraint=`` or by a named shorthand, ``kind=`` ("choice" with ``choices``, "k",
+    "threshold", "int>=1", "open_unit", "unit", "nonnegative", "base", "gains", "flag"; ``constraints.KINDS``).
+    Every face reads ``constraint``, never ``kind``.
+    """
 
     name: str
     default: Any
     description: str
     choices: tuple[Any, ...] | None = None
-    # "choice" | "k" | "threshold" | "int>=1" | "open_unit" | "unit" | "nonnegative" | "base" | "gains" | "flag"
-    kind: str = "choice"
+    kind: str | None = field(default=None, compare=False)  # a shorthand of ``constraint`` (constraints.KINDS)
     aliases: tuple[str, ...] = ()
+    constraint: Constraint = None  # type: ignore[assignment]  # None: from kind, in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.constraint is None:
+            rule = of_kind(self.kind or "choice", self.choices, self.default)
+            object.__setattr__(self, "constraint", rule)
+        if self.choices is None and isinstance(self.constraint, Choice):  # Param(..., constraint=Choice((...)))
+            object.__setattr__(self, "choices", self.constraint.choices)
 
     def expected(self) -> str:
-        """Describe the allowed values, for error messages and docs."""
-        if self.kind == "choice":
-            return "one of " + ", ".join(repr(c) for c in self.choices or ())
-        return {
-            "k": "an int >= 1 (at most 2**63 - 1) or None",
-            "threshold": "a finite number" + (" or None" if self.default is None else ""),
-            "int>=1": "an int >= 1",
-            "open_unit": "a float in the open interval (0, 1)",
-            "unit": "a float in [0, 1]",
-            "nonnegative": "a finite float >= 0",
-            "base": "a finite float > 1",
-            "gains": "a dict {grade: gain} of finite numbers, or None",
-            "flag": "True or False",
-        }[self.kind]
+        """Describe the allowed values, for error messages and docs (the constraint's words)."""
+        return self.constraint.describe()
 
     def check(self, owner: str, value: Any) -> Any:
-        """Return the value, normalised, or raise the declared-constraint error."""
-        ok = True
-        if self.kind == "choice":
-            if isinstance(value, str):
-                value = value.lower()
-            ok = value in (self.choices or ())
-        elif self.kind in _NUMERIC:
-            if value is None and (self.kind == "k" or (self.kind == "threshold" and self.default is None)):
-                return value
-            checked = check_number(owner, self.name, value, expected=self.expected(), **_NUMERIC[self.kind])
-            # a threshold keeps its own type (rel=2 prints as 2 in a label)
-            return value if self.kind == "threshold" else checked
-        elif self.kind == "gains":
-            if value is not None:
-                ok = isinstance(value, dict) and all(
-                    _is_number(x) and math.isfinite(x) for pair in value.items() for x in pair
-                )
-                value = GainMap.of(value) if ok else value
-        elif self.kind == "flag":
-            ok = isinstance(value, (bool, np.bool_))
-            value = bool(value) if ok else value
-        if not ok:
-            raise parameter_error(owner, self.name, self.expected(), value)
-        return value
-
-
-class GainMap(tuple):
-    """A ``gains={grade: gain}`` mapping, normalised to sorted ``(grade, gain)`` pairs (hashable, comparable).
-
-    Its repr is the dict's, so a metric label such as ``nDCG(gains={0: 0, 1: 1, 2: 3})`` parses back to it.
-    """
-
-    __slots__ = ()
-
-    @classmethod
-    def of(cls, mapping: dict) -> GainMap:
-        """Normalise a dict of numbers (integral values print as ints)."""
-
-        def num(x: Any) -> float | int:
-            return int(x) if float(x).is_integer() else float(x)
-
-        return cls(sorted((num(g), num(v)) for g, v in mapping.items()))
-
-    def __repr__(self) -> str:
-        return "{" + ", ".join(f"{g!r}: {v!r}" for g, v in self) + "}"
-
-
-#: the numeric kinds of a parameter, as rankframe.numeric.check_number's rule
-_NUMERIC: dict[str, dict[str, Any]] = {
-    "k": {"integer": True, "low": 1, "high": K_MAX},
-    "threshold": {},
-    "int>=1": {"integer": True, "low": 1},
-    "open_unit": {"low": 0, "high": 1, "low_open": True, "high_open": True},
-    "unit": {"low": 0, "high": 1},
-    "nonnegative": {"low": 0},
-    "base": {"low": 1, "low_open": True},
-}
-
-
-#: the SQL type of each parameter kind: the type the table macros normalise it to (rf__per_query_ok: rf__as_k,
-#: rf__as_num, rf__lc, rf__as_bool, MAP(DOUBLE, DOUBLE)); the DuckDB engine writes a measure's values in it
-SQL_TYPES: dict[str, str] = {
-    "k": "BIGINT",
-    **{kind: "DOUBLE" for kind in _NUMERIC if kind != "k"},
-    "choice": "VARCHAR",
-    "flag": "BOOLEAN",
-    "gains": "MAP(DOUBLE, DOUBLE)",
-}
-
-
-def sql_literal(value: Any, *, exact: bool = True) -> str:
-    """A Python value as DuckDB SQL text: the one writer of values into rankframe's generated SQL.
-
-    ``NULL``; ``true``/``false``; a text quoted (``'`` doubled); an integer as written; a gain map
-    (:class:`GainMap`) as ``MAP(DOUBLE, DOUBLE)``; a dict as a STRUCT; a float as ``CAST('<repr>' AS DOUBLE)``, the
-    same double on every DuckDB version (DuckDB reads ``0.8`` as a DECIMAL). ``exact=False`` writes a float as
-    Python does (``0.8``): the defaults shown in the macros' signatures and docs/sql.md, which the macros normalise
-    to DOUBLE themselves.
-
-    >>> sql_literal(0.8), sql_literal(0.8, exact=False), sql_literal("it's"), sql_literal(None)
-    ("CAST('0.8' AS DOUBLE)", '0.8', "'it''s'", 'NULL')
-    """
-    if value is None:
-        return "NULL"
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, GainMap):  # gains={grade: gain}
-        pairs = ", ".join(f"{sql_literal(float(g))}: {sql_literal(float(v))}" for g, v in value)
-        return f"MAP {{{pairs}}}" if pairs else "CAST(MAP {} AS MAP(DOUBLE, DOUBLE))"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{sql_literal(str(k))}: {sql_literal(v, exact=exact)}" for k, v in value.items()) + "}"
-    return f"CAST('{float(value)!r}' AS DOUBLE)" if exact else repr(float(value))
-
-
-def _is_int(v: Any) -> bool:
-    import numbers
-
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
-def _is_number(v: Any) -> bool:
-    import numbers
-
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+        """Return the value, normalised, or raise the declared-constraint error (with its fields)."""
+        return self.constraint.check(owner, self.name, value)
 
 
 def k_param() -> Param:
@@ -472,7 +367,7 @@ class MetricSpec:
                 parameter="k",
             )
         for p in self.params:  # a parameter without a default must be given (IPrec's recall level)
-            if values[p.name] is None and p.kind == "unit":
+            if values[p.name] is None and not p.constraint.accepts_none:
                 raise ParameterError(
                     f"The {p.name!r} parameter of {self.canonical} must be given: {p.expected()}, "
                     f"e.g. {self.canonical}@0.5.",

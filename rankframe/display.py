@@ -174,7 +174,10 @@ def kind(frame: object) -> str:
     raise ParameterError(
         "display needs the frame rankframe.compare returns (columns "
         f"{list(COMPARISON_COLUMNS)}, ...) or the means rankframe.evaluate returns (columns {list(MEANS_COLUMNS)}, "
-        f"per segment; not per_query=True); got columns {list(map(str, frame.columns))[:12]}"
+        f"per segment; not per_query=True); got columns {list(map(str, frame.columns))[:12]}",
+        owner="display",
+        parameter="frame",
+        got=list(map(str, frame.columns))[:12],
     )
 
 
@@ -556,7 +559,9 @@ def comparison_text(frame: pd.DataFrame) -> str:
     ``display.max_rows`` applies.
     """
     if kind(frame) != "comparison":
-        raise ParameterError("comparison_text takes the frame rankframe.compare returns")
+        raise ParameterError(
+            "comparison_text takes the frame rankframe.compare returns", owner="comparison_text", parameter="frame"
+        )
     cols = list(frame.columns)
     segs = cols[: [str(c) for c in cols].index("metric")]
     shown = [*segs, *(c for c in cols if str(c) in TEXT_COLUMNS)]

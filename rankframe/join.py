@@ -64,7 +64,10 @@ def check_id_kinds(run: pd.DataFrame, qrels: pd.DataFrame, run_cols: Columns, qr
                 f"the run's {what} ids (column {a!r}, {run[a].dtype}: e.g. {run[a].iloc[0]!r}) and the qrels' "
                 f"{what} ids (column {b!r}, {qrels[b].dtype}: e.g. {qrels[b].iloc[0]!r}) are of different kinds "
                 f"({ka} vs {kb}) and would never match; convert one side, e.g. "
-                f"run[{a!r}].astype(str) or qrels[{b!r}].astype(run[{a!r}].dtype)"
+                f"run[{a!r}].astype(str) or qrels[{b!r}].astype(run[{a!r}].dtype)",
+                parameter="qrels",
+                expected=f"{what} ids of the run's kind ({ka})",
+                got=kb,
             )
 
 
@@ -73,7 +76,9 @@ def check_run_without_grades(present: Sequence[str], c: Columns) -> None:
     if c.relevance in present:
         raise ParameterError(
             f"the run table already has a relevance column {c.relevance!r}; pass either a single "
-            "table with judgments or a run plus qrels=, not both"
+            "table with judgments or a run plus qrels=, not both",
+            parameter="qrels",
+            hint="pass either a single table with judgments or a run plus qrels=, not both",
         )
 
 

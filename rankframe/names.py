@@ -120,7 +120,10 @@ def parse(text: str | Measure) -> Measure:
         if name in names:
             first, second = (_given(names[name], node.id), _given(key, node.id))
             raise ParameterError(
-                f"metric {text!r} gives the {name!r} parameter twice ({first}... and {second}...); give it once."
+                f"metric {text!r} gives the {name!r} parameter twice ({first}... and {second}...); give it once.",
+                owner=spec.canonical,
+                parameter=name,
+                hint="give it once.",
             )
         names[name] = key
         params[name] = value

@@ -122,5 +122,9 @@ def broadcast(owner: str, arrays: dict[str, np.ndarray]) -> list[np.ndarray]:
         shapes = ", ".join(f"{name} {np.shape(a)}" for name, a in arrays.items())
         raise ParameterError(
             f"The parameters {', '.join(repr(n) for n in arrays)} of {owner} must be numbers or arrays of one "
-            f"shape (or shapes that broadcast, such as a number and an array). Got shapes {shapes} instead."
+            f"shape (or shapes that broadcast, such as a number and an array). Got shapes {shapes} instead.",
+            owner=owner,
+            parameter=next(iter(arrays)),
+            expected="numbers or arrays of one shape (or shapes that broadcast)",
+            got=shapes,
         ) from None

@@ -65,7 +65,7 @@ _call: contextvars.ContextVar[bool | None] = contextvars.ContextVar("rankframe_p
 def _flag(value: object, name: str) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
-    raise ParameterError(f"The {name!r} parameter must be True, False or None. Got {value!r} instead.")
+    raise ParameterError(parameter=name, expected="True, False or None", got=value)
 
 
 def in_notebook() -> bool:

@@ -124,7 +124,12 @@ def report(
         raise parameter_error("report", "path", "a file path (str or Path) or None", path)
     if path is not None and not Path(path).parent.is_dir():
         where = str(Path(path).parent)
-        raise ParameterError(f"report: cannot write {str(path)!r}: its directory {where!r} does not exist")
+        raise ParameterError(
+            f"report: cannot write {str(path)!r}: its directory {where!r} does not exist",
+            owner="report",
+            parameter="path",
+            got=path,
+        )
     columns = Columns.coerce(columns)
     system = columns.system if system is None else system
     columns = columns.with_(system=system) if isinstance(system, str) else columns
@@ -369,7 +374,9 @@ def _write(text: str, path: str | Path | None) -> str:
         try:
             Path(path).write_text(text, encoding="utf-8")
         except OSError as e:
-            raise ParameterError(f"report: cannot write {str(path)!r}: {e.strerror or e}") from None
+            raise ParameterError(
+                f"report: cannot write {str(path)!r}: {e.strerror or e}", owner="report", parameter="path", got=path
+            ) from None
     return text
 
 

@@ -121,7 +121,10 @@ def segment_means(
     if clash:
         raise ParameterError(
             f"the segment column {clash[0]!r} has the name of an output column of segment_means "
-            f"{list(SEGMENT_COLUMNS)}; rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})"
+            f"{list(SEGMENT_COLUMNS)}; rename it first, e.g. df.rename(columns={{{clash[0]!r}: '{clash[0]}_'}})",
+            owner="segment_means",
+            parameter="by",
+            got=clash[0],
         )
     ref = _check_versus(versus, by)
     check_level("segment_means", ci)
@@ -140,7 +143,11 @@ def segment_means(
         raise ParameterError(
             f"{', '.join(map(str, sets))}: a set-level metric has one value per segment and no per-query values, so "
             f"no mean and sd for ci_method='t' and no jackknife over queries for 'bca'; its interval is a bootstrap "
-            "over the segment's queries: use ci_method='bootstrap' (the default), or ask for it in a separate call"
+            "over the segment's queries: use ci_method='bootstrap' (the default), or ask for it in a separate call",
+            owner="segment_means",
+            parameter="ci_method",
+            expected="'bootstrap' with a set-level metric",
+            got=ci_method,
         )
     with progress_.using(progress):
         parts = []

@@ -269,6 +269,7 @@ def pytrec_values(qrels: dict, run: dict, measures) -> dict:
 def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0.5)) -> list[str]:
     """Every metric of the registry with every choice of every choice-parameter, several cutoffs and
     thresholds (metric strings). ``max_grade`` values are given by the caller (must cover the grades)."""
+    from rankframe import constraints
     from rankframe.registry import METRICS
 
     out = []
@@ -277,19 +278,19 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
         for p in spec.params:
             if p.name in ("ties", "tail"):  # at its default here (the grid would double for DCG/nDCG): below
                 vals = [p.default]
-            elif p.kind == "choice":
-                vals = list(p.choices)
-            elif p.kind == "k":
+            elif isinstance(rule := p.constraint, constraints.Choice):
+                vals = list(rule.choices)
+            elif rule == constraints.K:
                 vals = list(k_values)
-            elif p.kind == "threshold":
+            elif isinstance(rule, constraints.Threshold):
                 vals = [p.default, 2, 0.5] if p.default is not None else [None, 1, 2]
-            elif p.kind == "int>=1":
+            elif rule == constraints.INT_AT_LEAST_1:
                 vals = list(max_grades)
-            elif p.kind == "open_unit":
+            elif rule == constraints.OPEN_UNIT:
                 vals = list(p_values)
-            elif p.kind == "unit":
+            elif rule == constraints.UNIT:
                 vals = [0.0, 0.3, 1.0]
-            elif p.kind == "nonnegative":
+            elif rule == constraints.NONNEGATIVE:
                 vals = [p.default, 2.0]
             else:
                 vals = [p.default]
@@ -332,6 +333,25 @@ def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0
     return out
 
 
+def required(spec) -> dict[str, Any]:
+    """A value of each parameter of ``spec`` without a default that must be given (IPrec's recall level)."""
+    return {p.name: 0.5 for p in spec.params if p.default is None and not p.constraint.accepts_none}
+
+
+@st.composite
+def declared_measures(draw, specs) -> list:
+    """For every declared parameter of every metric of ``specs``, one measure with a valid value of it (drawn from
+    its constraint's strategy, ``rankframe.constraints``), the others at their defaults; each label once."""
+    from rankframe.names import Measure
+
+    found: dict[str, Any] = {}
+    for spec in specs:
+        for p in spec.params:
+            m = Measure.of(spec, **{**required(spec), p.name: draw(p.constraint.strategy())})
+            found.setdefault(str(m), m)
+    return list(found.values())
+
+
 def perfect_table(grades_by_query: dict) -> pd.DataFrame:
     """Every judged item retrieved in grade-descending order at the top (used by property tests)."""
     rows = []
@@ -353,6 +373,8 @@ __all__ = [
     "trec_measure",
     "pytrec_values",
     "all_measures",
+    "declared_measures",
+    "required",
     "by_of",
     "qkey",
     "GRADES",

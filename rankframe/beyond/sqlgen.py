@@ -36,15 +36,6 @@ SQL_INPUTS = {
     "train": "a table of past interactions with the query and item columns (and optionally weight)",
     "features": "a table of item features with the item column, feature (and optionally value)",
 }
-#: the SQL type of an option of each kind
-_TYPES = {
-    "choice": "VARCHAR",
-    "nonnegative": "DOUBLE",
-    "unit": "DOUBLE",
-    "base": "DOUBLE",
-    "flag": "BOOLEAN",
-    "threshold": "DOUBLE",
-}
 NL, Q, QQ = "\n", "'", "''"
 _BLOCK = re.compile(r"-- rf:generated-begin[^\n]*\n.*?-- rf:generated-end", re.S)
 
@@ -54,20 +45,7 @@ _literal = sql_literal  # the one writer of values into SQL
 
 def _checked(p: Param) -> str:
     """The expression of one option as given: NULL when not given, else checked (an ``rf:param`` error)."""
-    if p.kind == "choice":
-        choices = ", ".join(_literal(c) for c in p.choices or () if c is not None)
-        return f"rf__opt_choice({p.name}, [{choices}], '{p.name}', owner)"
-    if p.kind == "nonnegative":
-        return f"rf__opt_nonnegative({p.name}, '{p.name}', owner)"
-    if p.kind == "unit":
-        return f"rf__opt_unit({p.name}, '{p.name}', owner)"
-    if p.kind == "base":
-        return f"rf__opt_base({p.name}, owner)"
-    if p.kind == "flag":
-        return f"rf__opt_flag({p.name}, '{p.name}', owner)"
-    if p.kind == "threshold":  # NULL = not given (a threshold the family declares is never None)
-        return f"rf__threshold({p.name}, '{p.name}', owner)"
-    raise ValueError(f"no SQL check for the option kind {p.kind!r}")
+    return p.constraint.sql_check(p.name, p.name)
 
 
 def options_sql(spec: BeyondSpec) -> str:
@@ -132,7 +110,7 @@ def list_pack_sql() -> str:
     Each per-list metric's ``rf__<name>_opts`` names its own options; every other one is a NULL of its SQL type.
     """
     options = list_options()
-    params = ",\n        ".join(f"{n} := CAST(NULL AS {_TYPES[p.kind]})" for n, p in options.items())
+    params = ",\n        ".join(f"{n} := {p.constraint.sql_value(None)}" for n, p in options.items())
     fields = textwrap.fill(", ".join(f"{n} := {n}" for n in options), 110, subsequent_indent="        ")
     return (
         "-- the options of every per-list metric as one struct (rf__beyond_row_values reads them all): NULL where\n"

@@ -141,7 +141,11 @@ def check_parameters(p: dict[str, Any]) -> dict[str, Any]:
         if key not in EVALUATE_OPTIONS:
             raise ParameterError(
                 f"compare got an unknown option {key!r}; the evaluate options it passes on are "
-                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}"
+                f"{list(EVALUATE_OPTIONS)}.{hint(key, EVALUATE_OPTIONS)}",
+                owner="compare",
+                parameter=key,
+                expected=f"one of the evaluate options {list(EVALUATE_OPTIONS)}",
+                got=p["options"][key],
             )
     return p
 
@@ -333,7 +337,10 @@ def check_system_column(system: object, by: list[str], columns: Columns, present
     if clash:
         raise ParameterError(
             f"the column {clash[0]!r} has the name of an output column of compare "
-            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. {rename_hint.format(name=clash[0])}"
+            f"{list(OUTPUT_COLUMNS)}; rename it first, e.g. {rename_hint.format(name=clash[0])}",
+            owner="compare",
+            parameter="by" if clash[0] in by else "system",
+            got=clash[0],
         )
     if system not in present:
         raise missing_columns_error([system], list(present))

@@ -259,7 +259,10 @@ def grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]) -> n
         names = ", ".join(str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.reads_relevance)
         raise ParameterError(
             f"{names} reads the relevance column {columns.relevance!r}, which is not in the table's columns "
-            f"{list(df.columns)}"
+            f"{list(df.columns)}",
+            parameter="columns",
+            expected="a relevance column in the table",
+            got=columns.relevance,
         )
     return pd.to_numeric(df[columns.relevance], errors="coerce").to_numpy(np.float64)
 

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import progress, registry, units
 from .. import sql as rf_sql
 from ..columns import Columns
-from ..declare import ENGINE_PARAMS, SCORE_PARAMS, SQL_TYPES, GainMap, sql_literal
+from ..declare import ENGINE_PARAMS, SCORE_PARAMS, sql_literal
 from ..errors import ParameterError, RankframeError, ValidationError
 from ..names import Measure
 from ..table_rules import ranking_column
@@ -72,17 +72,7 @@ _TOKEN = re.compile(r"'(?:[^']|'')*'|(?P<alias>\b[wxyz]\.)?(?P<name>\b[A-Za-z_]\
 
 def _sql_value(param: Any, value: Any) -> str:
     """A parameter's value as a typed SQL literal: the type the table macros normalise it to (rf__per_query_ok)."""
-    if value is None:
-        return f"CAST(NULL AS {SQL_TYPES[param.kind]})"
-    if isinstance(value, GainMap):
-        return f"CAST({_literal(value)} AS MAP(DOUBLE, DOUBLE))"
-    if param.kind == "choice":
-        return _literal(str(value).lower())
-    if param.kind == "flag":
-        return _literal(bool(value))
-    if SQL_TYPES[param.kind] == "BIGINT":
-        return f"CAST({int(value)} AS BIGINT)"
-    return _literal(float(value))
+    return param.constraint.sql_value(value)
 
 
 class _Columns:
@@ -288,7 +278,12 @@ def evaluate(
         return pd.DataFrame(columns=out_cols)
     order_col = ranking_column(list(table.columns), columns)
     if order_col is None:
-        raise ParameterError(f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}")
+        raise ParameterError(
+            f"the table needs a rank column {columns.rank!r} or a score column {columns.score!r}",
+            parameter="columns",
+            expected=f"a rank column {columns.rank!r} or a score column {columns.score!r} in the table",
+            got=list(table.columns),
+        )
     order_name = "rank" if order_col == columns.rank else "score"
     groups = units.group_codes(table, [*by, columns.query])
     order_by = order_name

@@ -99,6 +99,12 @@ class Settings:
 PYTHON_NAMES = {k: f"duckdb_config[{k!r}]" for k in ("memory_limit", "threads", "temp_directory")}
 
 
+def _refused(name: str, expected: str, got: object, detail: str = "") -> ParameterError:
+    """A DuckDB setting refused, named as the caller names it (``duckdb_config['threads']``, ``--threads``)."""
+    text = f"{name} must be {expected}. Got {got!r} instead{detail}."
+    return ParameterError(text, parameter="duckdb_config", expected=expected, got=got)
+
+
 def settings_from(config: object, names: dict[str, str] | None = None) -> Settings:
     """``duckdb_config={"memory_limit": "1GB", "threads": 2, "temp_directory": "/tmp/x"}`` as checked Settings.
 
@@ -113,8 +119,7 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
     names = {**PYTHON_NAMES, **(names or {})}
     if not isinstance(config, dict):
         raise ParameterError(
-            f"The 'duckdb_config' parameter must be a dict with keys among {list(PYTHON_NAMES)}. "
-            f"Got {config!r} instead."
+            parameter="duckdb_config", expected=f"a dict with keys among {list(PYTHON_NAMES)}", got=config
         )
     unknown = [k for k in config if k not in PYTHON_NAMES]
     if unknown:
@@ -122,7 +127,10 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
 
         hint = did_you_mean(str(unknown[0]), PYTHON_NAMES)
         raise ParameterError(
-            f"The 'duckdb_config' parameter has an unknown key {unknown[0]!r}{hint}; the keys are {list(PYTHON_NAMES)}."
+            f"The 'duckdb_config' parameter has an unknown key {unknown[0]!r}{hint}; the keys are "
+            f"{list(PYTHON_NAMES)}.",
+            parameter="duckdb_config",
+            got=unknown[0],
         )
     memory, threads, temp = (config.get(k) for k in PYTHON_NAMES)
     if memory is not None:
@@ -130,10 +138,8 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
     if threads is not None:
         top = max_threads()
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= top:
-            raise ParameterError(
-                f"{names['threads']} must be an int in 1..{top} ({THREADS_PER_CORE} x the {os.cpu_count() or 1} "
-                f"cores of this machine). Got {threads!r} instead."
-            )
+            cores = f"({THREADS_PER_CORE} x the {os.cpu_count() or 1} cores of this machine)"
+            raise _refused(names["threads"], f"an int in 1..{top} {cores}", threads)
         threads = int(threads)
     if temp is not None:
         temp = _check_temp_directory(temp, names["temp_directory"])
@@ -141,21 +147,21 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
 
 
 def _check_memory_limit(value: object, name: str) -> None:
-    expected = f"{name} must be a size such as '1GB', '500MB' or '80%' (of the machine's memory)"
+    expected = "a size such as '1GB', '500MB' or '80%' (of the machine's memory)"
     if not isinstance(value, str):
-        raise ParameterError(f"{expected}. Got {value!r} instead.")
+        raise _refused(name, expected, value)
     con = duckdb.connect()
     try:
         con.execute(f"SET memory_limit = {_text(value)}")
     except duckdb.Error as e:
-        raise ParameterError(f"{expected}. Got {value!r} instead ({str(e).splitlines()[0]}).") from None
+        raise _refused(name, expected, value, f" ({str(e).splitlines()[0]})") from None
     finally:
         con.close()
 
 
 def _check_temp_directory(value: object, name: str) -> str:
     if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
-        raise ParameterError(f"{name} must be a directory path (str or Path). Got {value!r} instead.")
+        raise _refused(name, "a directory path (str or Path)", value)
     path = Path(value).expanduser()
     where = path
     while not where.exists() and where != where.parent:  # the first existing parent
@@ -172,7 +178,11 @@ def _check_temp_directory(value: object, name: str) -> str:
         except OSError as e:
             problem = f"is not a writable directory ({e.strerror or e})"
     if problem:
-        raise ParameterError(f"{name} {str(value)!r} {problem}; DuckDB spills its sorts and hash tables there.")
+        raise ParameterError(
+            f"{name} {str(value)!r} {problem}; DuckDB spills its sorts and hash tables there.",
+            parameter="duckdb_config",
+            got=value,
+        )
     return str(path)
 
 
@@ -185,7 +195,9 @@ def _spill_folder(s: Settings) -> str:
     except OSError as e:
         raise ParameterError(
             f"the temporary directory {s.temp_directory or tempfile.gettempdir()!r} cannot hold DuckDB's spill "
-            f"folder ({e.strerror or e})."
+            f"folder ({e.strerror or e}).",
+            parameter="duckdb_config",
+            got=s.temp_directory,
         ) from None
 
 
@@ -196,7 +208,9 @@ def out_of_memory(error: Exception, s: Settings) -> ParameterError:
     return ParameterError(
         f"DuckDB ran out of memory under its memory limit of {s.memory_limit or DEFAULT_MEMORY_LIMIT} "
         f"({'the default; ' if s.memory_limit is None else ''}duckdb_config['memory_limit'], --memory-limit on the "
-        f"command line): {detail}. Raise the limit, or give fewer threads (each one holds its own buffers)."
+        f"command line): {detail}. Raise the limit, or give fewer threads (each one holds its own buffers).",
+        parameter="duckdb_config",
+        got=s.memory_limit,
     )
 
 

@@ -209,7 +209,10 @@ def evaluate_history(
     if thresholds:  # no grades in this form: a genre of the history counts when its features= value is > 0
         raise ParameterError(
             f"{', '.join(thresholds)}: rel= is a grade threshold of a subtopic qrels; like='informfully' reads no "
-            "grades (a history genre counts when its features= value is > 0)"
+            "grades (a history genre counts when its features= value is > 0)",
+            owner=next(m.spec.canonical for m in asked if m.kw["rel"] != 1),
+            parameter="rel",
+            got=next(m.kw["rel"] for m in asked if m.kw["rel"] != 1),
         )
     lists, groups, _ = beyond_engine.lists_of(df, columns, by, train=train, features=features, measures=asked)
     frames = [

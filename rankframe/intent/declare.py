@@ -136,7 +136,10 @@ def refuse(measures: Sequence[Any], face: str, words: str | None = None) -> None
             f"qrels=<subtopic qrels>) with {keyword('engine', 'pandas')} (the default){duckdb}, the accessor "
             "df.rank_metrics.evaluate, the polars namespace or rankframe.compare"
             f"{'' if duckdb == '' else ' or rankframe.anova (on Spark: rankframe.spark.evaluate, compare, anova)'}."
-            + macros
+            + macros,
+            owner=face,
+            parameter="metrics",
+            got=[str(m) for m in asked],
         )
 
 

@@ -191,7 +191,11 @@ def series_terms(alpha: float, longest_list: int, k: int | None) -> int:
         return min(longest, max(longest_list, _vanishing(alpha)))
     if longest > MAX_TERMS:
         raise ParameterError(
-            f"with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be <= {MAX_TERMS}, got k={k}"
+            f"with alpha=0 the intent-aware measures normalise by a sum of k terms: k must be <= {MAX_TERMS}, "
+            f"got k={k}",
+            parameter="k",
+            expected=f"an int <= {MAX_TERMS} with alpha=0",
+            got=k,
         )
     return longest
 

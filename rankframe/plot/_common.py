@@ -71,7 +71,10 @@ def kind(frame: object, columns: Columns, owner: str) -> str:
         return "long"
     raise ParameterError(
         f"{owner} takes a long ranking table (columns {columns.query!r}, {columns.item!r}, ...) or a frame "
-        f"returned by rankframe.evaluate/compare (columns 'metric', 'value', ...); got columns {sorted(cols)[:12]}"
+        f"returned by rankframe.evaluate/compare (columns 'metric', 'value', ...); got columns {sorted(cols)[:12]}",
+        owner=owner,
+        parameter="data",
+        got=sorted(cols)[:12],
     )
 
 
@@ -81,7 +84,7 @@ def one_metric(frame: pd.DataFrame, metric: object, owner: str) -> tuple[pd.Data
 
     present = list(dict.fromkeys(frame["metric"].astype(str)))
     if not present:
-        raise ParameterError(f"{owner}: the frame has no rows: nothing to plot")
+        raise ParameterError(f"{owner}: the frame has no rows: nothing to plot", owner=owner, parameter="data")
     if metric is None:
         if len(present) > 1:
             raise ParameterError(

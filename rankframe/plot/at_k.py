@@ -113,14 +113,21 @@ def at_k(
         wanted: str | None = _without_k(labels[0])[0]
     elif what == "means":
         if options or qrels is not None or ci is not None:
-            raise ParameterError("at_k: ci=, qrels= and evaluate's options apply to a long table, not to means")
+            raise ParameterError(
+                "at_k: ci=, qrels= and evaluate's options apply to a long table, not to means",
+                owner="at_k",
+                parameter=("ci" if ci is not None else "qrels" if qrels is not None else next(iter(options))),
+            )
         means = data
         if metric is not None and not isinstance(metric, str):
             raise parameter_error("at_k", "metric", "a metric name without its cutoff such as 'nDCG' or 'P'", metric)
         wanted = None if metric is None else _without_k(metric)[0]
     else:
         raise ParameterError(
-            f"at_k takes a long ranking table or evaluate's means of metrics with cutoffs; got a {what} frame"
+            f"at_k takes a long ranking table or evaluate's means of metrics with cutoffs; got a {what} frame",
+            owner="at_k",
+            parameter="data",
+            got=what,
         )
     split = {m: _without_k(m) for m in dict.fromkeys(means["metric"].astype(str))}
     parsed = [split[m] for m in means["metric"].astype(str)]

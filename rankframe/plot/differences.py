@@ -43,7 +43,12 @@ def per_query_deltas(
     need_columns(per, [system_col], owner, "system")
     found = pd.unique(per[system_col]).tolist()
     if len(found) < 2:
-        raise ParameterError(f"{owner}: needs 2 systems in column {system_col!r}; found {len(found)}: {found[:5]}")
+        raise ParameterError(
+            f"{owner}: needs 2 systems in column {system_col!r}; found {len(found)}: {found[:5]}",
+            owner=owner,
+            parameter="data",
+            got=found[:5],
+        )
     for name, value in (("system", system), ("baseline", baseline)):
         if value is not None and value not in found:
             raise ParameterError(
@@ -58,11 +63,19 @@ def per_query_deltas(
         if len(rest) > 1:
             raise ParameterError(
                 f"{owner}: {len(found)} systems in column {system_col!r} ({found[:10]}); name the two to "
-                "compare with system= and baseline="
+                "compare with system= and baseline=",
+                owner=owner,
+                parameter="system",
+                got=None,
             )
         system = rest[0]
     if system == baseline:
-        raise ParameterError(f"{owner}: system and baseline are the same ({system!r}); name two different systems")
+        raise ParameterError(
+            f"{owner}: system and baseline are the same ({system!r}); name two different systems",
+            owner=owner,
+            parameter="baseline",
+            got=baseline,
+        )
     units = [c for c in per.columns if c not in (system_col, "metric", "value")]
     a = per[per[system_col] == system].set_index(units)["value"]
     b = per[per[system_col] == baseline].set_index(units)["value"]
@@ -131,13 +144,22 @@ def differences(
             "differences", "data", "per-query values (evaluate(..., per_query=True)) or a long table", f"a {what} frame"
         )
     elif qrels is not None or options:
-        raise ParameterError("differences: qrels= and evaluate's options apply to a long table only")
+        raise ParameterError(
+            "differences: qrels= and evaluate's options apply to a long table only",
+            owner="differences",
+            parameter="qrels" if qrels is not None else next(iter(options)),
+        )
     frame, label = one_metric(data, metric, "differences")
     facets = as_names(by, "differences", "by")
     need_columns(frame, facets, "differences", "by")
     pair, system, baseline = per_query_deltas(frame, system_col, system, baseline)
     if pair.empty:
-        raise ParameterError(f"differences: {system!r} and {baseline!r} have no query with a value in common")
+        raise ParameterError(
+            f"differences: {system!r} and {baseline!r} have no query with a value in common",
+            owner="differences",
+            parameter="baseline",
+            got=baseline,
+        )
     if not facets:
         ax = axes(ax, "differences", figsize=(7.2, 4.0))
         _draw(ax, pair["delta"].to_numpy(float), label, system, baseline)

@@ -101,7 +101,11 @@ def distribution(
             f"a {what} frame",
         )
     elif qrels is not None or options:
-        raise ParameterError("distribution: qrels= and evaluate's options apply to a long table only")
+        raise ParameterError(
+            "distribution: qrels= and evaluate's options apply to a long table only",
+            owner="distribution",
+            parameter="qrels" if qrels is not None else next(iter(options)),
+        )
     frame, label = one_metric(data, metric, "distribution")
     if by is None and what != "long":
         cols = list(frame.columns)
@@ -114,7 +118,11 @@ def distribution(
         groups, hue = [columns.system], None  # the default groups of a per-query frame are the systems
     frame = frame[frame["value"].notna()]
     if frame.empty:
-        raise ParameterError(f"distribution: no per-query value of {label} to draw (all NaN or no rows)")
+        raise ParameterError(
+            f"distribution: no per-query value of {label} to draw (all NaN or no rows)",
+            owner="distribution",
+            parameter="data",
+        )
 
     def split(f: pd.DataFrame, cols: list[str]) -> dict[str, pd.DataFrame]:
         if not cols:

@@ -108,17 +108,32 @@ def forest(
             data = evaluate(data, [metric], by=by, ci=ci, columns=columns, qrels=qrels, **options)
         what = kind(data, columns, "forest")
     elif baseline is not None or by is not None or qrels is not None or options:
-        raise ParameterError("forest: baseline=, by=, qrels= and evaluate's options apply to a long table only")
+        raise ParameterError(
+            "forest: baseline=, by=, qrels= and evaluate's options apply to a long table only",
+            owner="forest",
+            parameter=next(
+                (n for n, v in (("baseline", baseline), ("by", by), ("qrels", qrels)) if v is not None),
+                next(iter(options), "data"),
+            ),
+        )
     if what == "per_query":
         raise ParameterError(
             "forest draws means or comparisons with their intervals; got per-query values (use distribution or "
-            "differences for those, or evaluate(..., ci=0.95) without per_query)"
+            "differences for those, or evaluate(..., ci=0.95) without per_query)",
+            owner="forest",
+            parameter="data",
+            got=what,
         )
     frame, label = one_metric(data, metric, "forest")
     comparison = what == "comparison"
     value_col = "delta" if comparison else "value"
     if not {"ci_low", "ci_high"} <= set(frame.columns):
-        raise ParameterError("forest: the means have no interval; evaluate them with ci=0.95")
+        raise ParameterError(
+            "forest: the means have no interval; evaluate them with ci=0.95",
+            owner="forest",
+            parameter="data",
+            hint="evaluate them with ci=0.95",
+        )
     if isinstance(small, bool) or not isinstance(small, (int, np.integer)) or small < 0:
         raise parameter_error("forest", "small", "an int >= 0 (rows with fewer queries are flagged)", small)
     segs = list(frame.columns[: list(frame.columns).index("metric")])

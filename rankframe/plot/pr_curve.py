@@ -68,7 +68,12 @@ def iprec_at_recall(
             raise parameter_error("iprec_at_recall", name, "True or False", flag)
     for c in groups:
         if c in ("recall", "precision", "n", columns.query):
-            raise ParameterError(f"iprec_at_recall: the column {c!r} cannot be a group (an output column or the query)")
+            raise ParameterError(
+                f"iprec_at_recall: the column {c!r} cannot be a group (an output column or the query)",
+                owner="iprec_at_recall",
+                parameter="by",
+                got=c,
+            )
     # the registered IPrec@r metric is the one definition (rankframe/metrics/iprec.py); this only reshapes it
     names = [f"IPrec(rel={rel!r})@{level}" for level in RECALL_LEVELS]
     per = evaluate(
@@ -135,7 +140,11 @@ def pr_curve(
         )
     if {"recall", "precision"} <= set(map(str, data.columns)):
         if qrels is not None or options:
-            raise ParameterError("pr_curve: qrels= and the options apply to a long table, not to computed points")
+            raise ParameterError(
+                "pr_curve: qrels= and the options apply to a long table, not to computed points",
+                owner="pr_curve",
+                parameter="qrels" if qrels is not None else next(iter(options)),
+            )
         points = data
         groups = as_names(by, "pr_curve", "by")
         if by is None:
@@ -147,7 +156,9 @@ def pr_curve(
         points = iprec_at_recall(data, by=by, columns=columns, qrels=qrels, **options)
         groups = [c for c in points.columns if c not in ("recall", "precision", "n")]
     if points.empty:
-        raise ParameterError("pr_curve: no query to draw (no judged query in the table)")
+        raise ParameterError(
+            "pr_curve: no query to draw (no judged query in the table)", owner="pr_curve", parameter="data"
+        )
     ax = axes(ax, "pr_curve", figsize=(7.6, 4.4))
     parts = points.groupby(groups, sort=False, dropna=False) if groups else [((), points)]
     curves = {}

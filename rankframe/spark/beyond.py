@@ -170,7 +170,8 @@ def _to_spark(spark: Any, frame: pd.DataFrame, name: str) -> Any:
     except Exception as err:  # PySpark's type inference: an object column of several types
         raise ParameterError(
             f"{name}= could not be handed to Spark ({type(err).__name__}: {str(err).splitlines()[0]}); give each "
-            "column values of one type, or pass a Spark DataFrame"
+            "column values of one type, or pass a Spark DataFrame",
+            parameter=name,
         ) from None
 
 

@@ -7,6 +7,8 @@ standard deviation of the differences, wins and losses — and only those small 
 rankframe's own statistics code (:mod:`rankframe.stats`) computes the paired t-test, its interval and the
 multiple-testing correction. Tests that need every per-query value (randomization, Wilcoxon, Tukey, the bootstrap
 interval) are not distributed: they raise a ParameterError that says how to run them on one segment's values.
+
+One job: rankframe.compare's paired t-test on a Spark DataFrame, from its checks to the result frame.
 """
 
 from __future__ import annotations
@@ -157,11 +159,15 @@ def compare(
         )
     )
     if p["test"] not in DISTRIBUTED_TESTS or p["ci_method"] != "t":
+        bad = "test" if p["test"] not in DISTRIBUTED_TESTS else "ci_method"
         raise ParameterError(
             f"rankframe.spark.compare runs the paired t-test and its t interval (test='t', ci_method='t') from "
             f"sufficient statistics computed in Spark; test={p['test']!r} with ci_method={p['ci_method']!r} "
             "needs every per-query value at once: filter one segment and run rankframe.compare on "
-            "sdf.filter(...).toPandas() (docs/spark.md)"
+            "sdf.filter(...).toPandas() (docs/spark.md)",
+            owner="rankframe.spark.compare",
+            parameter=bad,
+            got=p[bad],
         )
     parsed = parse_metrics(metrics, "compare", face="spark")  # rankframe.compare's (and evaluate's) rule
     refuse_intent(parsed, "spark_compare", "rankframe.spark.compare")  # before the qrels join's jobs
@@ -181,7 +187,9 @@ def compare(
     if baseline is None and pairs == "baseline":
         raise ParameterError(
             f"rankframe.spark.compare needs baseline= with pairs='baseline' (a Spark DataFrame has no first row "
-            f"to take it from); the systems in column {system!r} are {found[:20]}"
+            f"to take it from); the systems in column {system!r} are {found[:20]}",
+            owner="rankframe.spark.compare",
+            parameter="baseline",
         )
     check_baseline_pairs(baseline, pairs)
     if baseline is not None:

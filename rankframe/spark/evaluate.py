@@ -197,7 +197,10 @@ def evaluate(
         raise ParameterError(
             f"{', '.join(set_level)}: the interval of a set-level metric is a bootstrap over queries, which "
             "rankframe.spark.evaluate does not compute yet: drop ci= for them, or run rankframe.evaluate(..., ci=) on "
-            "a pandas table of the lists (docs/beyond-accuracy.md)"
+            "a pandas table of the lists (docs/beyond-accuracy.md)",
+            owner="rankframe.spark.evaluate",
+            parameter="ci",
+            got=ci,
         )
     accuracy, beyond = beyond_engine.split(measures)
     accuracy, diversity = intent_engine.split(accuracy)

@@ -29,9 +29,9 @@ def _grid() -> list[str]:
     for spec in BEYOND:
         out += [spec.canonical, f"{spec.canonical}@2"]
         for p in spec.params:
-            if p.name == "like" or p.kind not in ("choice", "flag"):
+            if p.name == "like" or p.constraint.values() is None:  # the choices and the flags
                 continue
-            for v in p.choices if p.kind == "choice" else (True,):
+            for v in p.constraint.values():
                 if v != p.default:
                     out.append(str(Measure.of(spec, k=2, **{p.name: v})))
         out += [f"{spec.canonical}(like={peer!r})@2" for peer in spec.presets]

@@ -30,7 +30,7 @@ def choice_grid(spec, k=None) -> list[str]:
     # a parameter without a default (IPrec's recall level) at the levels 0, 0.5 and 1
     grids: list[dict] = [{}]
     for p in spec.params:
-        if p.kind == "unit":
+        if p.default is None and not p.constraint.accepts_none:  # a level in [0, 1] to give
             grids = [{**g, p.name: r} for g in grids for r in (0.0, 0.5, 1.0)]
         if p.choices:
             grids = [{**g, p.name: c} for g in grids for c in p.choices]

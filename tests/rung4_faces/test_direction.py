@@ -31,7 +31,7 @@ SPECS = (*METRICS, *BEYOND)
 def test_every_metric_declares_its_direction_for_every_option_value(spec):
     assert spec.better in BETTER and spec.better_why, f"{spec.canonical}: declare better= and better_why="
     for p in spec.params:  # every value of every choice or flag: the direction is one of +1, -1, 0
-        values = p.choices if p.kind == "choice" else (True, False) if p.kind == "flag" else ()
+        values = p.constraint.values() or ()
         for v in values:
             if v is None and p.name == "like":
                 continue

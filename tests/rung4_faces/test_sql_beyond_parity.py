@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import rankframe
 import rankframe.sql
+from rankframe import constraints
 from rankframe.beyond import sqlgen
 from rankframe.registry import BEYOND
 
@@ -37,14 +38,17 @@ def _variants() -> list[str]:
         for p in spec.params:
             if p.name in ("k", "like"):
                 continue
-            values = {
-                "choice": [c for c in p.choices or () if c != p.default],
-                "flag": [not p.default],
-                "base": [math.e, 10.0],
-                "nonnegative": [0.0, 0.5, 2.0],
-                "threshold": [0.5, 2.0],
-                "unit": [0.0, 0.5, 1.0],
-            }[p.kind]
+            rule = p.constraint
+            if rule.values() is not None:  # a choice's other values, a flag's other one
+                values = [c for c in rule.values() if c != p.default]
+            elif isinstance(rule, constraints.Threshold):
+                values = [0.5, 2.0]
+            else:
+                values = {
+                    constraints.BASE: [math.e, 10.0],
+                    constraints.NONNEGATIVE: [0.0, 0.5, 2.0],
+                    constraints.UNIT: [0.0, 0.5, 1.0],
+                }[rule]
             out += [f"{spec.canonical}({p.name}={v!r})@{K}" for v in values]
     out.append("Novelty(list_denominator='k', cold='zero')@2")
     out.append("APLT(tail_rule='count', tail=1.0, cold='drop')@2")

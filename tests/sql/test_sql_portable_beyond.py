@@ -214,7 +214,7 @@ def test_every_declared_option_value_is_in_the_cases():
         seen = [m.kw for m in parsed if m.spec.name == spec.name]
         assert seen, f"{spec.canonical} is not in portable_cases.BEYOND"
         for p in spec.params:
-            values = p.choices if p.choices else ((True, False) if p.kind == "flag" else ())
+            values = p.constraint.values() or ()  # a choice's values, a flag's two
             for v in values:
                 assert any(kw.get(p.name) == v for kw in seen), f"{spec.canonical}({p.name}={v!r}) is not in the cases"
 

@@ -23,7 +23,7 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe import registry
+from rankframe import constraints, registry
 from rankframe.declare import MetricSpec
 from rankframe.names import Measure
 
@@ -50,36 +50,37 @@ def declared() -> dict[str, tuple[Any, list[tuple[MetricSpec, str]]]]:
     return out
 
 
-def _kind(name: str) -> str:
+def _constraint(name: str) -> constraints.Constraint | None:
+    """The rule of the metric parameter the table macros call ``name``; None for a query-set policy."""
     for spec in registry.METRICS:
         for p in spec.params:
             if spec.table_column and spec.table_param(p.name) == name:
-                return p.kind
-    return "policy"
+                return p.constraint
+    return None
 
 
 def other_value(name: str) -> object:
     """A value other than the declared default, valid for the parameter, that changes an answer on TABLE."""
     default, users = declared()[name]
-    kind = _kind(name)
-    if kind == "policy":
+    rule = _constraint(name)
+    if rule is None:  # a query-set policy
         return next(c for c in registry.POLICY_CHOICES if c != default)
-    param = users[0][0].param(users[0][1])
-    if kind == "choice":
-        return next(c for c in param.choices or () if c != default)
+    if isinstance(rule, constraints.Choice):
+        return next(c for c in rule.choices if c != default)
+    if isinstance(rule, constraints.Threshold):
+        return 2  # rel, graded_rel: grade 1 stops counting
     values = {
-        "k": 2,
-        "threshold": 2,  # rel, graded_rel: grade 1 stops counting
-        "flag": not default,
-        "base": 10.0,
-        "gains": {0: 0, 1: 1, 2: 5},  # grade 2 gains 5, not 2
-        "int>=1": 2,  # max_grade: TABLE's grades are at most 2
-        "nonnegative": 0.25,
-        "open_unit": 0.5,
-        "unit": 0.5,
+        constraints.K: 2,
+        constraints.FLAG: not default,
+        constraints.BASE: 10.0,
+        constraints.GAINS: {0: 0, 1: 1, 2: 5},  # grade 2 gains 5, not 2
+        constraints.INT_AT_LEAST_1: 2,  # max_grade: TABLE's grades are at most 2
+        constraints.NONNEGATIVE: 0.25,
+        constraints.OPEN_UNIT: 0.5,
+        constraints.UNIT: 0.5,
     }
-    assert kind in values, f"no other value for a parameter of kind {kind!r} ({name}): add one here"
-    return values[kind]
+    assert rule in values, f"no other value for a parameter that must be {rule.describe()} ({name}): add one here"
+    return values[rule]
 
 
 #: a parameter that acts only with another one set: tail= names the convention of RBP's residual (residual=True)
