@@ -33,7 +33,11 @@ TIERS = {
     "oracle": "peers that are slow to start: ranx's numba functions (compiled once, then cached)",
     "browser": "the HTML report opened in headless Chromium",
     "scale": "large tables (100k rows and more) or long drawings",
+    "realdata": "the real TREC runs and qrels of ../shared/data (every item that asks the shared_data fixture: "
+    "set by tests/tiers.py); their published outputs and hand cases run in the quick loop where they are small",
 }
+#: the fixture whose items are in the ``realdata`` tier, whatever their file says
+REALDATA_FIXTURE = "shared_data"
 #: the tiers whose items share one worker (what they start must start once)
 GROUPED = ("spark", "warehouse", "oracle")
 #: the environment variable naming this run's folder of marks (set by the controller before workers start)
@@ -125,6 +129,8 @@ def modify_items(items: list[pytest.Item]) -> None:
     sample(items)
     groups = []
     for item in items:
+        if REALDATA_FIXTURE in getattr(item, "fixturenames", ()) and item.get_closest_marker("realdata") is None:
+            item.add_marker(pytest.mark.realdata)
         tiers = tier_of(item)
         if tiers:
             item.add_marker(pytest.mark.slow)

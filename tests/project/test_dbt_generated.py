@@ -13,6 +13,7 @@ from rankframe.portable import dbt  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # generates the whole dbt package again (a freshness check CI makes)
 def test_dbt_folder_is_current():
     want = dbt.package()
     have = {p.relative_to(ROOT / "dbt").as_posix(): p for p in (ROOT / "dbt").rglob("*") if p.is_file()}

@@ -12,6 +12,8 @@ import io
 import tokenize
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FETCH = {"df", "fetchall", "fetchone", "fetchdf", "fetchnumpy", "fetch_df"}
 #: owners whose .sql() is not a DuckDB connection's (sqlglot expressions, the duckdb module's default connection in
@@ -51,6 +53,7 @@ def test_the_finder_finds_a_double_bind():
     assert double_binds('rel = con.sql("SELECT 1")\nrel.filter("x > 1").df()\n') == []  # a relation kept: fine
 
 
+@pytest.mark.slow  # parses the whole package (a code-style check CI makes)
 def test_one_shot_queries_bind_once():
     found = {
         str(p.relative_to(ROOT)): lines

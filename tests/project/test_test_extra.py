@@ -45,6 +45,7 @@ def _local_modules() -> set[str]:
     return local
 
 
+@pytest.mark.slow  # reads every import of the tree and the installed distributions (a packaging check CI makes)
 def test_every_imported_third_party_module_is_in_the_test_extra_or_the_dependencies():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     allowed = {_requirement_name(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]}

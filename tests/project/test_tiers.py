@@ -67,6 +67,7 @@ def workers_of(out: str, name: str) -> set[str]:
     return {line.split("]")[0] for line in out.splitlines() if line.startswith("[gw") and f"::{name}[" in line}
 
 
+@pytest.mark.slow  # runs pytest with two workers in a subprocess (CI machinery)
 def test_a_grouped_tier_runs_in_one_process(tmp_path):
     done = run_suite(tmp_path, "@pytest.mark.spark", "@pytest.mark.oracle")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -76,6 +77,7 @@ def test_a_grouped_tier_runs_in_one_process(tmp_path):
     assert "TIERS FAILED" not in done.stdout
 
 
+@pytest.mark.slow  # runs pytest with two workers in a subprocess (CI machinery)
 def test_a_second_jvm_or_compiler_fails_the_run(tmp_path):
     done = run_suite(tmp_path, "", "")  # no tier marker: the items spread over both workers
     assert done.returncode == 1, done.stdout + done.stderr
@@ -161,6 +163,7 @@ def test_the_quick_loop_draws_the_quick_profile(monkeypatch):
         settings.load_profile(before)
 
 
+@pytest.mark.slow  # runs pytest in a subprocess (CI machinery, not a metric)
 def test_a_sampled_sweep_keeps_n_cases_in_the_quick_loop(tmp_path):
     """@pytest.mark.quick_sample(3) on 10 cases: the quick loop runs cases 0, 4 and 9 (i * 9 / 2 for i = 0, 1, 2,
     rounded half to even: 0, 4.5 -> 4, 9), on two xdist workers that must agree (xdist fails a run whose workers

@@ -45,6 +45,7 @@ def _design(seed: int, n: int, s: int, groups: int = 1):
     return per
 
 
+@pytest.mark.quick_sample(4)  # a sweep of designs x seeds: 4 in the quick loop
 @pytest.mark.parametrize("n, s, seed", [(n, s, seed) for n, s in DESIGNS for seed in range(2 if n < 200 else 1)])
 def test_omnibus_f_equals_anovarm_and_ols(n, s, seed):
     per = _design(seed, n, s)

@@ -121,6 +121,7 @@ OPTIONS = [
 ]
 
 
+@pytest.mark.quick_sample(3, per="engine")  # a sweep of seeds x options: 3 per engine in the quick loop
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(o.values()))

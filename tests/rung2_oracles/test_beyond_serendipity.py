@@ -295,6 +295,7 @@ def extra_of(options, features, train, catalog):
     return extra
 
 
+@pytest.mark.quick_sample(3, per="engine")  # a sweep of seeds x options: 3 per engine in the quick loop
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(str(v) for v in o.values()))

@@ -65,6 +65,7 @@ def _measure_lines(lines: list[str]) -> list[str]:
     return [ln for ln in lines if ln.split("\t")[0].strip() in TREC_NAMES]
 
 
+@pytest.mark.quick_sample(2, per="engine")  # trec_eval's six published outputs: 2 per engine in the quick loop
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 @pytest.mark.parametrize(
     ("run", "expected", "flags"),
@@ -177,6 +178,7 @@ def test_no_retrieved_skip_is_trec_eval_without_c(capsys, engine):
     assert f"{'map':<22}\tall\t0.1523" in want  # (0.0324 + 0.2723) / 2, not 0.1016
 
 
+@pytest.mark.realdata  # the robust03 runs of ../shared/data
 def test_robust03_against_pytrec_eval(capsys):
     _need(ROBUST)
     qrels = _read_qrels(ROBUST / "robust03_qrels.txt.gz")

@@ -187,6 +187,7 @@ def gini_of(counts: np.ndarray) -> float:
     return float(np.sum((2 * np.arange(1, n + 1) - n - 1) * c) / (n * c.sum()))
 
 
+@pytest.mark.slow  # a distribution comparison over many resamples
 def test_scipy_bootstrap_agrees_in_distribution():
     from sklearn.metrics.pairwise import cosine_similarity
 
@@ -224,6 +225,7 @@ def test_scipy_bootstrap_agrees_in_distribution():
         assert row["ci_high"] == pytest.approx(high, abs=0.015), metric
 
 
+@pytest.mark.slow  # a coverage simulation (hundreds of bootstraps)
 # ------------------------------------------------------------------------------------------------ coverage
 def test_nominal_intervals_cover_the_population_value():
     # a population of 3000 lists; ARP(aggregate='rows') (a ratio of means) and Personalization (a U-statistic: the

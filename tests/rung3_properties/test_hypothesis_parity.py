@@ -75,6 +75,9 @@ def test_random_tables_equal_oracle(engine):
     run()
 
 
+# the DuckDB case plans one statement of hundreds of metrics (~30 CPU-s): the whole suite's; the quick loop holds the
+# DuckDB engine to the oracle on the random tables below
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.slow)])
 def test_every_measure_and_option_on_fixed_tables(engine):
     """Full grid (every metric x every choice x cutoffs x thresholds) on a few derandomized tables."""
     n = 4 if engine == "pandas" else 1

@@ -157,6 +157,9 @@ def _nothing_relevant_table() -> pd.DataFrame:
     )
 
 
+# the DuckDB cases plan every option grid of a metric 6 times (~5-25 CPU-s each): the whole suite's; the quick loop
+# holds DuckDB's policies by test_hypothesis_parity's random tables
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("spec", METRICS, ids=[m.name for m in METRICS])
 def test_no_relevant_policy(engine, spec):
     df = _nothing_relevant_table()

@@ -99,6 +99,7 @@ def files() -> dict[str, str]:
     return dbt.package(METRICS, max_by=MAX_BY)
 
 
+@pytest.mark.slow  # every dialect's whole package rendered through dbt's Jinja (~5-10 s each): the shipped-package proof, not a hand case
 @pytest.mark.parametrize("dialect", dbt.DIALECTS)
 def test_template_is_render_byte_for_byte(files, dialect):
     pkg = Package(files, dialect)

@@ -155,6 +155,7 @@ def test_docs_have_every_example():
             assert (ROOT / path).is_file(), f"{name} reads {path}, which does not ship"
 
 
+@pytest.mark.slow  # every SQL block of docs/sql.md (a docs check; the macros' hand cases are in test_sql_macros)
 def test_cookbook_in_python(data, monkeypatch):
     monkeypatch.chdir(ROOT)  # the examples read 'examples/recs.parquet' from the repository's top folder
     con = rf_sql.install(duckdb.connect())
@@ -171,6 +172,7 @@ def test_cookbook_in_python(data, monkeypatch):
         assert_same(results[name], want, keys, name)
 
 
+@pytest.mark.slow  # every SQL block of docs/sql.md through the duckdb binary
 def test_cookbook_through_the_duckdb_cli(data, tmp_path):
     binary = duckdb_cli()
     if binary is None:

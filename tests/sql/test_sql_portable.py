@@ -102,6 +102,7 @@ def test_no_window_partitions_by_the_score():
         assert "RF__KEY" not in " ".join(p.sql().upper() for p in window.args.get("partition_by") or [])
 
 
+@pytest.mark.slow  # sqlglot parses the whole portable SQL of every metric per dialect (~3-10 s each)
 @pytest.mark.parametrize("dialect", OTHER_DIALECTS)
 @pytest.mark.parametrize("per_query", [False, True])
 def test_parses_in_each_dialect(dialect, per_query):

@@ -223,6 +223,7 @@ def _without_literals(sql: str) -> str:
     return re.sub(r"'(?:[^'\\]|''|\\.)*'", "''", sql)  # '' or \' inside (BigQuery escapes with a backslash)
 
 
+@pytest.mark.slow  # sqlglot parses the family's whole portable SQL per dialect (~5-20 s each)
 @pytest.mark.parametrize("dialect", OTHER_DIALECTS)
 def test_parses_in_the_other_dialects(dialect):
     sql = rankframe.sql.render(
