@@ -162,7 +162,10 @@ def test_xsum_is_the_same_in_any_order(seed):
 
     rng = np.random.default_rng(seed)
     values = list(rng.choice([-1, 1], 400) * 10.0 ** rng.uniform(-26, 13, 400))
-    values += [2.0**-44, -(2.0**-44), 1.0, 2.0**-88, 0.25 + 2.0**-60, 2.0**44 - 1.0]  # the bands' edges
+    values += [2.0**-44, -(2.0**-44), 1.0, 2.0**-88, 0.25 + 2.0**-60, 2.0**44 - 1.0]  # the 3 bands' edges (1fff51b)
+    # the band of the two integer sums is 2^-88 <= |x| <= 2^44 (issue 35): its edges, the doubles just outside it, 0,
+    # and terms whose fmod(x, 2^-52) is not 0 (x = h * 2^-52 + l * 2^-140 with both parts whole numbers)
+    values += [2.0**44, -(2.0**-88), 2.0**-88 * (1 - 2.0**-53), 2.0**44 * (1 + 2.0**-52), 0.0, 2.0**-52 * 3 + 2.0**-100]
     con = rankframe.sql.install(duckdb.connect())
     try:
         sums = {_xsum(con, list(rng.permutation(values))) for _ in range(5)}
