@@ -174,8 +174,9 @@ def test_xsum_is_the_same_in_any_order(seed):
         # the ratio of two tiny sums keeps its precision (nERR with max_grade=50: terms ~ 2^-50; a fixed point in
         # units of 2^-64 gave 0.04999999403 for 0.05)
         tiny = [2.0**-50 / i for i in range(1, 6)]
-        assert _xsum(con, tiny) == pytest.approx(math.fsum(tiny), rel=1e-15)
-        assert _xsum(con, [1e-30, 2e-30]) == pytest.approx(3e-30, rel=1e-15)  # outside the bands: a float sum
+        # (abs=0: pytest.approx's default abs=1e-12 passed any value near these tiny sums, also a wrong one)
+        assert _xsum(con, tiny) == pytest.approx(math.fsum(tiny), rel=1e-15, abs=0)
+        assert _xsum(con, [1e-30, 2e-30]) == pytest.approx(3e-30, rel=1e-15, abs=0)  # outside the bands: a float sum
         assert _xsum(con, [1e20, 1.0, -1e20]) in (0.0, 1.0)  # outside the bands: a float sum, as sum would give
         special = "SELECT rf__xsum(x) FROM (VALUES (CAST('{}' AS DOUBLE)), (1.0), (1e30)) AS v(x)"
         assert math.isnan(con.execute(special.format("nan")).fetchone()[0])  # NaN, as sum
