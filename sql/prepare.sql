@@ -12,24 +12,36 @@
 -- ---------------------------------------------------------------------------------------------- sums
 -- rf__xsum(x): the sum of a float column as an aggregate, the same in any order of the rows (DuckDB's threads feed an
 -- aggregate in any order, and a float sum's last bits depend on it: docs/sql.md "Same answer on every run"). Not an
--- ordered aggregate (sum(x ORDER BY pos) sorts every group: 3-26x slower, issue 35). Terms are summed exactly as
--- HUGEINT in three bands of 44 binades each, where every double is an integer multiple of the band's unit:
--- [2^-44, 1) in units of 2^-96, [1, 2^44) in units of 2^-52, [2^-88, 2^-44) in units of 2^-140; each band's exact sum
--- is rounded once and the three added in a fixed order. Scaled terms stay below 2^96, so a band holds 2^31 terms before
--- HUGEINT could overflow. Only terms outside the bands (|x| < 2^-88 = 3.2e-27, |x| >= 2^44 = 1.8e13), infinities and
--- NaN are summed as floats: infinities and NaN give the same result in any order; such tiny or huge finite terms may
--- differ in their last bits. NULL when every x is NULL, as sum (the first band counts every non-NULL x, as 0 outside
--- it). Each x is written inside CASE, not FILTER: an aggregate's argument is computed for every row before its FILTER,
--- and the casts must only see the terms of their band.
-CREATE OR REPLACE MACRO rf__xsum(x) AS
-    ((CAST(sum(CAST(CASE WHEN abs(x) >= 5.684341886080802e-14 AND abs(x) < 1.0 THEN x WHEN x IS NOT NULL THEN 0.0 END
-                    * 7.922816251426434e28 AS HUGEINT)) AS DOUBLE) / 7.922816251426434e28
-      + coalesce(CAST(sum(CAST(CASE WHEN abs(x) >= 1.0 AND abs(x) < 1.7592186044416e13 THEN x END
-                               * 4.503599627370496e15 AS HUGEINT)) AS DOUBLE), 0.0) / 4.503599627370496e15)
-     + coalesce(CAST(sum(CAST(CASE WHEN abs(x) >= 3.2311742677852644e-27 AND abs(x) < 5.684341886080802e-14 THEN x END
-                              * 1.393796574908164e42 AS HUGEINT)) AS DOUBLE), 0.0)
-       / 1.393796574908164e42)
-    + coalesce(sum(CASE WHEN NOT (abs(x) >= 3.2311742677852644e-27 AND abs(x) < 1.7592186044416e13) THEN x END), 0.0);
+-- ordered aggregate (sum(x ORDER BY pos) sorts every group: 3-26x slower, issue 35). A term x with 2^-88 <= |x| <= 2^44
+-- (the band) is split exactly into x = h * 2^-52 + l * 2^-140: h = trunc(x * 2^52) and l = fmod(x, 2^-52) * 2^140 are
+-- whole numbers (fmod is exact, and x and 2^-52 are multiples of x's ulp >= 2^-140), |h| <= 2^96 and |l| < 2^88,
+-- summed exactly as two HUGEINTs (2^31 terms before an overflow could happen), each sum rounded once, added in a fixed
+-- order. The other terms (0, 0 < |x| < 2^-88 = 3.2e-27, |x| > 2^44 = 1.8e13, infinities, NaN) are summed as floats
+-- (the tail), where the band's terms count as 0 (so the tail is NULL only when every x is, as sum): infinities and
+-- NaN give the same result in any order, zeros add nothing, such tiny or huge finite terms may differ in their last
+-- bits. The total is infinite exactly when the tail is (h and l are finite and below 2^127): rf__gain_total checks the
+-- tail. Issue 35: two integer sums instead of the three bands of 44 binades of 1fff51b (one aggregate state and one
+-- band test fewer per row), and the parts are macros naming their argument once or twice (each name of a macro
+-- argument is a copy of it that the binder binds: 13 copies of x in the three bands, 39 with rf__gain_total's check).
+CREATE OR REPLACE MACRO rf__xsum_in(x) AS abs(x) BETWEEN 3.2311742677852644e-27 AND 1.7592186044416e13;
+
+-- (the band's terms under a CASE, not a FILTER: an aggregate's argument is computed for every row before its FILTER,
+-- and the casts must only see the terms of the band)
+CREATE OR REPLACE MACRO rf__xsum_band(x) AS CASE WHEN rf__xsum_in(x) THEN x END;
+
+CREATE OR REPLACE MACRO rf__xsum_hi(x) AS sum(CAST(trunc(rf__xsum_band(x) * 4.503599627370496e15) AS HUGEINT));
+
+CREATE OR REPLACE MACRO rf__xsum_lo(x) AS
+    sum(CAST((rf__xsum_band(x) % 2.220446049250313e-16) * 1.393796574908164e42 AS HUGEINT));
+
+CREATE OR REPLACE MACRO rf__xsum_tail(x) AS sum(CASE WHEN rf__xsum_in(x) THEN CAST(0 AS DOUBLE) ELSE x END);
+
+-- the total of the parts, NULL when the tail is (hi and lo are NULL without a term in the band)
+CREATE OR REPLACE MACRO rf__xsum_of(hi, lo, tail) AS
+    (coalesce(CAST(hi AS DOUBLE), 0.0) / 4.503599627370496e15 + coalesce(CAST(lo AS DOUBLE), 0.0) / 1.393796574908164e42)
+    + tail;
+
+CREATE OR REPLACE MACRO rf__xsum(x) AS rf__xsum_of(rf__xsum_hi(x), rf__xsum_lo(x), rf__xsum_tail(x));
 
 -- ---------------------------------------------------------------------------------------------- checks
 -- Each returns the (normalised) value or raises a clear error naming the parameter and the allowed values, in the
@@ -141,14 +153,15 @@ CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
 -- overflow float64, and an infinite IDCG would make nDCG NaN (silently left out of a mean)
 -- top_grade names the grade in the message; the aggregates pass it only for exponential gains (a constant CASE
 -- the planner folds, so that the default linear gain keeps no max(grade) state per group: issue 10), NULL otherwise
+-- (v named twice, not three times: each name is a copy the binder binds, and v is a whole sum: issue 35)
 CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
-    CASE WHEN isinf(v) AND top_grade IS NULL
-         THEN error('rf:table[relevance]: the sum of the gains of a query is infinite (float64 overflow); rescale '
-                    || 'the grades or gains.')
-         WHEN isinf(v)
-         THEN error(printf('rf:param: gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the sum of '
-                           || 'the gains of a query is infinite; use gain := ''linear'' or rescale the grades.',
-                           CAST(top_grade AS DOUBLE)))
+    CASE WHEN isinf(v)
+         THEN error(CASE WHEN top_grade IS NULL
+                         THEN 'rf:table[relevance]: the sum of the gains of a query is infinite (float64 overflow); '
+                              || 'rescale the grades or gains.'
+                         ELSE printf('rf:param: gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the '
+                                     || 'sum of the gains of a query is infinite; use gain := ''linear'' or rescale '
+                                     || 'the grades.', CAST(top_grade AS DOUBLE)) END)
          ELSE v END;
 
 -- the largest grade of the group for rf__finite_gain's message, computed only for exponential gains
@@ -156,8 +169,11 @@ CREATE OR REPLACE MACRO rf__agg_top_grade(grade, gain) AS CASE WHEN gain = 'expo
 
 -- a sum of gain terms t (CG, DCG: one per row, NULL outside the cutoff) as an aggregate: 0 without any, an error
 -- when infinite (grade and gain name the top grade in the message, as rf__agg_top_grade)
+-- (the check is on the sum's tail, infinite exactly when the sum is: rf__xsum)
 CREATE OR REPLACE MACRO rf__gain_total(t, grade, gain) AS
-    rf__finite_gain(coalesce(rf__xsum(t), CAST(0 AS DOUBLE)), rf__agg_top_grade(grade, gain));
+    coalesce(rf__xsum_of(rf__xsum_hi(t), rf__xsum_lo(t),
+                         rf__finite_gain(rf__xsum_tail(t), rf__agg_top_grade(grade, gain))),
+             CAST(0 AS DOUBLE));
 
 -- ERR's probability of satisfaction Pr(g) = (2^max(g, 0) - 1) / 2^max_grade, computed as 2^(g - max_grade) -
 -- 2^-max_grade (the same number, finite for any max_grade); callers check g <= max_grade first

@@ -55,9 +55,10 @@ def _close(text: str, start: int) -> int:
     raise AssertionError(f"unbalanced parentheses after {text[start - 20 : start + 40]!r}")
 
 
-#: the one macro whose sums are order-free by construction (integer sums of fixed-point terms; its tail of terms
-#: >= 2^80 is a float sum: sql/prepare.sql), held by test_xsum_is_the_same_in_any_order below
-ORDER_FREE = re.compile(r"CREATE OR REPLACE MACRO rf__xsum\(x\) AS.*?;", re.S)
+#: the macros of the one sum that is order-free by construction, rf__xsum and its parts rf__xsum_hi/_lo/_tail (integer
+#: sums of fixed-point terms; its tail of terms outside 2^-88..2^44 is a float sum: sql/prepare.sql), held by
+#: test_xsum_is_the_same_in_any_order below
+ORDER_FREE = re.compile(r"CREATE OR REPLACE MACRO rf__xsum(_\w+)?\([^)]*\) AS.*?;", re.S)
 
 
 def order_problems(text: str) -> list[str]:
@@ -161,7 +162,10 @@ def test_xsum_is_the_same_in_any_order(seed):
 
     rng = np.random.default_rng(seed)
     values = list(rng.choice([-1, 1], 400) * 10.0 ** rng.uniform(-26, 13, 400))
-    values += [2.0**-44, -(2.0**-44), 1.0, 2.0**-88, 0.25 + 2.0**-60, 2.0**44 - 1.0]  # the bands' edges
+    values += [2.0**-44, -(2.0**-44), 1.0, 2.0**-88, 0.25 + 2.0**-60, 2.0**44 - 1.0]  # the 3 bands' edges (1fff51b)
+    # the band of the two integer sums is 2^-88 <= |x| <= 2^44 (issue 35): its edges, the doubles just outside it, 0,
+    # and terms whose fmod(x, 2^-52) is not 0 (x = h * 2^-52 + l * 2^-140 with both parts whole numbers)
+    values += [2.0**44, -(2.0**-88), 2.0**-88 * (1 - 2.0**-53), 2.0**44 * (1 + 2.0**-52), 0.0, 2.0**-52 * 3 + 2.0**-100]
     con = rankframe.sql.install(duckdb.connect())
     try:
         sums = {_xsum(con, list(rng.permutation(values))) for _ in range(5)}
@@ -170,8 +174,9 @@ def test_xsum_is_the_same_in_any_order(seed):
         # the ratio of two tiny sums keeps its precision (nERR with max_grade=50: terms ~ 2^-50; a fixed point in
         # units of 2^-64 gave 0.04999999403 for 0.05)
         tiny = [2.0**-50 / i for i in range(1, 6)]
-        assert _xsum(con, tiny) == pytest.approx(math.fsum(tiny), rel=1e-15)
-        assert _xsum(con, [1e-30, 2e-30]) == pytest.approx(3e-30, rel=1e-15)  # outside the bands: a float sum
+        # (abs=0: pytest.approx's default abs=1e-12 passed any value near these tiny sums, also a wrong one)
+        assert _xsum(con, tiny) == pytest.approx(math.fsum(tiny), rel=1e-15, abs=0)
+        assert _xsum(con, [1e-30, 2e-30]) == pytest.approx(3e-30, rel=1e-15, abs=0)  # outside the bands: a float sum
         assert _xsum(con, [1e20, 1.0, -1e20]) in (0.0, 1.0)  # outside the bands: a float sum, as sum would give
         special = "SELECT rf__xsum(x) FROM (VALUES (CAST('{}' AS DOUBLE)), (1.0), (1e30)) AS v(x)"
         assert math.isnan(con.execute(special.format("nan")).fetchone()[0])  # NaN, as sum
