@@ -1,12 +1,13 @@
 """ILD@k, intra-list diversity: the mean distance (or similarity) of every pair of items in each top k (Ziegler 2005).
 
-Never built pair by pair. With unit vectors u_i (``similarity='cosine'`` or ``'cooccurrence'``), the sum over the
-pairs i < j of a list L of u_i . u_j is (||sum_{i in L} u_i||² - sum_{i in L} ||u_i||²) / 2: one GROUP BY
-(list, dimension). (On pandas the co-occurrence cosines are looked up pair by pair in the Gram matrix of
-``train=`` instead: a co-occurrence vector has one entry per train query of its item, so its GROUP BY would cost
-the items' popularity; see ``rankframe.beyond.similarity``.) With ``'hamming'`` (raw values), the pairs that differ on dimension f are all pairs but those
-with the same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a
-row on f have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory.
+Never built pair by pair from vectors. With unit vectors u_i (``similarity='cosine'``), the sum over the pairs
+i < j of a list L of u_i . u_j is (||sum_{i in L} u_i||² - sum_{i in L} ||u_i||²) / 2: one GROUP BY (list,
+dimension). With ``'hamming'`` (raw values), the pairs that differ on dimension f are all pairs but those with the
+same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a row on f
+have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory. With
+``'cooccurrence'`` a vector has one entry per train query of its item, so that GROUP BY would cost the items'
+popularity: on pandas each pair's cosine is looked up in the Gram matrix of ``train=`` instead
+(``rankframe.beyond.similarity``): rows x (k - 1) / 2 look-ups.
 
 Examples
 --------
