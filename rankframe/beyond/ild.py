@@ -191,20 +191,23 @@ def compute(lists: Lists, *, k, similarity, output, unknown, single_item, pair_d
 def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_units: int) -> np.ndarray:
     """The sum over each list's pairs of rows of their co-occurrence cosine, looked up in the Gram matrix.
 
-    Each row is paired with the rows after it in its list (a ragged ``arange``), in chunks of pairs: rows x (k - 1)
-    / 2 look-ups, whatever the items' popularity (the vectors' GROUP BY would cost their train queries).
+    The lists of each length n are a matrix of n columns, its pairs of columns the upper triangle: rows x (n - 1) / 2
+    look-ups, whatever the items' popularity (the vectors' GROUP BY would cost their train queries). A loop per
+    distinct length and chunk of pairs (memory), never per list.
     """
     gram = cooccurrence(lists, "ILD")
     order = np.argsort(unit, kind="stable")
-    unit, item = unit[order], item[order]
+    item = item[order]
     n = np.bincount(unit, minlength=n_units)
     first = np.cumsum(n) - n
-    after = (first + n)[unit] - np.arange(len(unit)) - 1  # the rows after each row in its list
     similar = np.zeros(n_units)
-    for start, stop in chunks(after):
-        partner, at = gather(np.arange(start, stop) + 1, after[start:stop], np.arange(stop - start))
-        rows = at + start
-        similar += np.bincount(unit[rows], weights=gram.cosine(item[rows], item[partner]), minlength=n_units)
+    for length in np.unique(n[n > 1]).tolist():
+        units = np.flatnonzero(n == length)
+        left, right = np.triu_indices(length, 1)
+        for start, stop in chunks(np.full(len(units), len(left))):
+            rows = item[first[units[start:stop], None] + np.arange(length)]  # (lists, length) items
+            cosines = gram.cosine(rows[:, left].ravel(), rows[:, right].ravel())
+            similar[units[start:stop]] = cosines.reshape(stop - start, len(left)).sum(axis=1)
     return similar
 
 

@@ -13,7 +13,9 @@ The one metric of the family that reads ``relevance``. Three forms (``form``), e
 
 Never pair by pair: s(i) = sum_{h in H} u_i . u_h / |H| = u_i . (sum_{h in H} u_h) / |H|, with u the unit item
 vectors of ``rankframe.beyond.similarity``: one GROUP BY (history, dimension) for the sums, one more (list row,
-dimension) for the dot products. O((rows + train) x features per item) time and memory.
+dimension) for the dot products. O((rows + train) x features per item) time and memory. With ``'cooccurrence'``
+(a dimension per train query) on pandas: the row's item against each history item, looked up in the Gram matrix
+of ``train=`` (rows x |H| look-ups; ``rankframe.beyond.similarity``).
 
 Examples
 --------
@@ -99,7 +101,8 @@ SPEC = BeyondSpec(
             "cosine",
             "of an item to the history: 'cosine' = of their features= vectors (Evidently; Microsoft Recommenders' "
             "item_feature_vector; linear in rows), 'cooccurrence' = the cosine of the items' train= query sets "
-            "(Auralist, Microsoft Recommenders' default; its cost grows with the square of the items' popularity); "
+            "(Auralist, Microsoft Recommenders' default; on pandas, look-ups in train='s co-occurrence matrix, "
+            "rows x |history|; in SQL its cost grows with the square of the items' popularity); "
             "not read by form='popularity'",
             choices=SIMILARITIES,
         ),
