@@ -2,7 +2,8 @@
 
 Usage:  python bench/beyond.py [--users 100000] [--k 100] [--items 20000] [--history 20] [--genres 20]
                                [--peer-ild-users 2000] [--no-peer] [--metrics Coverage,Gini,...]
-                               [--repeat 3] [--per-metric]
+                               [--repeat 3] [--per-metric] [--like rectools] [--data DIR]
+                               [--no-duckdb] [--no-peer-ild]
 
 The data (deterministic, seed 7), written to Parquet first:
 
@@ -27,6 +28,11 @@ Each tool runs in its own child process, so the peak RSS printed next to each ti
   (``rectools-ild``). RecTools needs numpy < 2: run
   this script from an environment that has it (``pip install rectools 'pyarrow<17'`` beside rankframe), else the
   peer is skipped with the reason.
+
+``--like rectools`` runs rankframe's ``like='rectools'`` preset of each metric (``--metrics`` defaults to the four
+RecTools has: ``Coverage(like='rectools')@k``, ``ARP(like='rectools')@k``, ``Novelty(like='rectools')@k``,
+``Serendipity(like='rectools')@k``) and RecTools' CatalogCoverage with its default ``normalize=False`` (the
+preset's count): both tools compute the same four numbers, printed side by side.
 
 Not a test: on a shared machine the numbers vary from run to run (the load average is printed).
 """
@@ -88,13 +94,23 @@ def write_data(folder: Path, users: int, k: int, items: int, history: int, genre
     return {"recs": len(recs), "train": len(train), "features": len(features)}
 
 
-def declared_metrics(k: int, only: list[str] | None) -> list[str]:
+#: the tables whose rows are counted
+SIZES = ("recs", "train", "features")
+
+#: the metrics RecTools has, by rankframe's canonical names
+RECTOOLS = ("Coverage", "ARP", "Novelty", "Serendipity")
+
+
+def declared_metrics(k: int, only: list[str] | None, like: str = "") -> list[str]:
     from rankframe.registry import BEYOND
 
     names = [spec.canonical for spec in sorted(BEYOND, key=lambda s: s.order)]
+    if like and not only:
+        only = list(RECTOOLS)
     if only:
         names = [n for n in names if n in only]
-    return [f"{n}@{k}" for n in names]
+    preset = f"(like={like!r})" if like else ""
+    return [f"{n}{preset}@{k}" for n in names]
 
 
 def cpu_seconds() -> float:
@@ -126,12 +142,13 @@ def child_rankframe(folder: Path, engine: str, metrics: list[str], repeat: int =
 
     seconds, cpu, out = median(metrics)
     result: dict = {"seconds": seconds, "cpu": cpu, "values": dict(zip(out["metric"], out["value"].round(6)))}
+    result["where"] = str(Path(rankframe.__file__).parent.parent)  # the tree imported (PYTHONPATH)
     if per_metric:  # each metric alone, one call each: (wall, CPU) medians
         result["per_metric"] = {m: median([m])[:2] for m in metrics}
     return result
 
 
-def child_rectools(folder: Path, k: int, ild_users: int) -> dict:
+def child_rectools(folder: Path, k: int, ild_users: int, like: str = "") -> dict:
     from rectools import Columns
     from rectools.metrics import (
         AvgRecPopularity,
@@ -151,15 +168,19 @@ def child_rectools(folder: Path, k: int, ild_users: int) -> dict:
     reco = recs[[Columns.User, Columns.Item, "rank"]].rename(columns={"rank": Columns.Rank})
     prev = train.assign(**{Columns.Weight: 1.0, Columns.Datetime: pd.Timestamp("2025-01-01")})
     metrics = {
-        f"Coverage@{k}": CatalogCoverage(k=k, normalize=True),
+        f"Coverage@{k}": CatalogCoverage(k=k, normalize=not like),  # like='rectools': RecTools' default, a count
         f"ARP@{k}": AvgRecPopularity(k=k),
         f"MeanInvUserFreq@{k}": MeanInvUserFreq(k=k),
         f"Serendipity@{k}": Serendipity(k=k),
     }
     if ild_users == 0:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         values = calc_metrics(metrics, reco, interactions=relevant, prev_interactions=prev, catalog=catalog)
-        return {"seconds": time.perf_counter() - start, "values": {m: round(v, 6) for m, v in values.items()}}
+        return {
+            "seconds": time.perf_counter() - start,
+            "cpu": cpu_seconds() - cpu,
+            "values": {m: round(v, 6) for m, v in values.items()},
+        }
     # IntraListDiversity: every pair of each list; on the first ild_users users only, in a child of its own
     features = pd.read_parquet(folder / "features.parquet")
     genres = sorted(features["feature"].unique())
@@ -167,10 +188,11 @@ def child_rectools(folder: Path, k: int, ild_users: int) -> dict:
     matrix[features["item"].to_numpy(), pd.Index(genres).get_indexer(features["feature"])] = 1.0
     frame = pd.DataFrame(matrix, index=np.arange(matrix.shape[0]))
     sub = reco[reco[Columns.User] < ild_users]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     ild = IntraListDiversity(k=k, distance_calculator=PairwiseHammingDistanceCalculator(frame)).calc(sub)
     return {
         "seconds": time.perf_counter() - start,
+        "cpu": cpu_seconds() - cpu,
         "values": {f"ILD(hamming)@{k} on {ild_users:,} users": round(ild, 6)},
     }
 
@@ -200,23 +222,35 @@ def main() -> None:
     parser.add_argument("--metrics", default="", help="comma-separated canonical names (default: every one declared)")
     parser.add_argument("--repeat", type=int, default=1, help="calls per measurement (the median is printed)")
     parser.add_argument("--per-metric", action="store_true", help="also time each metric alone, one call each")
+    parser.add_argument("--like", default="", help="run each metric's preset of this peer (rectools: RecTools' four)")
+    parser.add_argument("--data", default="", help="a folder to keep the data in and reuse it from (same shape)")
+    parser.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB engine")
+    parser.add_argument("--no-peer-ild", action="store_true", help="skip RecTools' IntraListDiversity")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     only = [m for m in args.metrics.split(",") if m] or None
     if args.child:
         folder, tool = Path(args.child[0]), args.child[1]
         if tool.startswith("rectools"):
-            result = child_rectools(folder, args.k, args.peer_ild_users if tool == "rectools-ild" else 0)
+            result = child_rectools(folder, args.k, args.peer_ild_users if tool == "rectools-ild" else 0, args.like)
         else:
-            result = child_rankframe(folder, tool, declared_metrics(args.k, only), args.repeat, args.per_metric)
+            result = child_rankframe(
+                folder, tool, declared_metrics(args.k, only, args.like), args.repeat, args.per_metric
+            )
         result["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         print(json.dumps(result))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+        folder = Path(args.data or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        sizes = write_data(folder, args.users, args.k, args.items, args.history, args.genres)
-        metrics = declared_metrics(args.k, only)
+        shape = [args.users, args.k, args.items, args.history, args.genres]
+        if args.data and (folder / "shape.json").exists() and json.loads((folder / "shape.json").read_text()) == shape:
+            sizes = {name: len(pd.read_parquet(folder / f"{name}.parquet", columns=["item"])) for name in SIZES}
+        else:
+            sizes = write_data(folder, *shape)
+            (folder / "shape.json").write_text(json.dumps(shape))
+        metrics = declared_metrics(args.k, only, args.like)
         print(
             f"{sizes['recs']:,} recommendation rows ({args.users:,} users x {args.k}), {sizes['train']:,} train rows, "
             f"{sizes['features']:,} feature rows, {args.items:,} catalog items (written in "
@@ -224,8 +258,9 @@ def main() -> None:
         )
         print(f"metrics: {', '.join(metrics)}")
         common = ["--k", str(args.k), "--peer-ild-users", str(args.peer_ild_users), "--metrics", args.metrics]
-        common += ["--repeat", str(args.repeat)] + (["--per-metric"] if args.per_metric else [])
-        tools = ["pandas", "duckdb"] + ([] if args.no_peer else ["rectools", "rectools-ild"])
+        common += ["--repeat", str(args.repeat), "--like", args.like] + (["--per-metric"] if args.per_metric else [])
+        tools = ["pandas"] + ([] if args.no_duckdb else ["duckdb"])
+        tools += [] if args.no_peer else ["rectools"] + ([] if args.no_peer_ild else ["rectools-ild"])
         values: dict = {}
         timings: dict = {}
         for tool in tools:
@@ -234,10 +269,10 @@ def main() -> None:
             if "error" in result:
                 print(f"{label:<20} skipped: {result['error']}")
                 continue
-            cpu = f" ({result['cpu']:.2f} CPU-s)" if "cpu" in result else ""
+            where = f", rankframe from {result['where']}" if "where" in result else ""
             print(
-                f"{label:<20} {result['seconds']:7.2f} s{cpu}, peak RSS {rss / 2**20:,.0f} MB  "
-                f"(load {os.getloadavg()[0]:.1f})"
+                f"{label:<20} {result.get('cpu', float('nan')):7.2f} CPU-s {result['seconds']:7.2f} s, peak RSS "
+                f"{rss / 2**20:,.0f} MB  (load {os.getloadavg()[0]:.1f}{where})"
             )
             values[label] = result["values"]
             timings[label] = result

@@ -1,10 +1,13 @@
 """ILD@k, intra-list diversity: the mean distance (or similarity) of every pair of items in each top k (Ziegler 2005).
 
-Never built pair by pair. With unit vectors u_i (``similarity='cosine'`` or ``'cooccurrence'``), the sum over the
-pairs i < j of a list L of u_i . u_j is (||sum_{i in L} u_i||² - sum_{i in L} ||u_i||²) / 2: one GROUP BY
-(list, dimension). With ``'hamming'`` (raw values), the pairs that differ on dimension f are all pairs but those
-with the same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a
-row on f have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory.
+Never built pair by pair from vectors. With unit vectors u_i (``similarity='cosine'``), the sum over the pairs
+i < j of a list L of u_i . u_j is (||sum_{i in L} u_i||² - sum_{i in L} ||u_i||²) / 2: one GROUP BY (list,
+dimension). With ``'hamming'`` (raw values), the pairs that differ on dimension f are all pairs but those with the
+same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a row on f
+have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory. With
+``'cooccurrence'`` a vector has one entry per train query of its item, so that GROUP BY would cost the items'
+popularity: on pandas each pair's cosine is looked up in the Gram matrix of ``train=`` instead
+(``rankframe.beyond.similarity``): rows x (k - 1) / 2 look-ups.
 
 Examples
 --------
@@ -25,7 +28,7 @@ from ..declare import Param, k_param
 from ..errors import ParameterError
 from .declare import BeyondSpec, like_param
 from .lists import Lists, gather
-from .similarity import READS, item_vectors
+from .similarity import READS, chunks, cooccurrence, item_vectors, known_items
 
 PRESETS = {
     # Microsoft Recommenders user_diversity/diversity (recommenders/evaluation/python_evaluation.py): 1 - the mean
@@ -140,14 +143,18 @@ def compute(lists: Lists, *, k, similarity, output, unknown, single_item, pair_d
     """One value per list; NaN without a counted item (and with one, for ``single_item='nan'``)."""
     check_rules(similarity=similarity, output=output)
     top = lists.cut(k)
-    vec = item_vectors(lists, similarity)
-    counted = np.ones(len(top.item), dtype=bool) if unknown == "zero" else vec.known[top.item]
+    known = known_items(lists, similarity)
+    counted = np.ones(len(top.item), dtype=bool) if unknown == "zero" else known[top.item]
     unit, item = top.unit[counted], top.item[counted]
     n = np.bincount(unit, minlength=top.n_units).astype(np.float64)
     pairs = n * (n - 1) / 2
-    entry, row = gather(vec.starts, vec.counts, item)
-    dims = np.int64(max(vec.n_dims, 1))
-    if similarity == "hamming":
+    if similarity == "cooccurrence":
+        similar = _cooccurrence_pairs(lists, unit, item, top.n_units)
+        total = (pairs - similar if output == "distance" else similar).astype(np.float64)
+    elif similarity == "hamming":
+        vec = item_vectors(lists, similarity)
+        entry, row = gather(vec.starts, vec.counts, item)
+        dims = np.int64(max(vec.n_dims, 1))
         value = vec.value[entry]
         nonzero = value != 0
         entry, row, value = entry[nonzero], row[nonzero], value[nonzero]
@@ -163,6 +170,9 @@ def compute(lists: Lists, *, k, similarity, output, unknown, single_item, pair_d
         differ = pairs[cell_unit] - zeros * (zeros - 1) / 2 - same_pairs
         total = np.bincount(cell_unit, weights=differ, minlength=top.n_units).astype(np.float64)
     else:
+        vec = item_vectors(lists, similarity)
+        entry, row = gather(vec.starts, vec.counts, item)
+        dims = np.int64(max(vec.n_dims, 1))
         codes, cells = _codes(unit[row] * dims + vec.dim[entry])
         sums = np.bincount(codes, weights=vec.value[entry], minlength=len(cells))
         squares = np.bincount(cells // dims, weights=sums * sums, minlength=top.n_units)
@@ -176,6 +186,29 @@ def compute(lists: Lists, *, k, similarity, output, unknown, single_item, pair_d
     elif single_item == "zero_if_one_row":
         out = np.where(np.bincount(top.unit, minlength=top.n_units) == 1, 0.0, out)
     return out
+
+
+def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_units: int) -> np.ndarray:
+    """The sum over each list's pairs of rows of their co-occurrence cosine, looked up in the Gram matrix.
+
+    The lists of each length n are a matrix of n columns, its pairs of columns the upper triangle: rows x (n - 1) / 2
+    look-ups, whatever the items' popularity (the vectors' GROUP BY would cost their train queries). A loop per
+    distinct length and chunk of pairs (memory), never per list.
+    """
+    gram = cooccurrence(lists, "ILD")
+    order = np.argsort(unit, kind="stable")
+    item = item[order]
+    n = np.bincount(unit, minlength=n_units)
+    first = np.cumsum(n) - n
+    similar = np.zeros(n_units)
+    for length in np.unique(n[n > 1]).tolist():
+        units = np.flatnonzero(n == length)
+        left, right = np.triu_indices(length, 1)
+        for start, stop in chunks(np.full(len(units), len(left))):
+            rows = item[first[units[start:stop], None] + np.arange(length)]  # (lists, length) items
+            cosines = gram.cosine(rows[:, left].ravel(), rows[:, right].ravel())
+            similar[units[start:stop]] = cosines.reshape(stop - start, len(left)).sum(axis=1)
+    return similar
 
 
 def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..units.codes import short_span
+
 if TYPE_CHECKING:
     from scipy import sparse  # imported where used: scipy.sparse is not needed by import rankframe
 
@@ -152,6 +154,9 @@ class Lists:
         of item i: a sparse (B x units) @ (units x columns) product. Without weights: the counts of
         :meth:`segment_items`, as one row.
         """
+        if self.weights is None:  # the point estimate: no (unit, item) layout to build
+            seg, item, count = self.memo("segment_items", self.segment_items)
+            return count[None, :], seg, item
         unit, count, column, seg, item = self.item_columns()
         return self.weigh("counts", unit, column, count, len(seg)), seg, item
 
@@ -162,6 +167,8 @@ class Lists:
 
     def by_segment(self, values: np.ndarray, seg: np.ndarray) -> np.ndarray:
         """(B, n_segments) sums of the (B, columns) ``values`` over the columns of each segment (``seg``)."""
+        if len(values) == 1:  # the point estimate: one bincount, no sparse matrix
+            return np.bincount(seg, weights=np.asarray(values[0], dtype=np.float64), minlength=self.n_segments)[None]
         from scipy import sparse
 
         ones = sparse.csr_matrix((np.ones(len(seg)), (np.arange(len(seg)), seg)), shape=(len(seg), self.n_segments))
@@ -224,7 +231,16 @@ def gather(starts: np.ndarray, counts: np.ndarray, owners: np.ndarray) -> tuple[
 
 
 def count_distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of an int64 array, sorted, and how often each occurs (a hash, then a sort of the few)."""
+    """The distinct values of an int64 array, sorted, and how often each occurs (a hash, then a sort of the few).
+
+    Keys spanning a short range (:func:`rankframe.units.codes.short_span`) are counted over it instead: one pass.
+    """
+    if len(keys):
+        lo, hi = int(keys.min()), int(keys.max())
+        if short_span(lo, hi, len(keys)):
+            counts = np.bincount(keys - lo)
+            present = np.flatnonzero(counts)
+            return present.astype(np.int64) + lo, counts[present]
     codes, uniques = pd.factorize(keys, sort=False)
     counts = np.bincount(codes, minlength=len(uniques))
     order = np.argsort(uniques, kind="stable")

@@ -13,7 +13,9 @@ The one metric of the family that reads ``relevance``. Three forms (``form``), e
 
 Never pair by pair: s(i) = sum_{h in H} u_i . u_h / |H| = u_i . (sum_{h in H} u_h) / |H|, with u the unit item
 vectors of ``rankframe.beyond.similarity``: one GROUP BY (history, dimension) for the sums, one more (list row,
-dimension) for the dot products. O((rows + train) x features per item) time and memory.
+dimension) for the dot products. O((rows + train) x features per item) time and memory. With ``'cooccurrence'``
+(a dimension per train query) on pandas: the row's item against each history item, looked up in the Gram matrix
+of ``train=`` (rows x |H| look-ups; ``rankframe.beyond.similarity``).
 
 Examples
 --------
@@ -35,7 +37,7 @@ import numpy as np
 from ..declare import Param, k_param, rel_param
 from .declare import POPULARITY, BeyondSpec, like_param
 from .lists import Lists, count_distinct, gather
-from .similarity import item_vectors
+from .similarity import chunks, cooccurrence, item_vectors, known_items
 
 #: the similarities a form of unexpectedness reads (ILD's, without Hamming: a count, not a similarity)
 SIMILARITIES = ("cosine", "cooccurrence")
@@ -99,7 +101,8 @@ SPEC = BeyondSpec(
             "cosine",
             "of an item to the history: 'cosine' = of their features= vectors (Evidently; Microsoft Recommenders' "
             "item_feature_vector; linear in rows), 'cooccurrence' = the cosine of the items' train= query sets "
-            "(Auralist, Microsoft Recommenders' default; its cost grows with the square of the items' popularity); "
+            "(Auralist, Microsoft Recommenders' default; on pandas, look-ups in train='s co-occurrence matrix, "
+            "rows x |history|; in SQL its cost grows with the square of the items' popularity); "
             "not read by form='popularity'",
             choices=SIMILARITIES,
         ),
@@ -206,20 +209,35 @@ def similarity_to_history(lists: Lists, top: Lists, similarity: str, unknown: st
     train, history = lists.train, lists.unit_history
     if train is None or history is None:
         raise RuntimeError("train= was not checked before the kernel")
-    vec = item_vectors(lists, similarity)
-    dims = np.int64(max(vec.n_dims, 1))
+    known = known_items(lists, similarity)
     h_query, h_item = train.pair_query, train.pair_item
     if unknown == "drop":
-        keep = vec.known[h_item]
+        keep = known[h_item]
         h_query, h_item = h_query[keep], h_item[keep]
     h_n = np.bincount(h_query, minlength=max(train.n_users, 1)).astype(np.float64)  # an empty train: no history
-    entry, row = gather(vec.starts, vec.counts, h_item)
-    keys, sums = _sums(h_query[row] * dims + vec.dim[entry], vec.value[entry])
     tq = history[top.unit]  # the train query of each row's unit (-1: none)
     has = tq >= 0
     size = np.where(has, h_n[np.where(has, tq, 0)], 0.0)
-    counted = np.ones(len(top.item), dtype=bool) if unknown == "zero" else vec.known[top.item]
+    counted = np.ones(len(top.item), dtype=bool) if unknown == "zero" else known[top.item]
     rows = np.flatnonzero(counted & (size > 0))
+    similar = np.zeros(len(top.item))
+    unit_size = np.where(history >= 0, h_n[np.where(history >= 0, history, 0)], 0.0)
+    if similarity == "cooccurrence":  # each row's item against each history item, in the Gram matrix
+        gram = cooccurrence(lists, "Serendipity")
+        order = np.argsort(h_query, kind="stable")
+        h_item = h_item[order]
+        h_first = (np.cumsum(h_n) - h_n).astype(np.int64)
+        h_count = h_n.astype(np.int64)
+        for start, stop in chunks(size[rows].astype(np.int64)):
+            part = rows[start:stop]
+            entry, at = gather(h_first, h_count, tq[part])
+            cosines = gram.cosine(top.item[part][at], h_item[entry])
+            similar[part] = np.bincount(at, weights=cosines, minlength=len(part)) / size[part]
+        return similar, counted, unit_size > 0
+    vec = item_vectors(lists, similarity)
+    dims = np.int64(max(vec.n_dims, 1))
+    entry, row = gather(vec.starts, vec.counts, h_item)
+    keys, sums = _sums(h_query[row] * dims + vec.dim[entry], vec.value[entry])
     entry, at = gather(vec.starts, vec.counts, top.item[rows])
     want = tq[rows][at] * dims + vec.dim[entry]
     idx = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
@@ -227,9 +245,7 @@ def similarity_to_history(lists: Lists, top: Lists, similarity: str, unknown: st
     dot = np.bincount(
         at, weights=vec.value[entry] * np.where(match, sums[idx] if len(keys) else 0.0, 0.0), minlength=len(rows)
     )
-    similar = np.zeros(len(top.item))
     similar[rows] = dot / size[rows]
-    unit_size = np.where(history >= 0, h_n[np.where(history >= 0, history, 0)], 0.0)
     return similar, counted, unit_size > 0
 
 
