@@ -156,12 +156,12 @@ CREATE OR REPLACE MACRO rf__gain(g, rel, gain) AS
 -- (v named twice, not three times: each name is a copy the binder binds, and v is a whole sum: issue 35)
 CREATE OR REPLACE MACRO rf__finite_gain(v, top_grade) AS
     CASE WHEN isinf(v)
-         THEN error(CASE WHEN top_grade IS NULL
-                         THEN 'rf:table[relevance]: the sum of the gains of a query is infinite (float64 overflow); '
-                              || 'rescale the grades or gains.'
-                         ELSE printf('rf:param: gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the '
+         THEN CASE WHEN top_grade IS NULL
+                   THEN error('rf:table[relevance]: the sum of the gains of a query is infinite (float64 overflow); '
+                              || 'rescale the grades or gains.')
+                   ELSE error(printf('rf:param: gain := ''exponential'' (2^g - 1) overflows float64 for grade %g: the '
                                      || 'sum of the gains of a query is infinite; use gain := ''linear'' or rescale '
-                                     || 'the grades.', CAST(top_grade AS DOUBLE)) END)
+                                     || 'the grades.', CAST(top_grade AS DOUBLE))) END
          ELSE v END;
 
 -- the largest grade of the group for rf__finite_gain's message, computed only for exponential gains
