@@ -346,6 +346,30 @@ def test_a_row_value_metric_is_served(fake_metric):
     assert (row["mean"], row["baseline_mean"]) == (pytest.approx(11 / 18), pytest.approx(7 / 18))
 
 
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+@pytest.mark.spark
+def test_spark_serves_it(fake_metric):
+    """rankframe.spark.evaluate runs the family's portable SQL by spark.sql on the driver: no Python worker reads it.
+
+    So a metric registered at run time needs no registry.added()/adopt() (which carry the accuracy metrics to the
+    grouped-pandas workers): the fake modules are not pickled by value here, and a worker asked to parse
+    'ColdShare' would raise UnknownMetricError.
+    """
+    from sparkutil import collect, session, to_spark
+
+    spark = session()  # skips without PySpark or Java
+    import rankframe.spark as rs
+
+    cases = {**CASES, **ROW_CASES}
+    per = collect(rs.evaluate(to_spark(spark, ONE), list(cases), per_query=True, train=to_spark(spark, TRAIN)))
+    want = {(q, str(rankframe.parse(m))): v for m in cases for q, v in zip((1, 2, 3), cases[m])}
+    assert dict(zip(zip(per["query"], per["metric"]), per["value"])) == pytest.approx(want)
+    assert len(per) == len(want)
+    # a per-list metric is compared on Spark (beyond.declare.PER_LIST_FACES): ColdShare's hand-derived delta
+    row = rs.compare(to_spark(spark, RUNS), ["ColdShare"], system="system", baseline="a", train=TRAIN).iloc[0]
+    assert row["delta"] == pytest.approx(COMPARED["delta"])
+
+
 def test_unregister_leaves_nothing_behind():
     before = (registry.BEYOND, dict(registry.BEYOND_KERNELS), rf_sql.text(), registry.beyond_markdown())
     _add()
