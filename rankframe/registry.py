@@ -146,7 +146,13 @@ def beyond_hook(name: str, hook: str) -> Callable | None:
 
 
 def added() -> tuple[tuple[MetricSpec, Callable], ...]:
-    """The metrics added by :func:`register`, with their kernels (what a Spark worker must :func:`adopt`)."""
+    """The metrics added by :func:`register`, with their kernels (what a Spark worker must :func:`adopt`).
+
+    The accuracy metrics only: a Spark worker runs their numpy kernels (``rankframe.spark.evaluate``'s grouped-pandas
+    step), while the beyond-accuracy family runs on Spark as the portable SQL of ``rankframe.sql.render``, written on
+    the driver and run by ``spark.sql``, so no worker parses or computes one
+    (``tests/project/test_add_a_beyond_metric.py::test_spark_serves_it``).
+    """
     return tuple((m, KERNELS[m.name]) for m in METRICS if m.name not in _BUILT_IN)
 
 

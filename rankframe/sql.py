@@ -164,6 +164,16 @@ class Wiring:
             raise ValueError(
                 "sql/intent.sql has no rf:intent / rf:intent_param lines (rankframe.registry.write_sql_params)"
             )
+        #: the row-value metrics of the beyond-accuracy family (files defining rf__<name>_row_value), in file order
+        self.row_values = [m["name"] for n in ordered for m in _ROW_VALUE.finditer(_strip_comments(raw[n]))]
+        #: their options, each once: name -> SQL type (rf:row_option lines)
+        self.row_options: dict[str, str] = {}
+        for n in ordered:
+            for m in _ROW_OPTION.finditer(raw[n]):
+                if self.row_options.setdefault(m["name"], m["type"]) != m["type"]:
+                    raise ValueError(
+                        f"rf:row_option {m['name']} is {self.row_options[m['name']]} in one file and {m['type']} in {n}"
+                    )
         names = [name for name, _ in self.rows] + [name for _, name, _ in self.preps]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
@@ -239,6 +249,13 @@ _PREP = re.compile(r"^-- rf:prep (?P<level>[wy]) (?P<name>rf__\w+) := (?P<expr>[
 _MARKER = re.compile(r"/\* rf:generated (?P<part>\w+) \*/")
 #: a marker inside a ``--`` comment line: an error (the loader would fill it there, where no SQL reads it)
 _COMMENTED = re.compile(r"--[^\n]*/\* rf:generated \w+ \*/")
+#: a row-value metric of the beyond-accuracy family (ARP, APLT, Novelty): its file defines rf__<name>_row_value
+#: and rf__<name>_row_counted (i: the item's row of popularity, NULL when cold; z: train's totals; o: the options) and
+#: lists its options as "-- rf:row_option <name> <SQL type>" lines (written by rankframe.beyond.sqlgen); beyond.sql's
+#: rf__beyond_row_values dispatches on the metric's name by a CASE generated from them (row_values, row_counted),
+#: and rf__beyond_list_opts packs every such option (row_option_params, row_option_fields)
+_ROW_VALUE = re.compile(r"CREATE\s+OR\s+REPLACE\s+MACRO\s+rf__(?P<name>\w+)_row_value\s*\(", re.I)
+_ROW_OPTION = re.compile(r"^-- rf:row_option (?P<name>\w+) (?P<type>\w+)$", re.M)
 _INTENT = re.compile(r"^-- rf:intent (?P<name>\w+) kernel=(?P<kernel>\w+) presets=(?P<presets>[\w,]*)$", re.M)
 _INTENT_PARAM = re.compile(r"^-- rf:intent_param (?P<name>\w+) := (?P<default>[^\n]+)$", re.M)
 #: the name inside the intent macros of a parameter whose declared name is an SQL keyword (``like``)
@@ -357,6 +374,13 @@ def _generated(part: str, w: Wiring) -> str:
         )
     if part.startswith("intent_"):
         return _intent_part(part, w)
+    if part in ("row_values", "row_counted"):  # rf__beyond_row_values's CASE metric: each row-value file's macro
+        macro = "row_value" if part == "row_values" else "row_counted"
+        return " ".join(f"WHEN '{name}' THEN rf__{name}_{macro}(i, z, o)" for name in w.row_values)
+    if part == "row_option_params":  # rf__beyond_list_opts's options, each after a comma, NULL by default
+        return "".join(f", {name} := CAST(NULL AS {kind})" for name, kind in w.row_options.items())
+    if part == "row_option_fields":
+        return "".join(f", {name} := {name}" for name in w.row_options)
     raise ValueError(f"unknown generated part /* rf:generated {part} */")
 
 

@@ -4,6 +4,11 @@
 -- rf_aplt(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL, popularity := NULL,
 --         tail_rule := NULL, tail := NULL, cold := NULL, aggregate := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/aplt.py)
+-- rf:row_option popularity VARCHAR
+-- rf:row_option tail_rule VARCHAR
+-- rf:row_option tail DOUBLE
+-- rf:row_option cold VARCHAR
+-- rf:row_option aggregate VARCHAR
 CREATE OR REPLACE MACRO rf__aplt_opts(k, "like", popularity, tail_rule, tail, cold, aggregate, owner) AS
     list_transform([rf__opt_choice("like", ['recbole', 'elliot'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
         rf__k(k, owner),
@@ -20,6 +25,17 @@ CREATE OR REPLACE MACRO rf__aplt_needs(o, train_given, catalog_given, owner) AS
 CREATE OR REPLACE MACRO rf__aplt_options(k, "like", popularity, tail_rule, tail, cold, aggregate, train_given, catalog_given, owner) AS
     rf__aplt_needs(rf__aplt_opts(k, "like", popularity, tail_rule, tail, cold, aggregate, owner), train_given, catalog_given, owner);
 -- rf:generated-end
+
+-- a row's value and whether it counts (rf__beyond_row_values; i: the item's row of rf__beyond_items, NULL fields
+-- when cold; z: train's totals; o: the options): 1 for a tail item, else 0 (a cold item by cold)
+CREATE OR REPLACE MACRO rf__aplt_row_value(i, z, o) AS
+    CAST(CASE WHEN i.rf__item IS NULL THEN struct_extract(o, 'cold') = 'tail'
+              WHEN struct_extract(o, 'tail_rule') = 'count' THEN i.rf__pop <= struct_extract(o, 'tail')
+              WHEN struct_extract(o, 'tail_rule') = 'pareto'
+              THEN i.rf__before >= struct_extract(o, 'tail') * i.rf__pop_sum
+              ELSE i.rf__low <= greatest(CAST(floor(i.rf__n_known * struct_extract(o, 'tail')) AS BIGINT), 1)
+              END AS DOUBLE);
+CREATE OR REPLACE MACRO rf__aplt_row_counted(i, z, o) AS struct_extract(o, 'cold') <> 'drop' OR i.rf__item IS NOT NULL;
 
 CREATE OR REPLACE MACRO rf_aplt(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                 popularity := NULL, tail_rule := NULL, tail := NULL, cold := NULL,

@@ -3,6 +3,10 @@
 -- rf_arp(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL, popularity := NULL,
 --        cold := NULL, aggregate := NULL, popularity_norm := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/arp.py)
+-- rf:row_option popularity VARCHAR
+-- rf:row_option cold VARCHAR
+-- rf:row_option aggregate VARCHAR
+-- rf:row_option popularity_norm VARCHAR
 CREATE OR REPLACE MACRO rf__arp_opts(k, "like", popularity, cold, aggregate, popularity_norm, owner) AS
     list_transform([rf__opt_choice("like", ['recbole', 'rectools', 'evidently', 'elliot', 'lenskit'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
         rf__k(k, owner),
@@ -18,6 +22,18 @@ CREATE OR REPLACE MACRO rf__arp_needs(o, train_given, catalog_given, owner) AS
 CREATE OR REPLACE MACRO rf__arp_options(k, "like", popularity, cold, aggregate, popularity_norm, train_given, catalog_given, owner) AS
     rf__arp_needs(rf__arp_opts(k, "like", popularity, cold, aggregate, popularity_norm, owner), train_given, catalog_given, owner);
 -- rf:generated-end
+
+-- a row's value and whether it counts (rf__beyond_row_values; i: the item's row of rf__beyond_items, NULL fields
+-- when cold; z: train's totals; o: the options): its popularity (normalised by popularity_norm), a cold item 0
+CREATE OR REPLACE MACRO rf__arp_row_value(i, z, o) AS
+    CASE WHEN i.rf__item IS NULL THEN 0.0
+         WHEN struct_extract(o, 'popularity_norm') = 'total'
+         THEN CASE WHEN i.rf__pop_sum > 0 THEN i.rf__pop / i.rf__pop_sum ELSE 0.0 END
+         WHEN struct_extract(o, 'popularity_norm') = 'max'
+         THEN CASE WHEN i.rf__pop_max > 0 THEN i.rf__pop / i.rf__pop_max ELSE 0.0 END
+         WHEN struct_extract(o, 'popularity_norm') = 'rank' THEN i.rf__pop_rank
+         ELSE i.rf__pop END;
+CREATE OR REPLACE MACRO rf__arp_row_counted(i, z, o) AS struct_extract(o, 'cold') <> 'drop' OR i.rf__item IS NOT NULL;
 
 CREATE OR REPLACE MACRO rf_arp(tbl, train := NULL, segments := [], k := NULL, order_by := 'rank', "like" := NULL,
                                popularity := NULL, cold := NULL, aggregate := NULL,

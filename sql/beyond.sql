@@ -26,24 +26,13 @@ CREATE OR REPLACE MACRO rf__beyond_mean(v) AS
     coalesce(avg(v ORDER BY v) FILTER (WHERE NOT isnan(v)), CAST('NaN' AS DOUBLE));
 CREATE OR REPLACE MACRO rf__beyond_n(v) AS count(*) FILTER (WHERE NOT isnan(v));
 
+-- the options of every row-value metric (ARP, APLT, Novelty, ...) as one struct (rf__beyond_row_values reads them
+-- all): NULL where not the metric's own (each metric's generated rf__<name>_opts names its own); the SQL loader
+-- (rankframe.sql) fills in the options of every file's rf:row_option lines
+CREATE OR REPLACE MACRO rf__beyond_list_opts(k, "like"/* rf:generated row_option_params */) AS
+    struct_pack(k := k, "like" := "like"/* rf:generated row_option_fields */);
+
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the input rules of rankframe/beyond/input_rules.py)
--- the options of every per-list metric as one struct (rf__beyond_row_values reads them all): NULL where
--- not the metric's own (each metric's generated rf__<name>_opts names its own)
-CREATE OR REPLACE MACRO rf__beyond_list_opts(k, "like",
-        popularity := CAST(NULL AS VARCHAR),
-        cold := CAST(NULL AS VARCHAR),
-        aggregate := CAST(NULL AS VARCHAR),
-        popularity_norm := CAST(NULL AS VARCHAR),
-        tail_rule := CAST(NULL AS VARCHAR),
-        tail := CAST(NULL AS DOUBLE),
-        model := CAST(NULL AS VARCHAR),
-        log_base := CAST(NULL AS DOUBLE),
-        list_denominator := CAST(NULL AS VARCHAR),
-        scale := CAST(NULL AS VARCHAR)) AS
-    struct_pack(k := k, "like" := "like",
-        popularity := popularity, cold := cold, aggregate := aggregate, popularity_norm := popularity_norm, tail_rule
-        := tail_rule, tail := tail, model := model, log_base := log_base, list_denominator :=
-        list_denominator, scale := scale);
 -- the kind of ids of a column of DuckDB type t (rankframe.units.id_kind): number, text, other, empty (NULL)
 CREATE OR REPLACE MACRO rf__id_kind(t) AS
     CASE WHEN t = '"NULL"' THEN 'empty' WHEN t = 'VARCHAR' THEN 'text'
@@ -220,38 +209,14 @@ CREATE OR REPLACE MACRO rf__beyond_items(tbl, train, popularity) AS TABLE
           FROM rf__beyond_train(tbl, train) AS t
           GROUP BY t.item) AS p;
 
--- the per-list metrics (ARP, APLT, Novelty): each row with its value rf__v and whether it counts (rf__c);
--- o holds the metric's resolved options
+-- the row-value metrics (ARP, APLT, Novelty, ...): each row with its value rf__v and whether it counts (rf__c), by
+-- the metric's own rf__<name>_row_value / rf__<name>_row_counted (sql/<name>.sql) over the item's row i of
+-- rf__beyond_items (NULL fields when cold), train's totals z and the metric's resolved options o; the SQL loader
+-- generates the CASE from the files that define them
 CREATE OR REPLACE MACRO rf__beyond_row_values(tbl, train, segments, order_by, metric, o, ok, base := NULL) AS TABLE
     SELECT b.*,
-           CASE metric
-                WHEN 'arp' THEN CASE WHEN i.rf__item IS NULL THEN 0.0
-                                     WHEN struct_extract(o, 'popularity_norm') = 'total'
-                                     THEN CASE WHEN i.rf__pop_sum > 0 THEN i.rf__pop / i.rf__pop_sum ELSE 0.0 END
-                                     WHEN struct_extract(o, 'popularity_norm') = 'max'
-                                     THEN CASE WHEN i.rf__pop_max > 0 THEN i.rf__pop / i.rf__pop_max ELSE 0.0 END
-                                     WHEN struct_extract(o, 'popularity_norm') = 'rank' THEN i.rf__pop_rank
-                                     ELSE i.rf__pop END
-                WHEN 'aplt' THEN CAST(CASE WHEN i.rf__item IS NULL THEN struct_extract(o, 'cold') = 'tail'
-                                           WHEN struct_extract(o, 'tail_rule') = 'count' THEN i.rf__pop <= struct_extract(o, 'tail')
-                                           WHEN struct_extract(o, 'tail_rule') = 'pareto'
-                                           THEN i.rf__before >= struct_extract(o, 'tail') * i.rf__pop_sum
-                                           ELSE i.rf__low <= greatest(CAST(floor(i.rf__n_known * struct_extract(o, 'tail')) AS BIGINT), 1)
-                                           END AS DOUBLE)
-                -- Novelty: cold 'one' takes popularity 1 for an item of popularity 0; scale 'log_users' divides by
-                -- log |queries of train| (when that is more than 1); an empty train: no history, NaN (issue 33)
-                ELSE CASE WHEN coalesce(CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu
-                                             ELSE z.rf__psum END, 0) <= 0 THEN CAST('NaN' AS DOUBLE)
-                          WHEN coalesce(i.rf__pop, 0) > 0 OR struct_extract(o, 'cold') = 'one'
-                          THEN -ln(CASE WHEN coalesce(i.rf__pop, 0) > 0 THEN i.rf__pop ELSE 1.0 END
-                                   / CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu ELSE z.rf__psum END)
-                               / ln(struct_extract(o, 'log_base'))
-                               / CASE WHEN struct_extract(o, 'scale') = 'log_users' AND z.rf__nu > 1
-                                      THEN ln(z.rf__nu) / ln(struct_extract(o, 'log_base')) ELSE 1.0 END
-                          ELSE 0.0 END END AS rf__v,
-           CASE metric
-                WHEN 'novelty' THEN struct_extract(o, 'cold') IN ('zero', 'one') OR coalesce(i.rf__pop, 0) > 0
-                ELSE struct_extract(o, 'cold') <> 'drop' OR i.rf__item IS NOT NULL END AS rf__c
+           CASE metric /* rf:generated row_values */ END AS rf__v,
+           CASE metric /* rf:generated row_counted */ END AS rf__c
     FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
     LEFT JOIN rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i ON b.item = i.rf__item
     -- train's queries and the sum of every item's popularity (the distinct (query, item) pairs with a positive

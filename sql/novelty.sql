@@ -6,6 +6,13 @@
 --            model := NULL, log_base := NULL, cold := NULL, list_denominator := NULL, aggregate := NULL,
 --            scale := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/novelty.py)
+-- rf:row_option popularity VARCHAR
+-- rf:row_option model VARCHAR
+-- rf:row_option log_base DOUBLE
+-- rf:row_option cold VARCHAR
+-- rf:row_option list_denominator VARCHAR
+-- rf:row_option aggregate VARCHAR
+-- rf:row_option scale VARCHAR
 CREATE OR REPLACE MACRO rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, owner) AS
     list_transform([rf__opt_choice("like", ['recommenders', 'evidently', 'rectools', 'replay'], 'like', owner)], lambda rf__lk: rf__beyond_list_opts(
         rf__k(k, owner),
@@ -24,6 +31,23 @@ CREATE OR REPLACE MACRO rf__novelty_needs(o, train_given, catalog_given, owner) 
 CREATE OR REPLACE MACRO rf__novelty_options(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, train_given, catalog_given, owner) AS
     rf__novelty_needs(rf__novelty_opts(k, "like", popularity, model, log_base, cold, list_denominator, aggregate, scale, owner), train_given, catalog_given, owner);
 -- rf:generated-end
+
+-- a row's value and whether it counts (rf__beyond_row_values; i: the item's row of rf__beyond_items, NULL fields
+-- when cold; z: train's totals rf__nu (queries) and rf__psum (every popularity); o: the options): -log p(i). cold
+-- 'one' takes popularity 1 for an item of popularity 0; scale 'log_users' divides by log |queries of train| (when
+-- that is more than 1); an empty train: no history, NaN (issue 33)
+CREATE OR REPLACE MACRO rf__novelty_row_value(i, z, o) AS
+    CASE WHEN coalesce(CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu
+                            ELSE z.rf__psum END, 0) <= 0 THEN CAST('NaN' AS DOUBLE)
+         WHEN coalesce(i.rf__pop, 0) > 0 OR struct_extract(o, 'cold') = 'one'
+         THEN -ln(CASE WHEN coalesce(i.rf__pop, 0) > 0 THEN i.rf__pop ELSE 1.0 END
+                  / CASE WHEN struct_extract(o, 'model') = 'discovery' THEN z.rf__nu ELSE z.rf__psum END)
+              / ln(struct_extract(o, 'log_base'))
+              / CASE WHEN struct_extract(o, 'scale') = 'log_users' AND z.rf__nu > 1
+                     THEN ln(z.rf__nu) / ln(struct_extract(o, 'log_base')) ELSE 1.0 END
+         ELSE 0.0 END;
+CREATE OR REPLACE MACRO rf__novelty_row_counted(i, z, o) AS
+    struct_extract(o, 'cold') IN ('zero', 'one') OR coalesce(i.rf__pop, 0) > 0;
 
 -- the options, with the rules between them (rankframe/beyond/novelty.py compute)
 CREATE OR REPLACE MACRO rf__novelty_rules(o) AS list_transform([o], lambda x:

@@ -50,7 +50,8 @@ INPUTS: dict[str, str] = {
 }
 
 
-#: the shared SQL macro of the row-value metrics' lists (sql/beyond.sql: ``rf__beyond_row_values`` holds their terms)
+#: the shared SQL macro of the row-value metrics' lists (sql/beyond.sql; each metric's row terms are its own
+#: ``rf__<name>_row_value`` / ``rf__<name>_row_counted`` in sql/<name>.sql, called by ``rf__beyond_row_values``)
 ROW_VALUES_MACRO = "rf__beyond_lists"
 
 

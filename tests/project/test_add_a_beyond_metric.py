@@ -23,7 +23,11 @@ tables of docs/beyond-accuracy.md take it from the declaration. No engine, rende
 is edited. The fixture removes it again (``unregister``): every step is process-local.
 
 A set-level metric takes the same four places: ``fake_distinct_items.py`` beside this file is one
-(``DistinctItems@k``, one module as ``rankframe/beyond/<name>.py`` is: the hooks are found beside the kernel).
+(``DistinctItems@k``, one module as ``rankframe/beyond/<name>.py`` is: the hooks are found beside the kernel). So
+does a row-value metric (a mean of per-row values read from train's popularity, as ARP, APLT and Novelty):
+``fake_hot_share.py`` (``HotShare@k``, with an option of its own) gives its row terms as two scalar macros of its
+SQL, which the shared ``rf__beyond_row_values`` calls by the CASE the SQL loader generates: ``sql/beyond.sql`` is
+not edited for it either.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import re
 
 import duckdb
 import fake_distinct_items as fake_set
+import fake_hot_share as fake_rows
 import numpy as np
 import pandas as pd
 import pytest
@@ -157,6 +162,18 @@ COMPARED = {"mean": 2 / 9, "baseline_mean": 4 / 9, "delta": -2 / 9, "wins": 1, "
 SET_CASES = {"DistinctItems": 5.0, "DistinctItems@2": 4.0}
 SET_COMPARED = {"mean": 5.0, "baseline_mean": 4.0, "delta": 1.0}
 
+#: HotShare (row values) of system a per list (q1, q2, q3). Users in train: d0 = 2, d1 = 2, d3 = 1, d2 = d4 = 0;
+#: interactions (one per row, no weight column): the same
+ROW_CASES = {
+    # most 2: hot = d0, d1. q1 d0 d1 d2 -> 2/3; q2 d3 d0 -> 1/2; q3 d4 -> 0
+    "HotShare": [2 / 3, 0.5, 0.0],
+    # top 2: q1 d0 d1 -> 1; q2 d3 d0 -> 1/2; q3 d4 -> 0
+    "HotShare@2": [1.0, 0.5, 0.0],
+    # most 1: hot = d0, d1, d3. q1 -> 2/3; q2 -> 1; q3 -> 0 (like='recbole': interactions, most 1: the same)
+    "HotShare(most=1)": [2 / 3, 1.0, 0.0],
+    "HotShare(like='recbole')": [2 / 3, 1.0, 0.0],
+}
+
 
 def _mean(name: str) -> float:
     return float(np.mean(CASES[name]))
@@ -167,10 +184,12 @@ def _add() -> None:
     rf_sql.register(SPEC.name, SQL)
     registry.register(fake_set.SPEC, fake_set.compute)
     rf_sql.register(fake_set.SPEC.name, fake_set.SQL)
+    registry.register(fake_rows.SPEC, fake_rows.compute)
+    rf_sql.register(fake_rows.SPEC.name, fake_rows.SQL)
 
 
 def _remove() -> None:
-    for spec in (SPEC, fake_set.SPEC):
+    for spec in (SPEC, fake_set.SPEC, fake_rows.SPEC):
         rf_sql.unregister(spec.name)
         registry.unregister(spec.name)
 
@@ -260,7 +279,7 @@ def test_faces_not_serving_the_family_refuse_it(fake_metric, tmp_path):
 
 
 def test_docs_tables_take_it(fake_metric):
-    for name in ("ColdShare", "DistinctItems"):
+    for name in ("ColdShare", "DistinctItems", "HotShare"):
         assert name in registry.beyond_markdown()
         assert name in registry.beyond_directions_markdown()
 
@@ -290,15 +309,78 @@ def test_a_set_level_metric_is_served(fake_metric, tmp_path):
         rankframe.anova(RUNS, ["DistinctItems@2"], system="system")
 
 
+def test_a_row_value_metric_is_served(fake_metric):
+    assert fake_rows.SPEC.row_values  # the shared rf__beyond_lists computes its lists
+    for name, values in ROW_CASES.items():
+        mean = float(np.mean(values))
+        for engine in ("pandas", "duckdb"):
+            per = rankframe.evaluate(ONE, [name], per_query=True, engine=engine, train=TRAIN)
+            assert per["value"].tolist() == pytest.approx(values), (engine, name)
+            got = rankframe.evaluate(ONE, [name], engine=engine, train=TRAIN)["value"].tolist()
+            assert got == pytest.approx([mean]), (engine, name)
+        assert ONE.rank_metrics.evaluate([name], train=TRAIN)["value"].tolist() == pytest.approx([mean])
+    con = rf_sql.install(duckdb.connect())
+    try:
+        con.register("one", ONE)
+        con.register("train", TRAIN)
+        for name, kw in (("HotShare", ""), ("HotShare@2", ", k := 2"), ("HotShare(most=1)", ", most := 1")):
+            got = con.execute(f"SELECT metric, value, n FROM rf_hot_share('one', train := 'train'{kw})").fetchall()
+            assert got == [(name.split("(")[0], pytest.approx(float(np.mean(ROW_CASES[name]))), 3)], name
+        preset = con.execute("SELECT value FROM rf_hot_share('one', train := 'train', \"like\" := 'recbole')")
+        assert preset.fetchall() == [(pytest.approx(float(np.mean(ROW_CASES["HotShare(like='recbole')"]))),)]
+        # ARP beside it in the same CASE keeps its value: mean users of a's lists q1 (2+2+0)/3 = 4/3, q2 (1+2)/2 =
+        # 3/2, q3 0 -> (4/3 + 3/2 + 0) / 3 = 17/18
+        assert con.execute("SELECT value FROM rf_arp('one', train := 'train')").fetchall() == [
+            (pytest.approx(17 / 18),)
+        ]
+        with pytest.raises(duckdb.Error, match="most"):
+            con.execute("SELECT * FROM rf_hot_share('one', train := 'train', most := -1)").fetchall()
+        sql = rankframe.sql.render(list(ROW_CASES), dialect="duckdb", per_query=True, table="one", train="train")
+        portable = con.execute(sql).df()
+    finally:
+        con.close()
+    want = {(q, str(rankframe.parse(m))): v for m in ROW_CASES for q, v in zip((1, 2, 3), ROW_CASES[m])}
+    assert dict(zip(zip(portable["query"], portable["metric"]), portable["value"])) == pytest.approx(want)
+    row = rankframe.compare(RUNS, ["HotShare"], system="system", baseline="a", train=TRAIN).iloc[0]
+    # b: q1 d2 d4 d0 -> 1/3, q2 d0 d3 -> 1/2, q3 d1 -> 1: mean 11/18 against a's 7/18 (lower is better)
+    assert (row["mean"], row["baseline_mean"]) == (pytest.approx(11 / 18), pytest.approx(7 / 18))
+
+
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning")
+@pytest.mark.spark
+def test_spark_serves_it(fake_metric):
+    """rankframe.spark.evaluate runs the family's portable SQL by spark.sql on the driver: no Python worker reads it.
+
+    So a metric registered at run time needs no registry.added()/adopt() (which carry the accuracy metrics to the
+    grouped-pandas workers): the fake modules are not pickled by value here, and a worker asked to parse
+    'ColdShare' would raise UnknownMetricError.
+    """
+    from sparkutil import collect, session, to_spark
+
+    spark = session()  # skips without PySpark or Java
+    import rankframe.spark as rs
+
+    cases = {**CASES, **ROW_CASES}
+    per = collect(rs.evaluate(to_spark(spark, ONE), list(cases), per_query=True, train=to_spark(spark, TRAIN)))
+    want = {(q, str(rankframe.parse(m))): v for m in cases for q, v in zip((1, 2, 3), cases[m])}
+    assert dict(zip(zip(per["query"], per["metric"]), per["value"])) == pytest.approx(want)
+    assert len(per) == len(want)
+    # a per-list metric is compared on Spark (beyond.declare.PER_LIST_FACES): ColdShare's hand-derived delta
+    row = rs.compare(to_spark(spark, RUNS), ["ColdShare"], system="system", baseline="a", train=TRAIN).iloc[0]
+    assert row["delta"] == pytest.approx(COMPARED["delta"])
+
+
 def test_unregister_leaves_nothing_behind():
     before = (registry.BEYOND, dict(registry.BEYOND_KERNELS), rf_sql.text(), registry.beyond_markdown())
     _add()
     assert SPEC in registry.BEYOND and fake_set.SPEC in registry.BEYOND
+    assert "rf__hot_share_row_value(i, z, o)" in rf_sql.text()  # the generated dispatch takes the row-value metric
     _remove()
     after = (registry.BEYOND, dict(registry.BEYOND_KERNELS), rf_sql.text(), registry.beyond_markdown())
     assert after == before
     assert "rf_cold_share" not in rf_sql.bundle().read_text()
-    for name in ("ColdShare", "DistinctItems"):
+    assert "hot_share" not in rf_sql.bundle().read_text() and "most :=" not in rf_sql.bundle().read_text()
+    for name in ("ColdShare", "DistinctItems", "HotShare"):
         with pytest.raises(rankframe.UnknownMetricError):
             rankframe.parse(name)
     with pytest.raises(ValueError, match="cannot be removed"):
