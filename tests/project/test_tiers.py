@@ -210,7 +210,7 @@ def test_a_sampled_sweep_keeps_n_cases_in_the_quick_loop(tmp_path):
 
 
 def test_timing_sums_a_junit_file_per_file_and_function(tmp_path):
-    from tests import timing
+    import timing
 
     junit = tmp_path / "run.xml"
     junit.write_text(
