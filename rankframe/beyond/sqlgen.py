@@ -53,7 +53,8 @@ def options_sql(spec: BeyondSpec) -> str:
     peers = [peer for peer in spec.presets]
     checked_like = f"rf__opt_choice(\"like\", [{', '.join(_literal(p) for p in peers)}], 'like', owner)"
     like = "rf__lk"  # the checked like, bound once by the lambda below (not expanded into every option's CASE)
-    fields = ["k := rf__k(k, owner)", f'"like" := {like}']
+    k = _checked(next(p for p in spec.params if p.name == "k"))  # the declared cutoff's SQL check
+    fields = [f"k := {k}", f'"like" := {like}']
     for p in options:
         preset = [(peer, values[p.name]) for peer, values in spec.presets.items() if p.name in values]
         parts = [_checked(p)]
@@ -67,7 +68,7 @@ def options_sql(spec: BeyondSpec) -> str:
     # rf:row_option lines), NULL where not this metric's own
     pack = "rf__beyond_list_opts" if spec.row_values else "struct_pack"
     if spec.row_values:
-        fields[:2] = ["rf__k(k, owner)", like]  # k and like are the pack's two positional arguments
+        fields[:2] = [k, like]  # k and like are the pack's two positional arguments
     names = ", ".join(['"like"' if p.name == "like" else p.name for p in spec.params])
     resolve = (
         f"CREATE OR REPLACE MACRO rf__{spec.name}_opts({names}, owner) AS\n"
