@@ -60,6 +60,12 @@ ENGINES = ["pandas", "duckdb"]
 importlib.import_module("rankframe.engines.duckdb_engine")
 
 
+def engines_slow_on(*slow: str) -> list:
+    """Every engine as ``parametrize("engine", ...)`` values, those named ``slow`` marked slow (the quick loop runs the
+    others; the whole suite runs all)."""
+    return [pytest.param(e, marks=pytest.mark.slow) if e in slow else e for e in ENGINES]
+
+
 @pytest.fixture(params=ENGINES)
 def engine(request) -> str:
     """Every engine rankframe has: the same test body runs on each."""

@@ -33,8 +33,8 @@ TIERS = {
     "oracle": "peers that are slow to start: ranx's numba functions (compiled once, then cached)",
     "browser": "the HTML report opened in headless Chromium",
     "scale": "large tables (100k rows and more) or long drawings",
-    "realdata": "the real TREC runs and qrels of ../shared/data (every item that asks the shared_data fixture: "
-    "set by tests/tiers.py); their published outputs and hand cases run in the quick loop where they are small",
+    "realdata": "the real TREC runs and qrels of ../shared/data: every item that asks the shared_data fixture "
+    "(set by tests/tiers.py modify_items)",
 }
 #: the fixture whose items are in the ``realdata`` tier, whatever their file says
 REALDATA_FIXTURE = "shared_data"

@@ -227,3 +227,23 @@ def test_timing_sums_a_junit_file_per_file_and_function(tmp_path):
     assert "      1.8 s      2 items  tests/cli/test_cli.py" in text
     assert text.index("tests/sql/test_sql.py") < text.index("tests/cli/test_cli.py")
     assert "      1.8 s  tests/cli/test_cli.py::test_a" in text
+
+
+def test_an_item_that_asks_the_shared_data_is_in_the_realdata_tier_and_slow(monkeypatch):
+    import tiers
+
+    class Item:
+        def __init__(self, fixtures):
+            self.fixturenames, self.marks, self.nodeid = fixtures, [], "x.py::t"
+
+        def get_closest_marker(self, name):
+            return next((m for m in self.marks if m.name == name), None)
+
+        def add_marker(self, mark):
+            self.marks.append(mark.mark if hasattr(mark, "mark") else mark)
+
+    monkeypatch.delenv(tiers.RUN_DIR, raising=False)
+    real, plain = Item(["tmp_path", "shared_data"]), Item(["tmp_path"])
+    tiers.modify_items([real, plain])
+    assert sorted(m.name for m in real.marks) == ["realdata", "slow"]
+    assert plain.marks == []

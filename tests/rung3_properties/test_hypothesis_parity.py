@@ -7,7 +7,7 @@ import oracle
 import pandas as pd
 import pytest
 import strategies as S
-from conftest import hypothesis_examples
+from conftest import engines_slow_on, hypothesis_examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -77,7 +77,7 @@ def test_random_tables_equal_oracle(engine):
 
 # the DuckDB case plans one statement of hundreds of metrics (~30 CPU-s): the whole suite's; the quick loop holds the
 # DuckDB engine to the oracle on the random tables below
-@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("engine", engines_slow_on("duckdb"))
 def test_every_measure_and_option_on_fixed_tables(engine):
     """Full grid (every metric x every choice x cutoffs x thresholds) on a few derandomized tables."""
     n = 4 if engine == "pandas" else 1

@@ -10,7 +10,7 @@ import oracle
 import pandas as pd
 import pytest
 import strategies as S
-from conftest import hypothesis_examples
+from conftest import engines_slow_on, hypothesis_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_hypothesis_parity import measures_for
@@ -159,7 +159,7 @@ def _nothing_relevant_table() -> pd.DataFrame:
 
 # the DuckDB cases plan every option grid of a metric 6 times (~5-25 CPU-s each): the whole suite's; the quick loop
 # holds DuckDB's policies by test_hypothesis_parity's random tables
-@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("engine", engines_slow_on("duckdb"))
 @pytest.mark.parametrize("spec", METRICS, ids=[m.name for m in METRICS])
 def test_no_relevant_policy(engine, spec):
     df = _nothing_relevant_table()
