@@ -84,6 +84,19 @@ def peak_rss_mb() -> float:
     return float("nan")
 
 
+def timed_statement(con, path: str, order_by: str) -> tuple[float, float, float]:
+    """Run METRICS_SQL on ``con`` to completion: (CPU seconds of this process, wall seconds, 1-minute load before)."""
+    load = os.getloadavg()[0]
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    con.execute(METRICS_SQL.format(path=path, order_by=order_by))
+    if hasattr(con, "complete"):
+        con.complete()
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), wall, load
+
+
 def run_duckdb(
     path: str,
     threads: int,
@@ -121,15 +134,8 @@ def run_duckdb(
 
     w = threading.Thread(target=watch, daemon=True)
     w.start()
-    load = os.getloadavg()[0]
-    r0 = resource.getrusage(resource.RUSAGE_SELF)
-    t0 = time.perf_counter()
-    con.execute(METRICS_SQL.format(path=path, order_by=order_by))
-    if hasattr(con, "complete"):
-        con.complete()
+    cpu, wall, load = timed_statement(con, path, order_by)
     t1 = time.perf_counter()
-    r1 = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     seg = con.execute(SEGMENT_SQL).fetchall()
     t2 = time.perf_counter()
     stop.set()
@@ -139,9 +145,9 @@ def run_duckdb(
     return {
         "rows": rows,
         "queries": n_q,
-        "per_query_s": t1 - t0,
+        "per_query_s": wall,
         "per_segment_s": t2 - t1,
-        "rows_per_s": rows / (t1 - t0),
+        "rows_per_s": rows / wall,
         "cpu_s": cpu,
         "rows_per_cpu_s_over_threads": rows / (cpu / threads),
         "load_1min": load,

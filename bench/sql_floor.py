@@ -21,7 +21,6 @@ import argparse
 import importlib.util
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -33,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = Path("/tmp/rankframe-bench")
 sys.path.insert(0, str(ROOT / "bench"))
 
-from sql import METRICS_SQL, SEGMENT_SQL, generate, peak_rss_mb  # noqa: E402  (bench/sql.py: the one statement)
+from sql import SEGMENT_SQL, generate, peak_rss_mb, timed_statement  # noqa: E402  (bench/sql.py: the one statement)
 
 
 def _load(name: str, path: Path):
@@ -81,21 +80,14 @@ def run(path: str, bundle: str, order_by: str, threads: int) -> dict:
     con.execute(Path(bundle).read_text(encoding="utf-8"))
     if hasattr(con, "complete"):
         con.complete()
-    load = os.getloadavg()[0]
-    r0 = resource.getrusage(resource.RUSAGE_SELF)
-    t0 = time.perf_counter()
-    con.execute(METRICS_SQL.format(path=path, order_by=order_by))
-    if hasattr(con, "complete"):
-        con.complete()
-    t1 = time.perf_counter()
-    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu, wall, load = timed_statement(con, path, order_by)
     seg = con.execute(SEGMENT_SQL).fetchall()
     n_q = con.execute("SELECT count(*) FROM per_query").fetchall()[0][0]
     return {
         "duckdb": duckdb.__version__,
         "queries": n_q,
-        "cpu_s": (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
-        "wall_s": t1 - t0,
+        "cpu_s": cpu,
+        "wall_s": wall,
         "peak_rss_mb": peak_rss_mb(),
         "load_1min": load,
         "segments": [list(r) for r in seg],
