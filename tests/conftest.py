@@ -180,6 +180,9 @@ from tiers import (  # noqa: E402, F401
     pytest_xdist_make_scheduler,
 )
 
+# every item's CPU seconds into the JUnit file (tests/timing.py: `python -m tests.timing FILE` sums them)
+from timing import pytest_runtest_logstart, pytest_runtest_makereport  # noqa: E402, F401
+
 
 @pytest.fixture(scope="session")
 def postgres_socket():

@@ -229,6 +229,78 @@ def test_timing_sums_a_junit_file_per_file_and_function(tmp_path):
     assert "      1.8 s  tests/cli/test_cli.py::test_a" in text
 
 
+def test_timing_orders_by_cpu_seconds_when_the_items_recorded_them(tmp_path):
+    import timing
+
+    junit = tmp_path / "run.xml"
+    junit.write_text(
+        '<?xml version="1.0"?><testsuites><testsuite>'
+        '<testcase classname="tests.a.test_wait" name="test_w" time="9">'
+        '<properties><property name="cpu" value="0.5"/></properties></testcase>'
+        '<testcase classname="tests.a.test_work" name="test_x[1]" time="2">'
+        '<properties><property name="cpu" value="1.25"/></properties></testcase>'
+        '<testcase classname="tests.a.test_work" name="test_x[2]" time="1">'
+        '<properties><property name="cpu" value="0.75"/></properties></testcase>'
+        "</testsuite></testsuites>"
+    )
+    text = timing.report(timing.items(junit), top=5)
+    # by hand: 12 s of wall over 3 items; CPU 0.5 + 1.25 + 0.75 = 2.5; test_work.py (2.0 CPU-s) before test_wait.py
+    assert (
+        text.splitlines()[0] == "3 items, 12 s of item time (summed over the workers), 2 CPU-s; ordered by CPU seconds"
+    )
+    assert "      3.0 s       2.0 CPU-s      2 items  tests/a/test_work.py" in text
+    assert "      9.0 s       0.5 CPU-s      1 items  tests/a/test_wait.py" in text
+    assert text.index("tests/a/test_work.py") < text.index("tests/a/test_wait.py")
+
+
+def test_every_item_records_its_cpu_seconds_in_the_junit_file(pytester_subprocess_junit):
+    cpu = pytester_subprocess_junit
+    # the busy item spins at least 0.3 CPU-s; the idle one sleeps 0.3 s of wall and spends almost no CPU
+    assert cpu["test_busy"] >= 0.3
+    assert cpu["test_idle"] < 0.2
+
+
+@pytest.fixture
+def pytester_subprocess_junit(tmp_path):
+    import timing
+
+    (tmp_path / "conftest.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(timing.__file__).parent)!r})\n"
+        "from timing import pytest_runtest_logstart, pytest_runtest_makereport  # noqa: F401\n"
+    )
+    (tmp_path / "test_it.py").write_text(
+        "import time\n"
+        "def test_busy():\n"
+        "    end = time.process_time() + 0.3\n"
+        "    while time.process_time() < end:\n"
+        "        pass\n"
+        "def test_idle():\n"
+        "    time.sleep(0.3)\n"
+    )
+    junit = tmp_path / "run.xml"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(tmp_path),
+            f"--junitxml={junit}",
+            str(tmp_path / "test_it.py"),
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    return {name: cpu for _, name, _, cpu in timing.items(junit)}
+
+
 def test_an_item_that_asks_the_shared_data_is_in_the_realdata_tier_and_slow(monkeypatch):
     import tiers
 
