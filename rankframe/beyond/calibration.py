@@ -115,7 +115,10 @@ def check_shares(values: np.ndarray) -> None:
     if len(bad):
         raise ParameterError(
             f"Calibration reads features='s column 'value' as an item's share of each genre: {len(bad)} row(s) are "
-            f"negative (rows {bad[:5].tolist()}); give values >= 0"
+            f"negative (rows {bad[:5].tolist()}); give values >= 0",
+            owner="Calibration",
+            parameter="features",
+            got=values[bad[:5]].tolist(),
         )
 
 

@@ -99,7 +99,10 @@ def render_compare(
     if clash:
         raise ParameterError(
             f"the segment column {clash[0]!r} has the name of an output column of {OWNER} {list(COLUMNS)}; rename it "
-            "in a view first"
+            "in a view first",
+            owner=OWNER,
+            parameter="by",
+            got=clash[0],
         )
     # the system is the first segment key (rf__s0) of the per-query values; the user's segments follow
     b = _body(metrics, target, table, [system, *segments], cols, order_by, policies)

@@ -317,9 +317,16 @@ def write(directory: str | Path, metrics: Sequence[str] = SHIPPED_METRICS, *, ma
     """Write the package (:func:`package`) into ``directory`` (created if missing, not its parent); the files."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
-        raise ParameterError(f"{OWNER}: {str(root)!r} is a file, not a folder")
+        raise ParameterError(
+            f"{OWNER}: {str(root)!r} is a file, not a folder", owner=OWNER, parameter="directory", got=str(root)
+        )
     if not root.exists() and not root.absolute().parent.is_dir():
-        raise ParameterError(f"{OWNER}: the parent folder of {str(root)!r} does not exist (only the package's is made)")
+        raise ParameterError(
+            f"{OWNER}: the parent folder of {str(root)!r} does not exist (only the package's is made)",
+            owner=OWNER,
+            parameter="directory",
+            got=str(root),
+        )
     files = package(metrics, max_by=max_by)
     root.mkdir(exist_ok=True)
     written = []

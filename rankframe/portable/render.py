@@ -31,7 +31,7 @@ from ..beyond import input_rules
 from ..columns import Columns, column_list
 from ..declare import Param
 from ..engines import beyond_engine
-from ..errors import ParameterError, did_you_mean, parameter_error
+from ..errors import ParameterError, did_you_mean, keyword, parameter_error
 from ..intent import declare as intent_family
 from ..names import Measure
 from ..registry import KERNELS, POLICIES, bind_policies
@@ -93,7 +93,12 @@ def _ranking(order: str, target: str, item: str) -> str:
 def _check_own_names(cols: Columns, segments: list[str]) -> None:
     for c in (cols.query, *segments):
         if c == "rf__i" or c.startswith("rf__"):
-            raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
+            raise ParameterError(
+                f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view",
+                owner=OWNER,
+                parameter="columns" if c == cols.query else "by",
+                got=c,
+            )
 
 
 def _dialect(dialect: object) -> str:
@@ -149,7 +154,10 @@ def check_keywords(policies: dict) -> None:
             params = [n for n in inspect.signature(render).parameters if n != "policies"]
             raise ParameterError(
                 f"{OWNER} got an unknown keyword argument {key!r}{did_you_mean(key, [*params, *known])}; it takes "
-                f"{', '.join(params)} and the query-set policies {', '.join(known)}."
+                f"{', '.join(params)} and the query-set policies {', '.join(known)}.",
+                owner=OWNER,
+                parameter=key,
+                got=policies[key],
             )
 
 
@@ -435,11 +443,19 @@ def _render_intent(
         raise ParameterError(
             f"{', '.join(others)}: render writes the intent-aware measures ({', '.join(map(str, intent))}) in a "
             "statement of their own (the run and the subtopic qrels are two tables); render the others in another "
-            "call with the joined table."
+            "call with the joined table.",
+            owner=OWNER,
+            parameter="metrics",
+            got=others,
         )
     extra = [name for name, value in given.items() if value is not None]
     if extra:
-        raise ParameterError(f"{', '.join(extra)}= is not read by the intent-aware measures; leave it out")
+        raise ParameterError(
+            f"{', '.join(map(keyword, extra))} is not read by the intent-aware measures; leave it out",
+            owner=OWNER,
+            parameter=extra[0],
+            got=given[extra[0]],
+        )
     intent_sql.check(intent, qrels, ideal_depth, cols.subtopic)
     chosen = bind_policies(OWNER, **policies)
     order = ORDER_BY.check(OWNER, order_by)
