@@ -8,6 +8,7 @@ rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "A
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,3 +377,54 @@ class MetricSpec:
                     expected=p.expected(),
                 )
         return values
+
+
+#: the head of a public scalar macro (``rf_<name>``, ``rf_agg_<name>``) that checks its parameters inline: its
+#: checks, one per parameter of its signature, are each parameter's constraint's SQL guard (generated, below)
+_GUARDED = re.compile(
+    r"CREATE OR REPLACE MACRO (?P<macro>rf_\w+)\((?P<args>[^)]*)\) AS\n    CASE WHEN (?P<checks>[^;]*?)"
+    r"(?=\n         THEN NULL)"
+)
+#: between two checks of a head
+_GUARD_SEP = "\n              OR "
+
+
+def sql_guards(spec: MetricSpec, macro: str, args: str) -> str:
+    """The checks at the head of ``spec``'s public macro ``macro``: one SQL guard per parameter of its signature.
+
+    ``args``: the signature as written (``grades, k := NULL, rel := 1``); each named argument is a declared
+    parameter, checked by its constraint (:meth:`rankframe.constraints.Constraint.sql_guard`) in the words of
+    ``macro``, in the signature's order.
+
+    >>> from rankframe.registry import lookup
+    >>> print(sql_guards(lookup("rr"), "rf_rr", "grades, k := NULL, rel := 1, judged_only := false"))
+    rf__k(k, 'rf_rr') < 0
+                  OR rf__rel(rel, 'rf_rr') IS NULL
+                  OR rf__flag(judged_only, 'judged_only', 'rf_rr') IS NULL
+    """
+    params = {p.name: p for p in spec.params}
+    guards = []
+    for part in args.split(","):
+        if ":=" not in part:
+            continue
+        expr = part.split(":=")[0].strip()
+        name = expr.strip('"')
+        if name not in params:
+            raise ValueError(f"{macro}: its parameter {name!r} is not a declared parameter of {spec.canonical}")
+        guards.append(params[name].constraint.sql_guard(expr, name, sql_literal(macro)))
+    return _GUARD_SEP.join(guards)
+
+
+def with_sql_guards(spec: MetricSpec, text: str) -> str:
+    """``sql/<spec.name>.sql``'s text with the heads of its public macros generated (:func:`sql_guards`).
+
+    A head that calls the file's hand-written ``rf__<name>_bad`` (rules between parameters, presets: dcg, idcg,
+    ndcg, rbp) is left as written.
+    """
+
+    def head(m: re.Match[str]) -> str:
+        if m["macro"] not in (spec.sql_macro, f"rf_agg_{spec.name}") or f"rf__{spec.name}_bad(" in m["checks"]:
+            return m[0]
+        return m[0][: m.start("checks") - m.start()] + sql_guards(spec, m["macro"], m["args"])
+
+    return _GUARDED.sub(head, text)
