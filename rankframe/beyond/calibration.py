@@ -261,11 +261,11 @@ def portable(b, i, *, k, divergence, direction, alpha, smooth, rank_weight, log_
 
     mid = "(rf__a + rf__b) / 2"
     term = rel("rf__a", "rf__b") if divergence == "kl" else f"{rel('rf__a', mid)} + {rel('rf__b', mid)}"
-    per = f"rf__blists{i}"
-    b.ctes[per] = (
-        f"SELECT {unit}, SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls FROM ("
-        f"SELECT {unit}, {term} AS rf__t, rf__hp, rf__lq FROM {pairs} "
-        f"UNION ALL SELECT {unit}, {null}, {null}, {null} FROM rf__bunits) AS x GROUP BY {unit}"
+    per = b.per_list(
+        i,
+        "SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls",
+        [(f"{term} AS rf__t, rf__hp, rf__lq", pairs)],
+        f"{null}, {null}, {null}",
     )
     div = f"rf__sum / LN({b.num(log_base)})"
     value = div if divergence == "kl" else f"SQRT(GREATEST({div} / 2, 0))"
