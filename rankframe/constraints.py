@@ -507,6 +507,8 @@ BASE = Interval(
     sql="rf__opt_base({expr}, owner)",
     guards=(("log_base", "rf__log_base({expr}, {owner}) < 0"),),
 )
+#: a confidence level (compare's, anova's and segment_means' ci): the open unit interval, with an example
+LEVEL = Interval("a float in the open interval (0, 1), e.g. 0.95", low=0, high=1, low_open=True, high_open=True)
 INT_AT_LEAST_1 = Interval(
     "an int >= 1", integer=True, low=1, guards=(("max_grade", "rf__max_grade({expr}, {owner}) < 0"),)
 )
