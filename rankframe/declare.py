@@ -385,8 +385,24 @@ _GUARDED = re.compile(
     r"CREATE OR REPLACE MACRO (?P<macro>rf_\w+)\((?P<args>[^)]*)\) AS\n    CASE WHEN (?P<checks>[^;]*?)"
     r"(?=\n         THEN NULL)"
 )
-#: between two checks of a head
-_GUARD_SEP = "\n              OR "
+#: a metric's helper ``rf__<name>_bad(<parameters>, owner)``: the checks its two public macros share
+_HELPER = re.compile(
+    r"CREATE OR REPLACE MACRO rf__(?P<name>\w+)_bad\((?P<args>[^)]*), owner\) AS\n    (?P<checks>[^;]*)"
+)
+#: between two checks of a head, of a helper
+_GUARD_SEP, _HELPER_SEP = "\n              OR ", "\n        OR "
+
+
+def _guards(spec: MetricSpec, where: str, exprs: list[str], owner: str, sep: str) -> str:
+    """One SQL guard per parameter ``exprs`` (as the macro writes them: ``"like"`` quoted), joined by ``sep``."""
+    params = {p.name: p for p in spec.params}
+    guards = []
+    for expr in exprs:
+        name = expr.strip('"')
+        if name not in params:
+            raise ValueError(f"{where}: its parameter {name!r} is not a declared parameter of {spec.canonical}")
+        guards.append(params[name].constraint.sql_guard(expr, name, owner))
+    return sep.join(guards)
 
 
 def sql_guards(spec: MetricSpec, macro: str, args: str) -> str:
@@ -402,24 +418,17 @@ def sql_guards(spec: MetricSpec, macro: str, args: str) -> str:
                   OR rf__rel(rel, 'rf_rr') IS NULL
                   OR rf__flag(judged_only, 'judged_only', 'rf_rr') IS NULL
     """
-    params = {p.name: p for p in spec.params}
-    guards = []
-    for part in args.split(","):
-        if ":=" not in part:
-            continue
-        expr = part.split(":=")[0].strip()
-        name = expr.strip('"')
-        if name not in params:
-            raise ValueError(f"{macro}: its parameter {name!r} is not a declared parameter of {spec.canonical}")
-        guards.append(params[name].constraint.sql_guard(expr, name, sql_literal(macro)))
-    return _GUARD_SEP.join(guards)
+    named = [part.split(":=")[0].strip() for part in args.split(",") if ":=" in part]
+    return _guards(spec, macro, named, sql_literal(macro), _GUARD_SEP)
 
 
 def with_sql_guards(spec: MetricSpec, text: str) -> str:
-    """``sql/<spec.name>.sql``'s text with the heads of its public macros generated (:func:`sql_guards`).
+    """``sql/<spec.name>.sql``'s text with its parameter checks generated (:func:`sql_guards`).
 
-    A head that calls the file's hand-written ``rf__<name>_bad`` (rules between parameters, presets: dcg, idcg,
-    ndcg, rbp) is left as written.
+    The heads of its public macros and its helper ``rf__<name>_bad(<parameters>, owner)`` (one guard per parameter,
+    in the words of the ``owner`` argument). A head that calls the helper is the helper's; a helper with more
+    checks than parameters also states rules between them (idcg's ideal='full' needs k, ndcg's presets) and is
+    left as written.
     """
 
     def head(m: re.Match[str]) -> str:
@@ -427,4 +436,11 @@ def with_sql_guards(spec: MetricSpec, text: str) -> str:
             return m[0]
         return m[0][: m.start("checks") - m.start()] + sql_guards(spec, m["macro"], m["args"])
 
-    return _GUARDED.sub(head, text)
+    def helper(m: re.Match[str]) -> str:
+        exprs = [a.strip() for a in m["args"].split(",")]
+        if m["name"] != spec.name or m["checks"].count(_HELPER_SEP) + 1 != len(exprs):
+            return m[0]
+        where = f"rf__{spec.name}_bad"
+        return m[0][: m.start("checks") - m.start()] + _guards(spec, where, exprs, "owner", _HELPER_SEP)
+
+    return _HELPER.sub(helper, _GUARDED.sub(head, text))
