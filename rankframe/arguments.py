@@ -12,10 +12,10 @@ import numpy as np
 
 from .beyond.declare import refuse
 from .columns import Columns
+from .constraints import LEVEL
 from .errors import ParameterError, keyword, parameter_error
 from .intent import declare as intent_family
 from .names import Measure, expand
-from .numeric import check_number
 
 __all__ = ["OUTPUT_COLUMNS", "parse_metrics", "as_flag", "check_output_names"]
 
@@ -103,9 +103,4 @@ def check_output_names(
 
 def check_level(owner: str, value: object, name: str = "ci") -> float:
     """A confidence level: a number in the open interval (0, 1) (compare's, anova's and segment_means' rule)."""
-    return float(
-        check_number(
-            owner, name, value, low=0, high=1, low_open=True, high_open=True,
-            expected="a float in the open interval (0, 1), e.g. 0.95",
-        )
-    )  # fmt: skip
+    return float(LEVEL.check(owner, name, value))

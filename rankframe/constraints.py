@@ -4,10 +4,15 @@ scikit-learn's ``validate_params`` idea (``sklearn/utils/_param_validation.py``)
 (``rankframe.declare.Param``) holds a constraint, and every face reads the rule from it instead of switching on a
 name: the numpy engine's check and its message (:meth:`Constraint.check`, :meth:`Constraint.describe`), the docs
 tables, the DuckDB engine's typed values (:meth:`Constraint.sql_value`), the generated option checks of the SQL
-macros (:meth:`Constraint.sql_check`) and the hypothesis strategies of the tests (:meth:`Constraint.strategy`,
-:meth:`Constraint.invalid`; hypothesis is a test dependency, imported there only).
+macros (:meth:`Constraint.sql_check`), the checks at the head of each metric's public scalar macros
+(:meth:`Constraint.sql_guard`, written into ``sql/<name>.sql`` by ``rankframe.registry.write_sql_params``) and the
+hypothesis strategies of the tests (:meth:`Constraint.strategy`, :meth:`Constraint.invalid`; hypothesis is a test
+dependency, imported there only).
 
 The named shorthands ``Param(kind="k")``, ``kind="unit"``, ... are looked up in one table, :data:`KINDS`.
+
+One job: a parameter's rule, in each form a face reads it (a rule class holds all its forms side by side, so that
+no face can drift from another).
 
 >>> K.check("nDCG", "k", 10), K.describe(), K.sql_type
 (10, 'an int >= 1 (at most 2**63 - 1) or None', 'BIGINT')
@@ -15,6 +20,8 @@ The named shorthands ``Param(kind="k")``, ``kind="unit"``, ... are looked up in 
 'linear'
 >>> UNIT.sql_check("alpha", "alpha")
 "rf__opt_unit(alpha, 'alpha', owner)"
+>>> K.sql_guard("k", "k", "'rf_ap'"), FLAG.sql_guard("judged_only", "judged_only", "'rf_ap'")
+("rf__k(k, 'rf_ap') < 0", "rf__flag(judged_only, 'judged_only', 'rf_ap') IS NULL")
 """
 
 from __future__ import annotations
@@ -119,6 +126,15 @@ class Constraint:
         """The SQL that checks ``expr`` (NULL = not given) in a generated macro with an ``owner`` argument."""
         raise ValueError(f"no SQL check for a parameter that must be {self.describe()} ({name})")
 
+    def sql_guard(self, expr: str, name: str, owner: str) -> str:
+        """An SQL condition that raises the ``rf:param`` error of a bad ``expr`` and is never true otherwise.
+
+        The checks at the head of a metric's public scalar macros (``CASE WHEN <guard> OR <guard> THEN NULL ELSE
+        ...``), where a parameter has its default in the signature and a NULL is a value to check like any other;
+        ``owner``: the SQL of the macro's name in the message (``'rf_ap'``).
+        """
+        raise ValueError(f"no SQL guard for a parameter that must be {self.describe()} ({name})")
+
     def refuse(self, owner: str, name: str, value: Any) -> Exception:
         """The one error of a value outside this rule (:func:`rankframe.errors.parameter_error`)."""
         return parameter_error(owner, name, self.describe(), value)
@@ -185,6 +201,13 @@ class Choice(Constraint):
         choices = ", ".join(sql_literal(c) for c in self.choices if c is not None)
         return f"rf__opt_choice({expr}, [{choices}], '{name}', owner)"
 
+    def sql_guard(self, expr: str, name: str, owner: str) -> str:
+        """The SQL guard of ``expr`` (:meth:`Constraint.sql_guard`)."""
+        if self.accepts_none:
+            return super().sql_guard(expr, name, owner)
+        choices = ", ".join(sql_literal(c) for c in self.choices)
+        return f"rf__choice({expr}, [{choices}], '{name}', {owner}) = ''"
+
     def strategy(self) -> Any:
         """Values the rule takes (:meth:`Constraint.strategy`)."""
         st = _hypothesis()
@@ -228,6 +251,10 @@ class Flag(Constraint):
         """The SQL check of ``expr`` (:meth:`Constraint.sql_check`)."""
         return f"rf__opt_flag({expr}, '{name}', owner)"
 
+    def sql_guard(self, expr: str, name: str, owner: str) -> str:
+        """The SQL guard of ``expr`` (:meth:`Constraint.sql_guard`)."""
+        return f"rf__flag({expr}, '{name}', {owner}) IS NULL"
+
     def strategy(self) -> Any:
         """Values the rule takes (:meth:`Constraint.strategy`)."""
         st = _hypothesis()
@@ -270,6 +297,10 @@ class Gains(Constraint):
             return f"CAST({sql_literal(value)} AS MAP(DOUBLE, DOUBLE))"
         return super().sql_value(value)
 
+    def sql_guard(self, expr: str, name: str, owner: str) -> str:
+        """The SQL guard of ``expr`` (:meth:`Constraint.sql_guard`)."""
+        return f"cardinality(rf__gains({expr}, {owner})) < 0"
+
     def strategy(self) -> Any:
         """Values the rule takes (:meth:`Constraint.strategy`)."""
         st = _hypothesis()
@@ -293,7 +324,10 @@ class Interval(Constraint):
     """A number in a range (rankframe.numeric.check_number's rule: a bool is no number, finite, int64 at most).
 
     ``words`` are the rule's words in messages and docs; ``none``: None is a value too; ``sql``: the template of
-    its SQL check (``{expr}`` and ``{name}``), None when no generated macro checks it.
+    its SQL check (``{expr}`` and ``{name}``), None when no generated macro checks it; ``guard``: the template of
+    its SQL guard (``{expr}``, ``{name}``, ``{owner}``; :meth:`Constraint.sql_guard`), and ``guards``: the guards of
+    the parameters whose SQL macro says their name itself (``(("max_grade", "rf__max_grade(...) < 0"),)``: the
+    macros of sql/ that word one parameter), which take precedence.
     """
 
     words: str = "a finite number"
@@ -304,6 +338,8 @@ class Interval(Constraint):
     high_open: bool = False
     none: bool = False
     sql: str | None = None
+    guard: str | None = None
+    guards: tuple[tuple[str, str], ...] = ()
     sql_type = "DOUBLE"
 
     def check(self, owner: str, name: str, value: Any) -> Any:
@@ -340,6 +376,13 @@ class Interval(Constraint):
         if self.sql is None:
             return super().sql_check(expr, name)
         return self.sql.format(expr=expr, name=name)
+
+    def sql_guard(self, expr: str, name: str, owner: str) -> str:
+        """The SQL guard of ``expr`` (:meth:`Constraint.sql_guard`)."""
+        template = dict(self.guards).get(name, self.guard)
+        if template is None:
+            return super().sql_guard(expr, name, owner)
+        return template.format(expr=expr, name=name, owner=owner)
 
     def _takes(self, value: Any) -> bool:
         try:
@@ -401,6 +444,19 @@ class Threshold(Interval):
         """The rule in words (:meth:`Constraint.describe`)."""
         return self.words + (" or None" if self.none else "")
 
+    def sql_guard(self, expr: str, name: str, owner: str) -> str:
+        """The SQL guard of ``expr`` (:meth:`Constraint.sql_guard`): NULL is "no threshold" when None is a value.
+
+        ``rel``'s own macros (``rf__rel``: set, ``rf__relopt``: or NULL) for ``rel``; another name: ``rf__threshold``.
+        """
+        if not self.none:
+            if name != "rel":
+                return super().sql_guard(expr, name, owner)
+            return f"rf__rel({expr}, {owner}) IS NULL"
+        if name == "rel":
+            return f"isnan(rf__relopt({expr}, {owner}))"
+        return f"isnan(rf__threshold({expr}, '{name}', {owner}))"
+
 
 @dataclass(frozen=True)
 class Cutoff(Interval):
@@ -412,6 +468,7 @@ class Cutoff(Interval):
     high: float | None = K_MAX
     none: bool = True
     sql: str | None = "rf__k({expr}, owner)"
+    guard: str | None = "rf__k({expr}, {owner}) < 0"
     sql_type = "BIGINT"
 
     def sql_value(self, value: Any) -> str:
@@ -421,11 +478,40 @@ class Cutoff(Interval):
 
 #: the rules of the shared parameters, by value (a new declaration may build its own)
 K = Cutoff()
-UNIT = Interval("a float in [0, 1]", low=0, high=1, sql="rf__opt_unit({expr}, '{name}', owner)")
-OPEN_UNIT = Interval("a float in the open interval (0, 1)", low=0, high=1, low_open=True, high_open=True)
-NONNEGATIVE = Interval("a finite float >= 0", low=0, sql="rf__opt_nonnegative({expr}, '{name}', owner)")
-BASE = Interval("a finite float > 1", low=1, low_open=True, sql="rf__opt_base({expr}, owner)")
-INT_AT_LEAST_1 = Interval("an int >= 1", integer=True, low=1)
+UNIT = Interval(
+    "a float in [0, 1]",
+    low=0,
+    high=1,
+    sql="rf__opt_unit({expr}, '{name}', owner)",
+    guard="rf__unit({expr}, '{name}', {owner}) < 0",
+)
+OPEN_UNIT = Interval(
+    "a float in the open interval (0, 1)",
+    low=0,
+    high=1,
+    low_open=True,
+    high_open=True,
+    guard="rf__open_unit({expr}, '{name}', {owner}, '') < 0",
+    guards=(("p", "rf__p({expr}, {owner}) < 0"),),
+)
+NONNEGATIVE = Interval(
+    "a finite float >= 0",
+    low=0,
+    sql="rf__opt_nonnegative({expr}, '{name}', owner)",
+    guards=(("beta", "rf__beta({expr}, {owner}) < 0"),),
+)
+BASE = Interval(
+    "a finite float > 1",
+    low=1,
+    low_open=True,
+    sql="rf__opt_base({expr}, owner)",
+    guards=(("log_base", "rf__log_base({expr}, {owner}) < 0"),),
+)
+#: a confidence level (compare's, anova's and segment_means' ci): the open unit interval, with an example
+LEVEL = Interval("a float in the open interval (0, 1), e.g. 0.95", low=0, high=1, low_open=True, high_open=True)
+INT_AT_LEAST_1 = Interval(
+    "an int >= 1", integer=True, low=1, guards=(("max_grade", "rf__max_grade({expr}, {owner}) < 0"),)
+)
 FLAG = Flag()
 GAINS = Gains()
 

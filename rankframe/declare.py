@@ -8,6 +8,7 @@ rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "A
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -376,3 +377,70 @@ class MetricSpec:
                     expected=p.expected(),
                 )
         return values
+
+
+#: the head of a public scalar macro (``rf_<name>``, ``rf_agg_<name>``) that checks its parameters inline: its
+#: checks, one per parameter of its signature, are each parameter's constraint's SQL guard (generated, below)
+_GUARDED = re.compile(
+    r"CREATE OR REPLACE MACRO (?P<macro>rf_\w+)\((?P<args>[^)]*)\) AS\n    CASE WHEN (?P<checks>[^;]*?)"
+    r"(?=\n         THEN NULL)"
+)
+#: a metric's helper ``rf__<name>_bad(<parameters>, owner)``: the checks its two public macros share
+_HELPER = re.compile(
+    r"CREATE OR REPLACE MACRO rf__(?P<name>\w+)_bad\((?P<args>[^)]*), owner\) AS\n    (?P<checks>[^;]*)"
+)
+#: between two checks of a head, of a helper
+_GUARD_SEP, _HELPER_SEP = "\n              OR ", "\n        OR "
+
+
+def _guards(spec: MetricSpec, where: str, exprs: list[str], owner: str, sep: str) -> str:
+    """One SQL guard per parameter ``exprs`` (as the macro writes them: ``"like"`` quoted), joined by ``sep``."""
+    params = {p.name: p for p in spec.params}
+    guards = []
+    for expr in exprs:
+        name = expr.strip('"')
+        if name not in params:
+            raise ValueError(f"{where}: its parameter {name!r} is not a declared parameter of {spec.canonical}")
+        guards.append(params[name].constraint.sql_guard(expr, name, owner))
+    return sep.join(guards)
+
+
+def sql_guards(spec: MetricSpec, macro: str, args: str) -> str:
+    """The checks at the head of ``spec``'s public macro ``macro``: one SQL guard per parameter of its signature.
+
+    ``args``: the signature as written (``grades, k := NULL, rel := 1``); each named argument is a declared
+    parameter, checked by its constraint (:meth:`rankframe.constraints.Constraint.sql_guard`) in the words of
+    ``macro``, in the signature's order.
+
+    >>> from rankframe.registry import lookup
+    >>> print(sql_guards(lookup("rr"), "rf_rr", "grades, k := NULL, rel := 1, judged_only := false"))
+    rf__k(k, 'rf_rr') < 0
+                  OR rf__rel(rel, 'rf_rr') IS NULL
+                  OR rf__flag(judged_only, 'judged_only', 'rf_rr') IS NULL
+    """
+    named = [part.split(":=")[0].strip() for part in args.split(",") if ":=" in part]
+    return _guards(spec, macro, named, sql_literal(macro), _GUARD_SEP)
+
+
+def with_sql_guards(spec: MetricSpec, text: str) -> str:
+    """``sql/<spec.name>.sql``'s text with its parameter checks generated (:func:`sql_guards`).
+
+    The heads of its public macros and its helper ``rf__<name>_bad(<parameters>, owner)`` (one guard per parameter,
+    in the words of the ``owner`` argument). A head that calls the helper is the helper's; a helper with more
+    checks than parameters also states rules between them (idcg's ideal='full' needs k, ndcg's presets) and is
+    left as written.
+    """
+
+    def head(m: re.Match[str]) -> str:
+        if m["macro"] not in (spec.sql_macro, f"rf_agg_{spec.name}") or f"rf__{spec.name}_bad(" in m["checks"]:
+            return m[0]
+        return m[0][: m.start("checks") - m.start()] + sql_guards(spec, m["macro"], m["args"])
+
+    def helper(m: re.Match[str]) -> str:
+        exprs = [a.strip() for a in m["args"].split(",")]
+        if m["name"] != spec.name or m["checks"].count(_HELPER_SEP) + 1 != len(exprs):
+            return m[0]
+        where = f"rf__{spec.name}_bad"
+        return m[0][: m.start("checks") - m.start()] + _guards(spec, where, exprs, "owner", _HELPER_SEP)
+
+    return _HELPER.sub(helper, _GUARDED.sub(head, text))

@@ -30,6 +30,7 @@ from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary u
     Param,
     k_param,
     rel_param,
+    with_sql_guards,
 )
 from .errors import unknown_name_error
 
@@ -334,10 +335,16 @@ def sql_params_block() -> str:
 def write_sql_params(path: str = SQL_PARAMS_FILE, intent_path: str = INTENT_SQL_FILE) -> None:
     """Regenerate the generated blocks of the SQL files from the declarations.
 
-    The ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`) and the ``rf:intent`` block of
-    sql/intent.sql (:func:`intent_sql_block`).
+    The ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`), the ``rf:intent`` block of
+    sql/intent.sql (:func:`intent_sql_block`) and the parameter checks of each metric's public macros in
+    sql/<name>.sql (:func:`rankframe.declare.with_sql_guards`).
     """
     from pathlib import Path
+
+    for spec in METRICS:
+        file = Path(path).parent / f"{spec.name}.sql"
+        if file.is_file():  # a metric registered at run time has no file of sql/
+            file.write_text(with_sql_guards(spec, file.read_text(encoding="utf-8")), encoding="utf-8")
 
     for name, begin, block in (
         (path, SQL_PARAMS_BEGIN, sql_params_block()),

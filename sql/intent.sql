@@ -35,6 +35,12 @@ CREATE OR REPLACE MACRO rf__intent_nd(lk) AS coalesce(lk = 'ndeval', false);
 CREATE OR REPLACE MACRO rf__intent_ratio(a, b) AS
     CASE WHEN coalesce(b, 0) > 0 THEN coalesce(a, CAST(0 AS DOUBLE)) / b ELSE CAST(0 AS DOUBLE) END;
 
+-- each measure's discounted gain g at position p (alpha-DCG: log2(p + 1), ERR-IA: 1 / p, NRBP: beta^(p - 1)), said once
+-- for the run's list and the ideal one
+CREATE OR REPLACE MACRO rf__intent_dcg_term(g, p) AS g / log2(p + 1);
+CREATE OR REPLACE MACRO rf__intent_err_term(g, p) AS g / p;
+CREATE OR REPLACE MACRO rf__intent_rbp_term(g, p, beta) AS g * pow(beta, p - 1);
+
 CREATE OR REPLACE MACRO rf__intent_values(run, sub, params, order_by) AS TABLE
     WITH RECURSIVE rf__p AS (
         SELECT g, k, alpha, beta, rel, nullif(lk, '') AS lk, terms, rf__intent_nd(nullif(lk, '')) AS nd
@@ -68,9 +74,9 @@ CREATE OR REPLACE MACRO rf__intent_values(run, sub, params, order_by) AS TABLE
         GROUP BY p.nd, p.rel, a.alpha, p.unit, p.pos
     ), rf__runsum AS (
         SELECT q.g, e.unit,
-               sum(e.g / log2(e.pos + 1) ORDER BY e.pos) AS dcg,
-               sum(e.g / e.pos ORDER BY e.pos) AS err,
-               sum(e.g * pow(q.beta, e.pos - 1) ORDER BY e.pos) AS rbp
+               sum(rf__intent_dcg_term(e.g, e.pos) ORDER BY e.pos) AS dcg,
+               sum(rf__intent_err_term(e.g, e.pos) ORDER BY e.pos) AS err,
+               sum(rf__intent_rbp_term(e.g, e.pos, q.beta) ORDER BY e.pos) AS rbp
         FROM rf__gains AS e JOIN rf__p AS q ON q.nd = e.nd AND q.rel = e.rel AND q.alpha = e.alpha
         WHERE q.k = 0 OR e.pos <= q.k
         GROUP BY q.g, e.unit
@@ -116,9 +122,9 @@ CREATE OR REPLACE MACRO rf__intent_values(run, sub, params, order_by) AS TABLE
                           WHERE (k = 0 OR step < k) AND NOT list_bool_and(taken)) AS scored) AS best) AS picked
     ), rf__isum AS (
         SELECT q.g, i.query,
-               sum(i.gain / log2(i.step + 1) ORDER BY i.step) AS dcg,
-               sum(i.gain / i.step ORDER BY i.step) AS err,
-               sum(i.gain * pow(q.beta, i.step - 1) ORDER BY i.step) AS rbp
+               sum(rf__intent_dcg_term(i.gain, i.step) ORDER BY i.step) AS dcg,
+               sum(rf__intent_err_term(i.gain, i.step) ORDER BY i.step) AS err,
+               sum(rf__intent_rbp_term(i.gain, i.step, q.beta) ORDER BY i.step) AS rbp
         FROM rf__ideal AS i JOIN rf__p AS q ON q.rel = i.rel AND q.alpha = i.alpha AND q.k = i.k
         WHERE i.step > 0 GROUP BY q.g, i.query
     ), rf__series AS (  -- ndeval's "ideal ideal" per depth d: sum_{p <= d} (1 - alpha)^(p - 1) w(p)

@@ -115,7 +115,10 @@ def check_shares(values: np.ndarray) -> None:
     if len(bad):
         raise ParameterError(
             f"Calibration reads features='s column 'value' as an item's share of each genre: {len(bad)} row(s) are "
-            f"negative (rows {bad[:5].tolist()}); give values >= 0"
+            f"negative (rows {bad[:5].tolist()}); give values >= 0",
+            owner="Calibration",
+            parameter="features",
+            got=values[bad[:5]].tolist(),
         )
 
 
@@ -258,11 +261,11 @@ def portable(b, i, *, k, divergence, direction, alpha, smooth, rank_weight, log_
 
     mid = "(rf__a + rf__b) / 2"
     term = rel("rf__a", "rf__b") if divergence == "kl" else f"{rel('rf__a', mid)} + {rel('rf__b', mid)}"
-    per = f"rf__blists{i}"
-    b.ctes[per] = (
-        f"SELECT {unit}, SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls FROM ("
-        f"SELECT {unit}, {term} AS rf__t, rf__hp, rf__lq FROM {pairs} "
-        f"UNION ALL SELECT {unit}, {null}, {null}, {null} FROM rf__bunits) AS x GROUP BY {unit}"
+    per = b.per_list(
+        i,
+        "SUM(rf__t) AS rf__sum, SUM(rf__hp) AS rf__hs, SUM(rf__lq) AS rf__ls",
+        [(f"{term} AS rf__t, rf__hp, rf__lq", pairs)],
+        f"{null}, {null}, {null}",
     )
     div = f"rf__sum / LN({b.num(log_base)})"
     value = div if divergence == "kl" else f"SQRT(GREATEST({div} / 2, 0))"

@@ -155,7 +155,9 @@ def refuse(measures: Sequence[Any], face: str) -> None:
     ]
     sets = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.is_set_level(m.kw)]
     if face in SET_LEVEL_REFUSED and sets:
-        raise ParameterError(f"{', '.join(sets)}: {SET_LEVEL_REFUSED[face]}.")
+        raise ParameterError(
+            f"{', '.join(sets)}: {SET_LEVEL_REFUSED[face]}.", owner=face, parameter="metrics", got=sets
+        )
     if asked:
         from ..registry import BEYOND  # the declarations, collected after this module is imported
 
@@ -166,7 +168,10 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"table with {keyword('engine', 'pandas')} or {keyword('engine', 'duckdb')}, the accessor "
             "df.rank_metrics.evaluate, the polars namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL "
             "table macros "
-            f"{macros}."
+            f"{macros}.",
+            owner=face,
+            parameter="metrics",
+            got=asked,
         )
 
 

@@ -253,16 +253,16 @@ def portable(b, i, *, k, similarity, output, unknown, single_item, pair_denomina
             f"SELECT {runit}, SUM(v.rf__u) * SUM(v.rf__u) - SUM(v.rf__u * v.rf__u) AS rf__a, "
             f"{null} AS rf__b FROM {joined} GROUP BY {runit}, v.rf__dim"
         )
-    per = f"rf__blists{i}"
     # rf__n = the counted items, rf__r = every top-k row (single_item='zero_if_one_row')
-    b.ctes[per] = (
-        f"SELECT {unit}, SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b, SUM(rf__one_r) "
-        f"AS rf__r FROM (SELECT {unit}, {f('1')} AS rf__one_n, {null} AS rf__a, {null} AS rf__b, "
-        f"{f('0')} AS rf__one_r FROM {rows} "
-        f"UNION ALL SELECT {unit}, {f('0')}, rf__a, rf__b, {f('0')} FROM ({dims}) AS d "
-        f"UNION ALL SELECT {unit}, {f('0')}, {null}, {null}, {f('1')} FROM rf__bpos WHERE {b.top(k)} "
-        f"UNION ALL SELECT {unit}, {f('0')}, {null}, {null}, {f('0')} FROM rf__bunits) AS x "
-        f"GROUP BY {unit}"
+    per = b.per_list(
+        i,
+        "SUM(rf__one_n) AS rf__n, SUM(rf__a) AS rf__a, SUM(rf__b) AS rf__b, SUM(rf__one_r) AS rf__r",
+        [
+            (f"{f('1')} AS rf__one_n, {null} AS rf__a, {null} AS rf__b, {f('0')} AS rf__one_r", rows),
+            (f"{f('0')}, rf__a, rf__b, {f('0')}", f"({dims}) AS d"),
+            (f"{f('0')}, {null}, {null}, {f('1')}", f"rf__bpos WHERE {b.top(k)}"),
+        ],
+        f"{f('0')}, {null}, {null}, {f('0')}",
     )
     pairs = "(rf__n * (rf__n - 1) / 2)"
     if similarity == "hamming":  # the pairs' sum: differing coordinates, cosines, or pairs - cosines

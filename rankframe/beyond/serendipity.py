@@ -318,12 +318,11 @@ def portable(b, i, *, k, like, form, similarity, relevance, rel, unknown, no_rel
             f"(SELECT {unit}, rf__item, MAX(rf__r) AS rf__r, SUM(rf__d) AS rf__dot FROM ({dots}) AS d "
             f"GROUP BY {unit}, rf__item) AS x LEFT JOIN {sizes} AS z ON x.rf__q = z.rf__tq"
         )
-    per = f"rf__blists{i}"
-    b.ctes[per] = (
-        f"SELECT {unit}, SUM(rf__cnt) AS rf__n, SUM(rf__rel) AS rf__nrel, SUM(rf__t) AS rf__sum, "
-        f"MAX(rf__hn) AS rf__hn FROM (SELECT {unit}, 1 AS rf__cnt, CASE WHEN rf__r > 0 THEN 1 ELSE 0 END AS rf__rel, "
-        f"rf__t, rf__hn FROM {terms} UNION ALL SELECT {unit}, 0, 0, {null}, {null} FROM rf__bunits) AS x "
-        f"GROUP BY {unit}"
+    per = b.per_list(
+        i,
+        "SUM(rf__cnt) AS rf__n, SUM(rf__rel) AS rf__nrel, SUM(rf__t) AS rf__sum, MAX(rf__hn) AS rf__hn",
+        [("1 AS rf__cnt, CASE WHEN rf__r > 0 THEN 1 ELSE 0 END AS rf__rel, rf__t, rf__hn", terms)],
+        f"0, 0, {null}, {null}",
     )
     ok = ["rf__n > 0"]
     ok += [] if form == "popularity" else ["COALESCE(rf__hn, 0) > 0"]

@@ -316,19 +316,31 @@ class Builder:
     def lists(self, i: int, value: str, counted: str, popularity: str, k: int | None) -> str:
         """Per unit: rf__sum of the counted top-k rows' values, rf__rows their number (0 for a list without one)."""
         items = self.train_items(popularity)
-        unit = ", ".join([*self.grp, "rf__q"])
         rows = f"rf__brows{i}"
         self.ctes[rows] = (
             f"SELECT {', '.join(f'r.{c}' for c in [*self.grp, 'rf__q'])}, {_f(value)} AS rf__v, {counted} AS rf__cnt "
             f"FROM rf__bpos AS r LEFT JOIN {items} AS t ON r.rf__item = t.rf__titem CROSS JOIN rf__bnusers AS z "
             f"WHERE r.{_top(k)}"
         )
-        out = f"rf__blists{i}"
-        self.ctes[out] = (
-            f"SELECT {unit}, SUM(rf__s) AS rf__sum, SUM(rf__c) AS rf__rows FROM ("
-            f"SELECT {unit}, CASE WHEN rf__cnt = 1 THEN rf__v END AS rf__s, rf__cnt AS rf__c FROM {rows} "
-            f"UNION ALL SELECT {unit}, {_null()}, 0 FROM rf__bunits) AS x GROUP BY {unit}"
+        return self.per_list(
+            i,
+            "SUM(rf__s) AS rf__sum, SUM(rf__c) AS rf__rows",
+            [("CASE WHEN rf__cnt = 1 THEN rf__v END AS rf__s, rf__cnt AS rf__c", rows)],
+            f"{_null()}, 0",
         )
+
+    def per_list(self, i: int, totals: str, rows: Sequence[tuple[str, str]], empty: str) -> str:
+        """The per-list CTE ``rf__blists<i>``: per unit, the aggregates ``totals`` over its rows; its name.
+
+        ``rows``: (columns, source) of each part of the rows (``SELECT <unit>, <columns> FROM <source>``); one more
+        part, ``empty``'s columns for every unit of ``rf__bunits``, keeps a list without a row (its sums NULL or 0).
+        The row-value metrics (:meth:`lists`) and the per-list hooks (Calibration, ILD, Serendipity) build on it.
+        """
+        unit = ", ".join([*self.grp, "rf__q"])
+        parts = [*rows, (empty, "rf__bunits")]
+        union = " UNION ALL ".join(f"SELECT {unit}, {columns} FROM {source}" for columns, source in parts)
+        out = f"rf__blists{i}"
+        self.ctes[out] = f"SELECT {unit}, {totals} FROM ({union}) AS x GROUP BY {unit}"
         return out
 
 

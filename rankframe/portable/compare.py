@@ -17,7 +17,7 @@ from ..arguments import check_output_names
 from ..columns import Columns, column_list
 from ..errors import ParameterError, parameter_error
 from ..names import Measure
-from .render import _body, _dialect, _quote, _string, finish
+from .render import check_dialect, finish, quote_name, statement_body, string_literal
 from .terms import FLOAT
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def render_compare(
     >>> duckdb.sql(sql).fetchall()  # a puts x (relevant) first in both queries, b puts y: P@1 1 vs 0
     [('P@1', 'b', 'a', 2, 0.0, 1.0, -1.0, 0.0, None, 1)]
     """
-    target = _dialect(dialect)
+    target = check_dialect(dialect)
     cols = Columns.coerce(columns, function=OWNER)
     if not isinstance(system, str) or not system:
         raise parameter_error(OWNER, "system", "a column name (str)", system)
@@ -99,13 +99,16 @@ def render_compare(
     if clash:
         raise ParameterError(
             f"the segment column {clash[0]!r} has the name of an output column of {OWNER} {list(COLUMNS)}; rename it "
-            "in a view first"
+            "in a view first",
+            owner=OWNER,
+            parameter="by",
+            got=clash[0],
         )
     # the system is the first segment key (rf__s0) of the per-query values; the user's segments follow
-    b = _body(metrics, target, table, [system, *segments], cols, order_by, policies)
+    b = statement_body(metrics, target, table, [system, *segments], cols, order_by, policies)
     sys_key, seg_keys = b.keys[0], b.keys[1:]
     same_segment = "".join(f" AND o.{k} IS NOT DISTINCT FROM r.{k}" for k in seg_keys)
-    base = _string(baseline)
+    base = string_literal(baseline)
     per_query = (
         f"SELECT {', '.join([*b.keys, 'rf__q'])}, rf__i, rf__metric, {b.number} AS rf__num "
         "FROM rf__long WHERE rf__state IN (0, 1)"
@@ -118,15 +121,15 @@ def render_compare(
     )
     n = "COUNT(*)"
     sd = "STDDEV_SAMP(rf__d)"
-    out_keys = "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, seg_keys))
+    out_keys = "".join(f"{k} AS {quote_name(s)}, " for s, k in zip(segments, seg_keys))
     group = ", ".join([*seg_keys, "rf__i", "rf__metric", "rf__sys"])
     final = (
-        f"SELECT {out_keys}rf__metric AS {_quote('metric')}, rf__sys AS {_quote('system')}, "
-        f"{base} AS {_quote('baseline')}, {n} AS {_quote('n')}, AVG(rf__x) AS {_quote('mean')}, "
-        f"AVG(rf__y) AS {_quote('baseline_mean')}, AVG(rf__d) AS {_quote('delta')}, "
-        f"{sd} AS {_quote('sd_diff')}, "
-        f"AVG(rf__d) / (NULLIF({sd}, 0) / SQRT(CAST({n} AS {FLOAT}))) AS {_quote('statistic')}, "
-        f"{n} - 1 AS {_quote('df')} "
+        f"SELECT {out_keys}rf__metric AS {quote_name('metric')}, rf__sys AS {quote_name('system')}, "
+        f"{base} AS {quote_name('baseline')}, {n} AS {quote_name('n')}, AVG(rf__x) AS {quote_name('mean')}, "
+        f"AVG(rf__y) AS {quote_name('baseline_mean')}, AVG(rf__d) AS {quote_name('delta')}, "
+        f"{sd} AS {quote_name('sd_diff')}, "
+        f"AVG(rf__d) / (NULLIF({sd}, 0) / SQRT(CAST({n} AS {FLOAT}))) AS {quote_name('statistic')}, "
+        f"{n} - 1 AS {quote_name('df')} "
         f"FROM rf__pairs GROUP BY {group} "
         f"ORDER BY {''.join(f'{k} NULLS LAST, ' for k in seg_keys)}rf__i, rf__sys"
     )

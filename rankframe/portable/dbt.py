@@ -316,10 +316,12 @@ def package(metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -
 def write(directory: str | Path, metrics: Sequence[str] = SHIPPED_METRICS, *, max_by: int = MAX_BY) -> list[Path]:
     """Write the package (:func:`package`) into ``directory`` (created if missing, not its parent); the files."""
     root = Path(directory)
+    at = str(root)
     if root.exists() and not root.is_dir():
-        raise ParameterError(f"{OWNER}: {str(root)!r} is a file, not a folder")
+        raise ParameterError(f"{OWNER}: {at!r} is a file, not a folder", owner=OWNER, parameter="directory", got=at)
     if not root.exists() and not root.absolute().parent.is_dir():
-        raise ParameterError(f"{OWNER}: the parent folder of {str(root)!r} does not exist (only the package's is made)")
+        why = f"the parent folder of {at!r} does not exist (only the package's is made)"
+        raise ParameterError(f"{OWNER}: {why}", owner=OWNER, parameter="directory", got=at)
     files = package(metrics, max_by=max_by)
     root.mkdir(exist_ok=True)
     written = []

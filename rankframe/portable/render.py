@@ -31,7 +31,7 @@ from ..beyond import input_rules
 from ..columns import Columns, column_list
 from ..declare import Param
 from ..engines import beyond_engine
-from ..errors import ParameterError, did_you_mean, parameter_error
+from ..errors import ParameterError, did_you_mean, keyword, parameter_error
 from ..intent import declare as intent_family
 from ..names import Measure
 from ..registry import KERNELS, POLICIES, bind_policies
@@ -57,7 +57,8 @@ _POLICY_STATE = {"zero": 1, "nan": 2, "skip": 3}
 _NAN = f"CAST('NaN' AS {FLOAT})"
 
 
-def _quote(name: str) -> str:
+def quote_name(name: str) -> str:
+    """A name as a quoted identifier (PostgreSQL's quoting; sqlglot writes it in the target dialect)."""
     exp = sqlglot().exp
     return exp.to_identifier(name, quoted=True).sql(dialect="postgres")
 
@@ -76,7 +77,7 @@ def _table(table: object, name: str = "table") -> str:
         raise parameter_error(OWNER, name, what, table)
     if not parts or not all(isinstance(p, str) and p for p in parts):
         raise parameter_error(OWNER, name, what, table)
-    return ".".join(_quote(str(p)) for p in parts)
+    return ".".join(quote_name(str(p)) for p in parts)
 
 
 def _ranking(order: str, target: str, item: str) -> str:
@@ -93,10 +94,16 @@ def _ranking(order: str, target: str, item: str) -> str:
 def _check_own_names(cols: Columns, segments: list[str]) -> None:
     for c in (cols.query, *segments):
         if c == "rf__i" or c.startswith("rf__"):
-            raise ParameterError(f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view")
+            raise ParameterError(
+                f"the column {c!r} has a name of rankframe's own (rf__*); rename it in a view",
+                owner=OWNER,
+                parameter="columns" if c == cols.query else "by",
+                got=c,
+            )
 
 
-def _dialect(dialect: object) -> str:
+def check_dialect(dialect: object) -> str:
+    """The dialect, lower-cased, or the ParameterError naming sqlglot's dialects."""
     known = sorted(d for d in sqlglot().Dialect.classes if d)
     if not isinstance(dialect, str) or dialect.lower() not in known:
         raise parameter_error(OWNER, "dialect", "a sqlglot dialect: " + ", ".join(map(repr, known)), dialect)
@@ -149,7 +156,10 @@ def check_keywords(policies: dict) -> None:
             params = [n for n in inspect.signature(render).parameters if n != "policies"]
             raise ParameterError(
                 f"{OWNER} got an unknown keyword argument {key!r}{did_you_mean(key, [*params, *known])}; it takes "
-                f"{', '.join(params)} and the query-set policies {', '.join(known)}."
+                f"{', '.join(params)} and the query-set policies {', '.join(known)}.",
+                owner=OWNER,
+                parameter=key,
+                got=policies[key],
             )
 
 
@@ -250,7 +260,7 @@ def render(
     >>> duckdb.sql(sql).fetchall()  # P@2 = 1/2; AP = (1/2) / 2 relevant
     [('P@2', 0.5, 1), ('AP', 0.25, 1)]
     """
-    target = _dialect(dialect)
+    target = check_dialect(dialect)
     cols = Columns.coerce(columns, function=OWNER)
     segments = column_list(by, OWNER)
     per_query = as_flag("per_query", per_query, OWNER)
@@ -293,7 +303,9 @@ def render(
     keys = [f"rf__s{i}" for i in range(len(segments))]
     ctes, labels, longs, sets = [], [], [], []
     if accuracy:
-        b = _body(accuracy, target, table, segments, cols, order_by, policies, index=[index[id(m)] for m in accuracy])
+        b = statement_body(
+            accuracy, target, table, segments, cols, order_by, policies, index=[index[id(m)] for m in accuracy]
+        )
         ctes.append(b.prep)
         labels.append(b.labels)
         longs.append(b.long)
@@ -304,27 +316,27 @@ def render(
         order = ORDER_BY.check(OWNER, order_by)
         src = beyond_sql.Sources(
             table=_table(table),
-            select_keys="".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys)),
-            query=_quote(cols.query),
-            item=_quote(cols.item),
-            key=_quote(cols.rank if order == "rank" else cols.score),
+            select_keys="".join(f"{quote_name(s)} AS {k}, " for s, k in zip(segments, keys)),
+            query=quote_name(cols.query),
+            item=quote_name(cols.item),
+            key=quote_name(cols.rank if order == "rank" else cols.score),
             ranking=_ranking(order, target, "CAST(rf__item AS TEXT)"),
             train=None if train is None else _table(train, "train"),
-            train_query=_quote(cols.query),
-            train_item=_quote(cols.item),
-            weight=None if train_weight is None else _quote(train_weight),
+            train_query=quote_name(cols.query),
+            train_item=quote_name(cols.item),
+            weight=None if train_weight is None else quote_name(train_weight),
             catalog=None if catalog is None else _table(catalog, "catalog"),
-            catalog_item=_quote(cols.item),
+            catalog_item=quote_name(cols.item),
             postgres=target == "postgres",
             features=None if features is None else _table(features, "features"),
-            features_item=_quote(cols.item),
-            features_feature=_quote(input_rules.FEATURE),
-            features_value=None if features_value is None else _quote(features_value),
-            relevance=_quote(cols.relevance) if beyond_engine.reads_relevance(beyond) else None,
+            features_item=quote_name(cols.item),
+            features_feature=quote_name(input_rules.FEATURE),
+            features_value=None if features_value is None else quote_name(features_value),
+            relevance=quote_name(cols.relevance) if beyond_engine.reads_relevance(beyond) else None,
         )
         part = beyond_sql.build([(index[id(m)], m) for m in beyond], src, keys)
         ctes.append(", ".join(part.ctes))
-        labels += [f"SELECT {i} AS rf__i, {_string(label)} AS rf__metric" for i, label in part.labels]
+        labels += [f"SELECT {i} AS rf__i, {string_literal(label)} AS rf__metric" for i, label in part.labels]
         longs += part.long
         sets = part.sets
     if longs:
@@ -344,15 +356,15 @@ def render(
         "AS rf__value, rf__n FROM rf__sets"
     )
     final = (
-        f"SELECT {out_keys}rf__metric AS {_quote('metric')}, rf__value AS {_quote('value')}, "
-        f"rf__n AS {_quote('n')} FROM ({' UNION ALL '.join(rows)}) AS rf__out ORDER BY {nulls_last}rf__i"
+        f"SELECT {out_keys}rf__metric AS {quote_name('metric')}, rf__value AS {quote_name('value')}, "
+        f"rf__n AS {quote_name('n')} FROM ({' UNION ALL '.join(rows)}) AS rf__out ORDER BY {nulls_last}rf__i"
     )
     return finish(f"{with_} {final}", target)
 
 
 def _out_keys(keys: list[str], segments: list[str]) -> tuple[str, str]:
     return (
-        "".join(f"{k} AS {_quote(s)}, " for s, k in zip(segments, keys)),
+        "".join(f"{k} AS {quote_name(s)}, " for s, k in zip(segments, keys)),
         "".join(f"{k} NULLS LAST, " for k in keys),
     )
 
@@ -373,7 +385,7 @@ def _means(keys: list[str], segments: list[str], cols: Columns) -> tuple[str, st
             f"MAX(CASE WHEN rf__state <> 3 THEN 1 ELSE 0 END) OVER (PARTITION BY {', '.join(keys)}) AS rf__seen "
             f"FROM rf__long) AS l WHERE rf__seen = 1 GROUP BY {', '.join(keys)}, rf__i, rf__metric{{tail}}"
         )
-        head, tail = f"{out_keys}rf__metric AS {_quote('metric')}, ", f" ORDER BY {nulls_last}rf__i"
+        head, tail = f"{out_keys}rf__metric AS {quote_name('metric')}, ", f" ORDER BY {nulls_last}rf__i"
         inner = "".join(f"{k}, " for k in keys) + "rf__i, rf__metric, "
     else:
         means = (
@@ -381,7 +393,7 @@ def _means(keys: list[str], segments: list[str], cols: Columns) -> tuple[str, st
             f"LEFT JOIN (SELECT rf__i, {number} AS rf__num FROM rf__long) AS l ON l.rf__i = m.rf__i "
             "GROUP BY m.rf__i, m.rf__metric{tail}"
         )
-        head, tail = f"m.rf__metric AS {_quote('metric')}, ", " ORDER BY m.rf__i"
+        head, tail = f"m.rf__metric AS {quote_name('metric')}, ", " ORDER BY m.rf__i"
         inner = "m.rf__i, m.rf__metric, "
     return means, head, tail, inner
 
@@ -392,14 +404,14 @@ def _final(with_: str, keys: list[str], segments: list[str], cols: Columns, per_
     out_keys, nulls_last = _out_keys(keys, segments)
     if per_query:  # only per-list metrics here (check_arguments refused the set-level ones)
         final = (
-            f"SELECT {out_keys}rf__q AS {_quote(cols.query)}, rf__metric AS {_quote('metric')}, "
-            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {_quote('value')} "
+            f"SELECT {out_keys}rf__q AS {quote_name(cols.query)}, rf__metric AS {quote_name('metric')}, "
+            f"CASE WHEN rf__state = 2 THEN {_NAN} ELSE {number} END AS {quote_name('value')} "
             f"FROM rf__long WHERE rf__state <> 3 ORDER BY {nulls_last}rf__q NULLS LAST, rf__i"
         )
         return finish(f"{with_} {final}", target)
     # means only: the accuracy statement as the dbt package and the docs print it
     means, head, tail, _ = _means(keys, segments, cols)
-    return finish(f"{with_} {means.format(head=head, value=_quote('value'), n=_quote('n'), tail=tail)}", target)
+    return finish(f"{with_} {means.format(head=head, value=quote_name('value'), n=quote_name('n'), tail=tail)}", target)
 
 
 #: the dialects whose CTEs take ``AS MATERIALIZED`` (PostgreSQL 12+, DuckDB): the intent-aware statement's greedy-ideal
@@ -435,11 +447,19 @@ def _render_intent(
         raise ParameterError(
             f"{', '.join(others)}: render writes the intent-aware measures ({', '.join(map(str, intent))}) in a "
             "statement of their own (the run and the subtopic qrels are two tables); render the others in another "
-            "call with the joined table."
+            "call with the joined table.",
+            owner=OWNER,
+            parameter="metrics",
+            got=others,
         )
     extra = [name for name, value in given.items() if value is not None]
     if extra:
-        raise ParameterError(f"{', '.join(extra)}= is not read by the intent-aware measures; leave it out")
+        raise ParameterError(
+            f"{', '.join(map(keyword, extra))} is not read by the intent-aware measures; leave it out",
+            owner=OWNER,
+            parameter=extra[0],
+            got=given[extra[0]],
+        )
     intent_sql.check(intent, qrels, ideal_depth, cols.subtopic)
     chosen = bind_policies(OWNER, **policies)
     order = ORDER_BY.check(OWNER, order_by)
@@ -448,12 +468,12 @@ def _render_intent(
     src = intent_sql.IntentSources(
         table=_table(table),
         qrels=_table(qrels, "qrels"),
-        select_keys="".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys)),
-        query=_quote(cols.query),
-        item=_quote(cols.item),
-        key=_quote(cols.rank if order == "rank" else cols.score),
-        subtopic=_quote(cols.subtopic),
-        relevance=_quote(cols.relevance),
+        select_keys="".join(f"{quote_name(s)} AS {k}, " for s, k in zip(segments, keys)),
+        query=quote_name(cols.query),
+        item=quote_name(cols.item),
+        key=quote_name(cols.rank if order == "rank" else cols.score),
+        subtopic=quote_name(cols.subtopic),
+        relevance=quote_name(cols.relevance),
         order=order,
         postgres=target == "postgres",
         system_key=next((k for s, k in zip(segments, keys) if s == cols.system), None),
@@ -463,7 +483,9 @@ def _render_intent(
     ctes = part.ctes
     if target in MATERIALIZING:  # each stage computed once (DuckDB 1.4 inlined the chain: minutes for 20 stages)
         ctes = [cte.replace(" AS (", " AS MATERIALIZED (", 1) for cte in ctes]
-    labels = " UNION ALL ".join(f"SELECT {i} AS rf__i, {_string(label)} AS rf__metric" for i, label in part.labels)
+    labels = " UNION ALL ".join(
+        f"SELECT {i} AS rf__i, {string_literal(label)} AS rf__metric" for i, label in part.labels
+    )
     with_ = f"WITH {', '.join(ctes)}, rf__metrics AS ({labels}), rf__long AS ({' UNION ALL '.join(part.long)})"
     return _final(with_, keys, segments, cols, per_query, target)
 
@@ -488,7 +510,7 @@ class Body:
     long: str  # rf__long's SELECT: (keys..., rf__q, rf__i, rf__metric, rf__state, rf__raw)
 
 
-def _body(
+def statement_body(
     metrics: Any,
     target: str,
     table: Any,
@@ -520,11 +542,11 @@ def _body(
     ranked = {name: expr.format(**fill) for expr, name in t.ranked_windows.items()}
     whole = {name: expr.format(**fill) for expr, name in t.unit_windows.items()}
 
-    select_keys = "".join(f"{_quote(s)} AS {k}, " for s, k in zip(segments, keys))
+    select_keys = "".join(f"{quote_name(s)} AS {k}, " for s, k in zip(segments, keys))
     src = (
-        f"SELECT {select_keys}{_quote(cols.query)} AS rf__q, CAST({_quote(cols.item)} AS TEXT) AS rf__item, "
-        f"CAST({_quote(cols.relevance)} AS {FLOAT}) AS {GRADE}, "
-        f"{_quote(cols.rank if order == 'rank' else cols.score)} AS rf__key FROM {source}"
+        f"SELECT {select_keys}{quote_name(cols.query)} AS rf__q, CAST({quote_name(cols.item)} AS TEXT) AS rf__item, "
+        f"CAST({quote_name(cols.relevance)} AS {FLOAT}) AS {GRADE}, "
+        f"{quote_name(cols.rank if order == 'rank' else cols.score)} AS rf__key FROM {source}"
     )
     ranking = _ranking(order, target, "rf__item").format(unit=unit)
     extra = t.preparation(ranking)
@@ -563,7 +585,7 @@ def _body(
         )
 
     labels = " UNION ALL ".join(
-        f"SELECT {at[i]} AS rf__i, {_string(str(m))} AS rf__metric" for i, m in enumerate(measures)
+        f"SELECT {at[i]} AS rf__i, {string_literal(str(m))} AS rf__metric" for i, m in enumerate(measures)
     )
     states = " ".join(f"WHEN {at[i]} THEN {state(i, m)}" for i, m in enumerate(measures))
     raws = " ".join(f"WHEN {at[i]} THEN u.rf__v{i}" for i in range(len(measures)))
@@ -593,5 +615,6 @@ def _plain_window_order(statement: Any, target: str) -> None:
                     break
 
 
-def _string(value: str) -> str:
+def string_literal(value: str) -> str:
+    """A text as an SQL string literal (``'`` doubled)."""
     return "'" + value.replace("'", "''") + "'"

@@ -28,7 +28,7 @@ from __future__ import annotations
 from .align import Alignment, align, pivot
 from .bootstrap import bootstrap_ci
 from .corrections import CORRECTIONS, P_VALUE_CORRECTIONS, adjust, adjusted_alpha
-from .effect_size import HedgesResult, hedges_gz, hedges_j
+from .effect_size import EstimateInterval, HedgesResult, hedges_gz, hedges_j
 from .hodges_lehmann import HodgesLehmannResult, hodges_lehmann
 from .paired import ALTERNATIVES, EQUAL_RTOL, PairedSummary, differences, equal, summarize, ttest
 from .planning import MDE_POWER, mde_dz, power, topic_set_size
@@ -44,6 +44,7 @@ __all__ = [
     "equal",
     "Alignment",
     "BlockedAnova",
+    "EstimateInterval",
     "HedgesResult",
     "HodgesLehmannResult",
     "CORRECTIONS",

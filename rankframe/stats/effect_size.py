@@ -28,12 +28,20 @@ import numpy as np
 
 
 @dataclass(frozen=True)
-class HedgesResult:
-    """``hedges_gz`` and its interval; arrays of the shape of the inputs."""
+class EstimateInterval:
+    """An estimate and its interval, arrays of one shape (per segment and comparison; NaN where undefined).
+
+    The result of :func:`hedges_gz` (``HedgesResult``) and of :func:`rankframe.stats.hodges_lehmann`
+    (``HodgesLehmannResult``): one shape, one class.
+    """
 
     estimate: np.ndarray
     ci_low: np.ndarray
     ci_high: np.ndarray
+
+
+#: ``hedges_gz`` and its interval
+HedgesResult = EstimateInterval
 
 
 def hedges_j(df: np.ndarray) -> np.ndarray:

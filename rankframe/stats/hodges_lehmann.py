@@ -37,24 +37,18 @@ queries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ._segments import paired_layout, segment_of_row
+from .effect_size import EstimateInterval
 from .paired import differences
 from .wilcoxon import WilcoxonResult, _exact_cdf
 
 _MASK = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 
-@dataclass(frozen=True)
-class HodgesLehmannResult:
-    """Per (segment, comparison): the Hodges-Lehmann estimate and its interval (NaN without a non-zero difference)."""
-
-    estimate: np.ndarray
-    ci_low: np.ndarray
-    ci_high: np.ndarray
+#: per (segment, comparison): the Hodges-Lehmann estimate and its interval (NaN without a non-zero difference)
+HodgesLehmannResult = EstimateInterval
 
 
 def _ordered(v: np.ndarray) -> np.ndarray:

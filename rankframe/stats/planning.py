@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..constraints import OPEN_UNIT
 from ..errors import ParameterError, parameter_error
-from ..numeric import broadcast, check_array, check_number
+from ..numeric import broadcast, check_array
 from .paired import ALTERNATIVES
 
 if TYPE_CHECKING:
@@ -75,17 +76,8 @@ def mde_dz(n: np.ndarray, alpha: float, power: float = MDE_POWER, alternative: s
     return ((lo + hi) / 2.0 / np.sqrt(uniq))[which].reshape(n.shape)
 
 
-def _level(value: object, name: str, owner: str) -> float:
-    return float(
-        check_number(
-            owner, name, value, low=0, high=1, low_open=True, high_open=True,
-            expected="a float in the open interval (0, 1)",
-        )
-    )  # fmt: skip
-
-
 def _options(alpha: object, power: object, alternative: object, owner: str) -> tuple[float, float, str]:
-    a, p = _level(alpha, "alpha", owner), _level(power, "power", owner)
+    a, p = float(OPEN_UNIT.check(owner, "alpha", alpha)), float(OPEN_UNIT.check(owner, "power", power))
     if not isinstance(alternative, str) or alternative.lower() not in ALTERNATIVES:
         raise parameter_error(owner, "alternative", "one of " + ", ".join(map(repr, ALTERNATIVES)), alternative)
     side = alternative.lower()

@@ -175,6 +175,21 @@ def _random_hits(
     return hits
 
 
+def flip_inputs(
+    x: np.ndarray, y: np.ndarray, offsets: np.ndarray, n_resamples: int, owner: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The inputs of both sign-flip kernels (this test and :func:`rankframe.stats.westfall_young`), prepared once.
+
+    ``(d, n, offsets, n_resamples)``: the differences x - y with a missing one as 0, the count of the present ones per
+    (segment, comparison), the checked offsets and the checked number of resamples (in ``owner``'s words).
+    """
+    x, y, offsets = paired_layout(x, y, offsets)
+    n_resamples = check_n_resamples(n_resamples, owner)
+    d = x - y
+    n = segment_sum(~np.isnan(d), offsets)
+    return np.nan_to_num(d, nan=0.0), n, offsets, n_resamples
+
+
 def sign_flip_test(
     x: np.ndarray,
     y: np.ndarray,
@@ -193,11 +208,7 @@ def sign_flip_test(
     >>> float(sign_flip_test(x, y, np.array([0, 4]), n_resamples=1000, seed=0).pvalue[0, 0])
     0.125
     """
-    x, y, offsets = paired_layout(x, y, offsets)
-    n_resamples = check_n_resamples(n_resamples, "sign_flip_test")
-    d = x - y
-    n = segment_sum(~np.isnan(d), offsets)
-    d = np.nan_to_num(d, nan=0.0)
+    d, n, offsets, n_resamples = flip_inputs(x, y, offsets, n_resamples, "sign_flip_test")
     root = seed_sequence(seed)
     n_seg = offsets.size - 1
     children = root.spawn(n_seg)

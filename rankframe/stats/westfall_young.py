@@ -41,13 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import progress
-from ._segments import paired_layout, segment_sum
+from ._segments import segment_sum
 from .randomization import (
     TOLERANCE,
     _orient,
-    check_n_resamples,
     exact_bits,
     flip_bits,
+    flip_inputs,
     seed_sequence,
 )
 
@@ -112,11 +112,8 @@ def westfall_young(
     >>> r.p_adjusted.round(4).tolist()   # 16 patterns: only "no flip" and "flip all" reach t = 3.87 on either column
     [[0.125, 0.125]]
     """
-    x, y, offsets = paired_layout(x, y, offsets)
-    n_resamples = check_n_resamples(n_resamples, "westfall_young")
-    d = x - y
-    n = segment_sum(~np.isnan(d), offsets).astype(np.float64)
-    d = np.nan_to_num(d, nan=0.0)
+    d, n, offsets, n_resamples = flip_inputs(x, y, offsets, n_resamples, "westfall_young")
+    n = n.astype(np.float64)
     ss = segment_sum(d * d, offsets)
     root = seed_sequence(seed)
     n_seg = offsets.size - 1

@@ -20,6 +20,7 @@ import pytest
 import rankframe
 from rankframe.errors import ParameterError, parameter_error
 from rankframe.io import read_trec_run
+from rankframe.portable import dbt
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRED = pd.read_parquet(ROOT / "examples" / "paired.parquet")
@@ -180,20 +181,15 @@ def test_a_message_about_a_keyword_keeps_its_words_and_carries_it():
     assert e.with_subject("--ci") == str(e)  # not "The 'ci' parameter of ...": ci= is keyword()'s, said as --ci there
 
 
-#: the raises still built without fields: rankframe/beyond/ and rankframe/portable/ (another helper's folders while
-#: the others were given theirs, issue 34; 3 + 7 raises at 5235409)
-LEFT = ("rankframe/beyond/", "rankframe/portable/")
-
-
 def test_every_raise_carries_the_parameter_it_is_about():
-    """Every ``ParameterError(...)`` of the package says which parameter it is about, whatever its words."""
+    """Every ``ParameterError(...)`` of the package, every folder of it, says which parameter it is about."""
     bare, found = [], 0
     for path in sorted((ROOT / "rankframe").rglob("*.py")):
         where = path.relative_to(ROOT).as_posix()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "ParameterError":
                 found += 1
-                if "parameter" not in {k.arg for k in node.keywords} and not where.startswith(LEFT):
+                if "parameter" not in {k.arg for k in node.keywords}:
                     bare.append(f"{where}:{node.lineno}")
     assert found >= 100  # the sweep sees the package's raises (135 when written)
     assert bare == [], f"ParameterError without parameter=: {bare}"
@@ -256,3 +252,59 @@ def test_a_raise_given_its_fields_keeps_its_words(case):
     assert (e.owner, e.parameter, e.got) == (owner, parameter, got)
     back = pickle.loads(pickle.dumps(e))
     assert (str(back), back.owner, back.parameter, back.got) == (words, owner, parameter, got)
+
+
+def _shares(value: float) -> pd.DataFrame:
+    return pd.DataFrame({"item": TWO.item.unique()[:2], "feature": ["a", "b"], "value": [value, 1.0]})
+
+
+# the raises of rankframe/beyond/ and rankframe/portable/ given their fields last (issue 34): (call, owner, parameter,
+# got); their words are those of before
+BEYOND_AND_PORTABLE = {
+    "anova set-level": (lambda: rankframe.anova(PAIRED, "Coverage"), "anova", "metrics", ["Coverage"]),
+    "file road beyond": (
+        lambda: rankframe.evaluate(ROOT / "examples" / "paired.parquet", "Coverage"), "duckdb_files", "metrics",
+        ["Coverage"],
+    ),
+    "Calibration negative share": (
+        lambda: rankframe.evaluate(
+            TWO, "Calibration@2", by="system", train=TWO[["query", "item"]], features=_shares(-1.0)
+        ),
+        "Calibration", "features", [-1.0],
+    ),
+    "render rf__ segment": (lambda: rankframe.sql.render("P@1", by="rf__x"), "render", "by", "rf__x"),
+    "render rf__ query": (
+        lambda: rankframe.sql.render("P@1", columns={"query": "rf__q"}), "render", "columns", "rf__q"
+    ),
+    "render unknown keyword": (lambda: rankframe.sql.render("P@1", bogus=1), "render", "bogus", 1),
+    "render intent and others": (
+        lambda: rankframe.sql.render(["alpha_nDCG@5", "P@1"], qrels="q"), "render", "metrics", ["P@1"]
+    ),
+    "render intent with train": (
+        lambda: rankframe.sql.render(["alpha_nDCG@5"], qrels="q", train="t"), "render", "train", "t"
+    ),
+    "render_compare output clash": (
+        lambda: rankframe.sql.render_compare("P@1", baseline="a", by="delta"), "render_compare", "by", "delta"
+    ),
+    "dbt a file": (lambda: dbt.write(ROOT / "README.md"), dbt.OWNER, "directory", str(ROOT / "README.md")),
+    "dbt no parent": (
+        lambda: dbt.write(ROOT / "no such folder" / "dbt"), dbt.OWNER, "directory", str(ROOT / "no such folder" / "dbt")
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(BEYOND_AND_PORTABLE))
+def test_a_raise_of_beyond_and_portable_carries_its_fields(case):
+    call, owner, parameter, got = BEYOND_AND_PORTABLE[case]
+    with pytest.raises(ParameterError) as info:
+        call()
+    e = info.value
+    assert (e.owner, e.parameter, e.got) == (owner, parameter, got), str(e)
+    back = pickle.loads(pickle.dumps(e))
+    assert (type(back), str(back), back.owner, back.parameter, back.got) == (
+        ParameterError,
+        str(e),
+        owner,
+        parameter,
+        got,
+    )
