@@ -172,6 +172,7 @@ def load_real(shared: Path, name: str):
 
 
 # the tiers' hooks (tests/tiers.py): markers, the scheduling that starts Spark, PostgreSQL and ranx once, the run's check
+import timing  # noqa: E402
 from tiers import (  # noqa: E402, F401
     pytest_collection_modifyitems,
     pytest_configure,
@@ -180,8 +181,15 @@ from tiers import (  # noqa: E402, F401
     pytest_xdist_make_scheduler,
 )
 
-# every item's CPU seconds into the JUnit file (tests/timing.py: `python -m tests.timing FILE` sums them)
-from timing import pytest_runtest_logstart, pytest_runtest_makereport  # noqa: E402, F401
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Every item's CPU seconds into the JUnit file (tests/timing.py; ``python -m tests.timing FILE`` sums them).
+
+    Registered as a plugin, not imported here: a conftest's test hooks reach only the items of its folder, and the
+    doctests of rankframe/ are items too.
+    """
+    if not session.config.pluginmanager.is_registered(timing):
+        session.config.pluginmanager.register(timing, "rankframe-timing")
 
 
 @pytest.fixture(scope="session")
