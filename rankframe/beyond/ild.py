@@ -196,8 +196,11 @@ def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_unit
     distinct length and chunk of pairs (memory), never per list.
     """
     gram = cooccurrence(lists, "ILD")
+    code = gram.code[item]
+    trained = code >= 0  # an item without a train query has cosine 0 with every item: no pair of it is looked up
+    unit, code = unit[trained], code[trained]
     order = np.argsort(unit, kind="stable")
-    item = item[order]
+    code = code[order]
     n = np.bincount(unit, minlength=n_units)
     first = np.cumsum(n) - n
     similar = np.zeros(n_units)
@@ -205,9 +208,9 @@ def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_unit
         units = np.flatnonzero(n == length)
         left, right = np.triu_indices(length, 1)
         for start, stop in chunks(np.full(len(units), len(left))):
-            rows = item[first[units[start:stop], None] + np.arange(length)]  # (lists, length) items
-            cosines = gram.cosine(rows[:, left].ravel(), rows[:, right].ravel())
-            similar[units[start:stop]] = cosines.reshape(stop - start, len(left)).sum(axis=1)
+            rows = code[first[units[start:stop], None] + np.arange(length)]  # (lists, length) codes
+            cosines = gram.cosine(np.take(rows, left, axis=1), np.take(rows, right, axis=1))  # (lists, pairs)
+            similar[units[start:stop]] = cosines.sum(axis=1)
     return similar
 
 
