@@ -42,7 +42,9 @@ READS = {"cosine": "features", "hamming": "features", "cooccurrence": "train"}
 #: the most multiply-adds the co-occurrence Gram matrix may take: sum over the train queries u of |H_u ∩ L| x |H_u|
 #: (H_u the query's distinct train items, L the recommended items). 400M is ~25 s and at most ~5 GB of matrix
 #: (bench/cooccurrence.py); beyond it :func:`cooccurrence` raises a ParameterError naming the longest histories.
-#: Raise it at your own risk (``rankframe.beyond.similarity.COOCCURRENCE_BUDGET = ...``)
+#: Raise it at your own risk (``rankframe.beyond.similarity.COOCCURRENCE_BUDGET = ...``; the DuckDB engine passes
+#: it to its SQL, and the SQL macros read it from ``SET VARIABLE rf__cooccurrence_budget = ...``, else the value
+#: generated from this one into sql/beyond.sql)
 COOCCURRENCE_BUDGET = 400_000_000
 
 #: pairs looked up at once (memory: ~40 bytes each)
@@ -213,6 +215,18 @@ def cooccurrence(lists: Lists, owner: str) -> Cooccurrence:
     return found
 
 
+#: the words of the co-occurrence budget's error, on every face (sql/beyond.sql's ``rf__cooccurrence_over`` is
+#: generated from them by ``python -m rankframe.beyond.sqlgen``): the metric, the work, the budget and the three
+#: longest histories
+BUDGET_WORDS = (
+    "The 'similarity' parameter of {owner}: similarity='cooccurrence' needs sum over train='s queries of "
+    "|history| x |history items among the recommended| = {work} multiply-adds, beyond the budget of {budget} "
+    "(rankframe.beyond.similarity.COOCCURRENCE_BUDGET; in SQL: SET VARIABLE rf__cooccurrence_budget = ...); "
+    "the longest histories of train= have {longest} distinct items. Use similarity='cosine' with features=, or "
+    "keep fewer items per query in train= (e.g. the most recent)"
+)
+
+
 def check_budget(length: np.ndarray, in_lists: np.ndarray, owner: str) -> None:
     """ParameterError (parameter ``similarity``) when sum over the train queries of |H_u| x |H_u ∩ L| is too large.
 
@@ -221,18 +235,10 @@ def check_budget(length: np.ndarray, in_lists: np.ndarray, owner: str) -> None:
     work = float(np.asarray(length, dtype=np.float64) @ np.asarray(in_lists, dtype=np.float64))
     if work > COOCCURRENCE_BUDGET:
         longest = np.sort(np.asarray(length))[::-1][:3].astype(np.int64).tolist()
-        raise ParameterError(budget_message(owner, f"{work:,.0f}", str(longest)), owner=owner, parameter="similarity")
-
-
-def budget_message(owner: str, work: str, longest: str) -> str:
-    """The words of the co-occurrence budget's error, on every face (the SQL's are generated from them)."""
-    return (
-        f"The 'similarity' parameter of {owner}: similarity='cooccurrence' needs sum over train='s queries of "
-        f"|history| x |history items among the recommended| = {work} multiply-adds, beyond the budget of "
-        f"{COOCCURRENCE_BUDGET:,} (rankframe.beyond.similarity.COOCCURRENCE_BUDGET); the longest histories of "
-        f"train= have {longest} distinct items. Use similarity='cosine' with features=, or keep fewer items per "
-        "query in train= (e.g. the most recent)"
-    )
+        words = BUDGET_WORDS.format(
+            owner=owner, work=f"{work:,.0f}", budget=f"{COOCCURRENCE_BUDGET:,}", longest=str(longest)
+        )
+        raise ParameterError(words, owner=owner, parameter="similarity")
 
 
 def chunks(size: np.ndarray) -> list[tuple[int, int]]:
