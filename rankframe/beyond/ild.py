@@ -6,8 +6,8 @@ dimension). With ``'hamming'`` (raw values), the pairs that differ on dimension 
 same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a row on f
 have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory. With
 ``'cooccurrence'`` a vector has one entry per train query of its item, so that GROUP BY would cost the items'
-popularity: on pandas each pair's cosine is looked up in the Gram matrix of ``train=`` instead
-(``rankframe.beyond.similarity``): rows x (k - 1) / 2 look-ups.
+popularity: each pair's cosine is looked up in the co-occurrence counts of ``train=`` instead
+(``rankframe.beyond.similarity``; ``rf__beyond_cooccurrence`` in the SQL): rows x (k - 1) / 2 look-ups.
 
 Examples
 --------

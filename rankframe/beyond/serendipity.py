@@ -101,8 +101,8 @@ SPEC = BeyondSpec(
             "cosine",
             "of an item to the history: 'cosine' = of their features= vectors (Evidently; Microsoft Recommenders' "
             "item_feature_vector; linear in rows), 'cooccurrence' = the cosine of the items' train= query sets "
-            "(Auralist, Microsoft Recommenders' default; on pandas, look-ups in train='s co-occurrence matrix, "
-            "rows x |history|; in SQL its cost grows with the square of the items' popularity); "
+            "(Auralist, Microsoft Recommenders' default; look-ups in train='s co-occurrence counts, rows x "
+            "|history|, on every face but the portable SQL; within rankframe.beyond.similarity.COOCCURRENCE_BUDGET); "
             "not read by form='popularity'",
             choices=SIMILARITIES,
         ),
