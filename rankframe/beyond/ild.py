@@ -208,9 +208,8 @@ def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_unit
         units = np.flatnonzero(n == length)
         left, right = np.triu_indices(length, 1)
         for start, stop in chunks(np.full(len(units), len(left))):
-            rows = code[first[units[start:stop], None] + np.arange(length)]  # (lists, length) codes
-            cosines = gram.cosine(np.take(rows, left, axis=1), np.take(rows, right, axis=1))  # (lists, pairs)
-            similar[units[start:stop]] = cosines.sum(axis=1)
+            rows = np.sort(code[first[units[start:stop], None] + np.arange(length)], axis=1)  # (lists, length)
+            similar[units[start:stop]] = gram.pair_sums(rows, left, right)
     return similar
 
 
