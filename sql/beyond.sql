@@ -120,6 +120,12 @@ give each pair once')
 CREATE OR REPLACE MACRO rf__beyond_check_inputs(tbl, train, catalog, features, history, owner) AS
     rf__beyond_check_train(tbl, train, history, owner) AND rf__beyond_check_catalog(tbl, catalog)
     AND rf__beyond_check_features(tbl, features);
+-- the co-occurrence budget (rankframe/beyond/similarity.py COOCCURRENCE_BUDGET; SET VARIABLE
+-- rf__cooccurrence_budget = n changes it) and its error, in the declared words
+CREATE OR REPLACE MACRO rf__cooccurrence_budget() AS
+    coalesce(TRY_CAST(getvariable('rf__cooccurrence_budget') AS DOUBLE), 400000000.0);
+CREATE OR REPLACE MACRO rf__cooccurrence_over(owner, work, longest) AS
+    error('rf:param: ' || 'The ''similarity'' parameter of ' || CAST(owner AS VARCHAR) || ': similarity=''cooccurrence'' needs sum over train=''s queries of |history| x |history items among the recommended| = ' || format('{:,}', CAST(round(work) AS BIGINT)) || ' multiply-adds, beyond the budget of ' || format('{:,}', CAST(round(rf__cooccurrence_budget()) AS BIGINT)) || ' (rankframe.beyond.similarity.COOCCURRENCE_BUDGET; in SQL: SET VARIABLE rf__cooccurrence_budget = ...); the longest histories of train= have ' || CAST(longest AS VARCHAR) || ' distinct items. Use similarity=''cosine'' with features=, or keep fewer items per query in train= (e.g. the most recent)');
 -- rf:generated-end
 
 -- the checks of a call (the options o, already checked when bound; the table's columns and segments; the inputs
@@ -275,8 +281,8 @@ CREATE OR REPLACE MACRO rf__beyond_known(tbl, train, features, similarity) AS TA
     WHERE similarity = 'cooccurrence';
 
 -- the item vectors of a similarity: (rf__item, rf__dim, rf__u). cosine: the features row divided by the item's L2
--- norm (0 for a zero vector; the values scaled by their largest magnitude first, as rankframe/beyond/similarity.py); hamming: the raw value; cooccurrence: the item's distinct train queries with a
--- positive weight, each 1 / sqrt(their number)
+-- norm (0 for a zero vector; the values scaled by their largest magnitude first, as rankframe/beyond/similarity.py); hamming: the raw value; cooccurrence: none (its vectors
+-- would have one dimension per train query: rf__beyond_cooccurrence gives its pairs' cosines instead)
 CREATE OR REPLACE MACRO rf__beyond_vectors(tbl, train, features, similarity) AS TABLE
     SELECT f.item AS rf__item, f.rf__dim,
            CASE WHEN similarity = 'hamming' THEN f.rf__x
@@ -290,10 +296,38 @@ CREATE OR REPLACE MACRO rf__beyond_vectors(tbl, train, features, similarity) AS 
                      GROUP BY h.item) AS b ON g.item = b.item
                WHERE b.rf__big > 0 AND similarity = 'cosine'
                GROUP BY g.item, b.rf__big) AS m ON f.item = m.item
-    WHERE similarity IN ('cosine', 'hamming')
-    UNION ALL
-    SELECT p.item AS rf__item, CAST(p.query AS VARCHAR) AS rf__dim, 1.0 / sqrt(c.rf__users) AS rf__u
-    FROM (SELECT DISTINCT t.query, t.item FROM rf__beyond_train(tbl, train) AS t WHERE t.rf__w > 0) AS p
-    JOIN (SELECT q.item, CAST(count(DISTINCT q.query) AS DOUBLE) AS rf__users FROM rf__beyond_train(tbl, train) AS q
-          WHERE q.rf__w > 0 GROUP BY q.item) AS c ON p.item = c.item
-    WHERE similarity = 'cooccurrence';
+    WHERE similarity IN ('cosine', 'hamming');
+
+-- the co-occurrence cosines (rankframe/beyond/similarity.py) of the pairs (rf__i, rf__j), rf__i an item of tbl's
+-- ranked rows and rf__j an item sharing a train query with it: rf__cos = C_ij / sqrt(C_ii C_jj), C_ij the train
+-- queries holding both with a positive weight. Counted over the pairs of each train query's items: sum over the
+-- queries of |H ∩ L| x |H| (history lengths, not popularities; never a sum over each item's queries), and beyond
+-- rf__cooccurrence_budget() an rf:param error naming the longest histories, before any pair is counted. No rows
+-- unless similarity = 'cooccurrence'; owner names the metric in the error.
+CREATE OR REPLACE MACRO rf__beyond_cooccurrence(tbl, train, segments, order_by, ok, similarity, owner, base := NULL) AS TABLE
+    WITH rf__c_pairs AS (  -- each train query's distinct items with a positive weight
+        SELECT DISTINCT t.query, t.item FROM rf__beyond_train(tbl, train) AS t
+        WHERE t.rf__w > 0 AND similarity = 'cooccurrence'),
+    rf__c_listed AS (
+        SELECT DISTINCT b.item FROM rf__beyond_base(tbl, segments, order_by, NULL, ok, base := base) AS b
+        WHERE b.rf__pos IS NOT NULL AND similarity = 'cooccurrence'),
+    rf__c_rows AS (SELECT p.query, p.item FROM rf__c_pairs AS p SEMI JOIN rf__c_listed AS l ON p.item = l.item),
+    rf__c_lengths AS (  -- |H| and |H ∩ L| of each train query
+        SELECT n.query, n.rf__len, coalesce(i.rf__in, 0) AS rf__in
+        FROM (SELECT p.query, count(*) AS rf__len FROM rf__c_pairs AS p GROUP BY p.query) AS n
+        LEFT JOIN (SELECT r.query, count(*) AS rf__in FROM rf__c_rows AS r GROUP BY r.query) AS i
+               ON n.query = i.query),
+    rf__c_check AS (
+        SELECT CASE WHEN coalesce(sum(CAST(w.rf__len AS DOUBLE) * w.rf__in), 0) > rf__cooccurrence_budget()
+                    THEN rf__cooccurrence_over(owner, sum(CAST(w.rf__len AS DOUBLE) * w.rf__in),
+                                               list(w.rf__len ORDER BY w.rf__len DESC)[1:3])
+                    ELSE true END AS rf__ok
+        FROM rf__c_lengths AS w),
+    rf__c_users AS (SELECT p.item, 1.0 / sqrt(count(*)) AS rf__scale FROM rf__c_pairs AS p GROUP BY p.item)
+    SELECT g.rf__i, g.rf__j, CAST(g.rf__c AS DOUBLE) * ui.rf__scale * uj.rf__scale AS rf__cos
+    FROM (SELECT r.item AS rf__i, p.item AS rf__j, count(*) AS rf__c
+          FROM (SELECT * FROM rf__c_rows WHERE (SELECT c.rf__ok FROM rf__c_check AS c)) AS r
+          JOIN rf__c_pairs AS p ON r.query = p.query
+          GROUP BY r.item, p.item) AS g
+    JOIN rf__c_users AS ui ON g.rf__i = ui.item
+    JOIN rf__c_users AS uj ON g.rf__j = uj.item;

@@ -1,7 +1,8 @@
 -- ILD@k, intra-list diversity (docs/beyond-accuracy.md "ILD"): the mean distance (or similarity) of every pair of
--- items in each top k, never pair by pair (rankframe/beyond/ild.py): with unit vectors (cosine, cooccurrence) the
+-- items in each top k, never pair by pair (rankframe/beyond/ild.py): with unit vectors (cosine) the
 -- pairs' sum is (||sum u||² - sum ||u||²) / 2 from one GROUP BY (list, dimension); with hamming the differing pairs
--- of a dimension are C(n, 2) - C(zeros, 2) - sum_v C(c_v, 2) from one GROUP BY (list, dimension, value).
+-- of a dimension are C(n, 2) - C(zeros, 2) - sum_v C(c_v, 2) from one GROUP BY (list, dimension, value); with
+-- cooccurrence each list's pairs of rows are looked up in rf__beyond_cooccurrence (rows x (k - 1) / 2 look-ups).
 -- rf_ild(tbl, train := NULL, features := NULL, segments := [], k := NULL, order_by := 'rank', like := NULL,
 --        similarity := NULL, output := NULL, unknown := NULL, single_item := NULL, pair_denominator := NULL)
 -- rf:generated-begin (python -m rankframe.beyond.sqlgen: the options of rankframe/beyond/ild.py)
@@ -39,7 +40,7 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
         LEFT JOIN rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity')) AS kn
                ON b.item = kn.rf__item),
     rf__counted AS (
-        SELECT r.rf__sk, r.query, r.item FROM rf__rows AS r
+        SELECT r.rf__sk, r.query, r.item, r.rf__pos FROM rf__rows AS r
         WHERE r.rf__top AND (r.rf__known OR struct_extract(o, 'unknown') = 'zero')),
     rf__cells AS (  -- (list, dimension[, value]): the unit vectors' sums, or the hamming counts
         SELECT c.rf__sk, c.query, v.rf__dim,
@@ -62,13 +63,23 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
                     AS DOUBLE) AS rf__n,
                count(*) FILTER (WHERE r.rf__top) AS rf__rows
         FROM rf__rows AS r GROUP BY ALL),
+    rf__co AS (SELECT * FROM rf__beyond_cooccurrence(tbl, train, segments, order_by, ok, struct_extract(o, 'similarity'),
+                                                     'ILD', base := base)),
+    rf__co_lists AS (  -- cooccurrence: twice the sum of the cosines of each list's pairs of rows (as rf__per_list's)
+        SELECT a.rf__sk, a.query, 2 * rf__xsum(g.rf__cos) AS rf__sum
+        FROM rf__counted AS a
+        JOIN rf__counted AS b ON a.rf__sk IS NOT DISTINCT FROM b.rf__sk AND a.query = b.query AND a.rf__pos < b.rf__pos
+        JOIN rf__co AS g ON a.item = g.rf__i AND b.item = g.rf__j
+        GROUP BY a.rf__sk, a.query),
     rf__per_list AS (
         SELECT l.rf__sk, l.query,
                sum(CASE WHEN struct_extract(o, 'similarity') = 'hamming'
                         THEN l.rf__n * (l.rf__n - 1) / 2 - (l.rf__n - d.rf__nz) * (l.rf__n - d.rf__nz - 1) / 2 - d.rf__same
                         ELSE d.rf__s * d.rf__s - d.rf__self END ORDER BY d.rf__dim) AS rf__sum
         FROM rf__lists AS l JOIN rf__dims AS d ON l.rf__sk IS NOT DISTINCT FROM d.rf__sk AND l.query = d.query
-        GROUP BY l.rf__sk, l.query)
+        GROUP BY l.rf__sk, l.query
+        UNION ALL
+        SELECT c.rf__sk, c.query, c.rf__sum FROM rf__co_lists AS c)
     -- the pairs' sum (the Hamming counts; the cosines; P - the cosines for a distance) over P = n (n - 1) / 2
     -- (pair_denominator 'pairs') or n ('items')
     SELECT l.* EXCLUDE (rf__sk, rf__rows),

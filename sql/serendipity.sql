@@ -3,7 +3,8 @@
 -- the mean of rel(i) * (1 - s(i)), s(i) = the mean similarity of i to the query's train items H; 'summed_similarity':
 -- 1 - the sum of rel(i) * s(i); 'popularity': the mean of rel(i) * max(p(position) - p(popularity rank), 0) with
 -- N = the catalog's items. Never pair by pair: s(i) = u_i . (sum_{h in H} u_h) / |H|, one GROUP BY (query,
--- dimension) of the history, one GROUP BY row of the dot products.
+-- dimension) of the history, one GROUP BY row of the dot products; with cooccurrence each row's item against each
+-- item of H, looked up in rf__beyond_cooccurrence (rows x |H| look-ups).
 -- rf_serendipity(tbl, train := NULL, features := NULL, catalog := NULL, segments := [], k := NULL,
 --                order_by := 'rank', like := NULL, form := NULL, similarity := NULL, relevance := NULL, rel := NULL,
 --                unknown := NULL, no_relevant_item := NULL, popularity := NULL)
@@ -71,9 +72,18 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
     rf__s_cells AS MATERIALIZED (
         SELECT c.rf__sk, c.query, c.item, v.rf__dim, v.rf__u
         FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item),
-    rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row
+    rf__s_co AS (SELECT * FROM rf__beyond_cooccurrence(tbl, train, segments, order_by, ok,
+                   CASE WHEN struct_extract(o, 'form') <> 'popularity' THEN struct_extract(o, 'similarity') END,
+                   'Serendipity', base := base)),
+    rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row; cooccurrence: the sum of its cosines to H
         SELECT c.rf__sk, c.query, c.item, rf__xsum(c.rf__u * s.rf__s) AS rf__dot
         FROM rf__s_cells AS c JOIN rf__s_sums AS s ON c.query = s.query AND c.rf__dim = s.rf__dim
+        GROUP BY c.rf__sk, c.query, c.item
+        UNION ALL
+        SELECT c.rf__sk, c.query, c.item, rf__xsum(g.rf__cos) AS rf__dot
+        FROM (SELECT DISTINCT d.rf__sk, d.query, d.item FROM rf__s_counted AS d) AS c
+        JOIN rf__s_history AS h ON c.query = h.query
+        JOIN rf__s_co AS g ON c.item = g.rf__i AND h.item = g.rf__j
         GROUP BY c.rf__sk, c.query, c.item),
     rf__s_ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
         SELECT i.rf__item, CAST(dense_rank() OVER (ORDER BY i.rf__pop DESC) AS DOUBLE) AS rf__dr

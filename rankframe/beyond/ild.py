@@ -6,8 +6,8 @@ dimension). With ``'hamming'`` (raw values), the pairs that differ on dimension 
 same value: C(n, 2) - sum_v C(c_fv, 2), with c_fv the list's items of value v on f (the items without a row on f
 have value 0) — one GROUP BY (list, dimension, value). O(rows x features per item) time and memory. With
 ``'cooccurrence'`` a vector has one entry per train query of its item, so that GROUP BY would cost the items'
-popularity: on pandas each pair's cosine is looked up in the Gram matrix of ``train=`` instead
-(``rankframe.beyond.similarity``): rows x (k - 1) / 2 look-ups.
+popularity: each pair's cosine is looked up in the co-occurrence counts of ``train=`` instead
+(``rankframe.beyond.similarity``; ``rf__beyond_cooccurrence`` in the SQL): rows x (k - 1) / 2 look-ups.
 
 Examples
 --------
@@ -196,8 +196,11 @@ def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_unit
     distinct length and chunk of pairs (memory), never per list.
     """
     gram = cooccurrence(lists, "ILD")
+    code = gram.code[item]
+    trained = code >= 0  # an item without a train query has cosine 0 with every item: no pair of it is looked up
+    unit, code = unit[trained], code[trained]
     order = np.argsort(unit, kind="stable")
-    item = item[order]
+    code = code[order]
     n = np.bincount(unit, minlength=n_units)
     first = np.cumsum(n) - n
     similar = np.zeros(n_units)
@@ -205,9 +208,8 @@ def _cooccurrence_pairs(lists: Lists, unit: np.ndarray, item: np.ndarray, n_unit
         units = np.flatnonzero(n == length)
         left, right = np.triu_indices(length, 1)
         for start, stop in chunks(np.full(len(units), len(left))):
-            rows = item[first[units[start:stop], None] + np.arange(length)]  # (lists, length) items
-            cosines = gram.cosine(rows[:, left].ravel(), rows[:, right].ravel())
-            similar[units[start:stop]] = cosines.reshape(stop - start, len(left)).sum(axis=1)
+            rows = np.sort(code[first[units[start:stop], None] + np.arange(length)], axis=1)  # (lists, length)
+            similar[units[start:stop]] = gram.pair_sums(rows, left, right)
     return similar
 
 

@@ -101,8 +101,8 @@ SPEC = BeyondSpec(
             "cosine",
             "of an item to the history: 'cosine' = of their features= vectors (Evidently; Microsoft Recommenders' "
             "item_feature_vector; linear in rows), 'cooccurrence' = the cosine of the items' train= query sets "
-            "(Auralist, Microsoft Recommenders' default; on pandas, look-ups in train='s co-occurrence matrix, "
-            "rows x |history|; in SQL its cost grows with the square of the items' popularity); "
+            "(Auralist, Microsoft Recommenders' default; look-ups in train='s co-occurrence counts, rows x "
+            "|history|, on every face but the portable SQL; within rankframe.beyond.similarity.COOCCURRENCE_BUDGET); "
             "not read by form='popularity'",
             choices=SIMILARITIES,
         ),
@@ -225,14 +225,16 @@ def similarity_to_history(lists: Lists, top: Lists, similarity: str, unknown: st
     if similarity == "cooccurrence":  # each row's item against each history item, in the Gram matrix
         gram = cooccurrence(lists, "Serendipity")
         order = np.argsort(h_query, kind="stable")
-        h_item = h_item[order]
+        h_code = gram.code[h_item[order]]  # a history item has a train query: a code
         h_first = (np.cumsum(h_n) - h_n).astype(np.int64)
-        h_count = h_n.astype(np.int64)
-        for start, stop in chunks(size[rows].astype(np.int64)):
-            part = rows[start:stop]
-            entry, at = gather(h_first, h_count, tq[part])
-            cosines = gram.cosine(top.item[part][at], h_item[entry])
-            similar[part] = np.bincount(at, weights=cosines, minlength=len(part)) / size[part]
+        rows = rows[gram.code[top.item[rows]] >= 0]  # an item without a train query: similarity 0 to every item
+        for m in np.unique(size[rows]).astype(np.int64).tolist():  # the rows whose history has m items: a matrix
+            same = rows[size[rows] == m]
+            for start, stop in chunks(np.full(len(same), m)):
+                part = same[start:stop]
+                history = h_code[h_first[tq[part]][:, None] + np.arange(m)]  # (rows, m) history codes
+                cosines = gram.cosine(gram.code[top.item[part]][:, None], history)
+                similar[part] = cosines.sum(axis=1) / m
         return similar, counted, unit_size > 0
     vec = item_vectors(lists, similarity)
     dims = np.int64(max(vec.n_dims, 1))

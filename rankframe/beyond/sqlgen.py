@@ -323,9 +323,41 @@ def inputs_sql() -> str:
         "CREATE OR REPLACE MACRO rf__beyond_check_inputs(tbl, train, catalog, features, history, owner) AS",
         "    rf__beyond_check_train(tbl, train, history, owner) AND rf__beyond_check_catalog(tbl, catalog)",
         "    AND rf__beyond_check_features(tbl, features);",
+        *cooccurrence_sql(),
         END,
     ]
     return "\n".join(out)
+
+
+def cooccurrence_sql() -> list[str]:
+    """The co-occurrence budget of the SQL (rankframe/beyond/similarity.py): its value and its error's words.
+
+    ``rf__cooccurrence_budget()`` is ``SET VARIABLE rf__cooccurrence_budget``'s value when set (the DuckDB engine
+    sets it from the Python constant), else the constant's value when generated; ``rf__cooccurrence_over(owner,
+    work, longest)`` raises :data:`~rankframe.beyond.similarity.BUDGET_WORDS` with the fields filled in.
+    """
+    from .similarity import BUDGET_WORDS, COOCCURRENCE_BUDGET
+
+    fields = {
+        "owner": "CAST(owner AS VARCHAR)",
+        "work": "format('{:,}', CAST(round(work) AS BIGINT))",
+        "budget": "format('{:,}', CAST(round(rf__cooccurrence_budget()) AS BIGINT))",
+        "longest": "CAST(longest AS VARCHAR)",
+    }
+    parts = [_literal("rf:param: ")]
+    for literal, name, _, _ in string.Formatter().parse(BUDGET_WORDS):
+        if literal:
+            parts.append(_literal(literal))
+        if name is not None:
+            parts.append(fields[name])
+    return [
+        "-- the co-occurrence budget (rankframe/beyond/similarity.py COOCCURRENCE_BUDGET; SET VARIABLE",
+        "-- rf__cooccurrence_budget = n changes it) and its error, in the declared words",
+        "CREATE OR REPLACE MACRO rf__cooccurrence_budget() AS",
+        f"    coalesce(TRY_CAST(getvariable('rf__cooccurrence_budget') AS DOUBLE), {float(COOCCURRENCE_BUDGET)!r});",
+        "CREATE OR REPLACE MACRO rf__cooccurrence_over(owner, work, longest) AS",
+        f"    error({' || '.join(parts)});",
+    ]
 
 
 def sql_path(spec: BeyondSpec) -> Path:

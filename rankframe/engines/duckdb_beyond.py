@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import units
+from ..beyond import similarity
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import item_index
 from ..beyond.sqlgen import given_names
@@ -176,6 +177,8 @@ def evaluate(
     con = _cursor()
     per_list, sets = [], []
     try:
+        # the co-occurrence budget of the SQL (rf__cooccurrence_budget()) is this call's Python constant
+        con.execute(f"SET VARIABLE rf__cooccurrence_budget = {float(similarity.COOCCURRENCE_BUDGET)!r}")
         grade = beyond_engine.grades(df, columns, measures)  # Serendipity's relevance (None: no metric reads it)
         con.register(_NAMES["recs"], recs if grade is None else recs.assign(relevance=grade))
         if train_frame is not None:  # the macros' column names (weight 1 per row without the user's weight column)

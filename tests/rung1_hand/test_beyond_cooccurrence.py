@@ -1,7 +1,8 @@
-"""The co-occurrence forms of ILD and Serendipity on pandas: pair look-ups in the Gram matrix of train=, in chunks.
+"""The co-occurrence forms of ILD and Serendipity on pandas: pair look-ups in the co-occurrence counts of train=.
 
 Every expected value is derived by hand in the comment beside it; the chunk size is shrunk so that lists and
-histories straddle chunk boundaries, and the Gram matrix's budget so that it is exceeded.
+histories straddle chunk boundaries, the counts' dense block so that some pairs are hash look-ups, and the
+budget so that it is exceeded.
 """
 
 from __future__ import annotations
@@ -47,19 +48,25 @@ def chunk(request, monkeypatch):
     monkeypatch.setattr(similarity, "PAIRS_PER_CHUNK", request.param)
 
 
+@pytest.fixture(params=[0, 8, 64 * 2**20], ids=lambda n: f"table{n}")
+def table(request, monkeypatch):
+    """The counts' dense block of 0 items (every pair a hash look-up), 2 (8 bytes of uint16: both ways mixed), all."""
+    monkeypatch.setattr(similarity, "PAIR_TABLE_BYTES", request.param)
+
+
 def per_query(metric: str, recs: pd.DataFrame = RECS, **kw) -> dict:
     got = rankframe.evaluate(recs, metric, train=TRAIN, per_query=True, allow_duplicates=True, **kw)
     return dict(zip(got["query"], got["value"], strict=True))
 
 
-def test_ild_cooccurrence_pairs_by_hand(chunk):
+def test_ild_cooccurrence_pairs_by_hand(chunk, table):
     got = per_query("ILD(like='recommenders')")
     assert got.keys() == ILD.keys()
     for query, want in ILD.items():
         assert got[query] == pytest.approx(want, abs=1e-12, nan_ok=True), query
 
 
-def test_ild_cooccurrence_similarity_and_drop_by_hand(chunk):
+def test_ild_cooccurrence_similarity_and_drop_by_hand(chunk, table):
     # output='similarity', unknown='drop': f (no train row) leaves, d stays (known: a row of weight 0; the zero
     # vector); u1 (1/2 + 1/sqrt2) / 3; u2 0; u3 aa 1, ad 0, ad 0 -> 1/3; u4 no counted item: NaN
     got = per_query("ILD(similarity='cooccurrence', output='similarity', unknown='drop')")
@@ -68,7 +75,7 @@ def test_ild_cooccurrence_similarity_and_drop_by_hand(chunk):
         assert got[query] == pytest.approx(value, abs=1e-12, nan_ok=True), query
 
 
-def test_serendipity_cooccurrence_by_hand(chunk):
+def test_serendipity_cooccurrence_by_hand(chunk, table):
     # histories: the recommendation queries are the train queries t1, t2, t3, t5 (t5 has none)
     #   t1 H = {a, b}: row a: s = (cos(a,a) + cos(a,b)) / 2 = (1 + 1/2) / 2 = 3/4; row c: (1/sqrt2 + 0) / 2
     #   t2 H = {a, c}: row b: (1/2 + 0) / 2 = 1/4;  row e: (0 + 0) / 2 = 0
