@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from . import inputs, registry
-from .columns import Columns
-from .errors import ParameterError, RankframeError, unknown_name_error
+from .core.columns import Columns
+from .core.errors import ParameterError, RankframeError, unknown_name_error
 from .evaluate import (
     as_column_list,
     as_flag,
@@ -18,10 +17,12 @@ from .evaluate import (
     evaluate_parameters,
     validate,  # any table (polars frames use this namespace too)
 )
-from .names import Measure
-from .registry import MetricSpec
-from .schema import schema
-from .table_rules import ranking_column
+from .measures import registry
+from .measures.names import Measure
+from .measures.registry import MetricSpec
+from .tables import inputs
+from .tables.rules import ranking_column
+from .tables.schema import schema
 
 if TYPE_CHECKING:
     from .fusion.methods import FuseMethod

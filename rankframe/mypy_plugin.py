@@ -32,7 +32,7 @@ _FRAMES = ("pandas.core.frame.DataFrame.rank_metrics",)
 def _declared() -> dict[str, tuple[str | None, tuple[str, ...]]]:
     """Each metric method's name -> (its positional parameter, its other parameters), from the declarations."""
     from .accessor import _CALL_OPTIONS, _method_names
-    from .registry import METRICS
+    from .measures.registry import METRICS
 
     out: dict[str, tuple[str | None, tuple[str, ...]]] = {}
     for spec in METRICS:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from .lists import Lists
 
 if TYPE_CHECKING:

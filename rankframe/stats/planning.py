@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import ParameterError, parameter_error
-from ..numeric import broadcast, check_array, check_number
+from ..core.errors import ParameterError, parameter_error
+from ..core.numeric import broadcast, check_array, check_number
 from .paired import ALTERNATIVES
 
 if TYPE_CHECKING:

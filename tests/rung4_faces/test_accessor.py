@@ -258,7 +258,7 @@ def test_every_evaluate_option_through_a_shortcut(option):
 
 
 def test_metric_methods_have_real_signatures_and_docstrings():
-    from rankframe.registry import METRICS
+    from rankframe.measures.registry import METRICS
 
     for spec in METRICS:
         method = getattr(pd.DataFrame.rank_metrics, spec.name)

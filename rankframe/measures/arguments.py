@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .beyond.declare import refuse
-from .columns import Columns
-from .errors import ParameterError, keyword, parameter_error
-from .intent import declare as intent_family
+from ..beyond.declare import refuse
+from ..core.columns import Columns
+from ..core.errors import ParameterError, keyword, parameter_error
+from ..core.numeric import check_number
+from ..intent import declare as intent_family
 from .names import Measure, expand
-from .numeric import check_number
 
 __all__ = ["OUTPUT_COLUMNS", "parse_metrics", "as_flag", "check_output_names"]
 
