@@ -9,7 +9,7 @@ without help mypy reads ``df.rank_metrics.map(k=10)`` as ``Series.map`` and repo
     plugins = ["rankframe.mypy_plugin"]
 
 ``df.rank_metrics`` is a :class:`rankframe.accessor.RankMetrics`; its fixed methods (``evaluate``, ``compare``,
-...) keep their signatures, and a metric method (``ndcg``, ``map``, ...: one per declared metric and alias, made
+...) keep their signatures, and a metric method (``ndcg``, ``ap``, ...: one per declared metric, made
 at import) is checked against the declarations: its parameters by name, ``by=``, ``per_query=`` and evaluate's
 options; a name that is no declared metric is an error (the registry is read when mypy runs, so a metric a
 project registers at run time is not known here).
