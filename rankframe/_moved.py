@@ -59,7 +59,8 @@ def new_path(name: str) -> str | None:
 class _Alias(importlib.abc.Loader):
     """Gives the new path's module for the old name (the import system then binds the old name to it)."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, old: str, target: str) -> None:
+        self.old = old
         self.target = target
         self.spec: Any = None
 
@@ -70,6 +71,13 @@ class _Alias(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         module.__spec__ = self.spec  # the import system wrote the old name's spec on it: the module keeps its own
+        if hasattr(module, "__path__"):
+            # a moved package's submodules already imported get their old names now: imported by an old name later,
+            # one would be bound again as the package's attribute, over a name the package took from it (the
+            # function rankframe.warehouse.render, from its module render)
+            for name, loaded in list(sys.modules.items()):
+                if name.startswith(self.target + "."):
+                    sys.modules.setdefault(self.old + name[len(self.target) :], loaded)
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -79,7 +87,7 @@ class _Finder(importlib.abc.MetaPathFinder):
         where = new_path(fullname)
         if where is None:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _Alias(where))
+        return importlib.machinery.ModuleSpec(fullname, _Alias(fullname, where))
 
 
 def install() -> None:

@@ -49,6 +49,8 @@ assert trec is trec2 and rankframe.errors is errors, (trec, trec2)
 assert callable(rankframe.schema) and not isinstance(rankframe.schema, type(rankframe)), rankframe.schema
 assert read_trec_run is rankframe.read_trec_run and METRICS is rankframe.METRICS
 assert rankframe.table_rules is rankframe.tables.rules
+import rankframe.warehouse as warehouse  # the function render is still the package's render, not its module
+assert not isinstance(warehouse.render, type(rankframe)) and render is warehouse.render, warehouse.render
 import pickle
 error = pickle.loads(pickle.dumps(rankframe.errors.ParameterError("x")))
 assert type(error) is errors.ParameterError
