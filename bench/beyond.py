@@ -102,7 +102,7 @@ RECTOOLS = ("Coverage", "ARP", "Novelty", "Serendipity")
 
 
 def declared_metrics(k: int, only: list[str] | None, like: str = "") -> list[str]:
-    from rankframe.registry import BEYOND
+    from rankframe.measures.registry import BEYOND
 
     names = [spec.canonical for spec in sorted(BEYOND, key=lambda s: s.order)]
     if like and not only:

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-import rankframe.io as rio
+import rankframe.tables.io as rio
 
 OUT = Path("/tmp/rankframe-bench")
 

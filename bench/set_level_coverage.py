@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from rankframe.columns import Columns
+from rankframe.core.columns import Columns
 from rankframe.engines import beyond_bootstrap as boot
 from rankframe.engines.beyond_engine import lists_of
-from rankframe.names import parse
+from rankframe.measures.names import parse
 
 METRICS = ["Coverage@10", "Gini@10", "Entropy@10", "Personalization@10"]
 N_ITEMS, K = 1000, 10

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rankframe.columns import Columns
-from rankframe.errors import ParameterError
-from rankframe.names import Measure
+from rankframe.core.columns import Columns
+from rankframe.core.errors import ParameterError
+from rankframe.measures.names import Measure
 from rankframe.spark._compat import column
 from rankframe.spark.validate import _free_name
 
@@ -168,7 +168,7 @@ def _div(num: Any, den: Any) -> Any:
 
 def evaluate_sql(sdf: Any, metrics: Sequence[str], *, by: str | None = None, validate: bool = False) -> Any:
     """The means of ``metrics`` per ``by`` as ``rankframe.spark.evaluate`` gives them, through :func:`per_query_sql`."""
-    from rankframe.registry import POLICY_DEFAULTS
+    from rankframe.measures.registry import POLICY_DEFAULTS
     from rankframe.spark.evaluate import check_grades, check_options, means
     from rankframe.spark.validate import check_columns
     from rankframe.spark.validate import validate as validate_table

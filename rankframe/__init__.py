@@ -16,22 +16,31 @@ import sys as _sys
 import types as _types
 from typing import TYPE_CHECKING
 
-from . import _on_import
+from . import _moved, _on_import
 from ._version import __version__ as __version__
 
 if TYPE_CHECKING:  # the names as type checkers and the docs see them; at run time __getattr__ imports them
-    from . import display, inputs, plot, progress, sql
+    from . import display, plot, sql
     from .accessor import RankMetrics
     from .agreement import agreement
     from .anova import anova
-    from .better import direction
-    from .columns import Columns
     from .compare import compare
-    from .errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
+    from .core import progress
+    from .core.columns import Columns
+    from .core.errors import MetricSyntaxError, ParameterError, RankframeError, UnknownMetricError, ValidationError
+    from .core.progress import options
     from .evaluate import evaluate, validate
     from .fusion.fuse import fuse
     from .fusion.train import fuse_train
-    from .io import (
+    from .measures.better import direction
+    from .measures.names import Measure, parse
+    from .measures.registry import METRICS
+    from .qrels_compare import qrels_compare
+    from .report import report
+    from .segments import segment_means
+    from .stats.planning import power, topic_set_size
+    from .tables import inputs
+    from .tables.io import (
         InputFileError,
         read_long,
         read_trec_qrels,
@@ -40,61 +49,56 @@ if TYPE_CHECKING:  # the names as type checkers and the docs see them; at run ti
         write_trec_qrels,
         write_trec_run,
     )
-    from .join import join_qrels, read_trec
-    from .names import Measure, parse
-    from .progress import options
-    from .qrels_compare import qrels_compare
-    from .registry import METRICS
-    from .report import report
-    from .schema import schema
-    from .segments import segment_means
-    from .stats.planning import power, topic_set_size
+    from .tables.join import join_qrels, read_trec
+    from .tables.schema import schema
 
 #: each public name -> the module it lives in (imported at the name's first use); a submodule maps to itself
 _WHERE = {
-    "Columns": "columns",
+    "Columns": "core.columns",
     "agreement": "agreement",
-    "InputFileError": "io",
-    "METRICS": "registry",
-    "Measure": "names",
-    "MetricSyntaxError": "errors",
-    "ParameterError": "errors",
+    "InputFileError": "tables.io",
+    "METRICS": "measures.registry",
+    "Measure": "measures.names",
+    "MetricSyntaxError": "core.errors",
+    "ParameterError": "core.errors",
     "RankMetrics": "accessor",
-    "RankframeError": "errors",
-    "UnknownMetricError": "errors",
-    "ValidationError": "errors",
+    "RankframeError": "core.errors",
+    "UnknownMetricError": "core.errors",
+    "ValidationError": "core.errors",
     "evaluate": "evaluate",
     "fuse": "fusion",
     "fuse_train": "fusion",
-    "join_qrels": "join",
-    "parse": "names",
+    "join_qrels": "tables.join",
+    "parse": "measures.names",
     "qrels_compare": "qrels_compare",
-    "read_long": "io",
-    "read_trec": "join",
-    "read_trec_qrels": "io",
-    "read_trec_run": "io",
-    "schema": "schema",
+    "read_long": "tables.io",
+    "read_trec": "tables.join",
+    "read_trec_qrels": "tables.io",
+    "read_trec_run": "tables.io",
+    "schema": "tables.schema",
     "segment_means": "segments",
     "validate": "evaluate",
-    "write_long": "io",
-    "write_trec_qrels": "io",
-    "write_trec_run": "io",
+    "write_long": "tables.io",
+    "write_trec_qrels": "tables.io",
+    "write_trec_run": "tables.io",
     "sql": "sql",
     "display": "display",
     "plot": "plot",
     "report": "report",
     "compare": "compare",
-    "direction": "better",
+    "direction": "measures.better",
     "anova": "anova",
     "power": "stats.planning",
     "topic_set_size": "stats.planning",
-    "inputs": "inputs",
-    "options": "progress",
-    "progress": "progress",
+    "inputs": "tables.inputs",
+    "options": "core.progress",
+    "progress": "core.progress",
 }
 _SUBMODULES = frozenset({"sql", "display", "plot", "inputs", "progress"})
 #: functions named like their module (rankframe.evaluate.evaluate): the name means the function, as it always did
-_SHADOWED = frozenset(name for name, where in _WHERE.items() if name == where and name not in _SUBMODULES)
+_SHADOWED = frozenset(
+    name for name, where in _WHERE.items() if name == where.rpartition(".")[2] and name not in _SUBMODULES
+)
 
 
 class _Package(_types.ModuleType):
@@ -105,7 +109,11 @@ class _Package(_types.ModuleType):
     """
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name in _SHADOWED and isinstance(value, _types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+        if (
+            name in _SHADOWED
+            and isinstance(value, _types.ModuleType)
+            and value.__name__ == f"{__name__}.{_WHERE[name]}"
+        ):
             value = getattr(value, name)
         super().__setattr__(name, value)
 
@@ -135,4 +143,5 @@ def __dir__() -> list[str]:
 
 __all__ = list(_WHERE)
 
+_moved.install()  # the old dotted paths of the modules that moved into rooms (rankframe/_moved.py)
 _on_import.install()  # df.rank_metrics once pandas is imported, pl_df.rank_metrics once polars is: now if they are

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from . import inputs, registry
-from .columns import Columns
-from .errors import ParameterError, RankframeError, unknown_name_error
+from .core.columns import Columns
+from .core.errors import ParameterError, RankframeError, unknown_name_error
 from .evaluate import (
     as_column_list,
     as_flag,
@@ -18,10 +18,12 @@ from .evaluate import (
     evaluate_parameters,
     validate,  # any table (polars frames use this namespace too)
 )
-from .names import Measure
-from .registry import MetricSpec
-from .schema import schema
-from .table_rules import ranking_column
+from .measures import registry
+from .measures.names import Measure
+from .measures.registry import MetricSpec
+from .tables import inputs
+from .tables.rules import ranking_column
+from .tables.schema import schema
 
 if TYPE_CHECKING:
     from .fusion.methods import FuseMethod
@@ -48,10 +50,26 @@ class RankMetrics:
         self._obj = obj
         self._columns = columns or Columns()
 
-    if TYPE_CHECKING:
-        # the metric methods (ndcg, map, p, ...) are made from the declarations at import (_make_shortcuts); a type
-        # checker sees them here, and the mypy plugin rankframe.mypy_plugin gives each its declared signature
-        def __getattr__(self, name: str) -> Any: ...
+    # the metric methods (ndcg, ap, precision, ...) are made from the declarations at import (_make_shortcuts); a
+    # type checker sees them here, and the mypy plugin rankframe.mypy_plugin gives each its declared signature
+    def __getattr__(self, name: str) -> Any:
+        """An alias spelled as a method (``df.rank_metrics.map``): the canonical method, with a FutureWarning.
+
+        Deprecated in 0.x (CHANGELOG): aliases stay metric strings (``evaluate(["MAP@10"])``), not methods; they are
+        kept for one release and hidden from ``dir()`` and the docs.
+        """
+        alias = _ALIASES.get(name)
+        if alias is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        spelling, spec = alias
+        warnings.warn(
+            f"df.rank_metrics.{name}() is deprecated and will be removed in the next release: call "
+            f"df.rank_metrics.{spec.name}() (the same metric), or use the metric string {spelling!r} in "
+            f"df.rank_metrics.evaluate([{spelling!r}])",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return getattr(self, spec.name)
 
     def __call__(self, columns: Columns | dict | None = None, **names: str) -> RankMetrics:
         """Return the same API with other column names (``query=``, ``item=``, ``rank=``, ...)."""
@@ -263,16 +281,30 @@ def _method(spec: MetricSpec):
 
 
 def _method_names(spec: MetricSpec) -> list[str]:
-    names = [spec.name] + [a.lower() for a in spec.aliases]
-    return [n for n in dict.fromkeys(names) if n.isidentifier() and len(n) > 1]
+    """The metric's one method: its declared name (``ndcg``, ``ap``); aliases are metric strings, not methods."""
+    return [spec.name]
+
+
+def _alias_methods(spec: MetricSpec) -> dict[str, str]:
+    """The alias methods of old (``map``, ``mrr``, ...: deprecated), each -> the alias as a metric string."""
+    names: dict[str, str] = {}
+    for alias in spec.aliases:
+        names.setdefault(alias.lower(), alias)  # the first spelling declared (MAP before map)
+    return {n: a for n, a in names.items() if n.isidentifier() and len(n) > 1 and n != spec.name}
 
 
 #: the shortcut methods made from the declarations, by method name (remade when the metric set changes)
 _SHORTCUTS: dict[str, MetricSpec] = {}
+#: the deprecated alias methods: name -> (the alias as a metric string, the metric), answered by __getattr__
+_ALIASES: dict[str, tuple[str, MetricSpec]] = {}
 
 
 def _make_shortcuts() -> None:
-    """One method per declared metric and alias (``df.rank_metrics.ndcg``), following ``registry.METRICS``."""
+    """One method per declared metric (``df.rank_metrics.ndcg``), following ``registry.METRICS``."""
+    _ALIASES.clear()
+    _ALIASES.update(
+        (name, (spelling, spec)) for spec in registry.METRICS for name, spelling in _alias_methods(spec).items()
+    )
     wanted = {name: spec for spec in registry.METRICS for name in _method_names(spec)}
     for name in [n for n in _SHORTCUTS if _SHORTCUTS[n] is not wanted.get(n)]:
         delattr(RankMetrics, name)

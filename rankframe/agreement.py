@@ -22,10 +22,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from . import inputs, units
-from .arguments import check_level
-from .columns import Columns, column_list
-from .errors import (
+from .core.columns import Columns, column_list
+from .core.errors import (
     ParameterError,
     ValidationError,
     caller_option,
@@ -34,11 +32,13 @@ from .errors import (
     missing_columns_error,
     parameter_error,
 )
-from .inputs import Output
-from .numeric import check_number
+from .core.numeric import check_number
+from .measures.arguments import check_level
 from .stats import agreement as kernels
 from .stats.randomization import call_seed, check_n_resamples, check_seed
-from .table_rules import RULES
+from .tables import inputs, units
+from .tables.inputs import Output
+from .tables.rules import RULES
 
 OWNER = "agreement"
 #: the keywords that only the two-coder form takes, and only the several-coder form
@@ -195,7 +195,7 @@ def _frame(data: Any, needed: Sequence[str], by: list[str], outputs: Sequence[st
     check_segments(by, needed, outputs)
     frame = inputs.to_pandas(data, owner=OWNER, name="data")
     if not frame.columns.is_unique:
-        from .errors import check_unique_names
+        from .core.errors import check_unique_names
 
         check_unique_names(list(frame.columns), table)
     missing = [c for c in dict.fromkeys([*needed, *by]) if c not in frame.columns]

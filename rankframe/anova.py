@@ -17,10 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 import numpy as np
 import pandas as pd
 
-from . import inputs, stats
-from . import progress as progress_
-from .arguments import check_level
-from .columns import Columns, column_list
+from . import stats
 from .comparing.frame import misaligned_error, pair_indices, per_query_codes
 from .comparing.rules import (
     EVALUATE_OPTIONS,
@@ -30,17 +27,21 @@ from .comparing.rules import (
     hint,
     table_role,
 )
-from .errors import ParameterError, ValidationError, keyword, missing_columns_error, parameter_error
+from .core import progress as progress_
+from .core.columns import Columns, column_list
+from .core.errors import ParameterError, ValidationError, keyword, missing_columns_error, parameter_error
 from .evaluate import evaluate, parse_metrics
-from .names import Measure
-from .schema import nested_failures
+from .measures.arguments import check_level
+from .measures.names import Measure
 from .stats.align import MISSING
 from .stats.anova import AnovaResult, effect_size_interval, effect_sizes, split_plot_anova
+from .tables import inputs
+from .tables.schema import nested_failures
 
 if TYPE_CHECKING:
     from .evaluate import Engine
-    from .inputs import Output
     from .stats.align import Missing
+    from .tables.inputs import Output
 
 __all__ = ["ANOVA_COLUMNS", "PAIR_COLUMNS", "RANDOM", "RANDOM_COLUMNS", "TERMS", "anova", "anova_values"]
 
@@ -528,7 +529,7 @@ def better_of_pairs(out: pd.DataFrame, names: list[str], n_pairs: int) -> pd.Ser
     None where the two means are equal by the one rule (:func:`rankframe.stats.equal`), either is NaN, or the metric
     has no direction. Not a test: the pairs table has effect sizes, not p-values.
     """
-    from .better import of_labels
+    from .measures.better import of_labels
 
     way = np.tile(np.repeat(of_labels(names), n_pairs), len(out) // max(len(names) * n_pairs, 1))
     x, y = out["mean"].to_numpy(np.float64), out["baseline_mean"].to_numpy(np.float64)

@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from . import inputs, stats
-from . import progress as progress_
-from .columns import Columns, column_list, judgment_columns
+from . import stats
 from .comparing import frame as _frame
 from .comparing import rules as _rules
 from .comparing import sets as _sets
@@ -45,19 +43,22 @@ from .comparing.rules import (
     check_system_column,
     default_correction,
 )
+from .core import progress as progress_
+from .core.columns import Columns, column_list, judgment_columns
 from .display import OUTPUT_COLUMNS, comparison_frame
 from .engines import beyond_engine
 from .evaluate import evaluate, parse_metrics
-from .names import Measure
+from .measures.names import Measure
 from .stats.randomization import call_seed
+from .tables import inputs
 
 if TYPE_CHECKING:
     from .comparing.rules import CiMethod, CorrectionChoice, Pairs, Test
     from .evaluate import Engine
-    from .inputs import Output
     from .stats.align import Missing
     from .stats.paired import Alternative
     from .stats.wilcoxon import ZeroMethod
+    from .tables.inputs import Output
 
 __all__ = [
     "CI_METHODS",

@@ -9,27 +9,27 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import pandas as pd
 
-from . import inputs, units
-from . import progress as progress_
-from .arguments import as_flag, check_output_names, parse_metrics
 from .beyond.declare import refuse
-from .checks import check_grades
-from .columns import Columns, column_list, judgment_columns
+from .core import progress as progress_
+from .core.columns import Columns, column_list, judgment_columns
+from .core.errors import ParameterError, keyword, parameter_error
 from .engines import beyond_engine, intent_engine
-from .engines.aggregate import AGGREGATIONS
-from .errors import ParameterError, keyword, parameter_error
 from .intent.declare import from_history, from_qrels, needs_subtopics
 from .intent.declare import refuse as refuse_intent
-from .join import join_qrels
-from .names import Measure
-from .registry import POLICY_DEFAULTS, bind_policies
-from .schema import validate as validate_table
+from .measures.arguments import as_flag, check_output_names, parse_metrics
+from .measures.checks import check_grades
+from .measures.names import Measure
+from .measures.registry import POLICY_DEFAULTS, bind_policies
+from .stats.aggregate import AGGREGATIONS
 from .stats.randomization import call_seed, check_n_resamples, check_seed
+from .tables import inputs, units
+from .tables.join import join_qrels
+from .tables.schema import validate as validate_table
 
 if TYPE_CHECKING:
-    from .engines.aggregate import Aggregation
-    from .inputs import Output
-    from .registry import Policy
+    from .measures.registry import Policy
+    from .stats.aggregate import Aggregation
+    from .tables.inputs import Output
 
 #: the engines of ``engine=`` (the type of every public ``engine=``)
 Engine = Literal["pandas", "duckdb"]
@@ -437,7 +437,7 @@ def _aggregate(
     ci: float | None,
     agg: str = "mean",
 ) -> pd.DataFrame:
-    from .engines.aggregate import mean_per_segment, order_per_query
+    from .stats.aggregate import mean_per_segment, order_per_query
 
     names = [str(m) for m in measures]
     if per_query:

@@ -9,7 +9,7 @@ without help mypy reads ``df.rank_metrics.map(k=10)`` as ``Series.map`` and repo
     plugins = ["rankframe.mypy_plugin"]
 
 ``df.rank_metrics`` is a :class:`rankframe.accessor.RankMetrics`; its fixed methods (``evaluate``, ``compare``,
-...) keep their signatures, and a metric method (``ndcg``, ``map``, ...: one per declared metric and alias, made
+...) keep their signatures, and a metric method (``ndcg``, ``ap``, ...: one per declared metric, made
 at import) is checked against the declarations: its parameters by name, ``by=``, ``per_query=`` and evaluate's
 options; a name that is no declared metric is an error (the registry is read when mypy runs, so a metric a
 project registers at run time is not known here).
@@ -32,7 +32,7 @@ _FRAMES = ("pandas.core.frame.DataFrame.rank_metrics",)
 def _declared() -> dict[str, tuple[str | None, tuple[str, ...]]]:
     """Each metric method's name -> (its positional parameter, its other parameters), from the declarations."""
     from .accessor import _CALL_OPTIONS, _method_names
-    from .registry import METRICS
+    from .measures.registry import METRICS
 
     out: dict[str, tuple[str | None, tuple[str, ...]]] = {}
     for spec in METRICS:

@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 
 from .accessor import RankMetrics
-from .columns import Columns
-from .inputs import import_polars
+from .core.columns import Columns
+from .tables.inputs import import_polars
 
 NAMESPACE = "rank_metrics"
 

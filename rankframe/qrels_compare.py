@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .columns import Columns, column_list
-from .errors import ParameterError
-from .names import Measure
+from .core.columns import Columns, column_list
+from .core.errors import ParameterError
+from .measures.names import Measure
 
 __all__ = ["qrels_compare"]
 
@@ -94,7 +94,8 @@ def qrels_compare(
     and A-B is tied on one side only, so tau-b = (1 - 1) / sqrt(3 * 2) = 0; tau_AP = 2 ((1/1 + 1/2) / 2) - 1 = 0.5
     (B, second under ``llm``, has A correctly above it; C, third, has one of its two).
     """
-    from . import compare, evaluate, inputs
+    from . import compare, evaluate
+    from .tables import inputs
 
     by_cols = column_list(by, "qrels_compare")
     if not isinstance(system, str):
@@ -155,7 +156,7 @@ def qrels_compare(
 
 def _verdicts(rows: pd.DataFrame) -> pd.DataFrame:
     """The verdicts of compare's rows: "better"/"worse" (adjusted p < 0.05, the metric's direction), else "same"."""
-    from .better import direction
+    from .measures.better import direction
 
     way = np.array([direction(m) for m in rows["metric"]], dtype=float)
     sig = rows["p_adjusted"].to_numpy(dtype=float, na_value=np.nan) < _ALPHA

@@ -21,16 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from . import display, inputs
+from . import display
 from ._version import __version__
-from .better import of_labels, verdicts
-from .columns import Columns, column_list
 from .compare import checked_call, compare, compare_values
+from .core.columns import Columns, column_list
+from .core.errors import ParameterError, parameter_error
 from .engines import beyond_engine
-from .engines.aggregate import mean_per_segment
-from .errors import ParameterError, parameter_error
 from .evaluate import evaluate
-from .names import parse
+from .measures.better import of_labels, verdicts
+from .measures.names import parse
+from .stats.aggregate import mean_per_segment
+from .tables import inputs
 
 if TYPE_CHECKING:
     from .comparing.rules import CorrectionChoice, Test
@@ -309,7 +310,7 @@ def _summary(overall: pd.DataFrame, segmented: pd.DataFrame | None, by_cols: lis
     the baseline with the marker of the tables and its p adj., and the systems significantly better / worse than the
     baseline (p adj. < 0.05) / not significant. A metric without a direction names no best system.
     """
-    from .table_writers import Cell, Model, write_html
+    from .display.writers import Cell, Model, write_html
 
     frames = [overall.assign(rf__segment="all queries")]
     if segmented is not None:

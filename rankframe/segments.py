@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 import numpy as np
 import pandas as pd
 
-from . import inputs, stats
-from . import progress as progress_
-from .arguments import check_level
-from .columns import Columns, column_list
+from . import stats
+from .core import progress as progress_
+from .core.columns import Columns, column_list
+from .core.errors import ParameterError, parameter_error
 from .engines import beyond_engine
-from .errors import ParameterError, parameter_error
 from .evaluate import evaluate, parse_metrics
-from .names import Measure
+from .measures.arguments import check_level
+from .measures.names import Measure
 from .stats.bootstrap import (
     bca_levels,
     bias_correction,
@@ -30,10 +30,11 @@ from .stats.bootstrap import (
     resampled_means,
 )
 from .stats.randomization import call_seed, check_n_resamples, check_seed, seed_sequence
+from .tables import inputs
 
 if TYPE_CHECKING:
     from .evaluate import Engine
-    from .inputs import Output
+    from .tables.inputs import Output
 
 #: the interval methods of segment_means: compare's (``ci_method=``) that apply to one sample and to two
 SegmentCiMethod = Literal["t", "bootstrap", "bca"]
@@ -198,7 +199,7 @@ def _set_level_rows(
     """
     from .beyond.declare import BeyondSpec
     from .engines import beyond_bootstrap as boot
-    from .schema import validate as validate_table
+    from .tables.schema import validate as validate_table
 
     frame = inputs.to_pandas(df, owner="segment_means", name="df", columns=columns)
     if options.get("validate", True):

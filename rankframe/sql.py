@@ -510,7 +510,7 @@ def render(metrics: Any, **options: Any) -> str:
     >>> print(render("P@10", dialect="postgres").splitlines()[0])
     WITH rf__src AS (
     """
-    from .portable import render as render_portable
+    from .warehouse import render as render_portable
 
     return render_portable(metrics, **options)
 
@@ -524,7 +524,7 @@ def render_compare(metrics: Any, **options: Any) -> str:
     >>> print(render_compare("P@10", baseline="bm25").splitlines()[0])
     WITH rf__src AS (
     """
-    from .portable import render_compare as render_compare_portable
+    from .warehouse import render_compare as render_compare_portable
 
     return render_compare_portable(metrics, **options)
 

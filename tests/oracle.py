@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from rankframe.names import parse
+from rankframe.measures.names import parse
 
 __all__ = ["QueryData", "evaluate", "metric_value", "query_value", "compare_frames"]
 

@@ -195,7 +195,7 @@ def trec_measure(measure) -> tuple[str, str, int] | None:
     recip_rank (no cutoff), ndcg / ndcg_cut_k (linear gain, judged ideal, no gain threshold), Rprec, bpref,
     success_k. The relevance threshold is trec_eval's ``-l`` (an integer).
     """
-    from rankframe.names import parse
+    from rankframe.measures.names import parse
 
     m = parse(measure)
     name, kw = m.spec.name, m.kw
@@ -250,7 +250,7 @@ def pytrec_values(qrels: dict, run: dict, measures) -> dict:
     """``{str(measure): {query key: value}}`` from pytrec_eval for the measures trec_eval has."""
     import pytrec_eval
 
-    from rankframe.names import parse
+    from rankframe.measures.names import parse
 
     by_level: dict = {}
     for m in measures:
@@ -269,8 +269,8 @@ def pytrec_values(qrels: dict, run: dict, measures) -> dict:
 def all_measures(k_values=(None, 1, 3, 5, 20), max_grades=(4,), p_values=(0.8, 0.5)) -> list[str]:
     """Every metric of the registry with every choice of every choice-parameter, several cutoffs and
     thresholds (metric strings). ``max_grade`` values are given by the caller (must cover the grades)."""
-    from rankframe import constraints
-    from rankframe.registry import METRICS
+    from rankframe.core import constraints
+    from rankframe.measures.registry import METRICS
 
     out = []
     for spec in METRICS:
@@ -342,7 +342,7 @@ def required(spec) -> dict[str, Any]:
 def declared_measures(draw, specs) -> list:
     """For every declared parameter of every metric of ``specs``, one measure with a valid value of it (drawn from
     its constraint's strategy, ``rankframe.constraints``), the others at their defaults; each label once."""
-    from rankframe.names import Measure
+    from rankframe.measures.names import Measure
 
     found: dict[str, Any] = {}
     for spec in specs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import Param, k_param
+from ..core.declare import Param, k_param
 from .declare import BeyondSpec, like_param
 from .lists import Lists
 

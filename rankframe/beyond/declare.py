@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..declare import PEERS, MetricSpec, Param, like_param  # noqa: F401 (PEERS, like_param: the family imports them here)
-from ..errors import ParameterError, caller_option, keyword
+from ..core.declare import PEERS, MetricSpec, Param, like_param  # noqa: F401 (PEERS, like_param: the family imports them here)
+from ..core.errors import ParameterError, caller_option, keyword
 
 #: the faces that compute the family: ``rankframe.evaluate`` on pandas frames (engine='pandas' and
 #: engine='duckdb', with the table macros rf_coverage ... rf_personalization of sql/, which are the face 'sql'), the
@@ -159,7 +159,7 @@ def refuse(measures: Sequence[Any], face: str) -> None:
             f"{', '.join(sets)}: {SET_LEVEL_REFUSED[face]}.", owner=face, parameter="metrics", got=sets
         )
     if asked:
-        from ..registry import BEYOND  # the declarations, collected after this module is imported
+        from ..measures.registry import BEYOND  # the declarations, collected after this module is imported
 
         macros = ", ".join(f"rf_{spec.name}" for spec in sorted(BEYOND, key=lambda s: s.order))
         raise ParameterError(

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..declare import Param, k_param
-from ..errors import ParameterError
+from ..core.declare import Param, k_param
+from ..core.errors import ParameterError
 from .declare import BeyondSpec, like_param
 from .lists import Lists, gather
 from .similarity import READS, chunks, cooccurrence, item_vectors, known_items

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, RankframeError
+from ..core.errors import ParameterError, RankframeError
 
 #: train='s optional weight column, features='s feature and optional value columns (fixed names: SQL cannot take
 #: a name for them from a table, so every face reads the same ones)

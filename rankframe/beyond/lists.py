@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..units.codes import short_span
+from ..tables.units.codes import short_span
 
 if TYPE_CHECKING:
     from scipy import sparse  # imported where used: scipy.sparse is not needed by import rankframe

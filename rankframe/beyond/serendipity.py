@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..declare import Param, k_param, rel_param
+from ..core.declare import Param, k_param, rel_param
 from .declare import POPULARITY, BeyondSpec, like_param
 from .lists import Lists, count_distinct, gather
 from .similarity import chunks, cooccurrence, item_vectors, known_items

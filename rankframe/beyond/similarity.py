@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from .lists import Lists, gather
 
 #: the input each similarity reads

@@ -23,7 +23,7 @@ import re
 import string
 from pathlib import Path
 
-from ..declare import Param, sql_literal
+from ..core.declare import Param, sql_literal
 from .declare import BeyondSpec
 from .input_rules import InputRule
 
@@ -386,7 +386,7 @@ def inputs_rewritten(text: str) -> str:
 
 def main() -> None:
     """Rewrite the generated block of every ``sql/<name>.sql`` of the family (``python -m rankframe.beyond.sqlgen``)."""
-    from ..registry import BEYOND
+    from ..measures.registry import BEYOND
 
     for spec in BEYOND:
         if not isinstance(spec, BeyondSpec):

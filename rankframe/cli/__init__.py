@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..errors import ParameterError, RankframeError
+from ..core.errors import ParameterError, RankframeError
 from ._options import (
     COMMANDS,
     EXIT_ERROR,
@@ -65,14 +65,14 @@ __all__ = [
 # below moved to the command modules and rankframe.io; they stay importable from here (tests, old scripts), loaded
 # at first use by __getattr__.
 _LAZY: dict[str, tuple[str, str]] = {
-    "_LONG_SUFFIXES": ("..io", "LONG_SUFFIXES"),
-    "TREC_COUNTS": ("..io", "TREC_COUNTS"),
-    "is_long": ("..io", "is_long"),
-    "trec_name": ("..io", "trec_name"),
-    "_TREC_ORDER": ("..io", "TREC_ORDER"),
-    "_is_long": ("..io", "is_long"),
-    "_trec_line": ("..io", "trec_line"),
-    "_trec_lines": ("..io", "trec_lines"),
+    "_LONG_SUFFIXES": ("..tables.io", "LONG_SUFFIXES"),
+    "TREC_COUNTS": ("..tables.io", "TREC_COUNTS"),
+    "is_long": ("..tables.io", "is_long"),
+    "trec_name": ("..tables.io", "trec_name"),
+    "_TREC_ORDER": ("..tables.io", "TREC_ORDER"),
+    "_is_long": ("..tables.io", "is_long"),
+    "_trec_line": ("..tables.io", "trec_line"),
+    "_trec_lines": ("..tables.io", "trec_lines"),
     "Loaded": ("._load", "Loaded"),
     "_check_columns": ("._load", "_check_columns"),
     "_check_options": ("._load", "_check_options"),
@@ -305,7 +305,7 @@ def _sql(args) -> int:
 
 def _sql_dbt(args) -> int:
     """``rankframe sql --dbt DIR [-m METRIC ...] [--dbt-max-by N]``: write the dbt package, print its files."""
-    from ..portable import dbt
+    from ..warehouse import dbt
 
     others = [
         o
@@ -328,11 +328,11 @@ def _sql_dbt(args) -> int:
 
 
 def _validate(args) -> int:
-    from .. import io
-    from ..columns import Columns
+    from ..core.columns import Columns
     from ..evaluate import validate
-    from ..io import is_long
-    from ..join import read_trec
+    from ..tables import io
+    from ..tables.io import is_long
+    from ..tables.join import read_trec
     from ._load import _check_columns, _check_options
 
     columns = _columns(args)

@@ -13,10 +13,10 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from .. import progress as progress_mod
-from ..columns import Columns
-from ..io import InputFileError, is_long, suffix_kind
-from ..table_rules import ranking_column
+from ..core import progress as progress_mod
+from ..core.columns import Columns
+from ..tables.io import InputFileError, is_long, suffix_kind
+from ..tables.rules import ranking_column
 from ._options import _ROLES, UsageError
 
 
@@ -66,7 +66,7 @@ def _check_columns(
     system: str | None = None,
 ) -> None:
     """Every column the options name (or the defaults) must be in the file: name it, with a hint."""
-    from ..errors import did_you_mean
+    from ..core.errors import did_you_mean
 
     present = [str(c) for c in df.columns]
 
@@ -112,8 +112,8 @@ def _load(
     get a column ``system`` naming each one (the run's tag, the table's file name). ``relevance=False``: no metric
     asked reads the grades (the beyond-accuracy metrics), so a table without them is read as it is.
     """
-    from .. import io
-    from ..join import read_trec
+    from ..tables import io
+    from ..tables.join import read_trec
 
     inputs, qrels = list(args.inputs), args.qrels
     long = [is_long(p) for p in inputs]
@@ -246,7 +246,7 @@ def _sql_road(args, engine_default: str | None = None) -> bool:
 
     ``engine_default``: the --engine value that means "not chosen" (compare's parser defaults to 'pandas').
     """
-    from ..io import is_regular_file
+    from ..tables.io import is_regular_file
 
     if len(args.inputs) != 1 or args.qrels is not None or not is_long(args.inputs[0]):
         return False
@@ -273,9 +273,9 @@ def _beyond_inputs(args, measures: list, columns: Columns) -> dict | None:
     on DuckDB's file road: asking for one reads the ranking table with pandas. The inputs' rules (ids of the item
     column's kind, weights, a metric that needs an input it was not given) are evaluate's.
     """
-    from .. import io
     from ..beyond.declare import BeyondSpec
     from ..beyond.input_rules import optional_name
+    from ..tables import io
 
     asked = any(isinstance(m.spec, BeyondSpec) for m in measures)
     features = getattr(args, "features", None)
@@ -305,7 +305,7 @@ def with_table_id_kinds(side: dict | None, df: pd.DataFrame, columns: Columns, a
     table's reader would have read it); otherwise it stays text and evaluate's rule names the ids that do not
     match. A Parquet side input keeps its own types (as a Parquet ranking table does).
     """
-    from ..io.tables import file_kind
+    from ..tables.io.tables import file_kind
 
     if not side:
         return side

@@ -11,8 +11,8 @@ import argparse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from ..columns import Columns
-from ..errors import CALLER_OPTIONS, CallerOptions, ParameterError, RankframeError, caller_option
+from ..core.columns import Columns
+from ..core.errors import CALLER_OPTIONS, CallerOptions, ParameterError, RankframeError, caller_option
 
 #: the commands in the order ``--help`` lists them: name -> (its module in rankframe.cli, None = this package's
 #: ``__init__``; its one-line help). ``rankframe --help`` reads this table only: a command's module, and the
@@ -100,7 +100,7 @@ def _input_options(p: argparse.ArgumentParser, metric_help: str) -> None:
 
 def _policy_options(p: argparse.ArgumentParser) -> None:
     """One option per query-set policy, with the choices and defaults declared in the registry."""
-    from ..registry import POLICIES
+    from ..measures.registry import POLICIES
 
     g = p.add_argument_group("query-set policies (the defaults are the Python API's, rankframe.registry.POLICIES)")
     for param in POLICIES:
@@ -153,7 +153,7 @@ def _columns(args) -> Columns:
 
 def _policies(args) -> dict[str, str]:
     """The query-set policies: each option's value, else the registry's default; -c is --no-retrieved zero."""
-    from ..registry import POLICY_DEFAULTS
+    from ..measures.registry import POLICY_DEFAULTS
 
     chosen = {name: getattr(args, name) for name in POLICY_DEFAULTS}
     if args.complete:

@@ -78,8 +78,8 @@ def _numbers(option: str, text: str | None) -> list[float] | None:
 
 def run(args) -> int:
     """Read the table, run rankframe.agreement, print its table."""
-    from .. import io
     from ..agreement import agreement
+    from ..tables import io
 
     columns = _columns(args)
     multi = any(getattr(args, k) is not None for k in ("coder", "value", "unit", "level"))

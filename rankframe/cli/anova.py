@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from .. import progress as progress_mod
-from ..errors import ParameterError, did_you_mean
+from ..core import progress as progress_mod
+from ..core.errors import ParameterError, did_you_mean
 from ._load import _beyond_inputs, _load
 from ._options import (
     COMMANDS,
@@ -98,7 +98,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Read the inputs as systems, run rankframe.anova, print its table."""
     from ..anova import anova, check_names
-    from ..names import expand
+    from ..measures.names import expand
 
     _need_metrics(args)
     measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import progress as progress_mod
-from ..better import WORDS, direction, of_labels, verdicts
-from ..columns import Columns
 from ..compare import compare
-from ..errors import ParameterError, ValidationError
+from ..core import progress as progress_mod
+from ..core.columns import Columns
+from ..core.errors import ParameterError, ValidationError
 from ..evaluate import ENGINES
-from ..io import is_long
+from ..measures.better import WORDS, direction, of_labels, verdicts
+from ..tables.io import is_long
 from ._load import (
     _beyond_inputs,
     _check_columns,
@@ -175,7 +175,7 @@ def add_parser(sub) -> None:
 
 
 def _compare(args) -> int:
-    from ..names import expand
+    from ..measures.names import expand
 
     _need_metrics(args)
     measures = [one for m in args.metrics for one in expand(m)]  # unknown names fail before any file is read

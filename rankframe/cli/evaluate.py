@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import progress as progress_mod
-from ..columns import Columns
-from ..errors import ParameterError
+from ..core import progress as progress_mod
+from ..core.columns import Columns
+from ..core.errors import ParameterError
 from ..evaluate import AGGREGATIONS, ENGINES, check_aggregation, check_resampling, evaluate
-from ..io import TREC_COUNTS, is_long
-from ..io import trec_lines as _trec_lines
-from ..names import parse
+from ..measures.names import parse
+from ..tables.io import TREC_COUNTS, is_long
+from ..tables.io import trec_lines as _trec_lines
 from ._load import (
     _beyond_inputs,
     _check_columns,
@@ -137,7 +137,7 @@ def add_parser(sub) -> None:
 
 
 def _evaluate(args) -> int:
-    from ..names import expand
+    from ..measures.names import expand
 
     metrics = args.metrics or list(DEFAULT_MEASURES)
     # unknown names fail before any file is read; trec_eval's iprec_at_recall is its 11 levels (names.expand)

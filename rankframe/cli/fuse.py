@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ParameterError
+from ..core.columns import Columns
+from ..core.errors import ParameterError
 from ..fusion import METHODS, NORMS
 from ..fusion import fuse as fuse_runs
-from ..io import suffix_kind
+from ..tables.io import suffix_kind
 from ._load import _check_columns, _check_options
 from ._options import COMMANDS, EXIT_STATUS_LINE, UsageError, _cli_words, _column_options, _columns
 from .compare import _systems
@@ -158,7 +158,7 @@ def _weights(values: list[str]) -> dict[str, float] | None:
 
 def _read(args, columns: Columns) -> tuple[pd.DataFrame, str, Columns]:
     """The runs as one long table, its system column and its column names (TREC runs: rankframe's defaults)."""
-    from .. import io
+    from ..tables import io
 
     long = [io.is_long(p) for p in args.inputs]
     if any(long) and not all(long):
@@ -182,7 +182,7 @@ def _read(args, columns: Columns) -> tuple[pd.DataFrame, str, Columns]:
 
 def _write(fused: pd.DataFrame, output: str, columns: Columns) -> None:
     """The fused rows to ``output``: a long table by its name (write_long), else a TREC run; ``-`` is stdout."""
-    from .. import io
+    from ..tables import io
 
     if output == "-":
         with tempfile.TemporaryDirectory(prefix="rankframe-fuse-") as tmp:

@@ -44,8 +44,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Read the runs and both qrels, run rankframe.qrels_compare, print its table."""
-    from ..io import read_trec_qrels, read_trec_run
     from ..qrels_compare import qrels_compare
+    from ..tables.io import read_trec_qrels, read_trec_run
 
     if not args.metrics:
         raise UsageError("qrels-compare needs at least one metric: -m METRIC (e.g. -m AP -m nDCG@10)")

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .. import progress
 from ..compare import CORRECTIONS, TESTS
-from ..errors import ParameterError, install_extra
-from ..names import parse
+from ..core import progress
+from ..core.errors import ParameterError, install_extra
+from ..measures.names import parse
 from ..report import report
 from ..stats.align import MISSING
 from ._load import _load

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..core.errors import ValidationError
 from ..display import EFFECT_SIZE, MDE
-from ..errors import ValidationError
 from ..stats.align import misaligned_rule
 
 NOTE_SYSTEM_ABSENT = "system has no queries in this segment"
@@ -201,7 +201,7 @@ def wins_ties_losses(summary: stats.PairedSummary, names: list[str], n_pairs: in
     where higher is better, below where lower is better; a metric without a direction has no wins or losses (NA,
     the nullable ``Int64`` columns), only ties.
     """
-    from ..better import of_labels
+    from ..measures.better import of_labels
 
     way = np.tile(np.repeat(of_labels(names), n_pairs), summary.n.shape[0])
     above, below = summary.wins.ravel(), summary.losses.ravel()

@@ -20,16 +20,16 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..arguments import check_level
-from ..columns import Columns
+from ..core.columns import Columns
+from ..core.errors import ParameterError, ValidationError, close_match, keyword, missing_columns_error, parameter_error
+from ..core.numeric import check_number
 from ..display import OUTPUT_COLUMNS
-from ..errors import ParameterError, ValidationError, close_match, keyword, missing_columns_error, parameter_error
 from ..evaluate import evaluate_parameters
-from ..numeric import check_number
-from ..schema import nested_failures
+from ..measures.arguments import check_level
 from ..stats.align import MISSING
 from ..stats.corrections import Correction
 from ..stats.randomization import check_n_resamples, check_seed
+from ..tables.schema import nested_failures
 
 #: compare's tests and interval methods (the types of ``test=`` and ``ci_method=``; None picks the default)
 Test = Literal["t", "randomization", "wilcoxon", "tukey"]
@@ -224,7 +224,7 @@ def margin_side(names: list[str], margin: float | None, alternative: str, asked:
     """
     if margin is None:
         return alternative
-    from ..better import WORDS, of_labels
+    from ..measures.better import WORDS, of_labels
 
     ways = of_labels(names)
     none = [n for n, w in zip(names, ways) if w == 0]

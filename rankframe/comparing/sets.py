@@ -13,14 +13,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import inputs, stats
-from .. import progress as progress_
+from .. import stats
 from ..beyond.declare import BeyondSpec, refuse
+from ..core import progress as progress_
+from ..core.errors import ParameterError, keyword
 from ..engines import beyond_bootstrap as boot
 from ..engines import beyond_engine
-from ..errors import ParameterError, keyword
-from ..names import Measure
+from ..measures.names import Measure
 from ..stats.randomization import call_seed
+from ..tables import inputs
 from . import frame as _frame
 from . import rules as _rules
 from .frame import pair_indices, result_frame
@@ -148,7 +149,7 @@ def _compare_sets(
     delta = value - baseline value, the interval of :func:`~rankframe.engines.beyond_bootstrap.interval` (the
     resampled deltas centred on the delta) and the percentile test of those centred deltas as its p-value.
     """
-    from ..schema import validate as validate_table
+    from ..tables.schema import validate as validate_table
 
     df, columns, by, system = call.df, call.columns, call.by, call.system
     if options.get("validate", True):

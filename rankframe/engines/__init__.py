@@ -1,1 +1,1 @@
-"""Engines turn a validated table and bound measures into per-query values; :mod:`.aggregate` means them."""
+"""Engines turn a validated table and bound measures into per-query values; rankframe.stats.aggregate means them."""

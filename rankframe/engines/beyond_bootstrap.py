@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import progress
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import Lists
-from ..columns import Columns
-from ..names import Measure
-from ..registry import BEYOND_KERNELS
+from ..core import progress
+from ..core.columns import Columns
+from ..measures.names import Measure
+from ..measures.registry import BEYOND_KERNELS
 from ..stats.bootstrap import draw_counts, segment_generators
 from .beyond_engine import lists_of
 

@@ -14,18 +14,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import inputs, units
 from ..beyond import input_rules as rules
 from ..beyond.declare import BeyondSpec, missing_input
 from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
-from ..columns import Columns
-from ..errors import ParameterError, keyword
+from ..core.columns import Columns
+from ..core.errors import ParameterError, keyword
 from ..intent.declare import HISTORY_INPUTS, from_history
-from ..names import Measure
-from ..prepare import ranked_rows
-from ..registry import BEYOND_KERNELS
-from ..units.order import positions_in_lists
-from .aggregate import metric_labels
+from ..measures.names import Measure
+from ..measures.registry import BEYOND_KERNELS
+from ..stats.aggregate import metric_labels
+from ..tables import inputs, units
+from ..tables.prepare import ranked_rows
+from ..tables.units.order import positions_in_lists
 
 #: the columns of the checked inputs (check_train, check_features): names of our own, never a user's
 QUERY, ITEM, WEIGHT, FEATURE, VALUE = "rf__query", "rf__item", "rf__weight", "rf__feature", "rf__value"

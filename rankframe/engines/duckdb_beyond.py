@@ -14,16 +14,16 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import units
 from ..beyond import similarity
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import item_index
 from ..beyond.sqlgen import given_names
-from ..columns import Columns
-from ..errors import RankframeError
-from ..names import Measure
-from ..registry import beyond_hook
-from ..table_rules import ranking_column
+from ..core.columns import Columns
+from ..core.errors import RankframeError
+from ..measures.names import Measure
+from ..measures.registry import beyond_hook
+from ..tables import units
+from ..tables.rules import ranking_column
 from . import beyond_engine
 from .duckdb_engine import _cursor, _literal, translate_error
 

@@ -24,14 +24,16 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import progress, registry, units
 from .. import sql as rf_sql
-from ..columns import Columns
-from ..declare import ENGINE_PARAMS, SCORE_PARAMS, sql_literal
-from ..errors import ParameterError, RankframeError, ValidationError
-from ..names import Measure
-from ..table_rules import ranking_column
-from .aggregate import metric_labels
+from ..core import progress
+from ..core.columns import Columns
+from ..core.declare import ENGINE_PARAMS, SCORE_PARAMS, sql_literal
+from ..core.errors import ParameterError, RankframeError, ValidationError
+from ..measures import registry
+from ..measures.names import Measure
+from ..stats.aggregate import metric_labels
+from ..tables import units
+from ..tables.rules import ranking_column
 
 _INPUT = "rf__input_df"
 _VIEW = "rf__input"

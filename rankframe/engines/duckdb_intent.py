@@ -17,13 +17,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .. import units
-from ..columns import Columns
+from ..core.columns import Columns
 from ..intent.declare import ALPHA, BETA, from_qrels
 from ..intent.lists import build, series_terms
-from ..names import Measure
-from ..prepare import prepare
-from ..table_rules import ranking_column
+from ..measures.names import Measure
+from ..tables import units
+from ..tables.prepare import prepare
+from ..tables.rules import ranking_column
 from .duckdb_engine import _cursor, _literal, translate_error
 from .numpy_engine import apply_policies
 

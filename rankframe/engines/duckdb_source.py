@@ -30,10 +30,12 @@ import numpy as np
 import pandas as pd
 
 from .. import sql as rf_sql
-from ..columns import Columns
-from ..errors import ParameterError, ValidationError, check_unique_names
-from ..io._files import file_errors
-from ..io.tables import (  # noqa: F401 - the suffixes stay importable here
+from ..core.columns import Columns
+from ..core.errors import ParameterError, ValidationError, check_unique_names
+from ..measures.names import Measure
+from ..stats.aggregate import metric_labels
+from ..tables.io._files import file_errors
+from ..tables.io.tables import (  # noqa: F401 - the suffixes stay importable here
     CSV_SUFFIXES,
     EMPTY_PARQUET,
     PARQUET_SUFFIXES,
@@ -41,9 +43,7 @@ from ..io.tables import (  # noqa: F401 - the suffixes stay importable here
     file_kind,
     suffix_kind,
 )
-from ..names import Measure
-from ..table_rules import nested_failure
-from .aggregate import metric_labels
+from ..tables.rules import nested_failure
 from .duckdb_engine import build_sql, translate_error
 
 # the view and its rule checks (importable from here as before)
@@ -123,7 +123,7 @@ def settings_from(config: object, names: dict[str, str] | None = None) -> Settin
         )
     unknown = [k for k in config if k not in PYTHON_NAMES]
     if unknown:
-        from ..errors import did_you_mean
+        from ..core.errors import did_you_mean
 
         hint = did_you_mean(str(unknown[0]), PYTHON_NAMES)
         raise ParameterError(
@@ -307,7 +307,7 @@ def _open(con: duckdb.DuckDBPyConnection, source: Any) -> tuple[str, str]:
     A path names exactly one file (never a glob pattern, :func:`literal_path`); column names must be unique
     (:func:`~rankframe.errors.check_unique_names`, the rule of every other input road).
     """
-    from ..io import InputFileError
+    from ..tables.io import InputFileError
 
     if type(source).__name__ == "DuckDBPyRelation":
         check_unique_names(list(source.columns), "ranking table")
@@ -412,7 +412,7 @@ def to_pandas(source: Any, columns: Columns) -> pd.DataFrame:
     """The whole source as a DataFrame (only for the cases the SQL path does not take: a separate qrels table)."""
     if type(source).__name__ == "DuckDBPyRelation":
         return source.df()
-    from ..io import read_long
+    from ..tables.io import read_long
 
     return read_long(source, columns=columns)
 

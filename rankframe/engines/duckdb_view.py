@@ -15,10 +15,10 @@ from collections.abc import Sequence
 import duckdb
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ValidationError, missing_columns_error
-from ..io._whitespace import NUMBER_TEXT
-from ..table_rules import (
+from ..core.columns import Columns
+from ..core.errors import ValidationError, missing_columns_error
+from ..tables.io._whitespace import NUMBER_TEXT
+from ..tables.rules import (
     EXAMPLES,
     RULES,
     duplicate_item_rule,
@@ -30,7 +30,7 @@ from ..table_rules import (
     ranking_column,
     unique_rank_rule,
 )
-from ..units import segment_guesses
+from ..tables.units import segment_guesses
 from .duckdb_engine import translate_error
 
 _SRC = "rf__src"

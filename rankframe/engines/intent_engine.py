@@ -13,15 +13,15 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ParameterError, ValidationError
+from ..core.columns import Columns
+from ..core.errors import ParameterError, ValidationError
 from ..intent import history
 from ..intent.declare import from_history, from_qrels, intent, needs_subtopics
 from ..intent.lists import build
-from ..names import Measure
-from ..prepare import prepare
-from ..registry import INTENT_KERNELS
-from ..schema import not_numeric, numbers_as_float
+from ..measures.names import Measure
+from ..measures.registry import INTENT_KERNELS
+from ..tables.prepare import prepare
+from ..tables.schema import not_numeric, numbers_as_float
 from .numpy_engine import apply_policies
 
 #: the rows (run rows + subtopic judgments) of one block of whole queries: a call whose tables have more is evaluated

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..columns import Columns
-from ..names import Measure
-from ..prepare import Prepared, prepare
-from ..registry import KERNELS
+from ..core.columns import Columns
+from ..measures.names import Measure
+from ..measures.registry import KERNELS
+from ..tables.prepare import Prepared, prepare
 
 
 def evaluate(

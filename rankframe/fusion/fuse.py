@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .. import inputs, units
-from ..columns import Columns
 from ..comparing.rules import null_systems_error
-from ..errors import ParameterError, ValidationError, did_you_mean, keyword, missing_columns_error, parameter_error
-from ..numeric import check_number
-from ..prepare import score_order
-from ..schema import _ONE_KIND as ONE_KIND
-from ..schema import validate
-from ..table_rules import missing_order_failure, ranking_column
+from ..core.columns import Columns
+from ..core.errors import ParameterError, ValidationError, did_you_mean, keyword, missing_columns_error, parameter_error
+from ..core.numeric import check_number
+from ..tables import inputs, units
+from ..tables.prepare import score_order
+from ..tables.rules import missing_order_failure, ranking_column
+from ..tables.schema import _ONE_KIND as ONE_KIND
+from ..tables.schema import validate
 from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, FusionMethod, Normalisation, normalisation
 from .methods import method as find_method
@@ -30,7 +30,7 @@ from .normalize import normalise
 from .runs import Candidates, Runs, candidates, read_runs
 
 if TYPE_CHECKING:
-    from ..inputs import Output
+    from ..tables.inputs import Output
     from .methods import FuseMethod, FuseNorm
 
 OWNER = "fuse"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import ParameterError, did_you_mean
+from ..core.errors import ParameterError, did_you_mean
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .. import units
-from ..columns import Columns
-from ..errors import ValidationError
-from ..prepare import score_order, text_ranks
-from ..table_rules import ranking_column
+from ..core.columns import Columns
+from ..core.errors import ValidationError
+from ..tables import units
+from ..tables.prepare import score_order, text_ranks
+from ..tables.rules import ranking_column
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .. import inputs
-from ..arguments import OUTPUT_COLUMNS
 from ..beyond.declare import inputs_not_taken
-from ..columns import Columns, column_list, judgment_columns
-from ..errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from ..core.columns import Columns, column_list, judgment_columns
+from ..core.errors import ParameterError, ValidationError, missing_columns_error, parameter_error
+from ..core.numeric import check_number
 from ..evaluate import parse_metrics
-from ..join import join_qrels
-from ..names import Measure
-from ..numeric import check_number
+from ..measures.arguments import OUTPUT_COLUMNS
+from ..measures.names import Measure
+from ..tables import inputs
+from ..tables.join import join_qrels
 from .fuse import _check_one_scale, check_columns, check_options, check_system_count, check_table, source_rows
 from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, Grid, trained_method

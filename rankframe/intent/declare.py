@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..declare import MetricSpec, Param, k_param, like_param, rel_param
-from ..errors import ParameterError, caller_option, keyword
+from ..core.declare import MetricSpec, Param, k_param, like_param, rel_param
+from ..core.errors import ParameterError, caller_option, keyword
 
 #: the faces that compute the family: ``rankframe.evaluate`` with engine='pandas' on a table (any table kind it reads
 #: into pandas) and a subtopic ``qrels=``, the accessor and the polars namespace (which call it),

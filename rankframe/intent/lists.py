@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ParameterError
-from ..prepare import _text_order, ranked_rows
-from ..units.order import lexsort_codes, offsets_from_counts, positions_in_lists
+from ..core.columns import Columns
+from ..core.errors import ParameterError
+from ..tables.prepare import _text_order, ranked_rows
+from ..tables.units.order import lexsort_codes, offsets_from_counts, positions_in_lists
 
 #: the largest number of terms of the "ideal ideal" normaliser with alpha = 0 (its terms never vanish)
 MAX_TERMS = 10**7

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, k_param, rel_param
+from ..core.declare import MetricSpec, k_param, rel_param
 
 SPEC = MetricSpec(
     name="bpref",

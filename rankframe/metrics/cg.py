@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..declare import GAIN, MetricSpec, k_param, rel_param
-from ..prepare import gain_of
+from ..core.declare import GAIN, MetricSpec, k_param, rel_param
+from ..tables.prepare import gain_of
 
 SPEC = MetricSpec(
     name="cg",

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..declare import GAIN, GAINS, LOG_BASE, TIES, MetricSpec, k_param, rel_param
-from ..prepare import discount, gain_of
+from ..core.declare import GAIN, GAINS, LOG_BASE, TIES, MetricSpec, k_param, rel_param
+from ..tables.prepare import discount, gain_of
 
 SPEC = MetricSpec(
     name="dcg",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MAX_GRADE, MetricSpec, k_param
-from ..errors import ParameterError
-from ..prepare import cumprod_in_lists
+from ..core.declare import MAX_GRADE, MetricSpec, k_param
+from ..core.errors import ParameterError
+from ..tables.prepare import cumprod_in_lists
 
 SPEC = MetricSpec(
     name="err",

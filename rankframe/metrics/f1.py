@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..declare import BETA, MetricSpec, k_param, rel_param
+from ..core.declare import BETA, MetricSpec, k_param, rel_param
 from . import precision, recall
 from .set_f import f_measure
 

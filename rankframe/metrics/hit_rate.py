@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
+from ..core.declare import JUDGED_ONLY, MetricSpec, k_param, rel_param
 
 SPEC = MetricSpec(
     name="hit_rate",

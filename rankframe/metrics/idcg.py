@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import GAIN, GAINS, IDEAL_DCG, LOG_BASE, MetricSpec, k_param, rel_param
-from ..prepare import discount, gain_of, positive_value_codes, sorted_desc_in_unit, unit_value_counts
+from ..core.declare import GAIN, GAINS, IDEAL_DCG, LOG_BASE, MetricSpec, k_param, rel_param
+from ..tables.prepare import discount, gain_of, positive_value_codes, sorted_desc_in_unit, unit_value_counts
 
 SPEC = MetricSpec(
     name="idcg",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, rel_param
+from ..core.declare import MetricSpec, rel_param
 
 EPSILON = 0.00001
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import JUDGED_ONLY, MetricSpec, Param, rel_param
+from ..core.declare import JUDGED_ONLY, MetricSpec, Param, rel_param
 
 SPEC = MetricSpec(
     name="iprec",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import JUDGED_ONLY, TIES, MetricSpec, like_param
+from ..core.declare import JUDGED_ONLY, TIES, MetricSpec, like_param
 from .dcg import dcg
 from .idcg import SPEC as IDCG
 from .idcg import has_ideal_gain, idcg

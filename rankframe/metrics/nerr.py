@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import IDEAL, MAX_GRADE, MetricSpec, k_param
+from ..core.declare import IDEAL, MAX_GRADE, MetricSpec, k_param
 from .err import compute as err
 from .err import err_of_lists, portable_stop_probability, stop_probability
 from .err import portable as err_portable

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec
+from ..core.declare import MetricSpec
 
 SPEC = MetricSpec(
     name="num_q",

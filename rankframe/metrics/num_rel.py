@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, rel_param
+from ..core.declare import MetricSpec, rel_param
 
 SPEC = MetricSpec(
     name="num_rel",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import MetricSpec, Param, k_param, rel_param
+from ..core.declare import MetricSpec, Param, k_param, rel_param
 
 #: the peers' conventions of the residual (``tail=``) and the depth cwl_eval and trectools take without a cutoff
 TAILS = ("cwl", "trec_eval", "trectools")

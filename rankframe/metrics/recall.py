@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
+from ..core.declare import JUDGED_ONLY, MetricSpec, Param, k_param, rel_param
 
 SPEC = MetricSpec(
     name="recall",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..declare import BETA, JUDGED_ONLY, MetricSpec, rel_param
+from ..core.declare import BETA, JUDGED_ONLY, MetricSpec, rel_param
 from .set_p import portable_counts, set_counts
 
 SPEC = MetricSpec(

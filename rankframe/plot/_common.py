@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..columns import Columns, column_list
-from ..errors import ParameterError, RankframeError, install_extra, parameter_error
+from ..core.columns import Columns, column_list
+from ..core.errors import ParameterError, RankframeError, install_extra, parameter_error
 
 EXTRA = install_extra("plot")
 #: colours (colour-blind safe, Okabe-Ito) for wins / losses / neutral
@@ -80,7 +80,7 @@ def kind(frame: object, columns: Columns, owner: str) -> str:
 
 def one_metric(frame: pd.DataFrame, metric: object, owner: str) -> tuple[pd.DataFrame, str]:
     """The rows of one metric of a tidy frame: the named one, or the only one."""
-    from ..names import parse
+    from ..measures.names import parse
 
     present = list(dict.fromkeys(frame["metric"].astype(str)))
     if not present:
@@ -110,7 +110,7 @@ def as_names(value: object, owner: str, name: str) -> list[str]:
 
 def need_columns(frame: pd.DataFrame, names: Sequence[str], owner: str, name: str) -> None:
     """Every named column is in the frame, or a ParameterError with a did-you-mean hint."""
-    from ..errors import did_you_mean
+    from ..core.errors import did_you_mean
 
     present = [str(c) for c in frame.columns]
     for c in names:

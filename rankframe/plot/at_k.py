@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ParameterError, parameter_error
+from ..core.columns import Columns
+from ..core.errors import ParameterError, parameter_error
 from ._common import MAX_WIDTH, as_names, axes, identity, kind, label_of, legend_outside, pyplot, shown, wrapped
 
 DEFAULT_KS = tuple(range(1, 21))
@@ -20,7 +20,7 @@ FACET_AFTER, FACET_COLUMNS = 8, 2
 
 def _without_k(label: str) -> tuple[str, int | None]:
     """``"nDCG@10"`` -> ``("nDCG", 10)``; ``"AP(rel=2)@5"`` -> ``("AP(rel=2)", 5)``; no cutoff -> k None."""
-    from ..names import Measure, parse
+    from ..measures.names import Measure, parse
 
     m = parse(label)
     kw = m.kw

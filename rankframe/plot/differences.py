@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..better import of_labels
-from ..columns import Columns
-from ..errors import ParameterError, parameter_error
+from ..core.columns import Columns
+from ..core.errors import ParameterError, parameter_error
+from ..measures.better import of_labels
 from ._common import (
     LOSS,
     MAX_WIDTH,

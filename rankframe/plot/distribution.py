@@ -6,8 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ParameterError, parameter_error
+from ..core.columns import Columns
+from ..core.errors import ParameterError, parameter_error
 from ._common import (
     MAX_WIDTH,
     as_names,

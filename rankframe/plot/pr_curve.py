@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..columns import Columns
-from ..errors import ParameterError, parameter_error
-from ..names import parse
+from ..core.columns import Columns
+from ..core.errors import ParameterError, parameter_error
+from ..measures.names import parse
 from ._common import as_names, axes, identity, label_of, legend_outside, need_columns, pyplot, shown, wrapped
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from ..errors import RankframeError, install_extra
+from ..core.errors import RankframeError, install_extra
 
 EXTRA = install_extra("spark")
 

@@ -21,9 +21,9 @@ from ..agreement import (
     kappa_arguments,
     kappa_cells,
 )
-from ..columns import Columns, column_list
-from ..errors import ValidationError, missing_columns_error, parameter_error
-from ..table_rules import RULES
+from ..core.columns import Columns, column_list
+from ..core.errors import ValidationError, missing_columns_error, parameter_error
+from ..tables.rules import RULES
 from ._compat import column, is_spark_frame, pyspark, quiet
 
 COUNT = "__rf_count"

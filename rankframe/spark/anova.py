@@ -24,10 +24,10 @@ from ..anova import (
     pairs_frame,
     random_option,
 )
-from ..arguments import check_level, parse_metrics
-from ..columns import Columns
-from ..names import Measure
-from ..registry import POLICY_DEFAULTS
+from ..core.columns import Columns
+from ..measures.arguments import check_level, parse_metrics
+from ..measures.names import Measure
+from ..measures.registry import POLICY_DEFAULTS
 from ..stats.anova import split_plot_from_cells
 from ..stats.tukey import blocked_anova_from_sums
 from ._compat import column, pyspark
@@ -37,7 +37,7 @@ from .evaluate import join_judgments, quiet
 OWNER = "rankframe.spark.anova"
 
 if TYPE_CHECKING:
-    from ..registry import Policy
+    from ..measures.registry import Policy
     from ..stats.align import Missing
 
 

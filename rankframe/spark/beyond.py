@@ -22,10 +22,10 @@ from typing import Any
 import pandas as pd
 
 from ..beyond import input_rules as rules
-from ..columns import Columns
+from ..core.columns import Columns
+from ..core.errors import ParameterError
 from ..engines import beyond_engine as engine
-from ..errors import ParameterError
-from ..names import Measure
+from ..measures.names import Measure
 from ._compat import column, is_spark_frame, quiet
 from .validate import _floating, _null, _to_pandas
 
@@ -243,7 +243,7 @@ def values(
     from pyspark.sql import functions as F
 
     from ..engines.beyond_engine import is_set_level
-    from ..portable.render import render
+    from ..warehouse.render import render
 
     spark = sdf.sparkSession
     segs = [f"s{j}" for j in range(len(by))]

@@ -21,7 +21,6 @@ import pandas as pd
 
 from .. import stats
 from ..beyond.declare import refuse
-from ..columns import Columns, column_list
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
     baseline_positions,
@@ -34,15 +33,16 @@ from ..comparing.rules import (
     match_baseline,
     null_systems_error,
 )
+from ..core.columns import Columns, column_list
+from ..core.errors import ParameterError, ValidationError
 from ..display import comparison_frame
 from ..engines import beyond_engine, intent_engine
-from ..errors import ParameterError, ValidationError
 from ..evaluate import parse_metrics
 from ..intent.declare import refuse as refuse_intent
-from ..names import Measure
-from ..registry import POLICY_DEFAULTS
+from ..measures.names import Measure
+from ..measures.registry import POLICY_DEFAULTS
 from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values
-from ..table_rules import RULES, failure, nested_failure
+from ..tables.rules import RULES, failure, nested_failure
 from ._compat import column, pyspark, quote
 from .evaluate import check_grades, check_options, join_judgments, per_query_frame, quiet
 from .validate import _atomic, _free_name, _null, check_columns
@@ -50,7 +50,7 @@ from .validate import validate as validate_table
 
 if TYPE_CHECKING:
     from ..comparing.rules import CiMethod, CorrectionChoice, Pairs, Test
-    from ..registry import Policy
+    from ..measures.registry import Policy
     from ..stats.align import Missing
     from ..stats.paired import Alternative
 

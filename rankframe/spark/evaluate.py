@@ -15,24 +15,25 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import numpy as np
 import pandas as pd
 
-from .. import registry, units
-from ..checks import check_top_grade, needs_grade_check
-from ..columns import Columns, judgment_columns
+from ..core.columns import Columns, judgment_columns
+from ..core.errors import ParameterError, parameter_error
 from ..engines import beyond_engine, intent_engine
-from ..engines.aggregate import GMEAN_EPSILON
-from ..errors import ParameterError, parameter_error
 from ..evaluate import as_column_list, as_flag, check_agg, check_ci, check_output_names, parse_metrics
 from ..intent.declare import from_qrels, needs_subtopics
-from ..names import Measure
-from ..registry import POLICY_DEFAULTS, bind_policies
+from ..measures import registry
+from ..measures.checks import check_top_grade, needs_grade_check
+from ..measures.names import Measure
+from ..measures.registry import POLICY_DEFAULTS, bind_policies
+from ..stats.aggregate import GMEAN_EPSILON
+from ..tables import units
 from ._compat import column, pyspark, quiet
 from .buckets import bucket_of, to_spark_ready
 from .validate import _free_name, _numeric, check_columns
 from .validate import validate as validate_table
 
 if TYPE_CHECKING:
-    from ..engines.aggregate import Aggregation
-    from ..registry import Policy
+    from ..measures.registry import Policy
+    from ..stats.aggregate import Aggregation
 
 #: the engines of the Spark face: the numpy engine in grouped pandas functions. engine="sql" (Spark SQL windows for
 #: five metrics, default options only) was retired in issue 20: slower (decision 9), and a third formula set
@@ -52,7 +53,7 @@ def bucket_kernel(
 
     def kernel(pdf: pd.DataFrame) -> pd.DataFrame:
         from ..engines import numpy_engine
-        from ..names import parse
+        from ..measures.names import parse
 
         registry.adopt(added)
         table = pdf.drop(columns=[bucket])

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..columns import Columns
 from ..comparing.rules import null_systems_error
-from ..errors import ValidationError, missing_columns_error
+from ..core.columns import Columns
+from ..core.errors import ValidationError, missing_columns_error
 from ..fusion.fuse import Plan, check_columns, check_one_scale, check_options, check_systems, fused_rows, table_rules
 from ..fusion.fuse import score_ranges as run_score_ranges
 from ..fusion.methods import PARAM_DEFAULTS
 from ..fusion.runs import _failure, read_runs
-from ..table_rules import ranking_column
+from ..tables.rules import ranking_column
 from ._compat import column, pyspark
 from .buckets import bucket_of, to_spark_ready
 from .evaluate import check_buckets, quiet

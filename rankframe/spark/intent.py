@@ -17,13 +17,13 @@ from typing import Any
 
 import pandas as pd
 
-from .. import inputs, units
-from ..columns import Columns
+from ..core.columns import Columns
+from ..core.errors import ValidationError
 from ..engines import intent_engine
-from ..errors import ValidationError
 from ..intent.declare import from_qrels, needs_subtopics
-from ..names import Measure
-from ..table_rules import EXAMPLES, failure
+from ..measures.names import Measure
+from ..tables import inputs, units
+from ..tables.rules import EXAMPLES, failure
 from ._compat import column, is_spark_frame, quiet
 from .buckets import bucket_of, to_spark_ready
 from .validate import _free_name, _not_numeric, _null, _numeric, _repeated, _to_pandas, check_frame
@@ -152,7 +152,7 @@ def bucket_kernel(
     out_names = [*by, columns.query, "metric", "value"]
 
     def kernel(run: pd.DataFrame, sub: pd.DataFrame) -> pd.DataFrame:
-        from ..names import parse
+        from ..measures.names import parse
 
         if not len(run):  # judgments of no unit here (the join gives every judged query a unit: not expected)
             return pd.DataFrame({name: pd.Series([], dtype=object) for name in out_names})

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import inputs
-from ..columns import Columns
-from ..join import check_id_kinds, check_run_without_grades
+from ..core.columns import Columns
+from ..tables import inputs
+from ..tables.join import check_id_kinds, check_run_without_grades
 from ._compat import column, is_spark_frame, quiet
 from .validate import _free_name
 from .validate import validate as validate_table

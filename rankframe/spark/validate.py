@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..columns import Columns, column_list
-from ..errors import ValidationError, check_unique_names, missing_columns_error
-from ..table_rules import (
+from ..core.columns import Columns, column_list
+from ..core.errors import ValidationError, check_unique_names, missing_columns_error
+from ..tables.rules import (
     EXAMPLES,
     RULES,
     duplicate_item_rule,
@@ -26,7 +26,7 @@ from ..table_rules import (
     ranking_column,
     unique_rank_rule,
 )
-from ..units import segment_guesses
+from ..tables.units import segment_guesses
 from ._compat import column, is_spark_frame, pyspark, quote
 
 

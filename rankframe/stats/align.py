@@ -26,7 +26,7 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
-from ..errors import keyword
+from ..core.errors import keyword
 from ._segments import check_offsets, segment_of_row, segment_sum
 
 #: what ``missing=`` does with a query one system lacks (the type of every public ``missing=``)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import progress
+from ..core import progress
 from ._segments import paired_layout
 from .randomization import CHUNK_ELEMENTS, check_n_resamples, seed_sequence
 

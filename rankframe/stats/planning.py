@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..constraints import OPEN_UNIT
-from ..errors import ParameterError, parameter_error
-from ..numeric import broadcast, check_array
+from ..core.constraints import OPEN_UNIT
+from ..core.errors import ParameterError, parameter_error
+from ..core.numeric import broadcast, check_array
 from .paired import ALTERNATIVES
 
 if TYPE_CHECKING:

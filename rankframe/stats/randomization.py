@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import progress
-from ..numeric import check_number
+from ..core import progress
+from ..core.numeric import check_number
 from ._segments import paired_layout, segment_sum
 
 TOLERANCE = 1e-12  # relative to sum(|d|): resamples this close to |T| count as ties

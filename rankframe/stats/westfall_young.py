@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import progress
+from ..core import progress
 from ._segments import segment_sum
 from .randomization import (
     TOLERANCE,

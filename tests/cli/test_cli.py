@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rankframe.cli import FORMATS, main, trec_name
-from rankframe.names import parse
+from rankframe.measures.names import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -225,7 +225,7 @@ def test_unretrieved_queries_count_as_zero_by_default_as_in_python(tmp_path, cap
 
 def test_policy_options_come_from_the_registry(capsys):
     from rankframe.cli import _parser, _policies
-    from rankframe.registry import POLICIES
+    from rankframe.measures.registry import POLICIES
 
     ev = _parser()._subparsers._group_actions[0].choices["evaluate"]
     for param in POLICIES:
@@ -298,7 +298,7 @@ def test_long_csv_table_with_column_names(tmp_path, capsys):
 
 def test_sql_prints_macros(capsys):
     from rankframe import sql
-    from rankframe.registry import METRICS
+    from rankframe.measures.registry import METRICS
 
     code, out, err = run_main(capsys, "sql")
     assert code == 0, err

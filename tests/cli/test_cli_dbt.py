@@ -12,7 +12,7 @@ from rankframe.cli import main
 
 pytest.importorskip("sqlglot", reason="sqlglot (the warehouse extra) writes the dbt package")
 
-from rankframe.portable import dbt  # noqa: E402
+from rankframe.warehouse import dbt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = (ROOT / "docs" / "warehouse.md").read_text(encoding="utf-8").split("## dbt\n", 1)[1].split("\n## ", 1)[0]

@@ -15,7 +15,7 @@ import pytest
 import rankframe
 from rankframe.cli import EXIT_ERROR, main
 from rankframe.fusion import METHODS, NORMS
-from rankframe.io import read_trec_run
+from rankframe.tables.io import read_trec_run
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"

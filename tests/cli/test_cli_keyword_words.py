@@ -16,7 +16,7 @@ import pytest
 
 import rankframe
 from rankframe.cli import main
-from rankframe.errors import CALLER_OPTIONS, ParameterError, keyword
+from rankframe.core.errors import CALLER_OPTIONS, ParameterError, keyword
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRED = str(ROOT / "examples" / "paired.parquet")

@@ -15,8 +15,8 @@ import pytest
 
 import rankframe
 from rankframe.cli import main
+from rankframe.core.errors import ParameterError
 from rankframe.engines import duckdb_source
-from rankframe.errors import ParameterError
 
 RECS = Path(__file__).resolve().parents[2] / "examples" / "recs.parquet"
 TOP = duckdb_source.max_threads()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.io import (
+from rankframe.tables.io import (
     InputFileError,
     read_long,
     read_trec,
@@ -557,7 +557,7 @@ def _shared_files() -> list[Path]:
 def test_fast_and_general_parsers_agree_on_real_files():
     import pyarrow as pa
 
-    from rankframe.io import _files, _whitespace, trec
+    from rankframe.tables.io import _files, _whitespace, trec
 
     files = _shared_files()
     if not files:
@@ -590,7 +590,7 @@ def test_fast_and_general_parsers_agree_on_real_files():
 def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
     import pyarrow as pa
 
-    from rankframe.io import _files, _whitespace
+    from rankframe.tables.io import _files, _whitespace
 
     taken = _whitespace._fast_parse(text.encode(), 6, {0: _files._STR, 2: _files._STR, 4: pa.float64()})
     assert (taken is not None) == fast
@@ -602,7 +602,7 @@ def test_layouts_and_the_path_they_take(tmp_path, text, items, fast):
 
 @pytest.mark.parametrize(("value", "n"), [("sysA", 3), ("héllo", 2), ("x", 0), ("", 2)])
 def test_constant_column(value, n):
-    from rankframe.io.trec import _constant
+    from rankframe.tables.io.trec import _constant
 
     col = _constant(value, n)
     col.validate(full=True)
@@ -611,7 +611,7 @@ def test_constant_column(value, n):
 
 def test_many_blocks_keep_line_numbers_and_first_error(tmp_path, monkeypatch):
     """The general path parses blocks of lines in parallel: line numbers and the first error survive."""
-    from rankframe.io import _whitespace
+    from rankframe.tables.io import _whitespace
 
     monkeypatch.setattr(_whitespace, "_BLOCK", 1 << 10)  # ~40 lines a block
     lines = [f"q{i // 50}\tQ0  d{i}  {i % 50 + 1}  {1000 - i}.5 tag" for i in range(2000)]
@@ -718,7 +718,7 @@ def test_one_file_kind_rule_for_io_cli_and_duckdb(tmp_path, name, content, kind)
 
     from rankframe.cli._load import _sql_road, is_long
     from rankframe.engines import duckdb_source
-    from rankframe.io import file_kind, suffix_kind
+    from rankframe.tables.io import file_kind, suffix_kind
 
     path = _kind_file(tmp_path, name, content)
     assert file_kind(path) == kind
@@ -743,7 +743,7 @@ def test_one_file_kind_rule_for_io_cli_and_duckdb(tmp_path, name, content, kind)
 )
 def test_write_long_writes_the_kind_its_name_says(tmp_path, name, kind):
     """Writing, the name alone decides (rankframe.io.suffix_kind); the file is then read back as that kind."""
-    from rankframe.io import file_kind, suffix_kind
+    from rankframe.tables.io import file_kind, suffix_kind
 
     assert suffix_kind(name) == kind
 

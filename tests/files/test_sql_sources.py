@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.errors import ParameterError, ValidationError
+from rankframe.core.errors import ParameterError, ValidationError
 
 METRICS = ["AP@10", "nDCG@5", "P@3", "R@100", "RR", "ERR", "nERR@5", "Bpref"]
 
@@ -284,7 +284,7 @@ def test_valid_ranks_1_to_n_take_no_exact_rank_check(tmp_path):
     # the units' GROUP BY proves ranks 1..n without the (unit, rank) hash aggregation, also with judged but
     # unretrieved rows (null ranks) in every unit; before the FILTER on the hash sum, hash(NULL) entered the sum
     # and every unit silently took the slow exact check
-    from rankframe.columns import Columns
+    from rankframe.core.columns import Columns
     from rankframe.engines import duckdb_source as ds
 
     path = tmp_path / "runs.parquet"

@@ -11,7 +11,7 @@ import pytest
 
 import rankframe
 from rankframe.anova import anova_values
-from rankframe.errors import ParameterError, UnknownMetricError, ValidationError
+from rankframe.core.errors import ParameterError, UnknownMetricError, ValidationError
 from rankframe.stats.anova import NOTE_ALL_EQUAL, NOTE_FEW_QUERIES, NOTE_NO_ERROR, NOTE_NO_GROUPS
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"

@@ -25,7 +25,7 @@ import rankframe.sql
 from rankframe.beyond.input_rules import RULES
 from rankframe.cli import main
 from rankframe.engines.duckdb_engine import translate_error
-from rankframe.registry import lookup
+from rankframe.measures.registry import lookup
 
 RECS = pd.DataFrame({"query": [1, 1, 2], "item": ["a", "b", "a"], "rank": [1, 2, 1], "relevance": [1, 0, 1]})
 TRAIN = pd.DataFrame({"query": [7, 8], "item": ["a", "b"]})

@@ -17,7 +17,7 @@ import pytest
 import rankframe
 import rankframe.sql
 from rankframe.cli import main
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRED = ROOT / "examples" / "paired.parquet"

@@ -16,8 +16,8 @@ import pytest
 import rankframe
 import rankframe.sql
 from rankframe.beyond import similarity
+from rankframe.core.errors import ParameterError
 from rankframe.engines.duckdb_engine import translate_error
-from rankframe.errors import ParameterError
 
 TRAIN = pd.DataFrame(
     {

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 import rankframe
 from rankframe.cli import main
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 from rankframe.engines import duckdb_engine
 from rankframe.engines.duckdb_engine import translate_error
-from rankframe.errors import ParameterError, RankframeError, ValidationError
 
 BASE = {
     "system": ["a", "a", "b", "b"],

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import rankframe.sql as rf_sql
+from rankframe.core.errors import ParameterError, ValidationError
 from rankframe.engines import duckdb_engine, duckdb_source
 from rankframe.engines.duckdb_engine import translate_error
-from rankframe.errors import ParameterError, ValidationError
 
 RUNS = pd.DataFrame(
     {

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the subprocess imports rankframe and scipy on a loaded machine: generous, far below "never returns"
@@ -65,7 +65,7 @@ def test_dbt_max_by_beyond_its_limit_is_a_usage_error_at_once(tmp_path):
 def test_dbt_refuses_a_missing_parent_folder(tmp_path, capsys):
     pytest.importorskip("sqlglot", reason="sqlglot (the warehouse extra) writes the dbt package")
     from rankframe.cli import main
-    from rankframe.portable import dbt
+    from rankframe.warehouse import dbt
 
     deep = tmp_path / "no" / "such" / "pkg"
     assert main(["sql", "--dbt", str(deep), "-m", "P@10", "--dbt-max-by", "0"]) == 2

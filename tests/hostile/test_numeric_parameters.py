@@ -15,7 +15,7 @@ import pytest
 
 import rankframe
 from rankframe.cli import main
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRED = pd.read_parquet(ROOT / "examples" / "paired.parquet")

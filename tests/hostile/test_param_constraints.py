@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankframe
-from rankframe import constraints
-from rankframe.declare import Param
-from rankframe.errors import ParameterError
-from rankframe.registry import BEYOND, INTENT, METRICS
+from rankframe.core import constraints
+from rankframe.core.declare import Param
+from rankframe.core.errors import ParameterError
+from rankframe.measures.registry import BEYOND, INTENT, METRICS
 
 #: the words of each named shorthand before the constraints (rankframe/declare.py, Param.expected at ba2711c)
 WORDS = {

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.errors import ParameterError, parameter_error
-from rankframe.io import read_trec_run
-from rankframe.portable import dbt
+from rankframe.core.errors import ParameterError, parameter_error
+from rankframe.tables.io import read_trec_run
+from rankframe.warehouse import dbt
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRED = pd.read_parquet(ROOT / "examples" / "paired.parquet")

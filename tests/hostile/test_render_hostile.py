@@ -7,7 +7,7 @@ import pytest
 
 import rankframe
 import rankframe.sql
-from rankframe.errors import RankframeError
+from rankframe.core.errors import RankframeError
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_every_accuracy_metric_is_portable():
     # every declared accuracy metric renders (its portable() beside its kernel) with judged_only and ties too
     from portable_cases import METRICS
 
-    from rankframe.registry import METRICS as DECLARED
+    from rankframe.measures.registry import METRICS as DECLARED
 
     covered = {rankframe.parse(m).spec.name for m in METRICS}
     assert covered == {s.name for s in DECLARED}, "tests/portable_cases.py METRICS must hold every declared metric"

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import rankframe.sql
+from rankframe.core.errors import ParameterError, ValidationError
 from rankframe.engines.duckdb_engine import split_sql_error, translate_error
-from rankframe.errors import ParameterError, ValidationError
 
 RECS = pd.DataFrame({"g": ["a", "a", "b"], "query": [1, 1, 2], "item": ["x", "y", "x"], "rank": [1, 2, 1]})
 TRAIN = pd.DataFrame({"query": [7, 8], "item": ["x", "z"]})

@@ -8,8 +8,8 @@ import pytest
 
 import rankframe
 import rankframe.sql
+from rankframe.core.errors import ParameterError, ValidationError
 from rankframe.engines.duckdb_engine import translate_error
-from rankframe.errors import ParameterError, ValidationError
 
 RUNS = pd.DataFrame(
     {

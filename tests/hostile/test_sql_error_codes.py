@@ -15,12 +15,12 @@ import pytest
 
 import rankframe
 import rankframe.sql
-from rankframe.columns import Columns
+from rankframe.core.columns import Columns
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 from rankframe.engines import duckdb_engine
 from rankframe.engines.duckdb_engine import SQL_ERROR_CODE, SQL_ERROR_CODES, split_sql_error, translate_error
-from rankframe.errors import ParameterError, RankframeError, ValidationError
-from rankframe.names import parse
-from rankframe.registry import POLICY_DEFAULTS
+from rankframe.measures.names import parse
+from rankframe.measures.registry import POLICY_DEFAULTS
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 

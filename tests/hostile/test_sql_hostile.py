@@ -15,9 +15,9 @@ from duckdb_binary import duckdb_cli
 
 import rankframe
 import rankframe.sql as rf_sql
+from rankframe.core.errors import ParameterError
 from rankframe.engines.duckdb_engine import split_sql_error
-from rankframe.errors import ParameterError
-from rankframe.registry import BY_NAME, POLICIES
+from rankframe.measures.registry import BY_NAME, POLICIES
 
 TABLE_MACROS = ["rf_prepare", "rf_per_query", "rf_means", "rf_validate"]
 COLUMNS = "'model', 'query', 'item', 'rank', 'score', 'relevance'"

@@ -14,9 +14,9 @@ import pytest
 
 import rankframe
 from rankframe.comparing.rules import NULL_SYSTEMS
-from rankframe.errors import RankframeError, ValidationError
-from rankframe.io import read_long
-from rankframe.table_rules import RULES
+from rankframe.core.errors import RankframeError, ValidationError
+from rankframe.tables.io import read_long
+from rankframe.tables.rules import RULES
 
 RUNS = {"query": [1, 1, 1, 1], "item": ["x", "y", "x", "y"], "rank": [1, 2, 1, 2], "relevance": [1, 0, 1, 0]}
 NESTED = {

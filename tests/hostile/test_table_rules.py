@@ -21,9 +21,9 @@ from test_sql_error_codes import _code_only, error_calls
 
 import rankframe
 import rankframe.sql
-from rankframe import table_rules
 from rankframe.engines.duckdb_engine import SQL_ERROR_CODES, split_sql_error, translate_error
-from rankframe.table_rules import EXAMPLES, NULL_MEANS, RULES
+from rankframe.tables import rules as table_rules
+from rankframe.tables.rules import EXAMPLES, NULL_MEANS, RULES
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 
@@ -236,7 +236,7 @@ def test_every_rule_has_a_case_and_known_faces():
 
 def test_the_item_rule_of_units_is_the_declared_one():
     # one function, not two held equal: rankframe.units re-exports the declaration's builder
-    from rankframe import units
+    from rankframe.tables import units
 
     assert units.duplicate_item_rule is table_rules.duplicate_item_rule
 

@@ -181,7 +181,7 @@ def test_fast_duplicate_checks_agree_with_pandas(seed):
             "relevance": rng.integers(0, 3, n),
         }
     )
-    from rankframe import units
+    from rankframe.tables import units
 
     groups = units.group_codes(df, ["query"])
     dup_items = units.duplicate_item_rows(df, groups, "item", "rank")
@@ -305,7 +305,7 @@ def test_every_by_is_read_once_and_names_its_caller(owner, by, words):
 
 
 def test_by_as_str_tuple_list_or_empty_is_the_same():
-    from rankframe.columns import column_list
+    from rankframe.core.columns import column_list
 
     for owner in ("evaluate", "compare", "report", "distribution"):
         assert column_list("model", owner) == column_list(("model",), owner) == column_list(["model"], owner)

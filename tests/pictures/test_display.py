@@ -18,7 +18,7 @@ import pytest
 
 import rankframe
 from rankframe import cli, display
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
 

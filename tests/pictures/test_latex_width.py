@@ -17,7 +17,7 @@ import pytest
 
 import rankframe
 from rankframe import display
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))

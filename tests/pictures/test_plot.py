@@ -23,7 +23,7 @@ import pytest  # noqa: E402
 
 import rankframe  # noqa: E402
 import rankframe.plot as rp  # noqa: E402
-from rankframe.errors import ParameterError, RankframeError  # noqa: E402
+from rankframe.core.errors import ParameterError, RankframeError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,10 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import cli, io, progress
-from rankframe.errors import ParameterError
+from rankframe import cli
+from rankframe.core import progress
+from rankframe.core.errors import ParameterError
+from rankframe.tables import io
 
 
 @pytest.fixture

@@ -316,7 +316,7 @@ def test_on_a_dark_style_the_bars_and_reference_lines_stay_visible(runs, compari
 
 
 def test_hostile_identity_and_facet_arguments(runs, comparison):
-    from rankframe.errors import ParameterError
+    from rankframe.core.errors import ParameterError
 
     base, other = system_names()[0], system_names()[2]
     cases = [

@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 
 import rankframe  # noqa: E402
 from rankframe import cli  # noqa: E402
-from rankframe.errors import RankframeError, ValidationError  # noqa: E402
+from rankframe.core.errors import RankframeError, ValidationError  # noqa: E402
 from rankframe.report import without_timestamp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rankframe.beyond import sqlgen
 from rankframe.beyond.declare import BeyondSpec, like_param
-from rankframe.declare import k_param
+from rankframe.core.declare import k_param
 
 SPEC = BeyondSpec(
     name="distinct_items",

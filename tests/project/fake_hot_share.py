@@ -16,7 +16,7 @@ import numpy as np
 
 from rankframe.beyond import sqlgen
 from rankframe.beyond.declare import POPULARITY, BeyondSpec, like_param
-from rankframe.declare import Param, k_param
+from rankframe.core.declare import Param, k_param
 
 SPEC = BeyondSpec(
     name="hot_share",

@@ -22,13 +22,13 @@ import rankframe
 
 df = pd.read_parquet("examples/recs.parquet")
 reveal_type(df.rank_metrics)
-mean = df.rank_metrics.map(k=10)
+mean = df.rank_metrics.ap(k=10)
 per_country = df.rank_metrics.ndcg(10, by="country", judged_only=True)
 table = df.rank_metrics.evaluate(["AP", "nDCG@10"], by="country")
 reveal_type(table)
 named = df.rank_metrics(query="query").precision(5, rel=2)
 typo = df.rank_metrics.mapp(k=10)
-wrong = df.rank_metrics.map(kk=10)
+wrong = df.rank_metrics.ap(kk=10)
 reveal_type(rankframe.evaluate(df, "nDCG@10", by="country"))
 reveal_type(rankframe.fuse(df.assign(system="a"), method="rrf"))
 rankframe.compare(df, "nDCG@10", system="country").sort_values(bogus=1)
@@ -56,5 +56,5 @@ def test_mypy_reads_the_accessor_as_rankframes(tmp_path, monkeypatch):
     # the right calls pass; the two wrong ones are the only errors
     assert status == 1 and len(errors) == 3, out + err
     assert errors[0].startswith('"RankMetrics" has no metric method "mapp"'), errors
-    assert errors[1].startswith('Unexpected keyword argument "kk" for "map"'), errors
+    assert errors[1].startswith('Unexpected keyword argument "kk" for "ap"'), errors
     assert errors[2].startswith('No overload variant of "sort_values" of "DataFrame"'), errors

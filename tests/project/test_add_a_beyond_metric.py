@@ -43,10 +43,10 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe import registry
 from rankframe.beyond import sqlgen
 from rankframe.beyond.declare import NOT_SERVED, SET_LEVEL_REFUSED, BeyondSpec, like_param
-from rankframe.declare import Param, k_param
+from rankframe.core.declare import Param, k_param
+from rankframe.measures import registry
 
 # --------------------------------------------------------------------------------- 1. the declaration
 SPEC = BeyondSpec(

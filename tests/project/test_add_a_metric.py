@@ -41,8 +41,9 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe import cli, registry
-from rankframe.declare import MetricSpec, k_param, rel_param
+from rankframe import cli
+from rankframe.core.declare import MetricSpec, k_param, rel_param
+from rankframe.measures import registry
 
 # --------------------------------------------------------------------------------- 1. the declaration
 SPEC = MetricSpec(

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("sqlglot", reason="sqlglot (the warehouse extra) writes the dbt package")
 
-from rankframe.portable import dbt  # noqa: E402
+from rankframe.warehouse import dbt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,9 +24,9 @@ import rankframe.metrics
 import rankframe.sql as rf_sql
 from rankframe.accessor import RankMetrics
 from rankframe.cli import trec_name
-from rankframe.declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, MetricSpec, with_sql_guards
-from rankframe.names import Measure, expand, parse
-from rankframe.registry import KERNELS, METRICS, sql_literal
+from rankframe.core.declare import ENGINE_PARAMS, NOTHING_RELEVANT, SCORE_PARAMS, MetricSpec, with_sql_guards
+from rankframe.measures.names import Measure, expand, parse
+from rankframe.measures.registry import KERNELS, METRICS, sql_literal
 
 ROOT = Path(__file__).resolve().parents[2]
 SQL = ROOT / "sql"

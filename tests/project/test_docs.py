@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rankframe.registry import (
+from rankframe.measures.registry import (
     BEYOND,
     METRICS,
     beyond_directions_markdown,
@@ -63,7 +63,7 @@ def test_docs_define_every_metric():
 
 def test_diversity_page_matches_the_family():
     """docs/diversity.md's tables are generated from the intent-aware declarations (registry.INTENT_TABLES)."""
-    from rankframe.registry import INTENT, INTENT_TABLES
+    from rankframe.measures.registry import INTENT, INTENT_TABLES
 
     doc = (ROOT / "docs" / "diversity.md").read_text()
     for key, make in INTENT_TABLES.items():

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from rankframe.errors import RankframeError
+from rankframe.core.errors import RankframeError
 
 
 def _raised(monkeypatch, blocked: tuple[str, ...], call) -> str:
@@ -31,13 +31,13 @@ def _spark():
 
 
 def _polars():
-    from rankframe.inputs import import_polars
+    from rankframe.tables.inputs import import_polars
 
     import_polars()
 
 
 def _warehouse():
-    from rankframe.portable.terms import sqlglot
+    from rankframe.warehouse.terms import sqlglot
 
     sqlglot()
 

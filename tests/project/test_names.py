@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import rankframe
-from rankframe.names import parse
-from rankframe.registry import METRICS
+from rankframe.measures.names import parse
+from rankframe.measures.registry import METRICS
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ def test_each_block_is_the_commands_output(capsys):
 
 
 def test_what_is_portable_names_every_declared_metric():
-    from rankframe.registry import METRICS
+    from rankframe.measures.registry import METRICS
 
     section = DOC.read_text(encoding="utf-8").split("## What is portable", 1)[1].split("\n## ", 1)[0]
     missing = [s.canonical for s in METRICS if not re.search(rf"\b{re.escape(s.canonical)}\b", section)]

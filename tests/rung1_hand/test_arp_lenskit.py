@@ -48,7 +48,7 @@ def test_lenskit_preset_every_face():
 
 
 def test_lenskit_per_list_values_and_the_preset():
-    from rankframe.names import parse
+    from rankframe.measures.names import parse
 
     got = rankframe.evaluate(RECS, "ARP(like='lenskit')", train=TRAIN, per_query=True)["value"].tolist()
     assert got == pytest.approx(PER_LIST, abs=1e-12)

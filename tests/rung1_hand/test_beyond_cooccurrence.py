@@ -14,7 +14,7 @@ import pytest
 
 import rankframe
 from rankframe.beyond import similarity
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 # train queries: t1 {a, b}, t2 {a, c}, t3 {b}, t4 {e} (t4 also holds d with weight 0: known, no query)
 #   |Q_a| = 2, |Q_b| = 2, |Q_c| = 1, |Q_e| = 1, |Q_d| = 0

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.names import parse
+from rankframe.measures.names import parse
 
 # three users, lists in rank order (relevance 0 everywhere: these metrics never read it)
 #   u1: a b c      u2: a b      u3: a d

@@ -54,7 +54,7 @@ def test_weigh_lists_option_equals_the_entropy_on_equal_lengths():
 
 
 def test_elliot_preset_sets_the_options_and_named_ones_win():
-    from rankframe.names import parse
+    from rankframe.measures.names import parse
 
     m = parse("Entropy(like='elliot')")
     assert (m.kw["weigh"], m.kw["log_base"], m.kw["normalize"]) == ("lists", 2.0, "none")

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.arguments import parse_metrics
-from rankframe.errors import ParameterError, RankframeError, ValidationError
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
+from rankframe.measures.arguments import parse_metrics
 
 L3 = math.log2(3)  # the discount of position 2 is 1 / log2(3)
 

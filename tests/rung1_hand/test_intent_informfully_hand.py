@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 FEATURES = pd.DataFrame(
     {

@@ -14,7 +14,7 @@ from scipy import optimize
 from scipy import stats as sps
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 
 def _design(seed: int, n: int, s: int) -> pd.DataFrame:

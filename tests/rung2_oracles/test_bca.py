@@ -16,7 +16,7 @@ import pytest
 from scipy import stats as sps
 
 from rankframe import compare, stats
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 from rankframe.stats.bootstrap import SPAWN_KEY
 from rankframe.stats.randomization import CHUNK_ELEMENTS
 

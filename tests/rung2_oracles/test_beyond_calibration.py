@@ -16,7 +16,7 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ENGINES = ["pandas", "duckdb"]
 

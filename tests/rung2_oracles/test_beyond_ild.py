@@ -15,7 +15,7 @@ import pytest
 from beyond_data import MS, ms_data
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 ENGINES = ["pandas", "duckdb"]
 

@@ -18,7 +18,7 @@ from statsmodels.stats.multitest import multipletests
 
 import rankframe
 from rankframe.compare import OUTPUT_COLUMNS, compare
-from rankframe.errors import ParameterError, RankframeError, ValidationError
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
 METRICS = ["nDCG@5", "AP", "P@5"]

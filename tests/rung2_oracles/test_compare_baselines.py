@@ -15,7 +15,7 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
 

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
 LIST_METRICS = ["ARP@10", "APLT@10", "Novelty(cold='zero')@10"]

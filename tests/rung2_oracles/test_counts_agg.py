@@ -18,7 +18,7 @@ import pytest
 import rankframe
 import rankframe.sql as rf_sql
 from rankframe.cli import main
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 TREC = DATA / "trec_eval" / "test"

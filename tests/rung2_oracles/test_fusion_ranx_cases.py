@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.columns import Columns
+from rankframe.core.columns import Columns
 from rankframe.fusion.normalize import normalise
 from rankframe.fusion.runs import candidates, read_runs
 

@@ -20,7 +20,7 @@ from statsmodels.stats.weightstats import ttost_paired
 import rankframe
 from rankframe import stats
 from rankframe.compare import compare
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
 SIDES = ["two-sided", "greater", "less"]

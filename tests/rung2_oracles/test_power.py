@@ -18,7 +18,7 @@ from statsmodels.stats.power import TTestPower
 
 import rankframe
 from rankframe.compare import compare
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
 SM = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}

@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import kendalltau
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 
 # -------------------------------------------------------------------------------------------------- trectools' code

@@ -27,7 +27,7 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe.errors import ParameterError, RankframeError
+from rankframe.core.errors import ParameterError, RankframeError
 
 TREC = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "trec_eval" / "test"
 TAILS = ("cwl", "trec_eval", "trectools")

@@ -16,7 +16,7 @@ from scipy import stats as sps
 
 import rankframe
 from rankframe import segment_means
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 from rankframe.segments import _segment_intervals
 from rankframe.stats.bootstrap import SPAWN_KEY
 from rankframe.stats.randomization import CHUNK_ELEMENTS

@@ -21,7 +21,7 @@ import pytest
 from scipy import stats as sps
 
 import rankframe
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 SPAWN_KEY = (0xB007,)
 SET_METRICS = [
@@ -394,7 +394,7 @@ def test_the_centred_interval_covers_the_expected_delta():
     # n = 60 (measured 0.74 here and in the bench: a resample's Coverage is that of its ~63% distinct lists, whose
     # spread is not the spread over fresh samples), documented in docs/comparing.md. The percentile interval held
     # 0.03 of Coverage's deltas in the bench.
-    from rankframe.columns import Columns
+    from rankframe.core.columns import Columns
     from rankframe.engines import beyond_bootstrap as boot
     from rankframe.engines.beyond_engine import lists_of
 

@@ -16,7 +16,7 @@ from scipy import special
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe.errors import ParameterError, ValidationError
+from rankframe.core.errors import ParameterError, ValidationError
 
 FLOATS = ["statistic", "df", "df_error", "p_value", "ss", "ss_error", "mse", "partial_eta_sq"]
 

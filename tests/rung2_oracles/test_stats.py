@@ -491,7 +491,7 @@ def test_pivot_rejects_repeated_cells():
 
 
 def test_n_resamples_above_the_limit_is_a_parameter_error():
-    from rankframe.errors import ParameterError
+    from rankframe.core.errors import ParameterError
 
     x, y = _paired_data(2)
     for n in (10**30, randomization.MAX_RESAMPLES + 1, 0, 2.5):
@@ -502,7 +502,7 @@ def test_n_resamples_above_the_limit_is_a_parameter_error():
 
 
 def test_resampling_loops_report_all_their_work_to_the_progress_bar():
-    from rankframe import progress
+    from rankframe.core import progress
 
     x, y = _paired_data(4)  # holes: several query sets per segment for the bootstrap
     offsets = np.array([0, 5, 21, 60])  # segment 0: 2**5 = 32 <= 100, enumerated; the others sampled

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import rankframe
 from rankframe import sql as rf_sql
-from rankframe.errors import ParameterError
-from rankframe.names import parse
+from rankframe.core.errors import ParameterError
+from rankframe.measures.names import parse
 
 L2, L3, L4, L5 = (math.log2(i) for i in (2, 3, 4, 5))
 

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 
 from rankframe import compare, stats
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 
 def _patterns(n: int, n_resamples: int, child: np.random.SeedSequence) -> list[np.ndarray]:

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from rankframe import compare, stats
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 
 def _cases():

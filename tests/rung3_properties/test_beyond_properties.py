@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe
-from rankframe.names import Measure
-from rankframe.registry import BEYOND
+from rankframe.measures.names import Measure
+from rankframe.measures.registry import BEYOND
 
 CATALOG = list(range(10))
 #: features= of items 0..8 (item 9 unknown), two or three genres each (ILD, Calibration)

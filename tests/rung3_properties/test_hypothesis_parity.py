@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import rankframe
-from rankframe.registry import POLICY_CHOICES
+from rankframe.measures.registry import POLICY_CHOICES
 
 # examples per engine in the "ci" profile (scaled by hypothesis_examples for dev/thorough)
 EXAMPLES = {"pandas": 200, "duckdb": 30}

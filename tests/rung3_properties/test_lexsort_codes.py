@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rankframe import units
+from rankframe.tables import units
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_hypothesis_parity import measures_for
 
 import rankframe
-from rankframe.registry import METRICS, POLICY_CHOICES
+from rankframe.measures.registry import METRICS, POLICY_CHOICES
 
 EXAMPLES = {"pandas": 40, "duckdb": 6}
 SUPPRESS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]

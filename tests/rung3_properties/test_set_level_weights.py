@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe.columns import Columns
+from rankframe.core.columns import Columns
 from rankframe.engines.beyond_engine import lists_of
-from rankframe.names import parse
-from rankframe.registry import BEYOND_KERNELS
+from rankframe.measures.names import parse
+from rankframe.measures.registry import BEYOND_KERNELS
 
 METRICS = [
     "Coverage@3",

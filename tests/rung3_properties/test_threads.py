@@ -57,7 +57,7 @@ def test_a_call_never_reads_another_threads_memo():
     # Deterministic form of the race: thread A holds its per-call memo open with the unit codes of `df`; the main
     # thread then changes `df` (same object, same id) and evaluates it in a call of its own. With one memo shared by
     # all threads (the old module global), that call got A's codes: two queries instead of four.
-    from rankframe import units
+    from rankframe.tables import units
 
     df = pd.DataFrame({"query": [1, 1, 2, 2], "item": [1, 2, 1, 2], "rank": [1, 2, 1, 2], "relevance": [1, 0, 0, 1]})
     holding, release = threading.Event(), threading.Event()

@@ -32,8 +32,41 @@ AP1, AP2 = 5 / 9, 1 / 2
 
 
 def test_method_returns_float_mean():
-    assert table().rank_metrics.map() == pytest.approx((AP1 + AP2) / 2)
-    assert table().rank_metrics.ap() == table().rank_metrics.map()
+    assert table().rank_metrics.ap() == pytest.approx((AP1 + AP2) / 2)
+
+
+def test_an_alias_method_warns_and_gives_the_canonical_value():
+    # deprecated (CHANGELOG): aliases are metric strings, not methods; df.rank_metrics.map answers for one release,
+    # with a FutureWarning naming the canonical method and the metric string
+    df = table()
+    with pytest.warns(FutureWarning, match=r"df\.rank_metrics\.ap\(\).*'map'"):
+        value = df.rank_metrics.map()
+    assert value == pytest.approx((AP1 + AP2) / 2)  # AP1, AP2 by hand above
+    assert value == df.rank_metrics.ap() == df.rank_metrics.evaluate(["map"])["value"].iloc[0]
+    with pytest.warns(FutureWarning, match=r"\.rr\(\)"):
+        assert df.rank_metrics.mrr(by="country").equals(df.rank_metrics.rr(by="country"))
+
+
+def test_every_alias_method_is_its_metric_s_method():
+    from rankframe.accessor import _ALIASES
+
+    rm = table().rank_metrics
+    assert len(_ALIASES) == 22, sorted(_ALIASES)
+    for alias, (spelling, spec) in _ALIASES.items():
+        with pytest.warns(FutureWarning, match=f"'{spelling}'"):
+            method = getattr(rm, alias)
+        assert method.__func__ is getattr(type(rm), spec.name), alias
+        assert spelling in spec.aliases, alias  # the message names a metric string of the same metric
+
+
+def test_dir_shows_one_method_per_metric():
+    # 57 names before the aliases left the namespace (22 alias methods), 35 after: the 27 metrics and 8 verbs
+    names = [n for n in dir(table().rank_metrics) if not n.startswith("_")]
+    assert len(names) == 35, names
+    assert {"ap", "rr", "ndcg", "evaluate", "compare"} <= set(names)
+    assert not {"map", "mrr", "recip_rank", "success"} & set(names)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        table().rank_metrics.nope  # noqa: B018
 
 
 def test_by_returns_series_per_segment():
@@ -66,7 +99,7 @@ def test_evaluate_tidy_frame_stable_columns(engine):
 def test_column_names_said_once_per_chain():
     df = table().rename(columns={"query": "user_id", "item": "movie_id", "rank": "position", "relevance": "rating"})
     rm = df.rank_metrics(query="user_id", item="movie_id", rank="position", relevance="rating")
-    assert rm.map() == pytest.approx((AP1 + AP2) / 2)
+    assert rm.ap() == pytest.approx((AP1 + AP2) / 2)
     out = rm.evaluate(["AP"], per_query=True)
     assert "user_id" in out.columns
     cols = rankframe.Columns(query="user_id", item="movie_id", rank="position", relevance="rating")
@@ -76,7 +109,7 @@ def test_column_names_said_once_per_chain():
 def test_accessor_is_stateless():
     df = table()
     df.rank_metrics(query="nope")  # a configured copy must not leak into the next access
-    assert df.rank_metrics.map() == pytest.approx((AP1 + AP2) / 2)
+    assert df.rank_metrics.ap() == pytest.approx((AP1 + AP2) / 2)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numpy_nullable", "pyarrow"])
@@ -84,8 +117,8 @@ def test_dtype_backends(backend):
     df = table()
     if backend != "numpy":
         df = df.convert_dtypes(dtype_backend=backend)
-    assert df.rank_metrics.map() == pytest.approx((AP1 + AP2) / 2)
-    assert df.rank_metrics.map(by="country").to_dict() == pytest.approx({"de": AP1, "fr": AP2})
+    assert df.rank_metrics.ap() == pytest.approx((AP1 + AP2) / 2)
+    assert df.rank_metrics.ap(by="country").to_dict() == pytest.approx({"de": AP1, "fr": AP2})
 
 
 def test_string_ids_and_categorical_segments():
@@ -102,7 +135,7 @@ def test_score_instead_of_rank_uses_trec_eval_ties():
 
 def test_rank_wins_over_score():
     df = table().assign(score=[0.0, 0.0, 9.0, np.nan, 0.0, 9.0])
-    assert df.rank_metrics.map() == pytest.approx((AP1 + AP2) / 2)
+    assert df.rank_metrics.ap() == pytest.approx((AP1 + AP2) / 2)
 
 
 def test_qrels_argument_equals_single_table(engine):
@@ -116,12 +149,12 @@ def test_qrels_argument_equals_single_table(engine):
 
 def test_unknown_keyword_names_known_ones():
     with pytest.raises(rankframe.UnknownMetricError, match="denominator"):
-        table().rank_metrics.map(k=3, denominatr="min_k")
+        table().rank_metrics.ap(k=3, denominatr="min_k")
 
 
 def test_mean_over_empty_selection_is_nan():
     df = table().assign(relevance=np.nan)  # nothing judged: every query skipped
-    assert np.isnan(df.rank_metrics.map())
+    assert np.isnan(df.rank_metrics.ap())
 
 
 def test_compare_through_the_accessor_equals_the_function():
@@ -258,7 +291,7 @@ def test_every_evaluate_option_through_a_shortcut(option):
 
 
 def test_metric_methods_have_real_signatures_and_docstrings():
-    from rankframe.registry import METRICS
+    from rankframe.measures.registry import METRICS
 
     for spec in METRICS:
         method = getattr(pd.DataFrame.rank_metrics, spec.name)

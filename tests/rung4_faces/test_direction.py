@@ -18,9 +18,9 @@ from scipy import stats as sps
 
 import rankframe
 from rankframe import display, stats
-from rankframe.declare import BETTER
-from rankframe.names import Measure
-from rankframe.registry import BEYOND, METRICS
+from rankframe.core.declare import BETTER
+from rankframe.measures.names import Measure
+from rankframe.measures.registry import BEYOND, METRICS
 
 SPECS = (*METRICS, *BEYOND)
 

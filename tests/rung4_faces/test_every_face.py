@@ -18,8 +18,8 @@ from faces import run_cli
 
 import rankframe
 import rankframe.sql
-from rankframe.names import Measure
-from rankframe.registry import BEYOND, METRICS
+from rankframe.measures.names import Measure
+from rankframe.measures.registry import BEYOND, METRICS
 
 IDS = [m.name for m in METRICS]
 TABLE = [m for m in METRICS if m.table_column]

@@ -94,7 +94,7 @@ def test_sql_macros_have_the_registrys_policy_defaults():
     #   q_norel: judged, nothing relevant -> no_relevant (default "zero": AP 0; "nan"/"skip" would differ)
     #   q_noret: judged (grade 1), nothing retrieved -> no_retrieved (default "zero": row with AP 0)
     #   q_nojudge: retrieved, nothing judged -> no_judged (default "skip": no row)
-    from rankframe.registry import POLICY_DEFAULTS
+    from rankframe.measures.registry import POLICY_DEFAULTS
 
     assert POLICY_DEFAULTS == {"no_relevant": "zero", "no_retrieved": "zero", "no_judged": "skip"}
     df = pd.DataFrame(

@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import ValidationError, units
-from rankframe.units import packed
+from rankframe import ValidationError
+from rankframe.tables import units
+from rankframe.tables.units import packed
 
 METRICS = ["AP@5", "nDCG@5", "nDCG", "P@3", "R@10", "RR@5", "ERR@5", "Rprec", "NumRel", "Bpref"]
 # relevance thresholds between and beyond the integer grades: the packed path compares grade codes with them

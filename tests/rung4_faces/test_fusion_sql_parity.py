@@ -13,7 +13,7 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe.errors import RankframeError
+from rankframe.core.errors import RankframeError
 
 WEIGHTS = {"bm25": 0.5, "dense": 1.25, "splade": 0.8}
 WEIGHTS_SQL = ", weights := MAP {'bm25': 0.5, 'dense': 1.25, 'splade': 0.8}"

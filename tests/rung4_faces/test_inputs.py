@@ -20,8 +20,8 @@ from conftest import hypothesis_examples
 from hypothesis import HealthCheck, Phase, given, settings
 
 import rankframe
-from rankframe import inputs
-from rankframe.errors import ParameterError, RankframeError, ValidationError
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
+from rankframe.tables import inputs
 
 METRICS = ["AP", "nDCG@3", "P@2", "R@5", "RR", "ERR(max_grade=50)@3", "bpref"]
 

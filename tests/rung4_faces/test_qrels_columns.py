@@ -20,7 +20,7 @@ import pytest
 
 import rankframe
 from rankframe import Columns
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 NAMES = {"query": "user_id", "item": "item_id", "rank": "position", "relevance": "rating", "system": "model"}
 RUN = pd.DataFrame(
@@ -40,7 +40,7 @@ def _means(out: pd.DataFrame) -> dict:
 
 
 def test_the_one_reading_fills_every_role_from_columns():
-    from rankframe.columns import judgment_columns
+    from rankframe.core.columns import judgment_columns
 
     run = Columns(**NAMES)
     assert judgment_columns(run, None) == run

@@ -298,7 +298,7 @@ def test_compare_reads_one_file_not_a_pattern(decoys):
 
 
 def test_a_missing_file_is_an_error_even_when_a_pattern_would_match(decoys):
-    from rankframe.io import InputFileError
+    from rankframe.tables.io import InputFileError
 
     with pytest.raises(InputFileError, match=r"y\[1\]\.parquet: file not found"):
         rankframe.evaluate(str(decoys / "y[1].parquet"), ["P@1"])

@@ -28,7 +28,7 @@ from strategies import SMALL_GRADES, by_of, tables
 
 import rankframe
 import rankframe.spark as rs
-from rankframe.errors import ParameterError, RankframeError
+from rankframe.core.errors import ParameterError, RankframeError
 
 pytestmark = [
     pytest.mark.spark,

@@ -15,7 +15,7 @@ from sparkutil import assert_same_rows, collect, session, to_spark
 
 import rankframe
 import rankframe.spark as rs
-from rankframe.errors import ParameterError, RankframeError, ValidationError
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),

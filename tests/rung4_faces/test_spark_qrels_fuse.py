@@ -14,7 +14,7 @@ from sparkutil import assert_same_rows, collect, session, to_spark
 
 import rankframe
 import rankframe.spark as rs
-from rankframe.errors import RankframeError
+from rankframe.core.errors import RankframeError
 
 pytestmark = [
     pytest.mark.spark,

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 import rankframe
 import rankframe.sql
-from rankframe import constraints
 from rankframe.beyond import sqlgen
-from rankframe.registry import BEYOND
+from rankframe.core import constraints
+from rankframe.measures.registry import BEYOND
 
 K = 3
 

@@ -9,10 +9,10 @@ import pyarrow as pa
 import pytest
 
 import rankframe
-from rankframe.columns import Columns
+from rankframe.core.columns import Columns
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 from rankframe.engines import duckdb_engine
-from rankframe.errors import ParameterError, RankframeError, ValidationError
-from rankframe.names import parse
+from rankframe.measures.names import parse
 
 POLICIES = {"no_relevant": "zero", "no_retrieved": "zero", "no_judged": "skip"}
 

@@ -17,9 +17,9 @@ from strategies import all_measures, by_of, tables
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe.declare import SCORE_PARAMS
-from rankframe.errors import RankframeError
-from rankframe.names import Measure, parse
+from rankframe.core.declare import SCORE_PARAMS
+from rankframe.core.errors import RankframeError
+from rankframe.measures.names import Measure, parse
 
 MEASURES = all_measures(max_grades=(50,))
 POLICY = st.sampled_from(["zero", "nan", "skip"])

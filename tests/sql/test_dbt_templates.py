@@ -22,9 +22,9 @@ from portable_cases import assert_same, paired_runs
 
 import rankframe
 import rankframe.sql
-from rankframe.arguments import parse_metrics
-from rankframe.portable import dbt
-from rankframe.registry import POLICIES
+from rankframe.measures.arguments import parse_metrics
+from rankframe.measures.registry import POLICIES
+from rankframe.warehouse import dbt
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 (dbt's template engine) renders the package's macros")
 

@@ -22,11 +22,11 @@ from loading import load
 
 import rankframe
 import rankframe.sql
-from rankframe import registry
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 from rankframe.engines.duckdb_engine import translate_error
-from rankframe.errors import ParameterError, RankframeError, ValidationError
 from rankframe.intent.declare import ALPHA, BETA, INFORMFULLY, REL
 from rankframe.intent.lists import MAX_TERMS, series_terms
+from rankframe.measures import registry
 
 HERE = Path(__file__).resolve().parent
 SQL = (HERE.parent.parent / "sql" / "intent.sql").read_text(encoding="utf-8")
@@ -414,8 +414,8 @@ def test_face_flags_and_the_faces_that_still_refuse():
     """The macros are public: IntentSpec.sql and FACES say so; dbt and the DuckDB engine's file road (Spark's
     evaluate, compare and anova serve the family; render writes the qrels form, tests/sql/test_sql_portable_intent.py)
     still raise the family's error, which now names the macros."""
-    from rankframe.arguments import parse_metrics
     from rankframe.intent.declare import FACES, refuse
+    from rankframe.measures.arguments import parse_metrics
 
     assert "sql" in FACES and all(s.sql for s in registry.INTENT)
     for call in (

@@ -19,7 +19,7 @@ import pytest
 from loading import load
 
 import rankframe
-from rankframe.errors import ParameterError, RankframeError, ValidationError
+from rankframe.core.errors import ParameterError, RankframeError, ValidationError
 
 HERE = Path(__file__).resolve().parent
 

@@ -13,8 +13,8 @@ import duckdb
 import pytest
 
 import rankframe.sql as rf_sql
-from rankframe.declare import ENGINE_PARAMS, SCORE_PARAMS
-from rankframe.registry import BEYOND, METRICS
+from rankframe.core.declare import ENGINE_PARAMS, SCORE_PARAMS
+from rankframe.measures.registry import BEYOND, METRICS
 
 TABLE_MACROS = {"rf_prepare", "rf_per_query", "rf_means", "rf_validate", "rf_compare", "rf_anova", "rf_fuse"}
 TABLE_MACROS |= {"rf_agreement"}  # sql/agreement.sql: rankframe.agreement's two-coder form

@@ -33,8 +33,8 @@ from strategies import SMALL_GRADES, by_of, tables
 import rankframe
 import rankframe.sql
 from rankframe.beyond.declare import BeyondSpec
-from rankframe.errors import ParameterError, RankframeError
-from rankframe.registry import BEYOND as DECLARED
+from rankframe.core.errors import ParameterError, RankframeError
+from rankframe.measures.registry import BEYOND as DECLARED
 
 OTHER_DIALECTS = ["bigquery", "snowflake", "spark", "trino"]
 

@@ -22,7 +22,7 @@ from loading import load
 
 import rankframe
 import rankframe.sql
-from rankframe.errors import ParameterError, RankframeError
+from rankframe.core.errors import ParameterError, RankframeError
 
 HERE = Path(__file__).resolve().parent
 

@@ -23,9 +23,10 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe import constraints, registry
-from rankframe.declare import MetricSpec
-from rankframe.names import Measure
+from rankframe.core import constraints
+from rankframe.core.declare import MetricSpec
+from rankframe.measures import registry
+from rankframe.measures.names import Measure
 
 ROOT = Path(__file__).resolve().parents[2]
 

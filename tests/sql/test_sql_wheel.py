@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rankframe.registry import METRICS
+from rankframe.measures.registry import METRICS
 
 ROOT = Path(__file__).resolve().parents[2]
 

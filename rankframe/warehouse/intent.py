@@ -31,11 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from ..intent.declare import needs_subtopics, refuse
 from ..intent.lists import series_terms
-from ..names import Measure
-from ..registry import INTENT_KERNELS
+from ..measures.names import Measure
+from ..measures.registry import INTENT_KERNELS
 from .terms import FLOAT, Terms, literal
 
 #: the measures that read the greedy ideal list (their modules' ``portable`` reads ``t.idcg``, ``t.ierr``,

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..beyond.declare import BeyondSpec
-from ..names import Measure
-from ..registry import beyond_hook
+from ..measures.names import Measure
+from ..measures.registry import beyond_hook
 from .terms import FLOAT, Terms, literal, not_portable
 
 

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import RankframeError, ValidationError, did_you_mean, keyword
+from ..core.errors import RankframeError, ValidationError, did_you_mean, keyword
 
 if TYPE_CHECKING:
-    from .columns import Columns
+    from ..core.columns import Columns
 
 #: the most offending rows a failure shows (every Python face, and rf_validate's ``examples``)
 EXAMPLES = 5

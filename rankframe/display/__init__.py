@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .better import of_labels
-from .errors import ParameterError, parameter_error
-from .table_writers import WRITERS, Cell, Model, write_html, write_latex, write_markdown
-from .table_writers import markdown_table as markdown_table  # re-exported: the CLI's and docs' import path
-from .table_writers import md_escape as md_escape
-from .table_writers import tex_escape as tex_escape
+from ..core.errors import ParameterError, parameter_error
+from ..measures.better import of_labels
+from .writers import WRITERS, Cell, Model, write_html, write_latex, write_markdown
+from .writers import markdown_table as markdown_table  # re-exported: the CLI's and docs' import path
+from .writers import md_escape as md_escape
+from .writers import tex_escape as tex_escape
 
 #: significance markers, from the strictest level down: p_adjusted below the level gets the marker
 LEVELS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))

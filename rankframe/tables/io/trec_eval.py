@@ -67,7 +67,7 @@ def trec_lines(result: pd.DataFrame, measures: list, per_query: bool, query_col:
     """
     import numpy as np
 
-    from ..engines.aggregate import GMEAN_EPSILON
+    from ...stats.aggregate import GMEAN_EPSILON
 
     names = {}
     specs = {}

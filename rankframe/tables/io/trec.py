@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from ..columns import Columns
-from ..errors import RankframeError
+from ...core.columns import Columns
+from ...core.errors import RankframeError
 from ._files import _STR, InputFileError, PathLike, _line_text, _open_text, _read_bytes
 from ._whitespace import _parse, _robust_parse
 
@@ -84,7 +84,7 @@ def _system_names(paths: Sequence[PathLike], tags: Sequence[str]) -> list[str]:
 def _duckdb():
     import duckdb
 
-    from .. import progress
+    from ...core import progress
 
     return progress.configure_duckdb(duckdb.connect())
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..table_rules import duplicate_item_rule as duplicate_item_rule  # the words are declared there
+from ..rules import duplicate_item_rule as duplicate_item_rule  # the words are declared there
 from ._memo import _cached, _resolve
 from .codes import Groups, item_factors, short_span
 from .order import ranked_order

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..errors import RankframeError, install_extra
+from ..core.errors import RankframeError, install_extra
 
 #: the prepared rows' columns (position among the retrieved rows, NULL when not retrieved; grade as a float, NULL
 #: when unjudged) and the unit's key, named so that no user column collides (rankframe's ``rf__`` prefix)

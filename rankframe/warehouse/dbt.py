@@ -30,12 +30,12 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..arguments import parse_metrics
 from ..beyond.declare import inputs_not_taken
-from ..columns import PANDAS_ONLY_ROLES, Columns
-from ..errors import ParameterError
-from ..numeric import check_number
-from ..registry import POLICIES
+from ..core.columns import PANDAS_ONLY_ROLES, Columns
+from ..core.errors import ParameterError
+from ..core.numeric import check_number
+from ..measures.arguments import parse_metrics
+from ..measures.registry import POLICIES
 from .render import _POLICY_STATE, ORDER_BY, TESTED_DIALECTS, render
 from .terms import sqlglot
 

@@ -24,8 +24,8 @@ from typing import Any, Literal, cast, get_args
 
 import pandas as pd
 
-from .columns import Columns
-from .errors import ParameterError, RankframeError, install_extra
+from ..core.columns import Columns
+from ..core.errors import ParameterError, RankframeError, install_extra
 from .schema import numbers_as_float  # the decimal rule is a table rule (rankframe.schema)
 
 #: what ``output=`` accepts (the type of every public ``output=``)

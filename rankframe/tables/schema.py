@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..core.columns import Columns, column_list
+from ..core.errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
 from . import units
-from .columns import Columns, column_list
-from .errors import ParameterError, ValidationError, check_unique_names, missing_columns_error
-from .table_rules import (
+from .rules import (
     EXAMPLES,
     NULL_MEANS,
     RULES,

@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from ..columns import Columns
-from ..errors import check_unique_names
+from ...core.columns import Columns
+from ...core.errors import check_unique_names
 from ._files import (
     _STR,
     InputFileError,

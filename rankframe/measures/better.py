@@ -43,7 +43,7 @@ def direction(metric: Any) -> int:
 
 @lru_cache(maxsize=4096)
 def _of_label(label: str) -> int:
-    from .errors import RankframeError
+    from ..core.errors import RankframeError
 
     try:
         return direction(label)

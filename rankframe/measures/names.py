@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import MetricSyntaxError, ParameterError
+from ..core.errors import MetricSyntaxError, ParameterError
 from .registry import MetricSpec, family, lookup, trec_cut
 
 

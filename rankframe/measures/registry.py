@@ -16,11 +16,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, Literal, cast, get_args
 
-from . import beyond as _beyond
-from . import declare
-from . import intent as _intent
-from . import metrics as _metrics
-from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary used to live here
+from .. import beyond as _beyond
+from .. import intent as _intent
+from .. import metrics as _metrics
+from ..core import declare
+from ..core.declare import (  # noqa: F401 - re-exported: the declaration vocabulary used to live here
     GAIN,
     IDEAL,
     K_MAX,
@@ -32,7 +32,7 @@ from .declare import (  # noqa: F401 - re-exported: the declaration vocabulary u
     rel_param,
     with_sql_guards,
 )
-from .errors import unknown_name_error
+from ..core.errors import unknown_name_error
 
 
 def _collect(package: Any = _metrics) -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
@@ -381,7 +381,7 @@ def intent_sql_block() -> str:
     ``rankframe/sql.py`` (the loader, standard library only) fills the ``rf:generated intent_*`` markers of
     sql/intent.sql with them: the measures' list, their output columns, the macros' parameters and the presets.
     """
-    from .intent.declare import INFORMFULLY
+    from ..intent.declare import INFORMFULLY
 
     lines = [
         f"-- rf:intent {m.canonical} kernel={m.name} presets={','.join(p for p in m.presets if p != INFORMFULLY)}"
@@ -429,7 +429,7 @@ def directions_markdown(specs: tuple[MetricSpec, ...] | None = None) -> str:
 
     What :func:`rankframe.direction` answers for each metric, the option values that turn it, and why.
     """
-    from .declare import BETTER
+    from ..core.declare import BETTER
 
     words = {1: "higher", -1: "lower", 0: "none"}
     lines = ["| metric | better | turned by | why |", "|---|---|---|---|"]

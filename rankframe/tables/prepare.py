@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.columns import Columns
 from . import units
-from .columns import Columns
-from .table_rules import ranking_column
+from .rules import ranking_column
 
 
 @dataclass

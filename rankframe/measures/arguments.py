@@ -10,11 +10,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .beyond.declare import refuse
-from .columns import Columns
-from .constraints import LEVEL
-from .errors import ParameterError, keyword, parameter_error
-from .intent import declare as intent_family
+from ..beyond.declare import refuse
+from ..core.columns import Columns
+from ..core.constraints import LEVEL
+from ..core.errors import ParameterError, keyword, parameter_error
+from ..intent import declare as intent_family
 from .names import Measure, expand
 
 __all__ = ["OUTPUT_COLUMNS", "parse_metrics", "as_flag", "check_output_names"]

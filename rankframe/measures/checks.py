@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from . import units
-from .columns import Columns
-from .errors import ParameterError
+from ..core.columns import Columns
+from ..core.errors import ParameterError
+from ..tables import units
 from .names import Measure
 
 #: 2 ** 1023 is the largest power of two in float64

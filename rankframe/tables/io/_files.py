@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..errors import RankframeError
+from ...core.errors import RankframeError
 
 PathLike = str | os.PathLike
 
@@ -119,7 +119,7 @@ _READ_CHUNK = 64 << 20
 
 def _read_all(f, p: Path) -> bytes:
     """The whole file, read in 64 MiB blocks under a progress bar (``rankframe.progress``)."""
-    from .. import progress
+    from ...core import progress
 
     size = os.fstat(f.fileno()).st_size
     if size <= _READ_CHUNK:

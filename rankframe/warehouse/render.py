@@ -25,16 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from ..arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
-from ..arguments import as_flag, check_output_names, parse_metrics
 from ..beyond import input_rules
-from ..columns import Columns, column_list
-from ..declare import Param
+from ..core.columns import Columns, column_list
+from ..core.declare import Param
+from ..core.errors import ParameterError, did_you_mean, keyword, parameter_error
 from ..engines import beyond_engine
-from ..errors import ParameterError, did_you_mean, keyword, parameter_error
 from ..intent import declare as intent_family
-from ..names import Measure
-from ..registry import KERNELS, POLICIES, bind_policies
+from ..measures.arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
+from ..measures.arguments import as_flag, check_output_names, parse_metrics
+from ..measures.names import Measure
+from ..measures.registry import KERNELS, POLICIES, bind_policies
 from . import beyond as beyond_sql
 from . import intent as intent_sql
 from .terms import FLOAT, GRADE, JPOS, POS, Terms, not_portable, sqlglot

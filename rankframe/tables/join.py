@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..core.columns import Columns, judgment_columns
+from ..core.errors import ParameterError
 from . import units
-from .columns import Columns, judgment_columns
-from .errors import ParameterError
 from .io._files import PathLike
 from .io.trec import read_qrels_table, read_runs
 from .schema import validate as validate_table

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..arguments import check_output_names
-from ..columns import Columns, column_list
-from ..errors import ParameterError, parameter_error
-from ..names import Measure
+from ..core.columns import Columns, column_list
+from ..core.errors import ParameterError, parameter_error
+from ..measures.arguments import check_output_names
+from ..measures.names import Measure
 from .render import check_dialect, finish, quote_name, statement_body, string_literal
 from .terms import FLOAT
 
