@@ -29,6 +29,11 @@ CREATE OR REPLACE MACRO rf__round_significant(x, digits) AS
     CASE WHEN x IS NULL OR isnan(x) OR isinf(x) OR x = 0 THEN x
          ELSE round(x * pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)))
               / pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)) END;
+-- raw scores of two systems whose spans differ more than this many times are "on different scales" (the check of a score
+-- method with norm := NULL): rankframe.fusion.fuse.SCALE_RATIO, written here by rankframe.registry.write_sql_params
+-- rf:generated-begin (rankframe.registry.write_sql_params: rankframe.fusion's constants)
+CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST(10.0 AS DOUBLE);
+-- rf:generated-end
 CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_norms() AS ['min-max', 'max', 'sum', 'zmuv', 'rank', 'borda', 'none'];
 
@@ -267,13 +272,14 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
           ANTI JOIN rf__ranked AS o
               ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS f) AS g
     -- raw scores of systems on different scales make a score method meaningless (check_scale: a score method with
-    -- norm := NULL; 'none' skips it): two systems' ranges are disjoint, or their spans differ more than 10 times (a
-    -- system with a span of 0 next to one without), as rankframe.fuse's check, on the runs cut at depth
+    -- norm := NULL; 'none' skips it): two systems' ranges are disjoint, or their spans differ more than
+    -- rf__fuse_scale_ratio() times (a system with a span of 0 next to one without), as rankframe.fuse's check (max / ratio
+    -- > min, never ratio * min, which overflows near the float limit), on the runs cut at depth
     WHERE (SELECT CASE WHEN NOT check_scale THEN true
                        WHEN max(t.rf__lo) > min(t.rf__hi)
                             OR (count(*) FILTER (WHERE t.rf__hi > t.rf__lo) > 0
-                                AND (max(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
-                                         > 10 * min(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
+                                AND (max(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo) / rf__fuse_scale_ratio()
+                                         > min(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
                                      OR count(*) FILTER (WHERE t.rf__hi > t.rf__lo) < count(*)))
                        THEN error(printf('rf:param: The ''norm'' parameter of rf_fuse: method := ''%s'' adds raw '
                                          || '''score'' values, and the systems'' scores are on different scales (%s). '
