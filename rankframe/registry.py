@@ -318,9 +318,6 @@ SQL_PARAMS_FILE = "sql/evaluate.sql"
 #: the block of sql/intent.sql that :func:`write_sql_params` writes (:func:`intent_sql_block`)
 INTENT_BEGIN = "-- rf:generated-begin (rankframe.registry.write_sql_params: the declared intent-aware measures)"
 INTENT_SQL_FILE = "sql/intent.sql"
-#: the block of sql/fuse.sql that :func:`write_sql_params` writes (:func:`fuse_sql_block`)
-FUSE_BEGIN = "-- rf:generated-begin (rankframe.registry.write_sql_params: rankframe.fusion's constants)"
-FUSE_SQL_FILE = "sql/fuse.sql"
 
 
 def sql_params_block() -> str:
@@ -334,38 +331,23 @@ def sql_params_block() -> str:
     return "\n".join([SQL_PARAMS_BEGIN, *lines, SQL_PARAMS_END])
 
 
-def write_sql_params(
-    path: str = SQL_PARAMS_FILE, intent_path: str = INTENT_SQL_FILE, fuse_path: str = FUSE_SQL_FILE
-) -> None:
+def write_sql_params(path: str = SQL_PARAMS_FILE, intent_path: str = INTENT_SQL_FILE) -> None:
     """Regenerate the generated blocks of the SQL files from the declarations.
 
-    The ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`), the ``rf:intent`` block of
-    sql/intent.sql (:func:`intent_sql_block`) and fusion's constants in sql/fuse.sql (:func:`fuse_sql_block`).
+    The ``rf:param`` block of sql/evaluate.sql (:func:`sql_params_block`) and the ``rf:intent`` block of
+    sql/intent.sql (:func:`intent_sql_block`).
     """
     from pathlib import Path
 
     for name, begin, block in (
         (path, SQL_PARAMS_BEGIN, sql_params_block()),
         (intent_path, INTENT_BEGIN, intent_sql_block()),
-        (fuse_path, FUSE_BEGIN, fuse_sql_block()),
     ):
         file = Path(name)
         text = file.read_text(encoding="utf-8")
         head, rest = text.split(begin, 1)
         _, tail = rest.split(SQL_PARAMS_END, 1)
         file.write_text(head + block + tail, encoding="utf-8")
-
-
-def fuse_sql_block() -> str:
-    """The macros of sql/fuse.sql that say rankframe.fusion's constants, written from their Python definitions.
-
-    ``rf__fuse_scale_ratio()``: :data:`rankframe.fusion.fuse.SCALE_RATIO`, the ratio of two systems' score spans
-    beyond which rf_fuse, like ``rankframe.fuse``, calls their raw scores "on different scales".
-    """
-    from .fusion.fuse import SCALE_RATIO
-
-    line = f"CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST({float(SCALE_RATIO)!r} AS DOUBLE);"
-    return "\n".join([FUSE_BEGIN, line, SQL_PARAMS_END])
 
 
 def intent_table_params() -> tuple[Param, ...]:

@@ -30,8 +30,8 @@ CREATE OR REPLACE MACRO rf__round_significant(x, digits) AS
          ELSE round(x * pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)))
               / pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)) END;
 -- raw scores of two systems whose spans differ more than this many times are "on different scales" (the check of a score
--- method with norm := NULL): rankframe.fusion.fuse.SCALE_RATIO, written here by rankframe.registry.write_sql_params
--- rf:generated-begin (rankframe.registry.write_sql_params: rankframe.fusion's constants)
+-- method with norm := NULL): rankframe.fusion.fuse.SCALE_RATIO, written here by python -m rankframe.fusion.sqlgen
+-- rf:generated-begin (python -m rankframe.fusion.sqlgen: rankframe.fusion's constants)
 CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST(10.0 AS DOUBLE);
 -- rf:generated-end
 CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];
@@ -318,7 +318,8 @@ CREATE OR REPLACE MACRO rf__fuse_value(x, method, norm, k, rank_base, phi) AS
          ELSE rf__fuse_norm(x, norm) END;
 
 -- (4) the fused run: per (query, item) the method's combination of the rows' values v (weights w, number of runs
--- holding the item n), then the fused ranks. Every float sum is ordered by system (same bits in any thread order).
+-- holding the item n), then the fused ranks. Every sum is rf__xsum (sql/prepare.sql: two integer sums of fixed-point parts,
+-- the same bits in any thread order without the sort of each group that sum(... ORDER BY system) cost, issue 35).
 CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system, by_rank,
                                  ok) AS TABLE
     WITH rf__v AS (

@@ -1,6 +1,6 @@
 """Fusion's one-scale ratio is declared once (rankframe.fusion.fuse.SCALE_RATIO) and both faces read it (issue 35).
 
-rf_fuse takes it from the macro rf__fuse_scale_ratio(), which rankframe.registry.write_sql_params writes into
+rf_fuse takes it from the macro rf__fuse_scale_ratio(), which ``python -m rankframe.fusion.sqlgen`` writes into
 sql/fuse.sql from the Python constant. The case, by hand: systems a and b, one query, a's scores 0 and 1 (span 1),
 b's scores 0 and 5 (span 5); the ranges overlap (max of the lows 0 <= min of the highs 1). CombSUM with norm := None
 checks the scales: 5 / 10 = 0.5 > 1 is false, so at the ratio 10 they are one scale and both faces fuse them;
@@ -19,11 +19,11 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe import registry
 from rankframe.errors import ParameterError
 
 SQL = Path(__file__).resolve().parents[2] / "sql"
 fuse_module = importlib.import_module("rankframe.fusion.fuse")
+sqlgen = importlib.import_module("rankframe.fusion.sqlgen")
 
 RUNS = pd.DataFrame(
     [("a", "q", "x", 0.0), ("a", "q", "y", 1.0), ("b", "q", "x", 0.0), ("b", "q", "z", 5.0)],
@@ -43,8 +43,8 @@ def sql_face(folder: Path | None = None) -> duckdb.DuckDBPyConnection:
 
 
 def test_the_generated_macro_is_current():
-    assert registry.fuse_sql_block() in (SQL / "fuse.sql").read_text(encoding="utf-8"), (
-        "run: python -c 'from rankframe.registry import write_sql_params; write_sql_params()'"
+    assert sqlgen.fuse_sql_block() in (SQL / "fuse.sql").read_text(encoding="utf-8"), (
+        "run: python -m rankframe.fusion.sqlgen"
     )
 
 
@@ -58,15 +58,11 @@ def test_both_faces_read_the_declared_ratio():
 
 
 def test_changing_the_one_definition_changes_both_faces(monkeypatch, tmp_path):
-    # SCALE_RATIO = 4, the SQL regenerated from it (write_sql_params into a copy of sql/): both faces refuse the runs
+    # SCALE_RATIO = 4, the SQL regenerated from it (sqlgen into a copy of sql/): both faces refuse the runs
     monkeypatch.setattr(fuse_module, "SCALE_RATIO", 4.0)
     for file in SQL.glob("*.sql"):
         shutil.copy(file, tmp_path / file.name)
-    registry.write_sql_params(
-        path=str(tmp_path / "evaluate.sql"),
-        intent_path=str(tmp_path / "intent.sql"),
-        fuse_path=str(tmp_path / "fuse.sql"),
-    )
+    sqlgen.write(tmp_path / "fuse.sql")
     with pytest.raises(ParameterError, match="different scales"):
         rankframe.fuse(RUNS, "combsum")
     con = sql_face(tmp_path)
