@@ -29,6 +29,11 @@ CREATE OR REPLACE MACRO rf__round_significant(x, digits) AS
     CASE WHEN x IS NULL OR isnan(x) OR isinf(x) OR x = 0 THEN x
          ELSE round(x * pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)))
               / pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)) END;
+-- raw scores of two systems whose spans differ more than this many times are "on different scales" (the check of a score
+-- method with norm := NULL): rankframe.fusion.fuse.SCALE_RATIO, written here by python -m rankframe.fusion.sqlgen
+-- rf:generated-begin (python -m rankframe.fusion.sqlgen: rankframe.fusion's constants)
+CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST(10.0 AS DOUBLE);
+-- rf:generated-end
 CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_norms() AS ['min-max', 'max', 'sum', 'zmuv', 'rank', 'borda', 'none'];
 
@@ -141,18 +146,18 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok, by_rank, n
                 WHEN count(*) FILTER (WHERE s.rf__item IS NULL) > 0
                 THEN error(printf('rf:table[item]: item must not be null (%s offending row(s)).',
                                   CAST(count(*) FILTER (WHERE s.rf__item IS NULL) AS VARCHAR)))
-                WHEN by_rank AND NOT rf__is_numeric_type(coalesce(any_value(s.rf__rank_type), 'NULL'))
+                WHEN by_rank AND NOT rf__is_numeric_type(coalesce(any_value(t.rf__rank_type), 'NULL'))
                 THEN error(printf('rf:table[rank]: rank must be numeric (null = judged but not retrieved); found type '
-                                  || '%s.', any_value(s.rf__rank_type)))
+                                  || '%s.', any_value(t.rf__rank_type)))
                 WHEN by_rank AND sum(s.rf__bad_rank) > 0
                 THEN error(printf('rf:table[rank]: rank must be an integer >= 1 (null = judged but not retrieved) (%s '
                                   || 'offending row(s)).', CAST(sum(s.rf__bad_rank) AS VARCHAR)))
                 WHEN by_rank AND max(s.rf__same_rank) > 1
                 THEN error(printf('rf:table[rank]: rank must be unique within each (%s, query).', system))
                 WHEN (NOT by_rank OR needs_score)
-                     AND NOT rf__is_numeric_type(coalesce(any_value(s.rf__score_type), 'NULL'))
+                     AND NOT rf__is_numeric_type(coalesce(any_value(t.rf__score_type), 'NULL'))
                 THEN error(printf('rf:table[score]: score must be numeric (null = not retrieved); found type %s.',
-                                  any_value(s.rf__score_type)))
+                                  any_value(t.rf__score_type)))
                 WHEN (NOT by_rank OR needs_score) AND sum(s.rf__inf_score) > 0
                 THEN error(printf('rf:table[score]: score must be finite (%s offending row(s)).',
                                   CAST(sum(s.rf__inf_score) AS VARCHAR)))
@@ -185,7 +190,6 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok, by_rank, n
                                                              map_keys(TRY_CAST(weights AS MAP(VARCHAR, DOUBLE))), x)))))
                 ELSE true END AS rf__ok
     FROM (SELECT i.rf__sys, i.rf__q, i.rf__item, count(*) AS rf__n,
-                 any_value(i.rf__rank_type) AS rf__rank_type, any_value(i.rf__score_type) AS rf__score_type,
                  count(*) FILTER (WHERE i.rf__rank IS NOT NULL
                                         AND (NOT isfinite(i.rf__rank) OR i.rf__rank < 1
                                              OR i.rf__rank <> floor(i.rf__rank))) AS rf__bad_rank,
@@ -200,7 +204,10 @@ CREATE OR REPLACE MACRO rf__fuse_check_rows(tbl, system, weights, ok, by_rank, n
                 SELECT x.*, 1 AS rf__same_rank
                 FROM rf__fuse_input(tbl, system) AS x
                 WHERE NOT by_rank OR x.rf__rank IS NULL) AS i
-          GROUP BY i.rf__sys, i.rf__q, i.rf__item) AS s;
+          GROUP BY i.rf__sys, i.rf__q, i.rf__item) AS s
+    -- the columns' types, constant over the rows: read from one row, not carried by each (system, query, item) group
+    CROSS JOIN (SELECT any_value(x.rf__rank_type) AS rf__rank_type, any_value(x.rf__score_type) AS rf__score_type
+                FROM (SELECT y.rf__rank_type, y.rf__score_type FROM rf__fuse_input(tbl, system) AS y LIMIT 1) AS x) AS t;
 
 -- (1)-(3a) the rows of the fusion, each step computed once (MATERIALIZED: several steps read the runs):
 -- rf__ranked: each run's rows with their position rf__pos (1..n), cut at depth; by_rank: the table has a rank column. A
@@ -237,7 +244,9 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
                                                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS rf__sum,
                            c.rf__nc
                     FROM rf__ranked AS r
-                    JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc FROM rf__ranked AS x GROUP BY x.rf__q) AS c
+                    -- the query's candidates: read only when fill (Borda's points and filled rows)
+                    LEFT JOIN (SELECT x.rf__q, count(DISTINCT x.rf__item) AS rf__nc FROM rf__ranked AS x WHERE fill
+                               GROUP BY x.rf__q) AS c
                         ON c.rf__q IS NOT DISTINCT FROM r.rf__q
                     WINDOW w AS (PARTITION BY r.rf__sys, r.rf__q)) AS u) AS v
     )
@@ -263,13 +272,14 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
           ANTI JOIN rf__ranked AS o
               ON o.rf__sys = p.rf__sys AND o.rf__q IS NOT DISTINCT FROM p.rf__q AND o.rf__item = c.rf__item) AS f) AS g
     -- raw scores of systems on different scales make a score method meaningless (check_scale: a score method with
-    -- norm := NULL; 'none' skips it): two systems' ranges are disjoint, or their spans differ more than 10 times (a
-    -- system with a span of 0 next to one without), as rankframe.fuse's check, on the runs cut at depth
+    -- norm := NULL; 'none' skips it): two systems' ranges are disjoint, or their spans differ more than
+    -- rf__fuse_scale_ratio() times (a system with a span of 0 next to one without), as rankframe.fuse's check (max / ratio
+    -- > min, never ratio * min, which overflows near the float limit), on the runs cut at depth
     WHERE (SELECT CASE WHEN NOT check_scale THEN true
                        WHEN max(t.rf__lo) > min(t.rf__hi)
                             OR (count(*) FILTER (WHERE t.rf__hi > t.rf__lo) > 0
-                                AND (max(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
-                                         > 10 * min(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
+                                AND (max(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo) / rf__fuse_scale_ratio()
+                                         > min(t.rf__hi - t.rf__lo) FILTER (WHERE t.rf__hi > t.rf__lo)
                                      OR count(*) FILTER (WHERE t.rf__hi > t.rf__lo) < count(*)))
                        THEN error(printf('rf:param: The ''norm'' parameter of rf_fuse: method := ''%s'' adds raw '
                                          || '''score'' values, and the systems'' scores are on different scales (%s). '
@@ -279,7 +289,7 @@ CREATE OR REPLACE MACRO rf__fuse_rows(tbl, system, by_rank, needs_score, depth, 
                                                            CAST(t.rf__hi AS VARCHAR)), ', ' ORDER BY t.rf__sys)))
                        ELSE true END
            FROM (SELECT h.rf__sys, min(h.rf__score) AS rf__lo, max(h.rf__score) AS rf__hi
-                 FROM rf__ranked AS h GROUP BY h.rf__sys) AS t);
+                 FROM rf__ranked AS h WHERE check_scale GROUP BY h.rf__sys) AS t);
 
 -- (3b) a row's normalised score (norm already checked and lower-cased; NULL = the score itself). A filled row has
 -- borda's value for an item a run lacks (ranx: 0.5 - (n - 1) / (2 * candidates)), else none.
@@ -308,7 +318,8 @@ CREATE OR REPLACE MACRO rf__fuse_value(x, method, norm, k, rank_base, phi) AS
          ELSE rf__fuse_norm(x, norm) END;
 
 -- (4) the fused run: per (query, item) the method's combination of the rows' values v (weights w, number of runs
--- holding the item n), then the fused ranks. Every float sum is ordered by system (same bits in any thread order).
+-- holding the item n), then the fused ranks. Every sum is rf__xsum (sql/prepare.sql: two integer sums of fixed-point parts,
+-- the same bits in any thread order without the sort of each group that sum(... ORDER BY system) cost, issue 35).
 CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system, by_rank,
                                  ok) AS TABLE
     WITH rf__v AS (
@@ -323,9 +334,9 @@ CREATE OR REPLACE MACRO rf__fuse(tbl, method, k, norm, weights, rank_base, depth
                            norm IS NULL AND NOT list_contains(rf__fuse_by_rank(), method), method, ok) AS x
     ), rf__f AS (
         SELECT v.rf__q, v.rf__item,
-               sum(v.rf__v ORDER BY v.rf__sys) AS rf__s,
-               sum(v.rf__w * v.rf__v ORDER BY v.rf__sys) AS rf__ws,
-               sum(v.rf__w ORDER BY v.rf__sys) FILTER (WHERE v.rf__holds) AS rf__wn,
+               rf__xsum(v.rf__v) AS rf__s,
+               rf__xsum(v.rf__w * v.rf__v) AS rf__ws,
+               rf__xsum(CASE WHEN v.rf__holds THEN v.rf__w END) AS rf__wn,
                count(*) FILTER (WHERE v.rf__holds) AS rf__n,
                max(v.rf__v) AS rf__max, min(v.rf__v) AS rf__min, quantile_cont(v.rf__v, 0.5) AS rf__med
         FROM rf__v AS v
@@ -378,12 +389,15 @@ CREATE OR REPLACE MACRO rf__fuse_ok(tbl, method, k, norm, weights, rank_base, de
 -- fusion (a table whose order column is all NULL).
 CREATE OR REPLACE MACRO rf_fuse(tbl, method := 'rrf', k := 60, norm := NULL, weights := NULL, rank_base := 1,
                                 depth := NULL, phi := 0.8, gamma := 1.0, sigma := 0.01, system := 'system') AS TABLE
+    WITH rf__checked AS MATERIALIZED (
+        SELECT o.rf__ok FROM rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS o
+    )
     SELECT * FROM rf__fuse(
         tbl, rf__lc(method), rf__as_num(k), rf__lc(norm), weights, rf__as_num(rank_base), rf__as_k(depth),
         rf__as_num(phi), rf__as_num(gamma), rf__as_num(sigma), system,
         (SELECT list_contains(c.rf__names, 'rank') FROM rf__fuse_columns(tbl) AS c),
-        (SELECT o.rf__ok FROM rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS o))
+        (SELECT o.rf__ok FROM rf__checked AS o))
     UNION ALL BY NAME
     SELECT NULL AS query, NULL AS item, NULL AS score, NULL AS rank
-    FROM rf__fuse_ok(tbl, method, k, norm, weights, rank_base, depth, phi, gamma, sigma, system) AS o
+    FROM rf__checked AS o
     WHERE NOT o.rf__ok;

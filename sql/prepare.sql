@@ -31,8 +31,13 @@ CREATE OR REPLACE MACRO rf__xsum_band(x) AS CASE WHEN rf__xsum_in(x) THEN x END;
 
 CREATE OR REPLACE MACRO rf__xsum_hi(x) AS sum(CAST(trunc(rf__xsum_band(x) * 4.503599627370496e15) AS HUGEINT));
 
+-- the term's bits below 2^-52, x - trunc(x * 2^52) * 2^-52: fmod(x, 2^-52) by its definition, exact for the same
+-- reason (scaling by 2^52 and truncating are exact, and the difference is a multiple of x's ulp below 2^-52), without
+-- fmod's loop (10x the time of the subtraction: 0.6 of xsum's 1.1 CPU-s on 3M rows, issue 35)
+CREATE OR REPLACE MACRO rf__xsum_frac(b) AS b - trunc(b * 4.503599627370496e15) * 2.220446049250313e-16;
+
 CREATE OR REPLACE MACRO rf__xsum_lo(x) AS
-    sum(CAST((rf__xsum_band(x) % 2.220446049250313e-16) * 1.393796574908164e42 AS HUGEINT));
+    sum(CAST(rf__xsum_frac(rf__xsum_band(x)) * 1.393796574908164e42 AS HUGEINT));
 
 CREATE OR REPLACE MACRO rf__xsum_tail(x) AS sum(CASE WHEN rf__xsum_in(x) THEN CAST(0 AS DOUBLE) ELSE x END);
 
