@@ -19,7 +19,7 @@ import pytest
 
 import rankframe
 import rankframe.sql as rf_sql
-from rankframe.errors import ParameterError
+from rankframe.core.errors import ParameterError
 
 SQL = Path(__file__).resolve().parents[2] / "sql"
 fuse_module = importlib.import_module("rankframe.fusion.fuse")
