@@ -35,23 +35,21 @@ CREATE OR REPLACE MACRO rf__serendipity_rules(o) AS o;
 -- one row per list (segments..., rf__all, query): rf__n counted top-k rows, value (NaN without a counted row,
 -- without a history for the similarity forms, or without a relevant item for no_relevant_item 'skip')
 CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, order_by, o, ok, catalog := NULL, base := NULL) AS TABLE
-    WITH rf__s_grades AS (  -- the grade of every row (a NULL or NaN grade is unjudged: 0)
-        SELECT row(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all')) AS rf__sk,
-               g.query, g.item,
-               CASE WHEN g.relevance IS NULL OR isnan(CAST(g.relevance AS DOUBLE)) THEN 0.0
-                    ELSE CAST(g.relevance AS DOUBLE) END AS rf__g
-        FROM (SELECT *, 0 AS rf__all FROM rf__input(tbl, ['query', 'item', 'relevance'])) AS g),
-    rf__s_known AS (SELECT * FROM rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity'))),
+    WITH rf__s_known AS (SELECT * FROM rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity'))),
     rf__s_vectors AS (SELECT * FROM rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity'))
                 WHERE struct_extract(o, 'form') <> 'popularity'),
-    rf__s_rows AS (
-        SELECT b.*, kn.rf__item IS NOT NULL AS rf__known,
+    rf__s_rows AS (  -- each row's grade from the ranked rows themselves (a NULL or NaN grade is unjudged: 0); tbl
+                     -- without a relevance column is refused by rf__input's check (the column NULL until then)
+        SELECT b.* EXCLUDE (relevance), kn.rf__item IS NOT NULL AS rf__known,
                CASE WHEN struct_extract(o, 'relevance') = 'binary'
-                    THEN CASE WHEN coalesce(gr.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
-                    ELSE coalesce(gr.rf__g, 0.0) END AS rf__r
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
-        LEFT JOIN rf__s_grades AS gr
-               ON b.rf__sk IS NOT DISTINCT FROM gr.rf__sk AND b.query = gr.query AND b.item IS NOT DISTINCT FROM gr.item
+                    THEN CASE WHEN coalesce(b.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
+                    ELSE coalesce(b.rf__g, 0.0) END AS rf__r
+        FROM (SELECT a.*, CASE WHEN a.relevance IS NULL OR isnan(CAST(a.relevance AS DOUBLE)) THEN 0.0
+                               ELSE CAST(a.relevance AS DOUBLE) END AS rf__g
+              FROM (SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base)
+                    UNION ALL BY NAME SELECT NULL AS relevance WHERE false) AS a
+              WHERE (SELECT count(*) FROM (SELECT 1 FROM rf__input(tbl, ['query', 'item', 'relevance']) LIMIT 1)) >= 0
+              ) AS b
         LEFT JOIN rf__s_known AS kn ON b.item = kn.rf__item),
     rf__s_counted AS (
         SELECT r.* FROM rf__s_rows AS r
