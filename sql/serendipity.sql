@@ -64,40 +64,46 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
     rf__s_sums AS (  -- sum_{h in H} u_h, one row per (query, dimension)
         SELECT h.query, v.rf__dim, rf__xsum(v.rf__u) AS rf__s
         FROM rf__s_history AS h JOIN rf__s_vectors AS v ON h.item = v.rf__item GROUP BY h.query, v.rf__dim),
-    -- each counted row's vector, stored before the join with the sums: joined the other way round (every vector
-    -- with every query sharing one of its dimensions, as DuckDB's join order chose) it took 77 s on 200k rows
+    -- each counted row's vector (with its grade), stored before the join with the sums: joined the other way round
+    -- (every vector with every query sharing one of its dimensions, as DuckDB's join order chose) it took 77 s on
+    -- 200k rows
     rf__s_cells AS MATERIALIZED (
-        SELECT c.rf__sk, c.query, c.item, v.rf__dim, v.rf__u
+        SELECT c.rf__sk, c.query, c.rf__r, v.rf__dim, v.rf__u
         FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item),
-    rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row
-        SELECT c.rf__sk, c.query, c.item, rf__xsum(c.rf__u * s.rf__s) AS rf__dot
+    rf__s_dots AS (  -- sum_i rel(i) u_i . sum_{h in H} u_h over each list's counted rows: one exact sum per list,
+                     -- not one per row joined back to its row (750k groups and an 800k-row join on 800k rows)
+        SELECT c.rf__sk, c.query, rf__xsum(c.rf__r * (c.rf__u * s.rf__s)) AS rf__dot
         FROM rf__s_cells AS c JOIN rf__s_sums AS s ON c.query = s.query AND c.rf__dim = s.rf__dim
-        GROUP BY c.rf__sk, c.query, c.item),
+        GROUP BY c.rf__sk, c.query),
     rf__s_ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
         SELECT i.rf__item, CAST(dense_rank() OVER (ORDER BY i.rf__pop DESC) AS DOUBLE) AS rf__dr
         FROM rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i
         WHERE struct_extract(o, 'form') = 'popularity'),
     rf__s_n_catalog AS (SELECT CAST(count(DISTINCT c.item) AS DOUBLE) AS rf__nc FROM rf__beyond_catalog(tbl, catalog) AS c
                   WHERE catalog IS NOT NULL AND struct_extract(o, 'form') = 'popularity'),
-    rf__s_terms AS (  -- rel(i) * the form's term of each counted row
+    rf__s_terms AS (  -- rel(i) * the form's term of each counted row, but the dot products' part (rf__s_dots):
+                      -- popularity's term, unexpectedness' rel(i) (1 - u_i . sum u_h / |H|), the similarity's 0
         SELECT c.rf__sk, c.query, c.rf__r,
                c.rf__r * CASE struct_extract(o, 'form')
                    WHEN 'popularity'
                    THEN greatest((n.rf__nc + 1 - c.rf__pos) / n.rf__nc
                                  - CASE WHEN p.rf__item IS NULL THEN 0.0 ELSE (n.rf__nc + 1 - p.rf__dr) / n.rf__nc END,
                                  0.0)
-                   WHEN 'unexpectedness' THEN 1.0 - coalesce(d.rf__dot, 0.0) / z.rf__hn
-                   ELSE coalesce(d.rf__dot, 0.0) / z.rf__hn END AS rf__t
+                   WHEN 'unexpectedness' THEN 1.0
+                   ELSE 0.0 END AS rf__t
         FROM rf__s_counted AS c
-        LEFT JOIN rf__s_dots AS d ON c.rf__sk IS NOT DISTINCT FROM d.rf__sk AND c.query = d.query
-                               AND c.item IS NOT DISTINCT FROM d.item
-        LEFT JOIN rf__s_sizes AS z ON c.query = z.query
         LEFT JOIN rf__s_ranks AS p ON c.item = p.rf__item
         LEFT JOIN rf__s_n_catalog AS n ON true),
-    rf__s_per_list AS (
-        SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n, count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel,
-               rf__xsum(t.rf__t) AS rf__sum
-        FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query),
+    rf__s_per_list AS (  -- the terms' sum, minus (unexpectedness) or plus (similarity) the list's dot products / |H|
+        SELECT t.rf__sk, t.query, t.rf__n, t.rf__nrel,
+               CASE struct_extract(o, 'form') WHEN 'popularity' THEN t.rf__sum
+                    WHEN 'unexpectedness' THEN t.rf__sum - coalesce(d.rf__dot, 0.0) / z.rf__hn
+                    ELSE coalesce(d.rf__dot, 0.0) / z.rf__hn END AS rf__sum
+        FROM (SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n,
+                     count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel, rf__xsum(t.rf__t) AS rf__sum
+              FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query) AS t
+        LEFT JOIN rf__s_dots AS d ON t.rf__sk IS NOT DISTINCT FROM d.rf__sk AND t.query = d.query
+        LEFT JOIN rf__s_sizes AS z ON t.query = z.query),
     rf__s_lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
         FROM rf__s_rows AS r GROUP BY ALL)
