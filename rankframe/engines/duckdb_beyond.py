@@ -120,8 +120,10 @@ def call_sql(
 
 
 def _constants(con: duckdb.DuckDBPyConnection, expressions: Sequence[str]) -> list[str]:
-    """Constant SQL expressions evaluated once, in one statement, and written back as typed literals (structs of
-    options): one statement for every metric of the call (each statement is bound and planned: 10-25 ms apiece)."""
+    """Constant SQL expressions evaluated once and written back as typed literals (structs of options).
+
+    One statement for every metric of the call: each statement is bound and planned (10-25 ms apiece).
+    """
     if not expressions:
         return []
     columns = ", ".join(f"{e} AS v{i}, typeof({e}) AS t{i}" for i, e in enumerate(expressions))
