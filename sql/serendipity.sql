@@ -106,7 +106,7 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
         LEFT JOIN rf__s_sizes AS z ON t.query = z.query),
     rf__s_lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
-        FROM rf__s_rows AS r GROUP BY ALL)
+        FROM rf__s_rows AS r WHERE r.rf__first)  -- one row per list (rf__first): no grouping of every row
     SELECT l.* EXCLUDE (rf__sk), coalesce(p.rf__n, 0.0) AS rf__n,
            CASE WHEN coalesce(p.rf__n, 0) = 0
                   OR (struct_extract(o, 'form') <> 'popularity' AND coalesce(z.rf__hn, 0) = 0)
