@@ -140,8 +140,9 @@ CREATE OR REPLACE MACRO rf__beyond_ok(tbl, train, catalog, features, history, se
 -- rf__sk (the segment as one named struct: DuckDB 1.4 stores no unnamed one in a table), rf__first (true on one row
 -- of each list: the segment's lists are counted from it) and rf__pos (the position of a ranked row, NULL when not
 -- retrieved: rank ascending, or score descending then item descending as text, rankframe's order; a NULL rank or
--- score is not retrieved). One window, one sort, whatever the cutoff: the DuckDB engine stores these rows once per
--- call and every metric of the call reads them (base :=).
+-- score is not retrieved), and relevance when tbl has it (Serendipity's grades: read from these rows, not joined
+-- back from tbl). One window, one sort, whatever the cutoff: the DuckDB engine stores these rows once per call and
+-- every metric of the call reads them (base :=).
 CREATE OR REPLACE MACRO rf__beyond_ranked(tbl, segments, order_by, ok) AS TABLE
     SELECT b.* EXCLUDE (rf__key, rf__tie, rf__row),
            CASE WHEN b.rf__key IS NOT NULL THEN b.rf__row END AS rf__pos,
@@ -153,7 +154,7 @@ CREATE OR REPLACE MACRO rf__beyond_ranked(tbl, segments, order_by, ok) AS TABLE
           FROM (SELECT a.*,
                        struct_pack(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all'))
                            AS rf__sk
-          FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('query', 'item')), 0 AS rf__all,
+          FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('query', 'item', 'relevance')), 0 AS rf__all,
                        CAST(COLUMNS(lambda c: c = CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END)
                             AS DOUBLE) * CASE WHEN rf__lc(order_by) = 'score' THEN -1.0 ELSE 1.0 END AS rf__key,
                        CASE WHEN rf__lc(order_by) = 'score' THEN CAST(s.item AS VARCHAR) END AS rf__tie
@@ -161,13 +162,14 @@ CREATE OR REPLACE MACRO rf__beyond_ranked(tbl, segments, order_by, ok) AS TABLE
                                      CASE WHEN rf__lc(order_by) = 'score' THEN 'score' ELSE 'rank' END]) AS s
                 WHERE ok) AS a) AS c) AS b;
 
--- the ranked rows (rf__beyond_ranked) with rf__top: ranked at a position <= k. base: NULL (rank tbl's rows here), or
+-- the ranked rows (rf__beyond_ranked, relevance too when tbl has it) with rf__top: ranked at a position <= k. base:
+-- NULL (rank tbl's rows here), or
 -- the name of a table holding rf__beyond_ranked's rows of tbl already (the DuckDB engine's one prepared base per
 -- call; its other columns are left out)
 CREATE OR REPLACE MACRO rf__beyond_base(tbl, segments, order_by, k, ok, base := NULL) AS TABLE
     SELECT r.*, coalesce(r.rf__pos <= coalesce(k, 9223372036854775807), false) AS rf__top
     FROM (SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c)
-                                   OR c IN ('query', 'item', 'rf__all', 'rf__sk', 'rf__pos', 'rf__first'))
+                                   OR c IN ('query', 'item', 'relevance', 'rf__all', 'rf__sk', 'rf__pos', 'rf__first'))
           FROM (SELECT * FROM rf__beyond_ranked(tbl, segments, order_by, ok) WHERE base IS NULL
                 UNION ALL BY NAME
                 SELECT * FROM query_table(coalesce(base, tbl)) WHERE base IS NOT NULL)) AS r;

@@ -63,7 +63,7 @@ CREATE OR REPLACE MACRO rf__calibration_lists(tbl, train, features, segments, or
         FROM rf__clrows AS l JOIN rf__cshares AS s ON l.item = s.rf__item GROUP BY l.rf__sk, l.query, s.rf__dim),
     rf__clists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
-        FROM rf__crows AS r GROUP BY ALL),
+        FROM rf__crows AS r WHERE r.rf__first),  -- one row per list (rf__first): no grouping of every row
     rf__ccells AS (  -- (list, genre): p from the query's history, q from the list (0 where a side has no mass)
         SELECT l.rf__sk, l.query, h.rf__dim, h.rf__m / ht.rf__t AS rf__p, 0.0 AS rf__q
         FROM rf__clists AS l JOIN rf__chist AS h ON l.query = h.rf__user JOIN rf__chtot AS ht ON h.rf__user = ht.rf__user

@@ -51,9 +51,10 @@ CREATE OR REPLACE MACRO rf__ild_lists(tbl, train, features, segments, order_by, 
              ON c.item = v.rf__item
         WHERE struct_extract(o, 'similarity') <> 'hamming' OR v.rf__u <> 0
         GROUP BY c.rf__sk, c.query, v.rf__dim, rf__val),
-    rf__dims AS (
+    rf__dims AS (  -- (list, dimension): one cell each but for hamming (a cell per value), which reads neither
+                   -- rf__s nor rf__self: max is the one cell's sums, no second exact sum over 160k cells
         SELECT d.rf__sk, d.query, d.rf__dim,
-               rf__xsum(d.rf__s) AS rf__s, rf__xsum(d.rf__self) AS rf__self,
+               max(d.rf__s) AS rf__s, max(d.rf__self) AS rf__self,
                CAST(sum(d.rf__c ORDER BY d.rf__c) AS DOUBLE) AS rf__nz,
                sum(d.rf__c * (d.rf__c - 1) / 2.0 ORDER BY d.rf__c) AS rf__same
         FROM rf__cells AS d GROUP BY d.rf__sk, d.query, d.rf__dim),

@@ -36,23 +36,21 @@ CREATE OR REPLACE MACRO rf__serendipity_rules(o) AS o;
 -- one row per list (segments..., rf__all, query): rf__n counted top-k rows, value (NaN without a counted row,
 -- without a history for the similarity forms, or without a relevant item for no_relevant_item 'skip')
 CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, order_by, o, ok, catalog := NULL, base := NULL) AS TABLE
-    WITH rf__s_grades AS (  -- the grade of every row (a NULL or NaN grade is unjudged: 0)
-        SELECT row(*COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c = 'rf__all')) AS rf__sk,
-               g.query, g.item,
-               CASE WHEN g.relevance IS NULL OR isnan(CAST(g.relevance AS DOUBLE)) THEN 0.0
-                    ELSE CAST(g.relevance AS DOUBLE) END AS rf__g
-        FROM (SELECT *, 0 AS rf__all FROM rf__input(tbl, ['query', 'item', 'relevance'])) AS g),
-    rf__s_known AS (SELECT * FROM rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity'))),
+    WITH rf__s_known AS (SELECT * FROM rf__beyond_known(tbl, train, features, struct_extract(o, 'similarity'))),
     rf__s_vectors AS (SELECT * FROM rf__beyond_vectors(tbl, train, features, struct_extract(o, 'similarity'))
                 WHERE struct_extract(o, 'form') <> 'popularity'),
-    rf__s_rows AS (
-        SELECT b.*, kn.rf__item IS NOT NULL AS rf__known,
+    rf__s_rows AS (  -- each row's grade from the ranked rows themselves (a NULL or NaN grade is unjudged: 0); tbl
+                     -- without a relevance column is refused by rf__input's check (the column NULL until then)
+        SELECT b.* EXCLUDE (relevance), kn.rf__item IS NOT NULL AS rf__known,
                CASE WHEN struct_extract(o, 'relevance') = 'binary'
-                    THEN CASE WHEN coalesce(gr.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
-                    ELSE coalesce(gr.rf__g, 0.0) END AS rf__r
-        FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base) AS b
-        LEFT JOIN rf__s_grades AS gr
-               ON b.rf__sk IS NOT DISTINCT FROM gr.rf__sk AND b.query = gr.query AND b.item IS NOT DISTINCT FROM gr.item
+                    THEN CASE WHEN coalesce(b.rf__g, 0.0) >= struct_extract(o, 'rel') THEN 1.0 ELSE 0.0 END
+                    ELSE coalesce(b.rf__g, 0.0) END AS rf__r
+        FROM (SELECT a.*, CASE WHEN a.relevance IS NULL OR isnan(CAST(a.relevance AS DOUBLE)) THEN 0.0
+                               ELSE CAST(a.relevance AS DOUBLE) END AS rf__g
+              FROM (SELECT * FROM rf__beyond_base(tbl, segments, order_by, struct_extract(o, 'k'), ok, base := base)
+                    UNION ALL BY NAME SELECT NULL AS relevance WHERE false) AS a
+              WHERE (SELECT count(*) FROM (SELECT 1 FROM rf__input(tbl, ['query', 'item', 'relevance']) LIMIT 1)) >= 0
+              ) AS b
         LEFT JOIN rf__s_known AS kn ON b.item = kn.rf__item),
     rf__s_counted AS (
         SELECT r.* FROM rf__s_rows AS r
@@ -67,52 +65,59 @@ CREATE OR REPLACE MACRO rf__serendipity_lists(tbl, train, features, segments, or
     rf__s_sums AS (  -- sum_{h in H} u_h, one row per (query, dimension)
         SELECT h.query, v.rf__dim, rf__xsum(v.rf__u) AS rf__s
         FROM rf__s_history AS h JOIN rf__s_vectors AS v ON h.item = v.rf__item GROUP BY h.query, v.rf__dim),
-    -- each counted row's vector, stored before the join with the sums: joined the other way round (every vector
-    -- with every query sharing one of its dimensions, as DuckDB's join order chose) it took 77 s on 200k rows
+    -- each counted row's vector (with its grade), stored before the join with the sums: joined the other way round
+    -- (every vector with every query sharing one of its dimensions, as DuckDB's join order chose) it took 77 s on
+    -- 200k rows
     rf__s_cells AS MATERIALIZED (
-        SELECT c.rf__sk, c.query, c.item, v.rf__dim, v.rf__u
+        SELECT c.rf__sk, c.query, c.rf__r, v.rf__dim, v.rf__u
         FROM rf__s_counted AS c JOIN rf__s_vectors AS v ON c.item = v.rf__item),
     rf__s_co AS (SELECT * FROM rf__beyond_cooccurrence(tbl, train, segments, order_by, ok,
                    CASE WHEN struct_extract(o, 'form') <> 'popularity' THEN struct_extract(o, 'similarity') END,
                    'Serendipity', base := base)),
-    rf__s_dots AS (  -- u_i . sum_{h in H} u_h of each counted row; cooccurrence: the sum of its cosines to H
-        SELECT c.rf__sk, c.query, c.item, rf__xsum(c.rf__u * s.rf__s) AS rf__dot
+    rf__s_dots AS (  -- sum_i rel(i) u_i . sum_{h in H} u_h over each list's counted rows: one exact sum per list,
+                     -- not one per row joined back to its row (750k groups and an 800k-row join on 800k rows);
+                     -- cooccurrence (no vectors): sum_i rel(i) sum_{h in H} cos(i, h), the same sum per list
+        SELECT c.rf__sk, c.query, rf__xsum(c.rf__r * (c.rf__u * s.rf__s)) AS rf__dot
         FROM rf__s_cells AS c JOIN rf__s_sums AS s ON c.query = s.query AND c.rf__dim = s.rf__dim
-        GROUP BY c.rf__sk, c.query, c.item
+        GROUP BY c.rf__sk, c.query
         UNION ALL
-        SELECT c.rf__sk, c.query, c.item, rf__xsum(g.rf__cos) AS rf__dot
-        FROM (SELECT DISTINCT d.rf__sk, d.query, d.item FROM rf__s_counted AS d) AS c
+        SELECT c.rf__sk, c.query, rf__xsum(c.rf__r * g.rf__cos) AS rf__dot
+        FROM rf__s_counted AS c
         JOIN rf__s_history AS h ON c.query = h.query
         JOIN rf__s_co AS g ON c.item = g.rf__i AND h.item = g.rf__j
-        GROUP BY c.rf__sk, c.query, c.item),
+        GROUP BY c.rf__sk, c.query),
     rf__s_ranks AS (  -- the dense popularity rank of every train item (1 = the most popular)
         SELECT i.rf__item, CAST(dense_rank() OVER (ORDER BY i.rf__pop DESC) AS DOUBLE) AS rf__dr
         FROM rf__beyond_items(tbl, train, struct_extract(o, 'popularity')) AS i
         WHERE struct_extract(o, 'form') = 'popularity'),
     rf__s_n_catalog AS (SELECT CAST(count(DISTINCT c.item) AS DOUBLE) AS rf__nc FROM rf__beyond_catalog(tbl, catalog) AS c
                   WHERE catalog IS NOT NULL AND struct_extract(o, 'form') = 'popularity'),
-    rf__s_terms AS (  -- rel(i) * the form's term of each counted row
+    rf__s_terms AS (  -- rel(i) * the form's term of each counted row, but the dot products' part (rf__s_dots):
+                      -- popularity's term, unexpectedness' rel(i) (1 - u_i . sum u_h / |H|), the similarity's 0
         SELECT c.rf__sk, c.query, c.rf__r,
                c.rf__r * CASE struct_extract(o, 'form')
                    WHEN 'popularity'
                    THEN greatest((n.rf__nc + 1 - c.rf__pos) / n.rf__nc
                                  - CASE WHEN p.rf__item IS NULL THEN 0.0 ELSE (n.rf__nc + 1 - p.rf__dr) / n.rf__nc END,
                                  0.0)
-                   WHEN 'unexpectedness' THEN 1.0 - coalesce(d.rf__dot, 0.0) / z.rf__hn
-                   ELSE coalesce(d.rf__dot, 0.0) / z.rf__hn END AS rf__t
+                   WHEN 'unexpectedness' THEN 1.0
+                   ELSE 0.0 END AS rf__t
         FROM rf__s_counted AS c
-        LEFT JOIN rf__s_dots AS d ON c.rf__sk IS NOT DISTINCT FROM d.rf__sk AND c.query = d.query
-                               AND c.item IS NOT DISTINCT FROM d.item
-        LEFT JOIN rf__s_sizes AS z ON c.query = z.query
         LEFT JOIN rf__s_ranks AS p ON c.item = p.rf__item
         LEFT JOIN rf__s_n_catalog AS n ON true),
-    rf__s_per_list AS (
-        SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n, count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel,
-               rf__xsum(t.rf__t) AS rf__sum
-        FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query),
+    rf__s_per_list AS (  -- the terms' sum, minus (unexpectedness) or plus (similarity) the list's dot products / |H|
+        SELECT t.rf__sk, t.query, t.rf__n, t.rf__nrel,
+               CASE struct_extract(o, 'form') WHEN 'popularity' THEN t.rf__sum
+                    WHEN 'unexpectedness' THEN t.rf__sum - coalesce(d.rf__dot, 0.0) / z.rf__hn
+                    ELSE coalesce(d.rf__dot, 0.0) / z.rf__hn END AS rf__sum
+        FROM (SELECT t.rf__sk, t.query, CAST(count(*) AS DOUBLE) AS rf__n,
+                     count(*) FILTER (WHERE t.rf__r > 0) AS rf__nrel, rf__xsum(t.rf__t) AS rf__sum
+              FROM rf__s_terms AS t GROUP BY t.rf__sk, t.query) AS t
+        LEFT JOIN rf__s_dots AS d ON t.rf__sk IS NOT DISTINCT FROM d.rf__sk AND t.query = d.query
+        LEFT JOIN rf__s_sizes AS z ON t.query = z.query),
     rf__s_lists AS (
         SELECT COLUMNS(lambda c: list_contains(TRY_CAST(segments AS VARCHAR[]), c) OR c IN ('rf__all', 'query', 'rf__sk'))
-        FROM rf__s_rows AS r GROUP BY ALL)
+        FROM rf__s_rows AS r WHERE r.rf__first)  -- one row per list (rf__first): no grouping of every row
     SELECT l.* EXCLUDE (rf__sk), coalesce(p.rf__n, 0.0) AS rf__n,
            CASE WHEN coalesce(p.rf__n, 0) = 0
                   OR (struct_extract(o, 'form') <> 'popularity' AND coalesce(z.rf__hn, 0) = 0)

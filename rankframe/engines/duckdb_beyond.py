@@ -120,10 +120,16 @@ def call_sql(
     )
 
 
-def _constant(con: duckdb.DuckDBPyConnection, expression: str) -> str:
-    """A constant SQL expression evaluated once and written back as a typed literal (a struct of options)."""
-    row = con.execute(f"SELECT {expression} AS v, typeof({expression}) AS t").fetchall()[0]
-    return f"CAST({_literal(row[0])} AS {row[1]})"
+def _constants(con: duckdb.DuckDBPyConnection, expressions: Sequence[str]) -> list[str]:
+    """Constant SQL expressions evaluated once and written back as typed literals (structs of options).
+
+    One statement for every metric of the call: each statement is bound and planned (10-25 ms apiece).
+    """
+    if not expressions:
+        return []
+    columns = ", ".join(f"{e} AS v{i}, typeof({e}) AS t{i}" for i, e in enumerate(expressions))
+    row = con.execute(f"SELECT {columns}").fetchall()[0]
+    return [f"CAST({_literal(row[2 * i])} AS {row[2 * i + 1]})" for i in range(len(expressions))]
 
 
 def evaluate(
@@ -207,19 +213,31 @@ def evaluate(
             con.register(_NAMES["catalog"], pd.DataFrame({"item": catalog_ids.to_numpy()}))
         n_units = np.bincount(seg_of_unit, minlength=len(seg_keys)).astype(np.int64)
         con.execute(prepare_sql(segments, order_by))  # the ranked rows once: every metric below reads them
-        for m in measures:
-            set_level = beyond_engine.is_set_level(m)
-            sql = call_sql(
+        options: list[str] = []  # each metric's options expression, evaluated below as constants in one statement
+
+        def placeholder(expression: str) -> str:
+            options.append(expression)
+            return f"/*rf:options {len(options) - 1}*/"
+
+        calls = [
+            call_sql(
                 m,
                 segments,
                 order_by,
                 train_frame is not None,
                 catalog_ids is not None,
-                not set_level,
+                not beyond_engine.is_set_level(m),
                 features=feature_frame is not None,
-                bind=lambda o: _constant(con, o),  # the options once, as a constant (DuckDB plans it faster)
+                bind=placeholder,
                 base=BASE,
             )
+            for m in measures
+        ]
+        constants = _constants(con, options)  # the options as constants (DuckDB plans a constant faster)
+        for m, sql in zip(measures, calls, strict=True):
+            set_level = beyond_engine.is_set_level(m)
+            for i, constant in enumerate(constants):
+                sql = sql.replace(f"/*rf:options {i}*/", constant)
             res = con.execute(sql).df()  # not sql(): a relation would bind the query twice
             if set_level:
                 value = np.full(len(seg_keys), np.nan)

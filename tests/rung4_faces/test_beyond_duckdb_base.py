@@ -50,6 +50,8 @@ def test_one_ranked_base_per_call_read_by_every_metric(monkeypatch):
     assert len(ranked) == 1, ranked  # the window over every row, once
     metric_sql = [s for s in statements if s.startswith("SELECT") and "typeof(" not in s]
     assert len(metric_sql) == len(METRICS)
+    options = [s for s in statements if s.startswith("SELECT") and "typeof(" in s]
+    assert len(options) == 1, options  # every metric's options as constants in one statement (one bind, one plan)
     for sql in metric_sql:  # the internal macros over the stored rows: no public rf_<name> (checks + its own window)
         assert f"base := '{duckdb_beyond.BASE}'" in sql, sql
         assert " rf_" not in sql.replace("FROM rf__", ""), sql
