@@ -319,9 +319,9 @@ CREATE OR REPLACE MACRO rf__beyond_cooccurrence(tbl, train, segments, order_by, 
         FROM (SELECT p.query, count(*) AS rf__len FROM rf__c_pairs AS p GROUP BY p.query) AS n
         LEFT JOIN (SELECT r.query, count(*) AS rf__in FROM rf__c_rows AS r GROUP BY r.query) AS i
                ON n.query = i.query),
-    rf__c_check AS (
-        SELECT CASE WHEN coalesce(sum(CAST(w.rf__len AS DOUBLE) * w.rf__in), 0) > rf__cooccurrence_budget()
-                    THEN rf__cooccurrence_over(owner, sum(CAST(w.rf__len AS DOUBLE) * w.rf__in),
+    rf__c_check AS (  -- the work as an exact integer sum (HUGEINT): the same in any order of the rows
+        SELECT CASE WHEN coalesce(sum(w.rf__len * w.rf__in), 0) > rf__cooccurrence_budget()
+                    THEN rf__cooccurrence_over(owner, sum(w.rf__len * w.rf__in),
                                                list(w.rf__len ORDER BY w.rf__len DESC)[1:3])
                     ELSE true END AS rf__ok
         FROM rf__c_lengths AS w),
