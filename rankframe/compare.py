@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from .beyond import arguments as beyond_arguments
 from .comparing import frame as _frame
 from .comparing import rules as _rules
 from .comparing import sets as _sets
@@ -46,7 +47,6 @@ from .comparing.rules import (
 from .core import progress as progress_
 from .core.columns import Columns, column_list, judgment_columns
 from .display import OUTPUT_COLUMNS, comparison_frame
-from .engines import beyond_engine
 from .evaluate import evaluate, parse_metrics
 from .measures.names import Measure
 from .stats.randomization import call_seed
@@ -297,7 +297,7 @@ def compare(
         **options,
     )
     measures = parse_metrics(call.names, "compare")
-    set_level = [m for m in measures if beyond_engine.is_set_level(m)]
+    set_level = [m for m in measures if beyond_arguments.is_set_level(m)]
 
     def per_query(labels: list[str], passed: dict[str, Any]) -> pd.DataFrame:
         by = [*call.by, call.system]

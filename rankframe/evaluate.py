@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 import pandas as pd
 
+from .beyond import arguments as beyond_arguments
 from .beyond.declare import refuse
 from .core import progress as progress_
 from .core.columns import Columns, column_list, judgment_columns
@@ -229,7 +230,7 @@ def evaluate(
         refuse_intent(measures, "duckdb", f"the DuckDB engine ({keyword('engine', 'duckdb')})")
     if qrels is None and from_qrels(measures):
         raise needs_subtopics(measures, judgment_columns(columns, qrels_columns).subtopic, None)
-    read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone (None here)
+    read = beyond_arguments.check_arguments(  # an input no asked metric reads: left alone (None here)
         measures, per_query=per_query, ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
     train, catalog, features = read["train"], read["catalog"], read["features"]
@@ -287,7 +288,7 @@ def _evaluate(
     asked = [str(m) for m in measures]
     every = list(measures)
     measures, diversity = intent_engine.split(measures)
-    measures, beyond = beyond_engine.split(measures)
+    measures, beyond = beyond_arguments.split(measures)
     if isinstance(df, (str, os.PathLike)) or type(df).__name__ == "DuckDBPyRelation":  # files: DuckDB (issue 10)
         from .engines import duckdb_source
 
@@ -368,7 +369,7 @@ def _evaluate(
                 columns,
                 by=by,
                 allow_duplicates=allow_duplicates,
-                require_relevance=bool(measures or from_qrels(diversity)) or beyond_engine.reads_relevance(beyond),
+                require_relevance=bool(measures or from_qrels(diversity)) or beyond_arguments.reads_relevance(beyond),
             )
         check_grades(df, columns, measures)
         if engine.lower() == "duckdb":
@@ -402,9 +403,9 @@ def _evaluate(
     measures = [m for m in every if m not in beyond]  # the per-query measures, in the order asked
     if not beyond:
         return _aggregate(values, measures, by, columns, per_query, ci, agg)
-    averaged = [m for m in every if not beyond_engine.is_set_level(m)]
+    averaged = [m for m in every if not beyond_arguments.is_set_level(m)]
     out = _aggregate(values, averaged, by, columns, per_query, ci, agg) if averaged else None
-    set_level = [m for m in beyond if beyond_engine.is_set_level(m)]
+    set_level = [m for m in beyond if beyond_arguments.is_set_level(m)]
     seed = None
     if ci is not None and set_level:  # a bootstrap over queries, by the numpy kernels on either engine
         from .engines import beyond_bootstrap

@@ -23,10 +23,10 @@ import pandas as pd
 
 from . import display
 from ._version import __version__
+from .beyond import arguments as beyond_arguments
 from .compare import checked_call, compare, compare_values
 from .core.columns import Columns, column_list
 from .core.errors import ParameterError, parameter_error
-from .engines import beyond_engine
 from .evaluate import evaluate
 from .measures.better import of_labels, verdicts
 from .measures.names import parse
@@ -167,7 +167,7 @@ def report(
         )
     # set-level metrics (Coverage, Gini, ...): no per-query values; their rows are compare's paired bootstrap and
     # evaluate's bootstrap interval, and the per-query plots are drawn for the other metrics (issue 33)
-    sets = [n for n in names if beyond_engine.is_set_level(parse(n))]
+    sets = [n for n in names if beyond_arguments.is_set_level(parse(n))]
     listed = [n for n in names if n not in sets]
     # one evaluation for every number and plot: the compared metrics, the @k curve's cutoffs and the P-R levels
     base = (listed or ["nDCG"])[0].split("@")[0]
@@ -413,7 +413,7 @@ def _segment_report(
         raise ParameterError(
             "report: name at least one metric, e.g. metrics=['nDCG@10']", owner="report", parameter="metrics"
         )
-    sets = [n for n in names if beyond_engine.is_set_level(parse(n))]  # one value per segment: evaluate's ci=
+    sets = [n for n in names if beyond_arguments.is_set_level(parse(n))]  # one value per segment: evaluate's ci=
     listed = [n for n in names if n not in sets]
     base = (listed or ["nDCG"])[0].split("@")[0]
     curve = [str(parse(f"{base}@{k}")) for k in range(1, 21)] if listed else []

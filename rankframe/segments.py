@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from .beyond import arguments as beyond_arguments
 from .core import progress as progress_
 from .core.columns import Columns, column_list
 from .core.errors import ParameterError, parameter_error
-from .engines import beyond_engine
 from .evaluate import evaluate, parse_metrics
 from .measures.arguments import check_level
 from .measures.names import Measure
@@ -139,7 +139,7 @@ def segment_means(
     output = inputs.check_output(output, "segment_means")
     measures = parse_metrics(metrics, "segment_means")
     names = [str(m) for m in measures]
-    sets = [m for m in measures if beyond_engine.is_set_level(m)]
+    sets = [m for m in measures if beyond_arguments.is_set_level(m)]
     if sets and ci_method != "bootstrap":
         raise ParameterError(
             f"{', '.join(map(str, sets))}: a set-level metric has one value per segment and no per-query values, so "
@@ -207,7 +207,7 @@ def _set_level_rows(
             frame, columns, by=by, allow_duplicates=options.get("allow_duplicates", False), require_relevance=False
         )
     given = {k: options.get(k) for k in ("train", "catalog", "features")}
-    given = beyond_engine.check_arguments(sets, per_query=False, ci=ci, agg="mean", **given)
+    given = beyond_arguments.check_arguments(sets, per_query=False, ci=ci, agg="mean", **given)
     seg_keys, n, got = boot.segment_draws(
         frame, sets, columns, by, n_resamples=n_resamples, seed=seed, owner="segment_means", **given
     )

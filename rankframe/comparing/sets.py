@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..beyond import arguments as beyond_arguments
 from ..beyond.declare import BeyondSpec, refuse
 from ..core import progress as progress_
 from ..core.errors import ParameterError, keyword
@@ -70,7 +71,7 @@ def compare(
     inputs_given = {key: options.get(key) for key in ("train", "catalog", "features")}
     options = {
         **options,
-        **beyond_engine.check_arguments(measures, per_query=False, ci=None, agg="mean", **inputs_given),
+        **beyond_arguments.check_arguments(measures, per_query=False, ci=None, agg="mean", **inputs_given),
     }
     quiet = {**p, "correction": None}
     parts = []

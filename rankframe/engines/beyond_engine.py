@@ -1,9 +1,9 @@
 """The beyond-accuracy engine: check the extra inputs, lay the lists out over one item index, run the kernels.
 
-``check_arguments`` holds the rules that need no data (a metric needs an input it was not given, an input no
-metric reads, set-level metrics with ``per_query``/``agg``); ``check_catalog`` and ``check_train`` the
-rules of the inputs themselves; ``evaluate`` returns the per-list values (the per-query contract of the other
-engines) and the set-level rows (one per segment).
+The rules that need no data (a metric needs an input it was not given, an input no metric reads, set-level metrics
+with ``per_query``/``agg``) are the family's, in :mod:`rankframe.beyond.arguments`; ``check_catalog`` and
+``check_train`` hold the rules of the inputs themselves; ``evaluate`` returns the per-list values (the per-query
+contract of the other engines) and the set-level rows (one per segment).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 
 from ..beyond import input_rules as rules
-from ..beyond.declare import BeyondSpec, missing_input
+from ..beyond.arguments import is_set_level, reads_history, reads_relevance
+from ..beyond.declare import BeyondSpec
 from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
 from ..core.columns import Columns
-from ..core.errors import ParameterError, keyword
-from ..intent.declare import HISTORY_INPUTS, from_history
+from ..core.errors import ParameterError
 from ..measures.names import Measure
 from ..measures.registry import BEYOND_KERNELS
 from ..stats.aggregate import metric_labels
@@ -29,61 +29,6 @@ from ..tables.units.order import positions_in_lists
 
 #: the columns of the checked inputs (check_train, check_features): names of our own, never a user's
 QUERY, ITEM, WEIGHT, FEATURE, VALUE = "rf__query", "rf__item", "rf__weight", "rf__feature", "rf__value"
-
-
-def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
-    """(the accuracy metrics, the beyond-accuracy metrics) of a list of measures, each in the order asked."""
-    beyond = [m for m in measures if isinstance(m.spec, BeyondSpec)]
-    return [m for m in measures if m not in beyond], beyond
-
-
-def is_set_level(measure: Measure) -> bool:
-    """One value per segment (Coverage, Gini, Entropy; aggregate='rows'): never per query."""
-    return isinstance(measure.spec, BeyondSpec) and measure.spec.is_set_level(measure.kw)
-
-
-def check_arguments(
-    measures: Sequence[Measure],
-    *,
-    per_query: bool,
-    ci: object,
-    agg: str,
-    train: object,
-    catalog: object,
-    features: object = None,
-) -> dict[str, object]:
-    """The rules of the extra inputs and the set-level metrics that need no data (evaluate calls it first).
-
-    Returns the inputs to compute with: each as given when an asked metric reads it, None when none does. An input
-    no asked metric reads is accepted and left alone (not read, not checked: issue 33), so one call can pass the
-    same ``train=``/``catalog=``/``features=`` whatever its metrics; a metric that reads an input it was not given
-    is still an error (:func:`~rankframe.beyond.declare.missing_input`), never a silent default.
-    """
-    sets = [str(m) for m in measures if is_set_level(m)]
-    if sets and per_query:
-        raise ParameterError(
-            f"{', '.join(sets)}: set-level metrics have one value per segment, not per query; they do not apply "
-            f"with {keyword('per_query', True)} (evaluate them in a separate call without it)",
-            owner="evaluate",
-            parameter="per_query",
-        )
-    if sets and agg != "mean":
-        raise ParameterError(
-            f"{', '.join(sets)}: set-level metrics are not means over queries; {keyword('agg', agg)} does not apply "
-            f"to them ({keyword('ci')} gives them a bootstrap interval over queries)",
-            owner="evaluate",
-            parameter="agg",
-        )
-    given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
-    reads: dict[str, list[str]] = {name: [] for name in given}
-    for m in measures:
-        needed = m.spec.needed(m.kw) if isinstance(m.spec, BeyondSpec) else HISTORY_INPUTS if from_history(m) else ()
-        for name in needed:
-            if not given[name]:
-                raise missing_input(m, name)
-            reads[name].append(str(m))
-    values = {"train": train, "catalog": catalog, "features": features}
-    return {name: values[name] if readers else None for name, readers in reads.items()}
 
 
 def _check_ids(ids: pd.Series, name: str, items: pd.Series, item_col: str) -> None:
@@ -183,11 +128,6 @@ def _check_numbers(frame: pd.DataFrame, name: str, column: str | None, ids: list
         raise rules.bad_number_error(name, int(bad.sum()), frame.loc[bad, [*ids, column]].head(5).to_string())
 
 
-def reads_history(measure: Measure) -> bool:
-    """The metric reads each query's own history in train= (BeyondSpec.history; like='informfully')."""
-    return (isinstance(measure.spec, BeyondSpec) and measure.spec.history) or from_history(measure)
-
-
 def check_history(measures: Sequence[Measure], train: pd.DataFrame, queries: pd.Series, query_col: str) -> None:
     """A metric reading each query's own history (:func:`reads_history`): train='s query ids of the table's kind.
 
@@ -244,11 +184,6 @@ def _feature_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int) -> Fea
         n_features=len(names),
         known=np.bincount(codes, minlength=n_items) > 0,
     )
-
-
-def reads_relevance(measures: Sequence[Measure]) -> bool:
-    """Some asked metric of the family reads the ranking table's relevance column (Serendipity)."""
-    return any(isinstance(m.spec, BeyondSpec) and m.spec.reads_relevance for m in measures)
 
 
 def grades(df: pd.DataFrame, columns: Columns, measures: Sequence[Measure]) -> np.ndarray | None:

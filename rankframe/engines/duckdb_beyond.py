@@ -14,6 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from ..beyond import arguments as beyond_arguments
 from ..beyond import similarity
 from ..beyond.declare import BeyondSpec
 from ..beyond.lists import item_index
@@ -226,7 +227,7 @@ def evaluate(
                 order_by,
                 train_frame is not None,
                 catalog_ids is not None,
-                not beyond_engine.is_set_level(m),
+                not beyond_arguments.is_set_level(m),
                 features=feature_frame is not None,
                 bind=placeholder,
                 base=BASE,
@@ -235,7 +236,7 @@ def evaluate(
         ]
         constants = _constants(con, options)  # the options as constants (DuckDB plans a constant faster)
         for m, sql in zip(measures, calls, strict=True):
-            set_level = beyond_engine.is_set_level(m)
+            set_level = beyond_arguments.is_set_level(m)
             for i, constant in enumerate(constants):
                 sql = sql.replace(f"/*rf:options {i}*/", constant)
             res = con.execute(sql).df()  # not sql(): a relation would bind the query twice

@@ -42,7 +42,7 @@ def blockable(df: pd.DataFrame, qrels: pd.DataFrame, measures: Sequence[Measure]
     whole table gives. ``by`` (segments, systems) is left whole: the join adds the judged queries a system did not
     retrieve from the systems of the whole run.
     """
-    from . import beyond_engine
+    from ..beyond import arguments as beyond_arguments
 
     rest, asked = split(measures)
     return (
@@ -50,7 +50,7 @@ def blockable(df: pd.DataFrame, qrels: pd.DataFrame, measures: Sequence[Measure]
         and len(df) + len(qrels) > BLOCK_ROWS
         and bool(from_qrels(asked))
         and not any(from_history(m) for m in asked)
-        and not beyond_engine.split(rest)[1]
+        and not beyond_arguments.split(rest)[1]
     )
 
 

@@ -242,7 +242,7 @@ def values(
     """
     from pyspark.sql import functions as F
 
-    from ..engines.beyond_engine import is_set_level
+    from ..beyond.arguments import is_set_level
     from ..warehouse.render import render
 
     spark = sdf.sparkSession

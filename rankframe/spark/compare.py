@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
+from ..beyond import arguments as beyond_arguments
 from ..beyond.declare import refuse
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
@@ -36,7 +37,7 @@ from ..comparing.rules import (
 from ..core.columns import Columns, column_list
 from ..core.errors import ParameterError, ValidationError
 from ..display import comparison_frame
-from ..engines import beyond_engine, intent_engine
+from ..engines import intent_engine
 from ..evaluate import parse_metrics
 from ..intent.declare import refuse as refuse_intent
 from ..measures.names import Measure
@@ -237,8 +238,8 @@ def prepare_systems(
         "rankframe.spark.anova" if inputs is None else "rankframe.spark.compare",
     )
     if inputs is not None:  # a missing input, one no metric reads, aggregate='rows' (set-level): evaluate's words
-        inputs.update(beyond_engine.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs))
-    relevance = bool(beyond_engine.split(measures)[0])
+        inputs.update(beyond_arguments.check_arguments(measures, per_query=True, ci=None, agg="mean", **inputs))
+    relevance = bool(beyond_arguments.split(measures)[0])
     check_columns(sdf, cols, segs, require_relevance=relevance)
     _check_system(sdf, system, segs, cols)
     unit_by = [*segs, system]
@@ -272,7 +273,7 @@ def per_query_values(
     (:func:`rankframe.spark.intent.per_query_frame`, as :func:`rankframe.spark.evaluate`).
     """
     cols = prepared.cols
-    accuracy, beyond = beyond_engine.split(prepared.measures)
+    accuracy, beyond = beyond_arguments.split(prepared.measures)
     accuracy, diversity = intent_engine.split(accuracy)
     if validate:
         validate_table(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import numpy as np
 import pandas as pd
 
+from ..beyond import arguments as beyond_arguments
 from ..core.columns import Columns, judgment_columns
 from ..core.errors import ParameterError, parameter_error
 from ..engines import beyond_engine, intent_engine
@@ -189,11 +190,11 @@ def evaluate(
     sdf, subtopics = join_judgments(
         sdf, measures, cols, by_list, qrels, qrels_columns, validate, allow_duplicates, "rankframe.spark.evaluate"
     )
-    read = beyond_engine.check_arguments(  # an input no asked metric reads: left alone
+    read = beyond_arguments.check_arguments(  # an input no asked metric reads: left alone
         measures, per_query=bool(per_query), ci=ci, agg=agg, train=train, catalog=catalog, features=features
     )
     train, catalog, features = read["train"], read["catalog"], read["features"]
-    set_level = [str(m) for m in measures if beyond_engine.is_set_level(m)]
+    set_level = [str(m) for m in measures if beyond_arguments.is_set_level(m)]
     if set_level and ci is not None:
         raise ParameterError(
             f"{', '.join(set_level)}: the interval of a set-level metric is a bootstrap over queries, which "
@@ -203,10 +204,10 @@ def evaluate(
             parameter="ci",
             got=ci,
         )
-    accuracy, beyond = beyond_engine.split(measures)
+    accuracy, beyond = beyond_arguments.split(measures)
     accuracy, diversity = intent_engine.split(accuracy)
     # the beyond-accuracy metrics never read relevance: a table of them alone may have none (as rankframe.evaluate)
-    grades = bool(accuracy or diversity) or beyond_engine.reads_relevance(beyond)  # Serendipity reads them
+    grades = bool(accuracy or diversity) or beyond_arguments.reads_relevance(beyond)  # Serendipity reads them
     order_col = check_columns(sdf, cols, by_list, require_relevance=grades)
     if validate:
         validate_table(sdf, cols, by=by_list, allow_duplicates=allow_duplicates, require_relevance=grades)
@@ -234,7 +235,7 @@ def evaluate(
         per = frame if per is None else per.unionByName(frame)
     if per_query:
         return per
-    averaged = [str(m) for m in measures if not beyond_engine.is_set_level(m)]
+    averaged = [str(m) for m in measures if not beyond_arguments.is_set_level(m)]
     out = means(per, averaged, by=by_list, ci=ci, agg=agg) if averaged else None
     if not beyond:
         return out

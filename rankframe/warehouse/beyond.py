@@ -183,7 +183,7 @@ class Builder:
         s = self.src
         if "rf__btrain" in self.ctes:
             return
-        if s.train is None:  # beyond_engine.check_arguments refused the call before
+        if s.train is None:  # beyond.arguments.check_arguments refused the call before
             raise RuntimeError("train= was not checked before the SQL")
         weight = "1" if s.weight is None else s.weight
         self.ctes["rf__btrain"] = (
@@ -273,7 +273,7 @@ class Builder:
             )
             return vec, known
         s = self.src
-        if s.features is None:  # beyond_engine.check_arguments refused the call before
+        if s.features is None:  # beyond.arguments.check_arguments refused the call before
             raise RuntimeError("features= was not checked before the SQL")
         if "rf__bfeat" not in self.ctes:
             value = "1" if s.features_value is None else s.features_value

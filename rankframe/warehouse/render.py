@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from ..beyond import arguments as beyond_arguments
 from ..beyond import input_rules
 from ..core.columns import Columns, column_list
 from ..core.declare import Param
 from ..core.errors import ParameterError, did_you_mean, keyword, parameter_error
-from ..engines import beyond_engine
 from ..intent import declare as intent_family
 from ..measures.arguments import OUTPUT_COLUMNS as EVALUATE_OUTPUTS
 from ..measures.arguments import as_flag, check_output_names, parse_metrics
@@ -277,9 +277,9 @@ def render(
             measures, target, table, segments, cols, per_query, order_by, qrels, ideal_depth, policies,
             given={"train": train, "catalog": catalog, "features": features},
         )  # fmt: skip
-    accuracy, beyond = beyond_engine.split(measures)
+    accuracy, beyond = beyond_arguments.split(measures)
     # evaluate's rules of the extra inputs and of the set-level metrics (per_query), written once there
-    read = beyond_engine.check_arguments(
+    read = beyond_arguments.check_arguments(
         measures, per_query=per_query, ci=None, agg="mean", train=train, catalog=catalog, features=features
     )
     for option, owner_input, given in (("train_weight", "train", train), ("features_value", "features", features)):
@@ -332,7 +332,7 @@ def render(
             features_item=quote_name(cols.item),
             features_feature=quote_name(input_rules.FEATURE),
             features_value=None if features_value is None else quote_name(features_value),
-            relevance=quote_name(cols.relevance) if beyond_engine.reads_relevance(beyond) else None,
+            relevance=quote_name(cols.relevance) if beyond_arguments.reads_relevance(beyond) else None,
         )
         part = beyond_sql.build([(index[id(m)], m) for m in beyond], src, keys)
         ctes.append(", ".join(part.ctes))

@@ -109,13 +109,12 @@ def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
 
 
 #: the package-level knots still open, each with the imports that close it; a new knot fails the test below, and a
-#: knot opened must leave this list (issue 34). Both are a module doing two jobs:
+#: knot opened must leave this list (issue 34):
 #: - beyond <-> measures: registry collects beyond/; beyond/declare.refuse and beyond/sqlgen.main read the collected
 #:   declarations back (registry.BEYOND). Opens when the family's collection lives in beyond/ itself.
-#: - engines -> sql -> warehouse -> engines: the DuckDB engines load the macros through rankframe.sql, whose
-#:   render() is warehouse.render, which takes the beyond family's argument rules (split, check_arguments,
-#:   reads_relevance) from engines/beyond_engine.py. Opens when those rules leave the engine for beyond/.
-KNOTS = [["beyond", "intent", "measures"], ["engines", "sql", "warehouse"]]
+#: (engines -> sql -> warehouse -> engines opened when the family's argument rules left engines/beyond_engine.py
+#: for beyond/arguments.py: warehouse.render no longer imports an engine.)
+KNOTS = [["beyond", "intent", "measures"]]
 
 
 def test_the_rooms_have_no_knot_but_the_known_ones():
