@@ -34,21 +34,23 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-_started: dict[str, float] = {}
+#: where an item keeps the CPU clock of its start (in the process that runs it: an xdist worker, not the controller)
+_START = pytest.StashKey[float]()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logstart(nodeid: str, location) -> None:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """Note the CPU clock when an item starts (before its setup)."""
-    _started[nodeid] = cpu_seconds()
+    item.stash[_START] = cpu_seconds()
+    yield
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """The teardown's report carries the item's CPU seconds (JUnit writes a teardown's user properties)."""
     outcome = yield
-    if call.when == "teardown" and item.nodeid in _started:
-        spent = cpu_seconds() - _started.pop(item.nodeid)
+    if call.when == "teardown" and _START in item.stash:
+        spent = cpu_seconds() - item.stash[_START]
         outcome.get_result().user_properties.append((CPU, f"{spent:.3f}"))
 
 

@@ -267,7 +267,7 @@ def pytester_subprocess_junit(tmp_path):
     (tmp_path / "conftest.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(Path(timing.__file__).parent)!r})\n"
-        "from timing import pytest_runtest_logstart, pytest_runtest_makereport  # noqa: F401\n"
+        "from timing import pytest_runtest_makereport, pytest_runtest_protocol  # noqa: F401\n"
     )
     (tmp_path / "test_it.py").write_text(
         "import time\n"
