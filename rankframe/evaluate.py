@@ -17,7 +17,7 @@ from .core.errors import ParameterError, keyword, parameter_error
 from .engines import beyond_engine, intent_engine
 from .intent.declare import from_history, from_qrels, needs_subtopics
 from .intent.declare import refuse as refuse_intent
-from .measures.arguments import as_flag, check_output_names, parse_metrics
+from .measures.arguments import as_flag, check_level, check_output_names, parse_metrics
 from .measures.checks import check_grades
 from .measures.names import Measure
 from .measures.registry import POLICY_DEFAULTS, bind_policies
@@ -55,11 +55,13 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
 
 
 def check_ci(ci: object, per_query: object, owner: str = "evaluate") -> None:
-    """The rules of ``ci``: None or a level in (0, 1), not with ``per_query`` (every face's one check)."""
+    """The rules of ``ci``: None or a confidence level, not with ``per_query`` (every face's one check).
+
+    The level's rule is :func:`~rankframe.measures.arguments.check_level`, compare's, anova's and segment_means' too.
+    """
     if ci is None:
         return
-    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
-        raise parameter_error("evaluate", "ci", "a confidence level in the open interval (0, 1), e.g. 0.95", ci)
+    check_level(owner, ci, "ci")
     if per_query:
         raise ParameterError(
             f"{keyword('ci')} gives intervals of means; it does not apply with {keyword('per_query', True)}",

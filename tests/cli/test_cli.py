@@ -157,8 +157,8 @@ def test_ci_errors_exit_2(capsys):
     base = ["evaluate", str(RUN), "--qrels", str(QRELS), "-m", "AP"]
     for extra, expected in (
         # evaluate's own check of ci=, in the option's words (rankframe.cli._options._cli_words)
-        (["--ci", "1.5"], "--ci must be a confidence level in the open interval (0, 1), e.g. 0.95. Got 1.5 instead."),
-        (["--ci", "nan"], "--ci must be a confidence level in the open interval (0, 1)"),
+        (["--ci", "1.5"], "--ci must be a float in the open interval (0, 1), e.g. 0.95. Got 1.5 instead."),
+        (["--ci", "nan"], "--ci must be a float in the open interval (0, 1)"),
         (["--ci", "0.95", "--per-query"], "--ci gives intervals of means; it does not apply with --per-query"),
         (["--ci", "0.95", "--format", "trec"], "--format trec prints trec_eval's lines, without intervals"),
     ):

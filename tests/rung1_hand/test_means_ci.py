@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 import rankframe
+from rankframe.core.constraints import LEVEL
 
 
 def table() -> pd.DataFrame:
@@ -62,8 +63,12 @@ def test_ci_through_the_accessor_and_bad_levels():
     per_seg = df.rank_metrics.ap(ci=0.95, by="seg")
     assert list(per_seg.index) == ["long", "short", "single"]
     for bad in (0, 1, 1.5, "0.95", True):
-        with pytest.raises(rankframe.ParameterError, match=r"'ci' parameter of evaluate must be a confidence level"):
+        with pytest.raises(
+            rankframe.ParameterError, match=r"'ci' parameter of evaluate must be a float in the open"
+        ) as e:
             rankframe.evaluate(df, ["AP"], ci=bad)
+        # the one declared rule of a confidence level (compare's, anova's and segment_means' too): its words
+        assert (e.value.parameter, e.value.expected) == ("ci", LEVEL.describe())
     with pytest.raises(rankframe.ParameterError, match=r"does not apply with per_query=True"):
         rankframe.evaluate(df, ["AP"], ci=0.95, per_query=True)
 
