@@ -22,16 +22,18 @@ CREATE OR REPLACE MACRO rf__fuse_methods() AS
      'bordafuse', 'rbc', 'wsum', 'wmnz', 'mixed', 'w_bordafuse'];
 CREATE OR REPLACE MACRO rf__fuse_weighted() AS ['wsum', 'wmnz', 'mixed', 'w_bordafuse'];
 -- fused scores are rounded to rf__fused_digits() significant digits before they are ordered (and returned), as
--- rankframe.fusion.kernels.round_significant does (fusion.methods.FUSED_DIGITS, held equal by a test): scores equal in
--- exact arithmetic then tie whatever order a float sum took, and the item tie-break orders them
-CREATE OR REPLACE MACRO rf__fused_digits() AS 12;
+-- rankframe.fusion.kernels.round_significant does (rf__fused_digits() is fusion.methods.FUSED_DIGITS, written in the
+-- generated block below): scores equal in exact arithmetic then tie whatever order a float sum took, and the item
+-- tie-break orders them
 CREATE OR REPLACE MACRO rf__round_significant(x, digits) AS
     CASE WHEN x IS NULL OR isnan(x) OR isinf(x) OR x = 0 THEN x
          ELSE round(x * pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)))
               / pow(10.0, digits - 1 - least(greatest(floor(log10(abs(x))), -290), 290)) END;
--- raw scores of two systems whose spans differ more than this many times are "on different scales" (the check of a score
--- method with norm := NULL): rankframe.fusion.fuse.SCALE_RATIO, written here by python -m rankframe.fusion.sqlgen
+-- fusion's constants, written here by python -m rankframe.fusion.sqlgen from their Python definitions: the digits of the
+-- rounding above (rankframe.fusion.methods.FUSED_DIGITS), and the ratio of two systems' spans beyond which their raw
+-- scores are "on different scales" (the check of a score method with norm := NULL; rankframe.fusion.fuse.SCALE_RATIO)
 -- rf:generated-begin (python -m rankframe.fusion.sqlgen: rankframe.fusion's constants)
+CREATE OR REPLACE MACRO rf__fused_digits() AS 12;
 CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST(10.0 AS DOUBLE);
 -- rf:generated-end
 CREATE OR REPLACE MACRO rf__fuse_by_rank() AS ['rrf', 'isr', 'log_isr', 'logn_isr', 'bordafuse', 'rbc', 'w_bordafuse'];

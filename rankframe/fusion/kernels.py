@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .methods import FUSED_DIGITS
+from . import methods
 from .runs import Candidates, Runs
 
 
@@ -20,7 +20,7 @@ def fused_scores(method: str, runs: Runs, cand: Candidates, params: Mapping, wei
     Rounded to :data:`~rankframe.fusion.methods.FUSED_DIGITS` significant digits (:func:`round_significant`), so
     scores equal in exact arithmetic are equal here and their order is the item tie-break's on every engine.
     """
-    return round_significant(_raw_scores(method, runs, cand, params, weights), FUSED_DIGITS)
+    return round_significant(_raw_scores(method, runs, cand, params, weights), methods.FUSED_DIGITS)
 
 
 def round_significant(x: np.ndarray, digits: int) -> np.ndarray:

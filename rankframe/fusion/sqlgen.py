@@ -1,13 +1,18 @@
 """Fusion's constants in the SQL face, generated from their Python definitions into ``sql/fuse.sql``.
 
-``sql/fuse.sql`` holds one generated block between ``-- rf:generated-begin`` and ``-- rf:generated-end``: the macro
-``rf__fuse_scale_ratio()``, :data:`rankframe.fusion.fuse.SCALE_RATIO` (two systems' score spans that differ more than
-this many times are "on different scales" for a score method without ``norm``). ``python -m rankframe.fusion.sqlgen``
-rewrites the block; ``tests/rung1_hand/test_fusion_scale_ratio.py`` fails when it is out of date.
+``sql/fuse.sql`` holds one generated block between ``-- rf:generated-begin`` and ``-- rf:generated-end``: the macros
+``rf__fused_digits()``, :data:`rankframe.fusion.methods.FUSED_DIGITS` (fused scores are rounded to this many
+significant digits before they are ordered), and ``rf__fuse_scale_ratio()``, :data:`rankframe.fusion.fuse.SCALE_RATIO`
+(two systems' score spans that differ more than this many times are "on different scales" for a score method without
+``norm``). ``python -m rankframe.fusion.sqlgen`` rewrites the block; ``tests/rung1_hand/test_fusion_scale_ratio.py``
+fails when it is out of date, and it and ``tests/rung1_hand/test_fusion_digits.py`` change each constant and see both
+faces follow.
 
 Examples
 --------
->>> print(fuse_sql_block().splitlines()[1])
+>>> for line in fuse_sql_block().splitlines()[1:3]:
+...     print(line)
+CREATE OR REPLACE MACRO rf__fused_digits() AS 12;
 CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST(10.0 AS DOUBLE);
 """
 
@@ -18,15 +23,20 @@ from pathlib import Path
 
 BEGIN = "-- rf:generated-begin (python -m rankframe.fusion.sqlgen: rankframe.fusion's constants)"
 END = "-- rf:generated-end"
-#: the module rankframe.fusion.fuse (its name in the package is the function fuse): its constants are read at each call
+#: the modules rankframe.fusion.fuse (its name in the package is the function fuse) and rankframe.fusion.methods:
+#: their constants are read at each call
 _FUSE = importlib.import_module(f"{__package__}.fuse")
+_METHODS = importlib.import_module(f"{__package__}.methods")
 FUSE_SQL = Path(__file__).resolve().parents[2] / "sql" / "fuse.sql"
 
 
 def fuse_sql_block() -> str:
     """The generated block of sql/fuse.sql: its marker lines around the macros of fusion's constants."""
-    line = f"CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST({float(_FUSE.SCALE_RATIO)!r} AS DOUBLE);"
-    return "\n".join([BEGIN, line, END])
+    lines = [
+        f"CREATE OR REPLACE MACRO rf__fused_digits() AS {int(_METHODS.FUSED_DIGITS)};",
+        f"CREATE OR REPLACE MACRO rf__fuse_scale_ratio() AS CAST({float(_FUSE.SCALE_RATIO)!r} AS DOUBLE);",
+    ]
+    return "\n".join([BEGIN, *lines, END])
 
 
 def write(path: str | Path = FUSE_SQL) -> None:
