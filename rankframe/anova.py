@@ -21,9 +21,8 @@ from . import stats
 from .comparing.frame import misaligned_error, pair_indices, per_query_codes
 from .comparing.rules import (
     EVALUATE_OPTIONS,
-    NULL_SYSTEMS,
-    TOO_FEW_SYSTEMS,
     check_system_name,
+    check_system_series,
     hint,
     table_role,
 )
@@ -36,7 +35,6 @@ from .measures.names import Measure
 from .stats.align import MISSING
 from .stats.anova import AnovaResult, effect_size_interval, effect_sizes, split_plot_anova
 from .tables import inputs
-from .tables.schema import nested_failures
 
 if TYPE_CHECKING:
     from .evaluate import Engine
@@ -293,7 +291,7 @@ def checked_call(
         absent = [c for c in [system, *([interaction] if interaction else [])] if c not in df.columns]
         if absent:
             raise missing_columns_error(absent, list(df.columns))
-        check_systems(df[system], system)
+        check_system_series(df[system], system, OWNER)
     return AnovaCall(
         df, qrels, names, by, interaction, system, columns, missing, bool(pairs), output, with_random, level
     )
@@ -375,23 +373,6 @@ def check_names(system: object, by: list[str], interaction: str | None, columns:
         )
 
 
-def check_systems(values: pd.Series, system: str) -> None:
-    """No null system, at least 2 systems (compare's words)."""
-    nulls = values.isna()
-    if nulls.any():
-        examples = values[nulls].head(5).to_frame()
-        raise ValidationError(
-            [{"column": system, "rule": NULL_SYSTEMS, "count": int(nulls.sum()), "examples": examples}]
-        )
-    nested = nested_failures(values.to_frame(system), [system])  # lists or dicts: the long table's rule of ids
-    if nested:
-        raise ValidationError(nested)
-    found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(values)]
-    if len(found) < 2:
-        rule = TOO_FEW_SYSTEMS.format(owner=OWNER, system=system, count=len(found), found=found[:5])
-        raise ValidationError([{"column": system, "rule": rule, "count": 0, "examples": None}])
-
-
 def anova_values(
     per: pd.DataFrame,
     names: list[str],
@@ -409,7 +390,7 @@ def anova_values(
     ``random``: add :data:`RANDOM_COLUMNS` (checked by :func:`random_option`); ``ci``: the level of the pairs'
     effect size intervals.
     """
-    check_systems(per[system], system)
+    check_system_series(per[system], system, OWNER)
     segs = [*by, *([interaction] if interaction else [])]
     seg_keys, offsets, row, row_q, q_uniques, m_codes, s_codes, s_uniques = per_query_codes(
         per, segs, query, system, names

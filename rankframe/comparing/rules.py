@@ -6,9 +6,10 @@ name, not a role, not a segment, not an output column's name, present, no null v
 baseline (one of them, matched by value, with a hint when only its text matches). pandas (:func:`rankframe.compare`),
 DuckDB files and relations, Spark (:func:`rankframe.spark.compare`) and the CLI each gather what a rule needs their own
 way (the frame's values, one DuckDB aggregate, Spark's distinct values) and call the rule here, so the messages are the
-same on every face; ``sql/compare.sql`` (``rf_compare``) writes the system rules' words again in SQL, and a test holds
-its messages to the templates declared here (:data:`SYSTEM_IN_BY`, :data:`TOO_FEW_SYSTEMS`, :data:`UNKNOWN_BASELINE`,
-:data:`NULL_SYSTEMS`).
+same on every face; anova and fuse call the system rules too, in their own name (``owner``). ``sql/compare.sql``
+(``rf_compare``, ``rf_anova``) and ``sql/fuse.sql`` (``rf_fuse``) write the system rules' words again in SQL, and
+``tests/hostile/test_compare_words.py`` holds their messages to the templates declared here (:data:`SYSTEM_IN_BY`,
+:data:`TOO_FEW_SYSTEMS`, :data:`UNKNOWN_BASELINE`, :data:`NULL_SYSTEMS`).
 """
 
 from __future__ import annotations
@@ -356,19 +357,41 @@ def check_frame_system(df: pd.DataFrame, system: str, by: list[str], columns: Co
     if not isinstance(df, pd.DataFrame):
         raise parameter_error("compare", "df", "a pandas DataFrame", type(df).__name__)
     check_system_column(system, by, columns, list(df.columns), "df.rename(columns={{{name!r}: '{name}_'}})")
-    nulls = df[system].isna()
+    check_system_values(df, system)
+
+
+def check_system_values(frame: pd.DataFrame, system: str) -> None:
+    """The system column's values: no null (:data:`NULL_SYSTEMS`, a few of ``frame``'s rows shown), no list or dict."""
+    nulls = frame[system].isna()
     if nulls.any():
-        raise null_systems_error(system, int(nulls.sum()), df[nulls].head(5))
-    nested = nested_failures(df, [system])  # lists or dicts as systems: the long table's rule, before any pd.unique
+        raise null_systems_error(system, int(nulls.sum()), frame[nulls].head(5))
+    nested = nested_failures(frame, [system])  # lists or dicts as systems: the long table's rule, before any pd.unique
     if nested:
         raise ValidationError(nested)
 
 
-def check_systems(found: list, system: str) -> None:
-    """At least 2 systems among ``found`` (the distinct values of the system column, in the face's order)."""
+def distinct_systems(values: pd.Series) -> list:
+    """The distinct systems of a column, in their order of appearance, as Python values (not numpy scalars)."""
+    return [v.item() if isinstance(v, np.generic) else v for v in pd.unique(values)]
+
+
+def check_systems(found: list, system: str, owner: str = "compare", table: str | None = None) -> None:
+    """The one rule of the number of systems (compare, anova, fuse and their SQL macros): at least 2 among ``found``.
+
+    ``found``: the distinct values of the system column, in the face's order; ``owner`` names the function in the
+    words of :data:`TOO_FEW_SYSTEMS`; ``table`` the table of the ValidationError (``"runs to fuse"``), else the
+    ranking table.
+    """
     if len(found) < 2:
-        rule = TOO_FEW_SYSTEMS.format(owner="compare", system=system, count=len(found), found=found[:5])
-        raise ValidationError([{"column": system, "rule": rule, "count": 0, "examples": None}])
+        rule = TOO_FEW_SYSTEMS.format(owner=owner, system=system, count=len(found), found=found[:5])
+        failures = [{"column": system, "rule": rule, "count": 0, "examples": None}]
+        raise ValidationError(failures) if table is None else ValidationError(failures, table=table)
+
+
+def check_system_series(values: pd.Series, system: str, owner: str) -> None:
+    """The system column's values (:func:`check_system_values`), then at least 2 systems (:func:`check_systems`)."""
+    check_system_values(values.to_frame(system), system)
+    check_systems(distinct_systems(values), system, owner)
 
 
 def match_baseline(found: list, system: str, baseline: object) -> object:
@@ -438,7 +461,7 @@ def pick_baseline(df: pd.DataFrame, system: str, baseline: object, pairs: str) -
     Without ``baseline``: the system of the first row with ``pairs="baseline"``, None with ``pairs="all"``.
     Several baselines (a list or tuple) come back as a list and need ``pairs="baseline"``.
     """
-    found = [v.item() if isinstance(v, np.generic) else v for v in pd.unique(df[system])]
+    found = distinct_systems(df[system])
     check_systems(found, system)
     check_baseline_pairs(baseline, pairs)
     if baseline is None:

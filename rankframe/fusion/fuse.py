@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..comparing.rules import null_systems_error
+from ..comparing import rules as comparing_rules
 from ..core.columns import Columns
 from ..core.errors import ParameterError, ValidationError, did_you_mean, keyword, missing_columns_error, parameter_error
 from ..core.numeric import check_number
@@ -200,7 +200,7 @@ def check_table(frame: pd.DataFrame, c: Columns, reads_scores: bool, segments: l
     """
     nulls = frame[c.system].isna().to_numpy()
     if nulls.any():
-        raise null_systems_error(c.system, int(nulls.sum()), frame[nulls].head(5))
+        raise comparing_rules.null_systems_error(c.system, int(nulls.sum()), frame[nulls].head(5))
     validate(frame, c, **table_rules(list(frame.columns), c, reads_scores, segments))
 
 
@@ -224,7 +224,7 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
     Returns the weights as an array indexed like ``systems`` (None for an unweighted method).
     """
     c = plan.columns
-    check_system_count(systems, c)
+    comparing_rules.check_systems(systems, c.system, OWNER, table="runs to fuse")  # compare's rule, in fuse's name
     if str(plan.name) in {str(s) for s in systems}:
         raise ParameterError(
             f"The 'name' parameter of fuse: the fused run would be called {plan.name!r}, which is already a "
@@ -244,15 +244,6 @@ def check_systems(systems: list, plan: Plan) -> np.ndarray | None:
             parameter="name",
         )
     return _check_weights(plan.method, plan.weights, systems)
-
-
-def check_system_count(systems: list, c: Columns) -> None:
-    """Fusion needs at least 2 systems."""
-    if len(systems) < 2:
-        raise ValidationError(
-            [{"column": c.system, "rule": f"fusion needs at least 2 systems; found {systems}", "count": 0}],
-            table="runs to fuse",
-        )
 
 
 def fused_rows(frame: pd.DataFrame, runs: Runs, plan: Plan, w: np.ndarray | None) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..beyond.declare import inputs_not_taken
+from ..comparing.rules import check_systems
 from ..core.columns import Columns, column_list, judgment_columns
 from ..core.errors import ParameterError, ValidationError, missing_columns_error, parameter_error
 from ..core.numeric import check_number
@@ -27,7 +28,7 @@ from ..measures.arguments import OUTPUT_COLUMNS
 from ..measures.names import Measure
 from ..tables import inputs
 from ..tables.join import join_qrels
-from .fuse import _check_one_scale, check_columns, check_options, check_system_count, check_table, source_rows
+from .fuse import _check_one_scale, check_columns, check_options, check_table, source_rows
 from .kernels import fused_scores
 from .methods import PARAM_DEFAULTS, Grid, trained_method
 from .normalize import normalise
@@ -167,7 +168,7 @@ def fuse_train(
             table="runs to train on",
         )  # fmt: skip
     runs = read_runs(frame, c, plan.params.get("depth"))
-    check_system_count(runs.systems, c)
+    check_systems(runs.systems, c.system, OWNER, table="runs to train on")  # compare's and fuse's rule
     if plan.reads_scores and not runs.has_scores:
         raise ValidationError(
             [{"column": c.score, "rule": f"{m.name!r} fuses scores: every retrieved row needs one", "count": 0}],

@@ -18,12 +18,12 @@ import pandas as pd
 from ..anova import (
     EFFECT_SIZE,
     anova_frame,
-    check_systems,
     checked_arguments,
     one_group_error,
     pairs_frame,
     random_option,
 )
+from ..comparing.rules import check_system_series
 from ..core.columns import Columns
 from ..measures.arguments import check_level, parse_metrics
 from ..measures.names import Measure
@@ -106,7 +106,7 @@ def anova(
     )
     prepared = prepare_systems(sdf, names, segs, system, cols, validate, allow_duplicates, policies, buckets)
     found = prepared.found
-    check_systems(pd.Series(found, dtype=object), system)
+    check_system_series(pd.Series(found, dtype=object), system, "anova")  # anova's words, as rankframe.anova
     per = per_query_values(sdf, names, prepared, validate, allow_duplicates, buckets, subtopics=subtopics)
     cols = prepared.cols
     aligned = aligned_wide(per, segs, cols.query, system, found, missing)

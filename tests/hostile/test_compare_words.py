@@ -137,3 +137,41 @@ def _both(con, df, baseline="A", by=None):
 def test_the_same_table_breaks_the_same_words(con, fault, table, kw, words):
     py, sql = _both(con, table, **kw)
     assert words in py and words in sql, (fault, py, sql)
+
+
+# rf_fuse states the same system rules as rf_compare (rankframe.fuse calls comparing.rules.check_systems with its owner)
+FUSE_SQL = SQL.parent / "fuse.sql"
+FUSE_DECLARED = {
+    "null systems": rules.NULL_SYSTEMS,
+    "too few systems": rules.TOO_FEW_SYSTEMS.format(owner="rf_fuse", system="%s", count=S, found=S),
+}
+
+
+@pytest.mark.parametrize("rule", FUSE_DECLARED)
+def test_rf_fuse_says_what_the_python_rule_declares(rule):
+    messages = [m for m in error_messages(FUSE_SQL.read_text(encoding="utf-8")) if FUSE_DECLARED[rule] in m]
+    assert messages, f"no error() of sql/fuse.sql says the {rule} rule's words: {FUSE_DECLARED[rule]!r}"
+
+
+def test_one_system_is_one_rule_in_every_owners_name(con):
+    # one system 'A' (2 rows, one query each): compare, anova and fuse say the declared words with their own name,
+    # rf_compare and rf_fuse with theirs
+    one = RUNS[RUNS.system == "A"].assign(score=[2.0, 1.0])
+    for owner, call in (
+        ("compare", lambda: rankframe.compare(one, "P@1", baseline="A")),
+        ("anova", lambda: rankframe.anova(one, "P@1")),
+        ("fuse", lambda: rankframe.fuse(one, "rrf")),
+    ):
+        with pytest.raises(rankframe.ValidationError) as e:
+            call()
+        assert e.value.failures[0]["rule"] == rules.TOO_FEW_SYSTEMS.format(
+            owner=owner, system="system", count=1, found=["A"]
+        ), owner
+    con.register("one", one)
+    for owner, sql in (
+        ("rf_compare", "SELECT * FROM rf_compare('one', baseline := 'A', metrics := ['P'], k := 1)"),
+        ("rf_fuse", "SELECT * FROM rf_fuse('one', method := 'rrf')"),
+    ):
+        with pytest.raises(duckdb.Error) as e:
+            con.execute(sql).fetchall()
+        assert rules.TOO_FEW_SYSTEMS.format(owner=owner, system="system", count=1, found="'A'") in str(e.value), owner
