@@ -55,10 +55,7 @@ def check_aggregation(per_query: bool, ci: object, agg: object, engine: object) 
 
 
 def check_ci(ci: object, per_query: object, owner: str = "evaluate") -> None:
-    """The rules of ``ci``: None or a confidence level, not with ``per_query`` (every face's one check).
-
-    The level's rule is :func:`~rankframe.measures.arguments.check_level`, compare's, anova's and segment_means' too.
-    """
+    """The rules of ``ci``: None or a level (compare's rule, ``check_level``), not with ``per_query`` (every face's)."""
     if ci is None:
         return
     check_level(owner, ci, "ci")
