@@ -9,7 +9,7 @@ contract of the other engines) and the set-level rows (one per segment).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,7 @@ from ..beyond.lists import Features, Lists, Train, count_distinct, item_index
 from ..core.columns import Columns
 from ..core.errors import ParameterError
 from ..measures.names import Measure
-from ..measures.registry import BEYOND_KERNELS
+from ..measures.registry import BEYOND_KERNELS, beyond_hook
 from ..stats.aggregate import metric_labels
 from ..tables import inputs, units
 from ..tables.prepare import ranked_rows
@@ -236,6 +236,49 @@ def _train_arrays(frame: pd.DataFrame, codes: np.ndarray, n_items: int, order: n
     )
 
 
+class Checked(NamedTuple):
+    """The extra inputs after :func:`check_inputs` (None: not given)."""
+
+    catalog: pd.Series | None
+    train: pd.DataFrame | None
+    features: pd.DataFrame | None
+
+
+def check_inputs(
+    df: pd.DataFrame,
+    columns: Columns,
+    measures: Sequence[Measure],
+    *,
+    train: object = None,
+    catalog: object = None,
+    features: object = None,
+) -> Checked:
+    """The family's rules of the asked metrics' options and of the extra inputs, in one order on every engine.
+
+    The rules between a metric's options (its module's ``check_rules``), then ``catalog=``, ``train=`` and
+    ``features=`` (:func:`check_catalog`, :func:`check_train`, :func:`check_features`), then a metric's own rule of
+    features='s values (its ``check_features``: Calibration's shares), then the history's query ids
+    (:func:`check_history`). The pandas engine (:func:`lists_of`) and the DuckDB engine
+    (:func:`rankframe.engines.duckdb_beyond.evaluate`) call it, so a table with two faults says the same first one.
+    """
+    for m in measures:
+        option_rules = beyond_hook(m.spec.name, "check_rules")
+        if option_rules is not None:
+            option_rules(**m.kw)
+    items = df[columns.item]
+    catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
+    train_frame = None if train is None else check_train(train, columns, items)
+    feature_frame = None if features is None else check_features(features, columns, items)
+    if feature_frame is not None:
+        for m in measures:
+            check = beyond_hook(m.spec.name, "check_features")
+            if check is not None:
+                check(feature_frame[VALUE].to_numpy(np.float64))
+    if train_frame is not None:
+        check_history(measures, train_frame, df[columns.query], columns.query)
+    return Checked(catalog_ids, train_frame, feature_frame)
+
+
 def lists_of(
     df: pd.DataFrame,
     columns: Columns,
@@ -251,13 +294,11 @@ def lists_of(
     ``measures``: the metrics to compute, for those that read each query's own history (``BeyondSpec.history``).
     """
     items = df[columns.item]
-    catalog_ids = None if catalog is None else check_catalog(catalog, items, columns.item)
-    train_frame = None if train is None else check_train(train, columns, items)
-    feature_frame = None if features is None else check_features(features, columns, items)
+    catalog_ids, train_frame, feature_frame = check_inputs(
+        df, columns, measures, train=train, catalog=catalog, features=features
+    )
     grade = grades(df, columns, measures)
     groups, rows, offsets = ranked_rows(df, columns, by)
-    if train_frame is not None:
-        check_history(measures, train_frame, df[columns.query], columns.query)
     seg_of_unit, seg_keys = segments(groups.keys, by)
     parts = [items.to_numpy()[rows]]
     parts += [] if catalog_ids is None else [catalog_ids.to_numpy()]

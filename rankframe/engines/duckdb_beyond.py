@@ -22,7 +22,6 @@ from ..beyond.sqlgen import given_names
 from ..core.columns import Columns
 from ..core.errors import RankframeError
 from ..measures.names import Measure
-from ..measures.registry import beyond_hook
 from ..tables import units
 from ..tables.rules import ranking_column
 from . import beyond_engine
@@ -144,19 +143,11 @@ def evaluate(
     features: object = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(per-list values [*by, query, metric, value], set-level rows [*by, metric, value, n])`` by the SQL macros."""
-    for m in measures:  # the rules between options, as the pandas kernels check them (the lists road skips the SQL's)
-        rules = beyond_hook(m.spec.name, "check_rules")
-        if rules is not None:
-            rules(**m.kw)
+    # the options' and the inputs' rules, as the pandas engine checks them (the macros' own checks are skipped: ok)
+    catalog_ids, train_frame, feature_frame = beyond_engine.check_inputs(
+        df, columns, measures, train=train, catalog=catalog, features=features
+    )
     items = df[columns.item]
-    catalog_ids = None if catalog is None else beyond_engine.check_catalog(catalog, items, columns.item)
-    train_frame = None if train is None else beyond_engine.check_train(train, columns, items)
-    feature_frame = None if features is None else beyond_engine.check_features(features, columns, items)
-    if feature_frame is not None:  # a metric's own rule of features='s values, in its words (Calibration's shares)
-        for m in measures:
-            check = beyond_hook(m.spec.name, "check_features")
-            if check is not None:
-                check(feature_frame[beyond_engine.VALUE].to_numpy(np.float64))
     groups = units.group_codes(df, [*by, columns.query])
     seg_of_unit, seg_keys = beyond_engine.segments(groups.keys, by)
     # DuckDB sees a list as (seg, query) with query = a code of the query id, shared with train='s queries: a query
@@ -164,8 +155,6 @@ def evaluate(
     parts = [df[columns.query].to_numpy()]
     parts += [] if train_frame is None else [train_frame[beyond_engine.QUERY].to_numpy()]
     query_codes, n_queries, _ = item_index(*parts)
-    if train_frame is not None:
-        beyond_engine.check_history(measures, train_frame, df[columns.query], columns.query)
     unit_key = np.zeros(groups.n, dtype=np.int64)
     unit_key[groups.codes] = seg_of_unit[groups.codes] * np.int64(max(n_queries, 1)) + query_codes[0]
     key_order = np.argsort(unit_key, kind="stable")

@@ -299,3 +299,49 @@ def test_the_collisions_on_spark(case):
         out = rs.evaluate(to_spark(spark, recs), metric, columns=columns, **given)  # the means: a pandas frame
         got = (out if isinstance(out, pd.DataFrame) else collect(out))["value"].iloc[0]
         assert got == pytest.approx(want, rel=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ one order of the rules
+# Two faults in one call: both engines apply the family's rules through one function (beyond_engine.check_inputs), so
+# they say the same first fault: the options' rules, then catalog=, train=, features=, a metric's rule of features='s
+# values, the history's query ids.
+TWO_FAULTS = {
+    # ILD: hamming with output='similarity' (an option rule) and an empty features= (an input rule)
+    "option rule before an input rule": (
+        "ILD(similarity='hamming', output='similarity')",
+        {"features": FEATURES.iloc[:0]},
+        rankframe.ParameterError,
+        "output='similarity' does not apply",
+    ),
+    # Calibration: a negative share (its rule of features='s values) and train= queries as text (the history's kind)
+    "features' values before the history's kind": (
+        "Calibration",
+        {"train": HISTORY.assign(query=["1", "2"]), "features": FEATURES.assign(value=[1.0, -2.0])},
+        rankframe.ParameterError,
+        "row(s) are negative",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", TWO_FAULTS)
+def test_two_faults_give_the_same_first_error_on_both_engines(case):
+    metric, kw, error, text = TWO_FAULTS[case]
+    for engine in ("pandas", "duckdb"):
+        with pytest.raises(rankframe.RankframeError) as info:
+            rankframe.evaluate(RECS, metric, engine=engine, **kw)
+        assert type(info.value) is error and text in str(info.value), (engine, repr(info.value))
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb"])
+def test_both_engines_call_the_one_check(engine, monkeypatch):
+    from rankframe.engines import beyond_engine
+
+    class Called(rankframe.RankframeError):
+        pass
+
+    def refuse(*args, **kwargs):
+        raise Called("check_inputs")
+
+    monkeypatch.setattr(beyond_engine, "check_inputs", refuse)
+    with pytest.raises(Called):
+        rankframe.evaluate(RECS, "ARP", engine=engine, train=TRAIN)
