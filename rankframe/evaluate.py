@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 import pandas as pd
 
 from .beyond import arguments as beyond_arguments
-from .beyond.declare import refuse
 from .core import progress as progress_
 from .core.columns import Columns, column_list, judgment_columns
 from .core.errors import ParameterError, keyword, parameter_error
 from .engines import beyond_engine, intent_engine
 from .intent.declare import from_history, from_qrels, needs_subtopics
 from .intent.declare import refuse as refuse_intent
-from .measures.arguments import as_flag, check_level, check_output_names, parse_metrics
+from .measures.arguments import as_flag, check_level, check_output_names, parse_metrics, refuse_beyond
 from .measures.checks import check_grades
 from .measures.names import Measure
 from .measures.registry import POLICY_DEFAULTS, bind_policies
@@ -221,7 +220,7 @@ def evaluate(
     agg = check_aggregation(per_query, ci, agg, engine)
     n_resamples, seed = check_resampling(n_resamples, seed)
     if inputs.kind(df) in ("path", "relation"):  # the DuckDB engine's file road: not the family yet
-        refuse(measures, "duckdb_files")
+        refuse_beyond(measures, "duckdb_files")
         refuse_intent(
             measures, "duckdb_files", "the DuckDB engine's file road (a path or DuckDB relation input, the CLI)"
         )

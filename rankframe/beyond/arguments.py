@@ -11,29 +11,29 @@ engines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
+from ..core.declare import Asked
 from ..core.errors import ParameterError, keyword
-from ..intent.declare import HISTORY_INPUTS, from_history
 from .declare import BeyondSpec, missing_input
 
-if TYPE_CHECKING:
-    from ..measures.names import Measure
+#: a metric as asked (``rankframe.measures.names.Measure``): :func:`split` gives back the caller's own objects
+M = TypeVar("M", bound=Asked)
 
 
-def split(measures: Sequence[Measure]) -> tuple[list[Measure], list[Measure]]:
+def split(measures: Sequence[M]) -> tuple[list[M], list[M]]:
     """(the accuracy metrics, the beyond-accuracy metrics) of a list of measures, each in the order asked."""
     beyond = [m for m in measures if isinstance(m.spec, BeyondSpec)]
     return [m for m in measures if m not in beyond], beyond
 
 
-def is_set_level(measure: Measure) -> bool:
+def is_set_level(measure: Asked) -> bool:
     """One value per segment (Coverage, Gini, Entropy; aggregate='rows'): never per query."""
     return isinstance(measure.spec, BeyondSpec) and measure.spec.is_set_level(measure.kw)
 
 
 def check_arguments(
-    measures: Sequence[Measure],
+    measures: Sequence[Asked],
     *,
     per_query: bool,
     ci: object,
@@ -67,7 +67,7 @@ def check_arguments(
     given = {"train": train is not None, "catalog": catalog is not None, "features": features is not None}
     reads: dict[str, list[str]] = {name: [] for name in given}
     for m in measures:
-        needed = m.spec.needed(m.kw) if isinstance(m.spec, BeyondSpec) else HISTORY_INPUTS if from_history(m) else ()
+        needed = m.spec.needed(m.kw)  # declared: the family's inputs, the intent-aware recommender form's history
         for name in needed:
             if not given[name]:
                 raise missing_input(m, name)
@@ -76,11 +76,11 @@ def check_arguments(
     return {name: values[name] if readers else None for name, readers in reads.items()}
 
 
-def reads_history(measure: Measure) -> bool:
-    """The metric reads each query's own history in train= (BeyondSpec.history; like='informfully')."""
-    return (isinstance(measure.spec, BeyondSpec) and measure.spec.history) or from_history(measure)
+def reads_history(measure: Asked) -> bool:
+    """The metric reads each query's own history in train= (BeyondSpec.history; like='informfully'): declared."""
+    return measure.spec.reads_history(measure.kw)
 
 
-def reads_relevance(measures: Sequence[Measure]) -> bool:
+def reads_relevance(measures: Sequence[Asked]) -> bool:
     """Some asked metric of the family reads the ranking table's relevance column (Serendipity)."""
     return any(isinstance(m.spec, BeyondSpec) and m.spec.reads_relevance for m in measures)

@@ -85,7 +85,7 @@ class BeyondSpec(MetricSpec):
     #: it reads each query's own rows of train= (its history: Calibration), so train='s query ids must be of the
     #: ranking table's kind (numbers or text) for a query to find its history
     history: bool = False
-    #: marks the family for ``rankframe.registry.register`` (which this module's :func:`refuse` imports)
+    #: marks the family for ``rankframe.registry.register``
     beyond_family: ClassVar[bool] = True
 
     @property
@@ -112,6 +112,10 @@ class BeyondSpec(MetricSpec):
     def is_set_level(self, kw: dict[str, Any]) -> bool:
         """One value per segment with these option values (``level='set'``, or ``aggregate='rows'``)."""
         return self.level == "set" or kw.get("aggregate") == "rows"
+
+    def reads_history(self, kw: dict[str, Any]) -> bool:
+        """It reads each query's own history in train= (:attr:`history`: Calibration)."""
+        return self.history
 
     def needed(self, kw: dict[str, Any]) -> list[str]:
         """The inputs this metric reads with these option values."""
@@ -142,37 +146,6 @@ AGGREGATE = Param(
     choices=("per_list", "rows"),
 )
 E = math.e
-
-
-def refuse(measures: Sequence[Any], face: str) -> None:
-    """Raise the error of a face that does not serve the family, naming the metrics and the faces that do."""
-    asked = [
-        str(m)
-        for m in measures
-        if isinstance(m.spec, BeyondSpec)
-        and face not in m.spec.faces
-        and not (face in PER_LIST_FACES and m.spec.level == "list")
-    ]
-    sets = [str(m) for m in measures if isinstance(m.spec, BeyondSpec) and m.spec.is_set_level(m.kw)]
-    if face in SET_LEVEL_REFUSED and sets:
-        raise ParameterError(
-            f"{', '.join(sets)}: {SET_LEVEL_REFUSED[face]}.", owner=face, parameter="metrics", got=sets
-        )
-    if asked:
-        from ..measures.registry import BEYOND  # the declarations, collected after this module is imported
-
-        macros = ", ".join(f"rf_{spec.name}" for spec in sorted(BEYOND, key=lambda s: s.order))
-        raise ParameterError(
-            f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
-            f"{NOT_SERVED.get(face, face)} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
-            f"table with {keyword('engine', 'pandas')} or {keyword('engine', 'duckdb')}, the accessor "
-            "df.rank_metrics.evaluate, the polars namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL "
-            "table macros "
-            f"{macros}.",
-            owner=face,
-            parameter="metrics",
-            got=asked,
-        )
 
 
 def inputs_not_taken(measures: Sequence[Any], owner: str, instead: str) -> None:

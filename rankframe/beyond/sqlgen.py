@@ -23,7 +23,7 @@ import re
 import string
 from pathlib import Path
 
-from ..core.declare import Param, sql_literal
+from ..core.declare import Param, collect, sql_literal
 from .declare import BeyondSpec
 from .input_rules import InputRule
 
@@ -386,9 +386,10 @@ def inputs_rewritten(text: str) -> str:
 
 def main() -> None:
     """Rewrite the generated block of every ``sql/<name>.sql`` of the family (``python -m rankframe.beyond.sqlgen``)."""
-    from ..measures.registry import BEYOND
+    from .. import beyond  # the family's package: its modules are collected here, as the registry collects them
 
-    for spec in BEYOND:
+    specs, _ = collect(beyond)
+    for spec in specs:
         if not isinstance(spec, BeyondSpec):
             continue
         path = sql_path(spec)

@@ -15,11 +15,12 @@ import pandas as pd
 
 from .. import stats
 from ..beyond import arguments as beyond_arguments
-from ..beyond.declare import BeyondSpec, refuse
+from ..beyond.declare import BeyondSpec
 from ..core import progress as progress_
 from ..core.errors import ParameterError, keyword
 from ..engines import beyond_bootstrap as boot
 from ..engines import beyond_engine
+from ..measures.arguments import refuse_beyond
 from ..measures.names import Measure
 from ..stats.randomization import call_seed
 from ..tables import inputs
@@ -67,7 +68,7 @@ def compare(
             parameter="margin",
         )
     if inputs.kind(call.df) in ("path", "relation"):
-        refuse(set_level, "duckdb_files")
+        refuse_beyond(set_level, "duckdb_files")
     inputs_given = {key: options.get(key) for key in ("train", "catalog", "features")}
     options = {
         **options,

@@ -8,9 +8,12 @@ rule, the tests of the SQL macros) is derived from them. See CONTRIBUTING.md, "A
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .constraints import (  # noqa: F401 - re-exported: GainMap, sql_literal and K_MAX used to live here
     K_MAX,
@@ -344,6 +347,18 @@ class MetricSpec:
         peer = values.get("like")
         return base if peer is None else {**base, **self.presets[peer]}
 
+    def needed(self, kw: dict[str, Any]) -> list[str]:
+        """The extra inputs (train=, catalog=, features=) this metric reads with these option values: none here.
+
+        The beyond-accuracy family (``BeyondSpec``) and the intent-aware family's recommender form (``IntentSpec``,
+        ``like='informfully'``) declare theirs; the faces read this, never the family's name.
+        """
+        return []
+
+    def reads_history(self, kw: dict[str, Any]) -> bool:
+        """It reads each query's own history in train= with these option values (train='s query ids then matter)."""
+        return False
+
     def bind(self, **given: Any) -> dict[str, Any]:
         """Fill defaults and check every value against its declaration."""
         values = {p.name: p.default for p in self.params}
@@ -377,6 +392,42 @@ class MetricSpec:
                     expected=p.expected(),
                 )
         return values
+
+
+class Asked(Protocol):
+    """A metric as asked (``rankframe.measures.names.Measure``): its declaration and its bound options.
+
+    The families' rules take it, so they need not import the room that parses metric names.
+    """
+
+    @property
+    def spec(self) -> MetricSpec:
+        """The metric's declaration."""
+        ...
+
+    @property
+    def kw(self) -> dict[str, Any]:
+        """Its options, bound (defaults filled in)."""
+        ...
+
+
+def collect(package: Any) -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
+    """Every ``SPEC`` of the modules of ``package`` with its ``compute`` kernel, in the modules' order.
+
+    A module without ``SPEC`` is a helper of the family; a ``SPEC`` named otherwise than its module is an error.
+    ``rankframe.measures.registry`` collects ``metrics/``, ``beyond/`` and ``intent/`` with it, and
+    ``python -m rankframe.beyond.sqlgen`` the files of its own family.
+    """
+    found = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        spec = getattr(module, "SPEC", None)
+        if spec is None:
+            continue  # a helper module without a metric of its own
+        if spec.name != info.name:
+            raise ImportError(f"{package.__name__}.{info.name} declares a metric named {spec.name!r}")
+        found.append((spec, module.compute))
+    return tuple(s for s, _ in found), {s.name: f for s, f in found}
 
 
 #: the head of a public scalar macro (``rf_<name>``, ``rf_agg_<name>``) that checks its parameters inline: its

@@ -88,6 +88,14 @@ class IntentSpec(MetricSpec):
     faces: tuple[str, ...] = FACES
     sql: bool = True
 
+    def needed(self, kw: dict[str, Any]) -> list[str]:
+        """The recommender form (``like='informfully'``) reads train= and features= (:data:`HISTORY_INPUTS`)."""
+        return list(HISTORY_INPUTS) if self.reads_history(kw) else []
+
+    def reads_history(self, kw: dict[str, Any]) -> bool:
+        """The recommender form (``like='informfully'``) reads each query's history in train=, no qrels."""
+        return kw.get("like") == INFORMFULLY
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.nothing_relevant != "relevant":
@@ -101,7 +109,7 @@ def intent(measures: Sequence[Any]) -> list[Any]:
 
 def from_history(measure: Any) -> bool:
     """An intent-aware measure in the recommender form (``like='informfully'``): train= and features=, no qrels."""
-    return isinstance(measure.spec, IntentSpec) and measure.kw.get("like") == INFORMFULLY
+    return isinstance(measure.spec, IntentSpec) and measure.spec.reads_history(measure.kw)
 
 
 def from_qrels(measures: Sequence[Any]) -> list[Any]:

@@ -7,17 +7,19 @@ importing the engines; ``rankframe.evaluate`` re-exports them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ..beyond.declare import refuse
+from ..beyond import declare as beyond_family
 from ..core.columns import Columns
 from ..core.constraints import LEVEL
 from ..core.errors import ParameterError, keyword, parameter_error
 from ..intent import declare as intent_family
+from . import registry
 from .names import Measure, expand
 
-__all__ = ["OUTPUT_COLUMNS", "parse_metrics", "as_flag", "check_output_names"]
+__all__ = ["OUTPUT_COLUMNS", "parse_metrics", "as_flag", "check_output_names", "refuse_beyond"]
 
 #: evaluate's own output columns: no segment column (nor the query column, per query) may take these names
 OUTPUT_COLUMNS = ("metric", "value")
@@ -27,7 +29,7 @@ def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = N
     """One metric string/Measure or a list of them, parsed; at least one.
 
     ``face`` names the caller's face (``"compare"``, ``"spark"``): a metric of a family it does not serve is refused
-    there with the family's words (:func:`rankframe.beyond.declare.refuse`).
+    there with the family's words (:func:`refuse_beyond`).
     """
     if isinstance(metrics, (str, Measure)):
         metrics = [metrics]
@@ -52,11 +54,47 @@ def parse_metrics(metrics: object, owner: str = "evaluate", face: str | None = N
             )
     measures = [m for _, m in given]
     if face is not None:  # each measure by its own faces (the intent family's recommender form has fewer)
-        refuse(measures, face)
+        refuse_beyond(measures, face)
         intent_family.refuse(measures, face)
     elif owner not in (*intent_family.FACES, *intent_family.OWNERS):
         intent_family.refuse(measures, owner)
     return measures
+
+
+def refuse_beyond(measures: Sequence[Any], face: str) -> None:
+    """Raise the error of a face that does not serve the beyond-accuracy family, naming the metrics and its faces.
+
+    The family's declarations say which faces serve it (``BeyondSpec.faces``, and ``NOT_SERVED``, ``PER_LIST_FACES``,
+    ``SET_LEVEL_REFUSED`` of :mod:`rankframe.beyond.declare`); the message lists the family's SQL table macros as
+    collected (a metric added with ``rankframe.registry.register`` too), which is why the rule lives here, above
+    the family.
+    """
+    not_served = beyond_family.NOT_SERVED.get(face, face)
+    asked = [
+        str(m)
+        for m in measures
+        if isinstance(m.spec, beyond_family.BeyondSpec)
+        and face not in m.spec.faces
+        and not (face in beyond_family.PER_LIST_FACES and m.spec.level == "list")
+    ]
+    sets = [str(m) for m in measures if isinstance(m.spec, beyond_family.BeyondSpec) and m.spec.is_set_level(m.kw)]
+    if face in beyond_family.SET_LEVEL_REFUSED and sets:
+        raise ParameterError(
+            f"{', '.join(sets)}: {beyond_family.SET_LEVEL_REFUSED[face]}.", owner=face, parameter="metrics", got=sets
+        )
+    if asked:
+        macros = ", ".join(f"rf_{spec.name}" for spec in sorted(registry.BEYOND, key=lambda s: s.order))
+        raise ParameterError(
+            f"{', '.join(asked)}: the beyond-accuracy metrics (docs/beyond-accuracy.md) are not served by "
+            f"{not_served} yet; they are served by rankframe.evaluate on a pandas, Arrow or polars "
+            f"table with {keyword('engine', 'pandas')} or {keyword('engine', 'duckdb')}, the accessor "
+            "df.rank_metrics.evaluate, the polars namespace, rankframe.spark.evaluate on a Spark DataFrame and the SQL "
+            "table macros "
+            f"{macros}.",
+            owner=face,
+            parameter="metrics",
+            got=asked,
+        )
 
 
 def as_flag(name: str, value: object, owner: str = "evaluate") -> bool:

@@ -9,8 +9,6 @@ trec_eval names, the DuckDB engine and the tests of every derived piece (``tests
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 import sys
 from collections.abc import Callable
@@ -33,21 +31,6 @@ from ..core.declare import (  # noqa: F401 - re-exported: the declaration vocabu
     with_sql_guards,
 )
 from ..core.errors import unknown_name_error
-
-
-def _collect(package: Any = _metrics) -> tuple[tuple[MetricSpec, ...], dict[str, Callable]]:
-    """Every ``SPEC`` of the modules of ``package`` with its ``compute`` kernel, in declared order."""
-    found = []
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        spec = getattr(module, "SPEC", None)
-        if spec is None:
-            continue  # a helper module without a metric of its own
-        if spec.name != info.name:
-            raise ImportError(f"{package.__name__}.{info.name} declares a metric named {spec.name!r}")
-        found.append((spec, module.compute))
-    return tuple(s for s, _ in found), {s.name: f for s, f in found}
-
 
 #: the declared metrics, in their declared order
 METRICS: tuple[MetricSpec, ...] = ()
@@ -172,16 +155,16 @@ def on_change(listener: Callable[[], None]) -> None:
     listener()
 
 
-BEYOND, BEYOND_KERNELS = _collect(_beyond)
+BEYOND, BEYOND_KERNELS = declare.collect(_beyond)
 BEYOND = tuple(sorted(BEYOND, key=lambda m: (m.order, m.name)))
-INTENT, INTENT_KERNELS = _collect(_intent)
+INTENT, INTENT_KERNELS = declare.collect(_intent)
 INTENT = tuple(sorted(INTENT, key=lambda m: (m.order, m.name)))
 #: the rules between a beyond-accuracy metric's options: its module's ``check_rules(**options)``, for the metrics
 #: that declare one (the faces that do not run the numpy kernel call it before their SQL: the DuckDB engine)
 BEYOND_RULES: dict[str, Callable[..., None]] = {
     spec.name: rules for spec in BEYOND if (rules := beyond_hook(spec.name, "check_rules")) is not None
 }
-_index(*_collect())
+_index(*declare.collect(_metrics))
 _BUILT_IN = frozenset([*BY_NAME, *BEYOND_KERNELS])
 _TREC_CUT_NAME = re.compile(r"^(?P<family>[A-Za-z_]+?)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")
 

@@ -21,7 +21,6 @@ import pandas as pd
 
 from .. import stats
 from ..beyond import arguments as beyond_arguments
-from ..beyond.declare import refuse
 from ..comparing.frame import pair_indices, result_frame
 from ..comparing.rules import (
     baseline_positions,
@@ -40,6 +39,7 @@ from ..display import comparison_frame
 from ..engines import intent_engine
 from ..evaluate import parse_metrics
 from ..intent.declare import refuse as refuse_intent
+from ..measures.arguments import refuse_beyond
 from ..measures.names import Measure
 from ..measures.registry import POLICY_DEFAULTS
 from ..stats.align import MISSING_FILL, misaligned_queries, misaligned_rule, missing_values
@@ -231,7 +231,7 @@ def prepare_systems(
     measures, _, cols, policies = check_options(
         names, [*segs], True, validate, allow_duplicates, None, cols, policies, "pandas", buckets
     )
-    refuse(measures, "spark_anova" if inputs is None else "spark_compare")
+    refuse_beyond(measures, "spark_anova" if inputs is None else "spark_compare")
     refuse_intent(  # the recommender form (train=, features=): no Spark face serves it
         measures,
         "spark_anova" if inputs is None else "spark_compare",
