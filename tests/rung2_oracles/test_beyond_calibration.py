@@ -12,13 +12,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ENGINES
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
 import rankframe
 from rankframe.core.errors import ParameterError
-
-ENGINES = ["pandas", "duckdb"]
 
 
 def informfully(categories: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

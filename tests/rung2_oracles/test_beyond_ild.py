@@ -13,11 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from beyond_data import MS, ms_data
+from conftest import ENGINES
 
 import rankframe
 from rankframe.core.errors import ParameterError
-
-ENGINES = ["pandas", "duckdb"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

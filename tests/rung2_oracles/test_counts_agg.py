@@ -14,6 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ENGINES
 
 import rankframe
 import rankframe.sql as rf_sql
@@ -22,7 +23,6 @@ from rankframe.core.errors import ParameterError
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 TREC = DATA / "trec_eval" / "test"
-ENGINES = ["pandas", "duckdb"]
 COUNTS = {"NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret"}
 
 
