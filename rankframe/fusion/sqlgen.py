@@ -4,9 +4,8 @@
 ``rf__fused_digits()``, :data:`rankframe.fusion.methods.FUSED_DIGITS` (fused scores are rounded to this many
 significant digits before they are ordered), and ``rf__fuse_scale_ratio()``, :data:`rankframe.fusion.fuse.SCALE_RATIO`
 (two systems' score spans that differ more than this many times are "on different scales" for a score method without
-``norm``). ``python -m rankframe.fusion.sqlgen`` rewrites the block; ``tests/rung1_hand/test_fusion_scale_ratio.py``
-fails when it is out of date, and it and ``tests/rung1_hand/test_fusion_digits.py`` change each constant and see both
-faces follow.
+``norm``). ``python -m rankframe.fusion.sqlgen`` rewrites the block; ``tests/rung1_hand/test_fusion_constants.py``
+fails when it is out of date, and changes each constant to see both faces follow.
 
 Examples
 --------
