@@ -367,9 +367,8 @@ def _generated(part: str, w: Wiring) -> str:
         return ",\n".join(pad + c.value.replace("\n", "\n" + pad) + f' AS "{c.name}"' for c in columns)
     if part == "policy_columns":
         return ",\n".join(
-            f'{pad}rf__apply_policy(r."{c.name}", r.rf__n_judged, '
-            f"{'rf__count_n_ret(r.rf__n_ret, no_retrieved)' if c.count else 'r.rf__n_ret'}, "
-            f'{_none_column(c.nothing_relevant)}, no_relevant, no_retrieved, no_judged) AS "{c.name}"'
+            f'{pad}rf__unit_policy(r."{c.name}", r.rf__filled{"_count" if c.count else ""}, r.rf__fill, '
+            f'{_none_column(c.nothing_relevant)}, r.rf__relevant_fill) AS "{c.name}"'
             for c in columns
         )
     if part.startswith("intent_"):

@@ -13,15 +13,6 @@
 -- Set-based: one window pass numbers the ranked positions (rf_prepare), one GROUP BY computes every metric
 -- with the aggregate building blocks rf_agg_<name>.
 
--- Query-set policies (docs/metrics.md), checked in order: no judged row -> no_judged; nothing retrieved ->
--- no_retrieved; nothing relevant (metrics that need relevant items) -> no_relevant.
--- 'zero' -> 0, 'nan' -> NaN (kept, left out of means), 'skip' -> NULL (dropped); any case ('ZERO').
-CREATE OR REPLACE MACRO rf__apply_policy(v, n_judged, n_ret, nothing_relevant, no_relevant, no_retrieved, no_judged) AS
-    CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
-         WHEN n_ret = 0 THEN rf__policy_value(no_retrieved)
-         WHEN nothing_relevant THEN rf__policy_value(no_relevant)
-         ELSE v END;
-
 -- "nothing relevant" of one unit: binary metrics |R| = 0; graded (nDCG, nERR) no judged (ideal 'judged', 'full')
 -- or retrieved (ideal 'retrieved') row with a positive gain (grade > 0 and, when rel is set, grade >= rel).
 CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := false, ideal := 'judged') AS
@@ -29,10 +20,6 @@ CREATE OR REPLACE MACRO rf_agg_nothing_relevant(pos, grade, rel := 1, graded := 
          THEN count(grade) FILTER (WHERE grade > 0 AND (rel IS NULL OR grade >= rel)
                                    AND (ideal <> 'retrieved' OR pos IS NOT NULL)) = 0
          ELSE count(grade) FILTER (WHERE grade >= rel) = 0 END;
-
--- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)
-CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
-    CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
 
 -- the metric parameters of the table macros rf_per_query, rf_means, rf_compare and rf_anova, with their defaults: every
 -- parameter a metric column declares (rankframe/metrics/*.py) and the query-set policies. The loader (rankframe/sql.py)
@@ -214,13 +201,19 @@ CREATE OR REPLACE MACRO rf__per_query_ok(tbl, segments, order_by, ok, /* rf:gene
     -- the segments, then query (the order of rankframe.evaluate(..., per_query=True)'s key columns); neither COLUMNS
     -- can be empty (a COLUMNS that selects nothing is a binder error): the raw rows have metric columns and query
     FROM (SELECT COLUMNS(lambda c: lower(c) <> 'query'), COLUMNS(lambda c: lower(c) = 'query')
-          FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel),
+          FROM (SELECT q.*,
+                       -- the policies once per unit (rf__apply_policy's steps, read by every column)
+                       q.rf__n_judged = 0 OR q.rf__n_ret = 0 AS rf__filled,
+                       q.rf__n_judged = 0 OR rf__count_n_ret(q.rf__n_ret, no_retrieved) = 0 AS rf__filled_count,
+                       rf__policy_fill(q.rf__n_judged, q.rf__n_ret, no_retrieved, no_judged) AS rf__fill,
+                       rf__policy_value(no_relevant) AS rf__relevant_fill
+                FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel),
                                  rf__as_num(graded_rel), rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade),
                                  rf__as_num(p), rf__lc(p_denominator), rf__lc(r_denominator), rf__lc(ap_denominator),
                                  rf__as_num(beta), rf__as_num(log_base), TRY_CAST(gains AS MAP(DOUBLE, DOUBLE)),
                                  rf__as_bool(judged_only),
                                  -- never NULL: a NULL would prune both row branches, and the check with them
-                                 coalesce(rf__lc(ties), ''), rf__as_bool(residual), rf__lc(tail), ok)) AS r
+                                 coalesce(rf__lc(ties), ''), rf__as_bool(residual), rf__lc(tail), ok) AS q)) AS r
     WHERE NOT (r.rf__n_judged = 0 AND rf__lc(no_judged) = 'skip')
       AND NOT (r.rf__n_judged > 0 AND r.rf__n_ret = 0 AND rf__lc(no_retrieved) = 'skip');
 
@@ -251,10 +244,15 @@ CREATE OR REPLACE MACRO rf_per_query(tbl, /* rf:generated metric_params */, segm
     SELECT * FROM rf__per_query(tbl, segments, order_by, allow_duplicates, 'rf_per_query',
                                 /* rf:generated metric_args */);
 
--- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left
-CREATE OR REPLACE MACRO rf_mean(v) AS
-    coalesce(rf__xsum(CASE WHEN isnan(v) THEN NULL ELSE v END) / count(CASE WHEN isnan(v) THEN NULL ELSE v END),
-             CAST('NaN' AS DOUBLE));
+-- mean that leaves out NULL (skipped) and NaN (policy 'nan') values, NaN when nothing is left: the mean of the
+-- values left (rf__mean_left) after NaN became NULL (rf__nan_null). rf_means turns NaN into NULL in a projection
+-- below its GROUP BY and averages the columns with rf__mean_left: rf__xsum names its argument eight times, and eight
+-- copies of the CASE per metric column were a fifth of a small rf_means call's binding (issue 35)
+CREATE OR REPLACE MACRO rf__nan_null(v) AS CASE WHEN isnan(v) THEN NULL ELSE v END;
+
+CREATE OR REPLACE MACRO rf__mean_left(v) AS coalesce(rf__xsum(v) / count(v), CAST('NaN' AS DOUBLE));
+
+CREATE OR REPLACE MACRO rf_mean(v) AS rf__mean_left(rf__nan_null(v));
 
 -- rf_means(tbl, ...): one row per segment (one row in all with segments := []) with n_queries (units kept by
 -- the policies) and the mean of every metric of rf_per_query over the segment's queries, ordered by the
@@ -264,8 +262,9 @@ CREATE OR REPLACE MACRO rf_means(tbl, /* rf:generated metric_params */, segments
     SELECT * EXCLUDE (rf__all) FROM (
         SELECT COLUMNS(lambda c: (rf__is_key(c, segments) AND lower(c) <> 'query') OR c = 'rf__all'),
                count(*) AS n_queries,
-               rf_mean(COLUMNS(lambda c: list_contains(rf__metric_columns(), c)))
-        FROM (SELECT true AS rf__all, *
+               rf__mean_left(COLUMNS(lambda c: list_contains(rf__metric_columns(), c)))
+        FROM (SELECT true AS rf__all, COLUMNS(lambda c: NOT list_contains(rf__metric_columns(), c)),
+                     rf__nan_null(COLUMNS(lambda c: list_contains(rf__metric_columns(), c)))
               FROM rf__per_query(tbl, segments, order_by, allow_duplicates, 'rf_means',
                                  /* rf:generated metric_args */))
         GROUP BY ALL)

@@ -378,12 +378,9 @@ CREATE OR REPLACE MACRO rf__intent_sys_col(c, segments) AS
 CREATE OR REPLACE MACRO rf__intent_desc_col(c, segments) AS
     rf__is_unit_col(c, segments) AND NOT (c = 'system' AND list_contains(TRY_CAST(segments AS VARCHAR[]), c));
 
--- a value after the query-set policies (rf__apply_policy's order: no judged row, nothing retrieved, no subtopic)
+-- a value after the query-set policies (rf__apply_policy: no judged row, nothing retrieved, no subtopic)
 CREATE OR REPLACE MACRO rf__intent_policy(v, n_judged, n_ret, n_sub, no_relevant, no_retrieved, no_judged) AS
-    CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged)
-         WHEN n_ret = 0 THEN rf__policy_value(no_retrieved)
-         WHEN n_sub = 0 THEN rf__policy_value(no_relevant)
-         ELSE v END;
+    rf__apply_policy(v, n_judged, n_ret, n_sub = 0, no_relevant, no_retrieved, no_judged);
 
 -- the output columns (lower case: a segment may not be named like one)
 CREATE OR REPLACE MACRO rf__intent_outputs() AS

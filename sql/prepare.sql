@@ -271,6 +271,27 @@ CREATE OR REPLACE MACRO rf__ap_sum(hitpos) AS
 CREATE OR REPLACE MACRO rf__policy_value(choice) AS
     CASE rf__lc(choice) WHEN 'zero' THEN CAST(0 AS DOUBLE) WHEN 'nan' THEN CAST('NaN' AS DOUBLE) ELSE NULL END;
 
+-- Query-set policies (docs/metrics.md), checked in order: no judged row -> no_judged; nothing retrieved ->
+-- no_retrieved; nothing relevant (metrics that need relevant items) -> no_relevant.
+-- 'zero' -> 0, 'nan' -> NaN (kept, left out of means), 'skip' -> NULL (dropped); any case ('ZERO').
+-- rf__apply_policy is the rule; rf__unit_policy its steps for a unit whose fill is computed once (rf__per_query_ok
+-- computes rf__policy_fill and rf__policy_value(no_relevant) once per unit, not once per column: 21 copies of the
+-- policies were a large part of a small rf_per_query call's binding, issue 35)
+CREATE OR REPLACE MACRO rf__unit_policy(v, filled, fill, nothing_relevant, relevant_fill) AS
+    CASE WHEN filled THEN fill WHEN nothing_relevant THEN relevant_fill ELSE v END;
+
+-- a unit's value when the unit itself has one (no judged row, nothing retrieved), whatever the metric
+CREATE OR REPLACE MACRO rf__policy_fill(n_judged, n_ret, no_retrieved, no_judged) AS
+    CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged) ELSE rf__policy_value(no_retrieved) END;
+
+CREATE OR REPLACE MACRO rf__apply_policy(v, n_judged, n_ret, nothing_relevant, no_relevant, no_retrieved, no_judged) AS
+    rf__unit_policy(v, n_judged = 0 OR n_ret = 0, rf__policy_fill(n_judged, n_ret, no_retrieved, no_judged),
+                    nothing_relevant, rf__policy_value(no_relevant));
+
+-- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)
+CREATE OR REPLACE MACRO rf__count_n_ret(n_ret, no_retrieved) AS
+    CASE WHEN rf__lc(no_retrieved) = 'zero' THEN greatest(n_ret, 1) ELSE n_ret END;
+
 -- ------------------------------------------------------------------------------------------ the table
 -- The table macros (rf_prepare, rf_per_query, rf_means, rf_validate) check their table and parameters once per
 -- call in a one-row subquery (rf__check_table), so the errors fire on an empty table too and never depend on
@@ -399,32 +420,16 @@ CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
 -- rf__prepare is the same with the check as an argument: ok is a scalar subquery over rf__check_table (one row),
 -- applied to the rows before anything else, so that the check's error always comes before any error of a
 -- metric computed over those rows.
--- the rows of the window branches: the unit's key rf__part (the query itself without segments, which is fast,
--- else a struct of (segments..., query)), the sort key rf__key (rank ascending, or score descending) and the
--- score's tie-break rf__tie (item descending as a string, trec_eval). The query column comes out as rf__q, and
--- without segments rf__part IS that column (the branches turn it back into query): the window then carries the
--- query once, not twice (issue 10: about 5% of the 'rank' statement's CPU).
-CREATE OR REPLACE MACRO rf__keyed(tbl, segments, order_by, ok) AS TABLE
-    SELECT u.* EXCLUDE (rf__rank),
-           COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__q' ELSE 'rf__unit' END) AS rf__part,
-           CASE WHEN rf__lc(order_by) <> 'rank' OR rf__is_number_type(typeof(u.rf__rank))
-                     OR typeof(u.rf__rank) = '"NULL"'  -- a missing rank column: rf__input's error comes first
-                THEN u.rf__rank
-                ELSE error('rf:table[rank]: rank must be numeric (null = judged but not retrieved) for order_by := '
-                           || '''rank''.')
-                END AS rf__rank
-    FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c) AND lower(c) <> 'query'),
-                 s.query AS rf__q,
-                 row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
-                 CAST(s.item AS VARCHAR) AS rf__tie,
-                 CAST(COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
-                                                 ELSE 'query' END)
-                      AS DOUBLE)
-                     * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key,
-                 COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) = 'rank' THEN 'rank' ELSE 'query' END)
-                     AS rf__rank
-          FROM rf__input(tbl, rf__required(order_by)) AS s
-          WHERE coalesce(rf__lc(order_by), '') <> 'position' AND ok) AS u;
+-- Its WITH items are each bound once (issue 35: binding is most of a small call, and each name of a macro argument or
+-- each call of a table macro is a copy the binder binds again): rf__checked holds ok's one row (MATERIALIZED: the
+-- check chain was bound three times, once per branch), rf__in the table's rows once the check passed (rf__input's
+-- own check bound once, not three times), rf__keyed the rows of the two window branches (DuckDB inlines rf__in and
+-- rf__keyed: the plan scans the table once, in the branch order_by keeps).
+-- rf__keyed: the unit's key rf__part (the query itself without segments, which is fast, else a struct of
+-- (segments..., query)), the sort key rf__key (rank ascending, or score descending) and the score's tie-break rf__tie
+-- (item descending as a string, trec_eval). The query column comes out as rf__q, and without segments rf__part IS
+-- that column (the branches turn it back into query): the window then carries the query once, not twice (issue 10:
+-- about 5% of the 'rank' statement's CPU).
 
 -- Whether a unit's ranks are exactly 1..n (order_by := 'position' takes them as positions): their count n, the
 -- largest (guarded against ranks below 1) and their XOR, which for 1..n has a closed form (rf__xor_1_to).
@@ -454,12 +459,36 @@ CREATE OR REPLACE MACRO rf__agg_is_1_to_n(pos) AS
 -- an empty input, and its query column (so the union's) lost the min/max statistics that DuckDB's perfect hash
 -- aggregate needs (decision 10, "Third pass").
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
+    WITH rf__checked AS MATERIALIZED (SELECT ok AS rf__ok),
+    rf__in AS (SELECT * FROM rf__input(tbl, rf__required(order_by)) AS s WHERE (SELECT c.rf__ok FROM rf__checked AS c)),
+    rf__keyed AS (
+        SELECT u.* EXCLUDE (rf__rank),
+               COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__q' ELSE 'rf__unit' END) AS rf__part,
+               CASE WHEN rf__lc(order_by) <> 'rank' OR rf__is_number_type(typeof(u.rf__rank))
+                         OR typeof(u.rf__rank) = '"NULL"'  -- a missing rank column: rf__input's error comes first
+                    THEN u.rf__rank
+                    ELSE error('rf:table[rank]: rank must be numeric (null = judged but not retrieved) for order_by := '
+                               || '''rank''.')
+                    END AS rf__rank
+        FROM (SELECT COLUMNS(lambda c: NOT rf__reserved(c) AND lower(c) <> 'query'),
+                     s.query AS rf__q,
+                     row(*COLUMNS(lambda c: rf__is_unit_col(c, segments))) AS rf__unit,
+                     CAST(s.item AS VARCHAR) AS rf__tie,
+                     CAST(COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) IN ('rank', 'score') THEN rf__lc(order_by)
+                                                     ELSE 'query' END)
+                          AS DOUBLE)
+                         * CASE rf__lc(order_by) WHEN 'rank' THEN 1.0 ELSE -1.0 END AS rf__key,
+                     COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) = 'rank' THEN 'rank' ELSE 'query' END)
+                         AS rf__rank
+              FROM rf__in AS s
+              WHERE coalesce(rf__lc(order_by), '') <> 'position') AS u
+    )
     SELECT COLUMNS(lambda c: NOT rf__reserved(c)),
            CAST(COLUMNS(lambda c: lower(c) = CASE WHEN rf__lc(order_by) = 'position' THEN 'rank' ELSE 'query' END) AS BIGINT)
                AS rf_pos,
            CAST(s.relevance AS DOUBLE) AS rf_g
-    FROM rf__input(tbl, rf__required(order_by)) AS s
-    WHERE coalesce(rf__lc(order_by), '') = 'position' AND ok
+    FROM rf__in AS s
+    WHERE coalesce(rf__lc(order_by), '') = 'position'
     UNION ALL BY NAME
     SELECT * FROM (
         SELECT t.* EXCLUDE (rf__key, rf__unit, rf__tie, rf__part, rf__rank, rf__q),
@@ -467,7 +496,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                CASE WHEN t.rf__rank IS NOT NULL THEN row_number() OVER (
                     PARTITION BY t.rf__part ORDER BY t.rf__rank ASC NULLS LAST) END AS rf_pos,
                CAST(t.relevance AS DOUBLE) AS rf_g
-        FROM rf__keyed(tbl, segments, order_by, ok) AS t)
+        FROM rf__keyed AS t)
     WHERE coalesce(rf__lc(order_by), '') NOT IN ('position', 'score')  -- 'rank'; a bad value reaches ok's error
     UNION ALL BY NAME
     SELECT * FROM (
@@ -476,7 +505,7 @@ CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
                CASE WHEN t.rf__key IS NOT NULL THEN row_number() OVER (
                     PARTITION BY t.rf__part ORDER BY t.rf__key ASC NULLS LAST, t.rf__tie DESC) END AS rf_pos,
                CAST(t.relevance AS DOUBLE) AS rf_g
-        FROM rf__keyed(tbl, segments, order_by, ok) AS t)
+        FROM rf__keyed AS t)
     WHERE rf__lc(order_by) = 'score';
 
 CREATE OR REPLACE MACRO rf_prepare(tbl, segments := [], order_by := 'rank') AS TABLE

@@ -179,11 +179,11 @@ def build_sql(
         for i, (m, env) in enumerate(zip(measures, envs))
     )
     pol = ", ".join(_literal(policies[p]) for p in ("no_relevant", "no_retrieved", "no_judged"))
-    # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine)
-    keeps = policies["no_retrieved"] == "zero"
+    # a count (NumRel, ...) keeps its value on an empty list under no_retrieved='zero' (as the numpy engine):
+    # sql/evaluate.sql's rf__count_n_ret, as the table macros
+    kept = f"rf__count_n_ret(n_ret, {_literal(policies['no_retrieved'])})"
     applied = ",\n  ".join(
-        f"rf__apply_policy(m{i}, n_judged, {'greatest(n_ret, 1)' if m.spec.count and keeps else 'n_ret'}, r{i}, "
-        f"{pol}) AS m{i}"
+        f"rf__apply_policy(m{i}, n_judged, {kept if m.spec.count else 'n_ret'}, r{i}, {pol}) AS m{i}"
         for i, m in enumerate(measures)
     )
     seg_list = "[" + ", ".join(_literal(c) for c in segments) + "]"

@@ -198,13 +198,16 @@ def test_table_macros_have_a_column_per_metric(spec):
     assert tied == ("ties" in declared), (
         f"\"{col}\": a ties = 'average' branch in the table macros iff it declares ties"
     )
+    # the policies, once per unit (rf__per_query_ok's rf__filled / rf__filled_count, the latter through
+    # rf__count_n_ret: a count keeps its value on an empty list), applied to the column by rf__unit_policy
     applied = re.search(
-        rf'rf__apply_policy\(r\."{col}", r\.rf__n_judged, (r\.rf__n_ret|rf__count_n_ret\(r\.rf__n_ret, no_retrieved\)), '
-        r"([\w.]+),",
+        rf'rf__unit_policy\(r\."{col}", (r\.rf__filled|r\.rf__filled_count), r\.rf__fill, ([\w.]+), '
+        r"r\.rf__relevant_fill\)",
         text,
     )
     assert applied, f'rf__per_query does not apply the policies to "{col}"'
-    count = applied.group(1) != "r.rf__n_ret"
+    assert "rf__count_n_ret(q.rf__n_ret, no_retrieved) = 0 AS rf__filled_count" in text
+    count = applied.group(1) != "r.rf__filled"
     assert count == spec.count, f'"{col}": rf__count_n_ret in the table macros iff the metric is a declared count'
     assert applied.group(2) == _NONE_COLUMN[spec.nothing_relevant], (
         f'"{col}": the table macros test nothing relevant with {applied.group(2)}, the declaration says '
