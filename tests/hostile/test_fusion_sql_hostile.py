@@ -28,6 +28,8 @@ TABLES = {
     "ranks_only": RUNS.drop(columns="score").assign(rank=[1, 2, 1, 1, 1]),
     "twice": pd.concat([RUNS, RUNS.iloc[:1]], ignore_index=True),
     "null_system": RUNS.assign(system=["a", None, "b", "b", "c"]),
+    # two rows without a system on the same (query, item): two offending rows (not one key), as rankframe.fuse counts
+    "null_system_twice": pd.concat([RUNS, RUNS.iloc[:1].assign(system=None), RUNS.iloc[:1].assign(system=None)]),
     "empty": RUNS.iloc[:0],
     # BM25-like 5..25 next to a cosine's 0.1..0.9: disjoint ranges
     "scales": pd.DataFrame(
@@ -115,6 +117,7 @@ CASES = {
     "system not a name": ("rf_fuse('runs', system := 5)", ParameterError, None, "must be a column name"),
     "item twice": ("rf_fuse('twice')", ValidationError, "item", "item must be unique within each (system, query)"),
     "null system": ("rf_fuse('null_system')", ValidationError, "system", "every row must name its system"),
+    "null system rows counted": ("rf_fuse('null_system_twice')", ValidationError, "system", "(2 offending row(s))"),
     # a parameter error comes before the table's: the checks run in order, once, before any row is fused
     "param before table": ("rf_fuse('no_order', method := 'nope')", ParameterError, None, "'method' parameter"),
 }

@@ -24,7 +24,7 @@ SQL = Path(__file__).resolve().parents[2] / "sql"
 #: aggregates whose result depends on the order of their input rows (float sums, lists, strings)
 ORDER_SENSITIVE = ("list", "array_agg", "string_agg", "sum", "avg", "product", "fsum", "sumkahan", "kahan_sum")
 #: sums of integers (exact in any order), by their whole text
-EXACT = {"sum(d.rf__n)", "sum(p.rf__c)", "sum(s.rf__bad_rank)", "sum(s.rf__inf_score)"}  # counts (count(*))
+EXACT = {"sum(d.rf__n)", "sum(p.rf__c)", "sum(k.rf__n)", "sum(s.rf__rows)", "sum(s.rf__dups)"}  # counts (count(*))
 #: the co-occurrence budget's work: |H| x |H ∩ L| per train query, products of two counts (BIGINT)
 EXACT |= {"sum(w.rf__len * w.rf__in)"}
 #: rf_agreement's disagreement weights are HUGEINT (0/1, |i - j|, (i - j)^2 of label indices): integer sums
