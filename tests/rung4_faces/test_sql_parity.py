@@ -116,7 +116,7 @@ def test_per_query_table_macro_matches_engine():
             "relevance": [1, 0, 2, 1, 0, None, 3],
         }
     )
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", df)
     wide = con.execute("FROM rf_per_query('t', k := 3, segments := ['seg']) ORDER BY seg, query").df()
     means = con.execute("FROM rf_means('t', k := 3, segments := ['seg'])").df()
