@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from faces import run_cli
+from faces import macro_connection, run_cli
 
 import rankframe
 import rankframe.sql
@@ -57,7 +56,7 @@ def _label(spec, k=None) -> str:
 
 @pytest.fixture(scope="module")
 def sql_faces():
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("runs", RUNS)
     con.register("one", ONE)
     cols = ", ".join(f'"{m.canonical}"' for m in TABLE)
@@ -184,7 +183,7 @@ FEATURES = pd.DataFrame({"item": [f"d{i}" for i in range(6)], "feature": ["x", "
 @pytest.fixture(scope="module")
 def sql_names():
     """The columns of rf_means, and a connection with the macros installed (planned and installed once)."""
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("one", ONE)
     columns = con.sql("SELECT * FROM rf_means('one')").columns
     yield columns, con
