@@ -19,6 +19,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -98,7 +99,7 @@ def road_evaluate(engine):
 
 
 def road_macros(case, metric, kw):
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     try:
         con.register("recs", RECS)
         args = ""

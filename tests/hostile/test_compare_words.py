@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 from test_sql_error_codes import _code_only, _literal_at
 
 import rankframe
@@ -101,7 +102,7 @@ RUNS = pd.DataFrame(
 
 @pytest.fixture(scope="module")
 def con():
-    c = rankframe.sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -79,6 +80,5 @@ def test_the_sql_macros_read_the_budget_and_say_the_same_words(con, owner):
 
 
 def test_the_generated_budget_is_the_python_constant():
-    con = duckdb.connect()
-    rankframe.sql.install(con)
+    con = macro_connection()
     assert con.execute("SELECT rf__cooccurrence_budget()").fetchone()[0] == similarity.COOCCURRENCE_BUDGET

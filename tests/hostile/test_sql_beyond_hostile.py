@@ -6,8 +6,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
-import rankframe.sql
 from rankframe.core.errors import ParameterError, ValidationError
 from rankframe.engines.duckdb_engine import split_sql_error, translate_error
 
@@ -18,7 +18,7 @@ CATALOG = pd.DataFrame({"item": ["x", "y", "z"]})
 
 @pytest.fixture(scope="module")
 def con():
-    c = rankframe.sql.install(duckdb.connect())
+    c = macro_connection()
     c.register("recs", RECS)
     c.register("tr", TRAIN)
     c.register("cat", CATALOG)

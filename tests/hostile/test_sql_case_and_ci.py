@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -24,7 +25,7 @@ RUNS = pd.DataFrame(
 
 @pytest.fixture(scope="module")
 def con():
-    c = rankframe.sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

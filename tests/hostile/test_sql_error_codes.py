@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -124,7 +125,7 @@ def test_every_error_call_of_sql_starts_with_a_known_code():
 
 @pytest.fixture(scope="module")
 def con():
-    c = rankframe.sql.install(duckdb.connect())
+    c = macro_connection()
     table = pd.DataFrame({"query": [1, 1, 2], "item": ["a", "a", "b"], "rank": [1, 3, 1], "relevance": [1, 0, 1]})
     c.register("t", table)
     c.register("no_rel", table.drop(columns="relevance"))

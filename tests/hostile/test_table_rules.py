@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 from test_sql_error_codes import _code_only, error_calls
 
 import rankframe
@@ -118,7 +119,7 @@ def duckdb_face(table, by):
 
 @pytest.fixture(scope="module")
 def sql_con():
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     yield con
     con.close()
 

@@ -29,6 +29,42 @@ QRELS = str(EX / "tiny.qrels")
 CHROMIUM = Path("/usr/bin/chromium")
 
 
+def _examples(*names: str) -> list:
+    """Names from modules of examples/ (screenshot_report's check and ARGS, gallery's tables)."""
+    sys.path.insert(0, str(EX))
+    try:
+        import gallery
+        import screenshot_report
+    finally:
+        sys.path.remove(str(EX))
+    modules = (screenshot_report, gallery)
+    return [next(getattr(m, n) for m in modules if hasattr(m, n)) for n in names]
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium for the module's browser tests, each on a page of its own (a context of its own,
+    closed after it): a launch is ~1 CPU-s, five launches became one."""
+    from playwright.sync_api import sync_playwright
+
+    (args,) = _examples("ARGS")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=args)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def long_names_report(tmp_path_factory):
+    """examples/gallery.py's 6 systems and 4 segments with long names, one report (~3 CPU-s), seen at two widths."""
+    make_runs, system_names = _examples("make_runs", "system_names")
+    path = tmp_path_factory.mktemp("wide") / "wide.html"
+    rankframe.report(make_runs(60), "AP", baseline=system_names()[0], by="segment", path=path)
+    return path
+
+
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     """The same report written by the command and by Python: 3 systems, 8 queries in 2 segments."""
@@ -106,15 +142,11 @@ def test_system_names_that_look_like_markup(tmp_path):
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
-def test_report_renders_in_headless_chromium(reports, tmp_path):
-    sys.path.insert(0, str(EX))
-    try:
-        from screenshot_report import check
-    finally:
-        sys.path.remove(str(EX))
+def test_report_renders_in_headless_chromium(reports, tmp_path, chromium):
+    (check,) = _examples("check")
     _, py_path, _ = reports
     png = tmp_path / "report.png"
-    seen = check(py_path, png, width=1000, height=800)
+    seen = check(py_path, png, width=1000, height=800, browser=chromium)
     assert seen["errors"] == []
     assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
     assert seen["title"] == "AP <by length>" and seen["tables"] == 5
@@ -204,18 +236,11 @@ def test_a_segment_that_varies_within_a_query_is_evaluated_again_for_all_queries
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
 @pytest.mark.parametrize("width", [1400, 390])
-def test_a_report_of_long_names_never_overflows_the_page(tmp_path, width):
+def test_a_report_of_long_names_never_overflows_the_page(tmp_path, width, long_names_report, chromium):
     # examples/gallery.py: 6 systems and 4 segments with long names; the tables are wider than a phone (and,
     # with every column, than 1,400 px): the page must not scroll sideways, each table scrolls in its own box
-    sys.path.insert(0, str(EX))
-    try:
-        from gallery import make_runs, system_names
-        from screenshot_report import check
-    finally:
-        sys.path.remove(str(EX))
-    path = tmp_path / "wide.html"
-    rankframe.report(make_runs(60), "AP", baseline=system_names()[0], by="segment", path=path)
-    seen = check(path, tmp_path / "wide.png", width=width, height=800)
+    (check,) = _examples("check")
+    seen = check(long_names_report, tmp_path / "wide.png", width=width, height=800, browser=chromium)
     assert seen["errors"] == []
     assert seen["scroll_width"] <= seen["inner_width"] == width
     # the comparison over all queries: delta and p adj. are in view without scrolling, on a phone too
@@ -295,16 +320,9 @@ def test_the_command_writes_one_systems_report_of_a_table_without_a_system_colum
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
-def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_left(tmp_path):
+def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_left(tmp_path, chromium):
     # a page styled as JupyterLab's dark theme (light text on a dark background, cells right-aligned by default):
     # the caption takes the page's text colour (contrast >= 4.5, WCAG AA), text columns are left-aligned
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(EX))
-    try:
-        from screenshot_report import ARGS
-    finally:
-        sys.path.remove(str(EX))
     out = rankframe.compare(pd.read_parquet(EX / "paired.parquet"), "AP", baseline="bm25")
     page_html = (
         "<html><head><style>body{background:#111111;color:#e0e0e0} td,th{text-align:right}</style></head><body>"
@@ -313,18 +331,16 @@ def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_le
     )
     path = tmp_path / "dark.html"
     path.write_text(page_html, encoding="utf-8")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page()
-            page.goto(path.as_uri())
-            colour = page.evaluate("getComputedStyle(document.querySelector('table.rankframe caption')).color")
-            opacity = page.evaluate("getComputedStyle(document.querySelector('table.rankframe caption')).opacity")
-            align = page.evaluate(
-                "[...document.querySelector('table.rankframe tbody tr').cells].map(c => getComputedStyle(c).textAlign)"
-            )
-        finally:
-            browser.close()
+    page = chromium.new_page()
+    try:
+        page.goto(path.as_uri())
+        colour = page.evaluate("getComputedStyle(document.querySelector('table.rankframe caption')).color")
+        opacity = page.evaluate("getComputedStyle(document.querySelector('table.rankframe caption')).opacity")
+        align = page.evaluate(
+            "[...document.querySelector('table.rankframe tbody tr').cells].map(c => getComputedStyle(c).textAlign)"
+        )
+    finally:
+        page.close()
     rgb = np.array([float(v) for v in re.findall(r"[\d.]+", colour)[:3]]) / 255
     rgb = rgb * float(opacity) + np.array([0x11, 0x11, 0x11]) / 255 * (1 - float(opacity))  # drawn over the page
 
@@ -340,30 +356,21 @@ def test_a_table_on_a_dark_notebook_theme_keeps_its_caption_readable_and_text_le
 @pytest.mark.browser
 @pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed")
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs Debian's chromium)")
-def test_a_wide_window_is_used_and_no_caption_is_cut(tmp_path):
+def test_a_wide_window_is_used_and_no_caption_is_cut(tmp_path, chromium):
     # issue 33: at a 1,400 px window the report used ~1,100 px, so its tables scrolled sideways and the captions of
     # the scrolled tables were cut mid-word at the edge. Now the page takes the window (up to 1,600 px) and a caption
     # wraps within the visible width: its right edge lies inside the viewport, whatever its table's width
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(EX))
-    try:
-        from screenshot_report import ARGS
-    finally:
-        sys.path.remove(str(EX))
     path = tmp_path / "wide.html"
     paired = pd.read_parquet(EX / "paired.parquet")
     rankframe.report(paired, ["R@20", "AP", "nDCG@10"], baseline="bm25", n_resamples=200, seed=1, path=path)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(path.as_uri())
-            body = page.evaluate("document.body.getBoundingClientRect().width")
-            edges = page.evaluate(
-                "[...document.querySelectorAll('table.rankframe caption')].map(c => c.getBoundingClientRect().right)"
-            )
-        finally:
-            browser.close()
+    page = chromium.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.goto(path.as_uri())
+        body = page.evaluate("document.body.getBoundingClientRect().width")
+        edges = page.evaluate(
+            "[...document.querySelectorAll('table.rankframe caption')].map(c => c.getBoundingClientRect().right)"
+        )
+    finally:
+        page.close()
     assert body >= 1350, body
     assert edges and max(edges) <= 1400, edges

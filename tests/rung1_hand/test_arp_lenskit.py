@@ -12,6 +12,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -32,7 +33,7 @@ def test_lenskit_preset_every_face():
     got = [
         float(rankframe.evaluate(RECS, metric, train=TRAIN, engine=e)["value"].iloc[0]) for e in ("pandas", "duckdb")
     ]
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("recs", RECS)
     con.register("tr", TRAIN)
     got.append(

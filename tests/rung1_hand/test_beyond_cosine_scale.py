@@ -12,6 +12,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -31,7 +32,7 @@ def _evaluate(engine):
 
 
 def _macros(features):
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("recs", RECS)
     con.register("feat", features)
     con.register("tr", TRAIN)

@@ -13,6 +13,7 @@ import math
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -32,7 +33,7 @@ EVEN = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "z"], "rank"
 
 def _faces(df: pd.DataFrame, metric: str, sql_call: str) -> list[float]:
     got = [float(rankframe.evaluate(df, metric, engine=e)["value"].iloc[0]) for e in ("pandas", "duckdb")]
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("recs", df)
     got.append(float(con.execute(f"SELECT value FROM {sql_call}").fetchall()[0][0]))
     portable = duckdb.connect()

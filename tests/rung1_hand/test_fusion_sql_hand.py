@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import pandas as pd
 import pytest
-
-import rankframe.sql as rf_sql
+from faces import macro_connection
 
 RUNS = pd.DataFrame(
     [
@@ -36,7 +34,7 @@ RUNS = pd.DataFrame(
 
 @pytest.fixture(scope="module")
 def con():
-    c = rf_sql.install(duckdb.connect())
+    c = macro_connection()
     c.register("runs", RUNS)
     # the same runs with a rank column that reverses a's q1 list: rank wins over score
     c.register("ranked", RUNS.assign(rank=[3, 2, 1, 1, 2, 1, 2, 1, 1]))

@@ -17,13 +17,12 @@ the SQL) is worked too: weights s1 = 0.2, s2 = 0.6,
 
 from __future__ import annotations
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
-import rankframe.sql as rf_sql
 from rankframe.fusion.kernels import round_significant
 from rankframe.fusion.methods import FUSED_DIGITS
 
@@ -60,7 +59,7 @@ def test_pandas_orders_exact_ties_by_item(case):
 @pytest.mark.parametrize("case", list(CASES))
 def test_sql_orders_exact_ties_by_item(case):
     s1, s2, (w1, w2), want = CASES[case]
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("runs_t", runs_of(s1, s2))
     got = con.execute(
         f"SELECT item, score, rank FROM rf_fuse('runs_t', method := 'w_bordafuse', "
@@ -71,7 +70,7 @@ def test_sql_orders_exact_ties_by_item(case):
 
 
 def test_sql_rounds_with_the_declared_digits():
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     assert con.execute("SELECT rf__fused_digits()").fetchone()[0] == FUSED_DIGITS
 
 
@@ -83,7 +82,7 @@ def test_sql_rounds_with_the_declared_digits():
 )  # fmt: skip
 def test_round_significant_on_both_engines(x, want):
     assert round_significant(np.array([x]), FUSED_DIGITS)[0] == pytest.approx(want, rel=1e-15)
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     got = con.execute("SELECT rf__round_significant(?::DOUBLE, rf__fused_digits())", [x]).fetchone()[0]
     assert got == pytest.approx(want, rel=1e-15)
 

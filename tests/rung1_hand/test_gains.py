@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import pandas as pd
 import pytest
 import strategies as S
 from conftest import hypothesis_examples, load_real, long_table, trec_dicts
+from faces import macro_connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankframe
-from rankframe import sql as rf_sql
 
 L3 = 1 / math.log2(3)  # the discount of position 2
 
@@ -52,7 +51,7 @@ def test_positive_gain_of_grade_zero_by_hand(engine, metric, values):
 
 
 def test_positive_gain_of_grade_zero_sql_macros():
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     try:
         # query r of ZERO_GAIN as a list: grades [0, 1], judged [0, 1]
         got = con.execute("SELECT rf_ndcg([0, 1], [0, 1], gains := MAP {0: 1, 1: 4})").fetchall()[0][0]

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import trec_dicts
+from faces import macro_connection
 
 import rankframe
-from rankframe import sql as rf_sql
 
 # ir_measures test/test_pytrec_eval.py test_judged_only: D0 is judged -1, D2 unjudged. In score order the run is
 # D0 (-1), D2 (null), D3 (2), D1 (1), D4 (1); judged_only keeps D3, D1, D4 = grades [2, 1, 1], the ideal order of
@@ -115,7 +114,7 @@ def test_judged_only_with_negative_grades_equals_pytrec_eval(engine):
 
 @pytest.fixture(scope="module")
 def con():
-    c = rf_sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

@@ -12,6 +12,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -84,10 +85,12 @@ def _joined() -> pd.DataFrame:
 
 @pytest.mark.parametrize(("k", "want"), EXPECTED)
 def test_rectools_ndcg_sql_macro_and_portable_sql(k, want):
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", _joined())
     # the aggregate macro takes like := 'rectools' (gain and ideal: NULL = the preset's value)
-    con.sql("CREATE VIEW v AS SELECT user_id AS query, item_id AS item, position AS rank, rating AS relevance FROM t")
+    con.sql(
+        "CREATE TEMP VIEW v AS SELECT user_id AS query, item_id AS item, position AS rank, rating AS relevance FROM t"
+    )
     rows = con.execute(
         f"""SELECT query, rf_agg_ndcg(rf_pos, rf_g, k := {k}, "like" := 'rectools') AS v
         FROM rf_prepare('v') GROUP BY query HAVING count(rf_g) > 0 ORDER BY query"""
@@ -116,6 +119,6 @@ def test_full_ideal_by_hand():
 def test_full_ideal_takes_a_bounded_cutoff():
     with pytest.raises(rankframe.ParameterError, match="ideal='full' takes k <= 1000000"):
         rankframe.parse("nDCG(like='rectools')@1000001")
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     with pytest.raises(duckdb.Error, match="ideal := 'full' takes k <= 1000000"):
         con.execute("SELECT rf_ndcg([1], [1], k := 1000001, ideal := 'full')").fetchall()

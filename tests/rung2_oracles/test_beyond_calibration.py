@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ENGINES
+from faces import macro_connection
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
@@ -236,9 +237,7 @@ def test_inputs_are_not_modified_and_ids_match_across_int_and_float(engine):
 def test_the_sql_macro_refuses_negative_shares():
     import duckdb
 
-    import rankframe.sql
-
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("recs", RECS)
     con.register("train", TRAIN)
     con.register("features", FEATURES.assign(value=[1.0, -1.0]))

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from beyond_data import MS, ms_data
 from conftest import ENGINES
+from faces import macro_connection
 
 import rankframe
 from rankframe.core.errors import ParameterError
@@ -142,11 +143,9 @@ def test_ild_equals_the_pair_loop(engine, seed, options):
 
 
 def test_sql_macro_rf_ild_gives_evaluates_rows():
-    import duckdb
 
     recs, features, _ = random_case(3)
-    con = duckdb.connect()
-    rankframe.sql.install(con)
+    con = macro_connection()
     con.register("recs", recs)
     con.register("feats", features)
     got = con.execute("SELECT * FROM rf_ild('recs', features := 'feats', segments := ['seg'], k := 3)").df()

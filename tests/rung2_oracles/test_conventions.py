@@ -12,9 +12,9 @@ import duckdb
 import pandas as pd
 import pytest
 from conftest import load_real, long_table, trec_dicts
+from faces import macro_connection
 
 import rankframe
-from rankframe import sql as rf_sql
 
 
 def _per_query(res: pd.DataFrame) -> dict:
@@ -60,7 +60,7 @@ CUTOFF_SQL_CASES = [
 
 @pytest.fixture(scope="module")
 def con():
-    c = rf_sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import ENGINES
+from faces import macro_connection
 
 import rankframe
-import rankframe.sql as rf_sql
 from rankframe.cli import main
 from rankframe.core.errors import ParameterError
 
@@ -163,7 +162,7 @@ def test_counts_by_hand_and_the_no_retrieved_policy(engine):
 
 
 def test_counts_in_the_sql_table_macros():
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", TABLE)
     rows = con.sql("SELECT query, Hits, NumQ, NumRet, NumRel, NumRelRet FROM rf_per_query('t') ORDER BY query")
     # as above (q1, q2); q3 skipped

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
-import rankframe.sql as rf_sql
+from faces import macro_connection
 
 pytestmark = pytest.mark.oracle  # ranx (numba): compiled once per run, on one worker (tests/tiers.py)
 
@@ -108,7 +106,7 @@ def results() -> dict:
     from ranx import fuse
 
     df = random_runs()
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("runs", df)
     plain, ordered = ranx_runs(df, False), ranx_runs(df, True)
     out = {}

@@ -13,9 +13,9 @@ import duckdb
 import pandas as pd
 import pytest
 from conftest import load_real, long_table, trec_dicts
+from faces import macro_connection
 
 import rankframe
-from rankframe import sql as rf_sql
 
 LEVELS = [i / 10 for i in range(11)]
 
@@ -72,7 +72,7 @@ def test_iprec_by_hand(engine, metric, value):
 
 
 def test_iprec_sql_macros_by_hand():
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     # the list macro: grades in rank order and |R|, as IPREC_TABLE
     got = [
         con.execute(f"SELECT rf_iprec([1, NULL, 0, 1, 1], 4, recall := {x})").fetchall()[0][0] for x in (0.3, 0.6, 0.8)
@@ -182,7 +182,7 @@ SET_SQL_CASES = [
 
 @pytest.mark.parametrize(("expr", "value"), SET_SQL_CASES, ids=[c[0] for c in SET_SQL_CASES])
 def test_set_and_infap_sql_macros_by_hand(expr, value):
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     assert con.execute(f"SELECT {expr}").fetchall()[0][0] == pytest.approx(value, rel=1e-12, abs=1e-15)
 
 
@@ -190,6 +190,6 @@ def test_set_f_beta_is_checked_on_every_face():
     for bad in [-1, "x", float("inf"), None]:
         with pytest.raises(rankframe.ParameterError, match="'beta' parameter of set_f must be a finite float >= 0"):
             rankframe.parse("SetF").spec.bind(beta=bad)
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     with pytest.raises(duckdb.Error, match="'beta' parameter of rf_set_f must be a finite float >= 0"):
         con.execute("SELECT rf_set_f([1], 1, beta := -1)").fetchall()

@@ -12,10 +12,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 from scipy import special
 
 import rankframe
-import rankframe.sql as rf_sql
 from rankframe.core.errors import ParameterError, ValidationError
 
 FLOATS = ["statistic", "df", "df_error", "p_value", "ss", "ss_error", "mse", "partial_eta_sq"]
@@ -23,7 +23,7 @@ FLOATS = ["statistic", "df", "df_error", "p_value", "ss", "ss_error", "mse", "pa
 
 @pytest.fixture(scope="module")
 def con():
-    c = rf_sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

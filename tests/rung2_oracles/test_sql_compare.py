@@ -10,6 +10,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 from scipy import stats
 
 import rankframe
@@ -44,7 +45,7 @@ COLS = [
 
 @pytest.fixture(scope="module")
 def con():
-    return rf_sql.install(duckdb.connect())
+    return macro_connection()
 
 
 def _close(a: float, b: float, tol: float) -> bool:

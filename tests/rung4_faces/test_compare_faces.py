@@ -10,13 +10,12 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
-import rankframe.sql as rf_sql
 from rankframe.cli import main
 
 PAIRED = Path(__file__).resolve().parents[2] / "examples" / "paired.parquet"
@@ -77,7 +76,7 @@ def test_every_face_gives_the_same_new_columns(paired, capsys, kw, cli, sql):
     got = pd.read_csv(io.StringIO(out))
     assert list(got.columns) == list(want.columns)
     _close(got, want, cols)
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("paired", paired)
     got = con.execute(
         "SELECT * FROM rf_compare('paired', baseline := 'bm25', metrics := ['AP', 'nDCG'], k := 10, "

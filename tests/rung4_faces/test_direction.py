@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 from scipy import stats as sps
 
 import rankframe
@@ -177,10 +178,8 @@ def test_fail_if_worse_fails_on_a_significantly_higher_arp(tmp_path, capsys):
 
 @pytest.mark.slow  # > 5 s: installs the macros / imports matplotlib
 def test_rf_compare_reads_the_declared_direction_and_the_rule_of_equal_values():
-    import duckdb
 
-    con = duckdb.connect()
-    rankframe.sql.install(con)
+    con = macro_connection()
     columns = con.execute("SELECT rf__metric_columns()").fetchall()[0][0]
     got = dict(con.execute(f"SELECT unnest({columns!r}) AS c, rf__direction(c, false)").fetchall())
     assert got == {c: rankframe.direction(c) for c in columns}  # generated from the rf:column lines

@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import io
 
-import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 from rankframe import cli
@@ -76,7 +76,7 @@ def test_five_faces_agree_with_trec_eval_c(shared_data):
     printed = pd.read_csv(io.StringIO(out.getvalue()))
     faces["cli"] = dict(zip(printed["metric"], printed["value"]))
 
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", table)
     whole = con.execute("SELECT * FROM rf_means('t', order_by := 'score')").df().iloc[0]
     at10 = con.execute("SELECT * FROM rf_means('t', order_by := 'score', k := 10)").df().iloc[0]
@@ -107,7 +107,7 @@ def test_sql_macros_have_the_registrys_policy_defaults():
     )
     py = rankframe.evaluate(df, ["AP"], per_query=True)
     assert dict(zip(py["query"], py["value"])) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}
-    con = rankframe.sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", df)
     sql = con.execute("SELECT query, \"AP\" FROM rf_per_query('t') ORDER BY query").fetchall()
     assert dict(sql) == {"q_ok": 1.0, "q_norel": 0.0, "q_noret": 0.0}

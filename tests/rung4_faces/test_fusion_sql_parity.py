@@ -10,9 +10,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
-import rankframe.sql as rf_sql
 from rankframe.core.errors import RankframeError
 
 WEIGHTS = {"bm25": 0.5, "dense": 1.25, "splade": 0.8}
@@ -39,7 +39,7 @@ def runs(seed: int = 7) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def con():
-    c = rf_sql.install(duckdb.connect())
+    c = macro_connection()
     c.register("runs", runs())
     yield c
     c.close()

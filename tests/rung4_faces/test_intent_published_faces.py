@@ -23,6 +23,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
+from faces import macro_connection
 from loading import load
 
 import rankframe
@@ -91,8 +92,7 @@ def test_evaluate(engine):
 
 def test_sql_macros():
     """rf_intent_per_query, one call per parameter group (its columns are the measures' names)."""
-    con = duckdb.connect()
-    rankframe.sql.install(con)
+    con = macro_connection()
     con.register("rf_t_run", RUN)
     con.register("rf_t_qrels", QRELS)
     got: dict[tuple[str, str], float] = {}

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import hypothesis_examples
+from faces import macro_connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -141,7 +141,7 @@ def test_duckdb_engine_equals_pandas_on_random_tables(seed, metrics, scores, seg
 
 @pytest.fixture(scope="module")
 def con():
-    c = rankframe.sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

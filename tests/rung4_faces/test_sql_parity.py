@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import random
 
-import duckdb
 import pandas as pd
 import pytest
 from conftest import hypothesis_examples
@@ -16,7 +15,6 @@ from oracle import build_queries, compare_frames, metric_value
 from strategies import all_measures, by_of, tables
 
 import rankframe
-import rankframe.sql as rf_sql
 from rankframe.core.declare import SCORE_PARAMS
 from rankframe.core.errors import RankframeError
 from rankframe.measures.names import Measure, parse
@@ -116,7 +114,7 @@ def test_per_query_table_macro_matches_engine():
             "relevance": [1, 0, 2, 1, 0, None, 3],
         }
     )
-    con = rf_sql.install(duckdb.connect())
+    con = macro_connection()
     con.register("t", df)
     wide = con.execute("FROM rf_per_query('t', k := 3, segments := ['seg']) ORDER BY seg, query").df()
     means = con.execute("FROM rf_means('t', k := 3, segments := ['seg'])").df()
@@ -252,7 +250,7 @@ def grid_sql_args(case: dict) -> str:
 
 @pytest.fixture(scope="module")
 def grid_con():
-    c = rf_sql.install(duckdb.connect())
+    c = macro_connection()
     yield c
     c.close()
 

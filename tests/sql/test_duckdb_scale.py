@@ -14,6 +14,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 
 import rankframe
 import rankframe.sql
@@ -43,7 +44,7 @@ def pandas_values(one_long_query) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def con(one_long_query) -> duckdb.DuckDBPyConnection:
     """A connection with the macros installed and the query registered as ``runs``."""
-    connection = rankframe.sql.install(duckdb.connect())
+    connection = macro_connection()
     connection.register("runs", one_long_query)
     return connection
 

@@ -18,6 +18,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from faces import macro_connection
 from loading import load
 
 import rankframe
@@ -43,8 +44,7 @@ NAMES = list(SPECS)
 
 @pytest.fixture(scope="module")
 def con():
-    c = duckdb.connect()
-    rankframe.sql.install(c)
+    c = macro_connection()
     yield c
     c.close()
 
