@@ -214,15 +214,20 @@ def inputs_sql() -> str:
             )
         )  # fmt: skip
 
+    def columns_case(name: str) -> str:
+        # the input's id columns and its optional column: input_rules.SHAPES, the one statement of them
+        wanted, optional = list(ir.SHAPES[name][0]), ir.SHAPES[name][1]
+        lacking = "rf__lacking(m.rf__names, [" + ", ".join(f"'{c}'" for c in wanted) + "])"
+        return f"\n         WHEN len({lacking}) > 0 THEN " + _raise(
+            R["columns"], input=name, wanted_words=ir.WANTED_WORDS[name], wanted=wanted, optional=optional,
+            missing=Sql(lacking), present=Sql("m.rf__names"),
+        )  # fmt: skip
+
     # train (empty: every item cold, no error): columns, null query, null item, kind, weight, (history) query kind
     w_bad = bad_number("weight", negative=False)
     w_type = "NOT list_contains(m.rf__names, 'weight') OR " + numeric.format(c="t.weight")
     train_cases = (
-        "\n         WHEN len(rf__lacking(m.rf__names, ['query', 'item'])) > 0 THEN "
-        + _raise(
-            R["columns"], input="train", wanted_words=ir.WANTED_WORDS["train"], wanted=["query", "item"],
-            optional=ir.WEIGHT, missing=Sql("rf__lacking(m.rf__names, ['query', 'item'])"), present=Sql("m.rf__names"),
-        )
+        columns_case("train")
         + "\n         WHEN c.rf__nq > 0 THEN "
         + _raise(R["null_query"], column="query", count=Sql("c.rf__nq"), shown=_null_shown("query"))
         + "\n         WHEN c.rf__ni > 0 THEN "
@@ -283,12 +288,7 @@ def inputs_sql() -> str:
     v_bad = bad_number("value", negative=True)
     v_type = "NOT list_contains(m.rf__names, 'value') OR " + numeric.format(c="t.value")
     features_cases = (
-        "\n         WHEN len(rf__lacking(m.rf__names, ['item', 'feature'])) > 0 THEN "
-        + _raise(
-            R["columns"], input="features", wanted_words=ir.WANTED_WORDS["features"], wanted=["item", "feature"],
-            optional=ir.VALUE, missing=Sql("rf__lacking(m.rf__names, ['item', 'feature'])"),
-            present=Sql("m.rf__names"),
-        )
+        columns_case("features")
         + "\n         WHEN c.rf__n = 0 THEN " + _raise(R["empty"], input="features", what=ir.EMPTY["features"])
         + "\n         WHEN c.rf__nf > 0 THEN "
         + _raise(R["null_feature"], count=Sql("c.rf__nf"), shown=_null_shown("feature"))
