@@ -176,6 +176,7 @@ def _defaults(function) -> dict:
         # the table rules' switches: rankframe.validate, rankframe.schema.validate and the Spark face's
         ("rankframe.evaluate:validate", "rankframe.tables.schema:validate", ()),
         ("rankframe.tables.schema:validate", "rankframe.spark.validate:validate", ()),
+        ("rankframe.agreement:agreement", "rankframe.spark.agreement:agreement", ()),
     ],
 )
 def test_the_faces_share_their_defaults(face, twin, unlike):
