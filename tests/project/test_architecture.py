@@ -177,6 +177,8 @@ def _defaults(function) -> dict:
         ("rankframe.evaluate:validate", "rankframe.tables.schema:validate", ()),
         ("rankframe.tables.schema:validate", "rankframe.spark.validate:validate", ()),
         ("rankframe.agreement:agreement", "rankframe.spark.agreement:agreement", ()),
+        # segment_means: segments are its by (required), its intervals the bootstrap's by default
+        ("rankframe.compare:compare", "rankframe.segments:segment_means", ("by", "ci_method")),
     ],
 )
 def test_the_faces_share_their_defaults(face, twin, unlike):
