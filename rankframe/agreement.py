@@ -35,7 +35,7 @@ from .core.errors import (
 from .core.numeric import check_number
 from .measures.arguments import check_level
 from .stats import agreement as kernels
-from .stats.randomization import call_seed, check_n_resamples, check_seed
+from .stats.randomization import N_RESAMPLES, call_seed, check_n_resamples, check_seed
 from .tables import inputs, units
 from .tables.inputs import Output
 from .tables.rules import RULES
@@ -404,7 +404,7 @@ def _kappa(
     a, b, w, scale, threshold = kappa_arguments(a, b, weights, labels, rel)
     level = None if ci is None else check_level(OWNER, ci)
     if level is not None:
-        resamples: int = check_n_resamples(10_000 if n_resamples is None else n_resamples, OWNER)
+        resamples: int = check_n_resamples(N_RESAMPLES if n_resamples is None else n_resamples, OWNER)
         root: int = call_seed(check_seed(seed, OWNER))
     table = "agreement table"
     frame = _frame(data, [a, b, *([cols.query] if level is not None else [])], by, KAPPA_COLUMNS, table)

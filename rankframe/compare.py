@@ -49,7 +49,7 @@ from .core.columns import Columns, column_list, judgment_columns
 from .display import OUTPUT_COLUMNS, comparison_frame
 from .evaluate import evaluate, parse_metrics
 from .measures.names import Measure
-from .stats.randomization import call_seed
+from .stats.randomization import N_RESAMPLES, call_seed
 from .tables import inputs
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def compare(
     alternative: Alternative | None = None,
     margin: float | None = None,
     zero_method: ZeroMethod = "wilcox",
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = None,
     missing: Missing = "error",
     columns: Columns | dict | None = None,
@@ -350,7 +350,7 @@ def checked_call(
     alternative: str | None = None,
     margin: float | None = None,
     zero_method: str = "wilcox",
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = None,
     missing: str = "error",
     columns: Columns | dict | None = None,

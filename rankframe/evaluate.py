@@ -21,7 +21,7 @@ from .measures.checks import check_grades
 from .measures.names import Measure
 from .measures.registry import POLICY_DEFAULTS, bind_policies
 from .stats.aggregate import AGGREGATIONS
-from .stats.randomization import call_seed, check_n_resamples, check_seed
+from .stats.randomization import N_RESAMPLES, call_seed, check_n_resamples, check_seed
 from .tables import inputs, units
 from .tables.join import join_qrels
 from .tables.schema import validate as validate_table
@@ -104,7 +104,7 @@ def evaluate(
     engine: Engine = "pandas",
     allow_duplicates: bool = False,
     ci: float | None = None,
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = None,
     agg: Aggregation = "mean",
     no_relevant: Policy = POLICY_DEFAULTS["no_relevant"],
@@ -276,7 +276,7 @@ def _evaluate(
     train: Any = None,
     catalog: Any = None,
     features: Any = None,
-    resampling: tuple[int, int | None] = (10_000, None),
+    resampling: tuple[int, int | None] = (N_RESAMPLES, None),
     whole: bool = False,
 ) -> pd.DataFrame:
     """Everything after the argument checks (inside the call's progress setting).

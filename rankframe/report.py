@@ -31,6 +31,7 @@ from .evaluate import evaluate
 from .measures.better import of_labels, verdicts
 from .measures.names import parse
 from .stats.aggregate import mean_per_segment
+from .stats.randomization import N_RESAMPLES
 from .tables import inputs
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def report(
     test: Test | None = None,
     ci: float = 0.95,
     correction: CorrectionChoice | None = "holm",
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = None,
     missing: Missing = "error",
     columns: Columns | dict | None = None,

@@ -29,7 +29,7 @@ from .stats.bootstrap import (
     quantile_at,
     resampled_means,
 )
-from .stats.randomization import call_seed, check_n_resamples, check_seed, seed_sequence
+from .stats.randomization import N_RESAMPLES, call_seed, check_n_resamples, check_seed, seed_sequence
 from .tables import inputs
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def segment_means(
     versus: Any = None,
     ci: float = 0.95,
     ci_method: SegmentCiMethod = "bootstrap",
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | None = None,
     columns: Columns | dict | None = None,
     qrels: Any = None,

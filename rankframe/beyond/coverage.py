@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.declare import Param, k_param
-from .declare import BeyondSpec, like_param
+from .declare import UNIVERSE_NEEDS, BeyondSpec, like_param, universe_param
 from .lists import Lists
 
 PRESETS = {
@@ -34,12 +34,9 @@ SPEC = BeyondSpec(
     params=(
         k_param(),
         like_param(tuple(PRESETS)),
-        Param(
-            "universe",
-            "catalog",
+        universe_param(
             "the items that could be recommended: 'catalog' = catalog= (RecBole), 'train' = the items of train= "
-            "(Microsoft Recommenders)",
-            choices=("catalog", "train"),
+            "(Microsoft Recommenders)"
         ),
         Param(
             "output",
@@ -58,7 +55,7 @@ SPEC = BeyondSpec(
     ),
     bounded=False,
     level="set",
-    needs_when=(("universe", "catalog", "catalog"), ("universe", "train", "train")),
+    needs_when=UNIVERSE_NEEDS,
     presets=PRESETS,
     order=2000,
 )

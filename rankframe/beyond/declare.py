@@ -148,6 +148,18 @@ AGGREGATE = Param(
 E = math.e
 
 
+def universe_param(description: str, choices: tuple[str, ...] = ("catalog", "train")) -> Param:
+    """The ``universe=`` parameter of the set-level metrics over a universe of items (Coverage, Gini).
+
+    Its name, its default ``'catalog'`` and the values that read an input (:data:`UNIVERSE_NEEDS`), said once.
+    """
+    return Param("universe", "catalog", description, choices=choices)
+
+
+#: ``BeyondSpec.needs_when`` of a metric with :func:`universe_param`: 'catalog' reads catalog=, 'train' train=
+UNIVERSE_NEEDS = (("universe", "catalog", "catalog"), ("universe", "train", "train"))
+
+
 def inputs_not_taken(measures: Sequence[Any], owner: str, instead: str) -> None:
     """Refuse a metric that reads an input (train=, catalog=, features=) ``owner`` cannot take; ``instead``: the fix.
 

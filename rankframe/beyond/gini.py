@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.declare import Param, k_param
-from .declare import BeyondSpec, like_param
+from .declare import UNIVERSE_NEEDS, BeyondSpec, like_param, universe_param
 from .lists import Lists
 
 PRESETS = {
@@ -31,9 +31,7 @@ SPEC = BeyondSpec(
     params=(
         k_param(),
         like_param(tuple(PRESETS)),
-        Param(
-            "universe",
-            "catalog",
+        universe_param(
             "the items counted (never recommended = 0): 'catalog' = catalog= (RecBole), 'train' = the items of "
             "train=, 'recommended' = the items recommended in the segment only; an item recommended outside the "
             "universe counts as well",
@@ -49,7 +47,7 @@ SPEC = BeyondSpec(
         Param("complement", False, "report 1 - Gini instead (RankSys's GiniIndex, with d = n - 1)", kind="flag"),
     ),
     level="set",
-    needs_when=(("universe", "catalog", "catalog"), ("universe", "train", "train")),
+    needs_when=UNIVERSE_NEEDS,
     presets=PRESETS,
     order=2010,
 )

@@ -214,20 +214,32 @@ def inputs_sql() -> str:
             )
         )  # fmt: skip
 
+    def columns_case(name: str) -> str:
+        # the input's id columns and its optional column: input_rules.SHAPES, the one statement of them
+        wanted, optional = list(ir.SHAPES[name][0]), ir.SHAPES[name][1]
+        lacking = "rf__lacking(m.rf__names, [" + ", ".join(f"'{c}'" for c in wanted) + "])"
+        return f"\n         WHEN len({lacking}) > 0 THEN " + _raise(
+            R["columns"], input=name, wanted_words=ir.WANTED_WORDS[name], wanted=wanted, optional=optional,
+            missing=Sql(lacking), present=Sql("m.rf__names"),
+        )  # fmt: skip
+
+    def item_cases(name: str) -> str:
+        # the input's item ids: none null, of the ranking table's kind (the same two rules on every input)
+        where = ir.where(name, "item")
+        return (
+            "\n         WHEN c.rf__ni > 0 THEN "
+            + _raise(R["null_ids"], where=where, count=Sql("c.rf__ni"), shown=_null_shown("item"))
+            + kind_case(name, where)
+        )
+
     # train (empty: every item cold, no error): columns, null query, null item, kind, weight, (history) query kind
     w_bad = bad_number("weight", negative=False)
     w_type = "NOT list_contains(m.rf__names, 'weight') OR " + numeric.format(c="t.weight")
     train_cases = (
-        "\n         WHEN len(rf__lacking(m.rf__names, ['query', 'item'])) > 0 THEN "
-        + _raise(
-            R["columns"], input="train", wanted_words=ir.WANTED_WORDS["train"], wanted=["query", "item"],
-            optional=ir.WEIGHT, missing=Sql("rf__lacking(m.rf__names, ['query', 'item'])"), present=Sql("m.rf__names"),
-        )
+        columns_case("train")
         + "\n         WHEN c.rf__nq > 0 THEN "
         + _raise(R["null_query"], column="query", count=Sql("c.rf__nq"), shown=_null_shown("query"))
-        + "\n         WHEN c.rf__ni > 0 THEN "
-        + _raise(R["null_ids"], where=ir.where("train", "item"), count=Sql("c.rf__ni"), shown=_null_shown("item"))
-        + kind_case("train", ir.where("train", "item"))
+        + item_cases("train")
         + "\n         WHEN c.rf__nw > 0 THEN "
         + _raise(R["weight"], count=Sql("c.rf__nw"), rows=Sql("c.rf__rows"))
         + "\n         WHEN history AND rf__kinds_clash(c.rf__qk, r.rf__qk) THEN "
@@ -257,9 +269,7 @@ def inputs_sql() -> str:
         "\n         WHEN len(m.rf__names) <> 1 THEN " + _raise(R["catalog_columns"], columns=Sql("m.rf__names"))
         + "\n         WHEN coalesce(c.rf__n, 0) = 0 THEN "
         + _raise(R["empty"], input="catalog", what=ir.EMPTY["catalog"])
-        + "\n         WHEN c.rf__ni > 0 THEN "
-        + _raise(R["null_ids"], where=ir.where("catalog", "item"), count=Sql("c.rf__ni"), shown=_null_shown("item"))
-        + kind_case("catalog", ir.where("catalog", "item"))
+        + item_cases("catalog")
         + "\n         WHEN c.rf__nd < c.rf__n THEN "
         + _raise(R["repeated_ids"], count=Sql("c.rf__n - c.rf__nd"), examples=Sql("c.rf__rep"))
     )  # fmt: skip
@@ -283,18 +293,11 @@ def inputs_sql() -> str:
     v_bad = bad_number("value", negative=True)
     v_type = "NOT list_contains(m.rf__names, 'value') OR " + numeric.format(c="t.value")
     features_cases = (
-        "\n         WHEN len(rf__lacking(m.rf__names, ['item', 'feature'])) > 0 THEN "
-        + _raise(
-            R["columns"], input="features", wanted_words=ir.WANTED_WORDS["features"], wanted=["item", "feature"],
-            optional=ir.VALUE, missing=Sql("rf__lacking(m.rf__names, ['item', 'feature'])"),
-            present=Sql("m.rf__names"),
-        )
+        columns_case("features")
         + "\n         WHEN c.rf__n = 0 THEN " + _raise(R["empty"], input="features", what=ir.EMPTY["features"])
         + "\n         WHEN c.rf__nf > 0 THEN "
         + _raise(R["null_feature"], count=Sql("c.rf__nf"), shown=_null_shown("feature"))
-        + "\n         WHEN c.rf__ni > 0 THEN "
-        + _raise(R["null_ids"], where=ir.where("features", "item"), count=Sql("c.rf__ni"), shown=_null_shown("item"))
-        + kind_case("features", ir.where("features", "item"))
+        + item_cases("features")
         + "\n         WHEN c.rf__nv > 0 THEN " + _raise(R["value"], count=Sql("c.rf__nv"), rows=Sql("c.rf__rows"))
         + "\n         WHEN c.rf__np > 0 THEN "
         + _raise(R["repeated_pairs"], count=Sql("c.rf__np"), rows=Sql("c.rf__prows"))

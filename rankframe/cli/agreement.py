@@ -27,6 +27,7 @@ from .compare import COMPARE_FORMATS
 def add_parser(sub) -> None:
     """``rankframe agreement``: the two-coder options, or the several-coder options."""
     from ..agreement import LEVELS, WEIGHTS
+    from ..stats.randomization import N_RESAMPLES
 
     ag = sub.add_parser(
         "agreement",
@@ -53,7 +54,9 @@ def add_parser(sub) -> None:
     )
     two.add_argument("--rel", type=float, metavar="GRADE", help="binarise both labels at grade >= GRADE first")
     two.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap interval of kappa over queries (e.g. 0.95)")
-    two.add_argument("--n-resamples", type=int, metavar="N", help="bootstrap resamples with --ci (default 10000)")
+    two.add_argument(
+        "--n-resamples", type=int, metavar="N", help=f"bootstrap resamples with --ci (default {N_RESAMPLES})"
+    )
     two.add_argument("--seed", type=int, metavar="N", help="seed of the bootstrap with --ci")
     many = ag.add_argument_group("several coders (Krippendorff's alpha)")
     many.add_argument("--coder", metavar="COL", help="the coder column")

@@ -20,6 +20,7 @@ from ..core.columns import Columns
 from ..core.errors import ParameterError, ValidationError
 from ..evaluate import ENGINES
 from ..measures.better import WORDS, direction, of_labels, verdicts
+from ..stats.randomization import N_RESAMPLES
 from ..tables.io import is_long
 from ._load import (
     _beyond_inputs,
@@ -115,9 +116,9 @@ def add_parser(sub) -> None:
     g.add_argument(
         "--n-resamples",
         type=int,
-        default=10_000,
+        default=N_RESAMPLES,
         metavar="N",
-        help="sign flips (randomization) or resamples (bootstrap) (default 10000)",
+        help=f"sign flips (randomization) or resamples (bootstrap) (default {N_RESAMPLES})",
     )
     g.add_argument(
         "--alternative",

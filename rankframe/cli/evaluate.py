@@ -18,6 +18,7 @@ from ..core.columns import Columns
 from ..core.errors import ParameterError
 from ..evaluate import AGGREGATIONS, ENGINES, check_aggregation, check_resampling, evaluate
 from ..measures.names import parse
+from ..stats.randomization import N_RESAMPLES
 from ..tables.io import TREC_COUNTS, is_long
 from ..tables.io import trec_lines as _trec_lines
 from ._load import (
@@ -81,9 +82,9 @@ def add_parser(sub) -> None:
     ev.add_argument(
         "--n-resamples",
         type=int,
-        default=10_000,
+        default=N_RESAMPLES,
         metavar="N",
-        help="resamples of the set-level metrics' bootstrap with --ci (default 10000)",
+        help=f"resamples of the set-level metrics' bootstrap with --ci (default {N_RESAMPLES})",
     )
     ev.add_argument("--seed", type=int, metavar="S", help="seed of that bootstrap (default: fresh)")
     ev.add_argument(

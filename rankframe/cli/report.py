@@ -14,6 +14,7 @@ from ..core.errors import ParameterError, install_extra
 from ..measures.names import parse
 from ..report import report
 from ..stats.align import MISSING
+from ..stats.randomization import N_RESAMPLES
 from ._load import _load
 from ._options import (
     COMMANDS,
@@ -54,7 +55,7 @@ def add_parser(sub: Any) -> None:
     rp.add_argument("--test", choices=[t for t in TESTS if t != "tukey"], help="paired test (default: t)")
     rp.add_argument("--correction", choices=[c or "none" for c in CORRECTIONS], default="holm")
     rp.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
-    rp.add_argument("--n-resamples", type=int, default=10_000, metavar="N")
+    rp.add_argument("--n-resamples", type=int, default=N_RESAMPLES, metavar="N")
     rp.add_argument("--seed", type=int, metavar="S", help="seed of the randomization test")
     rp.add_argument("--missing", choices=MISSING, default="error")
     _policy_options(rp)

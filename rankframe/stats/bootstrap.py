@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core import progress
 from ._segments import paired_layout
-from .randomization import CHUNK_ELEMENTS, check_n_resamples, seed_sequence
+from .randomization import CHUNK_ELEMENTS, N_RESAMPLES, check_n_resamples, seed_sequence
 
 SPAWN_KEY = (0xB007,)
 #: the ``method=`` values of :func:`bootstrap_ci`: percentile, and bias-corrected and accelerated
@@ -53,7 +53,7 @@ def bootstrap_ci(
     y: np.ndarray,
     offsets: np.ndarray,
     level: float = 0.95,
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | np.random.SeedSequence | None = None,
     alternative: str = "two-sided",
     method: str = "percentile",

@@ -48,6 +48,9 @@ TOLERANCE = 1e-12  # relative to sum(|d|): resamples this close to |T| count as 
 #: the most resamples (sign flips, bootstrap resamples) a call may ask for: a p-value resolution of 1e-7, finer
 #: than any correction needs (Bonferroni over 10,000 comparisons at 0.05 is 5e-6), within minutes and memory
 MAX_RESAMPLES = 10_000_000
+#: the default number of resamples of every face (evaluate's set-level bootstrap, compare's randomization test and
+#: bootstrap, segment_means, agreement, the report, the command line): one default, declared once
+N_RESAMPLES = 10_000
 CHUNK_ELEMENTS = 1 << 19  # sign-matrix elements per chunk (2 MB as float32: stays in cache)
 BLOCK = 512  # rows summed in float32 before the float64 total
 _U32 = 2.0**-24  # unit roundoff of float32
@@ -194,7 +197,7 @@ def sign_flip_test(
     x: np.ndarray,
     y: np.ndarray,
     offsets: np.ndarray,
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | np.random.SeedSequence | None = None,
     alternative: str = "two-sided",
 ) -> RandomizationResult:

@@ -43,6 +43,7 @@ import numpy as np
 from ..core import progress
 from ._segments import segment_sum
 from .randomization import (
+    N_RESAMPLES,
     TOLERANCE,
     _orient,
     exact_bits,
@@ -93,7 +94,7 @@ def westfall_young(
     y: np.ndarray,
     offsets: np.ndarray,
     families: np.ndarray,
-    n_resamples: int = 10_000,
+    n_resamples: int = N_RESAMPLES,
     seed: int | np.random.SeedSequence | None = None,
     alternative: str = "two-sided",
     level: float = 0.95,

@@ -119,3 +119,24 @@ def test_the_message_names_the_option(argv, words, capsys):
     err = capsys.readouterr().err
     assert err.startswith(words) or words in err, err
     assert "parameter of" not in err
+
+
+@pytest.mark.parametrize("command", sorted(c for c in OWNERS if c != "sql"))
+def test_an_options_default_is_the_librarys(command):
+    # an option's default restates its parameter's default (issue 34): one default only while this holds, so that
+    # `rankframe compare` and rankframe.compare give the same answer to the same unset option. The library
+    # function is the first of the command's owners that takes the parameter; an option given once per value
+    # (--by, --weights: a list, [] when not given) stands for its parameter's None
+    import inspect
+
+    import rankframe
+
+    signatures = [inspect.signature(getattr(rankframe, owner)).parameters for owner in OWNERS[command]]
+    checked = {}
+    for action in _subparser(_parser(command), command)._actions:
+        if action.default in (None, argparse.SUPPRESS) or isinstance(action, argparse._AppendAction):
+            continue
+        owner = next((s for s in signatures if action.dest in s), None)
+        if owner is not None:
+            checked[action.dest] = (action.default, owner[action.dest].default)
+    assert {d: ours for d, (ours, _) in checked.items()} == {d: lib for d, (_, lib) in checked.items()}
