@@ -502,7 +502,7 @@ def install(con: Any = None) -> Any:
 def render(metrics: Any, **options: Any) -> str:
     """One plain SELECT computing ``rankframe.evaluate``'s tidy frame in a SQL warehouse.
 
-    PostgreSQL, BigQuery, Snowflake, Spark SQL, Trino, DuckDB: :func:`rankframe.portable.render`, whose docstring
+    PostgreSQL, BigQuery, Snowflake, Spark SQL, Trino, DuckDB: :func:`rankframe.warehouse.render`, whose docstring
     lists the options (``dialect``, ``table``, ``by``, ``per_query``, ``columns``, ``order_by``, the policies);
     ``docs/warehouse.md``.
 
@@ -517,7 +517,7 @@ def render(metrics: Any, **options: Any) -> str:
 def render_compare(metrics: Any, **options: Any) -> str:
     """One plain SELECT of the paired t-test's statistics per segment, metric and system, in a SQL warehouse.
 
-    :func:`rankframe.portable.render_compare` (options: ``baseline``, ``system``, ``by`` and render's); the
+    :func:`rankframe.warehouse.render_compare` (options: ``baseline``, ``system``, ``by`` and render's); the
     p-value is finished where the numbers land (``docs/warehouse.md``, "Comparing systems").
 
     >>> print(render_compare("P@10", baseline="bm25").splitlines()[0])

@@ -105,7 +105,7 @@ def compute(lists: Lists, *, k, popularity, tail_rule, tail, cold, aggregate, li
 
 
 def portable(b, i, *, k, popularity, tail_rule, tail, cold, aggregate, like):
-    """APLT's row terms in the portable SQL (rankframe.portable.beyond's builder ``b``): (value, counted 1/0).
+    """APLT's row terms in the portable SQL (rankframe.warehouse.beyond's builder ``b``): (value, counted 1/0).
 
     Of a top-k row joined to train's items ``t`` (NULL columns: a cold item); the builder takes the lists' means.
     """

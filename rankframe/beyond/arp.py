@@ -78,7 +78,7 @@ def compute(lists: Lists, *, k, popularity, cold, aggregate, popularity_norm, li
 
 
 def portable(b, i, *, k, popularity, cold, aggregate, popularity_norm, like):
-    """ARP's row terms in the portable SQL (rankframe.portable.beyond's builder ``b``): (value, counted 1/0).
+    """ARP's row terms in the portable SQL (rankframe.warehouse.beyond's builder ``b``): (value, counted 1/0).
 
     Of a top-k row joined to train's items ``t`` (NULL columns: a cold item); the builder takes the lists' means.
     """

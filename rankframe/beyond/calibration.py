@@ -218,7 +218,7 @@ def _portable_shares(b) -> None:
 
 
 def portable(b, i, *, k, divergence, direction, alpha, smooth, rank_weight, log_base, like):
-    """Calibration in the portable SQL (rankframe.portable.beyond's builder ``b``): (per-list CTE, state, raw).
+    """Calibration in the portable SQL (rankframe.warehouse.beyond's builder ``b``): (per-list CTE, state, raw).
 
     The per-list CTE holds (unit..., rf__sum, rf__hs, rf__ls): p from the query's history (a join on the query id
     only), q from the list's top-k rows (normalized by a window over the list's genres: no join on segment values),

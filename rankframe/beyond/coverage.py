@@ -75,7 +75,7 @@ def compute(lists: Lists, *, k, universe, output, outside, like) -> np.ndarray:
 
 
 def portable(b, i, *, k, universe, output, outside, like):
-    """Coverage in the portable SQL (rankframe.portable.beyond's builder ``b``): the CTE of its segment rows."""
+    """Coverage in the portable SQL (rankframe.warehouse.beyond's builder ``b``): the CTE of its segment rows."""
     p = b.pairs(k, universe)
     covered = "COALESCE(SUM(a0), 0)"
     value = covered if output == "count" else f"{covered} / GREATEST(MAX(a1), 1)"

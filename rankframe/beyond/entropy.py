@@ -72,7 +72,7 @@ def compute(lists: Lists, *, k, log_base, normalize, weigh, like) -> np.ndarray:
 
 
 def portable(b, i, *, k, log_base, normalize, weigh, like):
-    """Entropy in the portable SQL (rankframe.portable.beyond's builder ``b``): the CTE of its segment rows."""
+    """Entropy in the portable SQL (rankframe.warehouse.beyond's builder ``b``): the CTE of its segment rows."""
     shares = f"rf__bentropy{i}"
     total = f"SUM(rf__c) OVER (PARTITION BY {b.g})"
     if weigh == "lists":  # Elliot: q_i = sum of 1 / |list| over item i's top-k rows, / the lists

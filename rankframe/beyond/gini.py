@@ -84,7 +84,7 @@ def compute(lists: Lists, *, k, universe, denominator, complement, like) -> np.n
 
 
 def portable(b, i, *, k, universe, denominator, complement, like):
-    """Gini in the portable SQL (rankframe.portable.beyond's builder ``b``): the CTE of its segment rows."""
+    """Gini in the portable SQL (rankframe.warehouse.beyond's builder ``b``): the CTE of its segment rows."""
     p = b.pairs(k, None if universe == "recommended" else universe)
     m = f"COUNT(CASE WHEN rf__c > 0 THEN 1 END) OVER (PARTITION BY {b.g})"
     if universe == "recommended":

@@ -220,7 +220,7 @@ def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def portable(b, i, *, k, similarity, output, unknown, single_item, pair_denominator, like):
-    """ILD in the portable SQL (rankframe.portable.beyond's builder ``b``): (per-list CTE, state, raw).
+    """ILD in the portable SQL (rankframe.warehouse.beyond's builder ``b``): (per-list CTE, state, raw).
 
     The per-list CTE holds (unit..., rf__n, rf__a, rf__b). Every sum comes from one GROUP BY over a UNION ALL (no
     join on segment values): cosine's pair sum is (sum over dimensions of s² - sum of ||u||²) / 2 with rf__a = that

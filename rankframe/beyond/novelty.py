@@ -162,7 +162,7 @@ def compute(
 
 
 def portable(b, i, *, k, popularity, model, log_base, cold, list_denominator, aggregate, scale, like):
-    """Novelty's row terms in the portable SQL (rankframe.portable.beyond's builder ``b``): (value, counted 1/0).
+    """Novelty's row terms in the portable SQL (rankframe.warehouse.beyond's builder ``b``): (value, counted 1/0).
 
     Of a top-k row joined to train's items ``t`` (NULL columns: a cold item) and train's totals ``z``; the builder
     takes the lists' means (``list_denominator='k'``: / k).

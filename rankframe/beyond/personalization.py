@@ -106,7 +106,7 @@ def compute(lists: Lists, *, k, output, norm, like) -> np.ndarray:
 
 
 def portable(b, i, *, k, output, norm, like):
-    """Personalization in the portable SQL (rankframe.portable.beyond's builder ``b``): its segment rows' CTE."""
+    """Personalization in the portable SQL (rankframe.warehouse.beyond's builder ``b``): its segment rows' CTE."""
     check_rules(k=k, norm=norm)
     unit = ", ".join([*b.grp, "rf__q"])
     sets, items = f"rf__bpsets{i}", f"rf__bpitems{i}"

@@ -259,7 +259,7 @@ def _sums(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def portable(b, i, *, k, like, form, similarity, relevance, rel, unknown, no_relevant_item, popularity):
-    """Serendipity in the portable SQL (rankframe.portable.beyond's builder ``b``): (per-list CTE, state, raw).
+    """Serendipity in the portable SQL (rankframe.warehouse.beyond's builder ``b``): (per-list CTE, state, raw).
 
     The flat form of ``sql/serendipity.sql``, on the builder's CTEs (``rf__bpos`` with the grade ``rf__g``,
     ``rf__btrain``, the item vectors and the train items); the per-list CTE holds (unit..., rf__n, rf__nrel,

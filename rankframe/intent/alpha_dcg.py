@@ -29,7 +29,7 @@ def compute(lists: IntentLists, *, k, alpha, rel, like):
 
 
 def portable(t, *, k, alpha, rel, like, **_):
-    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    """The value in the portable SQL (rankframe.warehouse.intent): compute()'s arithmetic over the per-unit sums."""
     if like == "tf_ranking":  # TF-Ranking's raw sum
         return t.dcg
     return t.ratio(t.dcg, t.ideal_ideal("log"))

@@ -21,7 +21,7 @@ from ..core.errors import ParameterError, caller_option, keyword
 #: ``spark_compare`` and ``spark_anova`` (``rankframe.spark.compare`` / ``rankframe.spark.anova``: the pandas
 #: function per bucket of queries, ``rankframe.spark.intent``), ``sql``: the public table macros
 #: ``rf_intent_per_query`` / ``rf_intent_means`` of ``sql/intent.sql`` (SQL users; no Python caller passes this
-#: key) and ``render``: the portable SQL of ``rankframe.sql.render(..., qrels=)`` (``rankframe.portable.intent``; the
+#: key) and ``render``: the portable SQL of ``rankframe.sql.render(..., qrels=)`` (``rankframe.warehouse.intent``; the
 #: owner parse_metrics is called with). Every other face (the DuckDB engine's file road, the accuracy table macros
 #: rf_per_query / rf_means, dbt) raises :func:`refuse`'s error
 FACES: tuple[str, ...] = (

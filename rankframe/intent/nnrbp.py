@@ -27,5 +27,5 @@ def compute(lists: IntentLists, *, k, alpha, beta, rel, like):
 
 
 def portable(t, *, k, alpha, beta, rel, like, **_):
-    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    """The value in the portable SQL (rankframe.warehouse.intent): compute()'s arithmetic over the per-unit sums."""
     return t.ratio(t.rbp, t.irbp)

@@ -36,7 +36,7 @@ def compute(lists: IntentLists, *, k, rel, like):
 
 
 def portable(t, *, k, rel, like, **_):
-    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    """The value in the portable SQL (rankframe.warehouse.intent): compute()'s arithmetic over the per-unit sums."""
     if like == "tf_ranking":  # min(k, the list's length) x the subtopics the list covers
         return t.ratio(t.n_pairs, f"{t.least(t.cut, t.nret)} * {t.n_covered}")
     return t.ratio(t.n_pairs, f"{t.cut} * {t.s}")

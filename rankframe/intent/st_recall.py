@@ -30,5 +30,5 @@ def compute(lists: IntentLists, *, k, rel, like):
 
 
 def portable(t, *, k, rel, like, **_):
-    """The value in the portable SQL (rankframe.portable.intent): compute()'s arithmetic over the per-unit sums."""
+    """The value in the portable SQL (rankframe.warehouse.intent): compute()'s arithmetic over the per-unit sums."""
     return t.ratio(t.n_first, t.s)

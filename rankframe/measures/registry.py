@@ -120,7 +120,7 @@ def unregister(name: str) -> None:
 def beyond_hook(name: str, hook: str) -> Callable | None:
     """A hook of a beyond-accuracy metric's module, beside its kernel, or None.
 
-    ``portable`` (its portable SQL, written on :class:`rankframe.portable.beyond.Builder`), ``check_rules`` (the
+    ``portable`` (its portable SQL, written on :class:`rankframe.warehouse.beyond.Builder`), ``check_rules`` (the
     rules between its options), ``check_features`` (a rule of features='s values). None when the module declares
     none (a metric without portable SQL is NotPortable, saying so).
     """

@@ -45,7 +45,7 @@ def compute(prep, *, k, max_grade, ideal):
 def portable(t, *, k, max_grade, ideal):
     """nERR@k as one aggregate: ERR@k over the ERR@k of the ideal list (Pr descending, a window over the unit).
 
-    The ideal list's product of (1 - Pr) above each row is :meth:`~rankframe.portable.terms.Terms.
+    The ideal list's product of (1 - Pr) above each row is :meth:`~rankframe.warehouse.terms.Terms.
     ideal_log_product_before`'s (rows of equal Pr are interchangeable); 0 when the ideal ERR is 0.
     """
     pr = t.ideal_value(portable_stop_probability(t, max_grade), ideal)

@@ -40,7 +40,7 @@ def compute(prep, *, k, rel, denominator):
 
 
 def portable(t, *, k, rel, denominator, **_):
-    """P@k as one aggregate over the unit's rows (rankframe.portable; the same rule as ``compute``)."""
+    """P@k as one aggregate over the unit's rows (rankframe.warehouse; the same rule as ``compute``)."""
     hits, n = t.count(f"{t.within(k)} AND {t.hit(rel)}"), t.count(f"{t.pos} IS NOT NULL")
     if k is None:
         return t.ratio(hits, n)

@@ -45,7 +45,7 @@ def compute(prep, *, k, rel, denominator):
 
 
 def portable(t, *, k, rel, denominator, **_):
-    """R@k as one aggregate over the unit's rows (rankframe.portable; the same rule as ``compute``)."""
+    """R@k as one aggregate over the unit's rows (rankframe.warehouse; the same rule as ``compute``)."""
     hits, n_rel = t.count(f"{t.within(k)} AND {t.hit(rel)}"), t.count(t.hit(rel))
     if denominator == "relevant":
         return t.ratio(hits, n_rel)

@@ -4,7 +4,7 @@ Each metric's SQL is its module's ``portable(b, i, **options)`` (``rankframe/bey
 kernel, as the accuracy metrics' ``portable(t, ...)``); this module holds the statement's shared CTEs and
 dispatches on the declarations (:class:`Builder`). Those hooks write the flat window-and-aggregate logic of
 ``sql/<name>.sql`` (the DuckDB table macros) once more without macros, lambdas, ``COLUMNS(*)`` or ``GROUP BY ALL``,
-as PostgreSQL-flavoured text that :func:`rankframe.portable.render.finish` writes in the target dialect. The
+as PostgreSQL-flavoured text that :func:`rankframe.warehouse.render.finish` writes in the target dialect. The
 options are the declarations' (presets resolved in Python by the metric parser: ``m.kw``); the rules between
 options are the declarations' functions.
 

@@ -4,7 +4,7 @@ Two tables: the run (segments..., query, item, rank or score) and the subtopic q
 relevance), read as :func:`rankframe.evaluate` reads them (decision 0021 "SQL", "Portable SQL"). Each measure's
 value is the ``portable(t, **params)`` beside its numpy kernel in ``rankframe/intent/<name>.py``, over the named
 sums of :class:`IntentTerms`; this module writes those sums as PostgreSQL-flavoured text that
-:func:`rankframe.portable.render.finish` writes in the target dialect: window functions, aggregates, ``UNION ALL``,
+:func:`rankframe.warehouse.render.finish` writes in the target dialect: window functions, aggregates, ``UNION ALL``,
 ``CASE``; no array, lambda, macro, UDF or recursion.
 
 The greedy ideal list (``rankframe.intent.lists._greedy``) is written as generated *stages*, one CTE per position:

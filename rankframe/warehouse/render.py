@@ -1,7 +1,7 @@
 """``rankframe.sql.render``: one plain SELECT computing rankframe's metrics in any SQL warehouse.
 
 The statement is built from the metric declarations (each portable metric's ``portable(t, **params)`` beside its
-numpy kernel, over :class:`rankframe.portable.terms.Terms`), as PostgreSQL-flavoured text that sqlglot parses and
+numpy kernel, over :class:`rankframe.warehouse.terms.Terms`), as PostgreSQL-flavoured text that sqlglot parses and
 writes in the target dialect. Its shape (window functions, aggregates, ``UNION ALL``, ``CASE``; no macro, UDF or
 lambda):
 
@@ -13,8 +13,8 @@ along the ranking; ``rf__rows`` puts the not-retrieved rows back; ``rf__x`` adds
 
 One job: render's arguments and the statement's shape every family shares (the sources, the query-set policies'
 states, ``rf__long``, the tidy final SELECT); each family's own CTEs are written by its module (the accuracy
-metrics' ``portable()`` over :mod:`~rankframe.portable.terms`, :mod:`~rankframe.portable.beyond`,
-:mod:`~rankframe.portable.intent`, whose two tables are read by ``_render_intent``).
+metrics' ``portable()`` over :mod:`~rankframe.warehouse.terms`, :mod:`~rankframe.warehouse.beyond`,
+:mod:`~rankframe.warehouse.intent`, whose two tables are read by ``_render_intent``).
 """
 
 from __future__ import annotations
@@ -521,10 +521,10 @@ def statement_body(
     *,
     index: Sequence[int] | None = None,
 ) -> Body:
-    """The CTEs shared by :func:`render` and :func:`rankframe.portable.compare.render_compare` (arguments checked).
+    """The CTEs shared by :func:`render` and :func:`rankframe.warehouse.compare.render_compare` (arguments checked).
 
     ``index`` numbers the metrics in the statement (``rf__i``; default 0, 1, ...). Accuracy metrics only: a
-    beyond-accuracy metric here is NotPortable (render writes those with :mod:`rankframe.portable.beyond`).
+    beyond-accuracy metric here is NotPortable (render writes those with :mod:`rankframe.warehouse.beyond`).
     """
     source = _table(table)
     measures = parse_metrics(metrics, OWNER)

@@ -3,7 +3,7 @@
 A metric that is portable declares, beside its numpy kernel, ``portable(t, **params) -> str``: its value for one
 unit (segments..., query) as ONE aggregate expression over the unit's rows, written with the methods of the
 :class:`Terms` object ``t`` it is given (never with SQL of its own beyond ``CASE``, arithmetic and comparisons).
-The expression is PostgreSQL-flavoured text that :mod:`rankframe.portable.render` parses with sqlglot and writes
+The expression is PostgreSQL-flavoured text that :mod:`rankframe.warehouse.render` parses with sqlglot and writes
 in the target dialect. Every portability trap lives here, once:
 
 * positions come from the retrieved rows only (``rf__pos`` is NULL for the judged-not-retrieved branch; no window
