@@ -421,10 +421,11 @@ CREATE OR REPLACE MACRO rf__input(tbl, required) AS TABLE
 -- applied to the rows before anything else, so that the check's error always comes before any error of a
 -- metric computed over those rows.
 -- Its WITH items are each bound once (issue 35: binding is most of a small call, and each name of a macro argument or
--- each call of a table macro is a copy the binder binds again): rf__checked holds ok's one row (MATERIALIZED: the
--- check chain was bound three times, once per branch), rf__in the table's rows once the check passed (rf__input's
--- own check bound once, not three times), rf__keyed the rows of the two window branches (DuckDB inlines rf__in and
--- rf__keyed: the plan scans the table once, in the branch order_by keeps).
+-- each call of a table macro is a copy the binder binds again): rf__in the table's rows once the check passed (ok and
+-- rf__input's own check bound once each; they were bound once per order_by branch), rf__keyed the rows of the two
+-- window branches (DuckDB inlines both: the plan scans the table once, in the branch order_by keeps). No query_table
+-- call is in the scope of a WITH item of the same WITH (rf__in's body sees neither), so a table named like one of
+-- them is still the table (tests/hostile/test_sql_table_names.py).
 -- rf__keyed: the unit's key rf__part (the query itself without segments, which is fast, else a struct of
 -- (segments..., query)), the sort key rf__key (rank ascending, or score descending) and the score's tie-break rf__tie
 -- (item descending as a string, trec_eval). The query column comes out as rf__q, and without segments rf__part IS
@@ -459,8 +460,7 @@ CREATE OR REPLACE MACRO rf__agg_is_1_to_n(pos) AS
 -- an empty input, and its query column (so the union's) lost the min/max statistics that DuckDB's perfect hash
 -- aggregate needs (decision 10, "Third pass").
 CREATE OR REPLACE MACRO rf__prepare(tbl, segments, order_by, ok) AS TABLE
-    WITH rf__checked AS MATERIALIZED (SELECT ok AS rf__ok),
-    rf__in AS (SELECT * FROM rf__input(tbl, rf__required(order_by)) AS s WHERE (SELECT c.rf__ok FROM rf__checked AS c)),
+    WITH rf__in AS (SELECT * FROM rf__input(tbl, rf__required(order_by)) AS s WHERE ok),
     rf__keyed AS (
         SELECT u.* EXCLUDE (rf__rank),
                COLUMNS(lambda c: c = CASE WHEN len(segments) = 0 THEN 'rf__q' ELSE 'rf__unit' END) AS rf__part,
