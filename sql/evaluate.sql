@@ -203,9 +203,9 @@ CREATE OR REPLACE MACRO rf__per_query_ok(tbl, segments, order_by, ok, /* rf:gene
     FROM (SELECT COLUMNS(lambda c: lower(c) <> 'query'), COLUMNS(lambda c: lower(c) = 'query')
           FROM (SELECT q.*,
                        -- the policies once per unit (rf__apply_policy's steps, read by every column)
-                       q.rf__n_judged = 0 OR q.rf__n_ret = 0 AS rf__filled,
-                       q.rf__n_judged = 0 OR rf__count_n_ret(q.rf__n_ret, no_retrieved) = 0 AS rf__filled_count,
-                       rf__policy_fill(q.rf__n_judged, q.rf__n_ret, no_retrieved, no_judged) AS rf__fill,
+                       rf__policy_filled(q.rf__n_judged, q.rf__n_ret) AS rf__filled,
+                       rf__policy_filled(q.rf__n_judged, rf__count_n_ret(q.rf__n_ret, no_retrieved)) AS rf__filled_count,
+                       rf__policy_fill(q.rf__n_judged, no_retrieved, no_judged) AS rf__fill,
                        rf__policy_value(no_relevant) AS rf__relevant_fill
                 FROM rf__per_query_raw(tbl, rf__as_k(k), segments, rf__lc(order_by), rf__as_num(rel),
                                  rf__as_num(graded_rel), rf__lc(gain), rf__lc(ideal), rf__as_num(max_grade),

@@ -280,12 +280,14 @@ CREATE OR REPLACE MACRO rf__policy_value(choice) AS
 CREATE OR REPLACE MACRO rf__unit_policy(v, filled, fill, nothing_relevant, relevant_fill) AS
     CASE WHEN filled THEN fill WHEN nothing_relevant THEN relevant_fill ELSE v END;
 
--- a unit's value when the unit itself has one (no judged row, nothing retrieved), whatever the metric
-CREATE OR REPLACE MACRO rf__policy_fill(n_judged, n_ret, no_retrieved, no_judged) AS
+-- whether the unit itself has a value whatever the metric (no judged row, or nothing retrieved), and that value
+CREATE OR REPLACE MACRO rf__policy_filled(n_judged, n_ret) AS n_judged = 0 OR n_ret = 0;
+
+CREATE OR REPLACE MACRO rf__policy_fill(n_judged, no_retrieved, no_judged) AS
     CASE WHEN n_judged = 0 THEN rf__policy_value(no_judged) ELSE rf__policy_value(no_retrieved) END;
 
 CREATE OR REPLACE MACRO rf__apply_policy(v, n_judged, n_ret, nothing_relevant, no_relevant, no_retrieved, no_judged) AS
-    rf__unit_policy(v, n_judged = 0 OR n_ret = 0, rf__policy_fill(n_judged, n_ret, no_retrieved, no_judged),
+    rf__unit_policy(v, rf__policy_filled(n_judged, n_ret), rf__policy_fill(n_judged, no_retrieved, no_judged),
                     nothing_relevant, rf__policy_value(no_relevant));
 
 -- a count (NumRel, ...) is defined on an empty list: under no_retrieved 'zero' it keeps its value (trec_eval -c)

@@ -206,7 +206,7 @@ def test_table_macros_have_a_column_per_metric(spec):
         text,
     )
     assert applied, f'rf__per_query does not apply the policies to "{col}"'
-    assert "rf__count_n_ret(q.rf__n_ret, no_retrieved) = 0 AS rf__filled_count" in text
+    assert "rf__policy_filled(q.rf__n_judged, rf__count_n_ret(q.rf__n_ret, no_retrieved)) AS rf__filled_count" in text
     count = applied.group(1) != "r.rf__filled"
     assert count == spec.count, f'"{col}": rf__count_n_ret in the table macros iff the metric is a declared count'
     assert applied.group(2) == _NONE_COLUMN[spec.nothing_relevant], (
